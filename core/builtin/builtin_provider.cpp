@@ -1,0 +1,60 @@
+#include "core/builtin/builtin_provider.h"
+
+#include <array>
+#include <utility>
+
+#include "core/contract/serialize.h"
+
+namespace revline::builtin {
+
+BuiltinProvider::BuiltinProvider(diff::Diff diff, SourceLookup source)
+    : diff_(std::move(diff)), source_(std::move(source)) {}
+
+std::string BuiltinProvider::model() const { return kRulesVersion; }
+
+contract::ReviewReport BuiltinProvider::report() const {
+  contract::ReviewReport r;
+  r.findings = reviewDiff(diff_, source_);
+  r.summary = summarize(r.findings, diff_.files.size());
+  r.verdict = verdictFor(r.findings);
+  return r;
+}
+
+review::ModelResponse BuiltinProvider::complete(const review::ModelRequest& /*request*/, const CancelToken& cancel) {
+  if (cancel.cancelled()) throw Cancelled();
+  review::ModelResponse response;
+  response.text = contract::toJson(report()).dump();
+  response.finish = review::FinishReason::Stop;
+  return response;
+}
+
+std::string summarize(const std::vector<contract::Finding>& findings, std::size_t changedFiles) {
+  const std::string files = std::to_string(changedFiles) + (changedFiles == 1 ? " changed file." : " changed files.");
+  if (findings.empty()) return "No problems found by the builtin rules in " + files;
+  static constexpr std::array<std::pair<contract::Severity, const char*>, 4> order{
+      {{contract::Severity::Blocker, "blocker"}, {contract::Severity::Major, "major"},
+       {contract::Severity::Minor, "minor"}, {contract::Severity::Nit, "nit"}}};
+  std::string counts;
+  for (const auto& [severity, word] : order) {
+    std::size_t n = 0;
+    for (const auto& f : findings) n += f.severity == severity ? 1 : 0;
+    if (n == 0) continue;
+    if (!counts.empty()) counts += ", ";
+    counts += std::to_string(n) + " " + word;
+  }
+  const std::size_t n = findings.size();
+  return "The builtin rules found " + std::to_string(n) + (n == 1 ? " problem (" : " problems (") + counts + ") in " + files;
+}
+
+contract::Verdict verdictFor(const std::vector<contract::Finding>& findings) {
+  if (findings.empty()) return contract::Verdict::Approve;
+  for (const auto& f : findings) {
+    const bool blockingCategory = f.category == contract::Category::Correctness || f.category == contract::Category::Security ||
+                                  f.category == contract::Category::Concurrency || f.category == contract::Category::DataLoss;
+    const bool serious = f.severity == contract::Severity::Blocker || f.severity == contract::Severity::Major;
+    if (blockingCategory && serious) return contract::Verdict::RequestChanges;
+  }
+  return contract::Verdict::Comment;
+}
+
+}  // namespace revline::builtin

@@ -1,0 +1,42 @@
+// The offline provider: answers every request with the builtin rules' report
+// on the diff it was built with, as JSON text that goes through the same reply
+// parser, validation and grounding as a model's answer.
+#pragma once
+#include <string>
+
+#include "core/builtin/rules.h"
+#include "core/contract/contract.h"
+#include "core/diff/diff.h"
+#include "core/review/provider.h"
+
+namespace revline::builtin {
+
+class BuiltinProvider : public review::Provider {
+ public:
+  // `source` optionally supplies whole new files (see SourceLookup).
+  explicit BuiltinProvider(diff::Diff diff, SourceLookup source = {});
+
+  std::string name() const override { return "builtin"; }
+  std::string model() const override;
+  // Ignores the request: the rules read the diff directly. Throws Cancelled
+  // when the token is already cancelled.
+  review::ModelResponse complete(const review::ModelRequest& request, const CancelToken& cancel) override;
+
+  // The report complete() serializes.
+  contract::ReviewReport report() const;
+
+ private:
+  diff::Diff diff_;
+  SourceLookup source_;
+};
+
+// "The builtin rules found 4 problems (1 blocker, 3 major) in 2 changed files."
+// or "No problems found by the builtin rules in N changed files."
+std::string summarize(const std::vector<contract::Finding>& findings, std::size_t changedFiles);
+
+// REQUEST_CHANGES when a finding is MAJOR or worse in a blocking category
+// (correctness, security, concurrency, data loss), COMMENT when there are
+// findings, APPROVE otherwise. Informational: policy decides the real verdict.
+contract::Verdict verdictFor(const std::vector<contract::Finding>& findings);
+
+}  // namespace revline::builtin

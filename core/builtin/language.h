@@ -1,0 +1,16 @@
+// Which language a changed file is written in, decided by its extension: the
+// rules that depend on syntax only run where that syntax means what they think.
+#pragma once
+#include <string_view>
+
+namespace revline::builtin {
+
+// JavaScript covers TypeScript too; C covers C++.
+enum class Language { Java, Python, JavaScript, Go, CSharp, C, Other };
+
+Language languageOf(std::string_view path);
+
+// Prose and markup files, where a line of "=======" is a heading underline.
+bool isProseFile(std::string_view path);
+
+}  // namespace revline::builtin

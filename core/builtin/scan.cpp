@@ -1,0 +1,177 @@
+#include "core/builtin/scan.h"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+
+namespace revline::builtin {
+
+ScanFile scanFile(const diff::FileDiff& file, std::optional<std::string> fullText) {
+  ScanFile out;
+  out.path = file.path();
+  out.lang = languageOf(out.path);
+  if (fullText) {
+    out.fullText = std::make_shared<const std::string>(std::move(*fullText));
+    const std::string_view text = *out.fullText;
+    LexState state;
+    for (std::size_t start = 0; start < text.size();) {
+      const std::size_t end = std::min(text.find('\n', start), text.size());
+      out.fullTokens.push_back(lexLine(text.substr(start, end - start), out.lang, state));
+      start = end + 1;
+    }
+  }
+  for (const auto& hunk : file.hunks) {
+    ScanHunk h;
+    LexState state;
+    for (const auto& line : hunk.lines) {
+      if (line.kind == diff::LineKind::Removed) continue;
+      h.lines.push_back({&line, lexLine(line.text, out.lang, state)});
+    }
+    out.hunks.push_back(std::move(h));
+  }
+  return out;
+}
+
+std::size_t matchingClose(const Tokens& t, std::size_t open) {
+  const std::string_view o = t[open].text;
+  const std::string_view c = o == "(" ? ")" : o == "[" ? "]" : "}";
+  int depth = 0;
+  for (std::size_t k = open; k < t.size(); ++k) {
+    if (t[k].is(o)) ++depth;
+    else if (t[k].is(c) && --depth == 0) return k;
+  }
+  return npos;
+}
+
+std::size_t matchingOpen(const Tokens& t, std::size_t close) {
+  const std::string_view c = t[close].text;
+  const std::string_view o = c == ")" ? "(" : c == "]" ? "[" : "{";
+  int depth = 0;
+  for (std::size_t k = close + 1; k-- > 0;) {
+    if (t[k].is(c)) ++depth;
+    else if (t[k].is(o) && --depth == 0) return k;
+  }
+  return npos;
+}
+
+namespace {
+bool isAtom(const Token& tok) {
+  return tok.isIdent() || tok.kind == TokenKind::Number || (tok.isString() && !tok.unterminated);
+}
+}  // namespace
+
+std::size_t operandStart(const Tokens& t, std::size_t last) {
+  std::size_t k = last;
+  while (true) {
+    if (t[k].is(")") || t[k].is("]")) {
+      const std::size_t open = matchingOpen(t, k);
+      if (open == npos || open == 0) return npos;
+      if (t[k].is(")") && !t[open - 1].isIdent()) return npos;  // a parenthesised group or cast: not simple
+      k = open - 1;
+      continue;
+    }
+    if (!isAtom(t[k])) return npos;
+    if (k >= 2 && t[k - 1].is(".")) { k -= 2; continue; }
+    return k;
+  }
+}
+
+std::size_t operandEnd(const Tokens& t, std::size_t first) {
+  if (first >= t.size() || !isAtom(t[first])) return npos;
+  std::size_t k = first;
+  while (k + 1 < t.size()) {
+    if (t[k + 1].is("(") || t[k + 1].is("[")) {
+      if (t[k + 1].is("(") && !t[k].isIdent()) break;
+      const std::size_t close = matchingClose(t, k + 1);
+      if (close == npos) return npos;
+      k = close;
+    } else if (t[k + 1].is(".") && k + 2 < t.size() && t[k + 2].isIdent()) {
+      k += 2;
+    } else {
+      break;
+    }
+  }
+  return k;
+}
+
+bool looseBefore(const Tokens& t, std::size_t first) {
+  if (first == 0) return false;  // the expression may continue from the previous line
+  static constexpr std::array<std::string_view, 9> ok{"(", "&&", "||", "=", ",", "return", "?", ":", "{"};
+  return std::find(ok.begin(), ok.end(), t[first - 1].text) != ok.end() && !t[first - 1].isString();
+}
+
+bool looseAfter(const Tokens& t, std::size_t last) {
+  if (last + 1 >= t.size()) return false;
+  static constexpr std::array<std::string_view, 8> ok{")", "&&", "||", ";", "?", ":", ",", "}"};
+  return std::find(ok.begin(), ok.end(), t[last + 1].text) != ok.end() && !t[last + 1].isString();
+}
+
+std::string_view sourceOf(std::string_view line, const Tokens& t, std::size_t first, std::size_t last) {
+  return line.substr(t[first].begin, t[last].end - t[first].begin);
+}
+
+std::size_t findCall(const Tokens& t, std::string_view name, std::size_t from) {
+  for (std::size_t k = std::max<std::size_t>(from, 1); k + 1 < t.size(); ++k) {
+    if (t[k].isIdent() && t[k].text == name && t[k - 1].is(".") && t[k + 1].is("(")) return k;
+  }
+  return npos;
+}
+
+bool isConstantName(std::string_view name) {
+  bool letter = false;
+  for (char c : name) {
+    if (std::islower(static_cast<unsigned char>(c))) return false;
+    letter |= std::isupper(static_cast<unsigned char>(c)) != 0;
+  }
+  return letter;
+}
+
+Stream streamFrom(const ScanHunk& hunk, std::size_t line, std::size_t from, std::size_t extraLines) {
+  Stream s;
+  for (std::size_t l = line; l < hunk.lines.size() && l <= line + extraLines; ++l) {
+    const Tokens& t = hunk.lines[l].tokens;
+    for (std::size_t k = l == line ? from : 0; k < t.size(); ++k) {
+      s.tokens.push_back(t[k]);
+      s.lineOf.push_back(l);
+    }
+  }
+  return s;
+}
+
+std::vector<Tokens> arguments(const Stream& s, std::size_t& lastLine) {
+  std::vector<Tokens> args(1);
+  int depth = 0;
+  lastLine = s.lineOf.empty() ? 0 : s.lineOf.front();
+  for (std::size_t k = 0; k < s.tokens.size(); ++k) {
+    const Token& tok = s.tokens[k];
+    lastLine = s.lineOf[k];
+    if (tok.is("(") || tok.is("[") || tok.is("{")) {
+      if (depth++ == 0) continue;
+    } else if (tok.is(")") || tok.is("]") || tok.is("}")) {
+      if (--depth == 0) break;
+    } else if (depth == 1 && tok.is(",")) {
+      args.emplace_back();
+      continue;
+    }
+    args.back().push_back(tok);
+  }
+  return args;
+}
+
+contract::Finding makeFinding(const ScanFile& file, int line, int endLine, Rule rule,
+                              std::optional<contract::Edit> edit) {
+  contract::Finding f;
+  f.file = file.path;
+  f.line = line;
+  if (endLine > line) f.endLine = endLine;
+  f.severity = rule.severity;
+  f.category = rule.category;
+  f.title = std::move(rule.title);
+  f.explanation = std::move(rule.explanation);
+  f.suggestedFix = std::move(rule.suggestedFix);
+  f.edit = std::move(edit);
+  f.confidence = rule.confidence;
+  return f;
+}
+
+}  // namespace revline::builtin

@@ -1,0 +1,186 @@
+// Calls that are dangerous by themselves: unbounded C string functions,
+// dynamic code evaluation, shell command strings, and raw HTML assignment.
+#include <string>
+
+#include "core/builtin/rule_sets.h"
+
+namespace revline::builtin {
+namespace {
+
+using contract::Category;
+using contract::Severity;
+
+constexpr std::size_t kCallSpan = 4;  // lines a call's arguments may continue over
+
+// `name(` called as a free function: not a method (`.name(`, `->name(`) and
+// not a declaration (`char *name(`, `def name(`, `function name(`).
+bool freeCall(const Tokens& t, std::size_t k) {
+  if (k + 1 >= t.size() || !t[k + 1].is("(")) return false;
+  if (k == 0) return true;
+  const Token& prev = t[k - 1];
+  if (prev.is(".") || prev.is("->") || prev.is("*") || prev.is("def") || prev.is("function")) return false;
+  if (prev.is("::")) return k < 2 || t[k - 2].is("std");
+  return !prev.isIdent() || prev.is("return") || prev.is("else") || prev.is("await");
+}
+
+// An argument that is one plain string literal cannot carry input.
+bool plainLiteral(const Tokens& arg) { return arg.size() == 1 && arg[0].isString() && !arg[0].interpolated; }
+
+// `char name[` among the lines of this file the diff shows.
+bool declaredCharArray(const ScanFile& file, std::string_view name) {
+  for (const auto& hunk : file.hunks) {
+    for (const auto& l : hunk.lines) {
+      const Tokens& t = l.tokens;
+      for (std::size_t k = 1; k + 1 < t.size(); ++k) {
+        if (t[k].isIdent() && t[k].text == name && t[k + 1].is("[") && t[k - 1].is("char")) return true;
+      }
+    }
+  }
+  return false;
+}
+
+void cStringFunctions(const ScanFile& file, const ScanHunk& hunk, std::size_t i, Findings& out) {
+  const ScanLine& l = hunk.lines[i];
+  const Tokens& t = l.tokens;
+  for (std::size_t k = 0; k < t.size(); ++k) {
+    if (!t[k].isIdent() || !freeCall(t, k)) continue;
+    const std::string_view name = t[k].text;
+    if (name == "gets") {
+      out.push_back(makeFinding(
+          file, l.number(), l.number(),
+          {Severity::Blocker, Category::Security, 0.95, "gets() cannot limit the input length (buffer overflow)",
+           "gets reads until a newline with no bound on the destination buffer, so any long input line overflows it "
+           "and overwrites the stack; it was removed from C11 for this reason.",
+           "Use fgets(buf, sizeof buf, stdin) and strip the trailing newline it keeps."}));
+      return;
+    }
+    if (name != "strcpy" && name != "strcat" && name != "sprintf" && name != "vsprintf") continue;
+    const std::size_t close = matchingClose(t, k + 1);
+    // snprintf bounds the write by the destination's size, which `sizeof` gives
+    // only for an array; so the rewrite is offered only for a visible char array.
+    std::optional<contract::Edit> edit;
+    if (close != npos && (name == "strcpy" || name == "sprintf") && k + 3 < close && t[k + 2].isIdent() &&
+        t[k + 3].is(",") && declaredCharArray(file, t[k + 2].text)) {
+      const std::string dst(t[k + 2].text);
+      const std::string rest(sourceOf(l.text(), t, k + 4, close - 1));
+      const std::string call = name == "strcpy" ? "snprintf(" + dst + ", sizeof " + dst + ", \"%s\", " + rest + ")"
+                                                : "snprintf(" + dst + ", sizeof " + dst + ", " + rest + ")";
+      std::string line(l.text());
+      line.replace(t[k].begin, t[close].end - t[k].begin, call);
+      edit = contract::Edit{std::string(l.text()), line};
+    }
+    const std::string n(name);
+    out.push_back(makeFinding(
+        file, l.number(), l.number(),
+        {Severity::Major, Category::Security, 0.6, n + "() writes without a bound on the destination size",
+         n + " copies until the source (or the formatted text) ends, whatever the size of the destination; a longer "
+             "input than expected overflows the buffer and corrupts memory.",
+         name == "strcat" ? "Track the remaining space and use strncat, or build the string with snprintf."
+                          : "Use snprintf(dst, sizeof dst, ...) (or strlcpy where available), which truncates "
+                            "instead of overflowing."},
+        std::move(edit)));
+    return;
+  }
+}
+
+void pythonCalls(const ScanFile& file, const ScanHunk& hunk, std::size_t i, Findings& out) {
+  const ScanLine& l = hunk.lines[i];
+  const Tokens& t = l.tokens;
+  for (std::size_t k = 0; k < t.size(); ++k) {
+    if (!t[k].isIdent()) continue;
+    if ((t[k].is("eval") || t[k].is("exec")) && freeCall(t, k)) {
+      std::size_t last = i;
+      const auto args = arguments(streamFrom(hunk, i, k + 1, kCallSpan), last);
+      if (plainLiteral(args.front())) continue;
+      const std::string n(t[k].text);
+      out.push_back(makeFinding(
+          file, l.number(), l.number(),
+          {Severity::Major, Category::Security, 0.6, n + "() runs a dynamically built string as Python code",
+           n + " executes its argument with the full rights of the process; if any part of it comes from a user, a "
+               "file or the network, that source can run arbitrary code.",
+           "Parse data instead of executing it: ast.literal_eval for Python literals, json.loads for JSON, or an "
+           "explicit mapping from names to functions."}));
+      return;
+    }
+    if (t[k].is("subprocess") && k + 3 < t.size() && t[k + 1].is(".") && t[k + 3].is("(") &&
+        (t[k + 2].is("run") || t[k + 2].is("call") || t[k + 2].is("Popen") || t[k + 2].is("check_call") ||
+         t[k + 2].is("check_output"))) {
+      std::size_t last = i;
+      const auto args = arguments(streamFrom(hunk, i, k + 3, kCallSpan), last);
+      bool shell = false;
+      for (const auto& a : args) {
+        if (a.size() == 3 && a[0].is("shell") && a[1].is("=") && a[2].is("True")) shell = true;
+      }
+      if (!shell || plainLiteral(args.front())) continue;  // a fixed command string injects nothing
+      out.push_back(makeFinding(
+          file, l.number(), hunk.lines[last].number(),
+          {Severity::Major, Category::Security, 0.7, "subprocess called with shell=True on a built command (command injection)",
+           "With shell=True the command string is interpreted by /bin/sh, so quotes, ;, | or $(...) inside any value "
+           "that went into it run as shell commands.",
+           "Pass the command as a list of arguments without shell=True: subprocess.run([\"tool\", arg], check=True)."}));
+      return;
+    }
+  }
+}
+
+void javascriptCalls(const ScanFile& file, const ScanHunk& hunk, std::size_t i, Findings& out) {
+  const ScanLine& l = hunk.lines[i];
+  const Tokens& t = l.tokens;
+  for (std::size_t k = 0; k < t.size(); ++k) {
+    if (t[k].is("eval") && freeCall(t, k)) {
+      std::size_t last = i;
+      const auto args = arguments(streamFrom(hunk, i, k + 1, kCallSpan), last);
+      if (plainLiteral(args.front())) continue;
+      out.push_back(makeFinding(
+          file, l.number(), l.number(),
+          {Severity::Major, Category::Security, 0.7, "eval() runs a dynamically built string as code",
+           "eval executes its argument with the page's or the server's privileges; any user-influenced part of the "
+           "string becomes code (cross-site scripting in a browser, remote code execution in Node).",
+           "Use JSON.parse for data, or look the operation up in an explicit table of functions."}));
+      return;
+    }
+    if ((t[k].is("innerHTML") || t[k].is("outerHTML")) && k > 0 && t[k - 1].is(".") && k + 1 < t.size() &&
+        (t[k + 1].is("=") || t[k + 1].is("+="))) {
+      Tokens rhs(t.begin() + static_cast<std::ptrdiff_t>(k + 2), t.end());
+      if (!rhs.empty() && rhs.back().is(";")) rhs.pop_back();
+      if (plainLiteral(rhs)) continue;  // a fixed fragment (or clearing with "") is not an injection
+      const std::string prop(t[k].text);
+      out.push_back(makeFinding(
+          file, l.number(), l.number(),
+          {Severity::Major, Category::Security, 0.6, "Dynamic content assigned to ." + prop + " (cross-site scripting)",
+           "Assigning to " + prop + " parses the string as HTML; any user-controlled part of it can inject markup and "
+           "script (e.g. <img src=x onerror=...>) into the page.",
+           "Assign textContent for text, build nodes with createElement, or sanitize the HTML (e.g. DOMPurify.sanitize) first."}));
+      return;
+    }
+  }
+}
+
+}  // namespace
+
+void checkUnsafeCalls(const ScanFile& file, Findings& out) {
+  if (file.lang != Language::C && file.lang != Language::Python && file.lang != Language::JavaScript) return;
+  for (const auto& hunk : file.hunks) {
+    for (std::size_t i = 0; i < hunk.lines.size(); ++i) {
+      const ScanLine& l = hunk.lines[i];
+      if (!l.added() || l.tokens.empty()) continue;
+      const std::string_view s = l.text();
+      switch (file.lang) {
+        case Language::C:
+          if (s.find("gets") != std::string_view::npos || s.find("str") != std::string_view::npos ||
+              s.find("sprintf") != std::string_view::npos) cStringFunctions(file, hunk, i, out);
+          break;
+        case Language::Python:
+          if (s.find("eval") != std::string_view::npos || s.find("exec") != std::string_view::npos ||
+              s.find("shell") != std::string_view::npos) pythonCalls(file, hunk, i, out);
+          break;
+        default:
+          if (s.find("eval") != std::string_view::npos || s.find("HTML") != std::string_view::npos)
+            javascriptCalls(file, hunk, i, out);
+          break;
+      }
+    }
+  }
+}
+
+}  // namespace revline::builtin

@@ -1,0 +1,35 @@
+#include "core/cli/diff_source.h"
+
+#include <iostream>
+#include <iterator>
+
+#include "core/git/git.h"
+
+namespace revline::cli {
+
+DiffSource readDiff(const ParsedArgs& args) {
+  if (args.has("staged") && args.has("base")) throw UsageError("--staged and --base exclude each other");
+  DiffSource source;
+  if (args.has("stdin")) {
+    if (args.has("staged") || args.has("base")) throw UsageError("--stdin reads a patch; it takes no --staged or --base");
+    std::string text((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
+    source.diff = diff::parse(std::move(text));
+    try {
+      source.root = git::findRepositoryRoot(std::filesystem::current_path());
+    } catch (const std::exception&) {
+      // A patch read from stdin does not need a repository.
+    }
+    return source;
+  }
+  source.root = git::findRepositoryRoot(std::filesystem::current_path());
+  git::DiffRequest request;
+  if (args.has("staged")) request.mode = git::DiffRequest::Mode::Staged;
+  if (auto base = args.value("base")) {
+    request.mode = git::DiffRequest::Mode::Base;
+    request.base = *base;
+  }
+  source.diff = diff::parse(git::diffText(*source.root, request));
+  return source;
+}
+
+}  // namespace revline::cli

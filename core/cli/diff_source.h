@@ -1,0 +1,22 @@
+// Where a command's diff comes from: git (working tree, --staged, --base REF)
+// or standard input (--stdin).
+#pragma once
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include "core/cli/args.h"
+#include "core/diff/diff.h"
+
+namespace revline::cli {
+
+struct DiffSource {
+  std::optional<std::filesystem::path> root;  // the repository, when there is one
+  diff::Diff diff;
+};
+
+// --stdin reads a patch; otherwise git is asked from the current directory.
+// Rejects --staged together with --base.
+DiffSource readDiff(const ParsedArgs& args);
+
+}  // namespace revline::cli

@@ -1,0 +1,90 @@
+// `revline` subcommand dispatch, help, and the one place that turns an
+// exception into an error message and exit code 2.
+#include <map>
+
+#include "core/cli/commands.h"
+#include "core/cli/args.h"
+#include "core/cli/subcommands.h"
+#include "core/config/config.h"
+#include "core/diff/diff.h"
+#include "core/git/git.h"
+#include "core/process/process.h"
+#include "core/review/pipeline.h"
+
+namespace revline::cli {
+namespace {
+
+struct Command {
+  std::string summary;
+  ExternalCommand run;
+};
+
+std::map<std::string, Command>& registry() {
+  static std::map<std::string, Command> commands;
+  return commands;
+}
+
+void registerBuiltins() {
+  static bool done = false;
+  if (done) return;
+  done = true;
+  registry().emplace("diff", Command{"print the working-tree diff as the model sees it (line-numbered), or --json / --numstat", runDiffCommand});
+  registry().emplace("review", Command{"review the working-tree diff; exit 0 approve/comment, 1 request changes, 2 error", runReviewCommand});
+  registry().emplace("schema", Command{"print the JSON Schema of the review contract (ReviewReport)", runSchemaCommand});
+  registry().emplace("pr", Command{"review a GitHub pull request through `gh` (--post submits the review)", runPrCommand});
+}
+
+void printUsage(std::ostream& out) {
+  out << "revline: an AI code reviewer for the working-tree diff, in your editor and in CI\n\n"
+         "usage: revline COMMAND [OPTIONS]\n\ncommands:\n";
+  for (const auto& [name, cmd] : registry()) {
+    out << "  " << name << std::string(name.size() < 8 ? 8 - name.size() : 1, ' ') << cmd.summary << "\n";
+  }
+  out << "\n`revline COMMAND --help` describes each command's options.\n";
+}
+
+}  // namespace
+
+void registerCommand(const std::string& name, const std::string& summary, ExternalCommand command) {
+  registry()[name] = Command{summary, std::move(command)};
+}
+
+int runMain(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  registerBuiltins();
+  if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+    printUsage(args.empty() ? err : out);
+    return args.empty() ? 2 : 0;
+  }
+  if (args[0] == "--version") {
+    out << "revline 0.1.0\n";
+    return 0;
+  }
+  auto it = registry().find(args[0]);
+  if (it == registry().end()) {
+    err << "revline: unknown command \"" << args[0] << "\" (see `revline --help`)\n";
+    return 2;
+  }
+  const std::vector<std::string> rest(args.begin() + 1, args.end());
+  try {
+    return it->second.run(rest, out, err);
+  } catch (const UsageError& e) {
+    err << "revline " << args[0] << ": " << e.what() << "\n";
+  } catch (const diff::ParseError& e) {
+    err << "revline " << args[0] << ": malformed diff: " << e.what() << "\n";
+  } catch (const git::GitError& e) {
+    err << "revline " << args[0] << ": " << e.what() << "\n";
+  } catch (const config::ConfigError& e) {
+    err << "revline " << args[0] << ": configuration error: " << e.what() << "\n";
+  } catch (const review::ProviderError& e) {
+    err << "revline " << args[0] << ": provider error: " << e.what() << "\n";
+  } catch (const review::ContractFailure& e) {
+    err << "revline " << args[0] << ": " << e.what() << "\n";
+  } catch (const process::Error& e) {
+    err << "revline " << args[0] << ": " << e.what() << "\n";
+  } catch (const std::exception& e) {
+    err << "revline " << args[0] << ": internal error: " << e.what() << "\n";
+  }
+  return 2;
+}
+
+}  // namespace revline::cli

@@ -1,0 +1,310 @@
+// `revline pr`: clone and check out a pull request with `gh`, review its diff,
+// and print or post a GitHub review. Every external command goes through
+// process::run (argument vector, timeout, stderr kept for the error message).
+#include "core/cli/pr_command.h"
+
+#include <algorithm>
+#include <cctype>
+#include <fstream>
+#include <optional>
+#include <set>
+
+#include "core/cli/args.h"
+#include "core/cli/review_session.h"
+#include "core/cli/subcommands.h"
+#include "core/config/config.h"
+#include "core/diff/diff.h"
+#include "core/process/process.h"
+#include "core/reports/gate.h"
+#include "core/reports/github_review.h"
+#include "core/reports/json_report.h"
+#include "core/reports/sarif_report.h"
+#include "core/reports/text_report.h"
+#include "core/support/json.h"
+
+namespace revline::cli {
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+namespace {
+
+constexpr const char* kUsage =
+    "usage: revline pr OWNER/REPO NUMBER [--post] [--format github|json|sarif|text] [--fail-on SEVERITY]\n"
+    "                  [--approve] [--max-comments N] [provider options]\n\n"
+    "Reviews a GitHub pull request with the GitHub CLI (`gh`, logged in with `gh auth login` or GH_TOKEN):\n"
+    "a fresh clone in .revline/workspaces/OWNER-REPO-NUMBER (the previous one is removed), the pull\n"
+    "request checked out there, its diff from `gh pr diff`. Configuration (.revline.json) is read from the\n"
+    "repository's default branch, never from the pull request. Without --post the review payload is printed.\n\n"
+    "  --post               submit the review (gh api repos/OWNER/REPO/pulls/NUMBER/reviews); nothing is\n"
+    "                       posted when no finding survives and the verdict is not REQUEST_CHANGES\n"
+    "  --format F           what to print: github (the payload; default without --post), json, sarif,\n"
+    "                       text (default with --post)\n"
+    "  --fail-on SEVERITY   also exit 1 when any finding is at least BLOCKER|MAJOR|MINOR|NIT\n"
+    "  --approve            post APPROVE when the policy approves (default: COMMENT)\n"
+    "  --max-comments N     inline comments at most, the most severe first; the rest go in the body (default 10)\n";
+
+constexpr const char* kPrViewFields = "number,title,url,state,headRefOid,headRefName,baseRefName";
+
+bool isNameChar(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
+}
+
+std::string trimmed(std::string s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
+  std::size_t i = 0;
+  while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
+  return s.substr(i);
+}
+
+bool contains(const std::string& haystack, std::string_view needle) {
+  auto it = std::search(haystack.begin(), haystack.end(), needle.begin(), needle.end(), [](char a, char b) {
+    return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
+  });
+  return it != haystack.end();
+}
+
+std::string commandLine(const std::vector<std::string>& argv) {
+  std::string s;
+  for (const auto& a : argv) s += (s.empty() ? "" : " ") + a;
+  return s;
+}
+
+// Runs gh with a fixed, non-interactive environment.
+class Gh {
+ public:
+  process::Result run(const std::vector<std::string>& args, const fs::path& cwd = {},
+                      std::chrono::milliseconds timeout = 120s, const std::string& input = "") const {
+    std::vector<std::string> argv{"gh"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    process::Options options;
+    options.cwd = cwd;
+    options.input = input;
+    options.timeout = timeout;
+    options.env = {{"GH_PROMPT_DISABLED", "1"}, {"GH_NO_UPDATE_NOTIFIER", "1"}, {"NO_COLOR", "1"},
+                   {"GH_SPINNER_DISABLED", "1"}, {"CLICOLOR", "0"}, {"GIT_TERMINAL_PROMPT", "0"}};
+    try {
+      return process::run(argv, options);
+    } catch (const process::Error& e) {
+      if (e.kind() == process::Error::Kind::NotFound) {
+        throw PrError("the GitHub CLI `gh` is not installed or not on PATH: install it (Debian: apt-get install gh; "
+                      "or https://cli.github.com) and log in with `gh auth login`, or set GH_TOKEN");
+      }
+      throw PrError("`" + commandLine(argv) + "` failed: " + e.what());
+    }
+  }
+
+  // Runs and throws a PrError that explains the failure when gh exits non-zero.
+  std::string check(const std::vector<std::string>& args, const PullRequestRef& pr, const fs::path& cwd = {},
+                    std::chrono::milliseconds timeout = 120s, const std::string& input = "") const {
+    process::Result r = run(args, cwd, timeout, input);
+    if (r.exitCode != 0) throw explain(args, r, pr);
+    return r.out;
+  }
+
+  static PrError explain(const std::vector<std::string>& args, const process::Result& r, const PullRequestRef& pr) {
+    const std::string said = trimmed(r.err.empty() ? r.out : r.err);
+    const std::string cmd = "`gh " + commandLine(args) + "`";
+    const std::string tail = " (" + cmd + " exited with " + std::to_string(r.exitCode) + ": " + said + ")";
+    if (contains(said, "Could not resolve to a PullRequest") ||
+        (contains(said, "pull request") && contains(said, "not found")) || contains(said, "no pull requests found")) {
+      return PrError("pull request " + pr.slug() + "#" + std::to_string(pr.number) + " does not exist" + tail);
+    }
+    if (contains(said, "Could not resolve to a Repository") || contains(said, "HTTP 404") ||
+        contains(said, "Not Found")) {
+      return PrError("repository " + pr.slug() + " or pull request #" + std::to_string(pr.number) +
+                     " was not found, or this account cannot see it" + tail);
+    }
+    if (contains(said, "gh auth login") || contains(said, "not logged") || contains(said, "HTTP 401") ||
+        contains(said, "Bad credentials") || contains(said, "authentication")) {
+      return PrError("gh is not logged in to GitHub: run `gh auth login` or set GH_TOKEN" + tail);
+    }
+    return PrError(cmd + " failed with exit code " + std::to_string(r.exitCode) + (said.empty() ? "" : ": " + said));
+  }
+};
+
+std::vector<std::string> lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t nl = text.find('\n', start);
+    if (nl == std::string::npos) nl = text.size();
+    std::string line = trimmed(text.substr(start, nl - start));
+    if (!line.empty()) out.push_back(std::move(line));
+    start = nl + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string PullRequestRef::workspaceName() const { return owner + "-" + repo + "-" + std::to_string(number); }
+
+PullRequestRef parsePullRequestRef(const std::string& ownerRepo, const std::string& number) {
+  const auto slash = ownerRepo.find('/');
+  PullRequestRef pr;
+  if (slash != std::string::npos) {
+    pr.owner = ownerRepo.substr(0, slash);
+    pr.repo = ownerRepo.substr(slash + 1);
+  }
+  auto valid = [](const std::string& name) {
+    return !name.empty() && name.size() <= 100 && name != "." && name != ".." &&
+           std::all_of(name.begin(), name.end(), isNameChar);
+  };
+  if (slash == std::string::npos || !valid(pr.owner) || !valid(pr.repo)) {
+    throw UsageError("expected OWNER/REPO (letters, digits, '-', '_', '.'), got \"" + ownerRepo + "\"");
+  }
+  const bool digits = !number.empty() && number.size() <= 9 &&
+                      std::all_of(number.begin(), number.end(), [](char c) { return c >= '0' && c <= '9'; });
+  if (!digits || std::stoi(number) < 1) {
+    throw UsageError("expected a pull request NUMBER (a positive whole number), got \"" + number + "\"");
+  }
+  pr.number = std::stoi(number);
+  return pr;
+}
+
+fs::path workspaceDir(const fs::path& base, const PullRequestRef& pr) {
+  return base / ".revline" / "workspaces" / pr.workspaceName();
+}
+
+int runPrCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  std::vector<OptionSpec> specs = reviewOptionSpecs();
+  specs.insert(specs.end(), {{"post"}, {"format", true}, {"fail-on", true}, {"approve"}, {"max-comments", true}, {"help"}});
+  const ParsedArgs parsed("revline pr", specs, args);
+  if (parsed.has("help")) {
+    out << kUsage << kReviewOptionsHelp
+        << "\nexit: 0 approve or comment, 1 request changes (or --fail-on met), 2 error (message on stderr)\n";
+    return 0;
+  }
+  if (parsed.positional().size() != 2) {
+    throw UsageError("expected OWNER/REPO NUMBER, e.g. `revline pr octo-org/service 42` (see `revline pr --help`)");
+  }
+  const PullRequestRef pr = parsePullRequestRef(parsed.positional()[0], parsed.positional()[1]);
+  const bool post = parsed.has("post");
+  const std::string format = parsed.value("format").value_or(post ? "text" : "github");
+  if (format != "text" && format != "json" && format != "sarif" && format != "github") {
+    throw UsageError("--format expects github, json, sarif or text, got \"" + format + "\"");
+  }
+  std::optional<contract::Severity> failOn;
+  if (auto v = parsed.value("fail-on")) {
+    failOn = reports::parseFailOn(*v);
+    if (!failOn) throw UsageError("--fail-on expects BLOCKER, MAJOR, MINOR or NIT, got \"" + *v + "\"");
+  }
+  reports::GithubReviewOptions reviewOptions;
+  reviewOptions.approveAllowed = parsed.has("approve");
+  if (auto n = parsed.intValue("max-comments", 0, 100)) reviewOptions.maxInlineComments = static_cast<std::size_t>(*n);
+
+  const std::string number = std::to_string(pr.number);
+  const std::string where = pr.slug() + "#" + number;
+  const Gh gh;
+  try {
+    // gh itself, and a login (every command below talks to the GitHub API).
+    gh.check({"--version"}, pr);
+    if (process::Result auth = gh.run({"auth", "status"}); auth.exitCode != 0) {
+      throw PrError("gh is not logged in to GitHub: run `gh auth login` or set GH_TOKEN (`gh auth status`: " +
+                    trimmed(auth.err.empty() ? auth.out : auth.err) + ")");
+    }
+
+    // The pull request exists (before anything is cloned) and its head commit.
+    const std::string view = gh.check({"pr", "view", number, "--repo", pr.slug(), "--json", kPrViewFields}, pr);
+    json info;
+    try {
+      info = json::parse(view);
+    } catch (const json::exception& e) {
+      throw PrError("`gh pr view` printed something that is not JSON: " + std::string(e.what()));
+    }
+    std::optional<std::string> headCommit;
+    if (info.contains("headRefOid") && info["headRefOid"].is_string()) headCommit = info["headRefOid"].get<std::string>();
+    reviewOptions.commitId = headCommit;
+    if (info.contains("state") && info["state"].is_string() && info["state"] != "OPEN") {
+      err << "revline pr: note: " << where << " is " << info["state"].get<std::string>() << "\n";
+    }
+
+    // A fresh workspace.
+    const fs::path workspace = workspaceDir(fs::current_path(), pr);
+    std::error_code ec;
+    fs::remove_all(workspace, ec);
+    if (ec) throw PrError("cannot remove the previous workspace " + workspace.string() + ": " + ec.message());
+    fs::create_directories(workspace.parent_path(), ec);
+    if (ec) throw PrError("cannot create " + workspace.parent_path().string() + ": " + ec.message());
+    // When run inside a repository, the clones must not show up as its untracked
+    // files (a later `revline review` would review them as added files).
+    const fs::path ignore = workspace.parent_path().parent_path() / ".gitignore";
+    if (!fs::exists(ignore)) std::ofstream(ignore) << "# revline's pull-request workspaces (revline pr)\n*\n";
+
+    gh.check({"repo", "clone", pr.slug(), workspace.string()}, pr, {}, 20min);
+    // The configuration of the default branch: a pull request must not be able to
+    // choose its own reviewer, endpoint or policy.
+    const config::Config config = applyReviewFlags(config::loadForRepository(workspace), parsed);
+    gh.check({"pr", "checkout", number, "--repo", pr.slug()}, pr, workspace, 10min);
+
+    const std::string diffText = gh.check({"pr", "diff", number, "--repo", pr.slug(), "--color", "never"}, pr, workspace);
+    const std::vector<std::string> changed =
+        lines(gh.check({"pr", "diff", number, "--repo", pr.slug(), "--name-only"}, pr, workspace));
+
+    diff::Diff parsedDiff = diff::parse(diffText);
+    {
+      std::set<std::string> inDiff;
+      for (const auto& f : parsedDiff.files) {
+        if (f.newPath) inDiff.insert(*f.newPath);
+        if (f.oldPath) inDiff.insert(*f.oldPath);
+      }
+      std::vector<std::string> missing;
+      for (const auto& name : changed) {
+        if (!inDiff.count(name)) missing.push_back(name);
+      }
+      if (!missing.empty()) {
+        err << "revline pr: warning: " << missing.size() << " changed file(s) have no diff to review:";
+        for (const auto& m : missing) err << " " << m;
+        err << "\n";
+      }
+    }
+    const diff::Diff selected = selectFiles(std::move(parsedDiff), config);
+    const review::ReviewOutcome outcome = reviewDiff(selected, config, workspace);
+    for (const auto& w : outcome.warnings) err << "revline pr: warning: " << w << "\n";
+
+    const reports::GithubReview review = reports::buildGithubReview(outcome, selected, reviewOptions);
+    const json payload = review.toJson(reviewOptions.commitId);
+
+    if (format == "github") {
+      out << payload.dump(2) << "\n";
+    } else if (format == "json") {
+      out << reports::renderJson(outcome).dump(2) << "\n";
+    } else if (format == "sarif") {
+      out << reports::renderSarif(outcome).dump(2) << "\n";
+    } else {
+      out << reports::renderText(outcome);
+    }
+
+    if (post) {
+      if (!reports::worthPosting(review)) {
+        err << "revline pr: nothing posted to " << where << ": no finding survived and the verdict is "
+            << review.event << "\n";
+      } else {
+        const std::vector<std::string> apiArgs{
+            "api", "repos/" + pr.slug() + "/pulls/" + number + "/reviews", "--method", "POST", "--input", "-"};
+        process::Result r = gh.run(apiArgs, workspace, 120s, payload.dump());
+        if (r.exitCode != 0) {
+          std::string detail = trimmed(r.err);
+          if (!trimmed(r.out).empty()) detail += (detail.empty() ? "" : "; ") + std::string("GitHub said: ") + trimmed(r.out);
+          throw PrError("GitHub did not accept the review for " + where + " (`gh api` exited with " +
+                        std::to_string(r.exitCode) + "): " + detail);
+        }
+        std::string url;
+        try {
+          const json response = json::parse(r.out);
+          if (response.contains("html_url") && response["html_url"].is_string()) url = response["html_url"];
+        } catch (const json::exception&) {
+        }
+        err << "revline pr: posted a " << review.event << " review with " << review.comments.size()
+            << (review.comments.size() == 1 ? " inline comment" : " inline comments") << " to " << where
+            << (url.empty() ? "" : ": " + url) << "\n";
+      }
+    }
+    return reports::exitCodeFor(outcome, failOn);
+  } catch (const PrError& e) {
+    err << "revline pr: " << e.what() << "\n";
+    return 2;
+  }
+}
+
+}  // namespace revline::cli

@@ -1,0 +1,49 @@
+#include "core/cli/review_session.h"
+
+#include "core/providers/factory.h"
+
+namespace revline::cli {
+
+const std::vector<OptionSpec>& reviewOptionSpecs() {
+  static const std::vector<OptionSpec> specs = {
+      {"provider", true},     {"model", true},        {"base-url", true},       {"api-key-env", true},
+      {"cassette", true},     {"max-attempts", true}, {"max-tool-calls", true},
+  };
+  return specs;
+}
+
+const char* const kReviewOptionsHelp =
+    "  --provider P         builtin (default: offline rules), replay, openai, anthropic, ollama\n"
+    "  --model M            model id for the provider\n"
+    "  --base-url URL       provider endpoint (OpenAI-compatible servers: .../v1)\n"
+    "  --api-key-env NAME   environment variable that holds the API key\n"
+    "  --cassette FILE      recorded model replies for --provider replay\n"
+    "  --max-attempts N     answers the model may give, retries included (default 2)\n"
+    "  --max-tool-calls N   repository tool calls per review (default 5)\n";
+
+config::Config applyReviewFlags(config::Config config, const ParsedArgs& args) {
+  if (auto v = args.value("provider")) config.provider = *v;
+  if (auto v = args.value("model")) config.model = *v;
+  if (auto v = args.value("base-url")) config.baseUrl = *v;
+  if (auto v = args.value("api-key-env")) config.apiKeyEnv = *v;
+  if (auto v = args.value("cassette")) {
+    config.cassette = *v;
+    if (!args.value("provider")) config.provider = "replay";  // a cassette only makes sense replayed
+  }
+  if (auto v = args.intValue("max-attempts", 1, 10)) config.review.maxAttempts = *v;
+  if (auto v = args.intValue("max-tool-calls", 0, 100)) config.review.maxToolCalls = *v;
+  return config;
+}
+
+diff::Diff selectFiles(diff::Diff diff, const config::Config& config) {
+  std::erase_if(diff.files, [&](const diff::FileDiff& f) { return !config::pathSelected(config, f.path()); });
+  return diff;
+}
+
+review::ReviewOutcome reviewDiff(const diff::Diff& diff, const config::Config& config,
+                                 const std::filesystem::path& root) {
+  auto provider = providers::makeProvider(config, diff, root);
+  return review::runReview(diff, *provider, config.review, nullptr, CancelToken());
+}
+
+}  // namespace revline::cli

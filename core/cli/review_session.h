@@ -1,0 +1,29 @@
+// What `revline review` and `revline pr` share: the review flags, turning them
+// into a Config, and running one review of a diff with the configured provider.
+#pragma once
+#include <filesystem>
+#include <vector>
+
+#include "core/cli/args.h"
+#include "core/config/config.h"
+#include "core/diff/diff.h"
+#include "core/review/pipeline.h"
+
+namespace revline::cli {
+
+// --provider --model --base-url --api-key-env --cassette --max-attempts --max-tool-calls
+const std::vector<OptionSpec>& reviewOptionSpecs();
+extern const char* const kReviewOptionsHelp;
+
+// Flags override the configuration file.
+config::Config applyReviewFlags(config::Config config, const ParsedArgs& args);
+
+// Drops the files that the include/exclude globs of the configuration leave out.
+diff::Diff selectFiles(diff::Diff diff, const config::Config& config);
+
+// One review of `diff` with the configured provider, repository tools confined
+// to `root`, and the configured policy.
+review::ReviewOutcome reviewDiff(const diff::Diff& diff, const config::Config& config,
+                                 const std::filesystem::path& root);
+
+}  // namespace revline::cli

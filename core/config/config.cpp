@@ -1,0 +1,205 @@
+#include "core/config/config.h"
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+#include "core/config/keys.h"
+
+namespace revline::config {
+namespace {
+
+using detail::KeySpec;
+using detail::KeyType;
+using detail::Value;
+
+// Written where a value is shown in a message: long values are cut.
+std::string shown(const json& v) {
+  std::string s = v.dump();
+  if (s.size() > 80) s = s.substr(0, 77) + "...";
+  return s;
+}
+
+std::string joined(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+std::size_t editDistance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = up;
+    }
+  }
+  return row[b.size()];
+}
+
+class Reader {
+ public:
+  explicit Reader(const std::string& origin) : origin_(origin) {}
+
+  void object(Config& config, const json& object, const std::vector<KeySpec>& keys, const std::string& prefix) const {
+    for (const auto& [name, value] : object.items()) {
+      const std::string dotted = prefix.empty() ? name : prefix + "." + name;
+      if (name == "api_key" || name == "apiKey") {
+        throw ConfigError(origin_ + ": key \"" + dotted +
+                          "\": API keys are never stored in configuration; put the key in an environment variable "
+                          "and set \"api_key_env\" to that variable's name (e.g. \"OPENAI_API_KEY\")");
+      }
+      const auto spec = std::find_if(keys.begin(), keys.end(), [&](const KeySpec& k) { return k.name == name; });
+      if (spec == keys.end()) throw ConfigError(unknownKey(dotted, name, keys));
+      apply(config, *spec, value, dotted);
+    }
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& key, const std::string& expected, const json& got,
+                         bool echo = true) const {
+    throw ConfigError(origin_ + ": key \"" + key + "\": expected " + expected +
+                      (echo ? ", got " + shown(got) : std::string()));
+  }
+
+  std::string unknownKey(const std::string& dotted, const std::string& name, const std::vector<KeySpec>& keys) const {
+    std::vector<std::string> known;
+    const KeySpec* closest = nullptr;
+    std::size_t best = 3;  // suggest only near misses (typos), not unrelated names
+    for (const auto& k : keys) {
+      known.push_back(k.name);
+      const std::size_t d = editDistance(name, k.name);
+      if (d < best) best = d, closest = &k;
+    }
+    const std::string parent = dotted.substr(0, dotted.size() - name.size());
+    return origin_ + ": unknown key \"" + dotted + "\"" +
+           (closest ? " (did you mean \"" + parent + closest->name + "\"?)" : std::string()) +
+           " (known keys: " + joined(known) + ")";
+  }
+
+  std::string checkedString(const KeySpec& spec, const json& v, const std::string& key) const {
+    const std::string s = v.get<std::string>();
+    if (spec.check) {
+      if (auto problem = spec.check(s)) fail(key, *problem, v, spec.echo);
+    }
+    return s;
+  }
+
+  static std::string range(const KeySpec& spec) {
+    if (spec.type == KeyType::Integer) {
+      return "an integer from " + std::to_string(static_cast<std::int64_t>(spec.minimum)) + " to " +
+             std::to_string(static_cast<std::int64_t>(spec.maximum));
+    }
+    std::ostringstream out;
+    out << "a number from " << spec.minimum << " to " << spec.maximum;
+    return out.str();
+  }
+
+  void apply(Config& config, const KeySpec& spec, const json& v, const std::string& key) const {
+    Value value;
+    switch (spec.type) {
+      case KeyType::Object:
+        if (!v.is_object()) fail(key, "an object", v);
+        object(config, v, spec.children, key);
+        return;
+      case KeyType::String:
+        if (!v.is_string()) fail(key, "a string", v, spec.echo);
+        value = checkedString(spec, v, key);
+        break;
+      case KeyType::Enum:
+        if (!v.is_string() || std::find(spec.values.begin(), spec.values.end(), v.get<std::string>()) ==
+                                  spec.values.end()) {
+          fail(key, "one of " + joined(spec.values), v);
+        }
+        value = v.get<std::string>();
+        break;
+      case KeyType::Integer: {
+        // 3.0 is not accepted: the schema says integer, and a fraction would be silently cut.
+        bool inRange = false;
+        if (v.is_number_unsigned()) {
+          inRange = static_cast<double>(v.get<std::uint64_t>()) <= spec.maximum &&
+                    static_cast<double>(v.get<std::uint64_t>()) >= spec.minimum;
+        } else if (v.is_number_integer()) {
+          inRange = static_cast<double>(v.get<std::int64_t>()) <= spec.maximum &&
+                    static_cast<double>(v.get<std::int64_t>()) >= spec.minimum;
+        }
+        if (!inRange) fail(key, range(spec), v);
+        value = v.get<std::int64_t>();
+        break;
+      }
+      case KeyType::Number:
+        if (!v.is_number() || v.get<double>() < spec.minimum || v.get<double>() > spec.maximum) {
+          fail(key, range(spec), v);
+        }
+        value = v.get<double>();
+        break;
+      case KeyType::StringList:
+      case KeyType::EnumList: {
+        const bool enums = spec.type == KeyType::EnumList;
+        if (!v.is_array()) fail(key, enums ? "an array of names from " + joined(spec.values) : "an array of strings", v);
+        std::vector<std::string> items;
+        for (std::size_t i = 0; i < v.size(); ++i) {
+          const std::string itemKey = key + "[" + std::to_string(i) + "]";
+          const json& item = v[i];
+          if (enums) {
+            if (!item.is_string() || std::find(spec.values.begin(), spec.values.end(), item.get<std::string>()) ==
+                                         spec.values.end()) {
+              fail(itemKey, "one of " + joined(spec.values), item);
+            }
+            items.push_back(item.get<std::string>());
+          } else {
+            if (!item.is_string()) fail(itemKey, "a string", item);
+            items.push_back(checkedString(spec, item, itemKey));
+          }
+        }
+        value = std::move(items);
+        break;
+      }
+    }
+    if (spec.set) spec.set(config, value);
+  }
+
+  const std::string& origin_;
+};
+
+}  // namespace
+
+Config applyJson(Config base, const json& object, const std::string& origin) {
+  if (!object.is_object()) {
+    throw ConfigError(origin + ": expected a JSON object ({\"key\": value, ...}) at the top level, got " +
+                      std::string(object.type_name()));
+  }
+  Reader(origin).object(base, object, detail::configKeys(), "");
+  return base;
+}
+
+Config loadForRepository(const std::filesystem::path& root) {
+  const std::filesystem::path file = root / ".revline.json";
+  std::error_code ec;
+  if (!std::filesystem::exists(file, ec)) return Config{};
+  if (std::filesystem::is_directory(file, ec)) {
+    throw ConfigError(file.string() + ": is a directory; the configuration must be a JSON file");
+  }
+  std::ifstream in(file, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (!in) throw ConfigError(file.string() + ": cannot be read; check its permissions");
+  json parsed;
+  try {
+    parsed = json::parse(text.str());
+  } catch (const json::parse_error& e) {
+    // nlohmann's text is "[json.exception.parse_error.101] parse error at line L, column C: ...".
+    std::string what = e.what();
+    if (const auto bracket = what.find("] "); what.rfind("[json.exception.", 0) == 0 && bracket != std::string::npos) {
+      what.erase(0, bracket + 2);
+    }
+    throw ConfigError(file.string() + ": invalid JSON: " + what);
+  }
+  return applyJson(Config{}, parsed, file.string());
+}
+
+}  // namespace revline::config

@@ -1,0 +1,59 @@
+// Configuration: `.revline.json` at the repository root, LSP
+// initializationOptions / didChangeConfiguration, and command-line flags all
+// use these keys. API keys are never stored: the config names the variable.
+#pragma once
+#include <chrono>
+#include <filesystem>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "core/review/pipeline.h"
+#include "core/support/json.h"
+
+namespace revline::config {
+
+enum class StructuredOutput { Native, Prompt };
+
+struct Config {
+  std::string provider = "builtin";           // builtin | replay | openai | anthropic | ollama
+  std::string model;                          // empty: the provider's default
+  std::string baseUrl;                        // empty: the provider's default
+  std::string apiKeyEnv;                      // empty: the provider's default variable
+  std::string cassette;                       // replay provider: path of the cassette
+  StructuredOutput structuredOutput = StructuredOutput::Native;
+  std::chrono::milliseconds connectTimeout{std::chrono::seconds(10)};
+  std::chrono::milliseconds readTimeout{std::chrono::seconds(120)};
+  review::ReviewOptions review;               // max_attempts, max_tool_calls, policy, instructions
+  std::vector<std::string> include;           // path globs; empty: everything
+  std::vector<std::string> exclude;           // path globs
+  std::string reviewScope = "file";           // language server: "file" (the open file) | "workspace"
+  int debounceMs = 300;                       // language server: quiet time before a review starts
+};
+
+// A key that is unknown or has the wrong type/value; what() names the key
+// (as a dotted path like "policy.blocking_severity"), where it came from, and what is expected.
+class ConfigError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Applies the keys of `object` on top of `base`; absent keys keep their value.
+// `origin` names the source in messages (".revline.json", "initializationOptions", ...).
+// Throws ConfigError for an unknown key, a wrong type or value, or an `api_key`.
+Config applyJson(Config base, const json& object, const std::string& origin);
+
+// Reads `<root>/.revline.json` if it exists (defaults otherwise). Invalid JSON
+// is a ConfigError naming the file, line and column.
+Config loadForRepository(const std::filesystem::path& root);
+
+// The JSON Schema of `.revline.json` (shipped as docs/revline.schema.json).
+json configSchema();
+
+// True when a path (repository-relative) passes the include/exclude globs
+// (see glob.h for the syntax): included by some include glob, or there are none,
+// and excluded by no exclude glob.
+bool pathSelected(const Config& config, const std::string& path);
+
+}  // namespace revline::config

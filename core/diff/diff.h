@@ -1,0 +1,82 @@
+// The parsed form of git's unified diff output: files -> hunks -> lines, with
+// old and new line numbers. Pure data plus pure functions; no I/O.
+#pragma once
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace revline::diff {
+
+enum class LineKind { Context, Added, Removed };
+
+struct Line {
+  LineKind kind;
+  int oldLine = 0;         // 0 for an added line
+  int newLine = 0;         // 0 for a removed line
+  std::string_view text;   // without the leading ' ', '+', '-' and without the line ending
+  bool noNewlineAtEnd = false;  // followed by "\ No newline at end of file"
+  bool crlf = false;  // the line ended in "\r\n"; the '\r' is not part of text
+};
+
+struct Hunk {
+  int oldStart = 0, oldCount = 0, newStart = 0, newCount = 0;
+  std::string_view section;  // function context after the second "@@", may be empty
+  std::vector<Line> lines;
+};
+
+enum class FileStatus { Added, Deleted, Modified, Renamed, Copied, Binary, Mode };
+std::string_view toString(FileStatus);
+
+struct FileDiff {
+  std::optional<std::string> oldPath;  // nullopt when the file is added
+  std::optional<std::string> newPath;  // nullopt when the file is deleted
+  FileStatus status = FileStatus::Modified;
+  std::optional<std::string> oldMode, newMode;
+  std::optional<int> similarity;  // "similarity index N%" for renames and copies
+  bool binary = false;
+  std::vector<Hunk> hunks;
+
+  // newPath, or oldPath for a deleted file.
+  const std::string& path() const;
+  // True when newLine is an added or context line of some hunk (a RIGHT-side line).
+  bool isRightSideLine(int newLine) const;
+  // The new-file text of a RIGHT-side line, or nullopt when the diff does not show it.
+  std::optional<std::string_view> newLineText(int newLine) const;
+};
+
+struct Diff {
+  // The raw diff text that every string_view above points into; shared so the
+  // Diff can be copied and moved freely.
+  std::shared_ptr<const std::string> source;
+  std::vector<FileDiff> files;
+
+  // The file whose new path (or old path, if deleted) equals `path` after
+  // normalisation (leading "./" and "a/"-style prefixes dropped); nullptr if none.
+  const FileDiff* findFile(std::string_view path) const;
+};
+
+// Thrown for input that is not a well-formed git diff. `inputLine` is 1-based.
+class ParseError : public std::runtime_error {
+ public:
+  ParseError(int inputLine, const std::string& what);
+  int inputLine() const { return inputLine_; }
+ private:
+  int inputLine_;
+};
+
+// Parses the output of `git diff` (any of the formats listed in the docs).
+Diff parse(std::string text);
+
+// Repository-relative form of a path as a finding may spell it: drops leading
+// "./" segments. (Dropping a single-letter "a/"-style prefix needs the diff to
+// know whether the remainder names a file: Diff::findFile does that.)
+std::string normalizePath(std::string_view path);
+
+// A path as git prints it in headers and `--numstat` (core.quotePath=true):
+// unchanged when plain, else C-quoted with \t \n \" \\ ... and octal bytes >= 0x80.
+std::string quotePath(std::string_view path);
+
+}  // namespace revline::diff

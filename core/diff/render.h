@@ -1,0 +1,45 @@
+// Renderings of a parsed Diff: the annotated text the model reads, the JSON of
+// `revline diff --json`, and `git apply --numstat` output. Pure functions.
+#pragma once
+#include <string>
+
+#include "core/diff/diff.h"
+#include "core/support/json.h"
+
+namespace revline::diff {
+
+// The diff as the model sees it. Per file section:
+//
+//   File: src/new.cpp (renamed from src/old.cpp, similarity 90%)
+//   @@ -10,4 +10,5 @@ void f()
+//     10   context line
+//        - removed line
+//     11 + added line
+//     12 + added line
+//        \ No newline at end of file
+//
+// The header line is "File: PATH (DETAILS)": PATH is the repository path in
+// the new version (the old one for a deleted file), C-quoted only when it
+// holds control characters, '"' or '\'; DETAILS is the status ("added",
+// "deleted", "modified", "renamed from P", "copied from P", "binary",
+// "mode 100644 -> 100755") plus notes such as "no lines shown".
+// Each hunk line is "NUMBER MARK TEXT": NUMBER is the new-file line number,
+// right-aligned in a column as wide as the largest number in the whole diff
+// (at least 4), blank for removed lines; MARK is '+' (added), ' ' (context),
+// '-' (removed) or '\' (the previous line has no newline at end of file);
+// TEXT is the line without its line ending. Sections are separated by a blank
+// line. Only numbered lines are valid targets for review comments.
+std::string annotate(const Diff& diff);
+
+// The `revline diff --json` structure of cli.md:
+// {"files":[{"path","old_path","status","lines":[{"new","kind"}]}]}. A path
+// that is not valid UTF-8 (JSON cannot hold raw bytes) is given C-quoted, as
+// quotePath() and git spell it.
+json toJson(const Diff& diff);
+
+// Byte-identical to `git apply --numstat` on the same (a/ b/-prefixed) patch:
+// "ADDED\tDELETED\tPATH\n" per file section, "-\t-\tPATH" for binary, PATH the
+// new path (the old one if deleted), C-quoted as git quotes it.
+std::string numstat(const Diff& diff);
+
+}  // namespace revline::diff

@@ -1,0 +1,229 @@
+#include "core/git/git.h"
+
+#include <stdlib.h>
+
+#include <fstream>
+#include <system_error>
+
+#include "core/process/process.h"
+
+namespace revline::git {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Settings that change the shape of `git diff` output, pinned so that the
+// user's configuration cannot break the parser (flags below cover the rest).
+const std::vector<std::string> kPinnedConfig = {
+    "-c", "core.quotePath=true",        "-c", "diff.noprefix=false",
+    "-c", "diff.mnemonicPrefix=false",  "-c", "diff.relative=false",
+    "-c", "diff.suppressBlankEmpty=false", "-c", "diff.submodule=short",
+    "-c", "color.ui=never",             "-c", "color.diff=never",
+};
+
+struct Runner {
+  const GitOptions& options;
+  fs::path cwd;
+  std::map<std::string, std::optional<std::string>> extraEnv;
+
+  process::Result run(const std::vector<std::string>& args, const std::string& input = "") const {
+    std::vector<std::string> argv{options.program};
+    argv.insert(argv.end(), kPinnedConfig.begin(), kPinnedConfig.end());
+    argv.insert(argv.end(), args.begin(), args.end());
+    process::Options po;
+    po.cwd = cwd;
+    po.input = input;
+    po.timeout = options.timeout;
+    po.env = options.env;
+    for (const auto& [k, v] : extraEnv) po.env[k] = v;
+    try {
+      return process::run(argv, po);
+    } catch (const process::Error& e) {
+      if (e.kind() == process::Error::Kind::NotFound) {
+        if (options.program == "git") {
+          throw GitError("git was not found on PATH; install git (apt-get install git)");
+        }
+        throw GitError(std::string(e.what()));
+      }
+      throw GitError(std::string("running git failed: ") + e.what());
+    }
+  }
+
+  // Runs git and returns stdout; any non-zero exit is an error quoting git.
+  std::string checked(const std::vector<std::string>& args, const std::string& input = "") const {
+    const process::Result r = run(args, input);
+    if (r.exitCode != 0) throw GitError(failure(args, r));
+    return r.out;
+  }
+
+  static std::string failure(const std::vector<std::string>& args, const process::Result& r) {
+    std::string command = "git";
+    for (const auto& a : args) command += " " + a;
+    std::string err = r.err;
+    while (!err.empty() && (err.back() == '\n' || err.back() == '\r')) err.pop_back();
+    return "`" + command + "` failed (exit code " + std::to_string(r.exitCode) + ")" +
+           (err.empty() ? std::string() : ": " + err);
+  }
+};
+
+std::string trimNewline(std::string s) {
+  while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
+  return s;
+}
+
+// A private copy of the repository's index, deleted on destruction. Untracked
+// files are marked intent-to-add there, so `git diff` shows them as added while
+// the user's index stays byte-for-byte unchanged (cli.md: a later
+// `git commit -a` must not pick them up). One `git add -N` for all files beats
+// one `git diff --no-index` process per file when a change adds hundreds.
+class TemporaryIndex {
+ public:
+  explicit TemporaryIndex(const fs::path& realIndex) {
+    std::string tmpl = (fs::temp_directory_path() / "revline-index-XXXXXX").string();
+    if (!::mkdtemp(tmpl.data())) {
+      throw GitError("cannot create a temporary directory in " + fs::temp_directory_path().string() +
+                     " for a copy of the git index: " + std::error_code(errno, std::generic_category()).message());
+    }
+    dir_ = tmpl;
+    file_ = dir_ / "index";
+    std::error_code ec;
+    // No index yet (a fresh `git init`) means an empty one: git accepts a missing file.
+    if (fs::exists(realIndex, ec)) {
+      fs::copy_file(realIndex, file_, ec);
+      if (ec) {
+        cleanup();
+        throw GitError("cannot copy the git index '" + realIndex.string() + "' to " + file_.string() + ": " +
+                       ec.message());
+      }
+    }
+  }
+  ~TemporaryIndex() { cleanup(); }
+  TemporaryIndex(const TemporaryIndex&) = delete;
+  TemporaryIndex& operator=(const TemporaryIndex&) = delete;
+  const fs::path& file() const { return file_; }
+
+ private:
+  void cleanup() {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+  fs::path dir_, file_;
+};
+
+std::optional<std::string> headCommit(const Runner& git) {
+  const process::Result r = git.run({"rev-parse", "-q", "--verify", "HEAD^{commit}"});
+  if (r.exitCode != 0) return std::nullopt;  // unborn branch: no commits yet
+  return trimNewline(r.out);
+}
+
+// The empty tree's id in this repository's hash format, computed rather than
+// hard-coded (4b825dc6… is only the SHA-1 one). hash-object without -w writes nothing.
+std::string emptyTree(const Runner& git) { return trimNewline(git.checked({"hash-object", "-t", "tree", "--stdin"})); }
+
+std::string mergeBase(const Runner& git, const std::string& base) {
+  if (base.empty()) {
+    throw GitError("a base revision is needed to diff against one (for example --base origin/main)");
+  }
+  const process::Result verify = git.run({"rev-parse", "-q", "--verify", "--end-of-options", base + "^{commit}"});
+  if (verify.exitCode != 0) {
+    throw GitError("'" + base + "' is not a commit in this repository; check the name (git branch -a) or fetch it");
+  }
+  const auto head = headCommit(git);
+  if (!head) {
+    throw GitError("the repository has no commits yet, so it has no merge base with '" + base +
+                   "'; commit first or review without --base");
+  }
+  const process::Result r = git.run({"merge-base", "--end-of-options", trimNewline(verify.out), *head});
+  if (r.exitCode == 1) {
+    throw GitError("'" + base + "' and HEAD have no common ancestor; pass a base on the same history");
+  }
+  if (r.exitCode != 0) throw GitError(Runner::failure({"merge-base", base, "HEAD"}, r));
+  return trimNewline(r.out);
+}
+
+// ls-files lists an untracked embedded repository as "dir/". It is another
+// repository, not files of this one, and `git add -N` fails on one without
+// commits, so such entries are dropped. Input and output are NUL-separated.
+std::string untrackedFilesOnly(const std::string& list) {
+  std::string out;
+  std::size_t start = 0;
+  while (start < list.size()) {
+    std::size_t end = list.find('\0', start);
+    if (end == std::string::npos) end = list.size();
+    if (end > start && list[end - 1] != '/') out.append(list, start, end - start).push_back('\0');
+    start = end + 1;
+  }
+  return out;
+}
+
+void addPaths(std::vector<std::string>& args, const std::vector<std::string>& paths) {
+  args.push_back("--");
+  args.insert(args.end(), paths.begin(), paths.end());
+}
+
+}  // namespace
+
+fs::path findRepositoryRoot(const fs::path& start, const GitOptions& options) {
+  std::error_code ec;
+  if (!fs::exists(start, ec)) {
+    throw GitError("'" + start.string() + "' does not exist; run revline from a git work tree");
+  }
+  const fs::path dir = fs::is_directory(start, ec) ? start : start.parent_path();
+  const Runner git{options, dir.empty() ? fs::path(".") : dir, {}};
+  const process::Result r = git.run({"rev-parse", "--show-toplevel"});
+  if (r.exitCode != 0) {
+    if (r.err.find("not a git repository") != std::string::npos) {
+      throw GitError("'" + start.string() +
+                     "' is not inside a git repository; run revline from a git work tree or `git init`");
+    }
+    throw GitError("'" + start.string() + "' is not inside a git work tree: " + trimNewline(r.err));
+  }
+  return fs::path(trimNewline(r.out));
+}
+
+std::string diffText(const fs::path& root, const DiffRequest& request, const GitOptions& options) {
+  std::error_code ec;
+  if (!fs::is_directory(root, ec)) {
+    throw GitError("'" + root.string() + "' is not a directory; pass the repository's top-level directory");
+  }
+  // Paths are repository paths, not patterns: a file named `*.c` means itself.
+  Runner git{options, root, {{"GIT_LITERAL_PATHSPECS", "1"}}};
+
+  std::string against;
+  switch (request.mode) {
+    case DiffRequest::Mode::WorkingTree:
+    case DiffRequest::Mode::Staged:
+      against = headCommit(git).value_or(std::string());
+      if (against.empty()) against = emptyTree(git);
+      break;
+    case DiffRequest::Mode::Base:
+      against = mergeBase(git, request.base);
+      break;
+  }
+
+  // `git rev-parse --git-path index` follows linked work trees and GIT_INDEX_FILE.
+  fs::path realIndex = trimNewline(git.checked({"rev-parse", "--git-path", "index"}));
+  if (realIndex.is_relative()) realIndex = root / realIndex;
+  // Every command below uses the copy: even a read-only `git diff` may rewrite
+  // the index it is given to refresh stat information.
+  const TemporaryIndex index(realIndex);
+  git.extraEnv["GIT_INDEX_FILE"] = index.file().string();
+
+  if (request.includeUntracked && request.mode != DiffRequest::Mode::Staged) {
+    std::vector<std::string> lsArgs{"ls-files", "--others", "--exclude-standard", "-z"};
+    addPaths(lsArgs, request.paths);
+    const std::string untracked = untrackedFilesOnly(git.checked(lsArgs));
+    if (!untracked.empty()) {
+      git.checked({"add", "--intent-to-add", "--pathspec-from-file=-", "--pathspec-file-nul"}, untracked);
+    }
+  }
+
+  std::vector<std::string> diffArgs{"diff",           "--no-color",       "--no-ext-diff", "--no-textconv",
+                                    "--src-prefix=a/", "--dst-prefix=b/", "-M",            "--submodule=short"};
+  if (request.mode == DiffRequest::Mode::Staged) diffArgs.push_back("--cached");
+  diffArgs.push_back(against);
+  addPaths(diffArgs, request.paths);
+  return git.checked(diffArgs);
+}
+
+}  // namespace revline::git

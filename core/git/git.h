@@ -1,0 +1,54 @@
+// The git adapter: finds the repository and produces the raw `git diff` text
+// that core/diff parses. It never writes to the user's index or work tree.
+#pragma once
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace revline::git {
+
+// git is missing, the directory is not a repository, a revision does not
+// exist, or a git command failed; what() says which and how to fix it.
+class GitError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// How git is run. The defaults are what revline uses; tests point PATH at an
+// empty directory (env) or name another program to exercise failures.
+struct GitOptions {
+  std::string program = "git";  // looked up on PATH (as overridden in env, if it is)
+  std::map<std::string, std::optional<std::string>> env;  // added to every git call; nullopt removes
+  std::chrono::milliseconds timeout{std::chrono::seconds(120)};  // per git call
+};
+
+// The top-level directory of the work tree containing `start` (a directory or
+// a file), as git prints it (`git rev-parse --show-toplevel`).
+std::filesystem::path findRepositoryRoot(const std::filesystem::path& start, const GitOptions& git = {});
+
+struct DiffRequest {
+  enum class Mode {
+    WorkingTree,  // the work tree against HEAD (`git diff HEAD`)
+    Staged,       // the index against HEAD (`git diff --cached`)
+    Base,         // the work tree against `git merge-base <base> HEAD`: what a pull request from
+                  // this branch into <base> would change, plus uncommitted edits, without the
+                  // commits <base> gained since the branch forked
+  };
+  Mode mode = Mode::WorkingTree;
+  std::string base;                // Base mode: a branch, tag or commit
+  std::vector<std::string> paths;  // repository-relative files or directories (literal, no globs); empty: all
+  bool includeUntracked = true;    // WorkingTree and Base: untracked, not-ignored files show as added
+};
+
+// The unified diff of `root` (a work tree's top level) as `git diff` prints it,
+// in a fixed format whatever the user's git configuration says: no colour, no
+// external diff or textconv, `a/` `b/` prefixes, C-quoted unusual paths,
+// rename detection (-M), short submodule lines. A repository without commits
+// diffs against the empty tree, so everything shows as added.
+std::string diffText(const std::filesystem::path& root, const DiffRequest& request, const GitOptions& git = {});
+
+}  // namespace revline::git

@@ -1,0 +1,189 @@
+// Boost.Process lives only in this file: it is header-only and slow to compile.
+#include "core/process/process.h"
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <boost/asio/buffer.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/read.hpp>
+#include <boost/asio/write.hpp>
+#include <boost/process.hpp>
+#include <algorithm>
+#include <array>
+#include <cstdlib>
+#include <thread>
+
+namespace revline::process {
+namespace {
+
+namespace bp = boost::process;
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+std::optional<std::string> effectivePath(const Options& options) {
+  if (auto it = options.env.find("PATH"); it != options.env.end()) return it->second;
+  if (const char* p = std::getenv("PATH")) return std::string(p);
+  return std::nullopt;
+}
+
+bool isExecutableFile(const fs::path& p) {
+  std::error_code ec;
+  return fs::is_regular_file(p, ec) && ::access(p.c_str(), X_OK) == 0;
+}
+
+// Our own lookup rather than bp::search_path so that an overridden PATH in
+// options.env is honoured (the child sees that PATH, so the parent must too).
+// Empty PATH entries (meaning ".") are skipped on purpose: running whatever
+// `git` sits in the reviewed repository would be a security hole.
+fs::path resolveProgram(const std::string& name, const Options& options) {
+  if (name.empty()) throw Error(Error::Kind::StartFailed, "cannot run a program with an empty name");
+  if (name.find('/') != std::string::npos) {
+    const fs::path p = fs::path(name).is_relative() && !options.cwd.empty() ? options.cwd / name : fs::path(name);
+    if (!isExecutableFile(p)) {
+      throw Error(Error::Kind::NotFound,
+                  "`" + name + "` does not exist or is not an executable file; check the path");
+    }
+    return p;
+  }
+  const auto path = effectivePath(options);
+  std::string_view rest = path ? std::string_view(*path) : std::string_view();
+  while (!rest.empty()) {
+    const auto colon = rest.find(':');
+    const std::string_view dir = rest.substr(0, colon);
+    rest = colon == std::string_view::npos ? std::string_view() : rest.substr(colon + 1);
+    if (dir.empty()) continue;
+    const fs::path candidate = fs::path(std::string(dir)) / name;
+    if (isExecutableFile(candidate)) return candidate;
+  }
+  throw Error(Error::Kind::NotFound, "`" + name + "` was not found on PATH (" + (path ? *path : "unset") +
+                                         "); install it or add its directory to PATH");
+}
+
+std::string describeTimeout(std::chrono::milliseconds t) {
+  return std::to_string(t.count()) + " ms";
+}
+
+// Writing to a pipe whose reader has exited raises SIGPIPE, which would kill
+// revline. Blocking it in this thread (only after the child is spawned, so the
+// child inherits the normal mask) turns it into EPIPE; a SIGPIPE left pending
+// by our own writes is consumed before the old mask comes back.
+class SigpipeBlock {
+ public:
+  SigpipeBlock() {
+    sigemptyset(&pipeOnly_);
+    sigaddset(&pipeOnly_, SIGPIPE);
+    sigset_t pending;
+    sigpending(&pending);
+    wasPending_ = sigismember(&pending, SIGPIPE) == 1;
+    pthread_sigmask(SIG_BLOCK, &pipeOnly_, &old_);
+  }
+  ~SigpipeBlock() {
+    if (!wasPending_) {
+      sigset_t pending;
+      sigpending(&pending);
+      if (sigismember(&pending, SIGPIPE) == 1) {
+        const timespec zero{0, 0};
+        sigtimedwait(&pipeOnly_, nullptr, &zero);
+      }
+    }
+    pthread_sigmask(SIG_SETMASK, &old_, nullptr);
+  }
+  SigpipeBlock(const SigpipeBlock&) = delete;
+  SigpipeBlock& operator=(const SigpipeBlock&) = delete;
+
+ private:
+  sigset_t pipeOnly_{}, old_{};
+  bool wasPending_ = false;
+};
+
+int decodeStatus(int status) {
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return status;
+}
+
+// Reads a pipe to end-of-file into `sink`, chunk by chunk.
+void readAll(bp::async_pipe& pipe, std::string& sink, std::array<char, 65536>& chunk) {
+  pipe.async_read_some(boost::asio::buffer(chunk), [&pipe, &sink, &chunk](const boost::system::error_code& ec,
+                                                                           std::size_t n) {
+    sink.append(chunk.data(), n);
+    if (!ec) readAll(pipe, sink, chunk);
+  });
+}
+
+}  // namespace
+
+Result run(const std::vector<std::string>& argv, const Options& options) {
+  if (argv.empty()) throw Error(Error::Kind::StartFailed, "cannot run a program: the argument vector is empty");
+  const std::string& name = argv[0];
+  const fs::path exe = resolveProgram(name, options);
+  if (!options.cwd.empty()) {
+    std::error_code ec;
+    if (!fs::is_directory(options.cwd, ec)) {
+      throw Error(Error::Kind::StartFailed, "cannot run `" + name + "`: the working directory '" +
+                                                options.cwd.string() + "' does not exist");
+    }
+  }
+
+  bp::environment env = boost::this_process::environment();
+  for (const auto& [key, value] : options.env) {
+    if (value) env[key] = *value; else env.erase(key);
+  }
+
+  boost::asio::io_context io;
+  bp::async_pipe in(io), out(io), err(io);
+  bp::group group;  // so a timeout also kills what the child started
+  bp::child child;
+  try {
+    const std::vector<std::string> args(argv.begin() + 1, argv.end());
+    if (options.cwd.empty()) {
+      child = bp::child(bp::exe = exe.string(), bp::args = args, env, group, bp::std_in < in, bp::std_out > out,
+                        bp::std_err > err);
+    } else {
+      child = bp::child(bp::exe = exe.string(), bp::args = args, env, group, bp::std_in < in, bp::std_out > out,
+                        bp::std_err > err, bp::start_dir = options.cwd.string());
+    }
+  } catch (const std::system_error& e) {
+    throw Error(Error::Kind::StartFailed, "cannot run `" + name + "` (" + exe.string() + "): " + e.what());
+  }
+
+  const SigpipeBlock sigpipe;
+  Result result;
+  std::array<char, 65536> outChunk{}, errChunk{};
+  readAll(out, result.out, outChunk);
+  readAll(err, result.err, errChunk);
+  if (options.input.empty()) {
+    in.close();
+  } else {
+    // A child that exits without reading its input makes the write fail with
+    // EPIPE; that is its business, so the error is ignored.
+    boost::asio::async_write(in, boost::asio::buffer(options.input),
+                             [&in](const boost::system::error_code&, std::size_t) { in.close(); });
+  }
+
+  const auto deadline = Clock::now() + options.timeout;
+  io.run_until(deadline);
+  bool finished = io.stopped();
+  // Both pipes reached end-of-file; the child has closed them and normally exits
+  // right away, but it could keep running, so wait for it within the deadline too.
+  std::error_code ec;
+  auto pause = std::chrono::microseconds(200);
+  while (finished && child.running(ec) && !ec) {
+    if (Clock::now() >= deadline) { finished = false; break; }
+    std::this_thread::sleep_for(pause);
+    pause = std::min<std::chrono::microseconds>(pause * 2, std::chrono::milliseconds(20));
+  }
+  if (!finished) {
+    group.terminate(ec);
+    child.wait(ec);
+    throw Error(Error::Kind::TimedOut, "`" + name + "` did not finish within " + describeTimeout(options.timeout) +
+                                           " and was killed");
+  }
+  child.wait(ec);
+  result.exitCode = decodeStatus(child.native_exit_code());
+  return result;
+}
+
+}  // namespace revline::process

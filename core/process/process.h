@@ -1,0 +1,46 @@
+// The one way revline runs an external program (git, gh): an argument vector,
+// never a shell string; a timeout; stdout and stderr captured. Boost.Process is
+// confined to process.cpp because it compiles slowly.
+#pragma once
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace revline::process {
+
+struct Options {
+  std::filesystem::path cwd;                          // empty: the current directory
+  std::string input;                                  // written to the child's stdin, then closed
+  std::chrono::milliseconds timeout{std::chrono::seconds(120)};
+  std::map<std::string, std::optional<std::string>> env;  // overrides; nullopt removes a variable
+};
+
+struct Result {
+  int exitCode = -1;  // 128 + the signal number when a signal ended the child (as shells report it)
+  std::string out;
+  std::string err;
+};
+
+// The program could not be started (not found on PATH, not executable) or
+// timed out (the child is killed). what() names the program and the cause.
+class Error : public std::runtime_error {
+ public:
+  enum class Kind { NotFound, StartFailed, TimedOut };
+  Error(Kind kind, const std::string& message) : std::runtime_error(message), kind_(kind) {}
+  Kind kind() const { return kind_; }
+ private:
+  Kind kind_;
+};
+
+// Runs argv[0] (looked up on PATH when it has no '/'; PATH as overridden in
+// options.env, if it is) with argv[1..]. Both output streams are read while the
+// input is written, so any amount of output is fine. On timeout the child and
+// everything it started (its process group) are killed.
+// A non-zero exit code is not an error here: callers decide what it means.
+Result run(const std::vector<std::string>& argv, const Options& options = {});
+
+}  // namespace revline::process

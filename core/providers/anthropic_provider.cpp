@@ -1,0 +1,199 @@
+#include "core/providers/anthropic_provider.h"
+
+namespace revline::providers {
+
+using review::FinishReason;
+using review::ProviderError;
+using review::Role;
+using Kind = review::ProviderError::Kind;
+
+namespace {
+
+constexpr const char* kPath = "/v1/messages";
+
+std::int64_t intOr0(const json& obj, const char* key) {
+  if (!obj.is_object() || !obj.contains(key) || !obj[key].is_number()) return 0;
+  return obj[key].get<std::int64_t>();
+}
+
+// Appends content blocks as a turn of `role`, merging with the previous turn when it
+// has the same role (the API wants user and assistant turns to alternate).
+void appendTurn(ojson& messages, const std::string& role, ojson blocks) {
+  if (blocks.empty()) return;
+  if (!messages.empty() && messages.back()["role"] == role) {
+    for (auto& b : blocks) messages.back()["content"].push_back(std::move(b));
+    return;
+  }
+  messages.push_back({{"role", role}, {"content", std::move(blocks)}});
+}
+
+// The API path already starts with /v1: a base URL written as ".../v1" means the same host.
+Endpoint withoutV1(Endpoint e) {
+  if (e.base.basePath.ends_with("/v1")) e.base.basePath.resize(e.base.basePath.size() - 3);
+  return e;
+}
+
+ojson textBlock(const std::string& text) { return {{"type", "text"}, {"text", text}}; }
+
+std::string argumentsText(const json& args) {
+  return args.is_string() ? args.get<std::string>() : args.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+}  // namespace
+
+AnthropicProvider::AnthropicProvider(RemoteSettings settings)
+    : settings_(std::move(settings)),
+      endpoint_(withoutV1(resolveEndpoint("anthropic", settings_, kDefaultBaseUrl, kDefaultModel, kDefaultKeyEnv))),
+      transport_("anthropic", endpoint_.base, settings_.transport) {}
+
+ojson AnthropicProvider::buildRequest(const review::ModelRequest& request) const {
+  const bool native = settings_.structuredOutput == config::StructuredOutput::Native && !request.schema.is_null();
+  bool historyHasTools = false;
+  for (const auto& m : request.messages) historyHasTools |= !m.toolCalls.empty() || !m.toolResults.empty();
+  // Tool blocks need tool definitions in the request; in prompt mode with the tools
+  // withdrawn there are none, so earlier tool turns travel as text instead.
+  const bool toolsAsText = !native && request.tools.empty() && historyHasTools;
+
+  ojson messages = ojson::array();
+  for (const review::Message& m : request.messages) {
+    switch (m.role) {
+      case Role::User:
+        appendTurn(messages, "user", ojson::array({textBlock(m.text.empty() ? "(empty)" : m.text)}));
+        break;
+      case Role::Assistant: {
+        ojson blocks = ojson::array();
+        if (!m.text.empty()) blocks.push_back(textBlock(m.text));
+        for (const review::ToolCall& c : m.toolCalls) {
+          if (toolsAsText) {
+            blocks.push_back(textBlock("[called tool " + c.name + " with " + argumentsText(c.arguments) + "]"));
+          } else {
+            blocks.push_back({{"type", "tool_use"},
+                              {"id", c.id},
+                              {"name", c.name},
+                              {"input", ojson(c.arguments.is_object() ? c.arguments : json::object())}});
+          }
+        }
+        if (blocks.empty()) blocks.push_back(textBlock("(empty reply)"));
+        appendTurn(messages, "assistant", std::move(blocks));
+        break;
+      }
+      case Role::Tool: {
+        ojson blocks = ojson::array();
+        for (const review::ToolResult& r : m.toolResults) {
+          if (toolsAsText) {
+            blocks.push_back(textBlock("[result of tool " + r.name + (r.ok ? "" : " (error)") + "]\n" + r.content));
+          } else {
+            ojson block = {{"type", "tool_result"}, {"tool_use_id", r.callId}, {"content", r.content.empty() ? "(empty)" : r.content}};
+            if (!r.ok) block["is_error"] = true;
+            blocks.push_back(std::move(block));
+          }
+        }
+        if (!m.text.empty()) blocks.push_back(textBlock(m.text));
+        appendTurn(messages, "user", std::move(blocks));
+        break;
+      }
+    }
+  }
+
+  std::string system = request.system;
+  if (!native && !request.schema.is_null()) system += schemaInstructions(request.schema);
+  ojson body = {{"model", endpoint_.model},
+               {"max_tokens", settings_.maxOutputTokens},
+               {"temperature", 0},
+               {"messages", std::move(messages)}};
+  if (!system.empty()) body["system"] = system;
+
+  ojson tools = ojson::array();
+  if (native) {
+    tools.push_back({{"name", kReportName},
+                     {"description",
+                      "Submit your complete review. Call this exactly once, when you are done, with the whole report "
+                      "as its input."},
+                     {"input_schema", wireSchema(request.schema)}});
+  }
+  for (const review::ToolSpec& t : request.tools) {
+    tools.push_back({{"name", t.name}, {"description", t.description}, {"input_schema", ojson(t.inputSchema)}});
+  }
+  if (!tools.empty()) body["tools"] = std::move(tools);
+  if (native) {
+    body["tool_choice"] = request.tools.empty() ? ojson{{"type", "tool"}, {"name", kReportName}} : ojson{{"type", "any"}};
+  }
+  return body;
+}
+
+review::ModelResponse AnthropicProvider::parseResponse(const json& body) const {
+  if (body.value("type", "") == "error") {
+    throw ProviderError(Kind::Server, "anthropic: " + endpoint_.base.str() + kPath +
+                                          " returned an error: " + providerErrorMessage(body.dump()));
+  }
+  if (!body.contains("content") || !body["content"].is_array()) {
+    throw ProviderError(Kind::Protocol, "anthropic: unexpected reply from " + endpoint_.base.str() + kPath +
+                                            ": no content array");
+  }
+  review::ModelResponse out;
+  std::string text;
+  std::optional<json> submitted;
+  int index = 0;
+  for (const json& block : body["content"]) {
+    ++index;
+    if (!block.is_object()) continue;
+    std::string type = block.value("type", "");
+    if (type == "text" && block.contains("text") && block["text"].is_string()) {
+      text += block["text"].get<std::string>();
+    } else if (type == "tool_use") {
+      std::string name = block.value("name", "");
+      json input = block.contains("input") ? block["input"] : json::object();
+      if (name == kReportName) {
+        submitted = std::move(input);  // the last submission wins, as with text candidates
+      } else {
+        review::ToolCall tc;
+        tc.id = block.contains("id") && block["id"].is_string() ? block["id"].get<std::string>()
+                                                                 : "toolu_" + std::to_string(index);
+        tc.name = std::move(name);
+        tc.arguments = std::move(input);
+        out.toolCalls.push_back(std::move(tc));
+      }
+    }
+  }
+  std::string stop = body.contains("stop_reason") && body["stop_reason"].is_string()
+                         ? body["stop_reason"].get<std::string>()
+                         : "end_turn";
+  if (submitted) {
+    out.text = submitted->dump(-1, ' ', false, json::error_handler_t::replace);
+    out.toolCalls.clear();  // the review is in; exploration alongside it is moot
+  } else {
+    out.text = text;
+  }
+  if (stop == "refusal") {
+    out.finish = FinishReason::Refusal;
+    out.refusal = text.empty() ? "the model declined to answer (stop_reason \"refusal\")" : text;
+    out.toolCalls.clear();
+  } else if (stop == "max_tokens") {
+    out.finish = FinishReason::Length;
+    out.toolCalls.clear();
+  } else if (!out.toolCalls.empty()) {
+    out.finish = FinishReason::ToolCalls;
+  } else {
+    out.finish = FinishReason::Stop;
+  }
+  if (body.contains("usage") && body["usage"].is_object()) {
+    const json& u = body["usage"];
+    out.usage.inputTokens =
+        intOr0(u, "input_tokens") + intOr0(u, "cache_creation_input_tokens") + intOr0(u, "cache_read_input_tokens");
+    out.usage.outputTokens = intOr0(u, "output_tokens");
+  }
+  return out;
+}
+
+review::ModelResponse AnthropicProvider::complete(const review::ModelRequest& request, const CancelToken& cancel) {
+  std::vector<std::pair<std::string, std::string>> headers = {{"anthropic-version", kApiVersion}};
+  if (!endpoint_.apiKey.empty()) headers.emplace_back("x-api-key", endpoint_.apiKey);
+  const std::string payload = buildRequest(request).dump(-1, ' ', false, json::error_handler_t::replace);
+  HttpResponse res = transport_.postJson(kPath, headers, payload, cancel);
+  if (res.status < 200 || res.status >= 300) {
+    throwHttpError(endpoint_, kPath, res, "the base URL is the host only, e.g. https://api.anthropic.com");
+  }
+  return parseResponse(parseJsonBody(endpoint_, kPath, res));
+}
+
+}  // namespace revline::providers

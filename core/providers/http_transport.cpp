@@ -1,0 +1,431 @@
+#include "core/providers/http_transport.h"
+
+#include <httplib.h>
+
+#include <algorithm>
+#include <cctype>
+#include <condition_variable>
+#include <cstdlib>
+#include <ctime>
+#include <mutex>
+#include <random>
+#include <thread>
+
+namespace revline::providers {
+
+using review::ProviderError;
+using Kind = review::ProviderError::Kind;
+
+namespace {
+
+constexpr std::size_t kMaxResponseBytes = 32u << 20;  // a model reply is never this large
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return s;
+}
+
+std::string trim(const std::string& s) {
+  auto b = s.find_first_not_of(" \t\r\n");
+  if (b == std::string::npos) return "";
+  auto e = s.find_last_not_of(" \t\r\n");
+  return s.substr(b, e - b + 1);
+}
+
+std::string seconds(std::chrono::milliseconds d) {
+  auto ms = d.count();
+  if (ms % 1000 == 0) return std::to_string(ms / 1000) + " s";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f s", static_cast<double>(ms) / 1000.0);
+  return buf;
+}
+
+std::optional<std::string> processEnv(const std::string& name) {
+  const char* v = std::getenv(name.c_str());
+  if (!v) return std::nullopt;
+  return std::string(v);
+}
+
+// NO_PROXY: comma/space separated host names, ".suffix", "*", optional ":port"; IPs compared literally.
+bool noProxyMatches(const std::string& noProxy, const BaseUrl& url) {
+  std::string host = lower(url.host);
+  std::string item;
+  auto check = [&](std::string entry) {
+    entry = lower(trim(entry));
+    if (entry.empty()) return false;
+    if (entry == "*") return true;
+    // strip a port
+    if (entry.front() != '[') {
+      auto colon = entry.rfind(':');
+      if (colon != std::string::npos && entry.find(':') == colon) {
+        if (entry.substr(colon + 1) != std::to_string(url.port)) return false;
+        entry = entry.substr(0, colon);
+      }
+    } else {
+      auto close = entry.find(']');
+      if (close != std::string::npos) entry = entry.substr(1, close - 1);
+    }
+    if (entry.front() == '.') entry = entry.substr(1);
+    if (entry.rfind("*.", 0) == 0) entry = entry.substr(2);
+    if (host == entry) return true;
+    return host.size() > entry.size() && host.compare(host.size() - entry.size(), entry.size(), entry) == 0 &&
+           host[host.size() - entry.size() - 1] == '.';
+  };
+  for (char c : noProxy) {
+    if (c == ',' || c == ' ') {
+      if (check(item)) return true;
+      item.clear();
+    } else {
+      item += c;
+    }
+  }
+  return check(item);
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- BaseUrl
+
+bool isLoopbackHost(const std::string& rawHost) {
+  std::string host = lower(rawHost);
+  if (!host.empty() && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+  if (host == "localhost" || host.ends_with(".localhost") || host == "::1" || host == "0:0:0:0:0:0:0:1") return true;
+  // 127.0.0.0/8, written as a dotted quad
+  int parts = 0;
+  std::size_t pos = 0;
+  int first = -1;
+  while (pos <= host.size()) {
+    auto dot = host.find('.', pos);
+    std::string part = host.substr(pos, dot == std::string::npos ? std::string::npos : dot - pos);
+    if (part.empty() || part.size() > 3 || !std::all_of(part.begin(), part.end(), ::isdigit)) return false;
+    int v = std::stoi(part);
+    if (v > 255) return false;
+    if (parts == 0) first = v;
+    ++parts;
+    if (dot == std::string::npos) break;
+    pos = dot + 1;
+  }
+  return parts == 4 && first == 127;
+}
+
+BaseUrl BaseUrl::parse(const std::string& url) {
+  auto bad = [&](const std::string& why) {
+    return ProviderError(Kind::Config, "invalid base URL \"" + url + "\": " + why +
+                                           " (expected http(s)://host[:port][/path], e.g. https://api.openai.com/v1)");
+  };
+  BaseUrl u;
+  auto sep = url.find("://");
+  if (sep == std::string::npos) throw bad("no scheme");
+  u.scheme = lower(url.substr(0, sep));
+  if (u.scheme != "http" && u.scheme != "https") throw bad("the scheme must be http or https");
+  std::string rest = url.substr(sep + 3);
+  auto slash = rest.find_first_of("/?#");
+  std::string authority = rest.substr(0, slash);
+  std::string path = slash == std::string::npos ? "" : rest.substr(slash);
+  if (path.find_first_of("?#") != std::string::npos) throw bad("query strings and fragments are not supported");
+  if (authority.find('@') != std::string::npos) throw bad("credentials in the URL are not supported; use the API key variable");
+  std::string portText;
+  if (!authority.empty() && authority.front() == '[') {
+    auto close = authority.find(']');
+    if (close == std::string::npos) throw bad("unterminated IPv6 literal");
+    u.host = authority.substr(1, close - 1);
+    std::string after = authority.substr(close + 1);
+    if (!after.empty()) {
+      if (after.front() != ':') throw bad("unexpected text after the host");
+      portText = after.substr(1);
+    }
+  } else {
+    auto colon = authority.rfind(':');
+    if (colon != std::string::npos) {
+      u.host = authority.substr(0, colon);
+      portText = authority.substr(colon + 1);
+    } else {
+      u.host = authority;
+    }
+  }
+  if (u.host.empty()) throw bad("no host");
+  if (!portText.empty()) {
+    if (portText.size() > 5 || !std::all_of(portText.begin(), portText.end(), ::isdigit)) throw bad("bad port");
+    u.port = std::stoi(portText);
+    if (u.port < 1 || u.port > 65535) throw bad("bad port");
+  } else {
+    u.port = u.scheme == "https" ? 443 : 80;
+  }
+  while (!path.empty() && path.back() == '/') path.pop_back();
+  u.basePath = path;
+  return u;
+}
+
+std::string BaseUrl::origin() const {
+  std::string h = host.find(':') != std::string::npos ? "[" + host + "]" : host;
+  bool defaultPort = (scheme == "https" && port == 443) || (scheme == "http" && port == 80);
+  return scheme + "://" + h + (defaultPort ? "" : ":" + std::to_string(port));
+}
+
+std::string BaseUrl::str() const { return origin() + basePath; }
+
+bool BaseUrl::loopback() const { return isLoopbackHost(host); }
+
+// ---------------------------------------------------------------- helpers
+
+void sleepCancellable(std::chrono::milliseconds duration, const CancelToken& cancel) {
+  auto until = std::chrono::steady_clock::now() + duration;
+  while (!cancel.cancelled()) {
+    auto now = std::chrono::steady_clock::now();
+    if (now >= until) return;
+    std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(until - now, std::chrono::milliseconds(20)));
+  }
+}
+
+std::string HttpResponse::header(const std::string& lowerName) const {
+  auto it = headers.find(lowerName);
+  return it == headers.end() ? std::string() : it->second;
+}
+
+std::optional<std::chrono::milliseconds> retryAfter(const HttpResponse& response,
+                                                    std::chrono::system_clock::time_point now) {
+  std::string ms = trim(response.header("retry-after-ms"));
+  if (!ms.empty()) {
+    char* end = nullptr;
+    double v = std::strtod(ms.c_str(), &end);
+    if (end && *end == '\0' && v >= 0) return std::chrono::milliseconds(static_cast<std::int64_t>(v));
+  }
+  std::string ra = trim(response.header("retry-after"));
+  if (ra.empty()) return std::nullopt;
+  if (std::all_of(ra.begin(), ra.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)) || c == '.'; })) {
+    char* end = nullptr;
+    double v = std::strtod(ra.c_str(), &end);
+    if (end && *end == '\0' && v >= 0) return std::chrono::milliseconds(static_cast<std::int64_t>(v * 1000));
+    return std::nullopt;
+  }
+  // HTTP date (IMF-fixdate): "Wed, 21 Oct 2015 07:28:00 GMT"
+  std::tm tm{};
+  const char* end = strptime(ra.c_str(), "%a, %d %b %Y %H:%M:%S", &tm);
+  if (!end) return std::nullopt;
+  std::time_t when = timegm(&tm);
+  if (when == static_cast<std::time_t>(-1)) return std::nullopt;
+  auto delta = std::chrono::system_clock::from_time_t(when) - now;
+  if (delta < std::chrono::milliseconds(0)) return std::chrono::milliseconds(0);
+  return std::chrono::duration_cast<std::chrono::milliseconds>(delta);
+}
+
+bool retryableStatus(int status, const std::string& body) {
+  if (status == 429) return body.find("insufficient_quota") == std::string::npos;
+  return status == 408 || status == 409 || (status >= 500 && status <= 599);
+}
+
+// ---------------------------------------------------------------- HttpTransport
+
+struct HttpTransport::Attempt {
+  bool ok = false;
+  HttpResponse response;
+  httplib::Error error = httplib::Error::Success;
+  bool timedOut = false;
+  bool tooLarge = false;
+};
+
+HttpTransport::HttpTransport(std::string providerName, BaseUrl base, TransportOptions options)
+    : providerName_(std::move(providerName)), base_(std::move(base)), options_(std::move(options)) {
+  if (!options_.sleep) options_.sleep = sleepCancellable;
+  if (!options_.getenv) options_.getenv = processEnv;
+  if (options_.random) {
+    random_ = options_.random;
+  } else {
+    auto engine = std::make_shared<std::mt19937_64>(std::random_device{}());
+    random_ = [engine] { return std::uniform_real_distribution<double>(0.0, 1.0)(*engine); };
+  }
+
+  // Proxies: never for loopback (a proxy cannot reach this machine's localhost).
+  if (!base_.loopback()) {
+    auto env = [&](std::initializer_list<const char*> names) -> std::string {
+      for (const char* n : names) {
+        auto v = options_.getenv(n);
+        if (v && !trim(*v).empty()) return trim(*v);
+      }
+      return "";
+    };
+    std::string proxyUrl = base_.scheme == "https" ? env({"HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy"})
+                                                   : env({"http_proxy", "HTTP_PROXY", "ALL_PROXY", "all_proxy"});
+    std::string noProxy = env({"NO_PROXY", "no_proxy"});
+    if (!proxyUrl.empty() && !noProxyMatches(noProxy, base_)) {
+      if (proxyUrl.find("://") == std::string::npos) proxyUrl = "http://" + proxyUrl;
+      std::string scheme = lower(proxyUrl.substr(0, proxyUrl.find("://")));
+      if (scheme != "http" && scheme != "https") {
+        throw ProviderError(Kind::Config, "the proxy \"" + proxyUrl + "\" uses the scheme " + scheme +
+                                              ", which revline does not support: use an http:// proxy in HTTPS_PROXY");
+      }
+      // user:password@host:port
+      std::string rest = proxyUrl.substr(proxyUrl.find("://") + 3);
+      auto at = rest.find('@');
+      if (at != std::string::npos && at < rest.find('/')) {
+        std::string cred = rest.substr(0, at);
+        auto colon = cred.find(':');
+        proxyAuth_ = {httplib::detail::decode_url(cred.substr(0, colon), false),
+                      colon == std::string::npos ? "" : httplib::detail::decode_url(cred.substr(colon + 1), false)};
+        rest = rest.substr(at + 1);
+      }
+      try {
+        proxy_ = BaseUrl::parse("http://" + rest);
+      } catch (const ProviderError&) {
+        throw ProviderError(Kind::Config, "the proxy setting \"" + proxyUrl + "\" is not a valid http://host:port URL");
+      }
+      if (rest.find(':') == std::string::npos) proxy_->port = scheme == "https" ? 443 : 80;
+    }
+  }
+}
+
+HttpTransport::~HttpTransport() = default;
+
+std::string HttpTransport::proxy() const { return proxy_ ? proxy_->origin() : ""; }
+
+std::chrono::milliseconds HttpTransport::backoff(int retry) {
+  double base = static_cast<double>(options_.initialBackoff.count()) * static_cast<double>(1LL << std::min(retry, 20));
+  base = std::min(base, static_cast<double>(options_.maxBackoff.count()));
+  // +-25% jitter, still within the cap
+  double jittered = base * (0.75 + 0.5 * random_());
+  jittered = std::min(jittered, static_cast<double>(options_.maxBackoff.count()));
+  return std::chrono::milliseconds(static_cast<std::int64_t>(jittered));
+}
+
+HttpTransport::Attempt HttpTransport::sendOnce(const std::string& path,
+                                               const std::vector<std::pair<std::string, std::string>>& headers,
+                                               const std::string& body, const CancelToken& cancel) {
+  Attempt attempt;
+  httplib::Client client(base_.origin());
+  client.set_connection_timeout(options_.connectTimeout);
+  client.set_read_timeout(options_.readTimeout);
+  client.set_write_timeout(std::max(options_.connectTimeout, std::chrono::milliseconds(std::chrono::seconds(30))));
+  client.set_keep_alive(false);
+  client.set_follow_location(false);
+  if (base_.scheme == "https") client.enable_server_certificate_verification(true);
+  if (proxy_) {
+    client.set_proxy(proxy_->host, proxy_->port);
+    if (proxyAuth_) client.set_proxy_basic_auth(proxyAuth_->first, proxyAuth_->second);
+  }
+
+  httplib::Request req;
+  req.method = "POST";
+  req.path = base_.basePath + path;
+  req.set_header("Content-Type", "application/json");
+  req.set_header("Accept", "application/json");
+  req.set_header("User-Agent", "revline/0.1");
+  for (const auto& [k, v] : headers) req.set_header(k, v);
+  req.body = body;
+  std::string received;
+  req.content_receiver = [&](const char* data, size_t n, uint64_t, uint64_t) {
+    if (cancel.cancelled()) return false;
+    if (received.size() + n > kMaxResponseBytes) {
+      attempt.tooLarge = true;
+      return false;
+    }
+    received.append(data, n);
+    return true;
+  };
+  req.progress = [&](uint64_t, uint64_t) { return !cancel.cancelled(); };
+
+  // A watcher stops the client when the token fires, so a call blocked waiting for
+  // the server's first byte ends promptly too (the callbacks only run on data).
+  std::mutex mu;
+  std::condition_variable cv;
+  bool finished = false;
+  std::thread watcher([&] {
+    std::unique_lock lock(mu);
+    while (!finished) {
+      if (cancel.cancelled()) {
+        client.stop();
+        return;
+      }
+      cv.wait_for(lock, std::chrono::milliseconds(20));
+    }
+  });
+
+  auto started = std::chrono::steady_clock::now();
+  httplib::Response res;
+  httplib::Error error = httplib::Error::Success;
+  bool ok = client.send(req, res, error);
+  auto elapsed = std::chrono::steady_clock::now() - started;
+  {
+    std::lock_guard lock(mu);
+    finished = true;
+  }
+  cv.notify_all();
+  watcher.join();
+
+  if (ok) {
+    attempt.ok = true;
+    attempt.response.status = res.status;
+    for (const auto& [k, v] : res.headers) attempt.response.headers.emplace(lower(k), v);
+    attempt.response.body = std::move(received);
+    return attempt;
+  }
+  attempt.error = error;
+  attempt.timedOut = error == httplib::Error::ConnectionTimeout ||
+                     (error == httplib::Error::Read && elapsed + std::chrono::milliseconds(50) >= options_.readTimeout);
+  return attempt;
+}
+
+HttpResponse HttpTransport::postJson(const std::string& path,
+                                     const std::vector<std::pair<std::string, std::string>>& headers,
+                                     const std::string& body, const CancelToken& cancel) {
+  const std::string url = base_.str() + path;
+  auto cancelled = [&] {
+    return ProviderError(Kind::Cancelled, providerName_ + ": the request to " + url + " was cancelled");
+  };
+  for (int retry = 0;; ++retry) {
+    if (cancel.cancelled()) throw cancelled();
+    Attempt attempt = sendOnce(path, headers, body, cancel);
+    if (cancel.cancelled()) throw cancelled();
+    std::chrono::milliseconds delay{0};
+    if (attempt.ok) {
+      HttpResponse& res = attempt.response;
+      res.retries = retry;
+      if (!retryableStatus(res.status, res.body) || retry >= options_.maxRetries) return std::move(res);
+      auto asked = retryAfter(res);
+      if (asked && *asked > options_.maxRetryAfter) return std::move(res);  // the caller says how long was asked
+      delay = asked ? *asked : backoff(retry);
+    } else {
+      if (attempt.tooLarge) {
+        throw ProviderError(Kind::Protocol, providerName_ + ": the reply from " + url + " is larger than " +
+                                                std::to_string(kMaxResponseBytes >> 20) + " MiB; is the base URL right?");
+      }
+      const auto e = attempt.error;
+      const bool retryable = e == httplib::Error::Connection || e == httplib::Error::ConnectionTimeout ||
+                             e == httplib::Error::Read || e == httplib::Error::Write ||
+                             e == httplib::Error::Unknown || e == httplib::Error::SSLConnection;
+      if (!retryable || retry >= options_.maxRetries) {
+        std::string tries = retry == 0 ? "" : " (after " + std::to_string(retry + 1) + " tries)";
+        if (attempt.timedOut) {
+          bool connect = e == httplib::Error::ConnectionTimeout;
+          throw ProviderError(
+              Kind::Timeout,
+              providerName_ + ": " + (connect ? "could not connect to " : "no reply from ") + url + " within " +
+                  seconds(connect ? options_.connectTimeout : options_.readTimeout) + tries + "; " +
+                  (connect ? "check the base URL, the network and HTTPS_PROXY"
+                           : "the server may be overloaded or the model slow: raise read_timeout_ms in .revline.json"));
+        }
+        std::string what = httplib::to_string(e);
+        std::string hint;
+        switch (e) {
+          case httplib::Error::Connection:
+            hint = "is the server running, and is the base URL right? (proxy: " +
+                   (proxy_ ? proxy_->origin() : std::string("none")) + ")";
+            break;
+          case httplib::Error::SSLServerVerification:
+            hint = "the server's TLS certificate was not trusted; check the system CA certificates or the proxy";
+            break;
+          case httplib::Error::SSLConnection:
+            hint = "the TLS handshake failed; is the scheme right (https vs http)?";
+            break;
+          default:
+            hint = "check the base URL and the network";
+        }
+        throw ProviderError(Kind::Network,
+                            providerName_ + ": request to " + url + " failed: " + what + tries + "; " + hint);
+      }
+      delay = backoff(retry);
+    }
+    options_.sleep(delay, cancel);
+  }
+}
+
+}  // namespace revline::providers

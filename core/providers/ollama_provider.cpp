@@ -1,0 +1,144 @@
+#include "core/providers/ollama_provider.h"
+
+namespace revline::providers {
+
+using review::FinishReason;
+using review::ProviderError;
+using review::Role;
+using Kind = review::ProviderError::Kind;
+
+namespace {
+
+constexpr const char* kPath = "/api/chat";
+
+std::int64_t intOr0(const json& obj, const char* key) {
+  if (!obj.is_object() || !obj.contains(key) || !obj[key].is_number()) return 0;
+  return obj[key].get<std::int64_t>();
+}
+
+// Ollama's native API lives at the root; a base URL copied from the /v1 (OpenAI) setup means the same server.
+Endpoint withoutV1(Endpoint e) {
+  if (e.base.basePath.ends_with("/v1")) e.base.basePath.resize(e.base.basePath.size() - 3);
+  return e;
+}
+
+}  // namespace
+
+OllamaProvider::OllamaProvider(RemoteSettings settings)
+    : settings_(std::move(settings)),
+      endpoint_(withoutV1(resolveEndpoint("ollama", settings_, kDefaultBaseUrl, kDefaultModel, kDefaultKeyEnv,
+                                          /*keyRequired=*/false))),
+      transport_("ollama", endpoint_.base, settings_.transport) {}
+
+ojson OllamaProvider::buildRequest(const review::ModelRequest& request) const {
+  const bool hasSchema = !request.schema.is_null();
+  const bool useFormat =
+      hasSchema && settings_.structuredOutput == config::StructuredOutput::Native && request.tools.empty();
+  ojson messages = ojson::array();
+  std::string system = request.system;
+  // The schema is always worth showing to a local model; with `format` it is also enforced.
+  if (hasSchema) system += schemaInstructions(request.schema);
+  if (!system.empty()) messages.push_back({{"role", "system"}, {"content", system}});
+  for (const review::Message& m : request.messages) {
+    switch (m.role) {
+      case Role::User:
+        messages.push_back({{"role", "user"}, {"content", m.text}});
+        break;
+      case Role::Assistant: {
+        ojson msg = {{"role", "assistant"}, {"content", m.text}};
+        if (!m.toolCalls.empty()) {
+          ojson calls = ojson::array();
+          for (const review::ToolCall& c : m.toolCalls) {
+            calls.push_back(
+                {{"function", {{"name", c.name}, {"arguments", ojson(c.arguments.is_object() ? c.arguments : json::object())}}}});
+          }
+          msg["tool_calls"] = std::move(calls);
+        }
+        messages.push_back(std::move(msg));
+        break;
+      }
+      case Role::Tool:
+        for (const review::ToolResult& r : m.toolResults) {
+          messages.push_back(
+              {{"role", "tool"}, {"tool_name", r.name}, {"content", r.ok ? r.content : "ERROR: " + r.content}});
+        }
+        if (!m.text.empty()) messages.push_back({{"role", "user"}, {"content", m.text}});
+        break;
+    }
+  }
+  ojson body = {{"model", endpoint_.model},
+               {"messages", std::move(messages)},
+               {"stream", false},
+               {"options", {{"temperature", 0}}}};
+  if (useFormat) body["format"] = wireSchema(request.schema);
+  if (!request.tools.empty()) {
+    ojson tools = ojson::array();
+    for (const review::ToolSpec& t : request.tools) {
+      tools.push_back({{"type", "function"},
+                       {"function", {{"name", t.name}, {"description", t.description}, {"parameters", ojson(t.inputSchema)}}}});
+    }
+    body["tools"] = std::move(tools);
+  }
+  return body;
+}
+
+review::ModelResponse OllamaProvider::parseResponse(const json& body) const {
+  if (body.contains("error") && body["error"].is_string()) {
+    throw ProviderError(Kind::Server, "ollama: " + endpoint_.base.str() + kPath + " returned an error: " +
+                                          body["error"].get<std::string>());
+  }
+  if (!body.contains("message") || !body["message"].is_object()) {
+    throw ProviderError(Kind::Protocol, "ollama: unexpected reply from " + endpoint_.base.str() + kPath +
+                                            ": no message (is this an Ollama server? for OpenAI-compatible "
+                                            "servers use --provider openai)");
+  }
+  const json& message = body["message"];
+  review::ModelResponse out;
+  if (message.contains("content") && message["content"].is_string()) out.text = message["content"].get<std::string>();
+  if (message.contains("tool_calls") && message["tool_calls"].is_array()) {
+    int index = 0;
+    for (const json& call : message["tool_calls"]) {
+      ++index;
+      if (!call.is_object() || !call.contains("function") || !call["function"].is_object()) continue;
+      const json& fn = call["function"];
+      review::ToolCall tc;
+      tc.id = call.contains("id") && call["id"].is_string() ? call["id"].get<std::string>()
+                                                             : "call_" + std::to_string(index);
+      tc.name = fn.value("name", "");
+      json args = fn.contains("arguments") ? fn["arguments"] : json::object();
+      if (args.is_string()) {
+        json parsed = json::parse(args.get<std::string>(), nullptr, false);
+        if (!parsed.is_discarded()) args = parsed;
+      }
+      tc.arguments = std::move(args);
+      out.toolCalls.push_back(std::move(tc));
+    }
+  }
+  std::string done = body.contains("done_reason") && body["done_reason"].is_string()
+                         ? body["done_reason"].get<std::string>()
+                         : "stop";
+  if (done == "length") {
+    out.finish = FinishReason::Length;
+    out.toolCalls.clear();
+  } else if (!out.toolCalls.empty()) {
+    out.finish = FinishReason::ToolCalls;
+  } else {
+    out.finish = FinishReason::Stop;
+  }
+  out.usage.inputTokens = intOr0(body, "prompt_eval_count");
+  out.usage.outputTokens = intOr0(body, "eval_count");
+  return out;
+}
+
+review::ModelResponse OllamaProvider::complete(const review::ModelRequest& request, const CancelToken& cancel) {
+  std::vector<std::pair<std::string, std::string>> headers;
+  if (!endpoint_.apiKey.empty()) headers.emplace_back("Authorization", "Bearer " + endpoint_.apiKey);
+  const std::string payload = buildRequest(request).dump(-1, ' ', false, json::error_handler_t::replace);
+  HttpResponse res = transport_.postJson(kPath, headers, payload, cancel);
+  if (res.status < 200 || res.status >= 300) {
+    throwHttpError(endpoint_, kPath, res, "pull the model first: `ollama pull " + endpoint_.model + "`");
+  }
+  return parseResponse(parseJsonBody(endpoint_, kPath, res));
+}
+
+}  // namespace revline::providers

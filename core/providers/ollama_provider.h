@@ -1,0 +1,45 @@
+// Ollama's native chat API: `POST {base_url}/api/chat` with stream:false.
+//
+// Structured output (native): `format` = the contract schema. A format constraint
+// leaves no room for tool calls, so while repository tools are offered the schema
+// travels in the system prompt instead and `format` is sent once the tools are
+// withdrawn (the final answer). Prompt mode never sends `format`.
+// Token counts come from prompt_eval_count / eval_count.
+#pragma once
+#include <string>
+
+#include "core/config/config.h"
+#include "core/providers/http_transport.h"
+#include "core/providers/remote_common.h"
+#include "core/review/provider.h"
+
+namespace revline::providers {
+
+class OllamaProvider : public review::Provider {
+ public:
+  static constexpr const char* kDefaultBaseUrl = "http://127.0.0.1:11434";
+  static constexpr const char* kDefaultModel = "qwen2.5-coder:7b";
+  // Ollama needs no key; one is sent as a bearer token when this variable is set
+  // (for an Ollama behind an authenticating proxy).
+  static constexpr const char* kDefaultKeyEnv = "OLLAMA_API_KEY";
+
+  // Throws ProviderError(Config) for a bad base URL. No key is ever required.
+  explicit OllamaProvider(RemoteSettings settings);
+  explicit OllamaProvider(const config::Config& config) : OllamaProvider(remoteSettings(config)) {}
+
+  std::string name() const override { return "ollama"; }
+  std::string model() const override { return endpoint_.model; }
+  bool remote() const override { return !endpoint_.base.loopback(); }
+  review::ModelResponse complete(const review::ModelRequest& request, const CancelToken& cancel) override;
+
+  // The wire format, exposed for tests.
+  ojson buildRequest(const review::ModelRequest& request) const;
+  review::ModelResponse parseResponse(const json& body) const;
+
+ private:
+  RemoteSettings settings_;
+  Endpoint endpoint_;
+  HttpTransport transport_;
+};
+
+}  // namespace revline::providers

@@ -1,0 +1,43 @@
+// Any OpenAI-compatible `POST {base_url}/chat/completions` endpoint: OpenAI,
+// Ollama's /v1, llama.cpp's server, vLLM, LM Studio, OpenRouter.
+//
+// Structured output: `native` sends response_format json_schema with strict:true;
+// `prompt` (for servers without json_schema) appends the schema and format
+// instructions to the system prompt. Either way the reply text goes through the
+// same reply parser in the attempt loop.
+#pragma once
+#include <string>
+
+#include "core/config/config.h"
+#include "core/providers/http_transport.h"
+#include "core/providers/remote_common.h"
+#include "core/review/provider.h"
+
+namespace revline::providers {
+
+class OpenAiProvider : public review::Provider {
+ public:
+  static constexpr const char* kDefaultBaseUrl = "https://api.openai.com/v1";
+  static constexpr const char* kDefaultModel = "gpt-4.1-mini";
+  static constexpr const char* kDefaultKeyEnv = "OPENAI_API_KEY";
+
+  // Throws ProviderError(Config) for a bad base URL or a missing key (non-loopback base URL).
+  explicit OpenAiProvider(RemoteSettings settings);
+  explicit OpenAiProvider(const config::Config& config) : OpenAiProvider(remoteSettings(config)) {}
+
+  std::string name() const override { return "openai"; }
+  std::string model() const override { return endpoint_.model; }
+  bool remote() const override { return !endpoint_.base.loopback(); }
+  review::ModelResponse complete(const review::ModelRequest& request, const CancelToken& cancel) override;
+
+  // The wire format, exposed for tests.
+  ojson buildRequest(const review::ModelRequest& request) const;
+  review::ModelResponse parseResponse(const json& body) const;
+
+ private:
+  RemoteSettings settings_;
+  Endpoint endpoint_;
+  HttpTransport transport_;
+};
+
+}  // namespace revline::providers

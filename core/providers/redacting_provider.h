@@ -1,0 +1,41 @@
+// A Provider decorator that removes secrets from everything sent to a remote
+// model: the system prompt, user turns (the diff, feedback), assistant turns
+// resent as history, tool-call arguments and tool results. Each secret found by
+// the builtin reviewer's secret rules (core/builtin/secrets.h) becomes
+// "[REDACTED:<kind>]". A provider whose base URL is loopback is passed through
+// untouched: the text does not leave the machine.
+#pragma once
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "core/review/provider.h"
+
+namespace revline::providers {
+
+class RedactingProvider : public review::Provider {
+ public:
+  using Redactor = std::function<std::string(std::string_view)>;
+
+  // `redactor` defaults to builtin::redactSecrets.
+  explicit RedactingProvider(std::unique_ptr<review::Provider> inner, Redactor redactor = {});
+
+  std::string name() const override { return inner_->name(); }
+  std::string model() const override { return inner_->model(); }
+  bool remote() const override { return inner_->remote(); }
+  review::ModelResponse complete(const review::ModelRequest& request, const CancelToken& cancel) override;
+
+  // The request as it would leave the machine (identity when the inner provider is local).
+  review::ModelRequest redact(const review::ModelRequest& request) const;
+  review::Provider& inner() { return *inner_; }
+
+ private:
+  std::unique_ptr<review::Provider> inner_;
+  Redactor redactor_;
+};
+
+// Wraps `provider` in a RedactingProvider when it is remote; returns it unchanged otherwise.
+std::unique_ptr<review::Provider> redactIfRemote(std::unique_ptr<review::Provider> provider);
+
+}  // namespace revline::providers

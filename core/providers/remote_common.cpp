@@ -1,0 +1,186 @@
+#include "core/providers/remote_common.h"
+
+#include <cstdlib>
+
+#include "core/contract/schema.h"
+
+namespace revline::providers {
+
+using review::ProviderError;
+using Kind = review::ProviderError::Kind;
+
+namespace {
+
+std::string cut(const std::string& s, std::size_t n) {
+  std::string t = s;
+  for (char& c : t) {
+    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+  }
+  if (t.size() <= n) return t;
+  return t.substr(0, n) + "...";
+}
+
+std::string statusText(int status) {
+  switch (status) {
+    case 408: return "request timeout";
+    case 409: return "conflict";
+    case 429: return "too many requests";
+    case 500: return "internal server error";
+    case 502: return "bad gateway";
+    case 503: return "service unavailable";
+    case 504: return "gateway timeout";
+    case 529: return "overloaded";
+    default: return "";
+  }
+}
+
+}  // namespace
+
+RemoteSettings remoteSettings(const config::Config& config) {
+  RemoteSettings s;
+  s.model = config.model;
+  s.baseUrl = config.baseUrl;
+  s.apiKeyEnv = config.apiKeyEnv;
+  s.structuredOutput = config.structuredOutput;
+  s.transport.connectTimeout = config.connectTimeout;
+  s.transport.readTimeout = config.readTimeout;
+  return s;
+}
+
+Endpoint resolveEndpoint(const std::string& provider, const RemoteSettings& settings, const std::string& defaultBaseUrl,
+                         const std::string& defaultModel, const std::string& defaultKeyEnv, bool keyRequired) {
+  Endpoint e;
+  e.provider = provider;
+  e.base = BaseUrl::parse(settings.baseUrl.empty() ? defaultBaseUrl : settings.baseUrl);
+  e.model = settings.model.empty() ? defaultModel : settings.model;
+  e.apiKeyEnv = settings.apiKeyEnv.empty() ? defaultKeyEnv : settings.apiKeyEnv;
+  std::optional<std::string> key;
+  if (!e.apiKeyEnv.empty()) {
+    if (settings.getenv) {
+      key = settings.getenv(e.apiKeyEnv);
+    } else if (const char* v = std::getenv(e.apiKeyEnv.c_str())) {
+      key = std::string(v);
+    }
+  }
+  if (key) {
+    auto b = key->find_first_not_of(" \t\r\n");
+    auto end = key->find_last_not_of(" \t\r\n");
+    e.apiKey = b == std::string::npos ? "" : key->substr(b, end - b + 1);
+  }
+  if (e.apiKey.empty() && keyRequired && !e.base.loopback()) {
+    throw ProviderError(Kind::Config,
+                        provider + ": no API key for " + e.base.str() + ": set the environment variable " +
+                            e.apiKeyEnv + " (or name another variable with --api-key-env / \"api_key_env\" in "
+                            ".revline.json); a loopback base URL such as http://127.0.0.1:8080/v1 needs no key");
+  }
+  return e;
+}
+
+std::string providerErrorMessage(const std::string& body) {
+  json j = json::parse(body, nullptr, false);
+  if (!j.is_discarded()) {
+    if (j.is_object()) {
+      if (j.contains("error")) {
+        const json& err = j["error"];
+        if (err.is_string()) return err.get<std::string>();
+        if (err.is_object() && err.contains("message") && err["message"].is_string()) {
+          return err["message"].get<std::string>();
+        }
+      }
+      if (j.contains("message") && j["message"].is_string()) return j["message"].get<std::string>();
+      if (j.contains("detail") && j["detail"].is_string()) return j["detail"].get<std::string>();
+    }
+  }
+  std::string t = body;
+  auto b = t.find_first_not_of(" \t\r\n");
+  if (b == std::string::npos) return "(empty body)";
+  return cut(t.substr(b), 300);
+}
+
+namespace {
+
+// error.type / error.code, where the provider gives one ("insufficient_quota", "overloaded_error").
+std::string errorCode(const std::string& body) {
+  json j = json::parse(body, nullptr, false);
+  if (j.is_discarded() || !j.is_object() || !j.contains("error") || !j["error"].is_object()) return "";
+  const json& e = j["error"];
+  for (const char* k : {"code", "type"}) {
+    if (e.contains(k) && e[k].is_string()) {
+      std::string v = e[k].get<std::string>();
+      if (!v.empty()) return v;
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
+void throwHttpError(const Endpoint& endpoint, const std::string& path, const HttpResponse& res,
+                    const std::string& hint404) {
+  const std::string url = endpoint.base.str() + path;
+  const int status = res.status;
+  const std::string message = cut(providerErrorMessage(res.body), 500);
+  const std::string code = errorCode(res.body);
+  const std::string p = endpoint.provider;
+  const std::string retried =
+      res.retries > 0 ? " after " + std::to_string(res.retries) + (res.retries == 1 ? " retry" : " retries") : "";
+  const std::string http = "HTTP " + std::to_string(status);
+
+  if (status == 401 || status == 403) {
+    std::string what = endpoint.apiKey.empty()
+                           ? "no API key was sent: set the environment variable " + endpoint.apiKeyEnv
+                           : "the API key in " + endpoint.apiKeyEnv + " was rejected: check that it is valid" +
+                                 (status == 403 ? " and allowed to use model \"" + endpoint.model + "\"" : "");
+    throw ProviderError(Kind::Auth, p + ": " + what + " (" + http + " from " + url + ": " + message + ")");
+  }
+  if (status == 404) {
+    throw ProviderError(Kind::NotFound, p + ": model \"" + endpoint.model + "\" or endpoint " + url +
+                                            " not found (" + http + ": " + message +
+                                            "); check --model and --base-url" + (hint404.empty() ? "" : "; " + hint404));
+  }
+  if (status == 429 && (code == "insufficient_quota" || res.body.find("insufficient_quota") != std::string::npos)) {
+    throw ProviderError(Kind::Quota, p + ": the account has no quota left (insufficient_quota: " + message +
+                                         "); add credit or raise the limit in the provider's billing settings. "
+                                         "Not retried: waiting does not help");
+  }
+  if (status == 429) {
+    std::string wait;
+    if (auto ra = retryAfter(res)) wait = "; the provider asks to wait " + std::to_string(ra->count() / 1000) + " s";
+    throw ProviderError(Kind::RateLimited, p + ": rate limited (" + http + retried + ": " + message + ")" + wait +
+                                               "; try again later or lower the request rate");
+  }
+  if (status == 400 || status == 413 || status == 422) {
+    throw ProviderError(Kind::BadRequest, p + " rejected the request (" + http + " from " + url + "): " + message);
+  }
+  if (status >= 500 || status == 408 || status == 409) {
+    std::string label = statusText(status);
+    throw ProviderError(Kind::Server, p + ": server error " + http + (label.empty() ? "" : " (" + label + ")") +
+                                          retried + " from " + url + ": " + message + "; try again later");
+  }
+  throw ProviderError(Kind::Protocol, p + ": unexpected " + http + " from " + url + ": " + message);
+}
+
+json parseJsonBody(const Endpoint& endpoint, const std::string& path, const HttpResponse& res) {
+  json j = json::parse(res.body, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) {
+    throw ProviderError(Kind::Protocol, endpoint.provider + ": the reply from " + endpoint.base.str() + path +
+                                            " is not a JSON object (" + cut(res.body, 200) +
+                                            "); is the base URL right?");
+  }
+  return j;
+}
+
+ojson wireSchema(const json& schema) {
+  static const json report = contract::reportSchema();
+  static const ojson ordered = contract::reportSchemaOrdered();
+  if (schema == report) return ordered;
+  return ojson(schema);
+}
+
+std::string schemaInstructions(const json& schema) {
+  return "\n\n# Output format\nReply with only one JSON object that conforms to the JSON Schema below: no prose "
+         "before or after it and no code fences. Every property is required; use null where the schema allows it.\n" +
+         wireSchema(schema).dump(2);
+}
+
+}  // namespace revline::providers

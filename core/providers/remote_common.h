@@ -1,0 +1,69 @@
+// What the remote providers (openai, anthropic, ollama) share: their settings,
+// the API key lookup, the mapping of HTTP failures to actionable ProviderErrors,
+// and the format instructions used when the schema travels in the prompt.
+#pragma once
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "core/config/config.h"
+#include "core/providers/http_transport.h"
+#include "core/review/provider.h"
+
+namespace revline::providers {
+
+struct RemoteSettings {
+  std::string model;      // empty: the provider's default model
+  std::string baseUrl;    // empty: the provider's default base URL
+  std::string apiKeyEnv;  // empty: the provider's default variable
+  config::StructuredOutput structuredOutput = config::StructuredOutput::Native;
+  int maxOutputTokens = 8192;  // Anthropic requires one; others leave the server default
+  TransportOptions transport;  // timeouts, retries, injectable sleep/random/env
+  // Reads the API key variable; empty: the process environment (tests inject one).
+  std::function<std::optional<std::string>(const std::string& name)> getenv;
+};
+
+// The settings a configuration asks for (model, base URL, key variable, structured
+// output mode, connect/read timeouts).
+RemoteSettings remoteSettings(const config::Config& config);
+
+// Resolved once per provider: the base URL, the model and the key.
+struct Endpoint {
+  std::string provider;   // "openai", ...
+  BaseUrl base;
+  std::string model;
+  std::string apiKeyEnv;  // the variable named in messages
+  std::string apiKey;     // "" when none is needed (loopback) or set
+};
+
+// Throws ProviderError(Config) for a bad base URL, or a missing key when the base
+// URL is not loopback (the message names the variable and how to set it).
+Endpoint resolveEndpoint(const std::string& provider, const RemoteSettings& settings, const std::string& defaultBaseUrl,
+                         const std::string& defaultModel, const std::string& defaultKeyEnv, bool keyRequired = true);
+
+// The provider's own error text from an error body: OpenAI/Anthropic/llama.cpp
+// {"error":{"message"}}, Ollama {"error":"..."}, vLLM {"message"}; else the body, cut.
+std::string providerErrorMessage(const std::string& body);
+
+// Turns a non-2xx response into the ProviderError the user sees. `path` is the
+// endpoint path ("/chat/completions"); `hint404` is appended to a 404 message.
+[[noreturn]] void throwHttpError(const Endpoint& endpoint, const std::string& path, const HttpResponse& response,
+                                 const std::string& hint404 = "");
+
+// Parses a 2xx body as JSON, or throws ProviderError(Protocol) naming the URL.
+json parseJsonBody(const Endpoint& endpoint, const std::string& path, const HttpResponse& response);
+
+using ojson = nlohmann::ordered_json;
+
+// The schema as it goes over the wire. For the report schema this is the contract's
+// own property order (reportSchemaOrdered): models emit keys in schema order, and a
+// finding should state file, line and explanation before severity and confidence.
+ojson wireSchema(const json& schema);
+
+// Appended to the system prompt when the schema is not enforced by the server.
+std::string schemaInstructions(const json& schema);
+
+// The name of the forced tool / json_schema that carries the review.
+inline constexpr const char* kReportName = "submit_review";
+
+}  // namespace revline::providers

@@ -1,0 +1,24 @@
+#include "core/reports/gate.h"
+
+#include "core/reports/names.h"
+
+namespace revline::reports {
+
+namespace {
+// Lower rank = more severe (the enum is declared most severe first).
+int rank(contract::Severity s) { return static_cast<int>(s); }
+}  // namespace
+
+int exitCodeFor(const review::ReviewOutcome& outcome, std::optional<contract::Severity> failOn) {
+  if (outcome.verdict == contract::Verdict::RequestChanges) return 1;
+  if (failOn) {
+    for (const auto& published : outcome.findings) {
+      if (rank(published.finding.severity) <= rank(*failOn)) return 1;
+    }
+  }
+  return 0;
+}
+
+std::optional<contract::Severity> parseFailOn(std::string_view value) { return parseSeverityName(value); }
+
+}  // namespace revline::reports

@@ -1,0 +1,21 @@
+// Exit codes for CI gates: the verdict decides, and `--fail-on SEVERITY` lets a
+// team gate on findings instead (cli.md: 0 approve/comment, 1 request changes).
+#pragma once
+#include <optional>
+#include <string_view>
+
+#include "core/contract/contract.h"
+#include "core/review/pipeline.h"
+
+namespace revline::reports {
+
+// 1 when the verdict is REQUEST_CHANGES, or when `failOn` is set and a published
+// finding is at least that severe (BLOCKER > MAJOR > MINOR > NIT); else 0.
+// Rejected (ungrounded) findings never count.
+int exitCodeFor(const review::ReviewOutcome& outcome, std::optional<contract::Severity> failOn);
+
+// Parses the value of `--fail-on` (blocker|major|minor|nit, any case); nullopt
+// for anything else, so the caller can name the flag in its usage error.
+std::optional<contract::Severity> parseFailOn(std::string_view value);
+
+}  // namespace revline::reports

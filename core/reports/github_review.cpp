@@ -1,0 +1,302 @@
+#include "core/reports/github_review.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <sstream>
+#include <tuple>
+
+#include "core/reports/names.h"
+#include "core/reports/text_report.h"
+
+namespace revline::reports {
+
+using contract::Finding;
+using contract::Severity;
+using contract::Verdict;
+
+namespace {
+
+constexpr std::size_t kListedExplanationBytes = 400;
+
+struct Placement {
+  std::string path;
+  int line = 0;                  // last line
+  std::optional<int> startLine;  // multi-line
+  bool exact = false;            // the comment covers exactly line..endLine (a suggestion may replace them)
+};
+
+// The hunk of `file` whose RIGHT-side lines include `newLine`.
+const diff::Hunk* hunkWithRightLine(const diff::FileDiff& file, int newLine) {
+  for (const auto& hunk : file.hunks) {
+    for (const auto& l : hunk.lines) {
+      if (l.kind != diff::LineKind::Removed && l.newLine == newLine) return &hunk;
+    }
+  }
+  return nullptr;
+}
+
+bool hunkHasRightLine(const diff::Hunk& hunk, int newLine) {
+  return std::any_of(hunk.lines.begin(), hunk.lines.end(),
+                     [&](const diff::Line& l) { return l.kind != diff::LineKind::Removed && l.newLine == newLine; });
+}
+
+std::optional<Placement> place(const Finding& f, const diff::Diff& diff) {
+  const diff::FileDiff* file = diff.findFile(f.file);
+  if (!file || !file->newPath || file->binary) return std::nullopt;
+  if (f.line < 1 || f.line > 1'000'000'000) return std::nullopt;
+  const int start = static_cast<int>(f.line);
+  const std::int64_t last = f.lastLine();
+  if (!file->isRightSideLine(start)) return std::nullopt;
+  const diff::Hunk* hunk = hunkWithRightLine(*file, start);
+  if (!hunk) return std::nullopt;
+  Placement p{*file->newPath, start, std::nullopt, last == start};
+  if (last > start && last <= 1'000'000'000) {
+    bool inside = true;
+    for (int n = start + 1; n <= static_cast<int>(last) && inside; ++n) inside = hunkHasRightLine(*hunk, n);
+    if (inside) {
+      p.line = static_cast<int>(last);
+      p.startLine = start;
+      p.exact = true;
+    }
+    // Otherwise the range leaves the hunk: a single-line comment on its first
+    // line, which GitHub accepts, without a suggestion (it would replace the wrong lines).
+  }
+  return p;
+}
+
+std::string rangeText(const Finding& f) {
+  std::string s = std::to_string(f.line);
+  if (f.endLine && *f.endLine != f.line) s += "-" + std::to_string(*f.endLine);
+  return s;
+}
+
+// A fence longer than any run of backticks in `text`.
+std::string fenceFor(const std::string& text) {
+  std::size_t longest = 0, run = 0;
+  for (char c : text) {
+    run = c == '`' ? run + 1 : 0;
+    longest = std::max(longest, run);
+  }
+  return std::string(std::max<std::size_t>(3, longest + 1), '`');
+}
+
+std::string prefixLines(const std::string& text, const std::string& prefix) {
+  std::string out;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t nl = text.find('\n', start);
+    out += prefix + text.substr(start, nl == std::string::npos ? std::string::npos : nl - start) + "\n";
+    if (nl == std::string::npos) break;
+    start = nl + 1;
+  }
+  return out;
+}
+
+std::string headline(const Finding& f) {
+  return "**" + std::string(severityName(f.severity)) + "** · " + std::string(categoryName(f.category)) + " · " +
+         f.title;
+}
+
+std::string footer(const review::PublishedFinding& p) {
+  std::string s = "<sub>revline · confidence " + formatConfidence(p.finding.confidence);
+  if (!p.id.empty()) s += " · id `" + p.id + "`";
+  return s + "</sub>";
+}
+
+std::string editBlock(const Finding& f, bool asSuggestion) {
+  if (!f.edit) return "";
+  if (asSuggestion) {
+    const std::string fence = fenceFor(f.edit->replacement);
+    std::string s = fence + "suggestion\n" + f.edit->replacement;
+    if (!f.edit->replacement.empty()) s += "\n";
+    return s + fence + "\n";
+  }
+  const std::string lines = prefixLines(f.edit->original, "-") +
+                            (f.edit->replacement.empty() ? std::string() : prefixLines(f.edit->replacement, "+"));
+  const std::string fence = fenceFor(lines);
+  return "Proposed edit of lines " + rangeText(f) + ":\n" + fence + "diff\n" + lines + fence + "\n";
+}
+
+std::string commentBody(const review::PublishedFinding& p, bool exactPlacement, std::size_t maxBytes) {
+  const Finding& f = p.finding;
+  const std::string marker = "<!-- revline:finding:" + p.id + " -->\n";
+  const std::string head = headline(f) + "\n\n";
+  std::string fix = f.suggestedFix ? "**Suggested fix:** " + *f.suggestedFix + "\n\n" : "";
+  std::string edit = editBlock(f, exactPlacement);
+  if (!exactPlacement && f.edit) edit = "(Lines " + rangeText(f) + ".) " + edit;
+  if (!edit.empty()) edit += "\n";
+  const std::string foot = footer(p);
+  std::string explanation = f.explanation.empty() ? "" : f.explanation + "\n\n";
+
+  auto total = [&] { return marker.size() + head.size() + explanation.size() + fix.size() + edit.size() + foot.size(); };
+  if (total() > maxBytes && !edit.empty()) edit = "(The proposed edit is too long to show here.)\n\n";
+  if (total() > maxBytes && fix.size() > 2000) fix = truncateUtf8(fix, 2000) + "\n\n";
+  if (total() > maxBytes) {
+    const std::size_t others = total() - explanation.size();
+    explanation = others + 8 < maxBytes ? truncateUtf8(explanation, maxBytes - others - 4) + "\n\n" : "";
+  }
+  std::string body = marker + head + explanation + fix + edit + foot;
+  return body.size() > maxBytes ? truncateUtf8(body, maxBytes) : body;
+}
+
+std::string verdictHeading(const std::string& event, Verdict verdict) {
+  if (event == "REQUEST_CHANGES") return "### revline: changes requested";
+  if (event == "APPROVE") return "### revline: approved";
+  return verdict == Verdict::Approve ? "### revline: no problems found" : "### revline: comments";
+}
+
+std::string countsLine(const review::ReviewOutcome& outcome, std::size_t published) {
+  std::map<Severity, std::size_t> bySeverity;
+  for (const auto& p : outcome.findings) ++bySeverity[p.finding.severity];
+  if (published == 0) return "No findings.";
+  std::string s = std::to_string(published) + (published == 1 ? " finding" : " findings");
+  s += " (";
+  bool first = true;
+  for (const auto& [severity, n] : bySeverity) {
+    s += (first ? "" : ", ") + std::to_string(n) + " " + std::string(severityName(severity));
+    first = false;
+  }
+  return s + ").";
+}
+
+struct Listed {
+  const review::PublishedFinding* finding;
+  bool offDiff;  // true: not placeable on the diff; false: over the inline cap
+};
+
+}  // namespace
+
+std::string truncateUtf8(const std::string& text, std::size_t maxBytes) {
+  if (text.size() <= maxBytes) return text;
+  const std::string ellipsis = "…";
+  if (maxBytes < ellipsis.size()) return "";
+  std::size_t cut = maxBytes - ellipsis.size();
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;  // not inside a character
+  return text.substr(0, cut) + ellipsis;
+}
+
+GithubReview buildGithubReview(const review::ReviewOutcome& outcome, const diff::Diff& diff,
+                               const GithubReviewOptions& options) {
+  GithubReview review;
+  switch (outcome.verdict) {
+    case Verdict::RequestChanges: review.event = "REQUEST_CHANGES"; break;
+    case Verdict::Comment: review.event = "COMMENT"; break;
+    case Verdict::Approve: review.event = options.approveAllowed ? "APPROVE" : "COMMENT"; break;
+  }
+
+  // Most severe first, then most confident; stable so equal findings keep the pipeline's order.
+  std::vector<const review::PublishedFinding*> ordered;
+  for (const auto& p : outcome.findings) ordered.push_back(&p);
+  std::stable_sort(ordered.begin(), ordered.end(), [](const auto* a, const auto* b) {
+    if (a->finding.severity != b->finding.severity) return a->finding.severity < b->finding.severity;
+    return a->finding.confidence > b->finding.confidence;
+  });
+
+  std::set<std::string> seenIds;
+  std::set<std::tuple<std::string, std::int64_t, std::int64_t, std::string>> seenSpots;
+  std::vector<Listed> listed;
+  std::size_t kept = 0;
+  for (const auto* p : ordered) {
+    const Finding& f = p->finding;
+    const std::string file = diff::normalizePath(f.file);
+    const bool dupId = !p->id.empty() && !seenIds.insert(p->id).second;
+    const bool dupSpot = !seenSpots.insert({file, f.line, f.lastLine(), f.title}).second;
+    if (dupId || dupSpot) {
+      ++review.duplicatesDropped;
+      continue;
+    }
+    ++kept;
+    const auto placement = place(f, diff);
+    if (!placement) {
+      listed.push_back({p, true});
+      continue;
+    }
+    if (review.comments.size() >= options.maxInlineComments) {
+      listed.push_back({p, false});
+      continue;
+    }
+    InlineComment c;
+    c.path = placement->path;
+    c.line = placement->line;
+    c.startLine = placement->startLine;
+    c.body = commentBody(*p, placement->exact, options.maxBodyBytes);
+    c.findingId = p->id;
+    review.comments.push_back(std::move(c));
+  }
+  review.listedInBody = listed.size();
+
+  // The review body: verdict, summary, counts, then the findings that are not inline.
+  std::string body = "<!-- revline:review -->\n" + verdictHeading(review.event, outcome.verdict) + "\n\n";
+  if (!outcome.summary.empty()) body += outcome.summary + "\n\n";
+  body += countsLine(outcome, kept);
+  if (!review.comments.empty()) {
+    body += " " + std::to_string(review.comments.size()) +
+            (review.comments.size() == 1 ? " is an inline comment." : " are inline comments.");
+  }
+  body += "\n";
+  if (!outcome.rejected.empty()) {
+    body += "\n" + std::to_string(outcome.rejected.size()) +
+            (outcome.rejected.size() == 1 ? " finding was" : " findings were") +
+            " discarded because it did not refer to lines of this diff.\n";
+  }
+  std::string footerLine = "\n<sub>revline " + options.toolVersion;
+  if (!outcome.provider.empty()) footerLine += " · " + outcome.provider;
+  if (!outcome.model.empty() && outcome.model != outcome.provider) footerLine += " " + outcome.model;
+  footerLine += "</sub>\n";
+
+  if (!listed.empty()) {
+    body += "\n**Findings not shown inline** (" + std::to_string(listed.size()) + ")\n\n";
+    std::size_t written = 0;
+    for (const auto& item : listed) {
+      const Finding& f = item.finding->finding;
+      std::string entry = "- " + headline(f) + " — `" + f.file + ":" + rangeText(f) + "`";
+      entry += item.offDiff ? " (not on a line of this diff)" : "";
+      entry += "\n";
+      if (!f.explanation.empty()) {
+        entry += prefixLines(truncateUtf8(f.explanation, kListedExplanationBytes), "  > ");
+      }
+      if (f.suggestedFix) entry += "  Suggested fix: " + truncateUtf8(*f.suggestedFix, kListedExplanationBytes) + "\n";
+      const std::string more = "- …and " + std::to_string(listed.size() - written) + " more.\n";
+      if (body.size() + entry.size() + more.size() + footerLine.size() + 64 > options.maxBodyBytes) {
+        body += more;
+        break;
+      }
+      body += entry;
+      ++written;
+    }
+  }
+  body += footerLine;
+  review.body = truncateUtf8(body, options.maxBodyBytes);
+  return review;
+}
+
+json GithubReview::toJson(const std::optional<std::string>& commitId) const {
+  json j = json::object();
+  if (commitId && !commitId->empty()) j["commit_id"] = *commitId;
+  j["event"] = event;
+  j["body"] = body;
+  json list = json::array();
+  for (const auto& c : comments) {
+    json o = {{"path", c.path}, {"line", c.line}, {"side", "RIGHT"}, {"body", c.body}};
+    if (c.startLine) {
+      o["start_line"] = *c.startLine;
+      o["start_side"] = "RIGHT";
+    }
+    list.push_back(std::move(o));
+  }
+  j["comments"] = std::move(list);
+  return j;
+}
+
+json renderGithubReview(const review::ReviewOutcome& outcome, const diff::Diff& diff,
+                        const GithubReviewOptions& options) {
+  return buildGithubReview(outcome, diff, options).toJson(options.commitId);
+}
+
+bool worthPosting(const GithubReview& review) {
+  if (review.event == "REQUEST_CHANGES" || review.event == "APPROVE") return true;
+  return !review.comments.empty() || review.listedInBody > 0;
+}
+
+}  // namespace revline::reports

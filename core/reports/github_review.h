@@ -1,0 +1,61 @@
+// `revline review --format github` and `revline pr`: a GitHub pull-request
+// review payload (POST /repos/{owner}/{repo}/pulls/{number}/reviews).
+//
+// GitHub rejects the whole review when one comment is off the diff, so a
+// comment is only ever placed on a RIGHT-side line of `diff` (an added or
+// context line of the new file); anything else goes into the review body.
+#pragma once
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/diff/diff.h"
+#include "core/review/pipeline.h"
+#include "core/support/json.h"
+
+namespace revline::reports {
+
+struct GithubReviewOptions {
+  bool approveAllowed = false;        // APPROVE only when configured; otherwise an approval posts as COMMENT
+  std::size_t maxInlineComments = 10; // the most severe first; the rest are listed in the body
+  std::size_t maxBodyBytes = 60000;   // per body (review and each comment); GitHub's limit is 65536 characters
+  std::optional<std::string> commitId;  // the reviewed head commit ("commit_id"), when known
+  std::string toolVersion = "0.1.0";
+};
+
+struct InlineComment {
+  std::string path;                // the file's new path as the diff spells it
+  int line = 0;                    // last line of the range (RIGHT side)
+  std::optional<int> startLine;    // first line, only for multi-line ranges inside one hunk
+  std::string body;
+  std::string findingId;
+};
+
+struct GithubReview {
+  std::string event;                     // "REQUEST_CHANGES", "COMMENT" or "APPROVE"
+  std::string body;
+  std::vector<InlineComment> comments;
+  std::size_t listedInBody = 0;          // findings listed in the body (not placeable, or over the cap)
+  std::size_t duplicatesDropped = 0;
+
+  // The request body for the reviews endpoint.
+  json toJson(const std::optional<std::string>& commitId = std::nullopt) const;
+};
+
+GithubReview buildGithubReview(const review::ReviewOutcome& outcome, const diff::Diff& diff,
+                               const GithubReviewOptions& options = {});
+
+// buildGithubReview(...).toJson(options.commitId)
+json renderGithubReview(const review::ReviewOutcome& outcome, const diff::Diff& diff,
+                        const GithubReviewOptions& options = {});
+
+// Whether posting says anything: false when no finding survived (neither inline
+// nor in the body) and the event is COMMENT. REQUEST_CHANGES is always posted,
+// and so is an APPROVE (only produced when approval was configured).
+bool worthPosting(const GithubReview& review);
+
+// Cuts UTF-8 text to at most maxBytes bytes on a character boundary, ending with "…" when cut.
+std::string truncateUtf8(const std::string& text, std::size_t maxBytes);
+
+}  // namespace revline::reports

@@ -1,0 +1,137 @@
+#include "core/reports/text_report.h"
+
+#include <cstdio>
+#include <map>
+#include <sstream>
+#include <string_view>
+
+#include "core/reports/names.h"
+
+namespace revline::reports {
+
+using contract::Severity;
+using contract::Verdict;
+
+namespace {
+
+struct Palette {
+  bool on;
+  std::string wrap(std::string_view code, std::string_view text) const {
+    if (!on) return std::string(text);
+    return "\x1b[" + std::string(code) + "m" + std::string(text) + "\x1b[0m";
+  }
+};
+
+std::string_view severityColour(Severity s) {
+  switch (s) {
+    case Severity::Blocker: return "1;31";
+    case Severity::Major: return "31";
+    case Severity::Minor: return "33";
+    case Severity::Nit: return "36";
+  }
+  return "0";
+}
+
+std::string_view verdictColour(Verdict v) {
+  switch (v) {
+    case Verdict::RequestChanges: return "1;31";
+    case Verdict::Comment: return "1;33";
+    case Verdict::Approve: return "1;32";
+  }
+  return "1";
+}
+
+std::string location(const contract::Finding& f) {
+  std::string s = f.file + ":" + std::to_string(f.line);
+  if (f.endLine && *f.endLine != f.line) s += "-" + std::to_string(*f.endLine);
+  return s;
+}
+
+// Writes `text` line by line, each line prefixed by `indent` (+ `marker`).
+void writeIndented(std::ostream& out, std::string_view text, const std::string& prefix) {
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t nl = text.find('\n', start);
+    const std::string_view line = text.substr(start, nl == std::string_view::npos ? std::string_view::npos : nl - start);
+    out << prefix << line << "\n";
+    if (nl == std::string_view::npos) break;
+    start = nl + 1;
+  }
+}
+
+std::string plural(std::size_t n, std::string_view one, std::string_view many) {
+  return std::to_string(n) + " " + std::string(n == 1 ? one : many);
+}
+
+}  // namespace
+
+std::string formatConfidence(double confidence) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f", confidence);
+  return buf;
+}
+
+std::string renderText(const review::ReviewOutcome& outcome, bool colour) {
+  const Palette p{colour};
+  std::ostringstream out;
+
+  out << "revline: " << p.wrap(verdictColour(outcome.verdict), verdictName(outcome.verdict));
+  if (outcome.modelVerdict != outcome.verdict) out << " (the model said " << verdictName(outcome.modelVerdict) << ")";
+  out << "\n";
+  if (!outcome.summary.empty()) out << outcome.summary << "\n";
+
+  for (const auto& published : outcome.findings) {
+    const contract::Finding& f = published.finding;
+    out << "\n"
+        << p.wrap("1", location(f)) << ": " << p.wrap(severityColour(f.severity), severityName(f.severity)) << " "
+        << categoryName(f.category) << " " << f.title << " (confidence " << formatConfidence(f.confidence) << ")\n";
+    if (!f.explanation.empty()) writeIndented(out, f.explanation, "    ");
+    if (f.suggestedFix) writeIndented(out, "Fix: " + *f.suggestedFix, "    ");
+    if (f.edit) {
+      out << "    Edit:\n";
+      writeIndented(out, f.edit->original, "      " + p.wrap("31", "- "));
+      if (f.edit->replacement.empty()) {
+        out << "      " << p.wrap("32", "+") << "\n";
+      } else {
+        writeIndented(out, f.edit->replacement, "      " + p.wrap("32", "+ "));
+      }
+    }
+    if (published.editDroppedReason) out << "    (the proposed edit was dropped: " << *published.editDroppedReason << ")\n";
+  }
+  if (outcome.findings.empty()) out << "\nNo findings.\n";
+
+  if (!outcome.rejected.empty()) {
+    out << "\nRejected (not published):\n";
+    for (const auto& r : outcome.rejected) {
+      out << "  " << location(r.finding) << ": " << severityName(r.finding.severity) << " "
+          << categoryName(r.finding.category) << " " << r.finding.title << "\n";
+      writeIndented(out, r.reason, "    ");
+    }
+  }
+
+  std::map<Severity, std::size_t> bySeverity;
+  for (const auto& published : outcome.findings) ++bySeverity[published.finding.severity];
+  out << "\n" << plural(outcome.findings.size(), "finding", "findings");
+  if (!bySeverity.empty()) {
+    out << " (";
+    bool first = true;
+    for (const auto& [severity, n] : bySeverity) {
+      out << (first ? "" : ", ") << n << " " << severityName(severity);
+      first = false;
+    }
+    out << ")";
+  }
+  out << ", " << outcome.rejected.size() << " rejected; " << plural(static_cast<std::size_t>(outcome.attempts), "attempt", "attempts")
+      << ", " << plural(static_cast<std::size_t>(outcome.toolCalls), "tool call", "tool calls");
+  if (!outcome.provider.empty()) {
+    out << "; " << outcome.provider;
+    if (!outcome.model.empty() && outcome.model != outcome.provider) out << " " << outcome.model;
+  }
+  if (outcome.usage.inputTokens || outcome.usage.outputTokens) {
+    out << "; " << outcome.usage.inputTokens << " input + " << outcome.usage.outputTokens << " output tokens";
+  }
+  out << "\n";
+  return out.str();
+}
+
+}  // namespace revline::reports

@@ -1,0 +1,102 @@
+#include "core/review/attempt_loop.h"
+
+#include <algorithm>
+
+#include "core/contract/feedback.h"
+#include "core/contract/reply_parser.h"
+#include "core/review/pipeline.h"
+#include "core/review/prompt.h"
+
+namespace revline::review {
+namespace {
+
+// A reply the provider itself flagged as cut off: a contract failure with the
+// truncation feedback, whatever the text happens to contain.
+contract::ReplyParse truncatedByProvider() {
+  contract::ReplyParse parse;
+  parse.problems.push_back({contract::ErrorKind::Truncated, "",
+                            "the reply was cut off at the output token limit before the JSON object was complete"});
+  return parse;
+}
+
+std::string listProblems(const contract::ReplyParse& parse) {
+  std::string out;
+  for (const auto& p : parse.problems) out += "\n  " + p.message;
+  return out;
+}
+
+void checkCancelled(const CancelToken& cancel) {
+  if (cancel.cancelled()) throw Cancelled();
+}
+
+}  // namespace
+
+AttemptResult runAttempts(Provider& provider, ModelRequest request, const AttemptOptions& options,
+                          ToolExecutor* tools, const CancelToken& cancel) {
+  AttemptResult result;
+  const int maxAttempts = options.maxAttempts < 1 ? 1 : options.maxAttempts;
+  const int budget = tools ? std::max(0, options.maxToolCalls) : 0;
+  // Every model call either answers (an attempt) or asks for tools; a model that
+  // keeps asking after the budget is spent must not loop forever.
+  const int maxModelCalls = maxAttempts + budget + 2;
+  int modelCalls = 0;
+  bool budgetAnnounced = false;
+  contract::ReplyParse last;
+
+  while (result.attempts < maxAttempts) {
+    checkCancelled(cancel);
+    if (++modelCalls > maxModelCalls) {
+      throw ContractFailure("the model kept calling tools after its budget of " + std::to_string(budget) +
+                            " tool calls was spent and gave no final answer");
+    }
+    request.tools = (tools && result.toolCalls < budget) ? tools->specs() : std::vector<ToolSpec>{};
+    ModelResponse response = provider.complete(request, cancel);
+    result.usage += response.usage;
+    checkCancelled(cancel);
+
+    if (!response.toolCalls.empty()) {
+      Message call{Role::Assistant, response.text, response.toolCalls, {}};
+      Message answers{Role::Tool, "", {}, {}};
+      for (const ToolCall& tc : response.toolCalls) {
+        if (tools && result.toolCalls < budget) {
+          ToolResult r = tools->execute(tc);
+          r.callId = tc.id;
+          r.name = tc.name;
+          answers.toolResults.push_back(std::move(r));
+          ++result.toolCalls;
+        } else {
+          answers.toolResults.push_back({tc.id, tc.name, false, toolBudgetSpentMessage(budget)});
+        }
+      }
+      request.messages.push_back(std::move(call));
+      request.messages.push_back(std::move(answers));
+      if (result.toolCalls >= budget && !budgetAnnounced) {
+        request.messages.push_back({Role::User, toolBudgetSpentMessage(budget), {}, {}});
+        budgetAnnounced = true;
+      }
+      continue;
+    }
+
+    ++result.attempts;
+    if (response.refusal) {
+      throw ProviderError(ProviderError::Kind::Refusal,
+                          provider.name() + " refused to review this change: " + *response.refusal);
+    }
+    contract::ReplyParse parse =
+        response.finish == FinishReason::Length ? truncatedByProvider() : contract::parseReply(response.text);
+    result.warnings.insert(result.warnings.end(), parse.warnings.begin(), parse.warnings.end());
+    if (parse.ok()) {
+      result.report = std::move(*parse.report);
+      return result;
+    }
+    // Feedback: the model's own answer as its turn, then every problem.
+    request.messages.push_back({Role::Assistant, response.text, {}, {}});
+    request.messages.push_back({Role::User, contract::feedbackMessage(parse), {}, {}});
+    last = std::move(parse);
+  }
+  throw ContractFailure("the model's answer did not meet the review contract after " +
+                        std::to_string(result.attempts) + (result.attempts == 1 ? " attempt" : " attempts") +
+                        "; problems in the last answer:" + listProblems(last));
+}
+
+}  // namespace revline::review

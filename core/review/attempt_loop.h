@@ -1,0 +1,34 @@
+// The attempt loop: ask the provider, serve its tool calls under a hard budget,
+// parse its answer against the contract, and retry a contract failure with
+// precise feedback. Provider failures are not retried here (they propagate).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "core/contract/contract.h"
+#include "core/review/provider.h"
+#include "core/support/cancel.h"
+
+namespace revline::review {
+
+struct AttemptOptions {
+  int maxAttempts = 2;   // answers the model may give (the first + contract retries)
+  int maxToolCalls = 5;  // tool calls served per review; past it the model must answer
+};
+
+struct AttemptResult {
+  contract::ReviewReport report;
+  int attempts = 0;
+  int toolCalls = 0;
+  Usage usage;
+  std::vector<std::string> warnings;
+};
+
+// `request` holds the system prompt, the first user message and the schema;
+// its `tools` are replaced by `tools->specs()` while the budget lasts.
+// Throws ProviderError (not retried), ContractFailure (attempts exhausted; lists
+// every problem of the last answer) or Cancelled.
+AttemptResult runAttempts(Provider& provider, ModelRequest request, const AttemptOptions& options,
+                          ToolExecutor* tools, const CancelToken& cancel);
+
+}  // namespace revline::review

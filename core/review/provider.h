@@ -1,0 +1,95 @@
+// What the review engine needs from a model: one call, request in, response out.
+// Providers (core/providers) implement it; the attempt loop drives it.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "core/support/cancel.h"
+#include "core/support/json.h"
+
+namespace revline::review {
+
+struct ToolSpec {
+  std::string name;
+  std::string description;
+  json inputSchema;
+};
+
+struct ToolCall {
+  std::string id;    // provider's call id (synthesised when the provider has none)
+  std::string name;
+  json arguments;    // as the model sent them; validated by the tool executor
+};
+
+struct ToolResult {
+  std::string callId;
+  std::string name;
+  bool ok = true;       // false: the content is an error message for the model
+  std::string content;
+};
+
+enum class Role { User, Assistant, Tool };
+
+struct Message {
+  Role role = Role::User;
+  std::string text;                     // user text, or the assistant's raw answer
+  std::vector<ToolCall> toolCalls;      // assistant turns that called tools
+  std::vector<ToolResult> toolResults;  // Role::Tool turns
+};
+
+struct ModelRequest {
+  std::string system;
+  std::vector<Message> messages;
+  json schema;                  // JSON Schema of contract::ReviewReport
+  std::vector<ToolSpec> tools;  // empty: no tools offered (e.g. budget spent)
+};
+
+enum class FinishReason { Stop, Length, ToolCalls, Refusal };
+
+struct Usage {
+  std::int64_t inputTokens = 0;
+  std::int64_t outputTokens = 0;
+  Usage& operator+=(const Usage& o) { inputTokens += o.inputTokens; outputTokens += o.outputTokens; return *this; }
+};
+
+struct ModelResponse {
+  std::string text;                    // raw answer text (parsed by the reply parser)
+  std::vector<ToolCall> toolCalls;     // non-empty: the model wants tool results first
+  FinishReason finish = FinishReason::Stop;
+  std::optional<std::string> refusal;  // the provider's own refusal message, if any
+  Usage usage;
+};
+
+// A failure of the provider itself (network, auth, quota, cassette exhausted):
+// never retried by the contract loop, surfaced to the user as `what()`.
+class ProviderError : public std::runtime_error {
+ public:
+  enum class Kind { Network, Timeout, Auth, NotFound, BadRequest, Quota, RateLimited, Server, Protocol, Refusal, Cancelled, Config };
+  ProviderError(Kind kind, const std::string& message) : std::runtime_error(message), kind_(kind) {}
+  Kind kind() const { return kind_; }
+ private:
+  Kind kind_;
+};
+
+class Provider {
+ public:
+  virtual ~Provider() = default;
+  virtual std::string name() const = 0;   // "builtin", "replay", "openai", ...
+  virtual std::string model() const = 0;  // model id, or a fixed label for offline ones
+  // True when text sent to this provider leaves the machine (secrets get redacted).
+  virtual bool remote() const { return false; }
+  virtual ModelResponse complete(const ModelRequest& request, const CancelToken& cancel) = 0;
+};
+
+// Runs the model's tool calls (core/tools implements it; the sandbox lives there).
+class ToolExecutor {
+ public:
+  virtual ~ToolExecutor() = default;
+  virtual std::vector<ToolSpec> specs() const = 0;
+  virtual ToolResult execute(const ToolCall& call) = 0;
+};
+
+}  // namespace revline::review

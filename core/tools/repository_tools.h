@@ -1,0 +1,37 @@
+// The read-only repository tools a model may call during a review:
+// read_file, search_text, glob and find_usages. Their input schemas come from
+// the typed inputs in tool_input.h; every call is parsed and validated (bad
+// arguments become a tool error the model sees, never a crash) and runs inside
+// the Sandbox.
+#pragma once
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "core/review/provider.h"
+#include "core/tools/sandbox.h"
+#include "core/tools/tool_input.h"
+
+namespace revline::tools {
+
+class RepositoryTools : public review::ToolExecutor {
+ public:
+  // `root`: the repository's work tree (the new version of the files under review).
+  explicit RepositoryTools(const std::filesystem::path& root, ToolLimits limits = {});
+
+  std::vector<review::ToolSpec> specs() const override;
+  review::ToolResult execute(const review::ToolCall& call) override;
+
+  // The tools one by one (also what execute() dispatches to).
+  Result<std::string> readFile(const ReadFileInput& in) const;
+  Result<std::string> searchText(const SearchTextInput& in) const;
+  Result<std::string> glob(const GlobInput& in) const;
+  Result<std::string> findUsages(const FindUsagesInput& in) const;
+
+  const Sandbox& sandbox() const { return sandbox_; }
+
+ private:
+  Sandbox sandbox_;
+};
+
+}  // namespace revline::tools

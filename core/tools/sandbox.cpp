@@ -1,0 +1,347 @@
+#include "core/tools/sandbox.h"
+
+#include <algorithm>
+#include <fstream>
+#include <functional>
+#include <system_error>
+
+namespace revline::tools {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr std::string_view kExample = "e.g. src/main/java/App.java";
+
+std::string quotePath(std::string_view s) {
+  std::string out = "'";
+  for (char c : s.substr(0, 200)) {
+    if (c == '\0') out += "\\0";
+    else if (c == '\n') out += "\\n";
+    else out += c;
+  }
+  if (s.size() > 200) out += "...";
+  return out + "'";
+}
+
+bool looksAbsolute(std::string_view p) {
+  if (p.empty()) return false;
+  if (p.front() == '/' || p.front() == '\\') return true;
+  if (p.size() >= 2 && std::isalpha(static_cast<unsigned char>(p[0])) && p[1] == ':') return true;  // C:\...
+  return false;
+}
+
+// Splits on '/' and '\\', dropping "" and ".".
+std::vector<std::string> components(std::string_view p) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (char c : p) {
+    if (c == '/' || c == '\\') {
+      if (!cur.empty() && cur != ".") out.push_back(cur);
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  if (!cur.empty() && cur != ".") out.push_back(cur);
+  return out;
+}
+
+std::string join(const std::vector<std::string>& parts) {
+  std::string out;
+  for (const auto& p : parts) out += (out.empty() ? "" : "/") + p;
+  return out;
+}
+
+bool hasNul(std::string_view data) { return data.find('\0') != std::string_view::npos; }
+
+}  // namespace
+
+bool skippedDirectory(std::string_view name) {
+  return name == ".git" || name == "node_modules" || name == "build" || name == "target" || name == "dist" ||
+         name == "vendor";
+}
+
+Sandbox::Sandbox(const fs::path& root, ToolLimits limits) : root_(fs::canonical(root)), limits_(limits) {}
+
+bool Sandbox::inside(const fs::path& canonical) const {
+  auto rel = canonical.lexically_relative(root_);
+  if (rel.empty()) return false;
+  auto first = *rel.begin();
+  return first != ".." && !rel.is_absolute();
+}
+
+std::optional<ToolError> Sandbox::checkPattern(std::string_view pattern, std::string_view what) const {
+  if (pattern.find('\0') != std::string_view::npos) {
+    return ToolError{std::string(what) + " contains a NUL byte"};
+  }
+  if (looksAbsolute(pattern) || (!pattern.empty() && pattern.front() == '~')) {
+    return ToolError{std::string(what) + " " + quotePath(pattern) +
+                     " is absolute; tools only see the repository: use a pattern relative to its root, " +
+                     std::string(kExample)};
+  }
+  for (const auto& c : components(pattern)) {
+    if (c == "..") {
+      return ToolError{std::string(what) + " " + quotePath(pattern) +
+                       " contains '..'; tools only see the repository: use a pattern relative to its root"};
+    }
+  }
+  return std::nullopt;
+}
+
+Result<ResolvedPath> Sandbox::resolve(std::string_view path) const {
+  if (path.find('\0') != std::string_view::npos) {
+    return ToolError{"path " + quotePath(path) + " contains a NUL byte; refused"};
+  }
+  std::string_view trimmed = path;
+  while (!trimmed.empty() && (trimmed.front() == ' ' || trimmed.front() == '\t')) trimmed.remove_prefix(1);
+  while (!trimmed.empty() && (trimmed.back() == ' ' || trimmed.back() == '\t')) trimmed.remove_suffix(1);
+  if (trimmed.empty()) return ToolError{"path is empty; give a repository-relative path, " + std::string(kExample)};
+  if (looksAbsolute(trimmed)) {
+    return ToolError{"path " + quotePath(trimmed) +
+                     " is absolute; refused: tools only see the repository, so give a path relative to its root, " +
+                     std::string(kExample)};
+  }
+  if (trimmed.front() == '~') {
+    return ToolError{"path " + quotePath(trimmed) +
+                     " points into a home directory; refused: tools only see the repository"};
+  }
+  // Lexical normalisation: `a/../b` is fine, anything that climbs above the root is not.
+  std::vector<std::string> parts;
+  for (const auto& c : components(trimmed)) {
+    if (c == "..") {
+      if (parts.empty()) {
+        return ToolError{"path " + quotePath(trimmed) +
+                         " points outside the repository; refused: tools only see files under the repository root"};
+      }
+      parts.pop_back();
+    } else {
+      parts.push_back(c);
+    }
+  }
+  if (parts.empty()) return ToolError{"path " + quotePath(trimmed) + " is the repository root; give a file path"};
+  for (const auto& c : parts) {
+    if (skippedDirectory(c)) {
+      return ToolError{"path " + quotePath(trimmed) + " is inside '" + c + "', which the tools do not read"};
+    }
+  }
+  std::string relative = join(parts);
+  fs::path joined = root_ / fs::path(relative);
+  std::error_code ec;
+  auto st = fs::symlink_status(joined, ec);
+  if (ec || !fs::exists(st)) {
+    return ToolError{"no such file in the repository: " + quotePath(relative) + "; use glob to find files"};
+  }
+  fs::path canonical = fs::canonical(joined, ec);
+  if (ec) {
+    // A dangling symlink, or one whose target cannot be resolved.
+    return ToolError{"path " + quotePath(relative) + " is a symlink whose target does not exist; refused"};
+  }
+  if (!inside(canonical) && canonical != root_) {
+    return ToolError{"path " + quotePath(relative) +
+                     " resolves (through a symlink) to a location outside the repository; refused"};
+  }
+  if (canonical == root_) return ToolError{"path " + quotePath(relative) + " is the repository root; give a file path"};
+  // A symlink may also lead into a skipped directory.
+  for (const auto& c : canonical.lexically_relative(root_)) {
+    if (skippedDirectory(c.string())) {
+      return ToolError{"path " + quotePath(relative) + " resolves into '" + c.string() + "', which the tools do not read"};
+    }
+  }
+  return ResolvedPath{canonical, relative};
+}
+
+Result<std::string> Sandbox::readText(const ResolvedPath& path) const {
+  std::error_code ec;
+  auto st = fs::status(path.absolute, ec);
+  if (ec) return ToolError{"cannot read " + quotePath(path.relative) + ": " + ec.message()};
+  if (fs::is_directory(st)) {
+    return ToolError{quotePath(path.relative) + " is a directory; use glob (e.g. \"" + path.relative +
+                     "/*\") to list its files"};
+  }
+  if (!fs::is_regular_file(st)) return ToolError{quotePath(path.relative) + " is not a regular file; refused"};
+  auto size = fs::file_size(path.absolute, ec);
+  if (ec) return ToolError{"cannot read " + quotePath(path.relative) + ": " + ec.message()};
+  if (size > limits_.maxFileBytes) {
+    return ToolError{quotePath(path.relative) + " is " + std::to_string(size / 1024) + " KB, over the " +
+                     std::to_string(limits_.maxFileBytes / 1024) +
+                     " KB limit for tools; use search_text to find the part you need"};
+  }
+  std::ifstream in(path.absolute, std::ios::binary);
+  if (!in) return ToolError{"cannot open " + quotePath(path.relative)};
+  std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (data.size() > limits_.maxFileBytes) {
+    return ToolError{quotePath(path.relative) + " is over the " + std::to_string(limits_.maxFileBytes / 1024) +
+                     " KB limit for tools"};
+  }
+  if (hasNul(std::string_view(data).substr(0, limits_.binaryProbeBytes))) {
+    return ToolError{quotePath(path.relative) + " is a binary file; tools only read text files"};
+  }
+  return data;
+}
+
+const std::vector<std::string>& Sandbox::files(bool* truncated) const {
+  if (!files_) {
+    std::vector<std::string> out;
+    std::size_t visited = 0;
+    std::error_code ec;
+    fs::recursive_directory_iterator it(root_, fs::directory_options::skip_permission_denied, ec);
+    fs::recursive_directory_iterator end;
+    for (; !ec && it != end; it.increment(ec)) {
+      if (++visited > limits_.maxWalkEntries) {
+        filesTruncated_ = true;
+        break;
+      }
+      const fs::directory_entry& entry = *it;
+      std::error_code sec;
+      auto lst = entry.symlink_status(sec);
+      if (sec) continue;
+      const std::string name = entry.path().filename().string();
+      if (fs::is_directory(lst)) {
+        if (skippedDirectory(name)) it.disable_recursion_pending();
+        continue;
+      }
+      if (fs::is_symlink(lst)) {
+        fs::path target = fs::canonical(entry.path(), sec);
+        if (sec || !inside(target) || !fs::is_regular_file(fs::status(target, sec))) continue;
+        bool intoSkipped = false;
+        for (const auto& c : target.lexically_relative(root_)) intoSkipped |= skippedDirectory(c.string());
+        if (intoSkipped) continue;
+      } else if (!fs::is_regular_file(lst)) {
+        continue;
+      }
+      out.push_back(entry.path().lexically_relative(root_).generic_string());
+    }
+    std::sort(out.begin(), out.end());
+    files_ = std::move(out);
+  }
+  if (truncated) *truncated = filesTruncated_;
+  return *files_;
+}
+
+std::optional<std::string> Sandbox::readForSearch(const std::string& relative) const {
+  std::error_code ec;
+  fs::path p = fs::canonical(root_ / fs::path(relative), ec);
+  if (ec || !inside(p)) return std::nullopt;
+  auto result = readText(ResolvedPath{p, relative});
+  if (auto* text = std::get_if<std::string>(&result)) return std::move(*text);
+  return std::nullopt;
+}
+
+// ---------------------------------------------------------------- glob
+
+namespace {
+
+// Expands the first {a,b} group (recursively for the rest); no nesting inside a group.
+void expandBraces(const std::string& pattern, std::vector<std::string>& out, int depth = 0) {
+  auto open = pattern.find('{');
+  auto close = open == std::string::npos ? std::string::npos : pattern.find('}', open);
+  if (open == std::string::npos || close == std::string::npos || depth > 8 || out.size() > 64) {
+    out.push_back(pattern);
+    return;
+  }
+  std::string head = pattern.substr(0, open), tail = pattern.substr(close + 1);
+  std::string body = pattern.substr(open + 1, close - open - 1);
+  std::size_t start = 0;
+  while (true) {
+    auto comma = body.find(',', start);
+    expandBraces(head + body.substr(start, comma == std::string::npos ? std::string::npos : comma - start) + tail,
+                 out, depth + 1);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+}
+
+// [set] at p[i] (p[i] == '['); returns the index after ']' and whether c matched, or npos when malformed.
+std::size_t matchSet(std::string_view p, std::size_t i, char c, bool& matched) {
+  std::size_t j = i + 1;
+  bool negate = j < p.size() && (p[j] == '!' || p[j] == '^');
+  if (negate) ++j;
+  bool any = false;
+  bool first = true;
+  while (j < p.size() && (p[j] != ']' || first)) {
+    first = false;
+    if (j + 2 < p.size() && p[j + 1] == '-' && p[j + 2] != ']') {
+      if (p[j] <= c && c <= p[j + 2]) any = true;
+      j += 3;
+    } else {
+      if (p[j] == c) any = true;
+      ++j;
+    }
+  }
+  if (j >= p.size()) return std::string_view::npos;
+  matched = (any != negate) && c != '/';
+  return j + 1;
+}
+
+bool matchHere(std::string_view p, std::string_view s, int& budget) {
+  if (--budget < 0) return false;  // pathological patterns give up instead of spinning
+  while (!p.empty()) {
+    if (p.size() >= 2 && p[0] == '*' && p[1] == '*') {
+      std::size_t k = 0;
+      while (k < p.size() && p[k] == '*') ++k;
+      std::string_view rest = p.substr(k);
+      if (!rest.empty() && rest.front() == '/') {
+        // "**/" matches zero or more whole directories
+        std::string_view after = rest.substr(1);
+        if (matchHere(after, s, budget)) return true;
+        for (std::size_t i = 0; i < s.size(); ++i) {
+          if (s[i] == '/' && matchHere(after, s.substr(i + 1), budget)) return true;
+        }
+        return false;
+      }
+      for (std::size_t i = 0; i <= s.size(); ++i) {
+        if (matchHere(rest, s.substr(i), budget)) return true;
+      }
+      return false;
+    }
+    if (p[0] == '*') {
+      std::string_view rest = p.substr(1);
+      for (std::size_t i = 0; i <= s.size(); ++i) {
+        if (matchHere(rest, s.substr(i), budget)) return true;
+        if (i < s.size() && s[i] == '/') break;
+      }
+      return false;
+    }
+    if (s.empty()) return false;
+    if (p[0] == '?') {
+      if (s[0] == '/') return false;
+    } else if (p[0] == '[') {
+      bool matched = false;
+      std::size_t next = matchSet(p, 0, s[0], matched);
+      if (next != std::string_view::npos) {
+        if (!matched) return false;
+        p = p.substr(next);
+        s = s.substr(1);
+        continue;
+      }
+      if (s[0] != '[') return false;  // malformed set: a literal '['
+    } else if (p[0] != s[0]) {
+      return false;
+    }
+    p = p.substr(1);
+    s = s.substr(1);
+  }
+  return s.empty();
+}
+
+}  // namespace
+
+bool globMatch(std::string_view pattern, std::string_view path) {
+  std::string pat(pattern);
+  while (pat.rfind("./", 0) == 0) pat = pat.substr(2);
+  std::vector<std::string> alternatives;
+  expandBraces(pat, alternatives);
+  for (const auto& alt : alternatives) {
+    std::string_view subject = path;
+    if (alt.find('/') == std::string::npos) {
+      auto slash = path.rfind('/');
+      if (slash != std::string_view::npos) subject = path.substr(slash + 1);
+    }
+    int budget = 100000;
+    if (matchHere(alt, subject, budget)) return true;
+  }
+  return false;
+}
+
+}  // namespace revline::tools

@@ -1,0 +1,84 @@
+// The tools' view of the file system: the repository root and nothing else.
+// Every path is resolved and canonicalised (symlinks included) and must stay
+// inside the root; absolute paths, `..` escapes, NUL bytes and symlinks that
+// point out are refused with a message the model can act on. Directories that
+// are never useful to a review (.git, node_modules, build, target, dist,
+// vendor) are skipped, and only text files up to a size cap are read.
+#pragma once
+#include <cstddef>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+namespace revline::tools {
+
+struct ToolLimits {
+  std::size_t maxFileBytes = 256 * 1024;  // larger files are not read
+  std::size_t binaryProbeBytes = 8 * 1024;  // a NUL in this prefix marks a binary file
+  std::size_t maxMatches = 50;            // search_text, find_usages
+  std::size_t maxPaths = 200;             // glob
+  std::size_t maxLinesPerRead = 500;      // read_file
+  std::size_t maxLineChars = 400;         // search results show at most this much of a line
+  std::size_t maxResultBytes = 64 * 1024; // any one tool result
+  std::size_t maxWalkEntries = 100000;    // directory entries visited per listing
+};
+
+// A failure the model sees (never an exception).
+struct ToolError {
+  std::string message;
+};
+
+template <class T>
+using Result = std::variant<T, ToolError>;
+
+struct ResolvedPath {
+  std::filesystem::path absolute;  // canonical, inside the root
+  std::string relative;            // normalised, '/'-separated, as the model should write it
+};
+
+// Directory names the tools never enter.
+bool skippedDirectory(std::string_view name);
+
+class Sandbox {
+ public:
+  // `root` must exist; it is canonicalised.
+  explicit Sandbox(const std::filesystem::path& root, ToolLimits limits = {});
+
+  const std::filesystem::path& root() const { return root_; }
+  const ToolLimits& limits() const { return limits_; }
+
+  // Resolves a repository-relative path to an existing entry inside the root.
+  Result<ResolvedPath> resolve(std::string_view path) const;
+
+  // Checks that a glob pattern is repository-relative (no absolute path, no `..`, no NUL).
+  std::optional<ToolError> checkPattern(std::string_view pattern, std::string_view what) const;
+
+  // Reads a regular text file: refused when not a regular file, larger than the cap,
+  // or binary (a NUL in the first 8 KB).
+  Result<std::string> readText(const ResolvedPath& path) const;
+
+  // Every candidate file (repository-relative, sorted): regular files and symlinks to
+  // regular files inside the root; skipped directories and directory symlinks are not
+  // entered. `truncated` is set when the walk stopped at maxWalkEntries.
+  const std::vector<std::string>& files(bool* truncated = nullptr) const;
+
+  // Reads a listed file for searching: nullopt when binary, too large or unreadable.
+  std::optional<std::string> readForSearch(const std::string& relative) const;
+
+ private:
+  bool inside(const std::filesystem::path& canonical) const;
+
+  std::filesystem::path root_;
+  ToolLimits limits_;
+  mutable std::optional<std::vector<std::string>> files_;
+  mutable bool filesTruncated_ = false;
+};
+
+// Glob matching over '/'-separated paths: `*`, `**`, `?`, `[set]`, `{a,b}`.
+// A pattern without '/' is matched against the file name only.
+bool globMatch(std::string_view pattern, std::string_view path);
+
+}  // namespace revline::tools

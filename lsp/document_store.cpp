@@ -1,0 +1,151 @@
+#include "lsp/document_store.h"
+
+#include <algorithm>
+
+#include "lsp/jsonrpc.h"
+
+namespace revline::lsp {
+
+namespace {
+// Length in bytes of the UTF-8 sequence starting with `lead` (1 for invalid).
+std::size_t sequenceLength(unsigned char lead) {
+  if (lead < 0x80) return 1;
+  if ((lead & 0xE0) == 0xC0) return 2;
+  if ((lead & 0xF0) == 0xE0) return 3;
+  if ((lead & 0xF8) == 0xF0) return 4;
+  return 1;
+}
+}  // namespace
+
+int utf16Length(std::string_view s) {
+  int units = 0;
+  for (std::size_t i = 0; i < s.size();) {
+    std::size_t n = std::min(sequenceLength(static_cast<unsigned char>(s[i])), s.size() - i);
+    units += (n == 4) ? 2 : 1;
+    i += n;
+  }
+  return units;
+}
+
+std::size_t byteOffsetOfUtf16(std::string_view s, int character) {
+  int units = 0;
+  std::size_t i = 0;
+  while (i < s.size()) {
+    std::size_t n = std::min(sequenceLength(static_cast<unsigned char>(s[i])), s.size() - i);
+    int w = (n == 4) ? 2 : 1;
+    if (units + w > character) break;
+    units += w;
+    i += n;
+  }
+  return i;
+}
+
+bool moveLines(int& first, int& last, const LineEdit& e) {
+  const int sL = e.start.line, eL = e.end.line, k = e.insertedNewlines, delta = e.delta();
+  // Entirely above the change, or the change starts after the span's content.
+  if (last < sL || (last == sL && e.start.character >= e.startLineLength)) return true;
+  // Entirely below: the change ends before the span's first character.
+  if (first > eL || (first == eL && e.end.character == 0 && e.end > e.start) ||
+      (first == eL && e.start == e.end && e.end.character == 0)) {
+    first += delta;
+    last += delta;
+    return true;
+  }
+  // Overlap: a line is deleted when the removed range covers its content and
+  // one of the line breaks next to it.
+  auto deleted = [&](int L) {
+    const bool coversStart = e.start.line < L || (e.start.line == L && e.start.character == 0);
+    const bool coversEnd = e.end.line > L || (e.end.line == L && e.end.character >= e.endLineLength);
+    const bool takesBreak = e.start.line < L || e.end.line > L;
+    return coversStart && coversEnd && takesBreak;
+  };
+  int lo = first, hi = last;
+  while (lo <= hi && deleted(lo)) ++lo;
+  while (hi >= lo && deleted(hi)) --hi;
+  if (lo > hi) return false;
+  auto map = [&](int L) { return L <= sL ? L : (L > eL ? L + delta : std::min(L, sL + k)); };
+  const int a = map(lo), b = map(hi);
+  first = a;
+  last = std::max(a, b);
+  return true;
+}
+
+Document::Document(std::string uri, int version, std::string text)
+    : uri_(std::move(uri)), version_(version), text_(std::move(text)) {
+  index();
+}
+
+void Document::index() {
+  lineStarts_.assign(1, 0);
+  for (std::size_t i = 0; i < text_.size(); ++i)
+    if (text_[i] == '\n') lineStarts_.push_back(i + 1);
+}
+
+std::string_view Document::line(int index) const {
+  if (index < 0 || index >= lineCount()) return {};
+  const std::size_t begin = lineStarts_[index];
+  std::size_t end = index + 1 < lineCount() ? lineStarts_[index + 1] - 1 : text_.size();
+  if (end > begin && text_[end - 1] == '\r') --end;
+  return std::string_view(text_).substr(begin, end - begin);
+}
+
+std::size_t Document::offsetOf(const Position& p) const {
+  if (p.line < 0) return 0;
+  if (p.line >= lineCount()) return text_.size();
+  return lineStarts_[p.line] + byteOffsetOfUtf16(line(p.line), std::max(0, p.character));
+}
+
+LineEdit Document::apply(const TextDocumentContentChangeEvent& change) {
+  LineEdit edit;
+  edit.insertedNewlines = static_cast<int>(std::count(change.text.begin(), change.text.end(), '\n'));
+  if (!change.range) {
+    edit.start = {0, 0};
+    edit.end = {lineCount() - 1, utf16Length(line(lineCount() - 1))};
+    edit.startLineLength = utf16Length(line(0));
+    edit.endLineLength = edit.end.character;
+    text_ = change.text;
+  } else {
+    Position s = change.range->start, e = change.range->end;
+    if (e < s) std::swap(s, e);
+    // Clamp to the document, so the reported edit matches what was applied.
+    auto clamp = [&](Position p) {
+      if (p.line >= lineCount()) return Position{lineCount() - 1, utf16Length(line(lineCount() - 1))};
+      p.line = std::max(0, p.line);
+      p.character = std::clamp(p.character, 0, utf16Length(line(p.line)));
+      return p;
+    };
+    s = clamp(s);
+    e = clamp(e);
+    edit.start = s;
+    edit.end = e;
+    edit.startLineLength = utf16Length(line(s.line));
+    edit.endLineLength = utf16Length(line(e.line));
+    const std::size_t from = offsetOf(s), to = offsetOf(e);
+    text_.replace(from, to - from, change.text);
+  }
+  index();
+  return edit;
+}
+
+void DocumentStore::open(const TextDocumentItem& item) {
+  docs_.insert_or_assign(item.uri, Document(item.uri, item.version, item.text));
+}
+
+std::vector<LineEdit> DocumentStore::change(const DidChangeTextDocumentParams& params) {
+  auto it = docs_.find(params.textDocument.uri);
+  if (it == docs_.end())
+    throw LspError(ErrorCode::InvalidParams, "didChange for a document that is not open: " + params.textDocument.uri);
+  std::vector<LineEdit> edits;
+  for (const auto& c : params.contentChanges) edits.push_back(it->second.apply(c));
+  it->second.setVersion(params.textDocument.version);
+  return edits;
+}
+
+void DocumentStore::close(const std::string& uri) { docs_.erase(uri); }
+
+const Document* DocumentStore::get(const std::string& uri) const {
+  auto it = docs_.find(uri);
+  return it == docs_.end() ? nullptr : &it->second;
+}
+
+}  // namespace revline::lsp

@@ -1,0 +1,70 @@
+// Open documents: text kept in UTF-8, addressed by LSP positions whose
+// character is counted in UTF-16 code units. Changes are applied on the main
+// loop only; each change also reports how it moved lines (LineEdit), which is
+// what keeps diagnostics on the right code between saves.
+#pragma once
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "lsp/protocol.h"
+
+namespace revline::lsp {
+
+// UTF-16 length of UTF-8 text (astral characters count 2; invalid bytes 1 each).
+int utf16Length(std::string_view utf8);
+// Byte offset into `utf8` of UTF-16 column `character` (clamped to the end;
+// inside a surrogate pair rounds down to the character's start).
+std::size_t byteOffsetOfUtf16(std::string_view utf8, int character);
+
+// How one change moved lines, in terms of the text before it.
+struct LineEdit {
+  Position start, end;      // the replaced range (old text)
+  int startLineLength = 0;  // UTF-16 length of line start.line before the change
+  int endLineLength = 0;    // UTF-16 length of line end.line before the change
+  int insertedNewlines = 0; // line breaks in the new text
+  int delta() const { return insertedNewlines - (end.line - start.line); }
+};
+
+// Moves the 0-based line span [first, last] across `edit`. Returns false when
+// every line of the span was deleted (the span is then meaningless).
+bool moveLines(int& first, int& last, const LineEdit& edit);
+
+class Document {
+ public:
+  Document(std::string uri, int version, std::string text);
+  const std::string& uri() const { return uri_; }
+  int version() const { return version_; }
+  const std::string& text() const { return text_; }
+  int lineCount() const { return static_cast<int>(lineStarts_.size()); }
+  // Line text without its line break ("\n" or "\r\n"); empty past the end.
+  std::string_view line(int index) const;
+  std::size_t offsetOf(const Position& p) const;  // clamped into the text
+  // Applies one change; returns how lines moved.
+  LineEdit apply(const TextDocumentContentChangeEvent& change);
+  void setVersion(int v) { version_ = v; }
+
+ private:
+  void index();
+  std::string uri_;
+  int version_;
+  std::string text_;
+  std::vector<std::size_t> lineStarts_;
+};
+
+class DocumentStore {
+ public:
+  void open(const TextDocumentItem& item);
+  // Applies the changes in order; returns their line edits. Throws LspError
+  // (InvalidParams) for a document that is not open.
+  std::vector<LineEdit> change(const DidChangeTextDocumentParams& params);
+  void close(const std::string& uri);
+  const Document* get(const std::string& uri) const;
+
+ private:
+  std::map<std::string, Document> docs_;
+};
+
+}  // namespace revline::lsp

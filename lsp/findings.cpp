@@ -1,0 +1,108 @@
+#include "lsp/findings.h"
+
+#include <cstdio>
+#include <stdexcept>
+
+#include "core/contract/enums.h"
+
+namespace revline::lsp {
+
+PlacedFinding place(const review::PublishedFinding& f) {
+  PlacedFinding p;
+  p.published = f;
+  p.firstLine = static_cast<int>(std::max<std::int64_t>(1, f.finding.line)) - 1;
+  p.lastLine = std::max(p.firstLine, static_cast<int>(f.finding.lastLine()) - 1);
+  return p;
+}
+
+DiagnosticSeverity severityFor(contract::Severity s) {
+  switch (s) {
+    case contract::Severity::Blocker: return DiagnosticSeverity::Error;
+    case contract::Severity::Major: return DiagnosticSeverity::Warning;
+    case contract::Severity::Minor: return DiagnosticSeverity::Information;
+    case contract::Severity::Nit: return DiagnosticSeverity::Hint;
+  }
+  return DiagnosticSeverity::Warning;
+}
+
+namespace {
+std::string confidenceText(double c) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f", c);
+  return buf;
+}
+}  // namespace
+
+std::string diagnosticMessage(const contract::Finding& f) {
+  return f.title + "\n\n" + f.explanation + " (confidence " + confidenceText(f.confidence) + ")";
+}
+
+Diagnostic toDiagnostic(const PlacedFinding& p, int lastLineLength) {
+  Diagnostic d;
+  d.range = Range{{p.firstLine, 0}, {p.lastLine, lastLineLength}};
+  d.severity = severityFor(p.published.finding.severity);
+  d.code = std::string(contract::toString(p.published.finding.category));
+  d.source = "revline";
+  d.message = diagnosticMessage(p.published.finding);
+  d.data = json{{"id", p.published.id}};
+  return d;
+}
+
+std::string hoverMarkdown(const contract::Finding& f) {
+  std::string md = "**revline: " + f.title + "**\n\n";
+  md += "*" + std::string(contract::toString(f.severity)) + "* · " + std::string(contract::toString(f.category)) +
+        " · confidence " + confidenceText(f.confidence) + "\n\n";
+  md += f.explanation + "\n";
+  if (f.suggestedFix) md += "\n**Suggested fix:** " + *f.suggestedFix + "\n";
+  if (f.edit) md += "\n```\n" + f.edit->replacement + "\n```\n";
+  return md;
+}
+
+json findingsToJson(const std::vector<review::PublishedFinding>& findings) {
+  json out = json::array();
+  for (const auto& p : findings) {
+    const auto& f = p.finding;
+    json j{{"file", f.file},
+           {"line", f.line},
+           {"endLine", f.endLine},
+           {"severity", contract::toString(f.severity)},
+           {"category", contract::toString(f.category)},
+           {"title", f.title},
+           {"explanation", f.explanation},
+           {"suggestedFix", f.suggestedFix},
+           {"edit", nullptr},
+           {"confidence", f.confidence},
+           {"id", p.id}};
+    if (f.edit) j["edit"] = json{{"original", f.edit->original}, {"replacement", f.edit->replacement}};
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
+std::vector<review::PublishedFinding> findingsFromJson(const json& j) {
+  if (!j.is_array()) throw std::runtime_error("cached findings: expected an array");
+  std::vector<review::PublishedFinding> out;
+  for (const auto& e : j) {
+    review::PublishedFinding p;
+    auto& f = p.finding;
+    f.file = e.at("file").get<std::string>();
+    f.line = e.at("line").get<std::int64_t>();
+    f.endLine = e.at("endLine").get<std::optional<std::int64_t>>();
+    auto severity = contract::parseSeverity(e.at("severity").get<std::string>());
+    auto category = contract::parseCategory(e.at("category").get<std::string>());
+    if (!severity || !category) throw std::runtime_error("cached findings: unknown severity or category");
+    f.severity = *severity;
+    f.category = *category;
+    f.title = e.at("title").get<std::string>();
+    f.explanation = e.at("explanation").get<std::string>();
+    f.suggestedFix = e.at("suggestedFix").get<std::optional<std::string>>();
+    if (!e.at("edit").is_null())
+      f.edit = contract::Edit{e["edit"].at("original").get<std::string>(), e["edit"].at("replacement").get<std::string>()};
+    f.confidence = e.at("confidence").get<double>();
+    p.id = e.at("id").get<std::string>();
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+}  // namespace revline::lsp

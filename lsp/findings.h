@@ -1,0 +1,38 @@
+// Review findings as the editor sees them: contract.md "LSP mapping", hover
+// Markdown, and the JSON kept in the review cache. The only place where review
+// terms become protocol terms.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/review/pipeline.h"
+#include "lsp/protocol.h"
+
+namespace revline::lsp {
+
+// A published finding placed on the current text of a document: 0-based lines,
+// moved by edits between saves.
+struct PlacedFinding {
+  review::PublishedFinding published;
+  int firstLine = 0;  // 0-based
+  int lastLine = 0;   // 0-based, inclusive
+};
+
+PlacedFinding place(const review::PublishedFinding& finding);
+
+DiagnosticSeverity severityFor(contract::Severity severity);
+// "title\n\nexplanation (confidence 0.82)"
+std::string diagnosticMessage(const contract::Finding& finding);
+// `lastLineLength`: UTF-16 length of the last line (the range ends there).
+Diagnostic toDiagnostic(const PlacedFinding& finding, int lastLineLength);
+
+// Markdown for hover: severity, category, confidence, explanation, suggested fix.
+std::string hoverMarkdown(const contract::Finding& finding);
+
+// Cache form of published findings (written and read only by revline).
+json findingsToJson(const std::vector<review::PublishedFinding>& findings);
+// Throws std::runtime_error on a malformed cache entry.
+std::vector<review::PublishedFinding> findingsFromJson(const json& j);
+
+}  // namespace revline::lsp

@@ -1,0 +1,124 @@
+#include "lsp/repository_state.h"
+
+#include <cstdint>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "lsp/findings.h"
+
+namespace revline::lsp {
+namespace fs = std::filesystem;
+
+namespace {
+std::string readFile(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Write to a temporary file, then rename: a crash never leaves half a file.
+void writeFileAtomically(const fs::path& p, const std::string& content) {
+  std::error_code ec;
+  fs::create_directories(p.parent_path(), ec);
+  const fs::path tmp = p.string() + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) return;
+    out << content;
+    if (!out) return;
+  }
+  fs::rename(tmp, p, ec);
+}
+
+std::uint64_t fnv1a(const std::string& s, std::uint64_t seed) {
+  std::uint64_t h = seed;
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+}  // namespace
+
+fs::path gitDirectory(const fs::path& root) {
+  const fs::path dotGit = root / ".git";
+  std::error_code ec;
+  if (fs::is_regular_file(dotGit, ec)) {
+    std::string content = readFile(dotGit);
+    const std::string prefix = "gitdir:";
+    if (content.compare(0, prefix.size(), prefix) == 0) {
+      std::string dir = content.substr(prefix.size());
+      while (!dir.empty() && (dir.front() == ' ')) dir.erase(0, 1);
+      while (!dir.empty() && (dir.back() == '\n' || dir.back() == '\r' || dir.back() == ' ')) dir.pop_back();
+      fs::path p(dir);
+      return p.is_absolute() ? p : root / p;
+    }
+  }
+  return dotGit;
+}
+
+std::string ReviewCache::key(const std::string& provider, const std::string& model, int promptVersion,
+                             const std::string& annotatedDiff) {
+  return "revline-review-cache 1\nprovider " + provider + "\nmodel " + model + "\nprompt " +
+         std::to_string(promptVersion) + "\n" + annotatedDiff;
+}
+
+namespace {
+fs::path cacheFile(const fs::path& root, const std::string& key) {
+  char name[40];
+  std::snprintf(name, sizeof name, "%016llx%016llx", static_cast<unsigned long long>(fnv1a(key, 14695981039346656037ull)),
+                static_cast<unsigned long long>(fnv1a(key, 0x9e3779b97f4a7c15ull)));
+  return gitDirectory(root) / "revline" / "cache" / (std::string(name) + ".json");
+}
+}  // namespace
+
+std::optional<std::vector<review::PublishedFinding>> ReviewCache::get(const fs::path& root, const std::string& key) {
+  const std::string memoryKey = root.string() + '\0' + key;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (auto it = memory_.find(memoryKey); it != memory_.end()) return it->second;
+  }
+  const fs::path file = cacheFile(root, key);
+  std::error_code ec;
+  if (!fs::exists(file, ec)) return std::nullopt;
+  try {
+    json j = json::parse(readFile(file));
+    if (j.at("key").get<std::string>() != key) return std::nullopt;  // hash collision
+    auto findings = findingsFromJson(j.at("findings"));
+    std::lock_guard<std::mutex> lock(mu_);
+    memory_[memoryKey] = findings;
+    return findings;
+  } catch (const std::exception&) {
+    return std::nullopt;  // a corrupt entry is a miss
+  }
+}
+
+void ReviewCache::put(const fs::path& root, const std::string& key,
+                      const std::vector<review::PublishedFinding>& findings) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    memory_[root.string() + '\0' + key] = findings;
+  }
+  json j{{"key", key}, {"findings", findingsToJson(findings)}};
+  writeFileAtomically(cacheFile(root, key), j.dump(1, ' ', false, json::error_handler_t::replace));
+}
+
+DismissedFindings::DismissedFindings(fs::path root) : file_(gitDirectory(root) / "revline" / "dismissed.json") {
+  std::error_code ec;
+  if (!fs::exists(file_, ec)) return;
+  try {
+    json j = json::parse(readFile(file_));
+    for (const auto& id : j.at("dismissed")) ids_.insert(id.get<std::string>());
+  } catch (const std::exception&) {
+    // Unreadable: start empty; the next dismissal rewrites it.
+  }
+}
+
+void DismissedFindings::add(const std::string& id) {
+  if (!ids_.insert(id).second) return;
+  writeFileAtomically(file_, json{{"dismissed", ids_}}.dump(1) + "\n");
+}
+
+}  // namespace revline::lsp

@@ -1,0 +1,48 @@
+// What the server remembers per repository, under `<git dir>/revline/`:
+// the review cache (cache/<hash>.json) and the dismissed finding ids
+// (dismissed.json). Both survive restarts; neither touches the work tree.
+#pragma once
+#include <filesystem>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/review/pipeline.h"
+
+namespace revline::lsp {
+
+// `<root>/.git`, or the directory a `.git` file points to (worktrees, submodules).
+std::filesystem::path gitDirectory(const std::filesystem::path& root);
+
+// Reviews keyed by provider, model, prompt version and the annotated diff.
+// Thread-safe. Disk errors are ignored (the cache is an optimisation).
+class ReviewCache {
+ public:
+  static std::string key(const std::string& provider, const std::string& model, int promptVersion,
+                         const std::string& annotatedDiff);
+  std::optional<std::vector<review::PublishedFinding>> get(const std::filesystem::path& root, const std::string& key);
+  void put(const std::filesystem::path& root, const std::string& key,
+           const std::vector<review::PublishedFinding>& findings);
+
+ private:
+  std::mutex mu_;
+  std::map<std::string, std::vector<review::PublishedFinding>> memory_;  // by root + key
+};
+
+// Dismissed finding ids of one repository, persisted on every change.
+class DismissedFindings {
+ public:
+  explicit DismissedFindings(std::filesystem::path root);
+  bool contains(const std::string& id) const { return ids_.count(id) != 0; }
+  void add(const std::string& id);
+  const std::set<std::string>& ids() const { return ids_; }
+
+ private:
+  std::filesystem::path file_;
+  std::set<std::string> ids_;
+};
+
+}  // namespace revline::lsp

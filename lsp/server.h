@@ -1,0 +1,144 @@
+// The revline language server: LSP lifecycle, document sync, review on save,
+// diagnostics that follow edits, code actions, hover and commands. Transport-
+// and provider-agnostic: messages arrive through a Transport, the Provider
+// comes from a factory (providers::makeProvider unless a test injects one).
+//
+// Threads: messages are handled on the loop thread; reviews run on one worker
+// over what git reports (never the editor's buffers), holding no lock while
+// the provider works; results are published under the state lock. With
+// `sync`, reviews run inline on the loop thread without debounce (tests).
+#pragma once
+#include <condition_variable>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "core/config/config.h"
+#include "core/review/provider.h"
+#include "lsp/document_store.h"
+#include "lsp/findings.h"
+#include "lsp/repository_state.h"
+#include "lsp/transport.h"
+
+namespace revline::lsp {
+
+using ProviderFactory = std::function<std::unique_ptr<review::Provider>(
+    const config::Config&, const diff::Diff&, const std::filesystem::path& root)>;
+
+struct ServerOptions {
+  bool sync = false;                // reviews inline, no debounce
+  ProviderFactory providerFactory;  // empty: providers::makeProvider
+};
+
+// Counters for tests and troubleshooting, returned by the `revline/stats` request.
+struct ServerStats {
+  int reviewsStarted = 0;   // review jobs that ran (after debounce / cancellation)
+  int providerCalls = 0;    // Provider::complete calls
+  int cacheHits = 0;        // reviews answered from the cache
+  int reviewsCancelled = 0;
+  int providerFailures = 0;
+};
+
+class Server : public MessageHandler {
+ public:
+  Server(Transport& transport, ServerOptions options);
+  ~Server() override;
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  // Runs the transport loop; returns the process exit code (0 after
+  // shutdown + exit, 1 for exit without shutdown or input ending before it).
+  int run();
+
+  bool onNotify(const std::string& method, const json& params) override;
+  bool onCall(const std::string& method, const json& params, const json& id) override;
+  bool onReply(const json& id, const std::optional<json>& result, const std::optional<json>& error) override;
+
+  ServerStats stats();
+
+ private:
+  struct Job;
+  struct FileState {
+    std::filesystem::path root;
+    std::vector<PlacedFinding> findings;
+  };
+
+  // Request handlers (loop thread). They throw LspError.
+  // A handler that throws leaves `reply` unanswered; onCall answers with the error.
+  void handleInitialize(const json& params, ReplyOnce& reply);
+  void handleCodeAction(const json& params, ReplyOnce& reply);
+  void handleHover(const json& params, ReplyOnce& reply);
+  void handleExecuteCommand(const json& params, ReplyOnce& reply, const json& id);
+  // Notification handlers.
+  void handleDidOpen(const json& params);
+  void handleDidChange(const json& params);
+  void handleDidSave(const json& params);
+  void handleDidClose(const json& params);
+  void handleDidChangeConfiguration(const json& params);
+  void handleDidChangeWorkspaceFolders(const json& params);
+  void handleCancel(const json& params);
+
+  // Reviews.
+  void scheduleReview(const std::filesystem::path& file, bool immediate, std::optional<ReplyOnce> reply,
+                      const json& requestId);
+  void scheduleWorkspaceReview(const std::filesystem::path& root, bool immediate, std::optional<ReplyOnce> reply,
+                               const json& requestId);
+  void enqueue(std::shared_ptr<Job> job);
+  void runJob(Job& job);
+  void workerLoop();
+  void reportFailure(const std::string& message);  // once per distinct failure
+
+  // State helpers; callers hold mu_.
+  std::optional<std::filesystem::path> repositoryOf(const std::filesystem::path& file);
+  config::Config configFor(const std::filesystem::path& root);
+  DismissedFindings& dismissedFor(const std::filesystem::path& root);
+  std::string uriFor(const std::filesystem::path& absolutePath);
+  std::vector<std::string> currentLines(const std::string& uri);
+  void publish(const std::string& uri);
+  void logMessage(MessageType type, const std::string& text);
+  void showMessage(MessageType type, const std::string& text);
+
+  Transport& transport_;
+  ServerOptions options_;
+
+  std::mutex mu_;  // everything below
+  bool initialized_ = false;
+  bool shutdownRequested_ = false;
+  bool clientProgress_ = false;
+  json clientSettings_ = json::object();
+  std::vector<std::filesystem::path> folders_;
+  DocumentStore documents_;
+  std::map<std::string, std::vector<LineEdit>> editsSinceSave_;  // by uri
+  std::map<std::string, FileState> files_;                       // by uri
+  std::map<std::string, std::string> uriByPath_;                 // canonical path -> client's uri
+  std::map<std::filesystem::path, std::optional<std::filesystem::path>> rootByDir_;
+  std::map<std::filesystem::path, config::Config> configs_;
+  std::map<std::filesystem::path, std::unique_ptr<DismissedFindings>> dismissed_;
+  std::string lastFailureShown_;
+  ServerStats stats_;
+  int nextProgress_ = 0;
+  int nextOutgoingId_ = 0;
+
+  ReviewCache cache_;
+
+  // Requests in flight (cancellable) and cancellations that arrived first.
+  std::mutex inflightMu_;
+  std::map<std::string, CancelToken> inflight_;  // by id.dump()
+  std::set<std::string> cancelledEarly_;
+
+  // Worker.
+  std::condition_variable workCv_;
+  std::map<std::string, std::shared_ptr<Job>> pending_;  // by job key
+  std::map<std::string, std::shared_ptr<Job>> running_;  // by job key
+  bool stopping_ = false;
+  std::thread worker_;
+};
+
+}  // namespace revline::lsp

@@ -1,0 +1,142 @@
+#include <iostream>
+
+#include "lsp/transport.h"
+
+namespace revline::lsp {
+
+Transport::Transport() {
+  log = [](const std::string& line) { std::cerr << "revline lsp: " << line << "\n"; };
+}
+
+void Transport::send(const json& message) {
+  // Invalid UTF-8 from a file must not throw: replace it.
+  std::string body = message.dump(-1, ' ', false, json::error_handler_t::replace);
+  std::lock_guard<std::mutex> lock(writeMutex_);
+  writeBody(body);
+}
+
+void Transport::notify(const std::string& method, const json& params) {
+  send(json{{"jsonrpc", "2.0"}, {"method", method}, {"params", params}});
+}
+
+void Transport::call(const std::string& method, const json& params, const json& id) {
+  send(json{{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", params}});
+}
+
+void Transport::reply(const json& id, const ReplyValue& value) {
+  json m{{"jsonrpc", "2.0"}, {"id", id}};
+  if (const auto* error = std::get_if<LspError>(&value)) m["error"] = encodeError(*error);
+  else m["result"] = std::get<json>(value);
+  send(m);
+}
+
+namespace {
+struct Parsed {
+  std::optional<Message> message;  // nullopt: not JSON
+  std::string error;
+  const std::string* body = nullptr;
+};
+bool isCancel(const Parsed& p) {
+  if (!p.message) return false;
+  const auto* n = std::get_if<Notification>(&*p.message);
+  return n && n->method == "$/cancelRequest";
+}
+}  // namespace
+
+bool Transport::loop(MessageHandler& handler) {
+  for (;;) {
+    std::vector<std::string> bodies;
+    const bool more = readBatch(bodies);
+    std::vector<Parsed> parsed(bodies.size());
+    for (std::size_t i = 0; i < bodies.size(); ++i) {
+      parsed[i].body = &bodies[i];
+      try {
+        parsed[i].message = classify(json::parse(bodies[i]));
+      } catch (const json::exception& e) {
+        parsed[i].error = e.what();
+      }
+    }
+    // Cancellations first: they only mark work as cancelled, and must be seen
+    // before the work they cancel is started.
+    std::vector<const Parsed*> ordered;
+    for (const auto& p : parsed)
+      if (isCancel(p)) ordered.push_back(&p);
+    for (const auto& p : parsed)
+      if (!isCancel(p)) ordered.push_back(&p);
+    for (const Parsed* p : ordered)
+      if (!dispatch(*p->body, p->message, p->error, handler)) return true;
+    if (!more) return false;
+  }
+}
+
+bool Transport::dispatch(const std::string& body, const std::optional<Message>& message, const std::string& parseError,
+                         MessageHandler& handler) {
+  if (!message) {
+    if (auto id = scanId(body)) {
+      reply(*id, LspError(ErrorCode::ParseError, "invalid JSON: " + parseError));
+    } else {
+      log("dropped a message that is not JSON: " + parseError);
+    }
+    return true;
+  }
+  const Message& m = *message;
+  if (auto* r = std::get_if<Request>(&m)) return handler.onCall(r->method, r->params, r->id);
+  if (auto* n = std::get_if<Notification>(&m)) return handler.onNotify(n->method, n->params);
+  if (auto* r = std::get_if<Response>(&m)) return handler.onReply(r->id, r->result, r->error);
+  const auto& bad = std::get<Invalid>(m);
+  if (bad.id) reply(*bad.id, LspError(ErrorCode::InvalidRequest, bad.reason));
+  else log("dropped an invalid JSON-RPC message: " + bad.reason);
+  return true;
+}
+
+// ---- MemoryTransport
+
+void MemoryTransport::clientSendRaw(std::string body) {
+  std::lock_guard<std::mutex> lock(mu_);
+  toServer_.push_back({std::move(body)});
+  cv_.notify_all();
+}
+
+void MemoryTransport::clientSendBatch(const std::vector<json>& messages) {
+  std::vector<std::string> batch;
+  for (const auto& m : messages) batch.push_back(m.dump());
+  std::lock_guard<std::mutex> lock(mu_);
+  toServer_.push_back(std::move(batch));
+  cv_.notify_all();
+}
+
+void MemoryTransport::clientClose() {
+  std::lock_guard<std::mutex> lock(mu_);
+  closed_ = true;
+  cv_.notify_all();
+}
+
+bool MemoryTransport::readBatch(std::vector<std::string>& bodies) {
+  std::unique_lock<std::mutex> lock(mu_);
+  cv_.wait(lock, [&] { return !toServer_.empty() || closed_; });
+  if (toServer_.empty()) return false;
+  for (auto& b : toServer_.front()) bodies.push_back(std::move(b));
+  toServer_.pop_front();
+  return true;
+}
+
+void MemoryTransport::writeBody(const std::string& body) {
+  std::lock_guard<std::mutex> lock(mu_);
+  toClient_.push_back(body);
+  cv_.notify_all();
+}
+
+std::optional<json> MemoryTransport::clientReceive(std::chrono::milliseconds timeout) {
+  std::unique_lock<std::mutex> lock(mu_);
+  if (!cv_.wait_for(lock, timeout, [&] { return !toClient_.empty(); })) return std::nullopt;
+  std::string body = std::move(toClient_.front());
+  toClient_.pop_front();
+  return json::parse(body);
+}
+
+std::size_t MemoryTransport::pendingForClient() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return toClient_.size();
+}
+
+}  // namespace revline::lsp

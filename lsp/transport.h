@@ -1,0 +1,110 @@
+// The transport carries JSON-RPC messages between the server and a client and
+// knows nothing of LSP. Outbound: notify / call / reply (thread-safe). Inbound:
+// loop() hands classified messages to a MessageHandler. What is not JSON, or
+// not JSON-RPC, is answered here (-32700 / -32600) when an id can be read and
+// logged otherwise; it never stops the loop.
+//
+// Implementations supply two hooks: readBatch (what arrived, as message bodies)
+// and writeBody. StdioTransport frames with Content-Length over file
+// descriptors; MemoryTransport (tests) passes bodies through queues.
+#pragma once
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lsp/jsonrpc.h"
+
+namespace revline::lsp {
+
+class MessageHandler {
+ public:
+  virtual ~MessageHandler() = default;
+  // Each returns false to stop the loop (the `exit` notification).
+  virtual bool onNotify(const std::string& method, const json& params) = 0;
+  virtual bool onCall(const std::string& method, const json& params, const json& id) = 0;
+  virtual bool onReply(const json& id, const std::optional<json>& result, const std::optional<json>& error) = 0;
+};
+
+class Transport {
+ public:
+  virtual ~Transport() = default;
+
+  void notify(const std::string& method, const json& params);
+  void call(const std::string& method, const json& params, const json& id);
+  void reply(const json& id, const ReplyValue& value);
+
+  // Runs until the handler returns false (true) or the input ends (false).
+  // Within one batch of input, `$/cancelRequest` notifications are delivered
+  // first: cancellation is handled on receipt, ahead of the work it cancels.
+  bool loop(MessageHandler& handler);
+
+  // Diagnostics about the input (bad frames); goes to stderr by default.
+  std::function<void(const std::string&)> log;
+
+ protected:
+  Transport();
+  // Blocks until at least one message body arrived (appended to `bodies`);
+  // false at end of input (bodies may still hold the last ones).
+  virtual bool readBatch(std::vector<std::string>& bodies) = 0;
+  virtual void writeBody(const std::string& body) = 0;
+
+ private:
+  void send(const json& message);
+  bool dispatch(const std::string& body, const std::optional<Message>& message, const std::string& parseError,
+                MessageHandler& handler);
+  std::mutex writeMutex_;
+};
+
+// Content-Length framing over a pair of file descriptors (0 and 1 for stdio).
+class StdioTransport : public Transport {
+ public:
+  explicit StdioTransport(int inFd = 0, int outFd = 1, std::size_t maxMessageBytes = 64u << 20);
+
+  // Exposed for tests: splits `buffer` into complete bodies, consuming what it
+  // used, resynchronising on the next Content-Length header after bad input.
+  static void extractFrames(std::string& buffer, std::vector<std::string>& bodies, std::size_t maxMessageBytes,
+                            const std::function<void(const std::string&)>& log);
+
+ protected:
+  bool readBatch(std::vector<std::string>& bodies) override;
+  void writeBody(const std::string& body) override;
+
+ private:
+  int in_, out_;
+  std::size_t max_;
+  std::string buffer_;
+  bool eof_ = false;
+};
+
+// In-memory transport: the test plays the client from another thread.
+class MemoryTransport : public Transport {
+ public:
+  MemoryTransport() = default;
+  // Client side.
+  void clientSendRaw(std::string body);
+  void clientSend(const json& message) { clientSendRaw(message.dump()); }
+  // Sends several messages as one batch (as if they arrived in one read).
+  void clientSendBatch(const std::vector<json>& messages);
+  void clientClose();  // end of input
+  // The next message the server sent, or nullopt after `timeout`.
+  std::optional<json> clientReceive(std::chrono::milliseconds timeout);
+  std::size_t pendingForClient();
+
+ protected:
+  bool readBatch(std::vector<std::string>& bodies) override;
+  void writeBody(const std::string& body) override;
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::vector<std::string>> toServer_;
+  bool closed_ = false;
+  std::deque<std::string> toClient_;
+};
+
+}  // namespace revline::lsp

@@ -1,0 +1,84 @@
+// The builtin provider: its answer is JSON text that the standard reply
+// parser accepts, carrying the rules' findings, a summary and a verdict.
+#include "core/builtin/builtin_provider.h"
+
+#include <gtest/gtest.h>
+
+#include "core/contract/reply_parser.h"
+#include "tests/unit/builtin/review_fixture.h"
+
+namespace revline::builtin::testing {
+namespace {
+
+using contract::Category;
+using contract::Severity;
+using contract::Verdict;
+
+const std::string kBefore = "class A {\n    void f(String s) {\n    }\n}\n";
+
+TEST(BuiltinProvider, AnswersWithJsonTheReplyParserAccepts) {
+  const std::string after = "class A {\n    void f(String s) {\n        if (s == \"x\") return;\n    }\n}\n";
+  BuiltinProvider provider(diffOf("A.java", kBefore, after));
+  EXPECT_EQ(provider.name(), "builtin");
+  EXPECT_EQ(provider.model(), "rules-v1");
+  EXPECT_FALSE(provider.remote());
+
+  const review::ModelResponse response = provider.complete(review::ModelRequest{}, CancelToken{});
+  EXPECT_EQ(response.finish, review::FinishReason::Stop);
+  EXPECT_TRUE(response.toolCalls.empty());
+  EXPECT_EQ(response.usage.inputTokens, 0);
+  EXPECT_EQ(response.usage.outputTokens, 0);
+
+  const auto parsed = contract::parseReply(response.text);
+  ASSERT_TRUE(parsed.ok()) << response.text;
+  const contract::ReviewReport& report = *parsed.report;
+  ASSERT_EQ(report.findings.size(), 1u);
+  const auto& f = report.findings[0];
+  EXPECT_EQ(f.file, "A.java");
+  EXPECT_EQ(f.line, 3);
+  EXPECT_EQ(f.severity, Severity::Major);
+  EXPECT_EQ(f.category, Category::Correctness);
+  EXPECT_DOUBLE_EQ(f.confidence, 0.9);
+  ASSERT_TRUE(f.edit);
+  EXPECT_EQ(f.edit->original, "        if (s == \"x\") return;");
+  EXPECT_EQ(f.edit->replacement, "        if (\"x\".equals(s)) return;");
+  EXPECT_EQ(report.verdict, Verdict::RequestChanges);
+  EXPECT_EQ(report.summary, "The builtin rules found 1 problem (1 major) in 1 changed file.");
+}
+
+TEST(BuiltinProvider, ApprovesACleanChange) {
+  const std::string after = "class A {\n    void f(String s) {\n        if (\"x\".equals(s)) return;\n    }\n}\n";
+  BuiltinProvider provider(diffOf("A.java", kBefore, after));
+  const auto parsed = contract::parseReply(provider.complete({}, CancelToken{}).text);
+  ASSERT_TRUE(parsed.ok());
+  EXPECT_TRUE(parsed.report->findings.empty());
+  EXPECT_EQ(parsed.report->verdict, Verdict::Approve);
+  EXPECT_EQ(parsed.report->summary, "No problems found by the builtin rules in 1 changed file.");
+}
+
+TEST(BuiltinProvider, ThrowsCancelledWhenTheTokenIsCancelled) {
+  BuiltinProvider provider(diffOf("A.java", kBefore, kBefore + "\n"));
+  CancelToken cancel;
+  cancel.cancel();
+  EXPECT_THROW(provider.complete({}, cancel), Cancelled);
+}
+
+TEST(BuiltinProvider, SummaryCountsBySeverityAndVerdictFollowsBlockingCategories) {
+  contract::Finding blocker;
+  blocker.severity = Severity::Blocker;
+  blocker.category = Category::Security;
+  contract::Finding minor;
+  minor.severity = Severity::Minor;
+  minor.category = Category::Correctness;
+  contract::Finding style;
+  style.severity = Severity::Major;
+  style.category = Category::Style;
+  EXPECT_EQ(summarize({blocker, minor, minor}, 3), "The builtin rules found 3 problems (1 blocker, 2 minor) in 3 changed files.");
+  EXPECT_EQ(summarize({}, 0), "No problems found by the builtin rules in 0 changed files.");
+  EXPECT_EQ(verdictFor({}), Verdict::Approve);
+  EXPECT_EQ(verdictFor({minor, style}), Verdict::Comment);  // MAJOR but not a blocking category
+  EXPECT_EQ(verdictFor({minor, blocker}), Verdict::RequestChanges);
+}
+
+}  // namespace
+}  // namespace revline::builtin::testing

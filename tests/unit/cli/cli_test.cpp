@@ -1,0 +1,128 @@
+// The revline binary as a user runs it: exit codes, messages, formats.
+#include <gtest/gtest.h>
+
+#include "core/support/json.h"
+#include "tests/support/temp_repo.h"
+
+namespace revline {
+namespace {
+
+using testing::runRevline;
+using testing::TempRepo;
+
+TEST(Cli, HelpAndUnknownCommand) {
+  auto r = runRevline("--help");
+  EXPECT_EQ(r.exitCode, 0);
+  EXPECT_NE(r.out.find("review"), std::string::npos);
+  EXPECT_NE(r.out.find("lsp"), std::string::npos);
+  r = runRevline("frobnicate");
+  EXPECT_EQ(r.exitCode, 2);
+  EXPECT_NE(r.err.find("unknown command \"frobnicate\""), std::string::npos) << r.err;
+  r = runRevline("review --bogus");
+  EXPECT_EQ(r.exitCode, 2);
+  EXPECT_NE(r.err.find("unknown option --bogus"), std::string::npos) << r.err;
+  r = runRevline("review --max-attempts zero");
+  EXPECT_EQ(r.exitCode, 2);
+  EXPECT_NE(r.err.find("--max-attempts"), std::string::npos) << r.err;
+}
+
+TEST(Cli, SchemaIsStrict) {
+  auto r = runRevline("schema");
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  const json schema = json::parse(r.out);
+  EXPECT_EQ(schema["type"], "object");
+  EXPECT_EQ(schema["additionalProperties"], false);
+  EXPECT_TRUE(schema["properties"].contains("findings"));
+}
+
+TEST(Cli, OutsideARepositoryIsAClearError) {
+  testing::TempDir dir;
+  auto r = runRevline("review", dir.path());
+  EXPECT_EQ(r.exitCode, 2);
+  EXPECT_NE(r.err.find("not inside a git repository"), std::string::npos) << r.err;
+}
+
+TEST(Cli, MalformedDiffOnStdinNamesTheLine) {
+  testing::TempDir dir;
+  const std::string patch =
+      "diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n line\n";  // the hunk promises 2 lines
+  auto r = runRevline("diff --stdin", dir.path(), patch);
+  EXPECT_EQ(r.exitCode, 2);
+  EXPECT_NE(r.err.find("malformed diff"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("line "), std::string::npos) << r.err;
+}
+
+TEST(Cli, DiffJsonListsUntrackedFilesAsAdded) {
+  TempRepo repo;
+  repo.write("a.txt", "one\ntwo\n");
+  repo.commitAll();
+  repo.write("a.txt", "one\nTWO\nthree\n");
+  repo.write("new.txt", "fresh\n");
+  auto r = runRevline("diff --json", repo.root());
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  const json j = json::parse(r.out);
+  ASSERT_EQ(j["files"].size(), 2u);
+  const json& a = j["files"][0];
+  EXPECT_EQ(a["path"], "a.txt");
+  EXPECT_EQ(a["status"], "modified");
+  EXPECT_EQ(a["lines"], json::parse(R"([{"new":1,"kind":"context"},{"new":2,"kind":"added"},{"new":3,"kind":"added"}])"));
+  const json& n = j["files"][1];
+  EXPECT_EQ(n["path"], "new.txt");
+  EXPECT_EQ(n["old_path"], nullptr);
+  EXPECT_EQ(n["status"], "added");
+  // The index was not touched: new.txt is still untracked.
+  EXPECT_EQ(repo.git("status --porcelain -- new.txt"), "?? new.txt\n");
+}
+
+TEST(Cli, ReviewExitCodesFollowTheVerdict) {
+  TempRepo repo;
+  repo.write("src/A.java", "class A {\n}\n");
+  repo.commitAll();
+  // Clean change: approve, exit 0.
+  repo.write("src/A.java", "class A {\n  int twice(int x) { return 2 * x; }\n}\n");
+  auto r = runRevline("review --format json", repo.root());
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_EQ(json::parse(r.out)["verdict"], "APPROVE");
+  // A String compared by identity: request changes, exit 1.
+  repo.write("src/A.java", "class A {\n  boolean ok(String s) { return s == \"OK\"; }\n}\n");
+  r = runRevline("review --format json", repo.root());
+  ASSERT_EQ(r.exitCode, 1) << r.err;
+  const json j = json::parse(r.out);
+  EXPECT_EQ(j["verdict"], "REQUEST_CHANGES");
+  ASSERT_EQ(j["findings"].size(), 1u);
+  EXPECT_EQ(j["findings"][0]["line"], 2);
+  EXPECT_EQ(j["provider"], "builtin");
+}
+
+TEST(Cli, ReplayCassetteThroughTheCli) {
+  TempRepo repo;
+  repo.write("src/A.java", "class A {\n}\n");
+  repo.commitAll();
+  repo.write("src/A.java", "class A {\n  void f() {}\n}\n");
+  const json cassette = {{"interactions", json::array({json{{"reply",
+      R"({"summary":"ok","verdict":"APPROVE","findings":[{"file":"src/A.java","line":2,"severity":"NIT","category":"STYLE","title":"Empty method","explanation":"f does nothing.","confidence":0.4}]})"}}})}};
+  repo.write("cassette.json", cassette.dump());
+  auto r = runRevline("review --provider replay --cassette cassette.json --format json", repo.root());
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  const json j = json::parse(r.out);
+  EXPECT_EQ(j["verdict"], "COMMENT");
+  EXPECT_EQ(j["findings"][0]["title"], "Empty method");
+  EXPECT_EQ(j["attempts"], 1);
+  // A provider error (cassette exhausted after a bad answer) is exit 2 with the reason.
+  const json bad = {{"interactions", json::array({json{{"reply", "no json here"}}})}};
+  repo.write("bad.json", bad.dump());
+  r = runRevline("review --cassette bad.json", repo.root());
+  EXPECT_EQ(r.exitCode, 2);
+  EXPECT_NE(r.err.find("no interaction left"), std::string::npos) << r.err;
+}
+
+TEST(Cli, MissingCassetteIsAClearError) {
+  TempRepo repo;
+  repo.write("a.txt", "x\n");
+  auto r = runRevline("review --provider replay", repo.root());
+  EXPECT_EQ(r.exitCode, 2);
+  EXPECT_NE(r.err.find("--cassette"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace revline

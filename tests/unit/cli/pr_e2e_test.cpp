@@ -1,0 +1,267 @@
+// `revline pr` end to end: the real binary against a fake `gh` on PATH
+// (tests/fixtures/pr/gh) that serves the recorded pull request octo-org/payments#42
+// and records every call (working directory + arguments) and the posted review.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "core/support/json.h"
+#include "tests/support/temp_repo.h"
+
+namespace revline {
+namespace {
+namespace fs = std::filesystem;
+using revline::testing::CommandResult;
+using revline::testing::shellQuote;
+
+const fs::path kFixtures = fs::path(REVLINE_SOURCE_DIR) / "tests" / "fixtures" / "pr";
+const std::string kJavaFile = "src/main/java/com/example/PaymentService.java";
+const std::string kHead = "5d0b7c1f3e2a4b6c8d9e0f1a2b3c4d5e6f708192";
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::vector<std::string> split(const std::string& line, char sep) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (char c : line) {
+    if (c == sep) {
+      out.push_back(cur);
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  out.push_back(cur);
+  return out;
+}
+
+class PrEndToEnd : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    fs::create_directories(bin());
+    fs::create_directories(work());
+    fs::copy_file(kFixtures / "gh", bin() / "gh");
+    fs::permissions(bin() / "gh", fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                                      fs::perms::others_read | fs::perms::others_exec);
+  }
+
+  fs::path bin() const { return dir_.path() / "bin"; }
+  fs::path work() const { return dir_.path() / "work"; }
+  fs::path log() const { return dir_.path() / "gh.log"; }
+  fs::path workspace() const { return fs::canonical(work()) / ".revline" / "workspaces" / "octo-org-payments-42"; }
+
+  // Runs `revline pr ARGS` in work() with the fake gh first on PATH.
+  CommandResult revline(const std::string& args, const std::string& env = "", const std::string& path = "") const {
+    const char* systemPath = std::getenv("PATH");
+    const std::string fullPath = path.empty() ? bin().string() + ":" + (systemPath ? systemPath : "/usr/bin:/bin") : path;
+    const std::string command = "env PATH=" + shellQuote(fullPath) + " FAKE_GH_LOG=" + shellQuote(log().string()) +
+                                " FAKE_GH_FIXTURES=" + shellQuote(kFixtures.string()) + " " + env + " " +
+                                shellQuote(REVLINE_BINARY) + " pr " + args;
+    return revline::testing::runShell(command, work());
+  }
+
+  std::string cassetteArgs() const { return "--provider replay --cassette " + shellQuote((kFixtures / "cassette.json").string()); }
+
+  // Each gh call: {working directory, arg1, arg2, ...}.
+  std::vector<std::vector<std::string>> calls() const {
+    std::vector<std::vector<std::string>> out;
+    std::istringstream in(slurp(log()));
+    for (std::string line; std::getline(in, line);) out.push_back(split(line, '\t'));
+    return out;
+  }
+
+  std::vector<std::vector<std::string>> expectedCalls(bool post) const {
+    const std::string cwd = fs::canonical(work()).string();
+    const std::string ws = workspace().string();
+    std::vector<std::vector<std::string>> c = {
+        {cwd, "--version"},
+        {cwd, "auth", "status"},
+        {cwd, "pr", "view", "42", "--repo", "octo-org/payments", "--json",
+         "number,title,url,state,headRefOid,headRefName,baseRefName"},
+        {cwd, "repo", "clone", "octo-org/payments", ws},
+        {ws, "pr", "checkout", "42", "--repo", "octo-org/payments"},
+        {ws, "pr", "diff", "42", "--repo", "octo-org/payments", "--color", "never"},
+        {ws, "pr", "diff", "42", "--repo", "octo-org/payments", "--name-only"},
+    };
+    if (post) c.push_back({ws, "api", "repos/octo-org/payments/pulls/42/reviews", "--method", "POST", "--input", "-"});
+    return c;
+  }
+
+  revline::testing::TempDir dir_;
+};
+
+const json* commentAt(const json& payload, int line) {
+  for (const auto& c : payload["comments"]) {
+    if (c["line"] == line) return &c;
+  }
+  return nullptr;
+}
+
+void expectRecordedReview(const json& payload) {
+  EXPECT_EQ(payload["event"], "REQUEST_CHANGES");
+  EXPECT_EQ(payload["commit_id"], kHead);
+  const std::string body = payload["body"];
+  EXPECT_NE(body.find("Adds a currency check to pay() and a null-safe balance()."), std::string::npos) << body;
+  EXPECT_NE(body.find("1 finding was discarded"), std::string::npos) << body;  // the hallucinated line 40
+  ASSERT_EQ(payload["comments"].size(), 3u) << payload.dump(2);
+
+  const json& first = payload["comments"][0];  // most severe first
+  EXPECT_EQ(first["path"], kJavaFile);
+  EXPECT_EQ(first["line"], 13);
+  EXPECT_EQ(first["side"], "RIGHT");
+  EXPECT_FALSE(first.contains("start_line"));
+  const std::string firstBody = first["body"];
+  EXPECT_NE(firstBody.find("**MAJOR** · CORRECTNESS · String compared by identity"), std::string::npos) << firstBody;
+  EXPECT_NE(firstBody.find("```suggestion\n        if (!\"NGN\".equals(currency)) {\n```"), std::string::npos)
+      << firstBody;
+
+  const json* range = commentAt(payload, 15);
+  ASSERT_NE(range, nullptr);
+  EXPECT_EQ((*range)["start_line"], 13);
+  EXPECT_EQ((*range)["start_side"], "RIGHT");
+  EXPECT_EQ((*range)["side"], "RIGHT");
+
+  const json* nit = commentAt(payload, 21);
+  ASSERT_NE(nit, nullptr);
+  EXPECT_NE((*nit)["body"].get<std::string>().find("**NIT** · STYLE"), std::string::npos);
+}
+
+TEST_F(PrEndToEnd, PrintsThePayloadWithoutPosting) {
+  const CommandResult r = revline("octo-org/payments 42 " + cassetteArgs());
+  EXPECT_EQ(r.exitCode, 1) << r.err;  // REQUEST_CHANGES
+  expectRecordedReview(json::parse(r.out));
+  EXPECT_EQ(calls(), expectedCalls(false));
+  EXPECT_FALSE(fs::exists(log().string() + ".input"));
+  // The workspace holds the pull request's head.
+  EXPECT_NE(slurp(workspace() / kJavaFile).find("currency != \"NGN\""), std::string::npos);
+  // .revline/ ignores itself, so running inside a repository leaves no untracked clones behind.
+  EXPECT_NE(slurp(work() / ".revline" / ".gitignore").find("\n*\n"), std::string::npos);
+}
+
+TEST_F(PrEndToEnd, PostsTheReviewThroughGhApi) {
+  const CommandResult r = revline("octo-org/payments 42 --post --format github " + cassetteArgs());
+  EXPECT_EQ(r.exitCode, 1) << r.err;
+  EXPECT_EQ(calls(), expectedCalls(true));
+  const json posted = json::parse(slurp(log().string() + ".input"));
+  expectRecordedReview(posted);
+  EXPECT_EQ(posted, json::parse(r.out));  // what is printed is exactly what was posted
+  EXPECT_NE(r.err.find("posted a REQUEST_CHANGES review with 3 inline comments to octo-org/payments#42: "
+                       "https://github.com/octo-org/payments/pull/42#pullrequestreview-1001"),
+            std::string::npos)
+      << r.err;
+}
+
+TEST_F(PrEndToEnd, PostingPrintsTheTextReportByDefault) {
+  const CommandResult r = revline("octo-org/payments 42 --post " + cassetteArgs());
+  EXPECT_EQ(r.exitCode, 1) << r.err;
+  EXPECT_NE(r.out.find("revline: REQUEST_CHANGES"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(kJavaFile + ":13: MAJOR CORRECTNESS String compared by identity"), std::string::npos) << r.out;
+}
+
+TEST_F(PrEndToEnd, NothingIsPostedWhenThereIsNothingToSay) {
+  const fs::path cassette = dir_.path() / "clean.json";
+  std::ofstream(cassette) << json({{"interactions",
+                                    json::array({{{"reply", R"({"summary":"Fine.","findings":[],"verdict":"APPROVE"})"}}})}})
+                                 .dump();
+  const CommandResult r = revline("octo-org/payments 42 --post --provider replay --cassette " + shellQuote(cassette.string()));
+  EXPECT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_EQ(calls(), expectedCalls(false));  // no `gh api`
+  EXPECT_NE(r.err.find("nothing posted"), std::string::npos) << r.err;
+}
+
+TEST_F(PrEndToEnd, ConfigurationComesFromTheDefaultBranchNotThePullRequest) {
+  // The pull request changes .revline.json to a provider that does not exist; the
+  // review runs with the default branch's configuration (the builtin reviewer).
+  const CommandResult r = revline("octo-org/payments 42");
+  EXPECT_NE(r.exitCode, 2) << r.err;
+  EXPECT_EQ(r.err.find("this-pull-request-picks-its-own-reviewer"), std::string::npos) << r.err;
+  const json payload = json::parse(r.out);
+  EXPECT_EQ(payload["commit_id"], kHead);
+  const json* identity = commentAt(payload, 13);  // the builtin rule: a String compared with !=
+  ASSERT_NE(identity, nullptr) << payload.dump(2);
+  EXPECT_EQ((*identity)["path"], kJavaFile);
+}
+
+TEST_F(PrEndToEnd, FailOnGatesOnFindings) {
+  const fs::path cassette = dir_.path() / "nit.json";
+  const json report = {{"summary", "One nit."},
+                       {"verdict", "COMMENT"},
+                       {"findings",
+                        json::array({{{"file", kJavaFile},
+                                      {"line", 21},
+                                      {"endLine", nullptr},
+                                      {"severity", "NIT"},
+                                      {"category", "STYLE"},
+                                      {"title", "Prefer Optional"},
+                                      {"explanation", "Optional says it."},
+                                      {"suggestedFix", nullptr},
+                                      {"edit", nullptr},
+                                      {"confidence", 0.5}}})}};
+  const std::string cassetteJson = json({{"interactions", json::array({{{"reply", report.dump()}}})}}).dump();
+  std::ofstream(cassette) << cassetteJson;
+  const std::string provider = " --provider replay --cassette " + shellQuote(cassette.string());
+  EXPECT_EQ(revline("octo-org/payments 42" + provider).exitCode, 0);
+  EXPECT_EQ(revline("octo-org/payments 42 --fail-on nit" + provider).exitCode, 1);
+  EXPECT_EQ(revline("octo-org/payments 42 --fail-on MINOR" + provider).exitCode, 0);
+}
+
+TEST_F(PrEndToEnd, ThePreviousWorkspaceIsRemoved) {
+  fs::create_directories(work() / ".revline" / "workspaces" / "octo-org-payments-42");
+  std::ofstream(work() / ".revline" / "workspaces" / "octo-org-payments-42" / "stale.txt") << "old";
+  const CommandResult r = revline("octo-org/payments 42 " + cassetteArgs());
+  EXPECT_EQ(r.exitCode, 1) << r.err;
+  EXPECT_FALSE(fs::exists(workspace() / "stale.txt"));
+  EXPECT_TRUE(fs::exists(workspace() / kJavaFile));
+}
+
+TEST_F(PrEndToEnd, GhMissing) {
+  const fs::path empty = dir_.path() / "empty";
+  fs::create_directories(empty);
+  const CommandResult r = revline("octo-org/payments 42 " + cassetteArgs(), "", empty.string());
+  EXPECT_EQ(r.exitCode, 2);
+  EXPECT_NE(r.err.find("`gh` is not installed or not on PATH"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(work() / ".revline"));
+}
+
+TEST_F(PrEndToEnd, GhNotLoggedIn) {
+  const CommandResult r = revline("octo-org/payments 42 " + cassetteArgs(), "FAKE_GH_AUTH=none");
+  EXPECT_EQ(r.exitCode, 2);
+  EXPECT_NE(r.err.find("gh is not logged in to GitHub: run `gh auth login` or set GH_TOKEN"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("You are not logged into any GitHub hosts"), std::string::npos) << r.err;  // gh's own words
+  auto expected = expectedCalls(false);
+  expected.resize(2);
+  EXPECT_EQ(calls(), expected);
+}
+
+TEST_F(PrEndToEnd, PullRequestNotFound) {
+  const CommandResult r = revline("octo-org/payments 7 " + cassetteArgs());
+  EXPECT_EQ(r.exitCode, 2);
+  EXPECT_NE(r.err.find("pull request octo-org/payments#7 does not exist"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("Could not resolve to a PullRequest with the number of 7"), std::string::npos) << r.err;
+  EXPECT_EQ(calls().size(), 3u);  // nothing cloned
+  EXPECT_FALSE(fs::exists(work() / ".revline"));
+}
+
+TEST_F(PrEndToEnd, RepositoryNotFound) {
+  const CommandResult r = revline("octo-org/nothing 42 " + cassetteArgs());
+  EXPECT_EQ(r.exitCode, 2);
+  EXPECT_NE(r.err.find("repository octo-org/nothing or pull request #42 was not found"), std::string::npos) << r.err;
+}
+
+TEST_F(PrEndToEnd, GithubRejectsTheReview) {
+  const CommandResult r = revline("octo-org/payments 42 --post " + cassetteArgs(), "FAKE_GH_API=fail");
+  EXPECT_EQ(r.exitCode, 2);
+  EXPECT_NE(r.err.find("GitHub did not accept the review for octo-org/payments#42"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("HTTP 422"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("Line could not be resolved"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace revline

@@ -1,0 +1,198 @@
+#include "core/config/config.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "tests/support/temp_repo.h"
+
+namespace revline::config {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+using contract::Category;
+using contract::Severity;
+
+std::string errorOf(const json& object, const std::string& origin = ".revline.json") {
+  try {
+    applyJson(Config{}, object, origin);
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "expected a ConfigError for " << object.dump();
+  return "";
+}
+
+TEST(ApplyJson, EmptyObjectKeepsDefaults) {
+  const Config c = applyJson(Config{}, json::object(), ".revline.json");
+  EXPECT_EQ(c.provider, "builtin");
+  EXPECT_EQ(c.structuredOutput, StructuredOutput::Native);
+  EXPECT_EQ(c.review.maxAttempts, 2);
+  EXPECT_EQ(c.reviewScope, "file");
+  EXPECT_EQ(c.debounceMs, 300);
+}
+
+TEST(ApplyJson, EveryKey) {
+  const json file = json::parse(R"({
+    "$schema": "./docs/revline.schema.json",
+    "provider": "openai", "model": "gpt-4o-mini", "base_url": "http://127.0.0.1:8080/v1",
+    "api_key_env": "MY_KEY", "cassette": "tests/c.json", "structured_output": "prompt",
+    "connect_timeout_ms": 1500, "read_timeout_ms": 60000, "max_attempts": 3, "max_tool_calls": 0,
+    "instructions": "Prefer std::span.", "include": ["src/**"], "exclude": ["**/*_generated.cpp", "vendor"],
+    "policy": {"blocking_categories": ["SECURITY", "DATA_LOSS"], "blocking_severity": "BLOCKER",
+               "confidence_threshold": 0.9, "max_findings": 7, "max_explanation_chars": 400},
+    "review_scope": "workspace", "debounce_ms": 0
+  })");
+  const Config c = applyJson(Config{}, file, ".revline.json");
+  EXPECT_EQ(c.provider, "openai");
+  EXPECT_EQ(c.model, "gpt-4o-mini");
+  EXPECT_EQ(c.baseUrl, "http://127.0.0.1:8080/v1");
+  EXPECT_EQ(c.apiKeyEnv, "MY_KEY");
+  EXPECT_EQ(c.cassette, "tests/c.json");
+  EXPECT_EQ(c.structuredOutput, StructuredOutput::Prompt);
+  EXPECT_EQ(c.connectTimeout, std::chrono::milliseconds(1500));
+  EXPECT_EQ(c.readTimeout, std::chrono::milliseconds(60000));
+  EXPECT_EQ(c.review.maxAttempts, 3);
+  EXPECT_EQ(c.review.maxToolCalls, 0);
+  EXPECT_EQ(c.review.extraInstructions, "Prefer std::span.");
+  EXPECT_EQ(c.include, std::vector<std::string>{"src/**"});
+  EXPECT_EQ(c.exclude, (std::vector<std::string>{"**/*_generated.cpp", "vendor"}));
+  EXPECT_EQ(c.review.policy.blockingCategories, (std::set<Category>{Category::Security, Category::DataLoss}));
+  EXPECT_EQ(c.review.policy.blockingSeverity, Severity::Blocker);
+  EXPECT_DOUBLE_EQ(c.review.policy.confidenceThreshold, 0.9);
+  EXPECT_EQ(c.review.policy.maxFindings, 7u);
+  EXPECT_EQ(c.review.policy.maxExplanationChars, 400u);
+  EXPECT_EQ(c.reviewScope, "workspace");
+  EXPECT_EQ(c.debounceMs, 0);
+}
+
+TEST(ApplyJson, LayersOnTopOfTheBase) {
+  Config base;
+  base.model = "from-file";
+  base.review.policy.maxFindings = 3;
+  const Config c = applyJson(base, json{{"provider", "ollama"}, {"policy", {{"blocking_severity", "MINOR"}}}},
+                             "initializationOptions");
+  EXPECT_EQ(c.provider, "ollama");
+  EXPECT_EQ(c.model, "from-file");
+  EXPECT_EQ(c.review.policy.maxFindings, 3u);
+  EXPECT_EQ(c.review.policy.blockingSeverity, Severity::Minor);
+}
+
+TEST(ApplyJson, EmptyCategoryListNeverBlocks) {
+  const Config c = applyJson(Config{}, json{{"policy", {{"blocking_categories", json::array()}}}}, "x");
+  EXPECT_TRUE(c.review.policy.blockingCategories.empty());
+}
+
+TEST(ApplyJsonErrors, BadEnumValueNamesKeyOriginAndChoices) {
+  EXPECT_EQ(errorOf({{"policy", {{"blocking_severity", "HIGH"}}}}),
+            ".revline.json: key \"policy.blocking_severity\": expected one of BLOCKER, MAJOR, MINOR, NIT, got \"HIGH\"");
+  EXPECT_EQ(errorOf({{"structured_output", "json"}}, "initializationOptions"),
+            "initializationOptions: key \"structured_output\": expected one of native, prompt, got \"json\"");
+  EXPECT_THAT(errorOf({{"provider", "gpt"}}),
+              HasSubstr("key \"provider\": expected one of builtin, replay, openai, anthropic, ollama, got \"gpt\""));
+}
+
+TEST(ApplyJsonErrors, UnknownKeysSuggestTheNearestAndListTheKnown) {
+  const std::string top = errorOf({{"modle", "x"}});
+  EXPECT_THAT(top, HasSubstr(".revline.json: unknown key \"modle\" (did you mean \"model\"?) (known keys: $schema, "
+                             "provider, model, base_url,"));
+  EXPECT_THAT(top, HasSubstr("review_scope, debounce_ms)"));
+
+  const std::string nested = errorOf({{"policy", {{"max_finding", 3}}}});
+  EXPECT_THAT(nested, HasSubstr("unknown key \"policy.max_finding\" (did you mean \"policy.max_findings\"?)"));
+  EXPECT_THAT(nested, HasSubstr("(known keys: blocking_categories, blocking_severity, confidence_threshold, "
+                                "max_findings, max_explanation_chars)"));
+
+  EXPECT_THAT(errorOf({{"colour", true}}), Not(HasSubstr("did you mean")));
+}
+
+TEST(ApplyJsonErrors, WrongTypes) {
+  EXPECT_EQ(errorOf({{"model", 42}}), ".revline.json: key \"model\": expected a string, got 42");
+  EXPECT_EQ(errorOf({{"model", nullptr}}), ".revline.json: key \"model\": expected a string, got null");
+  EXPECT_EQ(errorOf({{"policy", "strict"}}), ".revline.json: key \"policy\": expected an object, got \"strict\"");
+  EXPECT_EQ(errorOf({{"include", "src/**"}}), ".revline.json: key \"include\": expected an array of strings, got \"src/**\"");
+  EXPECT_EQ(errorOf({{"exclude", {"a", 1}}}), ".revline.json: key \"exclude[1]\": expected a string, got 1");
+  EXPECT_EQ(errorOf({{"$schema", 5}}), ".revline.json: key \"$schema\": expected a string, got 5");
+  EXPECT_THAT(errorOf(json::array()), HasSubstr(".revline.json: expected a JSON object"));
+}
+
+TEST(ApplyJsonErrors, NumbersOutOfRange) {
+  EXPECT_EQ(errorOf({{"max_attempts", 0}}), ".revline.json: key \"max_attempts\": expected an integer from 1 to 10, got 0");
+  EXPECT_THAT(errorOf({{"max_attempts", 2.5}}), HasSubstr("expected an integer from 1 to 10, got 2.5"));
+  EXPECT_THAT(errorOf({{"max_attempts", "3"}}), HasSubstr("expected an integer from 1 to 10, got \"3\""));
+  EXPECT_THAT(errorOf({{"max_tool_calls", -1}}), HasSubstr("key \"max_tool_calls\": expected an integer from 0 to 100"));
+  EXPECT_EQ(errorOf({{"read_timeout_ms", 18446744073709551615ull}}),
+            ".revline.json: key \"read_timeout_ms\": expected an integer from 1 to 2147483647, got 18446744073709551615");
+  EXPECT_THAT(errorOf({{"policy", {{"max_findings", 0}}}}), HasSubstr("key \"policy.max_findings\": expected an integer from 1"));
+  EXPECT_EQ(errorOf({{"policy", {{"confidence_threshold", 1.5}}}}),
+            ".revline.json: key \"policy.confidence_threshold\": expected a number from 0 to 1, got 1.5");
+  EXPECT_DOUBLE_EQ(applyJson(Config{}, {{"policy", {{"confidence_threshold", 1}}}}, "x").review.policy.confidenceThreshold, 1.0);
+}
+
+TEST(ApplyJsonErrors, BadCategoryInListNamesTheIndex) {
+  EXPECT_EQ(errorOf({{"policy", {{"blocking_categories", {"SECURITY", "BUGS"}}}}}),
+            ".revline.json: key \"policy.blocking_categories[1]\": expected one of CORRECTNESS, SECURITY, CONCURRENCY, "
+            "DATA_LOSS, PERFORMANCE, MAINTAINABILITY, STYLE, TESTING, got \"BUGS\"");
+}
+
+TEST(ApplyJsonErrors, ApiKeysAreRefusedWithoutEchoingThem) {
+  const std::string secret = "sk-live-0123456789abcdef";
+  const std::string message = errorOf({{"api_key", secret}});
+  EXPECT_THAT(message, HasSubstr(".revline.json: key \"api_key\": API keys are never stored in configuration"));
+  EXPECT_THAT(message, HasSubstr("set \"api_key_env\" to that variable's name"));
+  EXPECT_THAT(message, Not(HasSubstr(secret)));
+
+  const std::string misplaced = errorOf({{"api_key_env", secret}});
+  EXPECT_THAT(misplaced, HasSubstr("key \"api_key_env\": expected the name of an environment variable"));
+  EXPECT_THAT(misplaced, HasSubstr("not the key itself"));
+  EXPECT_THAT(misplaced, Not(HasSubstr(secret)));
+}
+
+TEST(ApplyJsonErrors, MalformedGlobs) {
+  EXPECT_EQ(errorOf({{"include", {"src/a**"}}}),
+            ".revline.json: key \"include[0]\": expected a path glob ('**' must be a whole path segment, as in "
+            "\"src/**/test\" or \"**/*.md\"; use '*' within a name), got \"src/a**\"");
+  EXPECT_THAT(errorOf({{"exclude", {""}}}), HasSubstr("key \"exclude[0]\": expected a path glob (a glob must not be empty)"));
+}
+
+TEST(LoadForRepository, MissingFileGivesDefaults) {
+  testing::TempDir dir;
+  EXPECT_EQ(loadForRepository(dir.path()).provider, "builtin");
+}
+
+TEST(LoadForRepository, ReadsTheFile) {
+  testing::TempDir dir;
+  std::ofstream(dir.path() / ".revline.json") << R"({"provider": "replay", "cassette": "c.json"})";
+  const Config c = loadForRepository(dir.path());
+  EXPECT_EQ(c.provider, "replay");
+  EXPECT_EQ(c.cassette, "c.json");
+}
+
+TEST(LoadForRepository, InvalidJsonNamesFileLineAndColumn) {
+  testing::TempDir dir;
+  std::ofstream(dir.path() / ".revline.json") << "{\n  \"provider\": \"openai\",\n}\n";
+  try {
+    loadForRepository(dir.path());
+    FAIL() << "expected a ConfigError";
+  } catch (const ConfigError& e) {
+    const std::string message = e.what();
+    EXPECT_THAT(message, HasSubstr((dir.path() / ".revline.json").string() + ": invalid JSON: parse error at line 3, column 1"));
+    EXPECT_THAT(message, Not(HasSubstr("[json.exception")));
+  }
+}
+
+TEST(LoadForRepository, KeyErrorsNameTheFile) {
+  testing::TempDir dir;
+  std::ofstream(dir.path() / ".revline.json") << R"({"max_attempts": 0})";
+  try {
+    loadForRepository(dir.path());
+    FAIL() << "expected a ConfigError";
+  } catch (const ConfigError& e) {
+    EXPECT_THAT(e.what(), HasSubstr((dir.path() / ".revline.json").string() + ": key \"max_attempts\""));
+  }
+}
+
+}  // namespace
+}  // namespace revline::config

@@ -1,0 +1,327 @@
+#include "core/git/git.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "tests/support/temp_repo.h"
+
+namespace revline::git {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+using ::testing::Not;
+using testing::TempDir;
+using testing::TempRepo;
+
+// Keeps the machine's git configuration out of the results, as TempRepo does.
+GitOptions isolated(const TempRepo& repo) {
+  GitOptions options;
+  options.env["HOME"] = repo.root().string();
+  options.env["GIT_CONFIG_NOSYSTEM"] = "1";
+  return options;
+}
+
+std::string diff(const TempRepo& repo, const DiffRequest& request = {}) {
+  return diffText(repo.root(), request, isolated(repo));
+}
+
+std::string bytes(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+template <typename F>
+std::string gitErrorOf(F&& f) {
+  try {
+    f();
+  } catch (const GitError& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "expected a GitError";
+  return "";
+}
+
+TEST(FindRepositoryRoot, FromSubdirectoryAndFromFile) {
+  TempRepo repo;
+  repo.write("src/deep/a.txt", "a\n");
+  const fs::path root = fs::canonical(repo.root());
+  EXPECT_EQ(fs::canonical(findRepositoryRoot(repo.root() / "src" / "deep", isolated(repo))), root);
+  EXPECT_EQ(fs::canonical(findRepositoryRoot(repo.root() / "src" / "deep" / "a.txt", isolated(repo))), root);
+}
+
+TEST(FindRepositoryRoot, OutsideARepositoryExplainsWhatToDo) {
+  TempDir dir;
+  GitOptions options;
+  options.env["GIT_CEILING_DIRECTORIES"] = dir.path().parent_path().string();
+  const std::string message = gitErrorOf([&] { findRepositoryRoot(dir.path(), options); });
+  EXPECT_EQ(message, "'" + dir.path().string() +
+                         "' is not inside a git repository; run revline from a git work tree or `git init`");
+}
+
+TEST(FindRepositoryRoot, MissingDirectoryIsNamed) {
+  const std::string message = gitErrorOf([] { findRepositoryRoot("/nonexistent/revline-xyz"); });
+  EXPECT_THAT(message, HasSubstr("'/nonexistent/revline-xyz' does not exist"));
+}
+
+TEST(Git, MissingGitSaysHowToInstallIt) {
+  TempRepo repo;
+  TempDir emptyBin;
+  GitOptions options = isolated(repo);
+  options.env["PATH"] = emptyBin.path().string();
+  EXPECT_EQ(gitErrorOf([&] { findRepositoryRoot(repo.root(), options); }),
+            "git was not found on PATH; install git (apt-get install git)");
+  EXPECT_EQ(gitErrorOf([&] { diffText(repo.root(), {}, options); }),
+            "git was not found on PATH; install git (apt-get install git)");
+}
+
+TEST(DiffText, ModifiedAddedDeletedRenamed) {
+  TempRepo repo;
+  repo.write("modified.txt", "one\ntwo\nthree\n");
+  repo.write("deleted.txt", "gone\n");
+  repo.write("old_name.txt", "a fairly long line so rename detection is sure\nsecond line\nthird line\n");
+  repo.commitAll("base");
+  repo.write("modified.txt", "one\nTWO\nthree\n");
+  repo.remove("deleted.txt");
+  repo.remove("old_name.txt");
+  repo.write("new_name.txt", "a fairly long line so rename detection is sure\nsecond line\nthird line\n");
+  repo.write("staged_new.txt", "staged\n");
+  repo.git("add staged_new.txt");
+
+  const std::string text = diff(repo);
+  EXPECT_THAT(text, HasSubstr("diff --git a/modified.txt b/modified.txt\n"));
+  EXPECT_THAT(text, HasSubstr("-two\n+TWO\n"));
+  EXPECT_THAT(text, HasSubstr("diff --git a/deleted.txt b/deleted.txt\ndeleted file mode 100644\n"));
+  EXPECT_THAT(text, HasSubstr("diff --git a/old_name.txt b/new_name.txt\nsimilarity index 100%\n"
+                              "rename from old_name.txt\nrename to new_name.txt\n"));
+  EXPECT_THAT(text, HasSubstr("diff --git a/staged_new.txt b/staged_new.txt\nnew file mode 100644\n"));
+}
+
+TEST(DiffText, UntrackedFilesAreAddedAndIgnoredFilesAreNot) {
+  TempRepo repo;
+  repo.write(".gitignore", "*.log\nbuild/\n");
+  repo.write("kept.txt", "kept\n");
+  repo.commitAll("base");
+  repo.write("src/new file.cpp", "int main() {}\n");
+  repo.write("debug.log", "noise\n");
+  repo.write("build/out.txt", "artifact\n");
+
+  const std::string text = diff(repo);
+  EXPECT_THAT(text, HasSubstr("diff --git a/src/new file.cpp b/src/new file.cpp\nnew file mode 100644\n"));
+  // git appends a tab to names with spaces on the ---/+++ lines.
+  EXPECT_THAT(text, HasSubstr("+++ b/src/new file.cpp\t\n@@ -0,0 +1 @@\n+int main() {}\n"));
+  EXPECT_THAT(text, Not(HasSubstr("debug.log")));
+  EXPECT_THAT(text, Not(HasSubstr("build/out.txt")));
+
+  DiffRequest trackedOnly;
+  trackedOnly.includeUntracked = false;
+  EXPECT_EQ(diff(repo, trackedOnly), "");
+}
+
+TEST(DiffText, UntrackedEmbeddedRepositoriesAreSkipped) {
+  TempRepo repo;
+  repo.write("a.txt", "a\n");
+  repo.commitAll("base");
+  repo.write("new.txt", "new\n");
+  fs::create_directories(repo.root() / "empty_nested");
+  repo.git("init -q empty_nested");
+  repo.write("nested/n.txt", "n\n");
+  repo.git("init -q nested");
+  repo.git("-C nested add n.txt");
+  repo.git("-C nested -c user.name=t -c user.email=t@t.invalid commit -q -m n");
+
+  const std::string text = diff(repo);
+  EXPECT_THAT(text, HasSubstr("b/new.txt"));
+  EXPECT_THAT(text, Not(HasSubstr("nested")));
+}
+
+TEST(DiffText, LinkedWorktreeUsesItsOwnIndexAndLeavesItAlone) {
+  TempRepo repo;
+  repo.write("a.txt", "a\n");
+  repo.commitAll("base");
+  TempDir outside;
+  const fs::path tree = outside.path() / "wt";
+  repo.git("worktree add -q -b side " + testing::shellQuote(tree.string()));
+  {
+    std::ofstream(tree / "a.txt") << "changed in the worktree\n";
+    std::ofstream(tree / "untracked.txt") << "u\n";
+  }
+  const fs::path worktreeIndex = repo.root() / ".git" / "worktrees" / "wt" / "index";
+  const std::string indexBefore = bytes(worktreeIndex);
+
+  const std::string text = diffText(tree, {}, isolated(repo));
+  EXPECT_THAT(text, HasSubstr("+changed in the worktree\n"));
+  EXPECT_THAT(text, HasSubstr("diff --git a/untracked.txt b/untracked.txt\nnew file mode 100644\n"));
+  EXPECT_TRUE(bytes(worktreeIndex) == indexBefore);
+  EXPECT_EQ(diff(repo), "");  // the main work tree is unchanged
+}
+
+TEST(DiffText, LeavesTheIndexAndWorkTreeUntouched) {
+  TempRepo repo;
+  repo.write("a.txt", "a\n");
+  repo.write("b.txt", "b\n");
+  repo.commitAll("base");
+  repo.write("a.txt", "changed\n");
+  repo.write("untracked.txt", "new\n");
+  repo.write("staged.txt", "staged\n");
+  repo.git("add staged.txt");
+  // `git status` refreshes (rewrites) the index itself, so it runs before the snapshot.
+  const std::string statusBefore = repo.git("status --porcelain=v1 --untracked-files=all");
+  // A stat-only change: a `git diff` on the real index would rewrite it to refresh b.txt.
+  fs::last_write_time(repo.root() / "b.txt", fs::last_write_time(repo.root() / "b.txt") + std::chrono::hours(1));
+  const std::string indexBefore = bytes(repo.root() / ".git" / "index");
+  const auto indexTimeBefore = fs::last_write_time(repo.root() / ".git" / "index");
+
+  const std::string text = diff(repo);
+  EXPECT_THAT(text, HasSubstr("b/untracked.txt"));
+  EXPECT_THAT(text, Not(HasSubstr("b/b.txt")));  // stat-only change is not a difference
+
+  EXPECT_TRUE(bytes(repo.root() / ".git" / "index") == indexBefore) << "diffText rewrote .git/index";
+  EXPECT_EQ(fs::last_write_time(repo.root() / ".git" / "index"), indexTimeBefore);
+  EXPECT_EQ(repo.git("status --porcelain=v1 --untracked-files=all"), statusBefore);
+  EXPECT_THAT(statusBefore, HasSubstr("?? untracked.txt"));
+  EXPECT_FALSE(fs::exists(repo.root() / ".git" / "index.lock"));
+}
+
+TEST(DiffText, StagedModeShowsOnlyTheIndex) {
+  TempRepo repo;
+  repo.write("a.txt", "a\n");
+  repo.commitAll("base");
+  repo.write("a.txt", "staged\n");
+  repo.git("add a.txt");
+  repo.write("a.txt", "unstaged\n");
+  repo.write("untracked.txt", "new\n");
+
+  DiffRequest staged;
+  staged.mode = DiffRequest::Mode::Staged;
+  const std::string text = diff(repo, staged);
+  EXPECT_THAT(text, HasSubstr("-a\n+staged\n"));
+  EXPECT_THAT(text, Not(HasSubstr("unstaged")));
+  EXPECT_THAT(text, Not(HasSubstr("untracked.txt")));
+}
+
+TEST(DiffText, BaseModeDiffsAgainstTheMergeBase) {
+  TempRepo repo;
+  repo.write("shared.txt", "shared\n");
+  repo.commitAll("base");
+  repo.git("checkout -q -b feature");
+  repo.write("feature.txt", "feature work\n");
+  repo.commitAll("feature");
+  repo.git("checkout -q main");
+  repo.write("main_only.txt", "landed on main after the fork\n");
+  repo.commitAll("main moves on");
+  repo.git("checkout -q feature");
+  repo.write("shared.txt", "shared\nuncommitted edit\n");
+
+  DiffRequest request;
+  request.mode = DiffRequest::Mode::Base;
+  request.base = "main";
+  const std::string text = diff(repo, request);
+  EXPECT_THAT(text, HasSubstr("diff --git a/feature.txt b/feature.txt\nnew file mode 100644\n"));
+  EXPECT_THAT(text, HasSubstr("+uncommitted edit\n"));
+  // main's later commit is not part of this branch's change, so it must not show as a deletion.
+  EXPECT_THAT(text, Not(HasSubstr("main_only.txt")));
+}
+
+TEST(DiffText, BaseModeErrors) {
+  TempRepo repo;
+  repo.write("a.txt", "a\n");
+  repo.commitAll("base");
+  DiffRequest request;
+  request.mode = DiffRequest::Mode::Base;
+  EXPECT_THAT(gitErrorOf([&] { diff(repo, request); }), HasSubstr("a base revision is needed"));
+  request.base = "no-such-branch";
+  EXPECT_EQ(gitErrorOf([&] { diff(repo, request); }),
+            "'no-such-branch' is not a commit in this repository; check the name (git branch -a) or fetch it");
+  request.base = "--output=/tmp/x";
+  EXPECT_THAT(gitErrorOf([&] { diff(repo, request); }), HasSubstr("'--output=/tmp/x' is not a commit"));
+}
+
+TEST(DiffText, RepositoryWithoutCommits) {
+  TempRepo repo;
+  repo.write("staged.txt", "staged\n");
+  repo.git("add staged.txt");
+  repo.write("untracked.txt", "untracked\n");
+
+  const std::string text = diff(repo);
+  EXPECT_THAT(text, HasSubstr("diff --git a/staged.txt b/staged.txt\nnew file mode 100644\n"));
+  EXPECT_THAT(text, HasSubstr("diff --git a/untracked.txt b/untracked.txt\nnew file mode 100644\n"));
+
+  DiffRequest staged;
+  staged.mode = DiffRequest::Mode::Staged;
+  const std::string stagedText = diff(repo, staged);
+  EXPECT_THAT(stagedText, HasSubstr("b/staged.txt"));
+  EXPECT_THAT(stagedText, Not(HasSubstr("untracked.txt")));
+
+  DiffRequest base;
+  base.mode = DiffRequest::Mode::Base;
+  base.base = "main";
+  EXPECT_THAT(gitErrorOf([&] { diff(repo, base); }), HasSubstr("is not a commit"));
+}
+
+TEST(DiffText, EmptyRepositoryWithNoFilesGivesEmptyDiff) {
+  TempRepo repo;
+  EXPECT_EQ(diff(repo), "");
+}
+
+TEST(DiffText, PathsLimitTheDiffLiterally) {
+  TempRepo repo;
+  repo.write("src/a.txt", "a\n");
+  repo.write("docs/b.txt", "b\n");
+  repo.commitAll("base");
+  repo.write("src/a.txt", "a2\n");
+  repo.write("docs/b.txt", "b2\n");
+  repo.write("src/new.txt", "new\n");
+  repo.write("docs/new.txt", "new\n");
+  repo.write("star*.txt", "literal name\n");
+  repo.write("starX.txt", "would match the glob\n");
+
+  DiffRequest request;
+  request.paths = {"src"};
+  const std::string text = diff(repo, request);
+  EXPECT_THAT(text, HasSubstr("b/src/a.txt"));
+  EXPECT_THAT(text, HasSubstr("b/src/new.txt"));
+  EXPECT_THAT(text, Not(HasSubstr("docs/")));
+
+  request.paths = {"star*.txt"};
+  const std::string literal = diff(repo, request);
+  EXPECT_THAT(literal, HasSubstr("b/star*.txt"));
+  EXPECT_THAT(literal, Not(HasSubstr("starX.txt")));
+}
+
+TEST(DiffText, UserConfigDoesNotChangeTheFormat) {
+  TempRepo repo;
+  repo.write("a.txt", "one\n\nthree\n");
+  repo.write("caf\xc3\xa9.txt", "x\n");
+  repo.commitAll("base");
+  repo.write("a.txt", "one\n\nTHREE\n");
+  repo.write("caf\xc3\xa9.txt", "y\n");
+  repo.write("untracked.txt", "u\n");
+  const std::string expected = diff(repo);
+  EXPECT_THAT(expected, HasSubstr("diff --git a/a.txt b/a.txt\n"));
+  EXPECT_THAT(expected, HasSubstr("\"a/caf\\303\\251.txt\""));  // C-quoted
+
+  repo.git("config diff.noprefix true");
+  repo.git("config diff.mnemonicPrefix true");
+  repo.git("config color.ui always");
+  repo.git("config color.diff always");
+  repo.git("config core.quotePath false");
+  repo.git("config diff.suppressBlankEmpty true");
+  repo.git("config diff.external false");
+  repo.git("config diff.relative true");
+  repo.git("config diff.renames false");
+  repo.write(".gitattributes", "*.txt diff=upper\n");
+  repo.git("config diff.upper.textconv 'tr a-z A-Z <'");
+  repo.git("add .gitattributes");
+  repo.git("commit -q -m attrs");
+
+  EXPECT_EQ(diff(repo), expected);
+}
+
+}  // namespace
+}  // namespace revline::git

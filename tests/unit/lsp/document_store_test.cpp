@@ -1,0 +1,98 @@
+// The document store: UTF-16 positions, incremental edits, and how lines move.
+#include <gtest/gtest.h>
+
+#include "lsp/document_store.h"
+#include "lsp/jsonrpc.h"
+
+namespace revline::lsp {
+namespace {
+
+TextDocumentContentChangeEvent change(int l1, int c1, int l2, int c2, std::string text) {
+  return TextDocumentContentChangeEvent{Range{{l1, c1}, {l2, c2}}, std::move(text)};
+}
+
+TEST(Utf16, CountsCodeUnits) {
+  EXPECT_EQ(utf16Length("abc"), 3);
+  EXPECT_EQ(utf16Length("é"), 1);      // 2 bytes, 1 unit
+  EXPECT_EQ(utf16Length("€"), 1);      // 3 bytes, 1 unit
+  EXPECT_EQ(utf16Length("😀"), 2);     // 4 bytes, surrogate pair
+  EXPECT_EQ(utf16Length("a😀b"), 4);
+  EXPECT_EQ(byteOffsetOfUtf16("a😀b", 1), 1u);
+  EXPECT_EQ(byteOffsetOfUtf16("a😀b", 3), 5u);
+  EXPECT_EQ(byteOffsetOfUtf16("a😀b", 2), 1u);  // inside the pair: rounds down
+  EXPECT_EQ(byteOffsetOfUtf16("a😀b", 99), 6u); // clamped
+}
+
+TEST(Document, IncrementalEditsWithNonAsciiAndAstralText) {
+  Document d("file:///x", 1, "héllo 😀 wörld\nsecond\n");
+  // Replace "wörld" (UTF-16 columns 9..14 after "héllo 😀 ") with "there".
+  d.apply(change(0, 9, 0, 14, "there"));
+  EXPECT_EQ(d.text(), "héllo 😀 there\nsecond\n");
+  // Insert after the emoji (column 8 = after the surrogate pair).
+  d.apply(change(0, 8, 0, 8, "!"));
+  EXPECT_EQ(d.line(0), "héllo 😀! there");
+  // Delete across the line break.
+  d.apply(change(0, 15, 1, 6, ""));
+  EXPECT_EQ(d.text(), "héllo 😀! there\n");
+  EXPECT_EQ(d.lineCount(), 2);
+}
+
+TEST(Document, FullReplacementAndCrLf) {
+  Document d("file:///x", 1, "a\r\nb");
+  EXPECT_EQ(d.line(0), "a");
+  EXPECT_EQ(d.line(1), "b");
+  d.apply(TextDocumentContentChangeEvent{std::nullopt, "new"});
+  EXPECT_EQ(d.text(), "new");
+}
+
+TEST(Document, PositionsPastTheEndAreClamped) {
+  Document d("file:///x", 1, "ab\ncd");
+  d.apply(change(1, 99, 7, 0, "!"));
+  EXPECT_EQ(d.text(), "ab\ncd!");
+}
+
+TEST(Store, UnknownDocumentIsAnError) {
+  DocumentStore s;
+  DidChangeTextDocumentParams p;
+  p.textDocument.uri = "file:///nope";
+  EXPECT_THROW(s.change(p), LspError);
+}
+
+// Lines of a finding at 0-based [first, last] after one edit on a document.
+std::optional<std::pair<int, int>> moved(const std::string& text, int first, int last,
+                                         const TextDocumentContentChangeEvent& c) {
+  Document d("file:///x", 1, text);
+  LineEdit e = d.apply(c);
+  if (!moveLines(first, last, e)) return std::nullopt;
+  return std::make_pair(first, last);
+}
+
+const std::string kText = "l0\nl1\nl2\nl3\nl4\nl5\n";
+using P = std::pair<int, int>;
+
+TEST(MoveLines, InsertingLinesAboveMovesDown) {
+  EXPECT_EQ(moved(kText, 3, 4, change(1, 0, 1, 0, "new\nnew\n")), P(5, 6));
+  EXPECT_EQ(moved(kText, 3, 3, change(3, 0, 3, 0, "x\n")), P(4, 4));  // at the start of the line itself
+}
+
+TEST(MoveLines, DeletingLinesAboveMovesUp) {
+  EXPECT_EQ(moved(kText, 3, 4, change(0, 0, 2, 0, "")), P(1, 2));
+}
+
+TEST(MoveLines, EditsBelowOrAfterTheContentDoNothing) {
+  EXPECT_EQ(moved(kText, 1, 2, change(4, 0, 5, 0, "")), P(1, 2));
+  EXPECT_EQ(moved(kText, 1, 2, change(2, 2, 2, 2, "\nmore")), P(1, 2));  // newline typed at the end of l2
+}
+
+TEST(MoveLines, TypingInsideTheLineKeepsIt) {
+  EXPECT_EQ(moved(kText, 2, 2, change(2, 1, 2, 1, "xyz")), P(2, 2));
+}
+
+TEST(MoveLines, DeletingTheLinesDropsIt) {
+  EXPECT_EQ(moved(kText, 2, 3, change(2, 0, 4, 0, "")), std::nullopt);
+  EXPECT_EQ(moved(kText, 2, 2, change(1, 2, 2, 2, "")), std::nullopt);  // joined into the line above
+  EXPECT_EQ(moved(kText, 2, 3, change(3, 0, 4, 0, "")), P(2, 2));       // one of two lines left
+}
+
+}  // namespace
+}  // namespace revline::lsp

@@ -1,0 +1,115 @@
+// contract.md "LSP mapping", hover text, the cache form of findings, and the
+// per-repository state under .git/revline/.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "lsp/findings.h"
+#include "lsp/repository_state.h"
+
+namespace revline::lsp {
+namespace {
+namespace fs = std::filesystem;
+
+review::PublishedFinding sample() {
+  review::PublishedFinding p;
+  p.id = "0123456789abcdef";
+  auto& f = p.finding;
+  f.file = "src/a.cpp";
+  f.line = 3;
+  f.endLine = 4;
+  f.severity = contract::Severity::Blocker;
+  f.category = contract::Category::Security;
+  f.title = "SQL built from user input";
+  f.explanation = "The query concatenates the name.";
+  f.suggestedFix = "Use a bound parameter.";
+  f.edit = contract::Edit{"a\nb", "c\nd"};
+  f.confidence = 0.82;
+  return p;
+}
+
+TEST(Mapping, FollowsTheContract) {
+  Diagnostic d = toDiagnostic(place(sample()), 7);
+  EXPECT_EQ(d.range, (Range{{2, 0}, {3, 7}}));
+  EXPECT_EQ(d.severity, DiagnosticSeverity::Error);
+  EXPECT_EQ(d.code, "SECURITY");
+  EXPECT_EQ(d.source, "revline");
+  EXPECT_EQ(d.message, "SQL built from user input\n\nThe query concatenates the name. (confidence 0.82)");
+  EXPECT_EQ(d.data, json({{"id", "0123456789abcdef"}}));
+  EXPECT_EQ(severityFor(contract::Severity::Major), DiagnosticSeverity::Warning);
+  EXPECT_EQ(severityFor(contract::Severity::Minor), DiagnosticSeverity::Information);
+  EXPECT_EQ(severityFor(contract::Severity::Nit), DiagnosticSeverity::Hint);
+  json wire = d;
+  EXPECT_EQ(wire["severity"], 1);
+}
+
+TEST(Mapping, HoverHasEverything) {
+  const std::string md = hoverMarkdown(sample().finding);
+  for (const char* part : {"SQL built from user input", "BLOCKER", "SECURITY", "0.82", "The query concatenates",
+                           "Use a bound parameter."})
+    EXPECT_NE(md.find(part), std::string::npos) << part;
+}
+
+TEST(Cache, FindingsRoundTrip) {
+  auto a = sample();
+  auto b = sample();
+  b.finding.endLine.reset();
+  b.finding.edit.reset();
+  b.finding.suggestedFix.reset();
+  auto back = findingsFromJson(findingsToJson({a, b}));
+  ASSERT_EQ(back.size(), 2u);
+  EXPECT_EQ(back[0].id, a.id);
+  EXPECT_EQ(back[0].finding.edit, a.finding.edit);
+  EXPECT_EQ(back[0].finding.endLine, 4);
+  EXPECT_FALSE(back[1].finding.endLine);
+  EXPECT_FALSE(back[1].finding.edit);
+  EXPECT_EQ(back[1].finding.severity, contract::Severity::Blocker);
+}
+
+struct TempGitDir {
+  fs::path root;
+  TempGitDir() {
+    root = fs::temp_directory_path() / ("revline-lsp-state-" + std::to_string(::getpid()) + "-" +
+                                        std::to_string(reinterpret_cast<std::uintptr_t>(this)));
+    fs::create_directories(root / ".git");
+  }
+  ~TempGitDir() { fs::remove_all(root); }
+};
+
+TEST(Cache, SurvivesANewCacheObject) {
+  TempGitDir dir;
+  const std::string key = ReviewCache::key("builtin", "rules", 1, "File: a\n");
+  {
+    ReviewCache c;
+    EXPECT_FALSE(c.get(dir.root, key));
+    c.put(dir.root, key, {sample()});
+  }
+  ReviewCache fresh;
+  auto hit = fresh.get(dir.root, key);
+  ASSERT_TRUE(hit);
+  EXPECT_EQ(hit->at(0).id, sample().id);
+  EXPECT_FALSE(fresh.get(dir.root, ReviewCache::key("builtin", "rules", 2, "File: a\n")));  // prompt version
+  EXPECT_TRUE(fs::exists(dir.root / ".git" / "revline" / "cache"));
+}
+
+TEST(Dismissed, RememberedAcrossInstances) {
+  TempGitDir dir;
+  {
+    DismissedFindings d(dir.root);
+    d.add("abc");
+  }
+  DismissedFindings again(dir.root);
+  EXPECT_TRUE(again.contains("abc"));
+  EXPECT_FALSE(again.contains("def"));
+}
+
+TEST(GitDirectory, FollowsAGitFile) {
+  TempGitDir dir;
+  fs::remove_all(dir.root / ".git");
+  std::ofstream(dir.root / ".git") << "gitdir: elsewhere/.git\n";
+  EXPECT_EQ(gitDirectory(dir.root), dir.root / "elsewhere/.git");
+}
+
+}  // namespace
+}  // namespace revline::lsp

@@ -1,0 +1,223 @@
+// The transport and JSON-RPC layer: framing, bad input, classification, ReplyOnce.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <thread>
+
+#include "lsp/jsonrpc.h"
+#include "lsp/transport.h"
+
+namespace revline::lsp {
+namespace {
+
+std::string frame(const std::string& body) {
+  return "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
+}
+
+struct Extracted {
+  std::vector<std::string> bodies;
+  std::vector<std::string> logs;
+  std::string rest;
+};
+
+Extracted extract(std::string input, std::size_t cap = 1000) {
+  Extracted e;
+  StdioTransport::extractFrames(input, e.bodies, cap, [&](const std::string& l) { e.logs.push_back(l); });
+  e.rest = input;
+  return e;
+}
+
+TEST(Framing, SplitsConsecutiveFramesAndKeepsAPartialOne) {
+  auto e = extract(frame("{\"a\":1}") + frame("{\"b\":2}") + "Content-Length: 10\r\n\r\n{\"c\"");
+  ASSERT_EQ(e.bodies.size(), 2u);
+  EXPECT_EQ(e.bodies[0], "{\"a\":1}");
+  EXPECT_EQ(e.bodies[1], "{\"b\":2}");
+  EXPECT_EQ(e.rest, "Content-Length: 10\r\n\r\n{\"c\"");
+  EXPECT_TRUE(e.logs.empty());
+}
+
+TEST(Framing, HeaderNamesAreCaseInsensitiveAndOtherHeadersIgnored) {
+  auto e = extract("content-length: 2\r\nContent-Type: application/vscode-jsonrpc; charset=utf-8\r\n\r\n{}");
+  ASSERT_EQ(e.bodies.size(), 1u);
+  EXPECT_EQ(e.bodies[0], "{}");
+}
+
+TEST(Framing, CountsBytesNotCharacters) {
+  const std::string body = "{\"t\":\"é😀\"}";
+  auto e = extract(frame(body));
+  ASSERT_EQ(e.bodies.size(), 1u);
+  EXPECT_EQ(e.bodies[0], body);
+}
+
+TEST(Framing, MalformedHeaderIsSkippedToTheNextMessage) {
+  auto e = extract("garbage line\r\n\r\n" + frame("{}"));
+  ASSERT_EQ(e.bodies.size(), 1u);
+  EXPECT_EQ(e.bodies[0], "{}");
+  ASSERT_EQ(e.logs.size(), 1u);
+  EXPECT_NE(e.logs[0].find("malformed header"), std::string::npos);
+}
+
+TEST(Framing, NonNumericAndMissingLengthAreSkipped) {
+  auto e = extract("Content-Length: ten\r\n\r\n" + frame("{\"x\":1}") + "Content-Type: a\r\n\r\n" + frame("{}"));
+  ASSERT_EQ(e.bodies.size(), 2u);
+  EXPECT_EQ(e.logs.size(), 2u);
+  EXPECT_NE(e.logs[0].find("bad Content-Length"), std::string::npos);
+  EXPECT_NE(e.logs[1].find("without Content-Length"), std::string::npos);
+}
+
+TEST(Framing, OversizedMessageIsRefusedWithoutBufferingIt) {
+  auto e = extract("Content-Length: 99999999999\r\n\r\n{\"huge\":" + frame("{}"), 1000);
+  ASSERT_EQ(e.bodies.size(), 1u);
+  EXPECT_EQ(e.bodies[0], "{}");
+  ASSERT_EQ(e.logs.size(), 1u);
+  EXPECT_NE(e.logs[0].find("exceeds the limit"), std::string::npos);
+}
+
+TEST(Framing, JunkWithoutAnyHeaderIsDroppedEventually) {
+  auto e = extract(std::string(9000, 'x'));
+  EXPECT_TRUE(e.bodies.empty());
+  EXPECT_TRUE(e.rest.empty());
+  EXPECT_EQ(e.logs.size(), 1u);
+}
+
+TEST(Classify, RecognisesEachKind) {
+  EXPECT_TRUE(std::holds_alternative<Request>(classify(json::parse(R"({"jsonrpc":"2.0","id":1,"method":"m"})"))));
+  EXPECT_TRUE(std::holds_alternative<Notification>(classify(json::parse(R"({"jsonrpc":"2.0","method":"m"})"))));
+  EXPECT_TRUE(std::holds_alternative<Response>(classify(json::parse(R"({"jsonrpc":"2.0","id":"a","result":null})"))));
+  auto bad = classify(json::parse(R"({"id":3,"method":"m"})"));
+  ASSERT_TRUE(std::holds_alternative<Invalid>(bad));
+  EXPECT_EQ(std::get<Invalid>(bad).id, json(3));
+  auto badParams = classify(json::parse(R"({"jsonrpc":"2.0","id":4,"method":"m","params":7})"));
+  ASSERT_TRUE(std::holds_alternative<Invalid>(badParams));
+  EXPECT_TRUE(std::holds_alternative<Invalid>(classify(json::parse("[1,2]"))));
+}
+
+TEST(Classify, ScanIdFindsTheIdOfBrokenJson) {
+  EXPECT_EQ(scanId(R"({"jsonrpc":"2.0","id": 17, "method": "x", )"), json(17));
+  EXPECT_EQ(scanId(R"({"id":"abc", oops)"), json("abc"));
+  EXPECT_FALSE(scanId("{oops").has_value());
+}
+
+TEST(Errors, EncodedInOnePlace) {
+  EXPECT_EQ(encodeError(LspError(ErrorCode::MethodNotFound, "no")), json::parse(R"({"code":-32601,"message":"no"})"));
+}
+
+TEST(ReplyOnce, RepliesExactlyOnceAndInternalErrorWhenDropped) {
+  std::vector<std::pair<json, json>> sent;
+  auto sender = [&](const json& id, const ReplyValue& v) {
+    sent.emplace_back(id, std::holds_alternative<json>(v) ? std::get<json>(v) : encodeError(std::get<LspError>(v)));
+  };
+  {
+    ReplyOnce r(1, "a", sender);
+    r(json("ok"));
+    r(json("again"));  // ignored (logged)
+  }
+  { ReplyOnce dropped(2, "b", sender); }
+  {
+    ReplyOnce r(3, "c", sender);
+    ReplyOnce moved = std::move(r);
+    EXPECT_FALSE(static_cast<bool>(r));
+    moved(json(1));
+  }
+  ASSERT_EQ(sent.size(), 3u);
+  EXPECT_EQ(sent[0].second, "ok");
+  EXPECT_EQ(sent[1].first, 2);
+  EXPECT_EQ(sent[1].second["code"], -32603);
+  EXPECT_EQ(sent[2].first, 3);
+}
+
+// A handler that records what it got.
+struct Recorder : MessageHandler {
+  std::vector<std::string> seen;
+  bool onNotify(const std::string& m, const json&) override {
+    seen.push_back("notify " + m);
+    return m != "exit";
+  }
+  bool onCall(const std::string& m, const json&, const json& id) override {
+    seen.push_back("call " + m + " " + id.dump());
+    return true;
+  }
+  bool onReply(const json& id, const std::optional<json>&, const std::optional<json>&) override {
+    seen.push_back("reply " + id.dump());
+    return true;
+  }
+};
+
+TEST(Loop, BadInputIsAnsweredOrLoggedAndNeverStopsTheLoop) {
+  MemoryTransport t;
+  std::vector<std::string> logs;
+  t.log = [&](const std::string& l) { logs.push_back(l); };
+  t.clientSendRaw(R"({"jsonrpc":"2.0","id":5,"method":"x", broken)");
+  t.clientSendRaw("not json at all");
+  t.clientSendRaw(R"({"id":6,"method":"no version"})");
+  t.clientSendRaw(R"({"jsonrpc":"2.0"})");
+  t.clientSendRaw(R"({"jsonrpc":"2.0","id":7,"method":"ok"})");
+  t.clientClose();
+  Recorder r;
+  EXPECT_FALSE(t.loop(r));  // ended by EOF
+  EXPECT_EQ(r.seen, std::vector<std::string>{"call ok 7"});
+  auto m1 = t.clientReceive(std::chrono::milliseconds(0));
+  auto m2 = t.clientReceive(std::chrono::milliseconds(0));
+  ASSERT_TRUE(m1 && m2);
+  EXPECT_EQ((*m1)["id"], 5);
+  EXPECT_EQ((*m1)["error"]["code"], -32700);
+  EXPECT_EQ((*m2)["id"], 6);
+  EXPECT_EQ((*m2)["error"]["code"], -32600);
+  EXPECT_EQ(logs.size(), 2u);
+}
+
+TEST(Loop, CancellationsInABatchComeFirst) {
+  MemoryTransport t;
+  t.clientSendBatch({json::parse(R"({"jsonrpc":"2.0","id":1,"method":"slow"})"),
+                     json::parse(R"({"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":1}})"),
+                     json::parse(R"({"jsonrpc":"2.0","method":"exit"})")});
+  Recorder r;
+  EXPECT_TRUE(t.loop(r));
+  EXPECT_EQ(r.seen, (std::vector<std::string>{"notify $/cancelRequest", "call slow 1", "notify exit"}));
+}
+
+TEST(Stdio, RealPipesWithFraming) {
+  int toServer[2], fromServer[2];
+  ASSERT_EQ(pipe(toServer), 0);
+  ASSERT_EQ(pipe(fromServer), 0);
+  StdioTransport t(toServer[0], fromServer[1], 1 << 20);
+  t.log = [](const std::string&) {};
+  const std::string input = frame(R"({"jsonrpc":"2.0","id":1,"method":"a"})") + "Content-Length: x\r\n\r\n" +
+                            frame(R"({"jsonrpc":"2.0","method":"exit"})");
+  // Written in two pieces that split a header, like a real pipe may.
+  ASSERT_EQ(write(toServer[1], input.data(), 10), 10);
+  std::thread writer([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    ASSERT_EQ(write(toServer[1], input.data() + 10, input.size() - 10), static_cast<ssize_t>(input.size() - 10));
+  });
+  Recorder r;
+  EXPECT_TRUE(t.loop(r));
+  writer.join();
+  EXPECT_EQ(r.seen, (std::vector<std::string>{"call a 1", "notify exit"}));
+  t.notify("n", json::object());
+  char buf[256];
+  ssize_t n = read(fromServer[0], buf, sizeof buf);
+  ASSERT_GT(n, 0);
+  const std::string out(buf, static_cast<std::size_t>(n));
+  const std::string body = R"({"jsonrpc":"2.0","method":"n","params":{}})";
+  EXPECT_EQ(out, frame(body));
+  for (int fd : {toServer[0], toServer[1], fromServer[0], fromServer[1]}) close(fd);
+}
+
+TEST(Stdio, EndOfInputEndsTheLoop) {
+  int p[2];
+  ASSERT_EQ(pipe(p), 0);
+  const std::string partial = "Content-Length: 50\r\n\r\n{";
+  ASSERT_EQ(write(p[1], partial.data(), partial.size()), static_cast<ssize_t>(partial.size()));
+  close(p[1]);
+  StdioTransport t(p[0], -1);
+  std::vector<std::string> logs;
+  t.log = [&](const std::string& l) { logs.push_back(l); };
+  Recorder r;
+  EXPECT_FALSE(t.loop(r));
+  EXPECT_EQ(logs.size(), 1u);
+  close(p[0]);
+}
+
+}  // namespace
+}  // namespace revline::lsp

@@ -1,0 +1,155 @@
+#include "core/process/process.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <chrono>
+
+#include "tests/support/temp_repo.h"
+
+namespace revline::process {
+namespace {
+
+using ::testing::HasSubstr;
+using namespace std::chrono_literals;
+
+TEST(Process, FeedsLargeInputAndCapturesLargeOutput) {
+  // 20 MB through `cat`: stdin is written while stdout is read, or this deadlocks.
+  std::string input;
+  input.reserve(20u << 20);
+  for (std::size_t i = 0; input.size() < (20u << 20); ++i) input += "line " + std::to_string(i) + "\n";
+  Options options;
+  options.input = input;
+  const Result r = run({"cat"}, options);
+  EXPECT_EQ(r.exitCode, 0);
+  EXPECT_EQ(r.out.size(), input.size());
+  EXPECT_TRUE(r.out == input);
+  EXPECT_EQ(r.err, "");
+}
+
+TEST(Process, LargeOutputOnBothStreamsAtOnce) {
+  // A child that fills stderr before finishing stdout blocks unless both are read concurrently.
+  const Result r = run({"sh", "-c", "head -c 5000000 /dev/zero >&2; head -c 7000000 /dev/zero"});
+  EXPECT_EQ(r.exitCode, 0);
+  EXPECT_EQ(r.err.size(), 5000000u);
+  EXPECT_EQ(r.out.size(), 7000000u);
+}
+
+TEST(Process, ArgumentsAreNotInterpretedByAShell) {
+  const Result r = run({"echo", "a  b", "$HOME", "*", "; rm -rf /"});
+  EXPECT_EQ(r.out, "a  b $HOME * ; rm -rf /\n");
+}
+
+TEST(Process, CapturesStderrAndExitCode) {
+  const Result r = run({"sh", "-c", "echo out; echo problem >&2; exit 3"});
+  EXPECT_EQ(r.exitCode, 3);
+  EXPECT_EQ(r.out, "out\n");
+  EXPECT_EQ(r.err, "problem\n");
+}
+
+TEST(Process, SignalEndsReportAs128PlusSignal) {
+  const Result r = run({"sh", "-c", "kill -9 $$"});
+  EXPECT_EQ(r.exitCode, 128 + 9);
+}
+
+TEST(Process, ChildThatIgnoresItsInputDoesNotHurtTheCaller) {
+  // `true` exits without reading: writing 8 MB to it fails with EPIPE, which must not kill us.
+  Options options;
+  options.input = std::string(8u << 20, 'x');
+  const Result r = run({"true"}, options);
+  EXPECT_EQ(r.exitCode, 0);
+}
+
+TEST(Process, NotFoundNamesTheProgram) {
+  try {
+    run({"revline-no-such-program-xyz"});
+    FAIL() << "expected process::Error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), Error::Kind::NotFound);
+    EXPECT_THAT(e.what(), HasSubstr("`revline-no-such-program-xyz` was not found on PATH"));
+    EXPECT_THAT(e.what(), HasSubstr("install it"));
+  }
+}
+
+TEST(Process, NotFoundHonoursOverriddenPath) {
+  testing::TempDir empty;
+  Options options;
+  options.env["PATH"] = empty.path().string();
+  try {
+    run({"sh", "-c", "true"}, options);
+    FAIL() << "expected process::Error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), Error::Kind::NotFound);
+    EXPECT_THAT(e.what(), HasSubstr(empty.path().string()));
+  }
+}
+
+TEST(Process, MissingExplicitPathIsNotFound) {
+  try {
+    run({"/nonexistent/dir/tool"});
+    FAIL() << "expected process::Error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), Error::Kind::NotFound);
+    EXPECT_THAT(e.what(), HasSubstr("/nonexistent/dir/tool"));
+  }
+}
+
+TEST(Process, TimeoutKillsTheChildQuickly) {
+  Options options;
+  options.timeout = 200ms;
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    run({"sleep", "5"}, options);
+    FAIL() << "expected a timeout";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), Error::Kind::TimedOut);
+    EXPECT_THAT(e.what(), HasSubstr("`sleep` did not finish within 200 ms"));
+  }
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 2s);
+}
+
+TEST(Process, TimeoutAlsoKillsGrandchildrenHoldingThePipes) {
+  // The shell's background child keeps stdout open; killing only `sh` would leave us waiting.
+  Options options;
+  options.timeout = 200ms;
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_THROW(run({"sh", "-c", "sleep 5 & sleep 5; wait"}, options), Error);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 2s);
+}
+
+TEST(Process, RunsInTheGivenDirectory) {
+  testing::TempDir dir;
+  Options options;
+  options.cwd = dir.path();
+  const Result r = run({"pwd", "-P"}, options);
+  EXPECT_EQ(r.out, std::filesystem::canonical(dir.path()).string() + "\n");
+}
+
+TEST(Process, MissingWorkingDirectoryIsAClearError) {
+  Options options;
+  options.cwd = "/nonexistent/revline-dir";
+  try {
+    run({"true"}, options);
+    FAIL() << "expected process::Error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), Error::Kind::StartFailed);
+    EXPECT_THAT(e.what(), HasSubstr("'/nonexistent/revline-dir' does not exist"));
+  }
+}
+
+TEST(Process, EnvironmentOverridesAndRemovals) {
+  ::setenv("REVLINE_TEST_REMOVE_ME", "present", 1);
+  ::setenv("REVLINE_TEST_KEEP_ME", "kept", 1);
+  Options options;
+  options.env["REVLINE_TEST_SET"] = "hello world";
+  options.env["REVLINE_TEST_REMOVE_ME"] = std::nullopt;
+  const Result r = run({"sh", "-c",
+                        "echo \"${REVLINE_TEST_SET}|${REVLINE_TEST_REMOVE_ME-unset}|${REVLINE_TEST_KEEP_ME}\""},
+                       options);
+  EXPECT_EQ(r.out, "hello world|unset|kept\n");
+  ::unsetenv("REVLINE_TEST_REMOVE_ME");
+  ::unsetenv("REVLINE_TEST_KEEP_ME");
+}
+
+}  // namespace
+}  // namespace revline::process

@@ -1,0 +1,183 @@
+// The Anthropic provider against a fake /v1/messages server: headers, the forced
+// submit_review tool carrying the contract, tool_use/tool_result turns, stop reasons.
+#include <gtest/gtest.h>
+
+#include "core/providers/anthropic_provider.h"
+#include "tests/unit/providers/provider_test_util.h"
+
+namespace revline::providers {
+namespace {
+
+using review::FinishReason;
+using review::ProviderError;
+using testing::FakeServer;
+using testing::Reply;
+using testing::settingsFor;
+using testing::SleepRecorder;
+using Kind = ProviderError::Kind;
+
+TEST(Anthropic, ForcedSubmitReviewToolCarriesTheContract) {
+  FakeServer server;
+  server.enqueue(Reply::fromFixture("anthropic_review.json"));
+  SleepRecorder sleeps;
+  AnthropicProvider provider(settingsFor(server.url(), sleeps, {{"ANTHROPIC_API_KEY", "sk-ant-test"}}));
+  EXPECT_EQ(provider.name(), "anthropic");
+  auto response = provider.complete(testing::sampleRequest(), CancelToken());
+
+  ASSERT_EQ(server.requestCount(), 1u);
+  const auto req = server.requests()[0];
+  EXPECT_EQ(req.path, "/v1/messages");
+  EXPECT_EQ(req.header("x-api-key"), "sk-ant-test");
+  EXPECT_EQ(req.header("anthropic-version"), "2023-06-01");
+  EXPECT_FALSE(req.hasHeader("Authorization"));
+  json body = req.parsed();
+  EXPECT_EQ(body["model"], "test-model");
+  EXPECT_EQ(body["max_tokens"], 8192);
+  EXPECT_EQ(body["system"], "You are a code reviewer.");
+  EXPECT_EQ(body["messages"],
+            json::parse(R"([{"role":"user","content":[{"type":"text","text":"Review this diff."}]}])"));
+  ASSERT_EQ(body["tools"].size(), 1u);
+  EXPECT_EQ(body["tools"][0]["name"], "submit_review");
+  EXPECT_EQ(body["tools"][0]["input_schema"], testing::sampleSchema());
+  EXPECT_EQ(body["tool_choice"], (json{{"type", "tool"}, {"name", "submit_review"}}));
+
+  EXPECT_EQ(response.finish, FinishReason::Stop);
+  EXPECT_TRUE(response.toolCalls.empty());
+  json report = json::parse(response.text);
+  EXPECT_EQ(report["verdict"], "REQUEST_CHANGES");
+  EXPECT_EQ(report["findings"][0]["line"], 4);
+  EXPECT_EQ(response.usage.inputTokens, 1021);
+  EXPECT_EQ(response.usage.outputTokens, 143);
+}
+
+TEST(Anthropic, RepositoryToolsUseToolChoiceAnyAndToolResultTurns) {
+  FakeServer server;
+  server.enqueue(Reply::fromFixture("anthropic_tool_use.json"));
+  server.enqueue(Reply::fromFixture("anthropic_review.json"));
+  SleepRecorder sleeps;
+  AnthropicProvider provider(settingsFor(server.url("/v1"), sleeps));  // a trailing /v1 is tolerated
+  auto request = testing::sampleRequest();
+  request.tools = {testing::readFileSpec()};
+  auto first = provider.complete(request, CancelToken());
+  json body = server.requests()[0].parsed();
+  EXPECT_EQ(server.requests()[0].path, "/v1/messages");
+  ASSERT_EQ(body["tools"].size(), 2u);
+  EXPECT_EQ(body["tools"][0]["name"], "submit_review");
+  EXPECT_EQ(body["tools"][1],
+            (json{{"name", "read_file"}, {"description", "Read a file."}, {"input_schema", testing::readFileSpec().inputSchema}}));
+  EXPECT_EQ(body["tool_choice"], (json{{"type", "any"}}));
+
+  EXPECT_EQ(first.finish, FinishReason::ToolCalls);
+  EXPECT_EQ(first.text, "I'll look at the whole file first.");
+  ASSERT_EQ(first.toolCalls.size(), 2u);
+  EXPECT_EQ(first.toolCalls[0].id, "toolu_01T1x1fJ34qAmk2tNTrN7Up6");
+  EXPECT_EQ(first.toolCalls[0].arguments, (json{{"path", "src/Service.java"}}));
+  EXPECT_EQ(first.toolCalls[1].arguments, (json{{"path", "/etc/passwd"}}));
+
+  request.messages.push_back({review::Role::Assistant, first.text, first.toolCalls, {}});
+  request.messages.push_back({review::Role::Tool,
+                              "",
+                              {},
+                              {{first.toolCalls[0].id, "read_file", true, "1: class Service {"},
+                               {first.toolCalls[1].id, "read_file", false, "read_file: path '/etc/passwd' is absolute"}}});
+  request.messages.push_back({review::Role::User, "Budget spent: answer now.", {}, {}});
+  request.tools.clear();
+  auto second = provider.complete(request, CancelToken());
+  EXPECT_EQ(second.finish, FinishReason::Stop);
+
+  json body2 = server.requests()[1].parsed();
+  EXPECT_EQ(body2["tool_choice"], (json{{"type", "tool"}, {"name", "submit_review"}})) << "tools withdrawn: forced";
+  const json& msgs = body2["messages"];
+  ASSERT_EQ(msgs.size(), 3u) << msgs.dump(2);
+  EXPECT_EQ(msgs[1]["role"], "assistant");
+  EXPECT_EQ(msgs[1]["content"][0], (json{{"type", "text"}, {"text", "I'll look at the whole file first."}}));
+  EXPECT_EQ(msgs[1]["content"][1],
+            (json{{"type", "tool_use"}, {"id", "toolu_01T1x1fJ34qAmk2tNTrN7Up6"}, {"name", "read_file"},
+                  {"input", {{"path", "src/Service.java"}}}}));
+  // Tool results and the budget message merge into one user turn, results first.
+  EXPECT_EQ(msgs[2]["role"], "user");
+  ASSERT_EQ(msgs[2]["content"].size(), 3u);
+  EXPECT_EQ(msgs[2]["content"][0],
+            (json{{"type", "tool_result"}, {"tool_use_id", "toolu_01T1x1fJ34qAmk2tNTrN7Up6"}, {"content", "1: class Service {"}}));
+  EXPECT_EQ(msgs[2]["content"][1]["is_error"], true);
+  EXPECT_EQ(msgs[2]["content"][1]["tool_use_id"], "toolu_01U2y2gK45rBnl3uOUsO8Vq7");
+  EXPECT_EQ(msgs[2]["content"][2], (json{{"type", "text"}, {"text", "Budget spent: answer now."}}));
+}
+
+TEST(Anthropic, ContractRetryResendsTheAnswerAsAnAssistantTurn) {
+  FakeServer server;
+  server.enqueue(Reply::fromFixture("anthropic_review.json"));
+  SleepRecorder sleeps;
+  AnthropicProvider provider(settingsFor(server.url(), sleeps));
+  auto request = testing::sampleRequest();
+  request.messages.push_back({review::Role::Assistant, R"({"summary": 1})", {}, {}});
+  request.messages.push_back({review::Role::User, "/summary: expected a string", {}, {}});
+  provider.complete(request, CancelToken());
+  const json msgs = server.requests()[0].parsed()["messages"];
+  ASSERT_EQ(msgs.size(), 3u);
+  EXPECT_EQ(msgs[1], (json{{"role", "assistant"}, {"content", {{{"type", "text"}, {"text", R"({"summary": 1})"}}}}}));
+  EXPECT_EQ(msgs[2]["content"][0]["text"], "/summary: expected a string");
+}
+
+TEST(Anthropic, StopReasonsAndErrors) {
+  FakeServer server;
+  server.enqueue(Reply::fromFixture("anthropic_max_tokens.json"));
+  server.enqueue(Reply::fromFixture("anthropic_refusal.json"));
+  server.enqueue(Reply::fromFixture("anthropic_overloaded.json", 529));
+  server.enqueue(Reply::fromFixture("anthropic_review.json"));
+  server.enqueue(Reply::fromFixture("anthropic_401.json", 401));
+  SleepRecorder sleeps;
+  AnthropicProvider provider(settingsFor(server.url(), sleeps, {{"ANTHROPIC_API_KEY", "sk-ant-bad"}}));
+
+  auto cut = provider.complete(testing::sampleRequest(), CancelToken());
+  EXPECT_EQ(cut.finish, FinishReason::Length);
+  auto refused = provider.complete(testing::sampleRequest(), CancelToken());
+  EXPECT_EQ(refused.finish, FinishReason::Refusal);
+  ASSERT_TRUE(refused.refusal);
+  auto afterOverload = provider.complete(testing::sampleRequest(), CancelToken());
+  EXPECT_EQ(afterOverload.finish, FinishReason::Stop);
+  EXPECT_EQ(sleeps.sleeps->size(), 1u) << "529 is retried";
+  try {
+    provider.complete(testing::sampleRequest(), CancelToken());
+    ADD_FAILURE() << "401 must throw";
+  } catch (const ProviderError& e) {
+    EXPECT_EQ(e.kind(), Kind::Auth);
+    EXPECT_NE(std::string(e.what()).find("ANTHROPIC_API_KEY was rejected"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("invalid x-api-key"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Anthropic, PromptModeHasNoForcedToolAndFlattensToolHistory) {
+  FakeServer server;
+  server.enqueue(Reply::ok(R"({"content":[{"type":"text","text":"{\"summary\":\"ok\"}"}],"stop_reason":"end_turn",
+                               "usage":{"input_tokens":5,"output_tokens":6}})"));
+  SleepRecorder sleeps;
+  auto settings = settingsFor(server.url(), sleeps);
+  settings.structuredOutput = config::StructuredOutput::Prompt;
+  AnthropicProvider provider(settings);
+  auto request = testing::sampleRequest();
+  request.messages.push_back({review::Role::Assistant, "", {{"t1", "glob", {{"pattern", "*.java"}}}}, {}});
+  request.messages.push_back({review::Role::Tool, "", {}, {{"t1", "glob", true, "src/A.java"}}});
+  auto response = provider.complete(request, CancelToken());
+  EXPECT_EQ(response.text, R"({"summary":"ok"})");
+  json body = server.requests()[0].parsed();
+  EXPECT_FALSE(body.contains("tool_choice"));
+  EXPECT_FALSE(body.contains("tools"));
+  EXPECT_NE(body["system"].get<std::string>().find("Reply with only one JSON object"), std::string::npos);
+  EXPECT_EQ(body.dump().find("tool_use"), std::string::npos) << "no tool blocks without tool definitions";
+  EXPECT_NE(body.dump().find("[result of tool glob]"), std::string::npos);
+}
+
+TEST(Anthropic, KeyIsRequiredForTheRealApi) {
+  SleepRecorder sleeps;
+  try {
+    AnthropicProvider p(settingsFor("", sleeps));
+    ADD_FAILURE() << "must throw";
+  } catch (const ProviderError& e) {
+    EXPECT_EQ(e.kind(), Kind::Config);
+    EXPECT_NE(std::string(e.what()).find("ANTHROPIC_API_KEY"), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace revline::providers

@@ -1,0 +1,105 @@
+// The Ollama provider against a fake /api/chat server.
+#include <gtest/gtest.h>
+
+#include "core/providers/ollama_provider.h"
+#include "tests/unit/providers/provider_test_util.h"
+
+namespace revline::providers {
+namespace {
+
+using review::FinishReason;
+using review::ProviderError;
+using testing::FakeServer;
+using testing::Reply;
+using testing::settingsFor;
+using testing::SleepRecorder;
+using Kind = ProviderError::Kind;
+
+TEST(Ollama, FormatIsTheSchemaAndStreamIsOff) {
+  FakeServer server;
+  server.enqueue(Reply::fromFixture("ollama_review.json"));
+  SleepRecorder sleeps;
+  OllamaProvider provider(settingsFor(server.url(), sleeps));
+  EXPECT_EQ(provider.name(), "ollama");
+  EXPECT_FALSE(provider.remote());
+  auto response = provider.complete(testing::sampleRequest(), CancelToken());
+  const auto req = server.requests()[0];
+  EXPECT_EQ(req.path, "/api/chat");
+  EXPECT_FALSE(req.hasHeader("Authorization"));
+  json body = req.parsed();
+  EXPECT_EQ(body["model"], "test-model");
+  EXPECT_EQ(body["stream"], false);
+  EXPECT_EQ(body["format"], testing::sampleSchema());
+  EXPECT_EQ(body["messages"][0]["role"], "system");
+  EXPECT_EQ(body["messages"][1], (json{{"role", "user"}, {"content", "Review this diff."}}));
+  EXPECT_EQ(response.finish, FinishReason::Stop);
+  EXPECT_EQ(json::parse(response.text)["verdict"], "REQUEST_CHANGES");
+  EXPECT_EQ(response.usage.inputTokens, 640);
+  EXPECT_EQ(response.usage.outputTokens, 122);
+}
+
+TEST(Ollama, ToolsWithoutFormatThenToolTurns) {
+  FakeServer server;
+  server.enqueue(Reply::fromFixture("ollama_tool_calls.json"));
+  server.enqueue(Reply::fromFixture("ollama_review.json"));
+  SleepRecorder sleeps;
+  OllamaProvider provider(settingsFor(server.url("/v1"), sleeps));  // an OpenAI-style /v1 is tolerated
+  auto request = testing::sampleRequest();
+  request.tools = {testing::readFileSpec()};
+  auto first = provider.complete(request, CancelToken());
+  json body = server.requests()[0].parsed();
+  EXPECT_EQ(server.requests()[0].path, "/api/chat");
+  EXPECT_FALSE(body.contains("format")) << "a format constraint would rule out tool calls";
+  EXPECT_EQ(body["tools"][0]["type"], "function");
+  EXPECT_EQ(body["tools"][0]["function"]["name"], "read_file");
+  EXPECT_EQ(first.finish, FinishReason::ToolCalls);
+  ASSERT_EQ(first.toolCalls.size(), 1u);
+  EXPECT_EQ(first.toolCalls[0].name, "find_usages");
+  EXPECT_EQ(first.toolCalls[0].arguments, (json{{"symbol", "ok"}}));
+  EXPECT_FALSE(first.toolCalls[0].id.empty());
+
+  request.messages.push_back({review::Role::Assistant, "", first.toolCalls, {}});
+  request.messages.push_back({review::Role::Tool, "", {}, {{first.toolCalls[0].id, "find_usages", true, "src/A.java:3: ok()"}}});
+  request.tools.clear();
+  provider.complete(request, CancelToken());
+  json body2 = server.requests()[1].parsed();
+  EXPECT_EQ(body2["format"], testing::sampleSchema()) << "final answer: format enforced";
+  const json& msgs = body2["messages"];
+  ASSERT_EQ(msgs.size(), 4u);
+  EXPECT_EQ(msgs[2]["tool_calls"][0]["function"], (json{{"name", "find_usages"}, {"arguments", {{"symbol", "ok"}}}}));
+  EXPECT_EQ(msgs[3], (json{{"role", "tool"}, {"tool_name", "find_usages"}, {"content", "src/A.java:3: ok()"}}));
+}
+
+TEST(Ollama, DoneReasonLengthAndMissingModel) {
+  FakeServer server;
+  server.enqueue(Reply::fromFixture("ollama_length.json"));
+  server.enqueue(Reply::fromFixture("ollama_404.json", 404));
+  SleepRecorder sleeps;
+  auto settings = settingsFor(server.url(), sleeps);
+  settings.model = "qwen9:1b";
+  OllamaProvider provider(settings);
+  EXPECT_EQ(provider.complete(testing::sampleRequest(), CancelToken()).finish, FinishReason::Length);
+  try {
+    provider.complete(testing::sampleRequest(), CancelToken());
+    ADD_FAILURE() << "404 must throw";
+  } catch (const ProviderError& e) {
+    std::string m = e.what();
+    EXPECT_EQ(e.kind(), Kind::NotFound);
+    EXPECT_NE(m.find("model \"qwen9:1b\""), std::string::npos) << m;
+    EXPECT_NE(m.find("try pulling it first"), std::string::npos) << m;
+    EXPECT_NE(m.find("ollama pull qwen9:1b"), std::string::npos) << m;
+  }
+}
+
+TEST(Ollama, DefaultsNeedNoKey) {
+  SleepRecorder sleeps;
+  OllamaProvider provider(settingsFor("", sleeps));
+  EXPECT_EQ(provider.model(), "test-model");
+  EXPECT_FALSE(provider.remote());
+  auto remote = settingsFor("https://ollama.example.com", sleeps);
+  OllamaProvider remoteProvider(remote);
+  EXPECT_TRUE(remoteProvider.remote());
+}
+
+}  // namespace
+}  // namespace revline::providers

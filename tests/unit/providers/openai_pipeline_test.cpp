@@ -1,0 +1,262 @@
+// runReview (attempt loop, tools, grounding, policy) driving the real
+// OpenAiProvider against the fake server: a contract violation then a corrected
+// answer, a truncated answer, tool calls through the sandbox, a model that never
+// stops calling tools, a refusal, and secret redaction on the wire.
+#include <gtest/gtest.h>
+
+#include "core/contract/feedback.h"
+#include "core/contract/reply_parser.h"
+#include "core/contract/schema.h"
+#include "core/providers/openai_provider.h"
+#include "core/providers/redacting_provider.h"
+#include "core/review/pipeline.h"
+#include "core/review/prompt.h"
+#include "core/tools/repository_tools.h"
+#include "tests/support/temp_repo.h"
+#include "tests/unit/providers/provider_test_util.h"
+
+namespace revline::providers {
+namespace {
+
+using review::ProviderError;
+using testing::FakeServer;
+using testing::Reply;
+using testing::settingsFor;
+using testing::SleepRecorder;
+
+// Planted secrets: an AWS access key id and a GitHub token.
+const std::string kAwsKey = "AKIAZ7QXK2LM4PN8RT5W";
+const std::string kGithubToken = "ghp_" + std::string("aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5");
+
+struct Fixture {
+  testing::TempRepo repo;
+  diff::Diff diff;
+  Fixture(const std::string& extraLine = "") {
+    repo.write("src/Service.java", "class Service {\n  void a() {}\n}\n");
+    repo.write("src/Config.java", "class Config {\n  String token = \"" + kGithubToken + "\";\n}\n");
+    repo.commitAll("base");
+    repo.write("src/Service.java", "class Service {\n  void a() {}\n  boolean ok(String s) {\n    return s == \"OK\";\n  }\n" +
+                                       extraLine + "}\n");
+    diff = diff::parse(repo.git("diff HEAD"));
+  }
+};
+
+// An OpenAI chat completion whose message content is `content`.
+std::string completion(const std::string& content, const std::string& finish = "stop") {
+  return json{{"choices", {{{"index", 0},
+                            {"message", {{"role", "assistant"}, {"content", content}}},
+                            {"finish_reason", finish}}}},
+              {"usage", {{"prompt_tokens", 100}, {"completion_tokens", 10}}}}
+      .dump();
+}
+
+std::string toolCalls(const std::vector<std::pair<std::string, json>>& calls, int round) {
+  json list = json::array();
+  int i = 0;
+  for (const auto& [name, args] : calls) {
+    list.push_back({{"id", "call_" + std::to_string(round) + "_" + std::to_string(++i)},
+                    {"type", "function"},
+                    {"function", {{"name", name}, {"arguments", args.dump()}}}});
+  }
+  return json{{"choices", {{{"index", 0},
+                            {"message", {{"role", "assistant"}, {"content", nullptr}, {"tool_calls", list}}},
+                            {"finish_reason", "tool_calls"}}}},
+              {"usage", {{"prompt_tokens", 50}, {"completion_tokens", 5}}}}
+      .dump();
+}
+
+std::string report(const std::string& severity = "MAJOR") {
+  return R"({"summary":"Adds ok().","findings":[{"file":"src/Service.java","line":4,"endLine":null,"severity":")" +
+         severity +
+         R"(","category":"CORRECTNESS","title":"String compared with ==","explanation":"Compares references, not contents.","suggestedFix":"Use equals.","edit":null,"confidence":0.9}],"verdict":"REQUEST_CHANGES"})";
+}
+
+TEST(OpenAiPipeline, ContractViolationThenCorrectedAnswer) {
+  Fixture f;
+  FakeServer server;
+  const std::string bad = report("CRITICAL");
+  server.enqueue(Reply::ok(completion(bad)));
+  server.enqueue(Reply::ok(completion(report())));
+  SleepRecorder sleeps;
+  OpenAiProvider provider(settingsFor(server.url("/v1"), sleeps));
+
+  auto outcome = review::runReview(f.diff, provider, {}, nullptr, CancelToken());
+  EXPECT_EQ(outcome.attempts, 2);
+  EXPECT_EQ(outcome.provider, "openai");
+  EXPECT_EQ(outcome.model, "test-model");
+  ASSERT_EQ(outcome.findings.size(), 1u);
+  EXPECT_EQ(outcome.findings[0].finding.line, 4);
+  EXPECT_EQ(outcome.verdict, contract::Verdict::RequestChanges);
+  EXPECT_EQ(outcome.usage.inputTokens, 200);
+  EXPECT_EQ(outcome.usage.outputTokens, 20);
+
+  ASSERT_EQ(server.requestCount(), 2u);
+  json first = server.requests()[0].parsed();
+  EXPECT_EQ(first["response_format"]["json_schema"]["strict"], true);
+  EXPECT_EQ(first["response_format"]["json_schema"]["schema"], contract::reportSchema());
+  // The wire schema keeps the contract's property order (file first, confidence last).
+  std::string raw = server.requests()[0].body;
+  EXPECT_LT(raw.find("\"file\""), raw.find("\"confidence\""));
+  json second = server.requests()[1].parsed();
+  const json& msgs = second["messages"];
+  ASSERT_EQ(msgs.size(), 4u);
+  EXPECT_EQ(msgs[2], (json{{"role", "assistant"}, {"content", bad}}));
+  EXPECT_EQ(msgs[3]["role"], "user");
+  EXPECT_EQ(msgs[3]["content"], contract::feedbackMessage(contract::parseReply(bad)));
+  EXPECT_NE(msgs[3]["content"].get<std::string>().find("/findings/0/severity: \"CRITICAL\" is not one of"),
+            std::string::npos);
+}
+
+TEST(OpenAiPipeline, TruncatedAnswerAsksForFewerFindings) {
+  Fixture f;
+  FakeServer server;
+  server.enqueue(Reply::fromFixture("openai_length.json"));
+  server.enqueue(Reply::fromFixture("openai_fenced.json"));
+  SleepRecorder sleeps;
+  OpenAiProvider provider(settingsFor(server.url("/v1"), sleeps));
+  auto outcome = review::runReview(f.diff, provider, {}, nullptr, CancelToken());
+  EXPECT_EQ(outcome.attempts, 2);
+  EXPECT_EQ(outcome.findings.size(), 1u) << "the fenced JSON is found by the reply parser";
+  std::string feedback = server.requests()[1].parsed()["messages"][3]["content"];
+  EXPECT_NE(feedback.find("fewer, shorter findings"), std::string::npos) << feedback;
+}
+
+TEST(OpenAiPipeline, RefusalIsAClearError) {
+  Fixture f;
+  FakeServer server;
+  server.enqueue(Reply::fromFixture("openai_refusal.json"));
+  SleepRecorder sleeps;
+  OpenAiProvider provider(settingsFor(server.url("/v1"), sleeps));
+  try {
+    review::runReview(f.diff, provider, {}, nullptr, CancelToken());
+    ADD_FAILURE() << "a refusal must throw";
+  } catch (const ProviderError& e) {
+    EXPECT_EQ(e.kind(), ProviderError::Kind::Refusal);
+    EXPECT_NE(std::string(e.what()).find("I'm sorry, I can't help with that request."), std::string::npos);
+  }
+}
+
+TEST(OpenAiPipeline, ToolCallsRunInTheSandbox) {
+  Fixture f;
+  std::filesystem::create_symlink("/etc/passwd", f.repo.root() / "passwd-link");
+  FakeServer server;
+  server.enqueue(Reply::ok(toolCalls({{"read_file", {{"path", "src/Service.java"}}},
+                                      {"read_file", {{"path", "../../etc/passwd"}}},
+                                      {"read_file", {{"path", "/etc/passwd"}}},
+                                      {"read_file", {{"path", "passwd-link"}}}},
+                                     1)));
+  server.enqueue(Reply::ok(completion(report())));
+  SleepRecorder sleeps;
+  OpenAiProvider provider(settingsFor(server.url("/v1"), sleeps));
+  tools::RepositoryTools repoTools(f.repo.root());
+  review::ReviewOptions options;
+  options.maxToolCalls = 5;
+
+  auto outcome = review::runReview(f.diff, provider, options, &repoTools, CancelToken());
+  EXPECT_EQ(outcome.toolCalls, 4);
+  EXPECT_EQ(outcome.attempts, 1);
+  EXPECT_EQ(outcome.findings.size(), 1u);
+
+  json first = server.requests()[0].parsed();
+  ASSERT_EQ(first["tools"].size(), 4u);
+  EXPECT_EQ(first["tools"][0]["function"]["name"], "read_file");
+  EXPECT_EQ(first["tools"][0]["function"]["parameters"]["required"], json::array({"path"}));
+
+  json msgs = server.requests()[1].parsed()["messages"];
+  ASSERT_GE(msgs.size(), 7u);
+  EXPECT_EQ(msgs[3]["role"], "tool");
+  EXPECT_EQ(msgs[3]["tool_call_id"], "call_1_1");
+  EXPECT_NE(msgs[3]["content"].get<std::string>().find("4:     return s == \"OK\";"), std::string::npos);
+  EXPECT_NE(msgs[4]["content"].get<std::string>().find("ERROR: read_file: path '../../etc/passwd' points outside"),
+            std::string::npos)
+      << msgs[4];
+  EXPECT_NE(msgs[5]["content"].get<std::string>().find("is absolute"), std::string::npos) << msgs[5];
+  EXPECT_NE(msgs[6]["content"].get<std::string>().find("outside the repository"), std::string::npos) << msgs[6];
+  EXPECT_EQ(server.allBodies().find("root:x:0:0"), std::string::npos) << "/etc/passwd never left the sandbox";
+}
+
+TEST(OpenAiPipeline, TheBudgetEndsAModelThatKeepsCallingTools) {
+  Fixture f;
+  FakeServer server;
+  // Two calls per round; with a budget of 3 the second round is cut at the third call.
+  for (int round = 1; round <= 2; ++round) {
+    server.enqueue(Reply::ok(toolCalls({{"glob", {{"pattern", "**/*.java"}}}, {"find_usages", {{"symbol", "ok"}}}}, round)));
+  }
+  server.enqueue(Reply::ok(completion(report())));
+  SleepRecorder sleeps;
+  OpenAiProvider provider(settingsFor(server.url("/v1"), sleeps));
+  tools::RepositoryTools repoTools(f.repo.root());
+  review::ReviewOptions options;
+  options.maxToolCalls = 3;
+  auto outcome = review::runReview(f.diff, provider, options, &repoTools, CancelToken());
+  EXPECT_EQ(outcome.toolCalls, 3);
+  EXPECT_EQ(outcome.findings.size(), 1u);
+  ASSERT_EQ(server.requestCount(), 3u);
+  EXPECT_TRUE(server.requests()[1].parsed().contains("tools"));
+  json last = server.requests()[2].parsed();
+  EXPECT_FALSE(last.contains("tools")) << "past the budget the tools are withdrawn";
+  const json& msgs = last["messages"];
+  EXPECT_EQ(msgs.back(), (json{{"role", "user"}, {"content", review::toolBudgetSpentMessage(3)}}));
+  // The fourth call was answered with the budget message, not executed.
+  bool refused = false;
+  for (const auto& m : msgs) {
+    if (m["role"] == "tool" && m["tool_call_id"] == "call_2_2") {
+      refused = m["content"] == "ERROR: " + review::toolBudgetSpentMessage(3);
+    }
+  }
+  EXPECT_TRUE(refused) << msgs.dump(1);
+}
+
+TEST(OpenAiPipeline, AModelThatNeverStopsIsCutOff) {
+  Fixture f;
+  FakeServer server;
+  server.expectAllRepliesUsed(false);
+  for (int round = 1; round <= 20; ++round) {
+    server.enqueue(Reply::ok(toolCalls({{"glob", {{"pattern", "*"}}}}, round)));
+  }
+  SleepRecorder sleeps;
+  OpenAiProvider provider(settingsFor(server.url("/v1"), sleeps));
+  tools::RepositoryTools repoTools(f.repo.root());
+  review::ReviewOptions options;
+  options.maxToolCalls = 2;
+  EXPECT_THROW(review::runReview(f.diff, provider, options, &repoTools, CancelToken()), review::ContractFailure);
+  EXPECT_LT(server.requestCount(), 10u);
+}
+
+TEST(OpenAiPipeline, SecretsNeverReachARemoteProvider) {
+  Fixture f("  String aws = \"" + kAwsKey + "\";\n");
+  ASSERT_NE(review::userPrompt(f.diff).find(kAwsKey), std::string::npos);
+  FakeServer proxy;  // the "remote" API is reached through an HTTP proxy: the fake server
+  proxy.enqueue(Reply::ok(toolCalls({{"read_file", {{"path", "src/Config.java"}}}}, 1)));
+  proxy.enqueue(Reply::ok(completion(report())));
+  SleepRecorder sleeps;
+  auto settings = settingsFor("http://api.example.test/v1", sleeps,
+                              {{"OPENAI_API_KEY", "sk-test"}, {"HTTP_PROXY", proxy.url()}});
+  auto inner = std::make_unique<OpenAiProvider>(settings);
+  ASSERT_TRUE(inner->remote());
+  auto provider = redactIfRemote(std::move(inner));
+  tools::RepositoryTools repoTools(f.repo.root());
+  auto outcome = review::runReview(f.diff, *provider, {}, &repoTools, CancelToken());
+  EXPECT_EQ(outcome.toolCalls, 1);
+
+  ASSERT_EQ(proxy.requestCount(), 2u);
+  const std::string wire = proxy.allBodies();
+  EXPECT_EQ(wire.find(kAwsKey), std::string::npos) << "the diff's secret went over the wire";
+  EXPECT_EQ(wire.find(kGithubToken), std::string::npos) << "a tool result's secret went over the wire";
+  EXPECT_NE(wire.find("[REDACTED:aws-access-key]"), std::string::npos);
+  EXPECT_NE(wire.find("[REDACTED:github-token]"), std::string::npos);
+}
+
+TEST(OpenAiPipeline, LoopbackProvidersSeeTheTextUnchanged) {
+  Fixture f("  String aws = \"" + kAwsKey + "\";\n");
+  FakeServer server;
+  server.enqueue(Reply::ok(completion(report())));
+  SleepRecorder sleeps;
+  auto provider = redactIfRemote(std::make_unique<OpenAiProvider>(settingsFor(server.url("/v1"), sleeps)));
+  EXPECT_EQ(dynamic_cast<RedactingProvider*>(provider.get()), nullptr);
+  review::runReview(f.diff, *provider, {}, nullptr, CancelToken());
+  EXPECT_NE(server.allBodies().find(kAwsKey), std::string::npos);
+}
+
+}  // namespace
+}  // namespace revline::providers

@@ -1,0 +1,214 @@
+// The OpenAI-compatible provider against a fake /chat/completions server:
+// what goes over the wire (headers, strict json_schema, tools, tool turns) and
+// how replies and errors come back.
+#include <gtest/gtest.h>
+
+#include "core/providers/openai_provider.h"
+#include "tests/unit/providers/provider_test_util.h"
+
+namespace revline::providers {
+namespace {
+
+using review::FinishReason;
+using review::ProviderError;
+using testing::FakeServer;
+using testing::Reply;
+using testing::settingsFor;
+using testing::SleepRecorder;
+using Kind = ProviderError::Kind;
+
+ProviderError::Kind kindOf(const std::function<void()>& f, std::string* message = nullptr) {
+  try {
+    f();
+  } catch (const ProviderError& e) {
+    if (message) *message = e.what();
+    return e.kind();
+  }
+  ADD_FAILURE() << "no ProviderError thrown";
+  return Kind::Protocol;
+}
+
+TEST(OpenAi, SendsStrictJsonSchemaAndBearerKey) {
+  FakeServer server;
+  server.enqueue(Reply::fromFixture("openai_review.json"));
+  SleepRecorder sleeps;
+  OpenAiProvider provider(settingsFor(server.url("/v1"), sleeps, {{"OPENAI_API_KEY", "sk-test-key"}}));
+  EXPECT_EQ(provider.name(), "openai");
+  EXPECT_EQ(provider.model(), "test-model");
+  EXPECT_FALSE(provider.remote());
+
+  auto response = provider.complete(testing::sampleRequest(), CancelToken());
+
+  ASSERT_EQ(server.requestCount(), 1u);
+  const auto req = server.requests()[0];
+  EXPECT_EQ(req.path, "/v1/chat/completions");
+  EXPECT_EQ(req.header("Authorization"), "Bearer sk-test-key");
+  EXPECT_EQ(req.header("Content-Type"), "application/json");
+  json body = req.parsed();
+  EXPECT_EQ(body["model"], "test-model");
+  EXPECT_EQ(body["stream"], false);
+  EXPECT_EQ(body["response_format"]["type"], "json_schema");
+  EXPECT_EQ(body["response_format"]["json_schema"]["strict"], true);
+  EXPECT_EQ(body["response_format"]["json_schema"]["name"], "review_report");
+  EXPECT_EQ(body["response_format"]["json_schema"]["schema"], testing::sampleSchema());
+  ASSERT_EQ(body["messages"].size(), 2u);
+  EXPECT_EQ(body["messages"][0], (json{{"role", "system"}, {"content", "You are a code reviewer."}}));
+  EXPECT_EQ(body["messages"][1], (json{{"role", "user"}, {"content", "Review this diff."}}));
+  EXPECT_FALSE(body.contains("tools"));
+
+  EXPECT_EQ(response.finish, FinishReason::Stop);
+  EXPECT_TRUE(response.toolCalls.empty());
+  EXPECT_FALSE(response.refusal);
+  EXPECT_EQ(json::parse(response.text)["verdict"], "REQUEST_CHANGES");
+  EXPECT_EQ(response.usage.inputTokens, 812);
+  EXPECT_EQ(response.usage.outputTokens, 96);
+}
+
+TEST(OpenAi, PromptModePutsTheSchemaInTheSystemPrompt) {
+  FakeServer server;
+  server.enqueue(Reply::fromFixture("openai_fenced.json"));
+  SleepRecorder sleeps;
+  auto settings = settingsFor(server.url("/v1"), sleeps);
+  settings.structuredOutput = config::StructuredOutput::Prompt;
+  OpenAiProvider provider(settings);
+  auto response = provider.complete(testing::sampleRequest(), CancelToken());
+  json body = server.requests()[0].parsed();
+  EXPECT_FALSE(body.contains("response_format"));
+  std::string system = body["messages"][0]["content"];
+  EXPECT_EQ(system.rfind("You are a code reviewer.", 0), 0u);
+  EXPECT_NE(system.find("Reply with only one JSON object"), std::string::npos);
+  EXPECT_NE(system.find(testing::sampleSchema().dump(2)), std::string::npos);
+  // No key for a loopback server: no Authorization header at all.
+  EXPECT_FALSE(server.requests()[0].hasHeader("Authorization"));
+  // The fenced reply is passed on verbatim; the reply parser finds the JSON.
+  EXPECT_NE(response.text.find("```json"), std::string::npos);
+}
+
+TEST(OpenAi, ToolsAndToolTurnsOnTheWire) {
+  FakeServer server;
+  server.enqueue(Reply::fromFixture("openai_tool_calls.json"));
+  server.enqueue(Reply::fromFixture("openai_review.json"));
+  SleepRecorder sleeps;
+  OpenAiProvider provider(settingsFor(server.url("/v1"), sleeps));
+
+  auto request = testing::sampleRequest();
+  request.tools = {testing::readFileSpec()};
+  auto first = provider.complete(request, CancelToken());
+  json body = server.requests()[0].parsed();
+  ASSERT_EQ(body["tools"].size(), 1u);
+  EXPECT_EQ(body["tools"][0],
+            (json{{"type", "function"},
+                  {"function", {{"name", "read_file"}, {"description", "Read a file."}, {"parameters", testing::readFileSpec().inputSchema}}}}));
+
+  EXPECT_EQ(first.finish, FinishReason::ToolCalls);
+  ASSERT_EQ(first.toolCalls.size(), 2u);
+  EXPECT_EQ(first.toolCalls[0].id, "call_Xy7Qm2");
+  EXPECT_EQ(first.toolCalls[0].name, "read_file");
+  EXPECT_EQ(first.toolCalls[0].arguments, (json{{"path", "src/Service.java"}, {"start_line", 1}, {"end_line", 6}}));
+  EXPECT_EQ(first.toolCalls[1].arguments, (json{{"path", "../../etc/passwd"}}));
+  EXPECT_EQ(first.usage.inputTokens, 700);
+
+  // The attempt loop appends the assistant's calls and the results.
+  request.messages.push_back({review::Role::Assistant, "", first.toolCalls, {}});
+  request.messages.push_back({review::Role::Tool,
+                              "",
+                              {},
+                              {{"call_Xy7Qm2", "read_file", true, "src/Service.java lines 1-6 of 6:\n1: class Service {"},
+                               {"call_Pq9Rt4", "read_file", false, "read_file: path '../../etc/passwd' points outside"}}});
+  request.messages.push_back({review::Role::User, "Tool budget spent: answer now.", {}, {}});
+  request.tools.clear();
+  auto second = provider.complete(request, CancelToken());
+  EXPECT_EQ(second.finish, FinishReason::Stop);
+
+  json body2 = server.requests()[1].parsed();
+  const json& msgs = body2["messages"];
+  ASSERT_EQ(msgs.size(), 6u);
+  EXPECT_EQ(msgs[2]["role"], "assistant");
+  EXPECT_TRUE(msgs[2]["content"].is_null());
+  ASSERT_EQ(msgs[2]["tool_calls"].size(), 2u);
+  EXPECT_EQ(msgs[2]["tool_calls"][0]["id"], "call_Xy7Qm2");
+  EXPECT_EQ(msgs[2]["tool_calls"][0]["type"], "function");
+  EXPECT_EQ(msgs[2]["tool_calls"][0]["function"]["name"], "read_file");
+  EXPECT_EQ(json::parse(msgs[2]["tool_calls"][0]["function"]["arguments"].get<std::string>()),
+            first.toolCalls[0].arguments);
+  EXPECT_EQ(msgs[3], (json{{"role", "tool"}, {"tool_call_id", "call_Xy7Qm2"},
+                           {"content", "src/Service.java lines 1-6 of 6:\n1: class Service {"}}));
+  EXPECT_EQ(msgs[4]["tool_call_id"], "call_Pq9Rt4");
+  EXPECT_EQ(msgs[4]["content"], "ERROR: read_file: path '../../etc/passwd' points outside");
+  EXPECT_EQ(msgs[5], (json{{"role", "user"}, {"content", "Tool budget spent: answer now."}}));
+  EXPECT_FALSE(body2.contains("tools"));
+}
+
+TEST(OpenAi, ProviderSignalsLengthAndRefusal) {
+  FakeServer server;
+  server.enqueue(Reply::fromFixture("openai_length.json"));
+  server.enqueue(Reply::fromFixture("openai_refusal.json"));
+  SleepRecorder sleeps;
+  OpenAiProvider provider(settingsFor(server.url("/v1"), sleeps));
+  auto truncated = provider.complete(testing::sampleRequest(), CancelToken());
+  EXPECT_EQ(truncated.finish, FinishReason::Length);
+  EXPECT_EQ(truncated.usage.outputTokens, 64);
+  auto refused = provider.complete(testing::sampleRequest(), CancelToken());
+  EXPECT_EQ(refused.finish, FinishReason::Refusal);
+  ASSERT_TRUE(refused.refusal);
+  EXPECT_EQ(*refused.refusal, "I'm sorry, I can't help with that request.");
+}
+
+TEST(OpenAi, HttpErrorsSayWhatToDo) {
+  FakeServer server;
+  server.enqueue(Reply::fromFixture("openai_401.json", 401));
+  server.enqueue(Reply::fromFixture("openai_404.json", 404));
+  server.enqueue(Reply::fromFixture("openai_400.json", 400));
+  server.enqueue(Reply::fromFixture("openai_insufficient_quota.json", 429));
+  SleepRecorder sleeps;
+  OpenAiProvider provider(settingsFor(server.url("/v1"), sleeps, {{"MY_KEY", "sk-wrong"}}));
+  auto settings = settingsFor(server.url("/v1"), sleeps, {{"MY_KEY", "sk-wrong"}});
+  settings.apiKeyEnv = "MY_KEY";
+  OpenAiProvider keyed(settings);
+  std::string msg;
+
+  EXPECT_EQ(kindOf([&] { keyed.complete(testing::sampleRequest(), CancelToken()); }, &msg), Kind::Auth);
+  EXPECT_NE(msg.find("the API key in MY_KEY was rejected"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("Incorrect API key provided"), std::string::npos) << msg;
+
+  EXPECT_EQ(kindOf([&] { provider.complete(testing::sampleRequest(), CancelToken()); }, &msg), Kind::NotFound);
+  EXPECT_NE(msg.find("model \"test-model\""), std::string::npos) << msg;
+  EXPECT_NE(msg.find(server.url("/v1/chat/completions")), std::string::npos) << msg;
+  EXPECT_NE(msg.find("--model and --base-url"), std::string::npos) << msg;
+
+  EXPECT_EQ(kindOf([&] { provider.complete(testing::sampleRequest(), CancelToken()); }, &msg), Kind::BadRequest);
+  EXPECT_NE(msg.find("Invalid schema for response_format 'review_report'"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("\"structured_output\": \"prompt\""), std::string::npos) << msg;
+
+  EXPECT_EQ(kindOf([&] { provider.complete(testing::sampleRequest(), CancelToken()); }, &msg), Kind::Quota);
+  EXPECT_NE(msg.find("insufficient_quota"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("Not retried"), std::string::npos) << msg;
+
+  EXPECT_EQ(server.requestCount(), 4u) << "none of these is retried";
+  EXPECT_TRUE(sleeps.sleeps->empty());
+}
+
+TEST(OpenAi, KeyRequiredForRemoteBaseUrlOnly) {
+  SleepRecorder sleeps;
+  std::string msg;
+  EXPECT_EQ(kindOf([&] { OpenAiProvider p(settingsFor("", sleeps)); }, &msg), Kind::Config);
+  EXPECT_NE(msg.find("set the environment variable OPENAI_API_KEY"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("https://api.openai.com/v1"), std::string::npos) << msg;
+
+  auto custom = settingsFor("https://openrouter.ai/api/v1", sleeps);
+  custom.apiKeyEnv = "OPENROUTER_API_KEY";
+  EXPECT_EQ(kindOf([&] { OpenAiProvider p(custom); }, &msg), Kind::Config);
+  EXPECT_NE(msg.find("OPENROUTER_API_KEY"), std::string::npos) << msg;
+
+  OpenAiProvider withKey(settingsFor("", sleeps, {{"OPENAI_API_KEY", "sk-x"}}));
+  EXPECT_TRUE(withKey.remote());
+  EXPECT_EQ(withKey.model(), "test-model");
+  OpenAiProvider local(settingsFor("http://localhost:8080/v1", sleeps));
+  EXPECT_FALSE(local.remote());
+
+  EXPECT_EQ(kindOf([&] { OpenAiProvider p(settingsFor("ftp://example.com", sleeps)); }, &msg), Kind::Config);
+  EXPECT_NE(msg.find("invalid base URL"), std::string::npos) << msg;
+}
+
+}  // namespace
+}  // namespace revline::providers

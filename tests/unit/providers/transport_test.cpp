@@ -1,0 +1,289 @@
+// The HTTP transport: retry policy (what is retried, backoff, retry-after),
+// timeouts, cancellation, proxies, base URL parsing.
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "core/providers/http_transport.h"
+#include "core/providers/openai_provider.h"
+#include "tests/unit/providers/provider_test_util.h"
+
+namespace revline::providers {
+namespace {
+
+using namespace std::chrono_literals;
+using review::ProviderError;
+using testing::FakeServer;
+using testing::Reply;
+using testing::settingsFor;
+using testing::SleepRecorder;
+using Kind = ProviderError::Kind;
+
+const std::string kOk = R"({"choices":[{"message":{"role":"assistant","content":"{}"},"finish_reason":"stop"}]})";
+
+struct Caught {
+  Kind kind = Kind::Protocol;
+  std::string message;
+  bool thrown = false;
+};
+
+template <class F>
+Caught catchProviderError(F f) {
+  Caught c;
+  try {
+    f();
+  } catch (const ProviderError& e) {
+    c = {e.kind(), e.what(), true};
+  }
+  return c;
+}
+
+TEST(BaseUrl, ParsesAndRecognisesLoopback) {
+  auto u = BaseUrl::parse("https://api.openai.com/v1/");
+  EXPECT_EQ(u.scheme, "https");
+  EXPECT_EQ(u.host, "api.openai.com");
+  EXPECT_EQ(u.port, 443);
+  EXPECT_EQ(u.basePath, "/v1");
+  EXPECT_EQ(u.str(), "https://api.openai.com/v1");
+  EXPECT_FALSE(u.loopback());
+  auto v6 = BaseUrl::parse("http://[::1]:8080");
+  EXPECT_EQ(v6.host, "::1");
+  EXPECT_EQ(v6.port, 8080);
+  EXPECT_EQ(v6.origin(), "http://[::1]:8080");
+  EXPECT_TRUE(v6.loopback());
+  EXPECT_TRUE(BaseUrl::parse("http://localhost:11434").loopback());
+  EXPECT_TRUE(BaseUrl::parse("http://127.0.0.2:1/v1").loopback());
+  EXPECT_FALSE(BaseUrl::parse("http://127.example.com").loopback());
+  EXPECT_FALSE(BaseUrl::parse("http://10.0.0.5:8000/v1").loopback());
+  EXPECT_FALSE(BaseUrl::parse("http://1127.0.0.1").loopback());
+  for (const char* bad : {"api.openai.com/v1", "ftp://x", "http://", "http://h:99999", "http://u:p@h/v1"}) {
+    EXPECT_THROW(BaseUrl::parse(bad), ProviderError) << bad;
+  }
+}
+
+TEST(RetryAfter, SecondsMillisecondsAndHttpDate) {
+  HttpResponse r;
+  EXPECT_FALSE(retryAfter(r));
+  r.headers = {{"retry-after", "3"}};
+  EXPECT_EQ(*retryAfter(r), 3000ms);
+  r.headers = {{"retry-after-ms", "1500"}, {"retry-after", "9"}};
+  EXPECT_EQ(*retryAfter(r), 1500ms) << "retry-after-ms wins";
+  r.headers = {{"retry-after", "Wed, 21 Oct 2015 07:28:10 GMT"}};
+  std::tm tm{};
+  strptime("2015-10-21 07:28:00", "%Y-%m-%d %H:%M:%S", &tm);
+  auto now = std::chrono::system_clock::from_time_t(timegm(&tm));
+  EXPECT_EQ(*retryAfter(r, now), 10000ms);
+  EXPECT_EQ(*retryAfter(r, now + 1h), 0ms) << "a date in the past means now";
+  r.headers = {{"retry-after", "soon"}};
+  EXPECT_FALSE(retryAfter(r));
+}
+
+TEST(RetryPolicy, WhatIsRetried) {
+  for (int s : {408, 409, 429, 500, 502, 503, 504, 529}) EXPECT_TRUE(retryableStatus(s, "")) << s;
+  for (int s : {200, 400, 401, 403, 404, 413, 422}) EXPECT_FALSE(retryableStatus(s, "")) << s;
+  EXPECT_FALSE(retryableStatus(429, R"({"error":{"code":"insufficient_quota"}})"));
+}
+
+TEST(Transport, HonoursRetryAfterOn429ThenSucceeds) {
+  FakeServer server;
+  server.enqueue(Reply::fromFixture("openai_429_rate_limit.json", 429).header("retry-after", "2"));
+  server.enqueue(Reply::ok(kOk));
+  SleepRecorder sleeps;
+  OpenAiProvider provider(settingsFor(server.url("/v1"), sleeps));
+  auto response = provider.complete(testing::sampleRequest(), CancelToken());
+  EXPECT_EQ(response.text, "{}");
+  EXPECT_EQ(server.requestCount(), 2u);
+  EXPECT_EQ(*sleeps.sleeps, (std::vector<std::chrono::milliseconds>{2000ms}));
+  EXPECT_EQ(server.requests()[0].body, server.requests()[1].body) << "the same request is resent";
+}
+
+TEST(Transport, ServerErrorThenSuccessUsesBackoff) {
+  FakeServer server;
+  server.enqueue(Reply{500, R"({"error":{"message":"The server had an error"}})", {}, {}});
+  server.enqueue(Reply::ok(kOk));
+  SleepRecorder sleeps;
+  OpenAiProvider provider(settingsFor(server.url("/v1"), sleeps));
+  provider.complete(testing::sampleRequest(), CancelToken());
+  EXPECT_EQ(server.requestCount(), 2u);
+  EXPECT_EQ(*sleeps.sleeps, (std::vector<std::chrono::milliseconds>{500ms}));
+}
+
+TEST(Transport, AtMostTwoRetriesThenTheErrorSaysSo) {
+  FakeServer server;
+  for (int i = 0; i < 3; ++i) server.enqueue(Reply::fromFixture("anthropic_overloaded.json", 529));
+  SleepRecorder sleeps;
+  OpenAiProvider provider(settingsFor(server.url("/v1"), sleeps));
+  auto c = catchProviderError([&] { provider.complete(testing::sampleRequest(), CancelToken()); });
+  ASSERT_TRUE(c.thrown);
+  EXPECT_EQ(c.kind, Kind::Server);
+  EXPECT_NE(c.message.find("HTTP 529 (overloaded) after 2 retries"), std::string::npos) << c.message;
+  EXPECT_NE(c.message.find("Overloaded"), std::string::npos) << c.message;
+  EXPECT_EQ(server.requestCount(), 3u);
+  EXPECT_EQ(*sleeps.sleeps, (std::vector<std::chrono::milliseconds>{500ms, 1000ms}));
+}
+
+TEST(Transport, BackoffJitterStaysWithinTheCap) {
+  FakeServer server;
+  SleepRecorder sleeps;
+  TransportOptions options;
+  options.maxRetries = 6;
+  options.sleep = sleeps.fn();
+  double r = 0.999;
+  options.random = [&] { return r; };
+  for (int i = 0; i < 7; ++i) server.enqueue(Reply{503, "{}", {}, {}});
+  HttpTransport transport("test", BaseUrl::parse(server.url()), options);
+  auto res = transport.postJson("/x", {}, "{}", CancelToken());
+  EXPECT_EQ(res.status, 503);
+  EXPECT_EQ(res.retries, 6);
+  ASSERT_EQ(sleeps.sleeps->size(), 6u);
+  for (auto d : *sleeps.sleeps) EXPECT_LE(d, 8000ms);
+  EXPECT_GE((*sleeps.sleeps)[0], 375ms);
+  EXPECT_LE((*sleeps.sleeps)[0], 625ms);
+  EXPECT_EQ((*sleeps.sleeps)[5], 8000ms);
+}
+
+TEST(Transport, RetryAfterBeyondSixtySecondsIsNotWaitedFor) {
+  FakeServer server;
+  server.enqueue(Reply::fromFixture("openai_429_rate_limit.json", 429).header("retry-after", "600"));
+  SleepRecorder sleeps;
+  OpenAiProvider provider(settingsFor(server.url("/v1"), sleeps));
+  auto c = catchProviderError([&] { provider.complete(testing::sampleRequest(), CancelToken()); });
+  EXPECT_EQ(c.kind, Kind::RateLimited);
+  EXPECT_NE(c.message.find("asks to wait 600 s"), std::string::npos) << c.message;
+  EXPECT_EQ(server.requestCount(), 1u);
+  EXPECT_TRUE(sleeps.sleeps->empty());
+}
+
+TEST(Transport, ConnectionRefusedIsRetriedThenReported) {
+  int port;
+  {
+    FakeServer closed;  // take a free port, then close it
+    closed.expectAllRepliesUsed(false);
+    port = closed.port();
+  }
+  SleepRecorder sleeps;
+  OpenAiProvider provider(settingsFor("http://127.0.0.1:" + std::to_string(port) + "/v1", sleeps));
+  auto c = catchProviderError([&] { provider.complete(testing::sampleRequest(), CancelToken()); });
+  EXPECT_EQ(c.kind, Kind::Network);
+  EXPECT_NE(c.message.find("after 3 tries"), std::string::npos) << c.message;
+  EXPECT_NE(c.message.find("is the server running"), std::string::npos) << c.message;
+  EXPECT_EQ(sleeps.sleeps->size(), 2u);
+}
+
+TEST(Transport, SlowReplyTimesOut) {
+  FakeServer server;
+  server.enqueue(Reply::ok(kOk).after(3s));
+  SleepRecorder sleeps;
+  auto settings = settingsFor(server.url("/v1"), sleeps);
+  settings.transport.readTimeout = 300ms;
+  settings.transport.maxRetries = 0;
+  OpenAiProvider provider(settings);
+  auto started = std::chrono::steady_clock::now();
+  auto c = catchProviderError([&] { provider.complete(testing::sampleRequest(), CancelToken()); });
+  EXPECT_EQ(c.kind, Kind::Timeout);
+  EXPECT_NE(c.message.find("no reply from " + server.url("/v1/chat/completions") + " within 0.3 s"),
+            std::string::npos)
+      << c.message;
+  EXPECT_LT(std::chrono::steady_clock::now() - started, 2s);
+}
+
+TEST(Transport, TimeoutsAreRetried) {
+  FakeServer server;
+  server.enqueue(Reply::ok(kOk).after(2s));
+  server.enqueue(Reply::ok(kOk));
+  SleepRecorder sleeps;
+  auto settings = settingsFor(server.url("/v1"), sleeps);
+  settings.transport.readTimeout = 300ms;
+  OpenAiProvider provider(settings);
+  EXPECT_EQ(provider.complete(testing::sampleRequest(), CancelToken()).text, "{}");
+  EXPECT_EQ(server.requestCount(), 2u);
+}
+
+TEST(Transport, CancellationEndsAWaitingCallPromptly) {
+  FakeServer server;
+  server.enqueue(Reply::ok(kOk).after(10s));
+  SleepRecorder sleeps;
+  auto settings = settingsFor(server.url("/v1"), sleeps);
+  settings.transport.readTimeout = 30s;
+  OpenAiProvider provider(settings);
+  CancelToken cancel;
+  std::thread canceller([cancel] {
+    std::this_thread::sleep_for(200ms);
+    cancel.cancel();
+  });
+  auto started = std::chrono::steady_clock::now();
+  auto c = catchProviderError([&] { provider.complete(testing::sampleRequest(), cancel); });
+  auto took = std::chrono::steady_clock::now() - started;
+  canceller.join();
+  EXPECT_EQ(c.kind, Kind::Cancelled);
+  EXPECT_NE(c.message.find("cancelled"), std::string::npos);
+  EXPECT_LT(took, 1500ms);
+  EXPECT_EQ(server.requestCount(), 1u);
+  EXPECT_TRUE(sleeps.sleeps->empty()) << "a cancelled call is not retried";
+}
+
+TEST(Transport, CancellationDuringBackoff) {
+  FakeServer server;
+  server.enqueue(Reply{503, "{}", {{"retry-after", "30"}}, {}});
+  SleepRecorder unused;
+  auto settings = settingsFor(server.url("/v1"), unused);
+  settings.transport.sleep = sleepCancellable;  // the real, cancellable sleep
+  OpenAiProvider provider(settings);
+  CancelToken cancel;
+  std::thread canceller([cancel] {
+    std::this_thread::sleep_for(300ms);
+    cancel.cancel();
+  });
+  auto started = std::chrono::steady_clock::now();
+  auto c = catchProviderError([&] { provider.complete(testing::sampleRequest(), cancel); });
+  canceller.join();
+  EXPECT_EQ(c.kind, Kind::Cancelled);
+  EXPECT_LT(std::chrono::steady_clock::now() - started, 2s);
+  EXPECT_EQ(server.requestCount(), 1u);
+}
+
+TEST(Transport, AlreadyCancelledSendsNothing) {
+  FakeServer server;
+  SleepRecorder sleeps;
+  OpenAiProvider provider(settingsFor(server.url("/v1"), sleeps));
+  CancelToken cancel;
+  cancel.cancel();
+  EXPECT_EQ(catchProviderError([&] { provider.complete(testing::sampleRequest(), cancel); }).kind, Kind::Cancelled);
+  EXPECT_EQ(server.requestCount(), 0u);
+}
+
+TEST(Transport, ProxyFromEnvironmentAndNoProxy) {
+  FakeServer proxy;  // plays the HTTP proxy
+  proxy.enqueue(Reply::ok(kOk));
+  SleepRecorder sleeps;
+  auto settings = settingsFor("http://llm.example.test/v1", sleeps,
+                              {{"OPENAI_API_KEY", "sk-x"}, {"HTTP_PROXY", proxy.url()}});
+  OpenAiProvider provider(settings);
+  EXPECT_TRUE(provider.remote());
+  EXPECT_EQ(provider.complete(testing::sampleRequest(), CancelToken()).text, "{}");
+  ASSERT_EQ(proxy.requestCount(), 1u);
+  EXPECT_EQ(proxy.requests()[0].header("Host"), "llm.example.test");
+
+  auto env = [](std::map<std::string, std::string> m) {
+    return [m](const std::string& k) -> std::optional<std::string> {
+      auto it = m.find(k);
+      return it == m.end() ? std::nullopt : std::optional<std::string>(it->second);
+    };
+  };
+  TransportOptions o;
+  o.getenv = env({{"HTTPS_PROXY", "http://user:pw@proxy.corp:3128"}, {"NO_PROXY", "localhost,.internal.corp"}});
+  EXPECT_EQ(HttpTransport("t", BaseUrl::parse("https://api.openai.com/v1"), o).proxy(), "http://proxy.corp:3128");
+  EXPECT_EQ(HttpTransport("t", BaseUrl::parse("https://llm.internal.corp/v1"), o).proxy(), "");
+  EXPECT_EQ(HttpTransport("t", BaseUrl::parse("http://127.0.0.1:8080/v1"), o).proxy(), "") << "never for loopback";
+  EXPECT_EQ(HttpTransport("t", BaseUrl::parse("http://plain.example.com"), o).proxy(), "")
+      << "HTTPS_PROXY is for https URLs";
+  o.getenv = env({{"https_proxy", "proxy.corp:8080"}, {"no_proxy", "*"}});
+  EXPECT_EQ(HttpTransport("t", BaseUrl::parse("https://api.openai.com/v1"), o).proxy(), "");
+  o.getenv = env({{"https_proxy", "proxy.corp:8080"}});
+  EXPECT_EQ(HttpTransport("t", BaseUrl::parse("https://api.openai.com/v1"), o).proxy(), "http://proxy.corp:8080");
+  o.getenv = env({{"HTTPS_PROXY", "socks5://proxy.corp:1080"}});
+  EXPECT_THROW(HttpTransport("t", BaseUrl::parse("https://api.openai.com/v1"), o), ProviderError);
+}
+
+}  // namespace
+}  // namespace revline::providers

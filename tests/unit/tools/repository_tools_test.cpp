@@ -1,0 +1,271 @@
+// The repository tools and their sandbox: schemas derived from the typed inputs,
+// argument validation, path escapes (.., absolute, symlinks, NUL), skipped
+// directories, binary/size limits and result caps.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "core/tools/repository_tools.h"
+#include "tests/support/temp_repo.h"
+
+namespace revline::tools {
+namespace {
+
+namespace fs = std::filesystem;
+using revline::testing::TempDir;
+
+class ToolsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root = dir.path() / "repo";
+    fs::create_directories(root);
+    write("src/Service.java",
+          "class Service {\n  boolean ok(String s) {\n    return s == \"OK\";\n  }\n  void callOk() { ok(\"x\"); }\n}\n");
+    write("src/util/Helper.java", "class Helper {\n  static int okay() { return 1; }\n}\n");
+    write("README.md", "# Demo\nService docs\n");
+    write(".git/config", "[core]\n\tsecret = hidden\n");
+    write("node_modules/lib/index.js", "function ok() {}\n");
+    write("build/out.txt", "ok(\n");
+    write("vendor/dep.go", "ok(\n");
+    std::string binary("abc\0def ok(", 11);
+    write("data/blob.bin", binary);
+    // Outside the repository: a file a symlink points to.
+    write("../outside/secret.txt", "TOP SECRET ok(\n");
+  }
+
+  void write(const std::string& rel, const std::string& content) {
+    fs::path p = root / rel;
+    fs::create_directories(p.parent_path());
+    std::ofstream(p, std::ios::binary) << content;
+  }
+
+  review::ToolResult call(const std::string& name, json args) {
+    RepositoryTools tools(root);
+    return tools.execute({"call_1", name, std::move(args)});
+  }
+
+  TempDir dir;
+  fs::path root;
+};
+
+TEST_F(ToolsTest, SchemasAreDerivedFromTheInputStructs) {
+  RepositoryTools tools(root);
+  auto specs = tools.specs();
+  ASSERT_EQ(specs.size(), 4u);
+  EXPECT_EQ(specs[0].name, "read_file");
+  const json& s = specs[0].inputSchema;
+  EXPECT_EQ(s["type"], "object");
+  EXPECT_EQ(s["additionalProperties"], false);
+  EXPECT_EQ(s["required"], json::array({"path"}));
+  EXPECT_EQ(s["properties"]["path"]["type"], "string");
+  EXPECT_EQ(s["properties"]["start_line"]["type"], "integer");
+  EXPECT_EQ(s["properties"]["end_line"]["type"], "integer");
+  EXPECT_EQ(specs[1].name, "search_text");
+  EXPECT_EQ(specs[1].inputSchema["required"], json::array({"query"}));
+  EXPECT_TRUE(specs[1].inputSchema["properties"].contains("path_glob"));
+  EXPECT_EQ(specs[2].name, "glob");
+  EXPECT_EQ(specs[3].name, "find_usages");
+  for (const auto& spec : specs) EXPECT_FALSE(spec.description.empty());
+}
+
+TEST_F(ToolsTest, ReadFileReturnsNumberedLines) {
+  auto r = call("read_file", {{"path", "src/Service.java"}, {"start_line", 3}, {"end_line", 4}});
+  ASSERT_TRUE(r.ok) << r.content;
+  EXPECT_EQ(r.callId, "call_1");
+  EXPECT_EQ(r.content, "src/Service.java lines 3-4 of 6:\n3:     return s == \"OK\";\n4:   }\n");
+  // Integers written as strings are accepted; arguments as a JSON string too.
+  auto r2 = call("read_file", json(R"({"path": "./src//Service.java", "start_line": "6"})"));
+  ASSERT_TRUE(r2.ok) << r2.content;
+  EXPECT_EQ(r2.content, "src/Service.java lines 6-6 of 6:\n6: }\n");
+}
+
+TEST_F(ToolsTest, ReadFileCapsLinesAndSaysSo) {
+  std::string big;
+  for (int i = 1; i <= 700; ++i) big += "line " + std::to_string(i) + "\n";
+  write("big.txt", big);
+  auto r = call("read_file", {{"path", "big.txt"}});
+  ASSERT_TRUE(r.ok);
+  EXPECT_NE(r.content.find("big.txt lines 1-500 of 700"), std::string::npos);
+  EXPECT_NE(r.content.find("[truncated: 200 more lines; call read_file again with start_line=501]"),
+            std::string::npos);
+}
+
+TEST_F(ToolsTest, BadArgumentsBecomeToolErrors) {
+  auto missing = call("read_file", json::object());
+  EXPECT_FALSE(missing.ok);
+  EXPECT_EQ(missing.content, "read_file: missing required argument \"path\" (a string)");
+  auto wrongType = call("read_file", {{"path", 42}});
+  EXPECT_FALSE(wrongType.ok);
+  EXPECT_EQ(wrongType.content, "read_file: argument \"path\" must be a string, got 42");
+  auto badInt = call("read_file", {{"path", "README.md"}, {"start_line", "ten"}});
+  EXPECT_FALSE(badInt.ok);
+  EXPECT_EQ(badInt.content, "read_file: argument \"start_line\" must be an integer, got \"ten\"");
+  auto unknown = call("read_file", {{"file", "README.md"}});
+  EXPECT_FALSE(unknown.ok);
+  EXPECT_EQ(unknown.content, "read_file: unknown argument \"file\"; the arguments are: path, start_line, end_line");
+  auto notJson = call("glob", json("{pattern: oops"));
+  EXPECT_FALSE(notJson.ok);
+  EXPECT_NE(notJson.content.find("not a valid JSON object"), std::string::npos);
+  auto array = call("glob", json::array({"*.java"}));
+  EXPECT_FALSE(array.ok);
+  auto backwards = call("read_file", {{"path", "README.md"}, {"start_line", 2}, {"end_line", 1}});
+  EXPECT_FALSE(backwards.ok);
+  EXPECT_NE(backwards.content.find("end_line (1) is before start_line (2)"), std::string::npos);
+  auto past = call("read_file", {{"path", "README.md"}, {"start_line", 99}});
+  EXPECT_FALSE(past.ok);
+  EXPECT_NE(past.content.find("past the end of README.md (2 lines)"), std::string::npos);
+  auto zero = call("read_file", {{"path", "README.md"}, {"start_line", 0}});
+  EXPECT_FALSE(zero.ok);
+  auto tool = call("rm_rf", json::object());
+  EXPECT_FALSE(tool.ok);
+  EXPECT_NE(tool.content.find("unknown tool \"rm_rf\""), std::string::npos);
+}
+
+TEST_F(ToolsTest, SandboxRefusesEscapes) {
+  auto dotdot = call("read_file", {{"path", "../../etc/passwd"}});
+  EXPECT_FALSE(dotdot.ok);
+  EXPECT_NE(dotdot.content.find("points outside the repository"), std::string::npos) << dotdot.content;
+  auto sneaky = call("read_file", {{"path", "src/../../outside/secret.txt"}});
+  EXPECT_FALSE(sneaky.ok);
+  EXPECT_NE(sneaky.content.find("outside the repository"), std::string::npos) << sneaky.content;
+  auto absolute = call("read_file", {{"path", "/etc/passwd"}});
+  EXPECT_FALSE(absolute.ok);
+  EXPECT_NE(absolute.content.find("is absolute"), std::string::npos) << absolute.content;
+  auto absoluteInside = call("read_file", {{"path", (root / "README.md").string()}});
+  EXPECT_FALSE(absoluteInside.ok);
+  auto home = call("read_file", {{"path", "~/.ssh/id_rsa"}});
+  EXPECT_FALSE(home.ok);
+  auto nul = call("read_file", {{"path", std::string("README.md\0.txt", 14)}});
+  EXPECT_FALSE(nul.ok);
+  EXPECT_NE(nul.content.find("NUL byte"), std::string::npos) << nul.content;
+  auto git = call("read_file", {{"path", ".git/config"}});
+  EXPECT_FALSE(git.ok);
+  EXPECT_NE(git.content.find("'.git'"), std::string::npos) << git.content;
+  auto globUp = call("glob", {{"pattern", "../**"}});
+  EXPECT_FALSE(globUp.ok);
+  auto globAbs = call("search_text", {{"query", "x"}, {"path_glob", "/etc/*"}});
+  EXPECT_FALSE(globAbs.ok);
+}
+
+TEST_F(ToolsTest, SandboxRefusesSymlinksPointingOutside) {
+  fs::create_symlink(dir.path() / "outside" / "secret.txt", root / "src" / "link.txt");
+  fs::create_directory_symlink(dir.path() / "outside", root / "out");
+  fs::create_symlink("/etc/passwd", root / "passwd");
+  fs::create_symlink(root / "src" / "Service.java", root / "inside-link.java");
+  fs::create_symlink(root / ".git" / "config", root / "gitconfig");
+
+  for (const char* p : {"src/link.txt", "out/secret.txt", "passwd"}) {
+    auto r = call("read_file", {{"path", p}});
+    EXPECT_FALSE(r.ok) << p;
+    EXPECT_NE(r.content.find("outside the repository"), std::string::npos) << r.content;
+  }
+  auto intoGit = call("read_file", {{"path", "gitconfig"}});
+  EXPECT_FALSE(intoGit.ok);
+  auto inside = call("read_file", {{"path", "inside-link.java"}});
+  EXPECT_TRUE(inside.ok) << inside.content;
+
+  // Listings and searches never reach through them either.
+  auto listing = call("glob", {{"pattern", "**"}});
+  ASSERT_TRUE(listing.ok);
+  EXPECT_EQ(listing.content.find("link.txt"), std::string::npos) << listing.content;
+  EXPECT_EQ(listing.content.find("secret"), std::string::npos) << listing.content;
+  EXPECT_EQ(listing.content.find("passwd"), std::string::npos) << listing.content;
+  EXPECT_NE(listing.content.find("inside-link.java"), std::string::npos) << listing.content;
+  auto search = call("search_text", {{"query", "TOP SECRET"}});
+  ASSERT_TRUE(search.ok);
+  EXPECT_NE(search.content.find("No text file"), std::string::npos) << search.content;
+}
+
+TEST_F(ToolsTest, SkipsIgnoredDirectoriesAndBinaryFiles) {
+  auto r = call("find_usages", {{"symbol", "ok"}});
+  ASSERT_TRUE(r.ok) << r.content;
+  EXPECT_NE(r.content.find("src/Service.java:2:"), std::string::npos) << r.content;
+  EXPECT_NE(r.content.find("src/Service.java:5:"), std::string::npos) << r.content;
+  EXPECT_EQ(r.content.find("okay"), std::string::npos) << "whole words only: " << r.content;
+  for (const char* skipped : {"node_modules", "build/", "vendor", ".git", "blob.bin"}) {
+    EXPECT_EQ(r.content.find(skipped), std::string::npos) << skipped << " in " << r.content;
+  }
+  auto bin = call("read_file", {{"path", "data/blob.bin"}});
+  EXPECT_FALSE(bin.ok);
+  EXPECT_NE(bin.content.find("binary"), std::string::npos);
+  write("large.txt", std::string(300 * 1024, 'a'));
+  auto large = call("read_file", {{"path", "large.txt"}});
+  EXPECT_FALSE(large.ok);
+  EXPECT_NE(large.content.find("256 KB limit"), std::string::npos) << large.content;
+  auto dirRead = call("read_file", {{"path", "src"}});
+  EXPECT_FALSE(dirRead.ok);
+  EXPECT_NE(dirRead.content.find("is a directory"), std::string::npos);
+  auto missing = call("read_file", {{"path", "src/Nope.java"}});
+  EXPECT_FALSE(missing.ok);
+  EXPECT_NE(missing.content.find("no such file"), std::string::npos);
+}
+
+TEST_F(ToolsTest, SearchTextIsLiteralAndSmartCase) {
+  auto r = call("search_text", {{"query", "service"}});
+  ASSERT_TRUE(r.ok);
+  EXPECT_NE(r.content.find("README.md:2: Service docs"), std::string::npos) << r.content;
+  EXPECT_NE(r.content.find("src/Service.java:1: class Service {"), std::string::npos) << r.content;
+  auto exact = call("search_text", {{"query", "Service docs"}, {"path_glob", "*.java"}});
+  ASSERT_TRUE(exact.ok);
+  EXPECT_NE(exact.content.find("No text file in files matching '*.java'"), std::string::npos) << exact.content;
+  auto regexChars = call("search_text", {{"query", "s == \"OK\""}});
+  ASSERT_TRUE(regexChars.ok);
+  EXPECT_NE(regexChars.content.find("src/Service.java:3:"), std::string::npos);
+  auto empty = call("search_text", {{"query", "  "}});
+  EXPECT_FALSE(empty.ok);
+}
+
+TEST_F(ToolsTest, GlobPatterns) {
+  EXPECT_TRUE(globMatch("*.java", "src/util/Helper.java"));
+  EXPECT_TRUE(globMatch("src/**/*.java", "src/Service.java"));
+  EXPECT_TRUE(globMatch("src/**/*.java", "src/util/Helper.java"));
+  EXPECT_FALSE(globMatch("src/*.java", "src/util/Helper.java"));
+  EXPECT_TRUE(globMatch("**/*.{ts,java}", "src/util/Helper.java"));
+  EXPECT_TRUE(globMatch("src/[SH]*.java", "src/Service.java"));
+  EXPECT_FALSE(globMatch("src/[!S]*.java", "src/Service.java"));
+  EXPECT_TRUE(globMatch("README.?d", "README.md"));
+  EXPECT_TRUE(globMatch("./src/*", "src/Service.java"));
+  EXPECT_TRUE(globMatch("**", "a/b/c"));
+
+  auto r = call("glob", {{"pattern", "src/**/*.java"}});
+  ASSERT_TRUE(r.ok);
+  EXPECT_EQ(r.content, "Files matching 'src/**/*.java' (2):\nsrc/Service.java\nsrc/util/Helper.java\n");
+  auto none = call("glob", {{"pattern", "*.rs"}});
+  ASSERT_TRUE(none.ok);
+  EXPECT_EQ(none.content, "No file matches '*.rs'.");
+}
+
+TEST_F(ToolsTest, ResultsAreCappedWithTruncationSaid) {
+  std::string many;
+  for (int i = 0; i < 80; ++i) many += "needle " + std::to_string(i) + "\n";
+  write("many.txt", many);
+  for (int i = 0; i < 230; ++i) write("gen/f" + std::to_string(i) + ".txt", "x\n");
+
+  auto search = call("search_text", {{"query", "needle"}});
+  ASSERT_TRUE(search.ok);
+  EXPECT_NE(search.content.find("(50 matches)"), std::string::npos);
+  EXPECT_NE(search.content.find("[truncated: showing the first 50 matches"), std::string::npos);
+  EXPECT_EQ(search.content.find("needle 50"), std::string::npos);
+
+  auto usages = call("find_usages", {{"symbol", "needle"}});
+  ASSERT_TRUE(usages.ok);
+  EXPECT_NE(usages.content.find("[truncated: showing the first 50 matches"), std::string::npos);
+
+  auto paths = call("glob", {{"pattern", "gen/*"}});
+  ASSERT_TRUE(paths.ok);
+  EXPECT_NE(paths.content.find("(200):"), std::string::npos);
+  EXPECT_NE(paths.content.find("[truncated: showing the first 200 paths"), std::string::npos);
+}
+
+TEST_F(ToolsTest, FindUsagesValidatesTheSymbol) {
+  auto r = call("find_usages", {{"symbol", "ok(); rm -rf /"}});
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.content.find("is not an identifier"), std::string::npos);
+  auto qualified = call("find_usages", {{"symbol", "Helper"}});
+  ASSERT_TRUE(qualified.ok);
+  EXPECT_NE(qualified.content.find("src/util/Helper.java:1:"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace revline::tools

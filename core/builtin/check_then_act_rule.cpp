@@ -1,6 +1,8 @@
 // Check-then-act on a Java map that is not thread-safe: `containsKey` (or
 // `get(k) == null`) followed by `put` is two steps, and on shared state another
 // thread can run between them.
+#include <map>
+#include <optional>
 #include <string>
 
 #include "core/builtin/rule_sets.h"
@@ -90,6 +92,9 @@ bool synchronizedNearby(const ScanHunk& hunk, std::size_t at) {
 
 void checkCheckThenAct(const ScanFile& file, Findings& out) {
   if (file.lang != Language::Java) return;
+  // Both lookups scan the whole file: do each at most once per map / per file.
+  std::map<std::string, MapKind> kinds;
+  std::optional<bool> shared;
   for (const auto& hunk : file.hunks) {
     for (std::size_t i = 0; i < hunk.lines.size(); ++i) {
       const ScanLine& check = hunk.lines[i];
@@ -112,17 +117,19 @@ void checkCheckThenAct(const ScanFile& file, Findings& out) {
         // Only a map known to be a plain HashMap field is reported: its
         // declaration is often outside the diff, and guessing would flag
         // ConcurrentHashMaps and method-local maps.
-        if (declarationOf(file, map) != MapKind::PlainField) break;
-        const bool shared = looksShared(file);
+        auto kind = kinds.find(map);
+        if (kind == kinds.end()) kind = kinds.emplace(map, declarationOf(file, map)).first;
+        if (kind->second != MapKind::PlainField) break;
+        if (!shared) shared = looksShared(file);
         std::string explanation = "'" + map + "' is a HashMap field that is checked and then written in two separate steps";
-        explanation += shared ? ", and this class is a singleton/shared service used by every request thread. "
+        explanation += *shared ? ", and this class is a singleton/shared service used by every request thread. "
                               : "; when the object is shared between threads (a singleton or service) this races. ";
         explanation +=
             "Two threads can both pass the check and both put, losing one value or doing the work twice, and "
             "concurrent writes to a HashMap can corrupt it (lost entries, endless loops in get).";
         out.push_back(makeFinding(
             file, check.number(), act.number(),
-            {Severity::Major, Category::Concurrency, shared ? 0.75 : 0.7,
+            {Severity::Major, Category::Concurrency, *shared ? 0.75 : 0.7,
              "Check-then-act on a non-concurrent map: " + map + " is checked then put without synchronization",
              explanation,
              "Make the map a ConcurrentHashMap and do the check and the write in one atomic call: "

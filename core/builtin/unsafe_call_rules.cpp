@@ -172,7 +172,7 @@ void checkUnsafeCalls(const ScanFile& file, Findings& out) {
           break;
         case Language::Python:
           if (s.find("eval") != std::string_view::npos || s.find("exec") != std::string_view::npos ||
-              s.find("shell") != std::string_view::npos) pythonCalls(file, hunk, i, out);
+              s.find("subprocess") != std::string_view::npos) pythonCalls(file, hunk, i, out);
           break;
         default:
           if (s.find("eval") != std::string_view::npos || s.find("HTML") != std::string_view::npos)

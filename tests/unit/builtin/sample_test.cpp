@@ -86,10 +86,19 @@ TEST(Sample, BuggyChangeHasExactlyTheFourPlantedBugs) {
   EXPECT_NE(lineOf(s.read(kDir + "PaymentRepository.java"), 54).find("executeQuery(sql)"), std::string::npos);
 }
 
+TEST(Sample, WithTheWholeFilesTheSingletonIsRecognised) {
+  const Sample s("buggy");
+  const auto f = reviewDiff(s.diff, [&](const std::string& path) -> std::optional<std::string> { return s.read(path); });
+  ASSERT_EQ(f.size(), 4u);
+  EXPECT_EQ(f[0].category, Category::Concurrency);
+  EXPECT_DOUBLE_EQ(f[0].confidence, 0.75);  // getInstance()/INSTANCE are outside the hunk
+  EXPECT_NE(f[0].explanation.find("singleton"), std::string::npos);
+}
+
 TEST(Sample, CleanChangeHasNoFindings) {
   const Sample s("clean");
   ASSERT_EQ(s.diff.files.size(), 4u);
-  const auto f = reviewDiff(s.diff);
+  const auto f = reviewDiff(s.diff, [&](const std::string& path) -> std::optional<std::string> { return s.read(path); });
   for (const auto& finding : f) ADD_FAILURE() << finding.file << ":" << finding.line << " " << finding.title;
   EXPECT_TRUE(f.empty());
 }

@@ -1,0 +1,107 @@
+// C string functions, Python eval/exec/shell=True, JavaScript eval/innerHTML.
+#include <gtest/gtest.h>
+
+#include "tests/unit/builtin/review_fixture.h"
+
+namespace revline::builtin::testing {
+namespace {
+
+using contract::Category;
+using contract::Severity;
+
+// `path` grows from a first line to that line plus `lines`; added line k is file line k + 1.
+std::vector<contract::Finding> added(const std::string& path, const std::string& lines) {
+  const std::string first = path.ends_with(".py") ? "import os\n" : "/* start */\n";
+  return review(path, first, first + lines);
+}
+
+TEST(CStringFunctions, StrcpyIntoAVisibleArrayGetsASnprintfEdit) {
+  const auto f = added("copy.c", "char name[32];\nstrcpy(name, input);\n");
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].line, 3);
+  EXPECT_EQ(f[0].category, Category::Security);
+  EXPECT_EQ(f[0].severity, Severity::Major);
+  ASSERT_TRUE(f[0].edit);
+  EXPECT_EQ(f[0].edit->original, "strcpy(name, input);");
+  EXPECT_EQ(f[0].edit->replacement, "snprintf(name, sizeof name, \"%s\", input);");
+
+  const auto s = added("fmt.cpp", "    char buf[64];\n    std::sprintf(buf, \"%s-%d\", tag, n);\n");
+  ASSERT_EQ(s.size(), 1u);
+  ASSERT_TRUE(s[0].edit);
+  EXPECT_EQ(s[0].edit->replacement, "    std::snprintf(buf, sizeof buf, \"%s-%d\", tag, n);");
+}
+
+TEST(CStringFunctions, NoEditWhenTheDestinationMayBeAPointer) {
+  const auto f = added("copy.c", "void f(char *dst, const char *src) { strcpy(dst, src); strcat(dst, \"!\"); }\n");
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_FALSE(f[0].edit);
+}
+
+TEST(CStringFunctions, GetsIsABlocker) {
+  const auto f = added("in.c", "char line[80];\nif (gets(line) == NULL) return;\n");
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].line, 3);
+  EXPECT_EQ(f[0].severity, Severity::Blocker);
+}
+
+TEST(CStringFunctions, BoundedVariantsCommentsAndOtherLanguagesAreFine) {
+  EXPECT_TRUE(added("copy.c", "strncpy(name, input, sizeof name - 1);\n"
+                              "snprintf(buf, sizeof buf, \"%s\", s);\n"
+                              "fgets(line, sizeof line, stdin);\n"
+                              "// strcpy(name, input) used to overflow\n"
+                              "obj->strcpy(a, b);\n"
+                              "char *strcpy(char *dst, const char *src);\n")
+                  .empty());
+  EXPECT_TRUE(added("Util.java", "strcpy(name, input);\n").empty());
+}
+
+TEST(PythonCalls, EvalExecAndShellTrue) {
+  auto f = added("run.py", "value = eval(request.args[\"expr\"])\n");
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].line, 2);
+  EXPECT_EQ(f[0].category, Category::Security);
+  f = added("run.py", "exec(code)\n");
+  ASSERT_EQ(f.size(), 1u);
+  f = added("run.py", "subprocess.run(f\"tar xf {archive}\",\n               shell=True, check=True)\n");
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].line, 2);
+  EXPECT_EQ(f[0].lastLine(), 3);
+  EXPECT_EQ(f[0].severity, Severity::Major);
+}
+
+TEST(PythonCalls, SafeFormsAreFine) {
+  EXPECT_TRUE(added("run.py", "model.eval()\n"
+                              "data = ast.literal_eval(text)\n"
+                              "# never eval(user_input)\n"
+                              "x = eval(\"1 + 2\")\n"
+                              "subprocess.run([\"tar\", \"xf\", archive], check=True)\n"
+                              "subprocess.run(\"make clean\", shell=True)\n"
+                              "def eval(self, x):\n"
+                              "    \"\"\"Unlike eval(x), this is safe.\"\"\"\n")
+                  .empty());
+}
+
+TEST(JavaScriptCalls, EvalAndInnerHtml) {
+  auto f = added("app.js", "const result = eval(userInput);\n");
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].category, Category::Security);
+  f = added("view.tsx", "el.innerHTML = `<b>${comment.text}</b>`;\n");
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_NE(f[0].title.find("innerHTML"), std::string::npos);
+  f = added("view.js", "list.innerHTML += item;\n");
+  ASSERT_EQ(f.size(), 1u);
+}
+
+TEST(JavaScriptCalls, SafeFormsAreFine) {
+  EXPECT_TRUE(added("app.js", "el.textContent = comment.text;\n"
+                              "el.innerHTML = \"\";\n"
+                              "// do not eval(userInput)\n"
+                              "const re = /eval\\(/;\n"
+                              "const x = obj.eval(data);\n"
+                              "const html = el.innerHTML;\n")
+                  .empty());
+  EXPECT_TRUE(added("app.py", "el.innerHTML = html\n").empty());
+}
+
+}  // namespace
+}  // namespace revline::builtin::testing

@@ -1,0 +1,113 @@
+// Drives the real Server through the in-memory transport from a test, like an
+// editor would (clangd's unittests/LSPClient). Every server message must be
+// consumed by the test (window/logMessage excepted): leftovers fail it.
+#pragma once
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <deque>
+#include <functional>
+#include <thread>
+
+#include "lsp/server.h"
+#include "lsp/transport.h"
+
+namespace revline::lsp::testing {
+
+class LspClient {
+ public:
+  explicit LspClient(ServerOptions options) : server_(transport_, std::move(options)) {
+    thread_ = std::thread([this] { exitCode_ = server_.run(); });
+  }
+  ~LspClient() {
+    if (thread_.joinable()) stop();
+  }
+
+  int request(const std::string& method, json params) {
+    const int id = nextId_++;
+    transport_.clientSend(json{{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", std::move(params)}});
+    return id;
+  }
+  void notify(const std::string& method, json params) {
+    transport_.clientSend(json{{"jsonrpc", "2.0"}, {"method", method}, {"params", std::move(params)}});
+  }
+  MemoryTransport& transport() { return transport_; }
+
+  // The first message (in arrival order, earlier skipped ones included) that
+  // satisfies `pred`; messages passed over stay for later waits.
+  json waitFor(const std::function<bool(const json&)>& pred, const std::string& what,
+               std::chrono::milliseconds timeout = std::chrono::seconds(10)) {
+    for (auto it = backlog_.begin(); it != backlog_.end(); ++it) {
+      if (pred(*it)) {
+        json m = *it;
+        backlog_.erase(it);
+        return m;
+      }
+    }
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    for (;;) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+      if (left.count() <= 0) break;
+      auto m = transport_.clientReceive(left);
+      if (!m) break;
+      if (m->value("method", "") == "window/logMessage") continue;
+      if (pred(*m)) return *m;
+      backlog_.push_back(*m);
+    }
+    ADD_FAILURE() << "timed out waiting for " << what;
+    return json();
+  }
+  json reply(int id) {
+    return waitFor([id](const json& m) { return m.contains("id") && m["id"] == id && !m.contains("method"); },
+                   "the reply to request " + std::to_string(id));
+  }
+  json notification(const std::string& method) {
+    return waitFor([&](const json& m) { return m.value("method", "") == method; }, method);
+  }
+  // Nothing but logs arrives within `quiet`.
+  void expectQuiet(std::chrono::milliseconds quiet = std::chrono::milliseconds(200)) {
+    for (const auto& m : backlog_) ADD_FAILURE() << "unread server message: " << m.dump();
+    backlog_.clear();
+    const auto deadline = std::chrono::steady_clock::now() + quiet;
+    for (;;) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+      if (left.count() <= 0) return;
+      auto m = transport_.clientReceive(left);
+      if (!m) return;
+      if (m->value("method", "") != "window/logMessage") ADD_FAILURE() << "unexpected server message: " << m->dump();
+    }
+  }
+
+  json initialize(const json& rootUri, json options = json::object(), json capabilities = json::object()) {
+    const int id = request("initialize", {{"processId", nullptr}, {"rootUri", rootUri}, {"capabilities", capabilities},
+                                          {"initializationOptions", options}});
+    json r = reply(id);
+    notify("initialized", json::object());
+    return r;
+  }
+
+  // shutdown + exit; returns the exit code; fails on unread messages.
+  int stop() {
+    const int id = request("shutdown", nullptr);
+    EXPECT_EQ(reply(id)["result"], json(nullptr));
+    notify("exit", json::object());
+    thread_.join();
+    while (auto m = transport_.clientReceive(std::chrono::milliseconds(0)))
+      if (m->value("method", "") != "window/logMessage") backlog_.push_back(*m);
+    for (const auto& m : backlog_) ADD_FAILURE() << "unread server message: " << m.dump();
+    backlog_.clear();
+    return exitCode_;
+  }
+
+  Server& server() { return server_; }
+
+ private:
+  MemoryTransport transport_;
+  Server server_;
+  std::thread thread_;
+  int exitCode_ = -1;
+  int nextId_ = 1;
+  std::deque<json> backlog_;
+};
+
+}  // namespace revline::lsp::testing

@@ -1,0 +1,225 @@
+// The server in-process, through the in-memory transport, with scripted
+// providers: the asynchronous paths (debounce, the worker, cancellation of a
+// review in flight) that the --sync transcripts cannot show.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+
+#include "lsp/protocol.h"
+#include "tests/support/temp_repo.h"
+#include "tests/unit/lsp/lsp_client.h"
+
+namespace revline::lsp {
+namespace {
+
+using revline::testing::TempRepo;
+using testing::LspClient;
+using namespace std::chrono_literals;
+
+// A provider whose answers the test controls: it reports one finding on line 1
+// of `file`, optionally after waiting for the test to open the gate.
+struct Script {
+  std::mutex mu;
+  std::condition_variable cv;
+  bool gateOpen = true;
+  int calls = 0;
+  int cancelled = 0;
+  bool fail = false;
+  std::string file = "a.txt";
+
+  void close() { std::lock_guard<std::mutex> l(mu); gateOpen = false; }
+  void open() { std::lock_guard<std::mutex> l(mu); gateOpen = true; cv.notify_all(); }
+  bool waitForCalls(int n) {
+    std::unique_lock<std::mutex> l(mu);
+    return cv.wait_for(l, 10s, [&] { return calls >= n; });
+  }
+};
+
+class ScriptedProvider : public review::Provider {
+ public:
+  explicit ScriptedProvider(Script& s) : s_(s) {}
+  std::string name() const override { return "scripted"; }
+  std::string model() const override { return "m1"; }
+  review::ModelResponse complete(const review::ModelRequest&, const CancelToken& cancel) override {
+    std::unique_lock<std::mutex> l(s_.mu);
+    ++s_.calls;
+    s_.cv.notify_all();
+    while (!s_.gateOpen) {
+      if (cancel.cancelled()) {
+        ++s_.cancelled;
+        throw Cancelled();
+      }
+      s_.cv.wait_for(l, 5ms);
+    }
+    if (s_.fail) throw review::ProviderError(review::ProviderError::Kind::Auth, "401 Unauthorized");
+    review::ModelResponse r;
+    r.text = json{{"summary", "s"},
+                  {"verdict", "COMMENT"},
+                  {"findings",
+                   {{{"file", s_.file}, {"line", 1}, {"endLine", nullptr}, {"severity", "MINOR"}, {"category", "STYLE"},
+                     {"title", "Scripted finding"}, {"explanation", "Because."}, {"suggestedFix", nullptr},
+                     {"edit", nullptr}, {"confidence", 0.9}}}}}
+                 .dump();
+    return r;
+  }
+
+ private:
+  Script& s_;
+};
+
+ServerOptions scripted(Script& s, bool sync = false) {
+  ServerOptions o;
+  o.sync = sync;
+  o.providerFactory = [&s](const config::Config&, const diff::Diff&, const std::filesystem::path&) {
+    return std::make_unique<ScriptedProvider>(s);
+  };
+  return o;
+}
+
+struct Fixture : ::testing::Test {
+  TempRepo repo;
+  std::string uri;
+  void SetUp() override {
+    repo.write("a.txt", "one\ntwo\n");
+    repo.commitAll("init");
+    repo.write("a.txt", "one changed\ntwo\n");
+    uri = uriFromPath((std::filesystem::canonical(repo.root()) / "a.txt").string());
+  }
+  std::string rootUri() { return uriFromPath(std::filesystem::canonical(repo.root()).string()); }
+  void save(LspClient& c) { c.notify("textDocument/didSave", {{"textDocument", {{"uri", uri}}}}); }
+};
+
+TEST_F(Fixture, ReviewRunsOnTheWorkerAfterTheDebounceWhileRequestsAreAnswered) {
+  Script s;
+  s.close();
+  LspClient c(scripted(s));
+  c.initialize(rootUri(), {{"debounce_ms", 50}});
+  save(c);
+  ASSERT_TRUE(s.waitForCalls(1));  // the provider is working, and blocked
+  const int hover = c.request("textDocument/hover", {{"textDocument", {{"uri", uri}}}, {"position", {{"line", 0}, {"character", 0}}}});
+  EXPECT_EQ(c.reply(hover)["result"], json(nullptr));  // answered during the review
+  s.open();
+  json d = c.notification("textDocument/publishDiagnostics");
+  EXPECT_EQ(d["params"]["uri"], uri);
+  ASSERT_EQ(d["params"]["diagnostics"].size(), 1u);
+  EXPECT_EQ(d["params"]["diagnostics"][0]["severity"], 3);
+  EXPECT_EQ(d["params"]["diagnostics"][0]["code"], "STYLE");
+  EXPECT_EQ(c.stop(), 0);
+}
+
+TEST_F(Fixture, SavesWithinTheDebounceMakeOneReview) {
+  Script s;
+  LspClient c(scripted(s));
+  c.initialize(rootUri(), {{"debounce_ms", 300}});
+  for (int i = 0; i < 3; ++i) save(c);
+  c.notification("textDocument/publishDiagnostics");
+  c.expectQuiet(500ms);
+  EXPECT_EQ(s.calls, 1);
+  EXPECT_EQ(c.server().stats().reviewsStarted, 1);
+  EXPECT_EQ(c.stop(), 0);
+}
+
+TEST_F(Fixture, ANewSaveCancelsTheReviewInFlight) {
+  Script s;
+  s.close();
+  LspClient c(scripted(s));
+  c.initialize(rootUri(), {{"debounce_ms", 0}});
+  save(c);
+  ASSERT_TRUE(s.waitForCalls(1));
+  repo.write("a.txt", "one changed again\ntwo\n");
+  save(c);
+  // The first review notices the cancellation; the second one is blocked in turn.
+  ASSERT_TRUE(s.waitForCalls(2));
+  EXPECT_EQ(s.cancelled, 1);
+  s.open();
+  json d = c.notification("textDocument/publishDiagnostics");
+  EXPECT_EQ(d["params"]["diagnostics"].size(), 1u);
+  c.expectQuiet();
+  EXPECT_EQ(c.server().stats().reviewsCancelled, 1);
+  EXPECT_EQ(c.stop(), 0);
+}
+
+TEST_F(Fixture, CancelRequestStopsACommandReviewInFlight) {
+  Script s;
+  s.close();
+  LspClient c(scripted(s));
+  c.initialize(rootUri());
+  const int id = c.request("workspace/executeCommand",
+                           {{"command", "revline.reviewFile"}, {"arguments", json::array({{{"uri", uri}}})}});
+  ASSERT_TRUE(s.waitForCalls(1));
+  c.notify("$/cancelRequest", {{"id", id}});
+  json r = c.reply(id);
+  EXPECT_EQ(r["error"]["code"], -32800);
+  s.open();
+  c.expectQuiet();
+  EXPECT_EQ(c.stop(), 0);
+}
+
+TEST_F(Fixture, ProviderFailureIsShownOnceAndKeepsTheLastDiagnostics) {
+  Script s;
+  LspClient c(scripted(s, /*sync=*/true));
+  c.initialize(rootUri());
+  save(c);
+  EXPECT_EQ(c.notification("textDocument/publishDiagnostics")["params"]["diagnostics"].size(), 1u);
+  s.fail = true;
+  for (int i = 0; i < 3; ++i) {
+    repo.write("a.txt", "one changed " + std::to_string(i) + "\ntwo\n");  // a new diff: no cache hit
+    save(c);
+  }
+  json shown = c.notification("window/showMessage");
+  EXPECT_EQ(shown["params"]["type"], 1);
+  EXPECT_NE(shown["params"]["message"].get<std::string>().find("API key"), std::string::npos);
+  c.expectQuiet();  // no second showMessage, no publishDiagnostics clearing the old ones
+  const int hover = c.request("textDocument/hover", {{"textDocument", {{"uri", uri}}}, {"position", {{"line", 0}, {"character", 1}}}});
+  EXPECT_NE(c.reply(hover)["result"]["contents"]["value"].get<std::string>().find("Scripted finding"), std::string::npos);
+  EXPECT_EQ(c.server().stats().providerFailures, 3);
+  EXPECT_EQ(c.stop(), 0);
+}
+
+TEST_F(Fixture, RejectedFindingsAreNeverShown) {
+  Script s;
+  s.file = "not-in-the-diff.txt";  // ungrounded: rejected by the pipeline
+  LspClient c(scripted(s, true));
+  c.initialize(rootUri(), {{"max_attempts", 1}});
+  save(c);
+  json d = c.notification("textDocument/publishDiagnostics");
+  EXPECT_EQ(d["params"]["uri"], uri);
+  EXPECT_TRUE(d["params"]["diagnostics"].empty());
+  EXPECT_EQ(c.stop(), 0);
+}
+
+TEST_F(Fixture, SeveralWorkspaceFoldersAreSeparateRepositories) {
+  TempRepo other;
+  other.write("b.txt", "x\n");
+  other.commitAll("init");
+  other.write("b.txt", "y\n");
+  Script s;
+  LspClient c(scripted(s, true));
+  const int id = c.request("initialize", {{"processId", nullptr}, {"capabilities", json::object()},
+                                          {"workspaceFolders", {{{"uri", rootUri()}, {"name", "one"}},
+                                                                {{"uri", uriFromPath(std::filesystem::canonical(other.root()).string())}, {"name", "two"}}}}});
+  c.reply(id);
+  const std::string otherUri = uriFromPath((std::filesystem::canonical(other.root()) / "b.txt").string());
+  s.file = "b.txt";
+  c.notify("textDocument/didSave", {{"textDocument", {{"uri", otherUri}}}});
+  json d = c.notification("textDocument/publishDiagnostics");
+  EXPECT_EQ(d["params"]["uri"], otherUri);
+  EXPECT_EQ(d["params"]["diagnostics"].size(), 1u);
+  EXPECT_TRUE(std::filesystem::exists(other.root() / ".git" / "revline" / "cache"));
+  EXPECT_FALSE(std::filesystem::exists(repo.root() / ".git" / "revline" / "cache"));
+  EXPECT_EQ(c.stop(), 0);
+}
+
+TEST_F(Fixture, ExitWithoutShutdownIsCodeOne) {
+  Script s;
+  MemoryTransport t;
+  Server server(t, scripted(s, true));
+  t.clientSend(json{{"jsonrpc", "2.0"}, {"id", 1}, {"method", "initialize"}, {"params", {{"capabilities", json::object()}}}});
+  t.clientSend(json{{"jsonrpc", "2.0"}, {"method", "exit"}});
+  EXPECT_EQ(server.run(), 1);
+}
+
+}  // namespace
+}  // namespace revline::lsp

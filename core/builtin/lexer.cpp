@@ -56,7 +56,7 @@ bool stringPrefix(std::string_view word, Language lang, Prefix& p) {
     return true;
   }
   if (lang == Language::C) {
-    static constexpr std::array<std::string_view, 10> prefixes{"L", "u", "U", "u8", "R", "LR", "uR", "UR", "u8R"};
+    static constexpr std::array<std::string_view, 9> prefixes{"L", "u", "U", "u8", "R", "LR", "uR", "UR", "u8R"};
     for (auto candidate : prefixes) {
       if (candidate == word) { p.cppRaw = word.back() == 'R'; return true; }
     }

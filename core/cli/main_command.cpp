@@ -10,6 +10,7 @@
 #include "core/git/git.h"
 #include "core/process/process.h"
 #include "core/review/pipeline.h"
+#include "core/support/version.h"
 
 namespace revline::cli {
 namespace {
@@ -56,7 +57,7 @@ int runMain(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     return args.empty() ? 2 : 0;
   }
   if (args[0] == "--version") {
-    out << "revline 0.1.0\n";
+    out << "revline " << kVersion << "\n";
     return 0;
   }
   auto it = registry().find(args[0]);

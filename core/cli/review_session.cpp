@@ -1,6 +1,7 @@
 #include "core/cli/review_session.h"
 
 #include "core/providers/factory.h"
+#include "core/tools/repository_tools.h"
 
 namespace revline::cli {
 
@@ -43,7 +44,9 @@ diff::Diff selectFiles(diff::Diff diff, const config::Config& config) {
 review::ReviewOutcome reviewDiff(const diff::Diff& diff, const config::Config& config,
                                  const std::filesystem::path& root) {
   auto provider = providers::makeProvider(config, diff, root);
-  return review::runReview(diff, *provider, config.review, nullptr, CancelToken());
+  // Read-only repository tools, confined to the work tree under review.
+  tools::RepositoryTools tools(root);
+  return review::runReview(diff, *provider, config.review, &tools, CancelToken());
 }
 
 }  // namespace revline::cli

@@ -109,7 +109,7 @@ ojson AnthropicProvider::buildRequest(const review::ModelRequest& request) const
                      {"description",
                       "Submit your complete review. Call this exactly once, when you are done, with the whole report "
                       "as its input."},
-                     {"input_schema", wireSchema(request.schema)}});
+                     {"input_schema", request.schema}});
   }
   for (const review::ToolSpec& t : request.tools) {
     tools.push_back({{"name", t.name}, {"description", t.description}, {"input_schema", ojson(t.inputSchema)}});

@@ -1,5 +1,8 @@
 #include "core/providers/factory.h"
 
+#include <fstream>
+#include <sstream>
+
 #include "core/builtin/builtin_provider.h"
 #include "core/providers/anthropic_provider.h"
 #include "core/providers/ollama_provider.h"
@@ -14,7 +17,24 @@ using review::ProviderError;
 std::unique_ptr<review::Provider> makeProvider(const config::Config& config, const diff::Diff& diff,
                                                const std::filesystem::path& repositoryRoot) {
   const std::string& name = config.provider;
-  if (name == "builtin") return std::make_unique<builtin::BuiltinProvider>(diff);
+  if (name == "builtin") {
+    // The rules may look at a whole new file (e.g. a map's declaration outside the hunk).
+    builtin::SourceLookup lookup;
+    if (!repositoryRoot.empty()) {
+      lookup = [repositoryRoot](const std::string& path) -> std::optional<std::string> {
+        const std::filesystem::path relative(path);
+        for (const auto& part : relative)
+          if (part == "..") return std::nullopt;  // a diff path never leaves the repository
+        if (relative.is_absolute()) return std::nullopt;
+        std::ifstream in(repositoryRoot / path, std::ios::binary);
+        if (!in) return std::nullopt;
+        std::ostringstream text;
+        text << in.rdbuf();
+        return text.str();
+      };
+    }
+    return std::make_unique<builtin::BuiltinProvider>(diff, std::move(lookup));
+  }
   if (name == "replay") {
     if (config.cassette.empty()) {
       throw ProviderError(ProviderError::Kind::Config,

@@ -231,8 +231,11 @@ HttpTransport::HttpTransport(std::string providerName, BaseUrl base, TransportOp
   if (options_.random) {
     random_ = options_.random;
   } else {
-    auto engine = std::make_shared<std::mt19937_64>(std::random_device{}());
-    random_ = [engine] { return std::uniform_real_distribution<double>(0.0, 1.0)(*engine); };
+    // One engine per thread: a provider may serve reviews on several workers at once.
+    random_ = [] {
+      thread_local std::mt19937_64 engine{std::random_device{}()};
+      return std::uniform_real_distribution<double>(0.0, 1.0)(engine);
+    };
   }
 
   // Proxies: never for loopback (a proxy cannot reach this machine's localhost).

@@ -70,7 +70,7 @@ ojson OllamaProvider::buildRequest(const review::ModelRequest& request) const {
                {"messages", std::move(messages)},
                {"stream", false},
                {"options", {{"temperature", 0}}}};
-  if (useFormat) body["format"] = wireSchema(request.schema);
+  if (useFormat) body["format"] = request.schema;
   if (!request.tools.empty()) {
     ojson tools = ojson::array();
     for (const review::ToolSpec& t : request.tools) {

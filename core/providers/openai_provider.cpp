@@ -80,7 +80,7 @@ ojson OpenAiProvider::buildRequest(const review::ModelRequest& request) const {
   if (native && !request.schema.is_null()) {
     body["response_format"] = {
         {"type", "json_schema"},
-        {"json_schema", {{"name", "review_report"}, {"strict", true}, {"schema", wireSchema(request.schema)}}}};
+        {"json_schema", {{"name", "review_report"}, {"strict", true}, {"schema", request.schema}}}};
   }
   if (!request.tools.empty()) {
     ojson tools = ojson::array();

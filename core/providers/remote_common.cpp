@@ -170,17 +170,10 @@ json parseJsonBody(const Endpoint& endpoint, const std::string& path, const Http
   return j;
 }
 
-ojson wireSchema(const json& schema) {
-  static const json report = contract::reportSchema();
-  static const ojson ordered = contract::reportSchemaOrdered();
-  if (schema == report) return ordered;
-  return ojson(schema);
-}
-
-std::string schemaInstructions(const json& schema) {
+std::string schemaInstructions(const ojson& schema) {
   return "\n\n# Output format\nReply with only one JSON object that conforms to the JSON Schema below: no prose "
          "before or after it and no code fences. Every property is required; use null where the schema allows it.\n" +
-         wireSchema(schema).dump(2);
+         schema.dump(2);
 }
 
 }  // namespace revline::providers

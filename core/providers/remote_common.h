@@ -55,13 +55,8 @@ json parseJsonBody(const Endpoint& endpoint, const std::string& path, const Http
 
 using ojson = nlohmann::ordered_json;
 
-// The schema as it goes over the wire. For the report schema this is the contract's
-// own property order (reportSchemaOrdered): models emit keys in schema order, and a
-// finding should state file, line and explanation before severity and confidence.
-ojson wireSchema(const json& schema);
-
 // Appended to the system prompt when the schema is not enforced by the server.
-std::string schemaInstructions(const json& schema);
+std::string schemaInstructions(const ojson& schema);
 
 // The name of the forced tool / json_schema that carries the review.
 inline constexpr const char* kReportName = "submit_review";

@@ -13,6 +13,7 @@
 #include "core/diff/diff.h"
 #include "core/review/pipeline.h"
 #include "core/support/json.h"
+#include "core/support/version.h"
 
 namespace revline::reports {
 
@@ -21,7 +22,7 @@ struct GithubReviewOptions {
   std::size_t maxInlineComments = 10; // the most severe first; the rest are listed in the body
   std::size_t maxBodyBytes = 60000;   // per body (review and each comment); GitHub's limit is 65536 characters
   std::optional<std::string> commitId;  // the reviewed head commit ("commit_id"), when known
-  std::string toolVersion = "0.1.0";
+  std::string toolVersion = kVersion;
 };
 
 struct InlineComment {

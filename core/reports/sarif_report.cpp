@@ -203,7 +203,6 @@ json renderSarif(const review::ReviewOutcome& outcome, const SarifOptions& optio
          {{"name", "revline"},
           {"version", options.toolVersion},
           {"semanticVersion", options.toolVersion},
-          {"informationUri", options.informationUri},
           {"rules", std::move(rules)}}}}},
       {"columnKind", "utf16CodeUnits"},
       {"results", std::move(results)},
@@ -215,6 +214,7 @@ json renderSarif(const review::ReviewOutcome& outcome, const SarifOptions& optio
         {"provider", outcome.provider},
         {"model", outcome.model}}},
   };
+  if (options.informationUri) run["tool"]["driver"]["informationUri"] = *options.informationUri;
   if (options.sourceRoot) run["originalUriBaseIds"] = {{kSrcRoot, {{"uri", fileUri(*options.sourceRoot)}}}};
 
   return {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},

@@ -7,12 +7,13 @@
 
 #include "core/review/pipeline.h"
 #include "core/support/json.h"
+#include "core/support/version.h"
 
 namespace revline::reports {
 
 struct SarifOptions {
-  std::string toolVersion = "0.1.0";
-  std::string informationUri = "https://github.com/revline/revline";
+  std::string toolVersion = kVersion;
+  std::optional<std::string> informationUri;  // the project's home page, when it has a public one
   // When set, run.originalUriBaseIds maps %SRCROOT% to this directory's file:// URI.
   // GitHub does not need it (it resolves %SRCROOT% to the checkout itself).
   std::optional<std::filesystem::path> sourceRoot;

@@ -22,7 +22,7 @@ ReviewOutcome runReview(const diff::Diff& diff, Provider& provider, const Review
   const bool toolsOffered = tools && options.maxToolCalls > 0;
   request.system = systemPrompt(options.extraInstructions, toolsOffered);
   request.messages.push_back({Role::User, userPrompt(diff), {}, {}});
-  request.schema = contract::reportSchema();
+  request.schema = contract::reportSchemaOrdered();
 
   AttemptResult answer = runAttempts(provider, std::move(request), {options.maxAttempts, options.maxToolCalls},
                                      toolsOffered ? tools : nullptr, cancel);

@@ -43,7 +43,9 @@ struct Message {
 struct ModelRequest {
   std::string system;
   std::vector<Message> messages;
-  json schema;                  // JSON Schema of contract::ReviewReport
+  // JSON Schema of contract::ReviewReport, properties in contract order (models
+  // tend to fill fields in the order they are listed).
+  nlohmann::ordered_json schema;
   std::vector<ToolSpec> tools;  // empty: no tools offered (e.g. budget spent)
 };
 

@@ -215,7 +215,10 @@ class Transcript:
         if word == "start":
             if self.server and self.server.proc.poll() is None:
                 raise Failure("the previous server is still running")
-            self.server = Server(self.binary, rest.split(), self.root, self.env, self.stderr_path)
+            try:
+                self.server = Server(self.binary, rest.split(), self.root, self.env, self.stderr_path)
+            except OSError as e:
+                raise Failure("cannot start %s: %s" % (self.binary, e))
         elif word == "file":
             p = os.path.join(self.root, rest)
             os.makedirs(os.path.dirname(p), exist_ok=True)

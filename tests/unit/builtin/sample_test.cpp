@@ -98,9 +98,12 @@ TEST(Sample, WithTheWholeFilesTheSingletonIsRecognised) {
 TEST(Sample, CleanChangeHasNoFindings) {
   const Sample s("clean");
   ASSERT_EQ(s.diff.files.size(), 4u);
-  const auto f = reviewDiff(s.diff, [&](const std::string& path) -> std::optional<std::string> { return s.read(path); });
-  for (const auto& finding : f) ADD_FAILURE() << finding.file << ":" << finding.line << " " << finding.title;
-  EXPECT_TRUE(f.empty());
+  for (const bool wholeFiles : {false, true}) {
+    SourceLookup lookup;
+    if (wholeFiles) lookup = [&](const std::string& path) -> std::optional<std::string> { return s.read(path); };
+    for (const auto& finding : reviewDiff(s.diff, lookup))
+      ADD_FAILURE() << finding.file << ":" << finding.line << " " << finding.title << " (whole files: " << wholeFiles << ")";
+  }
 }
 
 TEST(Sample, ScriptRejectsABadVariantAndANonEmptyDirectory) {

@@ -88,7 +88,7 @@ TEST(SarifReport, DriverHasOneRulePerCategory) {
   const json driver = renderSarif(outcome())["runs"][0]["tool"]["driver"];
   EXPECT_EQ(driver["name"], "revline");
   EXPECT_TRUE(driver.contains("version"));
-  EXPECT_TRUE(driver.contains("informationUri"));
+  EXPECT_FALSE(driver.contains("informationUri"));  // no public home page to point at yet
   ASSERT_EQ(driver["rules"].size(), 8u);
   std::vector<std::string> ids;
   for (const auto& rule : driver["rules"]) {

@@ -1,0 +1,271 @@
+// The revline VS Code extension: a thin client of `revline lsp`.
+//
+// One language client per workspace folder (the server finds the git
+// repository of each file itself). Settings are translated to the server's
+// `.revline.json` keys (src/settings.ts) and sent as initializationOptions and,
+// on change, as workspace/didChangeConfiguration. Commands run the server's
+// commands through workspace/executeCommand. A status bar item follows the
+// server's $/progress reports and then shows the findings count.
+import * as vscode from 'vscode';
+import {
+  DidChangeConfigurationNotification,
+  ExecuteCommandRequest,
+  LanguageClient,
+  LanguageClientOptions,
+  ServerOptions,
+  State,
+  TransportKind,
+  WorkDoneProgress,
+  WorkDoneProgressCreateRequest,
+  type ProgressToken,
+  type WorkDoneProgressBegin,
+  type WorkDoneProgressEnd,
+  type WorkDoneProgressReport,
+} from 'vscode-languageclient/node';
+import { readExtensionSettings, ServerCommands, summarize, toServerSettings, type ServerSettings } from './settings';
+
+const clients = new Map<string, LanguageClient>(); // by workspace folder URI
+let output: vscode.OutputChannel;
+let traceOutput: vscode.OutputChannel;
+let status: vscode.StatusBarItem;
+const reviewsInProgress = new Map<string, string>(); // progress token -> what is reviewed
+let lastResult: string | undefined;
+
+function serverSettings(folder: vscode.WorkspaceFolder): ServerSettings {
+  const config = vscode.workspace.getConfiguration('revline', folder.uri);
+  return toServerSettings(readExtensionSettings((key) => config.get(key)));
+}
+
+function executable(folder: vscode.WorkspaceFolder): string {
+  const configured = vscode.workspace.getConfiguration('revline', folder.uri).get<string>('path');
+  return configured !== undefined && configured.trim() !== '' ? configured.trim() : 'revline';
+}
+
+function folderFor(uri: vscode.Uri | undefined): vscode.WorkspaceFolder | undefined {
+  if (uri !== undefined) return vscode.workspace.getWorkspaceFolder(uri);
+  const editor = vscode.window.activeTextEditor;
+  if (editor !== undefined) return vscode.workspace.getWorkspaceFolder(editor.document.uri);
+  const folders = vscode.workspace.workspaceFolders;
+  return folders !== undefined && folders.length === 1 ? folders[0] : undefined;
+}
+
+// ------------------------------------------------------------------ status bar
+
+function updateStatus(): void {
+  if (reviewsInProgress.size > 0) {
+    const what = [...reviewsInProgress.values()].join(', ');
+    status.text = '$(sync~spin) revline';
+    status.tooltip = `revline: reviewing ${what}`;
+  } else {
+    const severities: number[] = [];
+    for (const [, diagnostics] of vscode.languages.getDiagnostics()) {
+      for (const d of diagnostics) {
+        if (d.source === 'revline') severities.push(d.severity + 1); // vscode's enum is 0-based, LSP's 1-based
+      }
+    }
+    const text = summarize(severities);
+    const blocking = severities.some((s) => s === 1);
+    status.text = `${severities.length === 0 ? '$(check)' : blocking ? '$(error)' : '$(warning)'} revline: ${severities.length}`;
+    status.tooltip = `revline: ${text}${lastResult !== undefined ? `\nlast review: ${lastResult}` : ''}\nClick to review the workspace.`;
+  }
+  status.show();
+}
+
+function watchProgress(client: LanguageClient, token: ProgressToken): void {
+  const key = String(token);
+  const disposable = client.onProgress(
+    WorkDoneProgress.type,
+    token,
+    (value: WorkDoneProgressBegin | WorkDoneProgressReport | WorkDoneProgressEnd) => {
+      if (value.kind === 'begin') {
+        reviewsInProgress.set(key, value.message ?? value.title);
+      } else if (value.kind === 'end') {
+        reviewsInProgress.delete(key);
+        if (value.message !== undefined) lastResult = value.message;
+        disposable.dispose();
+      }
+      updateStatus();
+    },
+  );
+}
+
+// ------------------------------------------------------------------ clients
+
+async function startClient(folder: vscode.WorkspaceFolder): Promise<void> {
+  const key = folder.uri.toString();
+  if (clients.has(key) || folder.uri.scheme !== 'file') return;
+  const command = executable(folder);
+  const serverOptions: ServerOptions = {
+    command,
+    args: ['lsp'],
+    transport: TransportKind.stdio, // appends --stdio, which `revline lsp` accepts
+    options: { cwd: folder.uri.fsPath },
+  };
+  const pattern = `${folder.uri.fsPath.replace(/[\\{}[\]*?]/g, (c) => `[${c}]`)}/**/*`;
+  const clientOptions: LanguageClientOptions = {
+    documentSelector: [{ scheme: 'file', pattern }],
+    workspaceFolder: folder,
+    initializationOptions: serverSettings(folder),
+    outputChannel: output,
+    traceOutputChannel: traceOutput,
+    diagnosticCollectionName: 'revline',
+    // The server reads the git working tree on save; it needs only open/change/save.
+    synchronize: {},
+  };
+  const client = new LanguageClient(`revline:${folder.name}`, `revline (${folder.name})`, serverOptions, clientOptions);
+  clients.set(key, client);
+  try {
+    await client.start();
+  } catch (error) {
+    clients.delete(key);
+    const message = error instanceof Error ? error.message : String(error);
+    output.appendLine(`revline: could not start \`${command} lsp\` for ${folder.uri.fsPath}: ${message}`);
+    void vscode.window
+      .showErrorMessage(
+        `revline: could not start \`${command} lsp\` (${message}). Install revline or set "revline.path".`,
+        'Open Settings',
+      )
+      .then((choice) => {
+        if (choice === 'Open Settings') void vscode.commands.executeCommand('workbench.action.openSettings', 'revline.path');
+      });
+    return;
+  }
+  // Follow the review progress in the status bar (this replaces the client's
+  // default progress notification for revline's reviews).
+  client.onRequest(WorkDoneProgressCreateRequest.type, (params) => {
+    watchProgress(client, params.token);
+    return null;
+  });
+  updateStatus();
+}
+
+async function stopClient(key: string): Promise<void> {
+  const client = clients.get(key);
+  if (client === undefined) return;
+  clients.delete(key);
+  if (client.state === State.Running) {
+    try {
+      await client.stop(5000);
+    } catch (error) {
+      output.appendLine(`revline: stopping the server: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+}
+
+async function restartAll(): Promise<void> {
+  await Promise.all([...clients.keys()].map(stopClient));
+  for (const folder of vscode.workspace.workspaceFolders ?? []) await startClient(folder);
+}
+
+function onConfigurationChanged(event: vscode.ConfigurationChangeEvent): void {
+  if (!event.affectsConfiguration('revline')) return;
+  for (const folder of vscode.workspace.workspaceFolders ?? []) {
+    if (!event.affectsConfiguration('revline', folder.uri)) continue;
+    const client = clients.get(folder.uri.toString());
+    if (event.affectsConfiguration('revline.path', folder.uri)) {
+      void stopClient(folder.uri.toString()).then(() => startClient(folder));
+      continue;
+    }
+    if (client === undefined || client.state !== State.Running) continue;
+    void client.sendNotification(DidChangeConfigurationNotification.type, {
+      settings: { revline: serverSettings(folder) },
+    });
+  }
+}
+
+// ------------------------------------------------------------------ commands
+
+async function runServerCommand(
+  folder: vscode.WorkspaceFolder | undefined,
+  command: string,
+  args: unknown[],
+  title: string,
+): Promise<void> {
+  if (folder === undefined) {
+    void vscode.window.showWarningMessage(`revline: ${title}: open a file of a workspace folder first.`);
+    return;
+  }
+  const client = clients.get(folder.uri.toString());
+  if (client === undefined || client.state !== State.Running) {
+    void vscode.window.showWarningMessage(`revline: the server for ${folder.name} is not running (see the revline output).`);
+    return;
+  }
+  try {
+    const result: unknown = await client.sendRequest(ExecuteCommandRequest.type, { command, arguments: args });
+    if (typeof result === 'object' && result !== null) {
+      const r = result as { findings?: unknown; verdict?: unknown };
+      if (typeof r.verdict === 'string') lastResult = r.verdict;
+      else if (typeof r.findings === 'number') lastResult = `${r.findings} finding${r.findings === 1 ? '' : 's'}`;
+    }
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    void vscode.window.showErrorMessage(`revline: ${title} failed: ${message}`);
+  } finally {
+    updateStatus();
+  }
+}
+
+async function reviewFile(uri?: vscode.Uri): Promise<void> {
+  const target = uri instanceof vscode.Uri ? uri : vscode.window.activeTextEditor?.document.uri;
+  if (target === undefined) {
+    void vscode.window.showWarningMessage('revline: Review File: no file is open.');
+    return;
+  }
+  const document = vscode.workspace.textDocuments.find((d) => d.uri.toString() === target.toString());
+  if (document !== undefined && document.isDirty) await document.save(); // the server reviews what git sees
+  await runServerCommand(folderFor(target), ServerCommands.reviewFile, [{ uri: target.toString() }], 'Review File');
+}
+
+async function reviewWorkspace(): Promise<void> {
+  const folders = vscode.workspace.workspaceFolders ?? [];
+  await Promise.all(
+    folders.map((folder) =>
+      runServerCommand(folder, ServerCommands.reviewWorkspace, [{ uri: folder.uri.toString() }], 'Review Workspace'),
+    ),
+  );
+}
+
+async function clearDiagnostics(): Promise<void> {
+  await Promise.all(
+    [...clients.entries()].map(async ([, client]) => {
+      if (client.state !== State.Running) return;
+      await client.sendRequest(ExecuteCommandRequest.type, { command: ServerCommands.clearDiagnostics, arguments: [] });
+    }),
+  );
+  lastResult = undefined;
+  updateStatus();
+}
+
+// ------------------------------------------------------------------ activation
+
+export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  output = vscode.window.createOutputChannel('revline');
+  traceOutput = vscode.window.createOutputChannel('revline (LSP trace)');
+  status = vscode.window.createStatusBarItem('revline.status', vscode.StatusBarAlignment.Left, 10);
+  status.name = 'revline';
+  status.command = 'revline.reviewWorkspace';
+  context.subscriptions.push(
+    output,
+    traceOutput,
+    status,
+    vscode.commands.registerCommand('revline.reviewFile', reviewFile),
+    vscode.commands.registerCommand('revline.reviewWorkspace', reviewWorkspace),
+    vscode.commands.registerCommand('revline.clearDiagnostics', clearDiagnostics),
+    vscode.commands.registerCommand('revline.showOutput', () => output.show(true)),
+    vscode.commands.registerCommand('revline.restart', restartAll),
+    vscode.workspace.onDidChangeConfiguration(onConfigurationChanged),
+    vscode.workspace.onDidChangeWorkspaceFolders(async (event) => {
+      for (const removed of event.removed) await stopClient(removed.uri.toString());
+      for (const added of event.added) await startClient(added);
+    }),
+    vscode.languages.onDidChangeDiagnostics(() => {
+      if (reviewsInProgress.size === 0) updateStatus();
+    }),
+  );
+  for (const folder of vscode.workspace.workspaceFolders ?? []) await startClient(folder);
+  updateStatus();
+}
+
+export async function deactivate(): Promise<void> {
+  await Promise.all([...clients.keys()].map(stopClient));
+}

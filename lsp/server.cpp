@@ -6,6 +6,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "core/tools/repository_tools.h"
 #include "core/diff/render.h"
 #include "core/git/git.h"
 #include "core/providers/factory.h"
@@ -638,7 +639,8 @@ void Server::runJob(Job& job) {
           std::lock_guard<std::mutex> lock(mu_);
           ++stats_.providerCalls;
         });
-        review::ReviewOutcome outcome = review::runReview(selected, counting, config.review, nullptr, job.cancel);
+        tools::RepositoryTools tools(job.root);  // read-only, confined to this repository
+        review::ReviewOutcome outcome = review::runReview(selected, counting, config.review, &tools, job.cancel);
         findings = std::move(outcome.findings);
         cache_.put(job.root, key, findings);
       }

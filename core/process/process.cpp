@@ -10,6 +10,7 @@
 #include <boost/asio/read.hpp>
 #include <boost/asio/write.hpp>
 #include <boost/process.hpp>
+#include <boost/process/extend.hpp>
 #include <algorithm>
 #include <array>
 #include <cstdlib>
@@ -127,10 +128,20 @@ Result run(const std::vector<std::string>& argv, const Options& options) {
     }
   }
 
-  bp::environment env = boost::this_process::environment();
-  for (const auto& [key, value] : options.env) {
-    if (value) env[key] = *value; else env.erase(key);
+  // The child's environment, built by hand: Boost 1.74's bp::environment reads
+  // past its buffer when a variable is set (found by AddressSanitizer).
+  std::vector<std::string> envEntries;
+  for (char** e = ::environ; e && *e; ++e) {
+    const std::string entry = *e;
+    const std::string key = entry.substr(0, entry.find('='));
+    if (!options.env.count(key)) envEntries.push_back(entry);
   }
+  for (const auto& [key, value] : options.env)
+    if (value) envEntries.push_back(key + "=" + *value);
+  std::vector<char*> envp;
+  for (auto& entry : envEntries) envp.push_back(entry.data());
+  envp.push_back(nullptr);
+  auto env = bp::extend::on_setup([&envp](auto& exec) { exec.env = envp.data(); });
 
   boost::asio::io_context io;
   bp::async_pipe in(io), out(io), err(io);

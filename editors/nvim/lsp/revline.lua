@@ -1,0 +1,39 @@
+-- Neovim 0.11+: `vim.lsp.config` / `vim.lsp.enable` configuration for revline.
+-- Put editors/nvim on your 'runtimepath' (or copy this file to
+-- ~/.config/nvim/lsp/revline.lua), then in init.lua:
+--
+--   vim.lsp.enable('revline')
+--   -- optional settings (the .revline.json keys):
+--   vim.lsp.config('revline', { init_options = { provider = 'ollama', model = 'qwen2.5-coder' } })
+--
+-- The server starts for files inside a git repository (the root is the
+-- directory that holds .git) and reviews the working-tree diff on save.
+return {
+  cmd = { 'revline', 'lsp' },
+  root_markers = { '.git' },
+  -- Every filetype: revline reviews whatever the diff touches.
+  init_options = {},
+  on_attach = function(client, bufnr)
+    local function exec(command, args)
+      client:request('workspace/executeCommand', { command = command, arguments = args }, function(err, result)
+        if err then
+          vim.notify('revline: ' .. err.message, vim.log.levels.ERROR)
+        elseif type(result) == 'table' and result.findings then
+          vim.notify(('revline: %d finding(s)'):format(result.findings))
+        end
+      end, bufnr)
+    end
+    vim.api.nvim_buf_create_user_command(bufnr, 'RevlineReview', function()
+      if vim.bo[bufnr].modified then
+        vim.cmd('silent write')
+      end
+      exec('revline.reviewFile', { { uri = vim.uri_from_bufnr(bufnr) } })
+    end, { desc = 'revline: review the current file now' })
+    vim.api.nvim_buf_create_user_command(bufnr, 'RevlineReviewWorkspace', function()
+      exec('revline.reviewWorkspace', { { uri = vim.uri_from_fname(client.root_dir or vim.fn.getcwd()) } })
+    end, { desc = 'revline: review every change in the working tree' })
+    vim.api.nvim_buf_create_user_command(bufnr, 'RevlineClear', function()
+      exec('revline.clearDiagnostics', {})
+    end, { desc = "revline: clear revline's diagnostics" })
+  end,
+}

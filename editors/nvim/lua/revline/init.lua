@@ -1,0 +1,245 @@
+-- revline for Neovim: attaches `revline lsp` to buffers inside git repositories.
+--
+--   require('revline').setup({
+--     cmd = { 'revline', 'lsp' },          -- the server command
+--     settings = {                         -- the .revline.json keys, sent as initializationOptions
+--       provider = 'openai', model = 'gpt-4o-mini', api_key_env = 'OPENAI_API_KEY',
+--       review_scope = 'file', policy = { blocking_severity = 'MAJOR' },
+--     },
+--   })
+--
+-- Commands: :RevlineReview (this file), :RevlineReviewWorkspace, :RevlineClear.
+-- Works with Neovim 0.7 (vim.lsp.start_client + vim.lsp.buf_attach_client) and
+-- with 0.8+ (vim.lsp.start, one client per repository root).
+local M = {}
+
+local defaults = {
+  cmd = { 'revline', 'lsp' },
+  settings = {}, -- .revline.json keys (snake_case); override .revline.json
+  filetypes = nil, -- nil: every file; or a list of filetypes
+  autostart = true, -- attach on BufReadPost/BufNewFile
+  capabilities = nil, -- nil: vim.lsp.protocol.make_client_capabilities()
+  on_attach = nil, -- function(client, bufnr)
+  name = 'revline',
+}
+
+M.config = vim.deepcopy(defaults)
+
+local clients_by_root = {} -- Neovim 0.7: root -> client id
+local has_start = type(vim.lsp.start) == 'function' -- Neovim 0.8+
+local method_calls = vim.fn.has('nvim-0.11') == 1 -- client:request() instead of client.request()
+
+local function notify(msg, level)
+  vim.notify('revline: ' .. msg, level or vim.log.levels.INFO)
+end
+
+local function is_dir(path)
+  local stat = (vim.uv or vim.loop).fs_stat(path)
+  return stat ~= nil and stat.type == 'directory'
+end
+
+local function exists(path)
+  return (vim.uv or vim.loop).fs_stat(path) ~= nil
+end
+
+--- The git repository root that contains `path` (a file or a directory), or nil.
+function M.root_dir(path)
+  if path == nil or path == '' then
+    return nil
+  end
+  local dir = is_dir(path) and path or vim.fn.fnamemodify(path, ':h')
+  dir = vim.fn.fnamemodify(dir, ':p'):gsub('/$', '')
+  while dir ~= nil and dir ~= '' do
+    if exists(dir .. '/.git') then -- a directory, or a file for worktrees and submodules
+      return dir
+    end
+    local parent = vim.fn.fnamemodify(dir, ':h')
+    if parent == dir then
+      break
+    end
+    dir = parent
+  end
+  return nil
+end
+
+local function wanted(bufnr)
+  if not vim.api.nvim_buf_is_valid(bufnr) or vim.bo[bufnr].buftype ~= '' then
+    return false
+  end
+  local ft = M.config.filetypes
+  if ft ~= nil and not vim.tbl_contains(ft, vim.bo[bufnr].filetype) then
+    return false
+  end
+  return vim.api.nvim_buf_get_name(bufnr) ~= ''
+end
+
+local function client_config(root)
+  local capabilities = M.config.capabilities or vim.lsp.protocol.make_client_capabilities()
+  return {
+    name = M.config.name,
+    cmd = M.config.cmd,
+    root_dir = root,
+    workspace_folders = { { uri = vim.uri_from_fname(root), name = vim.fn.fnamemodify(root, ':t') } },
+    init_options = M.config.settings,
+    capabilities = capabilities,
+    on_attach = M.config.on_attach,
+  }
+end
+
+--- Attaches the revline server to `bufnr` (default: the current buffer) if the
+--- file is inside a git repository. Returns the client id, or nil.
+function M.attach(bufnr)
+  bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
+  if not wanted(bufnr) then
+    return nil
+  end
+  local root = M.root_dir(vim.api.nvim_buf_get_name(bufnr))
+  if root == nil then
+    return nil
+  end
+  if has_start then
+    return vim.lsp.start(client_config(root), { bufnr = bufnr })
+  end
+  local id = clients_by_root[root]
+  if id == nil or vim.lsp.get_client_by_id(id) == nil or vim.lsp.client_is_stopped(id) then
+    id = vim.lsp.start_client(client_config(root))
+    if id == nil then
+      notify('could not start ' .. table.concat(M.config.cmd, ' '), vim.log.levels.ERROR)
+      return nil
+    end
+    clients_by_root[root] = id
+  end
+  vim.lsp.buf_attach_client(bufnr, id)
+  return id
+end
+
+--- The revline clients attached to `bufnr` (or all revline clients when bufnr is nil).
+function M.clients(bufnr)
+  local out = {}
+  local list
+  if vim.lsp.get_clients then -- 0.10+: buf_get_clients / get_active_clients are deprecated
+    list = vim.lsp.get_clients(bufnr and { bufnr = bufnr } or nil)
+  elseif bufnr then
+    list = vim.lsp.buf_get_clients(bufnr)
+  else
+    list = vim.lsp.get_active_clients()
+  end
+  for _, client in pairs(list) do
+    if client.name == M.config.name then
+      table.insert(out, client)
+    end
+  end
+  return out
+end
+
+local function request(client, method, params, handler, bufnr)
+  if method_calls then
+    return client:request(method, params, handler, bufnr)
+  end
+  return client.request(method, params, handler, bufnr)
+end
+
+local function notify_client(client, method, params)
+  if method_calls then
+    return client:notify(method, params)
+  end
+  return client.notify(method, params)
+end
+
+--- Runs one of the server's commands (workspace/executeCommand) on the revline
+--- clients of `bufnr` (all clients when bufnr is nil); `on_done(err, result)`.
+function M.execute(command, arguments, bufnr, on_done)
+  local clients = M.clients(bufnr)
+  if #clients == 0 then
+    notify('no revline server for this buffer (is it inside a git repository?)', vim.log.levels.WARN)
+    return
+  end
+  for _, client in ipairs(clients) do
+    request(client, 'workspace/executeCommand', { command = command, arguments = arguments }, function(err, result)
+      if err then
+        notify(command .. ': ' .. (err.message or vim.inspect(err)), vim.log.levels.ERROR)
+      elseif result and type(result) == 'table' and result.findings then
+        notify(string.format('%d finding%s', result.findings, result.findings == 1 and '' or 's'))
+      end
+      if on_done then
+        on_done(err, result)
+      end
+    end, bufnr)
+  end
+end
+
+--- Reviews the current buffer's file now (saving it first if modified).
+function M.review(bufnr, on_done)
+  bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
+  if vim.bo[bufnr].modified then
+    vim.api.nvim_buf_call(bufnr, function()
+      vim.cmd('silent write')
+    end)
+  end
+  local uri = vim.uri_from_bufnr(bufnr)
+  M.execute('revline.reviewFile', { { uri = uri } }, bufnr, on_done)
+end
+
+--- Reviews every change in the working tree of the current buffer's repository.
+function M.review_workspace(bufnr, on_done)
+  bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
+  local root = M.root_dir(vim.api.nvim_buf_get_name(bufnr))
+  local args = root and { { uri = vim.uri_from_fname(root) } } or {}
+  M.execute('revline.reviewWorkspace', args, bufnr, on_done)
+end
+
+--- Clears revline's diagnostics (all files).
+function M.clear(on_done)
+  M.execute('revline.clearDiagnostics', {}, nil, on_done)
+end
+
+--- Sends new settings (.revline.json keys) to every running revline server.
+function M.update_settings(settings)
+  M.config.settings = vim.tbl_deep_extend('force', M.config.settings or {}, settings or {})
+  for _, client in ipairs(M.clients(nil)) do
+    notify_client(client, 'workspace/didChangeConfiguration', { settings = { revline = M.config.settings } })
+  end
+end
+
+function M.setup(opts)
+  M.config = vim.tbl_deep_extend('force', vim.deepcopy(defaults), opts or {})
+  if opts and opts.settings then
+    M.config.settings = opts.settings -- lists (exclude, blocking_categories) are taken as they are
+  end
+
+  vim.api.nvim_create_user_command('RevlineReview', function()
+    M.review(0)
+  end, { desc = 'revline: review the current file now' })
+  vim.api.nvim_create_user_command('RevlineReviewWorkspace', function()
+    M.review_workspace(0)
+  end, { desc = 'revline: review every change in the working tree' })
+  vim.api.nvim_create_user_command('RevlineClear', function()
+    M.clear()
+  end, { desc = "revline: clear revline's diagnostics" })
+
+  if M.config.autostart then
+    local group = vim.api.nvim_create_augroup('revline', { clear = true })
+    vim.api.nvim_create_autocmd({ 'BufReadPost', 'BufNewFile' }, {
+      group = group,
+      callback = function(args)
+        M.attach(args.buf)
+      end,
+    })
+    if M.config.filetypes then
+      vim.api.nvim_create_autocmd('FileType', {
+        group = group,
+        pattern = M.config.filetypes,
+        callback = function(args)
+          M.attach(args.buf)
+        end,
+      })
+    end
+    for _, buf in ipairs(vim.api.nvim_list_bufs()) do
+      if vim.api.nvim_buf_is_loaded(buf) then
+        M.attach(buf)
+      end
+    end
+  end
+end
+
+return M

@@ -1,0 +1,233 @@
+-- Headless Neovim test of editors/nvim against the real `revline lsp`.
+--
+--   REVLINE_BINARY=/path/to/revline REVLINE_NVIM_PLUGIN=/path/to/editors/nvim \
+--     nvim --headless -u NONE -i NONE -n -c 'luafile tests/client/nvim_client_test.lua'
+--
+-- Creates a temporary git repository with a committed Java file, opens it,
+-- edits and writes it, waits for revline's diagnostics, checks their lines and
+-- messages, requests the code actions on the finding, applies the fix and
+-- checks the buffer's text; then :RevlineClear and :RevlineReview. Exits 0 on
+-- success, 1 with a message on stderr on failure. Works on Neovim 0.7+.
+local TIMEOUT = 30000
+local failed = false
+
+local function log(msg)
+  io.stdout:write('nvim-client-test: ' .. msg .. '\n')
+  io.stdout:flush()
+end
+
+local function fail(msg)
+  error('FAILED: ' .. msg, 0)
+end
+
+local function check(cond, msg)
+  if not cond then
+    fail(msg)
+  end
+end
+
+local function check_eq(actual, expected, what)
+  if actual ~= expected then
+    fail(string.format('%s: expected %s, got %s', what, vim.inspect(expected), vim.inspect(actual)))
+  end
+end
+
+local function sh(cmd, cwd)
+  local full = cwd and ('cd ' .. vim.fn.shellescape(cwd) .. ' && ' .. cmd) or cmd
+  local out = vim.fn.system(full)
+  if vim.v.shell_error ~= 0 then
+    fail('command failed (' .. vim.v.shell_error .. '): ' .. full .. '\n' .. out)
+  end
+  return out
+end
+
+local function revline_diagnostics(bufnr)
+  local out = {}
+  for _, d in ipairs(vim.diagnostic.get(bufnr)) do
+    if d.source == 'revline' then
+      table.insert(out, d)
+    end
+  end
+  return out
+end
+
+local function wait_for(what, predicate)
+  local ok = vim.wait(TIMEOUT, predicate, 20)
+  if not ok then
+    fail('timed out after ' .. TIMEOUT .. ' ms waiting for ' .. what)
+  end
+end
+
+local function lsp_code(d)
+  if d.code ~= nil then
+    return d.code
+  end
+  return d.user_data and d.user_data.lsp and d.user_data.lsp.code
+end
+
+local repo
+
+local function run()
+  local binary = os.getenv('REVLINE_BINARY')
+  local plugin = os.getenv('REVLINE_NVIM_PLUGIN')
+  check(binary ~= nil and vim.fn.executable(binary) == 1, 'set REVLINE_BINARY to the revline executable, got ' .. tostring(binary))
+  check(plugin ~= nil and vim.fn.isdirectory(plugin) == 1, 'set REVLINE_NVIM_PLUGIN to editors/nvim, got ' .. tostring(plugin))
+  log(vim.split(vim.fn.execute('version'), '\n', { trimempty = true })[1])
+
+  -- A git repository with a committed Java file.
+  repo = vim.fn.resolve(vim.fn.tempname() .. '-revline-nvim')
+  vim.fn.mkdir(repo .. '/src', 'p')
+  sh('git init -q && git config user.email test@example.com && git config user.name test'
+    .. ' && git config commit.gpgsign false', repo)
+  local file = repo .. '/src/Order.java'
+  vim.fn.writefile({ 'class Order {', '  boolean approved(String status) {', '    return false;', '  }', '}' }, file)
+  sh('git add . && git commit -q -m init', repo)
+
+  -- The plugin, as a user sets it up (the test adds --sync: deterministic reviews).
+  vim.opt.runtimepath:prepend(plugin)
+  local revline = require('revline')
+  revline.setup({
+    cmd = { binary, 'lsp', '--sync' },
+    settings = { provider = 'builtin', review_scope = 'file', policy = { blocking_severity = 'MAJOR' } },
+  })
+  check(vim.fn.exists(':RevlineReview') == 2, ':RevlineReview is defined')
+  check(vim.fn.exists(':RevlineClear') == 2, ':RevlineClear is defined')
+  check(revline.root_dir(file) == repo, 'root_dir(' .. file .. ') is ' .. tostring(revline.root_dir(file)))
+
+  -- A file outside any git repository gets no client.
+  local outside = vim.fn.tempname() .. '.txt'
+  vim.fn.writefile({ 'x' }, outside)
+  vim.cmd('edit ' .. vim.fn.fnameescape(outside))
+  check(#revline.clients(vim.api.nvim_get_current_buf()) == 0, 'no revline client outside a git repository')
+
+  vim.cmd('edit ' .. vim.fn.fnameescape(file))
+  local bufnr = vim.api.nvim_get_current_buf()
+  wait_for('the revline client to attach and initialize', function()
+    local clients = revline.clients(bufnr)
+    return #clients == 1 and clients[1].initialized ~= false and clients[1].server_capabilities ~= nil
+  end)
+  local client = revline.clients(bufnr)[1]
+  log('attached client ' .. client.id .. ' (' .. client.name .. ')')
+
+  -- Edit: add a String comparison with ==, and write.
+  vim.api.nvim_buf_set_lines(bufnr, 2, 2, false, { '    if (status == "APPROVED") {', '      return true;', '    }' })
+  vim.cmd('silent write')
+  wait_for('revline diagnostics after :write', function()
+    return #revline_diagnostics(bufnr) > 0
+  end)
+  local diags = revline_diagnostics(bufnr)
+  check_eq(#diags, 1, 'number of revline diagnostics')
+  local d = diags[1]
+  check_eq(d.lnum, 2, 'diagnostic line (0-based)')
+  check_eq(d.end_lnum, 2, 'diagnostic end line (0-based)')
+  check_eq(d.severity, vim.diagnostic.severity.WARN, 'severity (MAJOR -> Warning)')
+  check_eq(lsp_code(d), 'CORRECTNESS', 'diagnostic code')
+  check(d.message:find('String compared with == / != instead of equals()', 1, true) == 1,
+    'message starts with the title: ' .. d.message)
+  check(d.message:find('%(confidence 0%.9') ~= nil, 'message ends with the confidence: ' .. d.message)
+  log('diagnostic: line ' .. (d.lnum + 1) .. ': ' .. vim.split(d.message, '\n')[1])
+
+  -- Hover on the line.
+  local hover = vim.lsp.buf_request_sync(bufnr, 'textDocument/hover', {
+    textDocument = { uri = vim.uri_from_bufnr(bufnr) },
+    position = { line = 2, character = 6 },
+  }, TIMEOUT)
+  local hover_text
+  for _, r in pairs(hover or {}) do
+    if r.result and r.result.contents then
+      hover_text = r.result.contents.value or vim.inspect(r.result.contents)
+    end
+  end
+  check(hover_text ~= nil and hover_text:find('instead of equals', 1, true) ~= nil,
+    'hover explains the finding: ' .. tostring(hover_text))
+
+  -- Code actions at the finding.
+  local lsp_diag = {
+    range = { start = { line = d.lnum, character = d.col }, ['end'] = { line = d.end_lnum, character = d.end_col } },
+    severity = 2,
+    message = d.message,
+    source = d.source,
+    code = lsp_code(d),
+  }
+  local responses = vim.lsp.buf_request_sync(bufnr, 'textDocument/codeAction', {
+    textDocument = { uri = vim.uri_from_bufnr(bufnr) },
+    range = lsp_diag.range,
+    context = { diagnostics = { lsp_diag } },
+  }, TIMEOUT)
+  check(responses ~= nil, 'textDocument/codeAction answered')
+  local fix, titles = nil, {}
+  for _, r in pairs(responses) do
+    check(r.err == nil, 'codeAction error: ' .. vim.inspect(r.err))
+    for _, action in ipairs(r.result or {}) do
+      table.insert(titles, action.title)
+      if action.kind == 'quickfix' and action.edit and fix == nil then
+        fix = action
+      end
+    end
+  end
+  check(fix ~= nil, 'a quickfix with an edit among ' .. vim.inspect(titles))
+  check(vim.tbl_contains(titles, 'Dismiss this finding'), '"Dismiss this finding" among ' .. vim.inspect(titles))
+  log('applying: ' .. fix.title)
+  vim.lsp.util.apply_workspace_edit(fix.edit, client.offset_encoding or 'utf-16')
+  local lines = vim.api.nvim_buf_get_lines(bufnr, 0, -1, false)
+  check_eq(lines[3], '    if ("APPROVED".equals(status)) {', 'line 3 after the fix')
+  check_eq(table.concat(lines, '\n'), table.concat({
+    'class Order {',
+    '  boolean approved(String status) {',
+    '    if ("APPROVED".equals(status)) {',
+    '      return true;',
+    '    }',
+    '    return false;',
+    '  }',
+    '}',
+  }, '\n'), 'buffer after the fix')
+  wait_for('the applied fix to clear its diagnostic', function()
+    return #revline_diagnostics(bufnr) == 0
+  end)
+
+  -- Undo the fix, write: the finding is back; :RevlineClear clears it; :RevlineReview brings it back.
+  vim.api.nvim_buf_set_lines(bufnr, 2, 3, false, { '    if (status == "APPROVED") {' })
+  vim.cmd('silent write')
+  wait_for('the finding after undoing the fix', function()
+    return #revline_diagnostics(bufnr) == 1
+  end)
+  vim.cmd('RevlineClear')
+  wait_for(':RevlineClear to clear the diagnostics', function()
+    return #revline_diagnostics(bufnr) == 0
+  end)
+  vim.cmd('RevlineReview')
+  wait_for(':RevlineReview to publish the finding again', function()
+    return #revline_diagnostics(bufnr) == 1
+  end)
+  check_eq(revline_diagnostics(bufnr)[1].lnum, 2, 'line after :RevlineReview')
+  log('all checks passed')
+end
+
+local ok, err = xpcall(run, debug.traceback)
+if not ok then
+  failed = true
+  io.stderr:write('nvim-client-test: ' .. tostring(err) .. '\n')
+  local log_path = vim.lsp.get_log_path and vim.lsp.get_log_path() or ''
+  io.stderr:write('nvim-client-test: LSP log: ' .. log_path .. '\n')
+end
+
+-- Stop the servers (shutdown + exit) before leaving.
+local stop = vim.lsp.get_clients or vim.lsp.get_active_clients
+for _, c in ipairs(stop()) do
+  if vim.fn.has('nvim-0.11') == 1 then
+    c:stop()
+  else
+    c.stop()
+  end
+end
+vim.wait(3000, function()
+  return #stop() == 0
+end, 20)
+if repo then
+  vim.fn.delete(repo, 'rf')
+end
+if failed then
+  vim.cmd('cquit 1')
+else
+  vim.cmd('qall!')
+end

@@ -1,465 +1,71 @@
-// The unified diff parser: one pass over the text, line by line, with string
-// views into the source instead of copies (it runs on patches of many MB).
-//
-// Accepted input: `git diff`/`git show`/`git log -p`/`git format-patch` output
-// (text between file sections, such as commit headers, messages, diffstats and
-// signatures, is skipped) and plain `diff -u` output ("---"/"+++" pairs).
-// Inside a hunk nothing is skipped or guessed: the counts of the hunk header
-// say how many lines follow, so content lines that look like headers are
-// content, and a hunk that ends early is an error.
-// Not supported: combined diffs of merges ("diff --cc", a clear error), and a
-// plain diff's lone "Binary files X and Y differ" line without a "diff --git"
-// header (skipped like other text: git never prints one outside a section).
-#include <charconv>
-#include <climits>
+// parse(): the parser of parser_engine.h over the whole text, building a Diff
+// whose string views point into that text (it runs on patches of many MB, so
+// nothing is copied line by line).
 #include <cstring>
 
 #include "core/diff/diff.h"
-#include "core/diff/git_paths.h"
+#include "core/diff/parser_engine.h"
 
 namespace revline::diff {
 namespace {
 
-std::string_view chompCR(std::string_view s) {
-  if (!s.empty() && s.back() == '\r') s.remove_suffix(1);
-  return s;
-}
-
-// The offending line as messages quote it: shortened, since lines can be huge.
-std::string excerpt(std::string_view line) {
-  line = chompCR(line);
-  constexpr size_t kMax = 80;
-  std::string out = "'" + std::string(line.substr(0, kMax));
-  if (line.size() > kMax) out += "...";
-  return out + "'";
-}
-
-// One file section being assembled.
-struct Section {
-  int startLine = 0;       // input line of "diff --git" (or of "---" for a plain diff)
-  bool gitHeader = false;  // started by "diff --git"
-  detail::GitLineNames gitNames;
-  std::optional<std::string> minusName, plusName;  // "---"/"+++" names, prefixes still on
-  std::optional<std::string> renameFrom, renameTo, copyFrom, copyTo;
-  bool isNew = false, isDeleted = false, modeChange = false;
-  FileDiff file;
-};
-
-class Parser {
+// Lines of a text held whole in memory: views into it stay valid for good.
+class TextSource {
  public:
-  explicit Parser(const std::string& text) : text_(text) {}
+  explicit TextSource(std::string_view text) : text_(text) {}
 
-  std::vector<FileDiff> run() {
-    bool sawText = false;
-    while (next()) {
-      if (!sawText && !chompCR(line_).empty()) sawText = true;
-      switch (state_) {
-        case State::Outside: outside(); break;
-        case State::Header: header(); break;
-        case State::Hunks: afterHunk(); break;
-      }
-    }
-    if (state_ == State::Hunks && expectHunk_) {
-      ++lineNo_;
-      fail("unexpected end of input: expected a hunk header ('@@ -A,B +C,D @@') after the '+++' line");
-    }
-    if (cur_) finish();
-    if (files_.empty() && sawText) {
-      throw ParseError(1, "no diff found in the input: expected a 'diff --git' line or a '---'/'+++' pair");
-    }
-    return std::move(files_);
-  }
-
- private:
-  enum class State { Outside, Header, Hunks };
-
-  // Reads the next line into line_ (without its '\n'); false at the end.
-  bool next() {
+  bool next(std::string_view& line) {
     if (pos_ >= text_.size()) return false;
-    const char* begin = text_.data() + pos_;
-    const size_t left = text_.size() - pos_;
-    const auto* nl = static_cast<const char*>(std::memchr(begin, '\n', left));
-    const size_t len = nl ? static_cast<size_t>(nl - begin) : left;
-    line_ = std::string_view(begin, len);
-    pos_ += len + (nl ? 1 : 0);
-    ++lineNo_;
+    line = lineAt(pos_);
+    pos_ += line.size() + (pos_ + line.size() < text_.size() ? 1 : 0);
+    current_ = line;
     return true;
   }
-
   std::optional<std::string_view> peek() const {
     if (pos_ >= text_.size()) return std::nullopt;
-    const char* begin = text_.data() + pos_;
-    const size_t left = text_.size() - pos_;
+    return lineAt(pos_);
+  }
+  std::string_view current() const { return current_; }
+  size_t remaining() const { return text_.size() - pos_; }
+
+ private:
+  std::string_view lineAt(size_t pos) const {
+    const char* begin = text_.data() + pos;
+    const size_t left = text_.size() - pos;
     const auto* nl = static_cast<const char*>(std::memchr(begin, '\n', left));
     return std::string_view(begin, nl ? static_cast<size_t>(nl - begin) : left);
   }
 
-  [[noreturn]] void fail(const std::string& what) const { throw ParseError(lineNo_, what); }
-
-  void outside() {
-    const std::string_view l = line_;
-    if (l.starts_with("diff --git ")) return startGit();
-    if (l.starts_with("diff --cc ") || l.starts_with("diff --combined ")) {
-      fail("combined diffs of merges ('diff --cc') are not supported: ask git for one diff per parent "
-           "(-m or --first-parent)");
-    }
-    if (l.starts_with("--- ")) {
-      const auto following = peek();
-      if (following && following->starts_with("+++ ")) {
-        cur_.emplace();
-        cur_->startLine = lineNo_;
-        fileLines();
-        state_ = State::Hunks;
-      }
-      return;  // a lone "--- " line is message text
-    }
-    if (l.starts_with("@@ -")) {
-      fail("hunk header outside of a file section: expected a 'diff --git' line or a '---'/'+++' pair before it");
-    }
-    // Anything else (commit headers, messages, diffstat, "-- " signature) is not diff syntax.
-  }
-
-  void startGit() {
-    if (cur_) finish();
-    cur_.emplace();
-    cur_->startLine = lineNo_;
-    cur_->gitHeader = true;
-    cur_->gitNames = detail::diffGitNames(chompCR(line_.substr(std::strlen("diff --git "))));
-    state_ = State::Header;
-  }
-
-  // The extended header lines between "diff --git" and the first hunk.
-  void header() {
-    const std::string_view l = chompCR(line_);
-    Section& s = *cur_;
-    std::string_view rest;
-    auto field = [&](std::string_view key) {
-      if (!l.starts_with(key)) return false;
-      rest = l.substr(key.size());
-      return true;
-    };
-    if (field("diff --git ")) {
-      startGit();
-    } else if (field("--- ")) {
-      fileLines();
-      state_ = State::Hunks;
-    } else if (field("@@ ")) {
-      hunk();
-      state_ = State::Hunks;
-    } else if (field("old mode ")) {
-      s.file.oldMode = mode(rest);
-      s.modeChange = true;
-    } else if (field("new mode ")) {
-      s.file.newMode = mode(rest);
-      s.modeChange = true;
-    } else if (field("deleted file mode ")) {
-      s.file.oldMode = mode(rest);
-      s.isDeleted = true;
-    } else if (field("new file mode ")) {
-      s.file.newMode = mode(rest);
-      s.isNew = true;
-    } else if (field("similarity index ")) {
-      s.file.similarity = percent(rest);
-    } else if (field("dissimilarity index ")) {
-      percent(rest);
-    } else if (field("rename from ") || field("rename old ")) {
-      s.renameFrom = headerPath(rest);
-    } else if (field("rename to ") || field("rename new ")) {
-      s.renameTo = headerPath(rest);
-    } else if (field("copy from ")) {
-      s.copyFrom = headerPath(rest);
-    } else if (field("copy to ")) {
-      s.copyTo = headerPath(rest);
-    } else if (field("index ")) {
-      index(rest);
-    } else if (l.starts_with("Binary files ") && l.ends_with(" differ")) {
-      s.file.binary = true;
-    } else if (l == "GIT binary patch") {
-      s.file.binary = true;
-      binaryPatch();
-    } else {
-      // The section had no hunks (mode change, 100% rename, ...) and this line
-      // is not diff syntax, e.g. the next commit's header in `git log -p`.
-      finish();
-      state_ = State::Outside;
-      outside();
-    }
-  }
-
-  // After "+++" or a complete hunk: another hunk, or the end of the section.
-  void afterHunk() {
-    if (line_.starts_with("@@ ")) return hunk();
-    if (expectHunk_) fail("expected a hunk header ('@@ -A,B +C,D @@') after the '+++' line, got " + excerpt(line_));
-    if (line_.starts_with("diff --git ")) return startGit();
-    finish();
-    state_ = State::Outside;
-    outside();
-  }
-
-  // line_ is "--- NAME"; the next line must be "+++ NAME".
-  void fileLines() {
-    auto minus = detail::fileLineName(chompCR(line_.substr(4)));
-    if (!minus) fail("malformed quoted path in '---' line " + excerpt(line_));
-    const int minusLine = lineNo_;
-    if (!next() || !line_.starts_with("+++ ")) {
-      if (!line_.starts_with("+++ ") && lineNo_ == minusLine) ++lineNo_;
-      fail("expected a '+++' line after the '---' line " + std::to_string(minusLine));
-    }
-    auto plus = detail::fileLineName(chompCR(line_.substr(4)));
-    if (!plus) fail("malformed quoted path in '+++' line " + excerpt(line_));
-    cur_->minusName = std::move(minus);
-    cur_->plusName = std::move(plus);
-    expectHunk_ = true;
-  }
-
-  // A non-negative decimal that fits an int; advances `s` past it.
-  bool number(std::string_view& s, int& out) const {
-    const char* end = s.data() + s.size();
-    const auto r = std::from_chars(s.data(), end, out);
-    if (r.ec == std::errc::result_out_of_range) fail("number too large in " + excerpt(line_));
-    if (r.ec != std::errc() || out < 0 || r.ptr == s.data()) return false;
-    s.remove_prefix(static_cast<size_t>(r.ptr - s.data()));
-    return true;
-  }
-
-  // "-START[,COUNT]" or "+START[,COUNT]"; an omitted count means 1.
-  bool range(std::string_view& s, char sign, int& start, int& count) const {
-    if (s.empty() || s[0] != sign) return false;
-    s.remove_prefix(1);
-    if (!number(s, start)) return false;
-    count = 1;
-    if (!s.empty() && s[0] == ',') {
-      s.remove_prefix(1);
-      if (!number(s, count)) return false;
-    }
-    return true;
-  }
-
-  void hunk() {
-    const int headerLine = lineNo_;
-    std::string_view s = chompCR(line_);
-    Hunk h;
-    s.remove_prefix(3);  // "@@ "
-    const bool ok = range(s, '-', h.oldStart, h.oldCount) && s.starts_with(" ") &&
-                    (s.remove_prefix(1), range(s, '+', h.newStart, h.newCount)) && s.starts_with(" @@");
-    if (!ok) {
-      fail("malformed hunk header " + excerpt(line_) + ": expected '@@ -OLD[,COUNT] +NEW[,COUNT] @@'");
-    }
-    if ((h.oldCount > 0 && h.oldStart == 0) || (h.newCount > 0 && h.newStart == 0)) {
-      fail("malformed hunk header " + excerpt(line_) + ": a range with lines cannot start at line 0");
-    }
-    if (h.oldCount > INT_MAX - h.oldStart || h.newCount > INT_MAX - h.newStart) {
-      fail("number too large in hunk header " + excerpt(line_));
-    }
-    s.remove_prefix(3);
-    if (s.starts_with(" ")) s.remove_prefix(1);
-    h.section = s;
-
-    // Each line takes at least two bytes, which bounds what a lying header can reserve.
-    const size_t announced = static_cast<size_t>(std::max(h.oldCount, h.newCount));
-    h.lines.reserve(std::min(announced, (text_.size() - pos_) / 2 + 1));
-
-    int oldLeft = h.oldCount, newLeft = h.newCount;
-    int oldNo = h.oldStart, newNo = h.newStart;
-    auto expected = [&] {
-      return "the hunk at line " + std::to_string(headerLine) + " still expects " + std::to_string(oldLeft) +
-             " old and " + std::to_string(newLeft) + " new lines";
-    };
-    while (oldLeft > 0 || newLeft > 0) {
-      if (!next()) {
-        ++lineNo_;
-        fail("unexpected end of input: " + expected());
-      }
-      std::string_view text = line_;
-      const bool crlf = text.ends_with('\r');
-      if (crlf) text.remove_suffix(1);
-      // git apply reads an empty line as an empty context line (some tools
-      // strip the trailing space of " "); do the same.
-      const char marker = text.empty() ? ' ' : text[0];
-      if (!text.empty()) text.remove_prefix(1);
-      switch (marker) {
-        case ' ':
-          if (oldLeft == 0 || newLeft == 0) fail("context line " + excerpt(line_) + " but " + expected());
-          h.lines.push_back(Line{LineKind::Context, oldNo++, newNo++, text, false, crlf});
-          --oldLeft;
-          --newLeft;
-          break;
-        case '+':
-          if (newLeft == 0) fail("added line " + excerpt(line_) + " but " + expected());
-          h.lines.push_back(Line{LineKind::Added, 0, newNo++, text, false, crlf});
-          --newLeft;
-          break;
-        case '-':
-          if (oldLeft == 0) fail("removed line " + excerpt(line_) + " but " + expected());
-          h.lines.push_back(Line{LineKind::Removed, oldNo++, 0, text, false, crlf});
-          --oldLeft;
-          break;
-        case '\\':
-          if (h.lines.empty()) fail("'\\ No newline at end of file' before any line of the hunk at line " +
-                                    std::to_string(headerLine));
-          h.lines.back().noNewlineAtEnd = true;
-          break;
-        default:
-          fail("expected a hunk line starting with ' ', '+', '-' or '\\', got " + excerpt(line_) + "; " +
-               expected());
-      }
-    }
-    // The marker for the hunk's last line comes after the counts are met.
-    const auto following = peek();
-    if (following && following->starts_with("\\") && !h.lines.empty()) {
-      next();
-      h.lines.back().noNewlineAtEnd = true;
-    }
-    if (h.lines.capacity() > h.lines.size() + h.lines.size() / 4 + 16) h.lines.shrink_to_fit();
-    cur_->file.hunks.push_back(std::move(h));
-    expectHunk_ = false;
-  }
-
-  // Skips the base85 blocks after "GIT binary patch": a forward block and an
-  // optional reverse one, each "literal N"/"delta N", data lines, a blank line.
-  void binaryPatch() {
-    for (int block = 0; block < 2; ++block) {
-      const auto head = peek();
-      const bool isHead = head && (chompCR(*head).starts_with("literal ") || chompCR(*head).starts_with("delta "));
-      if (!isHead) {
-        if (block == 1) return;
-        if (!next()) ++lineNo_;
-        fail("expected 'literal N' or 'delta N' after 'GIT binary patch'");
-      }
-      next();
-      std::string_view size = chompCR(line_);
-      size.remove_prefix(size.find(' ') + 1);
-      int n = 0;
-      if (!number(size, n) || !size.empty()) fail("malformed binary patch block header " + excerpt(line_));
-      while (next()) {
-        const std::string_view data = chompCR(line_);
-        if (data.empty()) break;
-        // The first character encodes the decoded byte count (A-Z: 1-26,
-        // a-z: 27-52); every 4 bytes take 5 base85 characters.
-        const char c = data[0];
-        int bytes = 0;
-        if (c >= 'A' && c <= 'Z') bytes = c - 'A' + 1;
-        else if (c >= 'a' && c <= 'z') bytes = c - 'a' + 27;
-        else fail("malformed binary patch data line " + excerpt(line_) + ": bad length character");
-        if (data.size() != 1 + static_cast<size_t>((bytes + 3) / 4) * 5) {
-          fail("malformed binary patch data line " + excerpt(line_) + ": length does not match its length character");
-        }
-      }
-    }
-  }
-
-  std::string mode(std::string_view v) const {
-    if (v.empty() || v.size() > 6 || v.find_first_not_of("01234567") != std::string_view::npos) {
-      fail("malformed file mode " + excerpt(v) + ": expected octal digits");
-    }
-    return std::string(v);
-  }
-
-  int percent(std::string_view v) const {
-    int n = 0;
-    std::string_view digits = v;
-    if (!v.ends_with('%') || (digits.remove_suffix(1), !number(digits, n)) || !digits.empty() || n > 100) {
-      fail("malformed similarity " + excerpt(v) + ": expected a percentage such as '87%'");
-    }
-    return n;
-  }
-
-  std::string headerPath(std::string_view v) const {
-    auto p = detail::fileLineName(v);
-    if (!p || p->empty()) fail("malformed path in " + excerpt(line_));
-    return std::move(*p);
-  }
-
-  // "index OLD..NEW[ MODE]": the mode, when present, is both sides' mode.
-  void index(std::string_view v) {
-    const size_t dots = v.find("..");
-    if (dots == std::string_view::npos) fail("malformed index line " + excerpt(line_) + ": expected 'index OLD..NEW'");
-    const size_t sp = v.find(' ');
-    if (sp == std::string_view::npos) return;
-    const std::string m = mode(v.substr(sp + 1));
-    FileDiff& f = cur_->file;
-    if (!f.oldMode) f.oldMode = m;
-    if (!f.newMode) f.newMode = m;
-  }
-
-  // Where a section's names come from, most trustworthy first: rename/copy
-  // lines (never prefixed), "---"/"+++" lines, the "diff --git" line.
-  std::optional<std::string> sideName(const std::optional<std::string>& explicitName,
-                                      const std::optional<std::string>& fileLine,
-                                      const std::optional<std::string>& gitName, bool& isDevNull) const {
-    if (explicitName) return explicitName;
-    if (fileLine) {
-      if (*fileLine == "/dev/null") {
-        isDevNull = true;
-        return std::nullopt;
-      }
-      return stripped(*fileLine);
-    }
-    return gitName;
-  }
-
-  std::string stripped(const std::string& name) const {
-    const Section& s = *cur_;
-    detail::PrefixMode mode = s.gitHeader ? s.gitNames.mode : detail::PrefixMode::Unknown;
-    if (mode == detail::PrefixMode::Unknown) {
-      // No "diff --git" line to tell: strip when the two names start with
-      // different components (a/ b/, old/ new/), or when the only name starts
-      // with a one-character one (a/, b/, w/, 1/ ...).
-      const auto firstComponent = [](const std::optional<std::string>& n) -> std::string {
-        if (!n || *n == "/dev/null") return {};
-        const size_t slash = n->find('/');
-        return slash == std::string::npos ? std::string() : n->substr(0, slash);
-      };
-      const std::string a = firstComponent(s.minusName), b = firstComponent(s.plusName);
-      const bool bothReal = s.minusName != "/dev/null" && s.plusName != "/dev/null";
-      const bool strip = bothReal ? (!a.empty() && !b.empty() && a != b) : (a.size() + b.size() == 1);
-      mode = strip ? detail::PrefixMode::Prefixed : detail::PrefixMode::None;
-    }
-    if (mode == detail::PrefixMode::Prefixed) {
-      if (auto s2 = detail::stripFirstComponent(name)) return *s2;
-    }
-    return name;
-  }
-
-  void finish() {
-    Section& s = *cur_;
-    FileDiff& f = s.file;
-    if (s.renameFrom.has_value() != s.renameTo.has_value() || s.copyFrom.has_value() != s.copyTo.has_value()) {
-      throw ParseError(s.startLine, "file section has only one of the 'rename from/to' or 'copy from/to' lines");
-    }
-    bool minusNull = false, plusNull = false;
-    const auto& fromName = s.renameFrom ? s.renameFrom : s.copyFrom;
-    const auto& toName = s.renameTo ? s.renameTo : s.copyTo;
-    f.oldPath = sideName(fromName, s.minusName, s.gitNames.oldName, minusNull);
-    f.newPath = sideName(toName, s.plusName, s.gitNames.newName, plusNull);
-    const bool isNew = s.isNew || minusNull, isDeleted = s.isDeleted || plusNull;
-    if (isNew && isDeleted) throw ParseError(s.startLine, "file section is both a new and a deleted file");
-    if (isNew) f.oldPath.reset();
-    if (isDeleted) f.newPath.reset();
-    if ((!isNew && !f.oldPath) || (!isDeleted && !f.newPath)) {
-      throw ParseError(s.startLine, "cannot tell the two paths apart in 'diff --git' line (and no '---'/'+++' or "
-                                    "rename lines name them)");
-    }
-    if (f.binary) f.status = FileStatus::Binary;
-    else if (isNew) f.status = FileStatus::Added;
-    else if (isDeleted) f.status = FileStatus::Deleted;
-    else if (s.renameFrom) f.status = FileStatus::Renamed;
-    else if (s.copyFrom) f.status = FileStatus::Copied;
-    else if (!f.hunks.empty()) f.status = FileStatus::Modified;
-    else if (s.modeChange) f.status = FileStatus::Mode;
-    else f.status = FileStatus::Modified;  // e.g. `git diff -w` with only whitespace changes
-    files_.push_back(std::move(f));
-    cur_.reset();
-  }
-
-  const std::string& text_;
+  std::string_view text_;
   size_t pos_ = 0;
-  int lineNo_ = 0;
-  std::string_view line_;
-  State state_ = State::Outside;
-  bool expectHunk_ = false;  // after "+++", before the first "@@"
-  std::optional<Section> cur_;
-  std::vector<FileDiff> files_;
+  std::string_view current_;
+};
+
+// Assembles the Diff model.
+class DiffBuilder {
+ public:
+  void hunk(Hunk&& h, size_t reserve) {
+    hunks_.push_back(std::move(h));
+    hunks_.back().lines.reserve(reserve);
+  }
+  void line(LineKind kind, int oldLine, int newLine, std::string_view text, bool crlf) {
+    hunks_.back().lines.push_back(Line{kind, oldLine, newLine, text, false, crlf});
+  }
+  void noNewlineAtEnd() { hunks_.back().lines.back().noNewlineAtEnd = true; }
+  void hunkEnd() {
+    std::vector<Line>& lines = hunks_.back().lines;
+    if (lines.capacity() > lines.size() + lines.size() / 4 + 16) lines.shrink_to_fit();
+  }
+  void file(FileDiff&& f) {
+    f.hunks = std::move(hunks_);
+    hunks_.clear();
+    files.push_back(std::move(f));
+  }
+
+  std::vector<FileDiff> files;
+
+ private:
+  std::vector<Hunk> hunks_;  // of the section being parsed
 };
 
 }  // namespace
@@ -467,7 +73,10 @@ class Parser {
 Diff parse(std::string text) {
   Diff d;
   d.source = std::make_shared<const std::string>(std::move(text));
-  d.files = Parser(*d.source).run();
+  TextSource source(*d.source);
+  DiffBuilder builder;
+  detail::Parser<TextSource, DiffBuilder>(source, builder).run();
+  d.files = std::move(builder.files);
   return d;
 }
 

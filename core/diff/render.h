@@ -1,6 +1,8 @@
 // Renderings of a parsed Diff: the annotated text the model reads, the JSON of
 // `revline diff --json`, and `git apply --numstat` output. Pure functions.
 #pragma once
+#include <cstddef>
+#include <functional>
 #include <string>
 
 #include "core/diff/diff.h"
@@ -41,5 +43,14 @@ json toJson(const Diff& diff);
 // "ADDED\tDELETED\tPATH\n" per file section, "-\t-\tPATH" for binary, PATH the
 // new path (the old one if deleted), C-quoted as git quotes it.
 std::string numstat(const Diff& diff);
+
+// Reads up to `size` bytes of a patch into `buffer` and returns how many; 0
+// at the end of the input (like fread).
+using ChunkReader = std::function<size_t(char* buffer, size_t size)>;
+
+// numstat(parse(INPUT)) for the input that `read` yields, in memory bounded by
+// the longest line instead of the input: the same parser (parser_engine.h)
+// with per-file counters in place of the Diff. Throws ParseError likewise.
+std::string streamNumstat(const ChunkReader& read);
 
 }  // namespace revline::diff

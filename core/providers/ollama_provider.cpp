@@ -71,14 +71,7 @@ ojson OllamaProvider::buildRequest(const review::ModelRequest& request) const {
                {"stream", false},
                {"options", {{"temperature", 0}}}};
   if (useFormat) body["format"] = request.schema;
-  if (!request.tools.empty()) {
-    ojson tools = ojson::array();
-    for (const review::ToolSpec& t : request.tools) {
-      tools.push_back({{"type", "function"},
-                       {"function", {{"name", t.name}, {"description", t.description}, {"parameters", ojson(t.inputSchema)}}}});
-    }
-    body["tools"] = std::move(tools);
-  }
+  if (!request.tools.empty()) body["tools"] = functionTools(request.tools);
   return body;
 }
 

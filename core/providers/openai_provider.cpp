@@ -82,14 +82,7 @@ ojson OpenAiProvider::buildRequest(const review::ModelRequest& request) const {
         {"type", "json_schema"},
         {"json_schema", {{"name", "review_report"}, {"strict", true}, {"schema", request.schema}}}};
   }
-  if (!request.tools.empty()) {
-    ojson tools = ojson::array();
-    for (const review::ToolSpec& t : request.tools) {
-      tools.push_back({{"type", "function"},
-                       {"function", {{"name", t.name}, {"description", t.description}, {"parameters", ojson(t.inputSchema)}}}});
-    }
-    body["tools"] = std::move(tools);
-  }
+  if (!request.tools.empty()) body["tools"] = functionTools(request.tools);
   return body;
 }
 

@@ -170,6 +170,15 @@ json parseJsonBody(const Endpoint& endpoint, const std::string& path, const Http
   return j;
 }
 
+ojson functionTools(const std::vector<review::ToolSpec>& tools) {
+  ojson out = ojson::array();
+  for (const review::ToolSpec& t : tools) {
+    out.push_back({{"type", "function"},
+                   {"function", {{"name", t.name}, {"description", t.description}, {"parameters", ojson(t.inputSchema)}}}});
+  }
+  return out;
+}
+
 std::string schemaInstructions(const ojson& schema) {
   return "\n\n# Output format\nReply with only one JSON object that conforms to the JSON Schema below: no prose "
          "before or after it and no code fences. Every property is required; use null where the schema allows it.\n" +

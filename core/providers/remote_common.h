@@ -55,6 +55,10 @@ json parseJsonBody(const Endpoint& endpoint, const std::string& path, const Http
 
 using ojson = nlohmann::ordered_json;
 
+// Tools in the OpenAI function-calling shape (also what Ollama's /api/chat takes):
+// [{"type": "function", "function": {name, description, parameters}}].
+ojson functionTools(const std::vector<review::ToolSpec>& tools);
+
 // Appended to the system prompt when the schema is not enforced by the server.
 std::string schemaInstructions(const ojson& schema);
 

@@ -1,0 +1,169 @@
+;;; emacs_client_test.el --- batch test of editors/emacs/revline.el  -*- lexical-binding: t; -*-
+
+;; Run from a directory holding a copy of revline.el (run-client-test.sh does):
+;;   REVLINE_BINARY=/path/to/revline emacs --batch -Q -l tests/client/emacs_client_test.el
+;;
+;; 1. Byte-compiles revline.el with warnings as errors and loads it.
+;; 2. If eglot is available: opens a Java file of a temporary git repository
+;;    with eglot connected to the real `revline lsp', edits and saves it,
+;;    waits for revline's diagnostics, applies the quick fix through eglot's
+;;    workspace-edit code and checks the buffer; runs the revline commands.
+;; Exits 0 on success, 1 with a message on failure.
+
+;;; Code:
+
+(require 'cl-lib)
+(require 'package)
+;; Debian's elpa-eglot (Emacs 28) lives in the system package directory, which -Q leaves out.
+(dolist (dir '("/usr/share/emacs/site-lisp/elpa"))
+  (when (file-directory-p dir) (add-to-list 'package-directory-list dir)))
+(package-initialize)
+
+(defvar revline-test--failed nil)
+(defvar revline-test--diagnostics nil "publishDiagnostics params received, newest first.")
+
+(defun revline-test--log (fmt &rest args)
+  (princ (concat "emacs-client-test: " (apply #'format fmt args) "\n")))
+
+(defun revline-test--fail (fmt &rest args)
+  (error "FAILED: %s" (apply #'format fmt args)))
+
+(defun revline-test--wait (what predicate &optional seconds)
+  (let ((deadline (+ (float-time) (or seconds 30))))
+    (while (and (not (funcall predicate)) (< (float-time) deadline))
+      (accept-process-output nil 0.05))
+    (unless (funcall predicate)
+      (revline-test--fail "timed out waiting for %s" what))))
+
+(defun revline-test--git (dir &rest args)
+  (let ((default-directory dir))
+    (with-temp-buffer
+      (unless (zerop (apply #'call-process "git" nil t nil args))
+        (revline-test--fail "git %s: %s" (string-join args " ") (buffer-string))))))
+
+(defun revline-test--byte-compile ()
+  (let ((byte-compile-error-on-warn t)
+        (file (expand-file-name "revline.el")))
+    (unless (byte-compile-file file)
+      (revline-test--fail "byte-compiling %s failed" file))
+    (load (concat (file-name-sans-extension file) ".elc") nil t)
+    (revline-test--log "byte-compiled and loaded %s" file)
+    (dolist (f '(revline-eglot-setup revline-review-file revline-review-workspace revline-clear
+                 revline-send-settings))
+      (unless (commandp f) (revline-test--fail "%s is not a command" f)))
+    (revline-eglot-setup)
+    (revline-eglot-setup) ; idempotent
+    (unless (= 1 (cl-count-if #'revline--server-entry-p eglot-server-programs))
+      (revline-test--fail "revline registered %d times in eglot-server-programs"
+                          (cl-count-if #'revline--server-entry-p eglot-server-programs)))))
+
+(defun revline-test--latest-for (uri)
+  (cl-loop for p in revline-test--diagnostics
+           when (equal (plist-get p :uri) uri) return (plist-get p :diagnostics)))
+
+(defun revline-test--live ()
+  (let* ((binary (getenv "REVLINE_BINARY"))
+         (repo (file-name-as-directory (file-truename (make-temp-file "revline-emacs-" t))))
+         (file (expand-file-name "src/Order.java" repo)))
+    (unless (and binary (file-executable-p binary))
+      (revline-test--fail "set REVLINE_BINARY to the revline executable, got %S" binary))
+    (unwind-protect
+        (progn
+          (make-directory (expand-file-name "src" repo) t)
+          (revline-test--git repo "init" "-q")
+          (revline-test--git repo "config" "user.email" "test@example.com")
+          (revline-test--git repo "config" "user.name" "test")
+          (revline-test--git repo "config" "commit.gpgsign" "false")
+          (with-temp-file file
+            (insert "class Order {\n  boolean approved(String status) {\n    return false;\n  }\n}\n"))
+          (revline-test--git repo "add" ".")
+          (revline-test--git repo "commit" "-q" "-m" "init")
+
+          (setq revline-executable binary
+                revline-settings '(:provider "builtin" :debounce_ms 0 :review_scope "file"))
+          (advice-add 'eglot-handle-notification :before
+                      (lambda (_server method &rest params)
+                        (when (eq method 'textDocument/publishDiagnostics)
+                          (push params revline-test--diagnostics))))
+          (find-file file)
+          (unless (derived-mode-p 'java-mode) (java-mode))
+          (let* ((guess (eglot--guess-contact))
+                 (server (apply #'eglot guess))
+                 (uri (revline--uri file)))
+            (revline-test--wait "eglot to connect to revline" (lambda () (eglot-current-server)))
+            (setq server (eglot-current-server))
+            (revline-test--log "eglot connected: %s" (jsonrpc-name server))
+            ;; Edit and save.
+            (goto-char (point-min))
+            (forward-line 2)
+            (insert "    if (status == \"APPROVED\") {\n      return true;\n    }\n")
+            (save-buffer)
+            (revline-test--wait "revline diagnostics after saving"
+                                (lambda () (> (length (revline-test--latest-for uri)) 0)))
+            (let* ((diags (revline-test--latest-for uri))
+                   (d (aref diags 0))
+                   (range (plist-get d :range)))
+              (unless (= (length diags) 1) (revline-test--fail "expected 1 diagnostic, got %S" diags))
+              (unless (= 2 (plist-get (plist-get range :start) :line))
+                (revline-test--fail "diagnostic line: %S" range))
+              (unless (string-prefix-p "String compared with == / != instead of equals()" (plist-get d :message))
+                (revline-test--fail "diagnostic message: %S" (plist-get d :message)))
+              (unless (equal (plist-get d :code) "CORRECTNESS") (revline-test--fail "code: %S" (plist-get d :code)))
+              (revline-test--log "diagnostic on line %d: %s" (1+ (plist-get (plist-get range :start) :line))
+                                 (car (split-string (plist-get d :message) "\n")))
+              ;; Flymake shows it.
+              (revline-test--wait "the diagnostic in Flymake"
+                                  (lambda ()
+                                    (unless (flymake-diagnostics) (flymake-start))
+                                    (cl-some (lambda (fd) (string-match-p "instead of equals" (flymake-diagnostic-text fd)))
+                                             (flymake-diagnostics)))
+                                  10)
+              ;; The quick fix, applied through eglot.
+              (let* ((actions (jsonrpc-request server :textDocument/codeAction
+                                               (list :textDocument (list :uri uri) :range range
+                                                     :context (list :diagnostics (vector d)))))
+                     (fix (cl-find-if (lambda (a) (and (equal (plist-get a :kind) "quickfix") (plist-get a :edit)))
+                                      actions)))
+                (unless fix (revline-test--fail "no quick fix with an edit in %S" actions))
+                (revline-test--log "applying: %s" (plist-get fix :title))
+                (eglot--apply-workspace-edit (plist-get fix :edit))
+                (goto-char (point-min))
+                (forward-line 2)
+                (let ((line (buffer-substring-no-properties (line-beginning-position) (line-end-position))))
+                  (unless (equal line "    if (\"APPROVED\".equals(status)) {")
+                    (revline-test--fail "line 3 after the fix: %S" line))))
+              ;; Eglot sends didChange from an idle timer, which never fires in batch mode.
+              (eglot--signal-textDocument/didChange)
+              (revline-test--wait "the applied fix to clear the diagnostic"
+                                  (lambda () (= 0 (length (revline-test--latest-for uri)))))
+              ;; The commands.
+              (save-buffer)
+              (let ((result (revline-review-file)))
+                (unless (equal (plist-get result :findings) 0)
+                  (revline-test--fail "revline-review-file on the fixed file: %S" result)))
+              (revline-clear)
+              (let ((result (revline-review-workspace)))
+                (unless (equal (plist-get result :findings) 0)
+                  (revline-test--fail "revline-review-workspace: %S" result)))
+              (revline-send-settings))
+            (eglot-shutdown server)
+            (revline-test--log "eglot session passed")))
+      (dolist (b (buffer-list))
+        (when (and (buffer-file-name b) (string-prefix-p repo (buffer-file-name b)))
+          (with-current-buffer b (set-buffer-modified-p nil))
+          (kill-buffer b)))
+      (delete-directory repo t))))
+
+(condition-case err
+    (progn
+      (unless (require 'eglot nil t)
+        (revline-test--fail "eglot is not installed (Debian: elpa-eglot; Emacs 29+ has it built in)"))
+      (revline-test--byte-compile)
+      (revline-test--live)
+      (revline-test--log "all checks passed"))
+  (error
+   (setq revline-test--failed t)
+   (message "emacs-client-test: %s" (error-message-string err))))
+
+(kill-emacs (if revline-test--failed 1 0))
+;;; emacs_client_test.el ends here

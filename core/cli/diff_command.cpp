@@ -1,4 +1,6 @@
 // `revline diff`: the diff exactly as the model sees it, or its parsed form.
+#include <cstdio>
+
 #include "core/cli/args.h"
 #include "core/cli/diff_source.h"
 #include "core/cli/subcommands.h"
@@ -24,6 +26,13 @@ int runDiffCommand(const std::vector<std::string>& args, std::ostream& out, std:
   if (!parsed.positional().empty()) throw UsageError("unexpected argument \"" + parsed.positional()[0] + "\"");
   if (parsed.has("json") && parsed.has("numstat")) throw UsageError("--json and --numstat exclude each other");
   (void)err;
+  if (parsed.has("numstat") && parsed.has("stdin") && !parsed.has("staged") && !parsed.has("base")) {
+    // Streamed: memory bounded by the longest line, not by the patch.
+    out << diff::streamNumstat([](char* buffer, std::size_t size) {
+      return std::fread(buffer, 1, size, stdin);
+    });
+    return 0;
+  }
   const DiffSource source = readDiff(parsed);
   if (parsed.has("json")) {
     out << diff::toJson(source.diff).dump(2) << "\n";

@@ -1,7 +1,6 @@
 #include "core/cli/diff_source.h"
 
-#include <iostream>
-#include <iterator>
+#include <cstdio>
 
 #include "core/git/git.h"
 
@@ -12,7 +11,9 @@ DiffSource readDiff(const ParsedArgs& args) {
   DiffSource source;
   if (args.has("stdin")) {
     if (args.has("staged") || args.has("base")) throw UsageError("--stdin reads a patch; it takes no --staged or --base");
-    std::string text((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
+    std::string text;
+    char chunk[1 << 16];
+    for (std::size_t n; (n = std::fread(chunk, 1, sizeof chunk, stdin)) > 0;) text.append(chunk, n);
     source.diff = diff::parse(std::move(text));
     try {
       source.root = git::findRepositoryRoot(std::filesystem::current_path());

@@ -157,7 +157,8 @@
 (condition-case err
     (progn
       (unless (require 'eglot nil t)
-        (revline-test--fail "eglot is not installed (Debian: elpa-eglot; Emacs 29+ has it built in)"))
+        (message "emacs-client-test skipped: eglot is not installed (Debian: elpa-eglot; built into Emacs 29+)")
+        (kill-emacs 77))
       (revline-test--byte-compile)
       (revline-test--live)
       (revline-test--log "all checks passed"))

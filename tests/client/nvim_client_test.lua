@@ -200,6 +200,25 @@ local function run()
     return #revline_diagnostics(bufnr) == 1
   end)
   check_eq(revline_diagnostics(bufnr)[1].lnum, 2, 'line after :RevlineReview')
+
+  -- The ready configs load: Neovim 0.11's lsp/revline.lua and the nvim-lspconfig registration
+  -- (against a stub of lspconfig's two modules; the real ones are not installed here).
+  local config = dofile(plugin .. '/lsp/revline.lua')
+  check(vim.deep_equal(config.cmd, { 'revline', 'lsp' }), 'lsp/revline.lua cmd: ' .. vim.inspect(config.cmd))
+  check(vim.deep_equal(config.root_markers, { '.git' }), 'lsp/revline.lua root_markers')
+  check(type(config.on_attach) == 'function', 'lsp/revline.lua on_attach')
+  local marker
+  package.loaded['lspconfig.configs'] = {}
+  package.loaded['lspconfig.util'] = {
+    root_pattern = function(m)
+      marker = m
+      return function() end
+    end,
+  }
+  local registered = require('revline.lspconfig').register()
+  check(registered == package.loaded['lspconfig.configs'].revline, 'lspconfig: configs.revline registered')
+  check(vim.deep_equal(registered.default_config.cmd, { 'revline', 'lsp' }), 'lspconfig: cmd')
+  check_eq(marker, '.git', 'lspconfig: root_pattern')
   log('all checks passed')
 end
 

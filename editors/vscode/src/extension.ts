@@ -11,6 +11,8 @@ import {
   DidChangeConfigurationNotification,
   ExecuteCommandRequest,
   LanguageClient,
+  type DynamicFeature,
+  type StaticFeature,
   LanguageClientOptions,
   ServerOptions,
   State,
@@ -22,9 +24,24 @@ import {
   type WorkDoneProgressEnd,
   type WorkDoneProgressReport,
 } from 'vscode-languageclient/node';
-import { readExtensionSettings, ServerCommands, summarize, toServerSettings, type ServerSettings } from './settings';
+import { dropsKeys, readExtensionSettings, ServerCommands, summarize, toServerSettings, type ServerSettings } from './settings';
+
+// vscode-languageclient registers a VS Code command for each command the server
+// lists (executeCommandProvider). With one client per workspace folder, the
+// second client's registration would fail ("command already exists"), and the
+// names would collide with this extension's own commands. So that feature is
+// left out: the extension registers the server's commands once and forwards
+// each to the client of the folder it is about (workspace/executeCommand).
+class RevlineLanguageClient extends LanguageClient {
+  override registerFeature(feature: StaticFeature | DynamicFeature<unknown>): void {
+    if ('registrationType' in feature && feature.registrationType.method === ExecuteCommandRequest.method) return;
+    super.registerFeature(feature);
+  }
+}
 
 const clients = new Map<string, LanguageClient>(); // by workspace folder URI
+const ready = new Map<string, Promise<void>>(); // by workspace folder URI: the last start or restart
+const sentSettings = new Map<string, ServerSettings>(); // by workspace folder URI
 let output: vscode.OutputChannel;
 let traceOutput: vscode.OutputChannel;
 let status: vscode.StatusBarItem;
@@ -91,9 +108,27 @@ function watchProgress(client: LanguageClient, token: ProgressToken): void {
 
 // ------------------------------------------------------------------ clients
 
-async function startClient(folder: vscode.WorkspaceFolder): Promise<void> {
+function startClient(folder: vscode.WorkspaceFolder): Promise<void> {
+  const key = folder.uri.toString();
+  const started = (ready.get(key) ?? Promise.resolve()).then(() => startClientNow(folder));
+  ready.set(key, started);
+  return started;
+}
+
+function restartClient(folder: vscode.WorkspaceFolder): Promise<void> {
+  const key = folder.uri.toString();
+  const restarted = (ready.get(key) ?? Promise.resolve())
+    .then(() => stopClient(key))
+    .then(() => startClientNow(folder));
+  ready.set(key, restarted);
+  return restarted;
+}
+
+async function startClientNow(folder: vscode.WorkspaceFolder): Promise<void> {
   const key = folder.uri.toString();
   if (clients.has(key) || folder.uri.scheme !== 'file') return;
+  const settings = serverSettings(folder);
+  sentSettings.set(key, settings);
   const command = executable(folder);
   const serverOptions: ServerOptions = {
     command,
@@ -105,14 +140,15 @@ async function startClient(folder: vscode.WorkspaceFolder): Promise<void> {
   const clientOptions: LanguageClientOptions = {
     documentSelector: [{ scheme: 'file', pattern }],
     workspaceFolder: folder,
-    initializationOptions: serverSettings(folder),
+    initializationOptions: settings,
     outputChannel: output,
     traceOutputChannel: traceOutput,
     diagnosticCollectionName: 'revline',
     // The server reads the git working tree on save; it needs only open/change/save.
     synchronize: {},
   };
-  const client = new LanguageClient(`revline:${folder.name}`, `revline (${folder.name})`, serverOptions, clientOptions);
+  // One id for every folder's client: it names the "revline.trace.server" setting.
+  const client = new RevlineLanguageClient('revline', `revline (${folder.name})`, serverOptions, clientOptions);
   clients.set(key, client);
   try {
     await client.start();
@@ -143,9 +179,10 @@ async function stopClient(key: string): Promise<void> {
   const client = clients.get(key);
   if (client === undefined) return;
   clients.delete(key);
+  sentSettings.delete(key);
   if (client.state === State.Running) {
     try {
-      await client.stop(5000);
+      await client.stop(); // 2 s for shutdown + exit
     } catch (error) {
       output.appendLine(`revline: stopping the server: ${error instanceof Error ? error.message : String(error)}`);
     }
@@ -153,23 +190,24 @@ async function stopClient(key: string): Promise<void> {
 }
 
 async function restartAll(): Promise<void> {
-  await Promise.all([...clients.keys()].map(stopClient));
-  for (const folder of vscode.workspace.workspaceFolders ?? []) await startClient(folder);
+  await Promise.all((vscode.workspace.workspaceFolders ?? []).map(restartClient));
 }
 
 function onConfigurationChanged(event: vscode.ConfigurationChangeEvent): void {
   if (!event.affectsConfiguration('revline')) return;
   for (const folder of vscode.workspace.workspaceFolders ?? []) {
     if (!event.affectsConfiguration('revline', folder.uri)) continue;
-    const client = clients.get(folder.uri.toString());
-    if (event.affectsConfiguration('revline.path', folder.uri)) {
-      void stopClient(folder.uri.toString()).then(() => startClient(folder));
+    const key = folder.uri.toString();
+    const client = clients.get(key);
+    const settings = serverSettings(folder);
+    const previous = sentSettings.get(key) ?? {};
+    if (event.affectsConfiguration('revline.path', folder.uri) || dropsKeys(previous, settings)) {
+      void restartClient(folder);
       continue;
     }
     if (client === undefined || client.state !== State.Running) continue;
-    void client.sendNotification(DidChangeConfigurationNotification.type, {
-      settings: { revline: serverSettings(folder) },
-    });
+    sentSettings.set(key, settings);
+    void client.sendNotification(DidChangeConfigurationNotification.type, { settings: { revline: settings } });
   }
 }
 
@@ -185,6 +223,7 @@ async function runServerCommand(
     void vscode.window.showWarningMessage(`revline: ${title}: open a file of a workspace folder first.`);
     return;
   }
+  await ready.get(folder.uri.toString()); // a (re)start in progress
   const client = clients.get(folder.uri.toString());
   if (client === undefined || client.state !== State.Running) {
     void vscode.window.showWarningMessage(`revline: the server for ${folder.name} is not running (see the revline output).`);
@@ -205,8 +244,18 @@ async function runServerCommand(
   }
 }
 
-async function reviewFile(uri?: vscode.Uri): Promise<void> {
-  const target = uri instanceof vscode.Uri ? uri : vscode.window.activeTextEditor?.document.uri;
+/** The document URI a command argument names: a vscode.Uri (explorer, editor title) or {uri} (code actions). */
+function argumentUri(arg: unknown): vscode.Uri | undefined {
+  if (arg instanceof vscode.Uri) return arg;
+  if (typeof arg === 'string') return vscode.Uri.parse(arg);
+  if (typeof arg === 'object' && arg !== null && typeof (arg as { uri?: unknown }).uri === 'string') {
+    return vscode.Uri.parse((arg as { uri: string }).uri);
+  }
+  return undefined;
+}
+
+async function reviewFile(arg?: unknown): Promise<void> {
+  const target = argumentUri(arg) ?? vscode.window.activeTextEditor?.document.uri;
   if (target === undefined) {
     void vscode.window.showWarningMessage('revline: Review File: no file is open.');
     return;
@@ -214,6 +263,12 @@ async function reviewFile(uri?: vscode.Uri): Promise<void> {
   const document = vscode.workspace.textDocuments.find((d) => d.uri.toString() === target.toString());
   if (document !== undefined && document.isDirty) await document.save(); // the server reviews what git sees
   await runServerCommand(folderFor(target), ServerCommands.reviewFile, [{ uri: target.toString() }], 'Review File');
+}
+
+/** "Dismiss this finding" (a code action): the arguments come from the server as they are. */
+async function dismissFinding(...args: unknown[]): Promise<void> {
+  const target = argumentUri(args[0]);
+  await runServerCommand(folderFor(target), ServerCommands.dismissFinding, args, 'Dismiss Finding');
 }
 
 async function reviewWorkspace(): Promise<void> {
@@ -251,6 +306,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand('revline.reviewFile', reviewFile),
     vscode.commands.registerCommand('revline.reviewWorkspace', reviewWorkspace),
     vscode.commands.registerCommand('revline.clearDiagnostics', clearDiagnostics),
+    vscode.commands.registerCommand(ServerCommands.dismissFinding, dismissFinding),
     vscode.commands.registerCommand('revline.showOutput', () => output.show(true)),
     vscode.commands.registerCommand('revline.restart', restartAll),
     vscode.workspace.onDidChangeConfiguration(onConfigurationChanged),
@@ -262,7 +318,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       if (reviewsInProgress.size === 0) updateStatus();
     }),
   );
-  for (const folder of vscode.workspace.workspaceFolders ?? []) await startClient(folder);
+  await Promise.all((vscode.workspace.workspaceFolders ?? []).map(startClient));
   updateStatus();
 }
 

@@ -1,0 +1,141 @@
+// Activates the compiled VS Code extension (editors/vscode/out/extension.js)
+// in Node with a stand-in for the `vscode` module (vscode_mock.cjs), so the
+// extension's own code and vscode-languageclient start the real `revline lsp`
+// on a workspace folder; runs the extension's commands and checks the
+// diagnostics VS Code would show, the status bar and a settings change.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync, mkdirSync, rmSync, existsSync, realpathSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, dirname, resolve } from 'node:path';
+import { createRequire } from 'node:module';
+import Module from 'node:module';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const require = createRequire(import.meta.url);
+const outDir = resolve(process.env.REVLINE_VSCODE_OUT ?? join(here, '../../editors/vscode/out'));
+const binary = process.env.REVLINE_BINARY;
+const mockPath = join(here, 'vscode_mock.cjs');
+
+// `require('vscode')` from the extension and from vscode-languageclient gets the stand-in.
+const originalResolve = Module._resolveFilename;
+Module._resolveFilename = function (request, ...rest) {
+  if (request === 'vscode') return mockPath;
+  return originalResolve.call(this, request, ...rest);
+};
+const vscode = require(mockPath);
+const state = vscode.__state;
+
+let repo, extension, fileUri;
+
+function git(...args) {
+  execFileSync('git', args, { cwd: repo, stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+function revlineDiagnostics() {
+  // After a restart, the new client's collection (the old one was disposed).
+  const c = state.collections.filter((x) => x.name === 'revline').pop();
+  return c ? c.entries.get(fileUri) ?? [] : [];
+}
+
+async function waitFor(what, predicate, ms = 30000) {
+  const deadline = Date.now() + ms;
+  while (!predicate()) {
+    if (Date.now() > deadline) {
+      const log = state.output.map((o) => `--- ${o.name}\n${o.lines.join('')}`).join('\n');
+      throw new Error(`timed out waiting for ${what}\nmessages: ${JSON.stringify(state.messages)}\n${log}`);
+    }
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+before(async () => {
+  assert.ok(binary && existsSync(binary), `set REVLINE_BINARY to the revline executable, got ${binary}`);
+  assert.ok(existsSync(join(outDir, 'extension.js')), `${outDir}/extension.js is missing: run npm run compile in editors/vscode`);
+  repo = realpathSync(mkdtempSync(join(tmpdir(), 'revline-vscode-ext-')));
+  git('init', '-q');
+  git('config', 'user.email', 'test@example.com');
+  git('config', 'user.name', 'revline test');
+  git('config', 'commit.gpgsign', 'false');
+  mkdirSync(join(repo, 'src'));
+  writeFileSync(join(repo, 'src/Order.java'), 'class Order {\n  boolean approved(String status) {\n    return false;\n  }\n}\n');
+  git('add', '.');
+  git('commit', '-q', '-m', 'init');
+  writeFileSync(join(repo, 'src/Order.java'),
+    'class Order {\n  boolean approved(String status) {\n    if (status == "APPROVED") {\n      return true;\n    }\n    return false;\n  }\n}\n');
+  fileUri = pathToFileURL(join(repo, 'src/Order.java')).href;
+
+  state.folders.push({ uri: vscode.Uri.file(repo), name: 'repo', index: 0 });
+  Object.assign(state.settings, {
+    'revline.path': binary,
+    'revline.provider': 'builtin',
+    'revline.model': '',
+    'revline.reviewScope': '',
+    'revline.debounceMs': 0,
+    'revline.policy': { blockingSeverity: 'MAJOR' },
+    'revline.extraSettings': {},
+    'revline.trace.server': 'off',
+  });
+  extension = require(join(outDir, 'extension.js'));
+  await extension.activate({ subscriptions: [], extensionPath: resolve(outDir, '..') });
+});
+
+after(async () => {
+  if (extension) await extension.deactivate(); // stops the server (shutdown + exit)
+  Module._resolveFilename = originalResolve;
+  if (repo) rmSync(repo, { recursive: true, force: true });
+});
+
+test('activation starts the server and registers the commands', () => {
+  for (const id of ['revline.reviewFile', 'revline.reviewWorkspace', 'revline.clearDiagnostics', 'revline.dismissFinding',
+    'revline.showOutput', 'revline.restart']) {
+    assert.ok(state.commands.has(id), `command ${id} registered`);
+  }
+  assert.deepEqual(state.messages.filter(([kind]) => kind === 'error'), [], 'no error message');
+  const status = state.statusItems[0];
+  assert.ok(status, 'a status bar item');
+  assert.match(status.text, /revline: 0$/);
+});
+
+test('revline: Review Workspace shows the finding and counts it in the status bar', async () => {
+  await vscode.commands.executeCommand('revline.reviewWorkspace');
+  await waitFor('revline diagnostics', () => revlineDiagnostics().length > 0);
+  const diagnostics = revlineDiagnostics();
+  assert.equal(diagnostics.length, 1);
+  const d = diagnostics[0];
+  assert.equal(d.range.start.line, 2);
+  assert.equal(d.severity, vscode.DiagnosticSeverity.Warning);
+  assert.equal(d.source, 'revline');
+  assert.match(d.message, /^String compared with == \/ != instead of equals\(\)/);
+  const code = typeof d.code === 'object' && d.code !== null ? d.code.value : d.code;
+  assert.equal(code, 'CORRECTNESS');
+  await waitFor('the status bar count', () => /revline: 1$/.test(state.statusItems[0].text));
+  assert.match(state.statusItems[0].text, /^\$\(warning\) revline: 1$/);
+  assert.match(state.statusItems[0].tooltip, /1 finding \(1 major\)/);
+  assert.match(state.statusItems[0].tooltip, /last review: 1 finding/);
+  // While the review ran ($/progress begin .. end), the item showed a spinner.
+  const history = state.statusItems[0].history;
+  const spinning = history.indexOf('$(sync~spin) revline');
+  assert.ok(spinning >= 0, `a spinner during the review: ${JSON.stringify(history)}`);
+  assert.ok(history.indexOf('$(warning) revline: 1') > spinning, JSON.stringify(history));
+});
+
+test('revline: Clear Findings clears them', async () => {
+  await vscode.commands.executeCommand('revline.clearDiagnostics');
+  await waitFor('the diagnostics to clear', () => revlineDiagnostics().length === 0);
+});
+
+test('settings changes reach the server (didChangeConfiguration, or a restart when a setting is removed)', async () => {
+  state.settings['revline.extraSettings'] = { exclude: ['src/**'] };
+  state.configListeners.fire({ affectsConfiguration: (section) => section === 'revline' || section === 'revline.extraSettings' });
+  await vscode.commands.executeCommand('revline.reviewFile', vscode.Uri.parse(fileUri));
+  assert.equal(revlineDiagnostics().length, 0, 'src/** is excluded now');
+  state.settings['revline.extraSettings'] = {};
+  state.configListeners.fire({ affectsConfiguration: (section) => section === 'revline' || section === 'revline.extraSettings' });
+  // The code-action form of the argument ({uri}) works too.
+  await vscode.commands.executeCommand('revline.reviewFile', { uri: fileUri });
+  await waitFor('the finding after re-including src/**', () => revlineDiagnostics().length === 1);
+  assert.deepEqual(state.messages.filter(([kind]) => kind === 'error'), [], 'no error message');
+});

@@ -6,12 +6,14 @@
 #include <iostream>
 #include <sstream>
 
-#include "core/tools/repository_tools.h"
+#include "core/contract/enums.h"
 #include "core/diff/render.h"
 #include "core/git/git.h"
 #include "core/providers/factory.h"
 #include "core/review/pipeline.h"
+#include "core/review/policy.h"
 #include "core/review/prompt.h"
+#include "core/tools/repository_tools.h"
 
 namespace revline::lsp {
 namespace fs = std::filesystem;
@@ -287,7 +289,9 @@ void Server::handleDidChangeConfiguration(const json& params) {
   std::lock_guard<std::mutex> lock(mu_);
   if (!settings.is_object()) return;  // pull-model clients send null: keep what we have
   settings.erase("sync");
-  for (auto& [k, v] : settings.items()) clientSettings_[k] = v;
+  // The notification carries the whole settings section: a key the user removed
+  // must fall back to .revline.json / the default, so replace, never merge.
+  clientSettings_ = std::move(settings);
   configs_.clear();
 }
 
@@ -676,8 +680,10 @@ void Server::runJob(Job& job) {
       publish(uri);
     }
     lastFailureShown_.clear();
-    endMessage = std::to_string(findings.size()) + (findings.size() == 1 ? " finding" : " findings");
-    finish(json{{"findings", findings.size()}});
+    // The verdict is policy's, recomputed from the (possibly cached) findings.
+    const std::string verdict(contract::toString(review::decideVerdict(findings, config.review.policy)));
+    endMessage = std::to_string(findings.size()) + (findings.size() == 1 ? " finding" : " findings") + ", verdict " + verdict;
+    finish(json{{"findings", findings.size()}, {"verdict", verdict}});
   } catch (const Cancelled&) {
     {
       std::lock_guard<std::mutex> lock(mu_);

@@ -53,7 +53,7 @@ class Reader {
                           "\": API keys are never stored in configuration; put the key in an environment variable "
                           "and set \"api_key_env\" to that variable's name (e.g. \"OPENAI_API_KEY\")");
       }
-      const auto spec = std::find_if(keys.begin(), keys.end(), [&](const KeySpec& k) { return k.name == name; });
+      const auto spec = std::find_if(keys.begin(), keys.end(), [&key = name](const KeySpec& k) { return k.name == key; });
       if (spec == keys.end()) throw ConfigError(unknownKey(dotted, name, keys));
       apply(config, *spec, value, dotted);
     }

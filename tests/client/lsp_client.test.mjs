@@ -230,7 +230,7 @@ test('the review reports its progress (the status bar follows it)', async () => 
   assert.ok(kinds.includes('begin'), `progress: ${JSON.stringify(progress)}`);
   assert.ok(kinds.includes('end'), `progress: ${JSON.stringify(progress)}`);
   const end = progress.find(([, kind]) => kind === 'end');
-  assert.equal(end[2], '1 finding');
+  assert.equal(end[2], '1 finding, verdict REQUEST_CHANGES');
 });
 
 test('hover on the line explains the finding', async () => {

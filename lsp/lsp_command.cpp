@@ -16,11 +16,11 @@ framing). stdout carries protocol messages only; logs go to stderr and to the
 client as window/logMessage.
 
 Saving a file in a git repository reviews its diff after a short debounce
-(setting "debounceMs", default 300) on a worker thread; "reviewScope":
+(setting "debounce_ms", default 300) on a worker thread; "review_scope":
 "workspace" reviews the whole working tree instead. Findings become
 diagnostics; fixes, "Dismiss this finding" and "Review this file now" are code
 actions. Settings: .revline.json, initializationOptions and
-workspace/didChangeConfiguration take the same keys (see `revline --help`).
+workspace/didChangeConfiguration take the same keys (docs/revline.schema.json).
 
 options:
   --sync                   review inline on the message loop, without debounce

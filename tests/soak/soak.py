@@ -217,6 +217,8 @@ class Soak:
         self.publishes_checked = 0
         self.diagnostics_checked = 0
         self.stats = {}
+        self.cancel_outcomes = {"completed": 0, "cancelled": 0}
+        self.late = b""
 
     def new_id(self):
         i = self.next_id
@@ -275,6 +277,7 @@ class Soak:
                 raise Failure("unknown method %s: expected -32601, got %s" % (key, json.dumps(m)[:300]))
         elif want == "cancelled-review":
             ok = "result" in m or m.get("error", {}).get("code") == -32800
+            self.cancel_outcomes["completed" if "result" in m else "cancelled"] += 1
             if not ok:
                 raise Failure("cancelled review %s: expected a result or -32800, got %s" % (key, json.dumps(m)[:300]))
         elif "error" in m:
@@ -379,6 +382,9 @@ class Soak:
         self.expected[json.dumps(i)] = "cancelled-review"
         cancel = self.notify("$/cancelRequest", {"id": i}, write=False)
         stray = self.notify("$/cancelRequest", {"id": 10 ** 9 + step}, write=False)
+        if step % 3 == 0:  # the cancellation arrives after the review was answered: a no-op
+            self.late = cancel
+            return data + stray
         return cancel + data + stray if step % 2 else data + cancel + stray
 
     def queries(self, path):
@@ -464,6 +470,9 @@ class Soak:
                 self.server.write(out[:cut])
                 self.server.write(out[cut:])
                 self.check_diagnostics(self.barrier(), step)
+                if self.late:
+                    self.server.write(self.late)
+                    self.late = b""
                 if step % 50 == 0:
                     self.repo.git("commit", "-qam", "step %d" % step, check=False)
                 if step % 100 == 0:
@@ -496,6 +505,8 @@ class Soak:
                   "checked against git diff; stats %s" % (a.steps, elapsed, len(self.expected),
                                                          self.publishes_checked, self.diagnostics_checked,
                                                          json.dumps(self.stats)))
+            print("soak: cancelled reviewFile requests: %(cancelled)d answered -32800, %(completed)d completed "
+                  "before the cancellation arrived" % self.cancel_outcomes)
             print("soak: RSS after 100 saves %d kB, after the run %d kB (ratio %.2f, limit %.2f); every 100: %s"
                   % (rss_at_100, rss_end, rss_end / rss_at_100, a.rss_ratio, rss_samples))
             if self.diagnostics_checked == 0:

@@ -88,7 +88,7 @@ std::optional<std::vector<review::PublishedFinding>> ReviewCache::get(const fs::
     if (j.at("key").get<std::string>() != key) return std::nullopt;  // hash collision
     auto findings = findingsFromJson(j.at("findings"));
     std::lock_guard<std::mutex> lock(mu_);
-    memory_[memoryKey] = findings;
+    remember(memoryKey, findings);
     return findings;
   } catch (const std::exception&) {
     return std::nullopt;  // a corrupt entry is a miss
@@ -99,10 +99,25 @@ void ReviewCache::put(const fs::path& root, const std::string& key,
                       const std::vector<review::PublishedFinding>& findings) {
   {
     std::lock_guard<std::mutex> lock(mu_);
-    memory_[root.string() + '\0' + key] = findings;
+    remember(root.string() + '\0' + key, findings);
   }
   json j{{"key", key}, {"findings", findingsToJson(findings)}};
   writeFileAtomically(cacheFile(root, key), j.dump(1, ' ', false, json::error_handler_t::replace));
+}
+
+void ReviewCache::remember(const std::string& memoryKey, const std::vector<review::PublishedFinding>& findings) {
+  auto [it, added] = memory_.insert_or_assign(memoryKey, findings);
+  if (!added) return;
+  order_.push_back(memoryKey);
+  while (order_.size() > kMemoryEntries) {
+    memory_.erase(order_.front());
+    order_.pop_front();
+  }
+}
+
+std::size_t ReviewCache::memoryEntries() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return memory_.size();
 }
 
 DismissedFindings::DismissedFindings(fs::path root) : file_(gitDirectory(root) / "revline" / "dismissed.json") {

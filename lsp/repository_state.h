@@ -2,6 +2,7 @@
 // the review cache (cache/<hash>.json) and the dismissed finding ids
 // (dismissed.json). Both survive restarts; neither touches the work tree.
 #pragma once
+#include <deque>
 #include <filesystem>
 #include <map>
 #include <mutex>
@@ -18,9 +19,14 @@ namespace revline::lsp {
 std::filesystem::path gitDirectory(const std::filesystem::path& root);
 
 // Reviews keyed by provider, model, prompt version and the annotated diff.
-// Thread-safe. Disk errors are ignored (the cache is an optimisation).
+// Thread-safe. Disk errors are ignored (the cache is an optimisation). Memory
+// holds only the most recent entries (each key holds a whole diff, and a long
+// session saves thousands of distinct ones); older ones are read from disk.
 class ReviewCache {
  public:
+  static constexpr std::size_t kMemoryEntries = 32;
+  std::size_t memoryEntries();
+
   static std::string key(const std::string& provider, const std::string& model, int promptVersion,
                          const std::string& annotatedDiff);
   std::optional<std::vector<review::PublishedFinding>> get(const std::filesystem::path& root, const std::string& key);
@@ -28,8 +34,12 @@ class ReviewCache {
            const std::vector<review::PublishedFinding>& findings);
 
  private:
+  // Callers hold mu_.
+  void remember(const std::string& memoryKey, const std::vector<review::PublishedFinding>& findings);
+
   std::mutex mu_;
   std::map<std::string, std::vector<review::PublishedFinding>> memory_;  // by root + key
+  std::deque<std::string> order_;  // memory_'s keys, oldest first
 };
 
 // Dismissed finding ids of one repository, persisted on every change.

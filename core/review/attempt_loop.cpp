@@ -62,6 +62,7 @@ AttemptResult runAttempts(Provider& provider, ModelRequest request, const Attemp
           ToolResult r = tools->execute(tc);
           r.callId = tc.id;
           r.name = tc.name;
+          r.content = delimitToolResult(tc.name, r.content);
           answers.toolResults.push_back(std::move(r));
           ++result.toolCalls;
         } else {

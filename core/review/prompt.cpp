@@ -37,9 +37,27 @@ std::string systemPrompt(const std::string& extraInstructions, bool toolsAvailab
   return p;
 }
 
+namespace {
+
+// "</tag>" inside untrusted text becomes "<\/tag>", so the text cannot close
+// its own delimiter and pose as instructions outside it.
+std::string defuse(std::string text, const std::string& tag) {
+  const std::string closing = "</" + tag + ">";
+  const std::string safe = "<\\/" + tag + ">";
+  for (std::size_t at = text.find(closing); at != std::string::npos; at = text.find(closing, at + safe.size()))
+    text.replace(at, closing.size(), safe);
+  return text;
+}
+
+}  // namespace
+
 std::string userPrompt(const diff::Diff& diff) {
   return "Review this change. Each line is prefixed by its new-file line number.\n\n<diff>\n" +
-         diff::annotate(diff) + "</diff>\n";
+         defuse(diff::annotate(diff), "diff") + "</diff>\n";
+}
+
+std::string delimitToolResult(const std::string& toolName, const std::string& content) {
+  return "<tool_result name=\"" + toolName + "\">\n" + defuse(content, "tool_result") + "\n</tool_result>";
 }
 
 std::string toolBudgetSpentMessage(int budget) {

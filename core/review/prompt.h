@@ -15,6 +15,10 @@ std::string systemPrompt(const std::string& extraInstructions, bool toolsAvailab
 // The first user message: the annotated diff, delimited as untrusted data.
 std::string userPrompt(const diff::Diff& diff);
 
+// A tool's output as the model sees it: delimited as untrusted data, with any
+// closing delimiter inside the content defused so the data cannot end early.
+std::string delimitToolResult(const std::string& toolName, const std::string& content);
+
 // Sent when the tool budget is spent: answer now, without tools.
 std::string toolBudgetSpentMessage(int budget);
 

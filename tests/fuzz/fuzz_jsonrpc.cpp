@@ -1,17 +1,24 @@
 // Fuzzes the language server's input path end to end: bytes as they would
 // arrive on stdin go through the Content-Length framing
 // (StdioTransport::extractFrames, fed in two reads so frames split across
-// reads), then as batches through the in-memory transport to a real Server in
-// deterministic (--sync) mode with the builtin reviewer. Checks: every server
-// message is JSON, and unless the input stops the server with `exit`, every
-// valid request is answered.
+// reads), then as batches through an in-memory transport to a real Server in
+// deterministic (--sync) mode with the builtin reviewer (REVLINE_FUZZ_VERBOSE=1
+// prints what the server sent). Checks: every server message is JSON, and
+// unless the input stops the server with `exit`, every valid request is
+// answered.
 //
-// The server reviews files in git repositories. So that fuzzed URIs cannot make
-// it review (and write a cache into) a real repository on this machine, the
-// `git` it finds on PATH is a wrapper that only works inside the fixture
-// workspace /tmp/revline-fuzz-lsp/ws (the seed corpus uses that path): a
-// repository with a committed a.c and an uncommitted change the builtin rules
-// flag.
+// Built twice:
+//  - fuzz_jsonrpc: framing, JSON-RPC and dispatch at full speed. PATH points at
+//    an empty directory, so git is "not found" without starting a process and
+//    no file is ever in a repository (reviews fail cleanly).
+//  - fuzz_lsp_review (REVLINE_FUZZ_WITH_GIT): the same, with reviews. The `git`
+//    on PATH is a wrapper that only works inside the fixture workspace
+//    /tmp/revline-fuzz-lsp/ws (the seed corpus uses that path): a repository
+//    with a committed a.c and an uncommitted change the builtin rules flag. So
+//    fuzzed URIs cannot make the server review (and write a cache into) a real
+//    repository on this machine. Slower: a review runs git several times.
+#include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <cstddef>
@@ -49,6 +56,16 @@ void sh(const std::string& command) {
 }
 
 void makeWorkspace() {
+#ifndef REVLINE_FUZZ_WITH_GIT
+  ::setenv("PATH", (kBase / "no-programs").c_str(), 1);  // git is "not found"; nothing on disk is needed
+  return;
+#endif
+  // One process at a time owns the fixed workspace (the replay test and a fuzzer may overlap).
+  const int lock = ::open("/tmp/revline-fuzz-lsp.lock", O_CREAT | O_RDWR, 0600);
+  if (lock < 0 || ::flock(lock, LOCK_EX) != 0) {
+    std::fprintf(stderr, "fuzz_jsonrpc: cannot lock /tmp/revline-fuzz-lsp.lock\n");
+    std::exit(1);
+  }
   fs::remove_all(kBase);
   const fs::path ws = kBase / "ws";
   fs::create_directories(ws);
@@ -109,8 +126,10 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  std::error_code ec;
-  fs::remove_all(g_ws / ".git" / "revline", ec);  // no cache or dismissals carried between inputs
+  if (!g_ws.empty()) {
+    std::error_code ec;
+    fs::remove_all(g_ws / ".git" / "revline", ec);  // no cache or dismissals carried between inputs
+  }
 
   const std::string input(reinterpret_cast<const char*>(data), size);
   const auto quiet = [](const std::string&) {};
@@ -149,8 +168,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     (void)server.run();
   }
 
+  static const bool verbose = std::getenv("REVLINE_FUZZ_VERBOSE") != nullptr;  // to study one input
   std::map<std::string, int> answered;
   for (const std::string& body : transport.written) {
+    if (verbose) std::fprintf(stderr, "server: %s\n", body.c_str());
     const json m = json::parse(body);  // throws (a crash) if the server wrote something that is not JSON
     if (m.contains("id") && !m.contains("method")) ++answered[m["id"].dump()];
   }

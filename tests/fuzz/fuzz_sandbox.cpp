@@ -2,7 +2,10 @@
 // glob matching, and the repository tools on model-supplied arguments, in a
 // fixture tree with symlinks that lead inside, outside, into .git, to nowhere
 // and to themselves. Whatever the input, nothing outside the root is resolved
-// or read: the file outside holds a marker that must never appear in a result.
+// or read: the file outside holds a random marker that must never appear in a
+// result. The marker is made at start-up and looked for by its hash, so that
+// libFuzzer's comparison tracing cannot learn it and echo it back through an
+// error message (the first version of this harness fell for exactly that).
 //
 // Input: the first byte picks what to do, the rest is the path / pattern /
 // tool arguments (JSON when it parses, else used as the tool's string field).
@@ -23,7 +26,22 @@ using namespace revline;
 namespace fs = std::filesystem;
 
 namespace {
-constexpr std::string_view kSecret = "OUTSIDE-SECRET-7f3a";
+constexpr std::size_t kSecretLength = 32;
+std::uint64_t g_secretHash = 0;
+
+std::uint64_t fnv1a(std::string_view s) {
+  std::uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
+  return h;
+}
+
+std::string randomMarker() {
+  std::ifstream urandom("/dev/urandom", std::ios::binary);
+  std::string marker;
+  const char* hex = "0123456789abcdef";
+  for (std::size_t i = 0; i < kSecretLength; ++i) marker += hex[static_cast<unsigned char>(urandom.get()) % 16];
+  return marker;
+}
 
 fs::path g_root;
 tools::RepositoryTools* g_tools = nullptr;
@@ -37,7 +55,9 @@ void makeFixture() {
   char tmpl[] = "/tmp/revline-fuzz-sandbox-XXXXXX";
   const fs::path base = ::mkdtemp(tmpl);
   g_root = base / "repo";
-  write(base / "outside" / "secret.txt", std::string(kSecret) + "\n");
+  const std::string secret = randomMarker();
+  g_secretHash = fnv1a(secret);
+  write(base / "outside" / "secret.txt", secret + "\n");
   write(g_root / "src" / "main.c", "int main(void) {\n  return 0;\n}\n");
   write(g_root / "src" / "util" / "strings.h", "#pragma once\nint length(const char* s);\n");
   write(g_root / "README.md", "# fixture\nsee src/main.c\n");
@@ -70,7 +90,8 @@ void checkResolved(const tools::ResolvedPath& r) {
 }
 
 void checkNoSecret(std::string_view text) {
-  if (text.find(kSecret) != std::string_view::npos) std::abort();
+  for (std::size_t i = 0; i + kSecretLength <= text.size(); ++i)
+    if (fnv1a(text.substr(i, kSecretLength)) == g_secretHash) std::abort();  // read from outside the root
 }
 }  // namespace
 

@@ -18,12 +18,14 @@ SOURCE = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
 
 
 def put(target, name, data):
-    d = os.path.join(HERE, target)
-    os.makedirs(d, exist_ok=True)
     if isinstance(data, str):
         data = data.encode()
-    with open(os.path.join(d, name), "wb") as f:
-        f.write(data)
+    # fuzz_lsp_review is fuzz_jsonrpc with reviews: the same seeds.
+    for t in (target, "lsp_review") if target == "jsonrpc" else (target,):
+        d = os.path.join(HERE, t)
+        os.makedirs(d, exist_ok=True)
+        with open(os.path.join(d, name), "wb") as f:
+            f.write(data)
 
 
 # ---------------------------------------------------------------- diff
@@ -245,7 +247,7 @@ def config():
 
 
 if __name__ == "__main__":
-    for target in ("diff", "reply", "jsonrpc", "sandbox", "config"):
+    for target in ("diff", "reply", "jsonrpc", "lsp_review", "sandbox", "config"):
         d = os.path.join(HERE, target)
         if os.path.isdir(d):
             for name in os.listdir(d):

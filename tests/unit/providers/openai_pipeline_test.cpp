@@ -167,7 +167,8 @@ TEST(OpenAiPipeline, ToolCallsRunInTheSandbox) {
   EXPECT_EQ(msgs[3]["role"], "tool");
   EXPECT_EQ(msgs[3]["tool_call_id"], "call_1_1");
   EXPECT_NE(msgs[3]["content"].get<std::string>().find("4:     return s == \"OK\";"), std::string::npos);
-  EXPECT_NE(msgs[4]["content"].get<std::string>().find("ERROR: read_file: path '../../etc/passwd' points outside"),
+  EXPECT_EQ(msgs[4]["content"].get<std::string>().rfind("ERROR: <tool_result name=\"read_file\">", 0), 0u) << msgs[4];
+  EXPECT_NE(msgs[4]["content"].get<std::string>().find("read_file: path '../../etc/passwd' points outside"),
             std::string::npos)
       << msgs[4];
   EXPECT_NE(msgs[5]["content"].get<std::string>().find("is absolute"), std::string::npos) << msgs[5];

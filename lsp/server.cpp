@@ -574,7 +574,10 @@ void Server::workerLoop() {
                                  [](const auto& a, const auto& b) { return a.second->due < b.second->due; });
     // A job waits for its debounce, and for the previous review of the same key to stop.
     if (next->second->due > Clock::now()) {
-      workCv_.wait_until(lock, next->second->due);
+      // A copy: wait_until reads its deadline after waking, and by then enqueue()
+      // may have replaced (freed) this job.
+      const Clock::time_point due = next->second->due;
+      workCv_.wait_until(lock, due);
       continue;
     }
     std::shared_ptr<Job> job = next->second;

@@ -2,11 +2,17 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <thread>
 
+#include "core/builtin/builtin_provider.h"
+#include "lsp/protocol.h"
 #include "lsp/repository_state.h"
+#include "tests/support/temp_repo.h"
+#include "tests/unit/lsp/lsp_client.h"
 
 namespace revline::lsp {
 namespace {
@@ -58,6 +64,36 @@ TEST(FuzzRegression, ReviewCacheMemoryIsBounded) {
 
   for (int n = 0; n < 100; ++n) cache.put(dir.root, key(999), {finding(999)});  // same key: one entry
   EXPECT_LE(cache.memoryEntries(), ReviewCache::kMemoryEntries);
+}
+
+// Sanitized suite (heap-use-after-free in Server::workerLoop): the worker waited
+// for a pending job's debounce with condition_variable::wait_until(lock,
+// job->due), a reference into the job; a save arriving meanwhile replaced that
+// job (freeing it) and the waking worker read the freed deadline. Saves in
+// quick succession within the debounce reproduce it (under AddressSanitizer).
+TEST(FuzzRegression, SavesReplacingAJobWhileTheWorkerWaitsOnItsDebounce) {
+  revline::testing::TempRepo repo;
+  repo.write("a.c", "int main(void) {\n  return 0;\n}\n");
+  repo.commitAll("init");
+  repo.write("a.c", "#include <string.h>\nint main(int argc, char** argv) {\n  char b[4];\n  strcpy(b, argv[1]);\n"
+                    "  return 0;\n}\n");
+  const fs::path root = fs::canonical(repo.root());
+  ServerOptions options;
+  options.providerFactory = [](const config::Config&, const diff::Diff& d, const fs::path&) {
+    return std::make_unique<builtin::BuiltinProvider>(d);
+  };
+  lsp::testing::LspClient c(std::move(options));
+  c.initialize(uriFromPath(root.string()), {{"debounce_ms", 40}});
+  const std::string uri = uriFromPath((root / "a.c").string());
+  for (int i = 0; i < 30; ++i) {
+    c.notify("textDocument/didSave", {{"textDocument", {{"uri", uri}}}});
+    std::this_thread::sleep_for(std::chrono::milliseconds(3));
+  }
+  json d = c.notification("textDocument/publishDiagnostics");
+  EXPECT_EQ(d["params"]["uri"], uri);
+  c.expectQuiet(std::chrono::milliseconds(300));
+  EXPECT_EQ(c.server().stats().reviewsStarted, 1);
+  EXPECT_EQ(c.stop(), 0);
 }
 
 }  // namespace

@@ -95,6 +95,11 @@ class TemporaryIndex {
         throw GitError("cannot copy the git index '" + realIndex.string() + "' to " + file_.string() + ": " +
                        ec.message());
       }
+      // Same mtime as the real index: git trusts an entry's stat data only when the file is older
+      // than the index, and re-reads "racily clean" ones. A copy made later would make a file
+      // rewritten (same size) right after `git add` look unchanged.
+      const auto mtime = fs::last_write_time(realIndex, ec);
+      if (!ec) fs::last_write_time(file_, mtime, ec);
     }
   }
   ~TemporaryIndex() { cleanup(); }

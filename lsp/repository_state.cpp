@@ -60,9 +60,10 @@ fs::path gitDirectory(const fs::path& root) {
 }
 
 std::string ReviewCache::key(const std::string& provider, const std::string& model, int promptVersion,
-                             const std::string& annotatedDiff) {
+                             const std::string& annotatedDiff, const std::string& reviewSettings) {
   return "revline-review-cache 1\nprovider " + provider + "\nmodel " + model + "\nprompt " +
-         std::to_string(promptVersion) + "\n" + annotatedDiff;
+         std::to_string(promptVersion) + "\nsettings " + std::to_string(reviewSettings.size()) + "\n" + reviewSettings +
+         "\n" + annotatedDiff;
 }
 
 namespace {

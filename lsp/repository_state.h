@@ -27,8 +27,10 @@ class ReviewCache {
   static constexpr std::size_t kMemoryEntries = 32;
   std::size_t memoryEntries();
 
+  // `reviewSettings`: the settings that change what a review publishes (extra
+  // instructions, publication caps), so editing them is not answered from cache.
   static std::string key(const std::string& provider, const std::string& model, int promptVersion,
-                         const std::string& annotatedDiff);
+                         const std::string& annotatedDiff, const std::string& reviewSettings = "");
   std::optional<std::vector<review::PublishedFinding>> get(const std::filesystem::path& root, const std::string& key);
   void put(const std::filesystem::path& root, const std::string& key,
            const std::vector<review::PublishedFinding>& findings);

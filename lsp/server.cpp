@@ -21,6 +21,18 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
+// What in the configuration changes the findings a review publishes (the
+// verdict is recomputed from them, so the blocking knobs are not needed).
+std::string reviewSettingsKey(const review::ReviewOptions& o) {
+  return "instructions " + o.extraInstructions + "\nmax_findings " + std::to_string(o.policy.maxFindings) +
+         "\nmax_explanation_chars " + std::to_string(o.policy.maxExplanationChars) + "\nmax_tool_calls " +
+         std::to_string(o.maxToolCalls) + "\nmax_attempts " + std::to_string(o.maxAttempts);
+}
+
+}  // namespace
+
+namespace {
+
 constexpr const char* kReviewFile = "revline.reviewFile";
 constexpr const char* kReviewWorkspace = "revline.reviewWorkspace";
 constexpr const char* kClearDiagnostics = "revline.clearDiagnostics";
@@ -636,7 +648,8 @@ void Server::runJob(Job& job) {
       progress(json{{"kind", "report"}, {"message", "reviewing " + what}});
       std::unique_ptr<review::Provider> provider = options_.providerFactory(config, selected, job.root);
       const std::string key =
-          ReviewCache::key(provider->name(), provider->model(), review::kPromptVersion, diff::annotate(selected));
+          ReviewCache::key(provider->name(), provider->model(), review::kPromptVersion, diff::annotate(selected),
+                           reviewSettingsKey(config.review));
       if (auto hit = cache_.get(job.root, key)) {
         findings = std::move(*hit);
         std::lock_guard<std::mutex> lock(mu_);

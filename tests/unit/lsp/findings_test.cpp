@@ -90,6 +90,7 @@ TEST(Cache, SurvivesANewCacheObject) {
   ASSERT_TRUE(hit);
   EXPECT_EQ(hit->at(0).id, sample().id);
   EXPECT_FALSE(fresh.get(dir.root, ReviewCache::key("builtin", "rules", 2, "File: a\n")));  // prompt version
+  EXPECT_FALSE(fresh.get(dir.root, ReviewCache::key("builtin", "rules", 1, "File: a\n", "instructions x")));  // settings
   EXPECT_TRUE(fs::exists(dir.root / ".git" / "revline" / "cache"));
 }
 

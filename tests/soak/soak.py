@@ -41,6 +41,9 @@ import threading
 import time
 import urllib.parse
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from lsp_process import LspProcess, frame  # noqa: E402
+
 TIMEOUT = float(os.environ.get("REVLINE_SOAK_TIMEOUT", "60"))
 
 
@@ -58,41 +61,9 @@ def utf16_len(s):
 
 # ---------------------------------------------------------------- the server
 
-class Server:
+class Server(LspProcess):
     def __init__(self, binary, cwd, env, stderr_path):
-        self.stderr = open(stderr_path, "ab")
-        self.proc = subprocess.Popen([binary, "lsp", "--sync"], cwd=cwd, env=env, stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=self.stderr)
-        self.messages = queue.Queue()
-        self.reader = threading.Thread(target=self._read, daemon=True)
-        self.reader.start()
-
-    def _read(self):
-        out = self.proc.stdout
-        while True:
-            headers = {}
-            while True:
-                line = out.readline()
-                if not line:
-                    self.messages.put(None)
-                    return
-                line = line.decode("ascii", "replace").rstrip("\r\n")
-                if line == "":
-                    break
-                name, _, value = line.partition(":")
-                headers[name.strip().lower()] = value.strip()
-            if "content-length" not in headers:
-                self.messages.put(("bad", "frame without Content-Length: %r" % headers))
-                continue
-            body = out.read(int(headers["content-length"]))
-            try:
-                self.messages.put(json.loads(body))
-            except ValueError as e:
-                self.messages.put(("bad", "server sent a body that is not JSON (%s): %r" % (e, body[:200])))
-
-    def write(self, data):
-        self.proc.stdin.write(data)
-        self.proc.stdin.flush()
+        super().__init__([binary, "lsp", "--sync"], cwd, env, stderr_path)
 
     def receive(self, timeout=TIMEOUT):
         try:
@@ -101,21 +72,10 @@ class Server:
             raise Failure("no message from the server within %.0f s" % timeout)
         if m is None:
             raise Failure("the server closed its output (exit status %s)" % self.proc.poll())
-        if isinstance(m, tuple):
-            raise Failure(m[1])
-        return m
-
-    def rss_kb(self):
-        with open("/proc/%d/status" % self.proc.pid) as f:
-            for line in f:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1])
-        raise Failure("no VmRSS in /proc/%d/status" % self.proc.pid)
-
-
-def frame(message):
-    body = message if isinstance(message, bytes) else json.dumps(message, separators=(",", ":")).encode()
-    return b"Content-Length: %d\r\n\r\n" % len(body) + body
+        kind, value = m
+        if kind == "bad":
+            raise Failure(value)
+        return value
 
 
 # ---------------------------------------------------------------- the repository

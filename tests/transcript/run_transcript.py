@@ -37,8 +37,10 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import threading
 import urllib.parse
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from lsp_process import LspProcess, frame  # noqa: E402
 
 TIMEOUT = float(os.environ.get("REVLINE_TRANSCRIPT_TIMEOUT", "20"))
 
@@ -51,41 +53,9 @@ def file_uri(path):
     return "file://" + urllib.parse.quote(path, safe="/-._~")
 
 
-class Server:
+class Server(LspProcess):
     def __init__(self, binary, args, cwd, env, stderr_path):
-        self.stderr = open(stderr_path, "ab")
-        self.proc = subprocess.Popen([binary, "lsp"] + args, cwd=cwd, env=env, stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=self.stderr)
-        self.messages = queue.Queue()
-        self.reader = threading.Thread(target=self._read, daemon=True)
-        self.reader.start()
-
-    def _read(self):
-        out = self.proc.stdout
-        while True:
-            headers = {}
-            while True:
-                line = out.readline()
-                if not line:
-                    self.messages.put(None)
-                    return
-                line = line.decode("ascii", "replace").rstrip("\r\n")
-                if line == "":
-                    break
-                name, _, value = line.partition(":")
-                headers[name.strip().lower()] = value.strip()
-            if "content-length" not in headers:
-                self.messages.put(("bad", "frame without Content-Length: %r" % headers))
-                continue
-            body = out.read(int(headers["content-length"]))
-            try:
-                self.messages.put(("ok", json.loads(body.decode("utf-8"))))
-            except ValueError as e:
-                self.messages.put(("bad", "stdout carried something that is not JSON: %r (%s)" % (body[:200], e)))
-
-    def write(self, data):
-        self.proc.stdin.write(data)
-        self.proc.stdin.flush()
+        super().__init__([binary, "lsp"] + args, cwd, env, stderr_path)
 
     def next(self, timeout):
         """The next non-log message, or None on EOF; raises queue.Empty on timeout."""
@@ -237,14 +207,13 @@ class Transcript:
             self.git("commit", "-q", "-m", "transcript")
         elif word == "send":
             msg = self.expand_json(json.loads(text))
-            body = json.dumps(msg).encode("utf-8")
-            self.server.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+            self.server.write(frame(json.dumps(msg).encode("utf-8")))
         elif word == "send-raw":
             data = b""
             for line in body:
                 if line.startswith("FRAME "):
                     payload = self.expand_text(line[6:]).encode("utf-8")
-                    data += b"Content-Length: %d\r\n\r\n" % len(payload) + payload
+                    data += frame(payload)
                 else:
                     data += self.expand_text(line).replace("\\r", "\r").replace("\\n", "\n").encode("utf-8")
             self.server.write(data)

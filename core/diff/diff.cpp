@@ -58,11 +58,12 @@ const FileDiff* Diff::findFile(std::string_view path) const {
   auto lookup = [this](std::string_view p) -> const FileDiff* {
     // A type change lists the path twice (deleted, then added): the section
     // with a new side wins, since that is where RIGHT-side lines live.
+    // Stored paths are normalised too: a hand-made diff may spell "./x".
     for (const FileDiff& f : files) {
-      if (f.newPath && *f.newPath == p) return &f;
+      if (f.newPath && normalizePath(*f.newPath) == p) return &f;
     }
     for (const FileDiff& f : files) {
-      if (!f.newPath && f.oldPath && *f.oldPath == p) return &f;
+      if (!f.newPath && f.oldPath && normalizePath(*f.oldPath) == p) return &f;
     }
     return nullptr;
   };

@@ -4,6 +4,8 @@
 #include <limits>
 #include <string_view>
 
+#include "core/contract/enums.h"  // the wire names of categories: ids hash names, not enum values
+
 namespace revline::review {
 namespace {
 
@@ -36,28 +38,13 @@ std::string_view trim(std::string_view s) {
   return s.substr(first, s.find_last_not_of(ws) - first + 1);
 }
 
-// The wire names, spelled here so that reordering the enum cannot change ids.
-std::string_view categoryName(contract::Category c) {
-  switch (c) {
-    case contract::Category::Correctness: return "CORRECTNESS";
-    case contract::Category::Security: return "SECURITY";
-    case contract::Category::Concurrency: return "CONCURRENCY";
-    case contract::Category::DataLoss: return "DATA_LOSS";
-    case contract::Category::Performance: return "PERFORMANCE";
-    case contract::Category::Maintainability: return "MAINTAINABILITY";
-    case contract::Category::Style: return "STYLE";
-    case contract::Category::Testing: return "TESTING";
-  }
-  return "UNKNOWN";
-}
-
 }  // namespace
 
 std::string findingId(const contract::Finding& finding, const diff::FileDiff& file) {
   Fnv1a64 h;
   h.field("revline-finding-id-v1");
   h.field(file.path());
-  h.field(categoryName(finding.category));
+  h.field(contract::toString(finding.category));
   h.field(trim(finding.title));
   // Bounded by the right-side lines the diff shows: a grounded range never
   // extends past them, and an ungrounded one stops contributing at the first gap.

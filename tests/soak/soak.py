@@ -39,20 +39,15 @@ import sys
 import tempfile
 import threading
 import time
-import urllib.parse
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
-from lsp_process import LspProcess, frame  # noqa: E402
+from lsp_process import LspProcess, file_uri, frame  # noqa: E402
 
 TIMEOUT = float(os.environ.get("REVLINE_SOAK_TIMEOUT", "60"))
 
 
 class Failure(Exception):
     pass
-
-
-def file_uri(path):
-    return "file://" + urllib.parse.quote(path, safe="/-._~")
 
 
 def utf16_len(s):

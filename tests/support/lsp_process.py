@@ -7,6 +7,12 @@ import json
 import queue
 import subprocess
 import threading
+import urllib.parse
+
+
+def file_uri(path):
+    """The file:// URI of an absolute path, as editors send it."""
+    return "file://" + urllib.parse.quote(path, safe="/-._~")
 
 
 def frame(message):

@@ -37,20 +37,15 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import urllib.parse
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
-from lsp_process import LspProcess, frame  # noqa: E402
+from lsp_process import LspProcess, file_uri, frame  # noqa: E402
 
 TIMEOUT = float(os.environ.get("REVLINE_TRANSCRIPT_TIMEOUT", "20"))
 
 
 class Failure(Exception):
     pass
-
-
-def file_uri(path):
-    return "file://" + urllib.parse.quote(path, safe="/-._~")
 
 
 class Server(LspProcess):

@@ -1,7 +1,7 @@
 #include "lsp/jsonrpc.h"
 
 #include <iostream>
-#include <regex>
+#include <string_view>
 
 namespace revline::lsp {
 
@@ -40,15 +40,50 @@ Message classify(const json& m) {
   return Invalid{id, "neither a request, a notification nor a response"};
 }
 
-std::optional<json> scanId(const std::string& text) {
-  static const std::regex re(R"re("id"\s*:\s*(-?[0-9]+|"(?:[^"\\]|\\.)*"))re");
-  std::smatch m;
-  if (!std::regex_search(text, m, re)) return std::nullopt;
-  try {
-    return json::parse(m[1].str());
-  } catch (const json::exception&) {
-    return std::nullopt;
+namespace {
+bool isSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
+bool isDigit(char c) { return c >= '0' && c <= '9'; }
+
+// The id token that starts at `pos` (after `"id"`, blanks, `:`, blanks): an
+// integer or a JSON string. Empty when there is none.
+std::string_view idTokenAt(std::string_view text, std::size_t pos) {
+  while (pos < text.size() && isSpace(text[pos])) ++pos;
+  if (pos >= text.size() || text[pos] != ':') return {};
+  ++pos;
+  while (pos < text.size() && isSpace(text[pos])) ++pos;
+  const std::size_t start = pos;
+  if (pos < text.size() && text[pos] == '"') {
+    for (++pos; pos < text.size(); ++pos) {
+      if (text[pos] == '"') return text.substr(start, pos + 1 - start);
+      if (text[pos] == '\\') {
+        if (pos + 1 >= text.size() || text[pos + 1] == '\n' || text[pos + 1] == '\r') return {};
+        ++pos;
+      }
+    }
+    return {};
   }
+  if (pos < text.size() && text[pos] == '-') ++pos;
+  const std::size_t digits = pos;
+  while (pos < text.size() && isDigit(text[pos])) ++pos;
+  return pos > digits ? text.substr(start, pos - start) : std::string_view{};
+}
+}  // namespace
+
+// A plain scan (no <regex>): the first `"id"` key followed by an integer or a
+// string, as far as it can be read from text that is not valid JSON.
+std::optional<json> scanId(const std::string& text) {
+  static constexpr std::string_view kKey = "\"id\"";
+  const std::string_view view(text);
+  for (std::size_t at = view.find(kKey); at != std::string_view::npos; at = view.find(kKey, at + 1)) {
+    const std::string_view token = idTokenAt(view, at + kKey.size());
+    if (token.empty()) continue;
+    try {
+      return json::parse(token);
+    } catch (const json::exception&) {
+      return std::nullopt;
+    }
+  }
+  return std::nullopt;
 }
 
 ReplyOnce& ReplyOnce::operator=(ReplyOnce&& other) noexcept {

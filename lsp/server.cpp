@@ -13,6 +13,7 @@
 #include "core/review/pipeline.h"
 #include "core/review/policy.h"
 #include "core/review/prompt.h"
+#include "core/support/version.h"
 #include "core/tools/repository_tools.h"
 
 namespace revline::lsp {
@@ -292,7 +293,7 @@ void Server::handleInitialize(const json& params, ReplyOnce& reply) {
       {"executeCommandProvider", {{"commands", {kReviewFile, kReviewWorkspace, kClearDiagnostics, kDismissFinding}}}},
       {"workspace", {{"workspaceFolders", {{"supported", true}, {"changeNotifications", true}}}}},
   };
-  reply(json{{"capabilities", capabilities}, {"serverInfo", {{"name", "revline"}, {"version", "0.1.0"}}}});
+  reply(json{{"capabilities", capabilities}, {"serverInfo", {{"name", "revline"}, {"version", kVersion}}}});
 }
 
 void Server::handleDidChangeConfiguration(const json& params) {

@@ -6,11 +6,10 @@
 //
 // Implementations supply two hooks: readBatch (what arrived, as message bodies)
 // and writeBody. StdioTransport frames with Content-Length over file
-// descriptors; MemoryTransport (tests) passes bodies through queues.
+// descriptors; tests/support/lsp/memory_transport.h (tests only) passes bodies
+// through queues.
 #pragma once
 #include <chrono>
-#include <condition_variable>
-#include <deque>
 #include <functional>
 #include <mutex>
 #include <optional>
@@ -79,32 +78,6 @@ class StdioTransport : public Transport {
   std::size_t max_;
   std::string buffer_;
   bool eof_ = false;
-};
-
-// In-memory transport: the test plays the client from another thread.
-class MemoryTransport : public Transport {
- public:
-  MemoryTransport() = default;
-  // Client side.
-  void clientSendRaw(std::string body);
-  void clientSend(const json& message) { clientSendRaw(message.dump()); }
-  // Sends several messages as one batch (as if they arrived in one read).
-  void clientSendBatch(const std::vector<json>& messages);
-  void clientClose();  // end of input
-  // The next message the server sent, or nullopt after `timeout`.
-  std::optional<json> clientReceive(std::chrono::milliseconds timeout);
-  std::size_t pendingForClient();
-
- protected:
-  bool readBatch(std::vector<std::string>& bodies) override;
-  void writeBody(const std::string& body) override;
-
- private:
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::deque<std::vector<std::string>> toServer_;
-  bool closed_ = false;
-  std::deque<std::string> toClient_;
 };
 
 }  // namespace revline::lsp

@@ -11,6 +11,8 @@
 #include <random>
 #include <thread>
 
+#include "core/support/version.h"
+
 namespace revline::providers {
 
 using review::ProviderError;
@@ -311,7 +313,7 @@ HttpTransport::Attempt HttpTransport::sendOnce(const std::string& path,
   req.path = base_.basePath + path;
   req.set_header("Content-Type", "application/json");
   req.set_header("Accept", "application/json");
-  req.set_header("User-Agent", "revline/0.1");
+  req.set_header("User-Agent", std::string("revline/") + kVersion);
   for (const auto& [k, v] : headers) req.set_header(k, v);
   req.body = body;
   std::string received;

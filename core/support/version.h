@@ -1,10 +1,8 @@
-// revline's version, from the CMake project version (one place to bump).
+// revline's version, from the CMake project version (one place to bump). The
+// value lives in one generated translation unit (version.cpp.in), so a version
+// bump recompiles that file alone.
 #pragma once
 
-#ifndef REVLINE_VERSION
-#error "REVLINE_VERSION is defined by CMakeLists.txt"
-#endif
-
 namespace revline {
-inline constexpr const char* kVersion = REVLINE_VERSION;
+extern const char* const kVersion;
 }

@@ -11,6 +11,7 @@
 
 #include "lsp/server.h"
 #include "lsp/transport.h"
+#include "tests/support/lsp/memory_transport.h"
 
 namespace revline::lsp::testing {
 

@@ -6,6 +6,7 @@
 
 #include "lsp/jsonrpc.h"
 #include "lsp/transport.h"
+#include "tests/support/lsp/memory_transport.h"
 
 namespace revline::lsp {
 namespace {
@@ -96,6 +97,12 @@ TEST(Classify, ScanIdFindsTheIdOfBrokenJson) {
   EXPECT_EQ(scanId(R"({"jsonrpc":"2.0","id": 17, "method": "x", )"), json(17));
   EXPECT_EQ(scanId(R"({"id":"abc", oops)"), json("abc"));
   EXPECT_FALSE(scanId("{oops").has_value());
+  EXPECT_EQ(scanId("{\"id\"\t:\n-3,"), json(-3));
+  EXPECT_EQ(scanId(R"({"id":"a\"b", x)"), json("a\"b"));
+  // An "id" key without a usable value is passed over for the next one.
+  EXPECT_EQ(scanId(R"({"params":{"id":null},"id":5 oops)"), json(5));
+  EXPECT_FALSE(scanId(R"({"id":-})").has_value());
+  EXPECT_FALSE(scanId(R"({"id":"unterminated)").has_value());
 }
 
 TEST(Errors, EncodedInOnePlace) {

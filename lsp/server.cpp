@@ -46,6 +46,7 @@ class CountingProvider : public review::Provider {
   std::string name() const override { return inner_.name(); }
   std::string model() const override { return inner_.model(); }
   bool remote() const override { return inner_.remote(); }
+  review::SecretFinder secretFinder() const override { return inner_.secretFinder(); }
   review::ModelResponse complete(const review::ModelRequest& request, const CancelToken& cancel) override {
     onCall_();
     return inner_.complete(request, cancel);

@@ -172,6 +172,7 @@ Result<std::string> Sandbox::readText(const ResolvedPath& path) const {
   if (hasNul(std::string_view(data).substr(0, limits_.binaryProbeBytes))) {
     return ToolError{quotePath(path.relative) + " is a binary file; tools only read text files"};
   }
+  if (redact_) data = review::redactSpans(data, redact_(data, path.relative));
   return data;
 }
 

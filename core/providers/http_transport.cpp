@@ -211,9 +211,12 @@ std::optional<std::chrono::milliseconds> retryAfter(const HttpResponse& response
   if (!end) return std::nullopt;
   std::time_t when = timegm(&tm);
   if (when == static_cast<std::time_t>(-1)) return std::nullopt;
-  auto delta = std::chrono::system_clock::from_time_t(when) - now;
-  if (delta < std::chrono::milliseconds(0)) return std::chrono::milliseconds(0);
-  return std::min(std::chrono::duration_cast<std::chrono::milliseconds>(delta), kMaxRetryAfter);
+  // In seconds first: a date in year 9999 overflows the clock's nanoseconds.
+  const std::time_t base = std::chrono::system_clock::to_time_t(now);
+  const auto fraction = std::chrono::duration_cast<std::chrono::milliseconds>(now - std::chrono::system_clock::from_time_t(base));
+  const double ms = std::difftime(when, base) * 1000 - static_cast<double>(fraction.count());
+  if (ms <= 0) return std::chrono::milliseconds(0);
+  return clamp(ms);
 }
 
 bool retryableStatus(int status, const std::string& body) {
@@ -328,8 +331,10 @@ HttpTransport::Attempt HttpTransport::sendOnce(const std::string& path,
   const auto started = std::chrono::steady_clock::now();
   const auto deadline = started + options_.readTimeout;
   std::atomic<bool> pastDeadline{false};
+  std::atomic<bool> receiving{false};  // some of the body arrived
   req.content_receiver = [&](const char* data, size_t n, uint64_t, uint64_t) {
     if (cancel.cancelled()) return false;
+    receiving = true;
     if (std::chrono::steady_clock::now() > deadline) {
       pastDeadline = true;
       return false;
@@ -376,7 +381,14 @@ HttpTransport::Attempt HttpTransport::sendOnce(const std::string& path,
   watcher.join();
 
   if (pastDeadline) {
-    attempt.deadline = true;
+    // Nothing arrived at all: the ordinary "no reply" timeout (retried);
+    // a reply that kept arriving too slowly: the deadline (not retried).
+    if (receiving) {
+      attempt.deadline = true;
+    } else {
+      attempt.error = httplib::Error::Read;
+      attempt.timedOut = true;
+    }
     return attempt;
   }
   if (ok) {

@@ -86,39 +86,46 @@ TEST(RetryAfter, HugeValuesAreClampedNotOverflowed) {
   EXPECT_EQ(retryAfter(small), 2000ms);
 }
 
-TEST(RetryAfter, AHugeRetryAfterIsReportedWithTheClampedWaitNotRetriedAtOnce) {
+// The ProviderError an OpenAiProvider raises for `reply` from a fake server (kind, message, sleeps, requests).
+struct Failure {
+  ProviderError::Kind kind = ProviderError::Kind::Config;
+  std::string what;
+  std::size_t sleeps = 0, requests = 0;
+};
+Failure failureFor(testing::Reply reply) {
   testing::FakeServer server;
-  server.enqueue(testing::Reply{429, R"({"error":{"message":"slow down"}})", {{"retry-after", "99999999999999999"}}, {}});
+  server.enqueue(std::move(reply));
   testing::SleepRecorder sleeps;
   OpenAiProvider provider(testing::settingsFor(server.url("/v1"), sleeps));
+  Failure f;
   try {
     provider.complete(testing::sampleRequest(), CancelToken());
-    FAIL();
+    ADD_FAILURE() << "no error";
   } catch (const ProviderError& e) {
-    EXPECT_EQ(e.kind(), ProviderError::Kind::RateLimited) << e.what();
-    EXPECT_NE(std::string(e.what()).find("asks to wait 3600 s"), std::string::npos) << e.what();
-    EXPECT_EQ(std::string(e.what()).find("-9223372036854775"), std::string::npos) << e.what();
+    f.kind = e.kind();
+    f.what = e.what();
   }
-  EXPECT_TRUE(sleeps.sleeps->empty());
-  EXPECT_EQ(server.requestCount(), 1u);
+  f.sleeps = sleeps.sleeps->size();
+  f.requests = server.requestCount();
+  return f;
+}
+
+TEST(RetryAfter, AHugeRetryAfterIsReportedWithTheClampedWaitNotRetriedAtOnce) {
+  const Failure f = failureFor(testing::Reply{429, R"({"error":{"message":"slow down"}})", {{"retry-after", "99999999999999999"}}, {}});
+  EXPECT_EQ(f.kind, ProviderError::Kind::RateLimited) << f.what;
+  EXPECT_NE(f.what.find("asks to wait 3600 s"), std::string::npos) << f.what;
+  EXPECT_EQ(f.what.find("-9223372036854775"), std::string::npos) << f.what;
+  EXPECT_EQ(f.sleeps, 0u);
+  EXPECT_EQ(f.requests, 1u);
 }
 
 TEST(InvalidUtf8, TheReplyIsNamedAndItsBytesEscaped) {
-  testing::FakeServer server;
-  server.enqueue(testing::Reply::ok("{\"choices\": \"\xff\xfe\x01 garbled\"}"));
-  testing::SleepRecorder sleeps;
-  OpenAiProvider provider(testing::settingsFor(server.url("/v1"), sleeps));
-  try {
-    provider.complete(testing::sampleRequest(), CancelToken());
-    FAIL();
-  } catch (const ProviderError& e) {
-    const std::string what = e.what();
-    EXPECT_EQ(e.kind(), ProviderError::Kind::Protocol);
-    EXPECT_NE(what.find("is not valid UTF-8 (byte 0xff at offset 13"), std::string::npos) << what;
-    EXPECT_NE(what.find("\\xff\\xfe\\x01"), std::string::npos) << what;
-    EXPECT_EQ(what.find('\xff'), std::string::npos) << "raw bytes in the message";
-    EXPECT_EQ(what.find("is the base URL right"), std::string::npos) << what;
-  }
+  const Failure f = failureFor(testing::Reply::ok("{\"choices\": \"\xff\xfe\x01 garbled\"}"));
+  EXPECT_EQ(f.kind, ProviderError::Kind::Protocol);
+  EXPECT_NE(f.what.find("is not valid UTF-8 (byte 0xff at offset 13"), std::string::npos) << f.what;
+  EXPECT_NE(f.what.find("\\xff\\xfe\\x01"), std::string::npos) << f.what;
+  EXPECT_EQ(f.what.find('\xff'), std::string::npos) << "raw bytes in the message";
+  EXPECT_EQ(f.what.find("is the base URL right"), std::string::npos) << f.what;
 }
 
 TEST(Loopback, OnlyRealLoopbackNamesAreLocal) {

@@ -14,6 +14,7 @@
 #include "core/review/policy.h"
 #include "core/review/prompt.h"
 #include "core/support/version.h"
+#include "core/support/repo_file.h"
 #include "core/tools/repository_tools.h"
 
 namespace revline::lsp {
@@ -46,6 +47,7 @@ class CountingProvider : public review::Provider {
   std::string name() const override { return inner_.name(); }
   std::string model() const override { return inner_.model(); }
   bool remote() const override { return inner_.remote(); }
+  review::SecretFinder secretFinder() const override { return inner_.secretFinder(); }
   review::ModelResponse complete(const review::ModelRequest& request, const CancelToken& cancel) override {
     onCall_();
     return inner_.complete(request, cancel);
@@ -68,13 +70,6 @@ std::vector<std::string> splitLines(const std::string& text) {
     start = nl + 1;
   }
   return lines;
-}
-
-std::string readFile(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
 }
 
 fs::path canonicalPath(const fs::path& p) {
@@ -637,7 +632,13 @@ void Server::runJob(Job& job) {
     request.mode = git::DiffRequest::Mode::WorkingTree;
     request.includeUntracked = true;
     if (job.path) request.paths = {*job.path};
+    std::vector<std::string> skippedUntracked;  // too large or not a regular file: reported, not read
+    request.skippedUntracked = &skippedUntracked;
     diff::Diff parsed = diff::parse(git::diffText(job.root, request));
+    for (const auto& s : skippedUntracked) {
+      std::lock_guard<std::mutex> lock(mu_);
+      logMessage(MessageType::Log, "revline: " + s);
+    }
     diff::Diff selected = parsed;
     selected.files.clear();
     for (const auto& f : parsed.files)
@@ -759,7 +760,9 @@ config::Config Server::configFor(const fs::path& root) {
   if (auto it = configs_.find(root); it != configs_.end()) return it->second;
   config::Config c;
   try {
-    c = config::loadForRepository(root);
+    std::vector<std::string> notices;  // an untrusted repository's routing keys, ignored
+    c = config::loadForRepository(root, &notices);
+    for (const auto& n : notices) showMessage(MessageType::Warning, "revline: " + n);
   } catch (const std::exception& e) {
     showMessage(MessageType::Error, std::string("revline: ") + e.what() + " (using the defaults)");
   }
@@ -789,7 +792,18 @@ std::string Server::uriFor(const fs::path& absolutePath) {
 std::vector<std::string> Server::currentLines(const std::string& uri) {
   if (const Document* doc = documents_.get(uri)) return splitLines(doc->text());
   try {
-    return splitLines(readFile(pathFromUri(uri)));
+    // An unopened file of a repository nobody here wrote: through the confined
+    // read (no FIFO, device or huge file; symlinks only inside the repository).
+    const fs::path path = pathFromUri(uri);
+    std::error_code ec;
+    const fs::path canonical = fs::canonical(path, ec);
+    if (ec) return {};
+    support::RepoFileRead read = support::readRegularFile(canonical, path.string());
+    if (!read) {
+      logMessage(MessageType::Log, "revline: " + read.skipped->message());
+      return {};
+    }
+    return splitLines(*read.content);
   } catch (const std::exception&) {
     return {};
   }

@@ -105,13 +105,36 @@ bool StdioTransport::readBatch(std::vector<std::string>& bodies) {
       break;
     }
     buffer_.append(chunk, static_cast<std::size_t>(n));
-    extractFrames(buffer_, bodies, max_, log);
-    if (!bodies.empty()) return true;
+    // One oversized message arrives as many reads of headerless input: its
+    // first drop is logged, the rest are counted and summed up once.
+    extractFrames(buffer_, bodies, max_, [this](const std::string& line) {
+      if (line.rfind("dropped ", 0) == 0) {
+        if (junkLogged_) {
+          ++junkSuppressed_;
+          return;
+        }
+        junkLogged_ = true;
+      }
+      log(line);
+    });
+    if (!bodies.empty()) {
+      reportSuppressedJunk();
+      return true;
+    }
   }
+  reportSuppressedJunk();
   if (!buffer_.empty() && buffer_.find_first_not_of(" \r\n\t") != std::string::npos)
     log("input ended inside a message (" + std::to_string(buffer_.size()) + " bytes dropped)");
   buffer_.clear();
   return false;
+}
+
+void StdioTransport::reportSuppressedJunk() {
+  if (junkSuppressed_ > 0) {
+    log("dropped " + std::to_string(junkSuppressed_) + " more chunks of that input without a message header");
+  }
+  junkLogged_ = false;
+  junkSuppressed_ = 0;
 }
 
 void StdioTransport::writeBody(const std::string& body) {

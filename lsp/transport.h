@@ -78,6 +78,9 @@ class StdioTransport : public Transport {
   std::size_t max_;
   std::string buffer_;
   bool eof_ = false;
+  bool junkLogged_ = false;          // a drop of headerless input was logged since the last message
+  std::size_t junkSuppressed_ = 0;   // further drops not logged one by one
+  void reportSuppressedJunk();
 };
 
 }  // namespace revline::lsp

@@ -7,8 +7,8 @@
 
 namespace revline::builtin {
 
-BuiltinProvider::BuiltinProvider(diff::Diff diff, SourceLookup source)
-    : diff_(std::move(diff)), source_(std::move(source)) {}
+BuiltinProvider::BuiltinProvider(diff::Diff diff, SourceLookup source, SkippedFiles skipped)
+    : diff_(std::move(diff)), source_(std::move(source)), skipped_(std::move(skipped)) {}
 
 std::string BuiltinProvider::model() const { return kRulesVersion; }
 
@@ -16,6 +16,14 @@ contract::ReviewReport BuiltinProvider::report() const {
   contract::ReviewReport r;
   r.findings = reviewDiff(diff_, source_);
   r.summary = summarize(r.findings, diff_.files.size());
+  if (skipped_) {
+    // Reported, not fatal: the rules still saw these files' diff lines.
+    const std::vector<std::string> notes = skipped_();
+    if (!notes.empty()) {
+      r.summary += " Not read whole (only their diff lines were checked):";
+      for (const auto& n : notes) r.summary += " " + n + ".";
+    }
+  }
   r.verdict = verdictFor(r.findings);
   return r;
 }

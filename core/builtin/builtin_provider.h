@@ -2,7 +2,9 @@
 // on the diff it was built with, as JSON text that goes through the same reply
 // parser, validation and grounding as a model's answer.
 #pragma once
+#include <functional>
 #include <string>
+#include <vector>
 
 #include "core/builtin/rules.h"
 #include "core/contract/contract.h"
@@ -13,8 +15,12 @@ namespace revline::builtin {
 
 class BuiltinProvider : public review::Provider {
  public:
+  // What the source lookup could not read (a symlink out of the repository, a
+  // FIFO, a file over the size cap), as messages for the summary.
+  using SkippedFiles = std::function<std::vector<std::string>()>;
+
   // `source` optionally supplies whole new files (see SourceLookup).
-  explicit BuiltinProvider(diff::Diff diff, SourceLookup source = {});
+  explicit BuiltinProvider(diff::Diff diff, SourceLookup source = {}, SkippedFiles skipped = {});
 
   std::string name() const override { return "builtin"; }
   std::string model() const override;
@@ -28,6 +34,7 @@ class BuiltinProvider : public review::Provider {
  private:
   diff::Diff diff_;
   SourceLookup source_;
+  SkippedFiles skipped_;
 };
 
 // "The builtin rules found 4 problems (1 blocker, 3 major) in 2 changed files."

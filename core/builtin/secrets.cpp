@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cmath>
 
 namespace revline::builtin {
 namespace {
@@ -108,15 +109,193 @@ void apiKeys(std::string_view text, std::vector<SecretMatch>& out) {
   });
 }
 
+// Google API keys: "AIza" + 35 of [A-Za-z0-9_-].
+void googleKeys(std::string_view text, std::vector<SecretMatch>& out) {
+  forEach(text, "AIza", [&](std::size_t pos) {
+    if (pos > 0 && tokenChar(text[pos - 1])) return;
+    if (runLength(text, pos + 4, tokenChar) == 35) out.push_back({pos, 39, "google-api-key"});
+  });
+}
+
+// Stripe secret and restricted keys: sk_live_, rk_live_, sk_test_, rk_test_ + 24 or more alphanumerics.
+void stripeKeys(std::string_view text, std::vector<SecretMatch>& out) {
+  for (std::string_view prefix : {"sk_live_", "rk_live_", "sk_test_", "rk_test_"}) {
+    forEach(text, prefix, [&](std::size_t pos) {
+      if (pos > 0 && alnumOrUnderscore(text[pos - 1])) return;
+      const std::size_t n = runLength(text, pos + prefix.size(), isAlnum);
+      if (n >= 24) out.push_back({pos, prefix.size() + n, "stripe-key"});
+    });
+  }
+}
+
+// npm access tokens: "npm_" + 36 alphanumerics.
+void npmTokens(std::string_view text, std::vector<SecretMatch>& out) {
+  forEach(text, "npm_", [&](std::size_t pos) {
+    if (pos > 0 && alnumOrUnderscore(text[pos - 1])) return;
+    if (runLength(text, pos + 4, isAlnum) == 36) out.push_back({pos, 40, "npm-token"});
+  });
+}
+
+bool base64UrlChar(char c) { return isAlnum(c) || c == '_' || c == '-'; }
+
+// JSON Web Tokens: three base64url parts, the first two JSON objects ("eyJ" is base64 for '{"').
+void jwts(std::string_view text, std::vector<SecretMatch>& out) {
+  forEach(text, "eyJ", [&](std::size_t pos) {
+    if (pos > 0 && base64UrlChar(text[pos - 1])) return;
+    std::size_t k = pos;
+    for (int part = 0; part < 3; ++part) {
+      const std::size_t n = runLength(text, k, base64UrlChar);
+      if (n < (part == 2 ? 16 : 10)) return;
+      if (part == 1 && !text.substr(k).starts_with("eyJ")) return;
+      k += n;
+      if (part < 2) {
+        if (k >= text.size() || text[k] != '.') return;
+        ++k;
+      }
+    }
+    out.push_back({pos, k - pos, "jwt"});
+  });
+}
+
+bool looksLikePlaceholder(std::string_view v);
+
+// The password in a URL's userinfo: scheme://user:PASSWORD@host.
+void urlPasswords(std::string_view text, std::vector<SecretMatch>& out) {
+  forEach(text, "://", [&](std::size_t pos) {
+    std::size_t k = pos + 3;
+    const std::size_t user = runLength(text, k, [](char c) {
+      return c != ':' && c != '/' && c != '@' && !std::isspace(static_cast<unsigned char>(c)) && c != '"' && c != '\'';
+    });
+    k += user;
+    if (k >= text.size() || text[k] != ':') return;
+    const std::size_t from = k + 1;
+    const std::size_t n = runLength(text, from, [](char c) {
+      return c != '@' && c != '/' && !std::isspace(static_cast<unsigned char>(c)) && c != '"' && c != '\'';
+    });
+    if (n == 0 || from + n >= text.size() || text[from + n] != '@') return;
+    const std::string_view password = text.substr(from, n);
+    if (looksLikePlaceholder(password)) return;
+    out.push_back({from, n, "password"});
+  });
+}
+
+// .npmrc credentials: "//registry/:_authToken=VALUE", "_auth=", "_password=".
+void npmrcCredentials(std::string_view text, std::vector<SecretMatch>& out) {
+  for (std::string_view key : {":_authToken=", ":_auth=", ":_password=", "\n_auth=", "\n_authToken="}) {
+    forEach(text, key, [&](std::size_t pos) {
+      const std::size_t from = pos + key.size();
+      const std::size_t n = runLength(text, from, [](char c) { return !std::isspace(static_cast<unsigned char>(c)); });
+      if (n < 4 || text.substr(from).starts_with("${")) return;
+      out.push_back({from, n, "npm-token"});
+    });
+  }
+}
+
+// ---- key bodies without their BEGIN line ------------------------------------
+
+bool base64Char(char c) { return isAlnum(c) || c == '+' || c == '/' || c == '='; }
+
+struct TextLine { std::size_t begin, end; };
+
+std::vector<TextLine> splitLines(std::string_view text) {
+  std::vector<TextLine> lines;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    auto nl = text.find('\n', start);
+    if (nl == std::string_view::npos) nl = text.size();
+    std::size_t end = nl;
+    if (end > start && text[end - 1] == '\r') --end;
+    lines.push_back({start, end});
+    if (nl == text.size()) break;
+    start = nl + 1;
+  }
+  return lines;
+}
+
+// The base64 run that makes up a line of key material, after any lead-in
+// (a diff marker, a line number); {0,0} when the line is something else.
+TextLine base64Body(std::string_view text, TextLine line, std::size_t minimum) {
+  std::size_t e = line.end;
+  while (e > line.begin && isSpace(text[e - 1])) --e;
+  std::size_t b = e;
+  while (b > line.begin && base64Char(text[b - 1])) --b;
+  // What precedes the run may only be a lead-in.
+  for (std::size_t i = line.begin; i < b; ++i) {
+    const char c = text[i];
+    if (!(isSpace(c) || c == '+' || c == '-' || std::isdigit(static_cast<unsigned char>(c)))) return {0, 0};
+  }
+  if (e - b < minimum) return {0, 0};
+  const std::string_view run = text.substr(b, e - b);
+  const bool mixed = std::any_of(run.begin(), run.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)) || c == '+' || c == '/'; }) &&
+                     std::any_of(run.begin(), run.end(), [](char c) { return std::isupper(static_cast<unsigned char>(c)); }) &&
+                     std::any_of(run.begin(), run.end(), [](char c) { return std::islower(static_cast<unsigned char>(c)); });
+  return mixed ? TextLine{b, e} : TextLine{0, 0};
+}
+
+bool isKeyFileName(std::string_view path) {
+  const auto slash = path.rfind('/');
+  std::string name;
+  for (char c : path.substr(slash == std::string_view::npos ? 0 : slash + 1)) name += lower(c);
+  for (std::string_view exact : {"id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", "id_ecdsa_sk", "id_ed25519_sk"}) {
+    if (name == exact) return true;
+  }
+  for (std::string_view ext : {".pem", ".key", ".p8", ".ppk", ".jks.b64"}) {
+    if (name.size() > ext.size() && name.ends_with(ext)) return true;
+  }
+  return false;
+}
+
+// Lines of key material whose BEGIN line is not in the text: every base64 line
+// of a key file (by name), the base64 lines just above an "-----END ... PRIVATE
+// KEY-----" line, and any run of 3 or more PEM-width (64 or 70 character) base64 lines.
+void keyBodies(std::string_view text, std::string_view path, std::vector<SecretMatch>& out) {
+  const bool keyFile = !path.empty() && isKeyFileName(path);
+  const bool hasEnd = text.find("-----END ") != std::string_view::npos;
+  if (!keyFile && !hasEnd && text.size() < 3 * 64) return;
+  const std::vector<TextLine> lines = splitLines(text);
+  std::vector<TextLine> bodies(lines.size(), TextLine{0, 0});
+  for (std::size_t i = 0; i < lines.size(); ++i) bodies[i] = base64Body(text, lines[i], 4);
+  std::vector<bool> secret(lines.size(), false);
+  if (keyFile) {
+    for (std::size_t i = 0; i < lines.size(); ++i) secret[i] = bodies[i].end - bodies[i].begin >= 16;
+  }
+  if (!keyFile) {
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+      const std::string_view l = text.substr(lines[i].begin, lines[i].end - lines[i].begin);
+      if (l.find("-----END ") != std::string_view::npos && l.find("PRIVATE KEY") != std::string_view::npos) {
+        for (std::size_t j = i; j-- > 0 && bodies[j].end != 0;) secret[j] = true;
+      }
+    }
+    for (std::size_t i = 0; i < lines.size();) {
+      std::size_t j = i;
+      auto pemWidth = [&](std::size_t k) {
+        const std::size_t w = bodies[k].end - bodies[k].begin;
+        return bodies[k].end != 0 && (w == 64 || w == 70);
+      };
+      while (j < lines.size() && pemWidth(j)) ++j;
+      if (j - i >= 3) {
+        for (std::size_t k = i; k < j; ++k) secret[k] = true;
+        if (j < lines.size() && bodies[j].end != 0) secret[j] = true;  // the shorter last line
+      }
+      i = j == i ? i + 1 : j;
+    }
+  }
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    if (secret[i] && bodies[i].end != 0) out.push_back({bodies[i].begin, bodies[i].end - bodies[i].begin, "private-key"});
+  }
+}
+
 // ---- `password = "literal"` and friends -------------------------------------
 
 bool keyChar(char c) { return isAlnum(c) || c == '_' || c == '-' || c == '.'; }
 
-struct Keyword { std::string_view word; std::string_view kind; };
-constexpr std::array<Keyword, 8> kKeywords{{{"password", "password"},   {"passwd", "password"},
-                                            {"secret", "secret"},       {"api_key", "secret"},
-                                            {"apikey", "secret"},       {"access_token", "secret"},
-                                            {"auth_token", "secret"},   {"private_key", "secret"}}};
+struct Keyword { std::string_view word; std::string_view kind; bool needsEntropy = false; };
+constexpr std::array<Keyword, 11> kKeywords{{{"password", "password"},   {"passwd", "password"},
+                                             {"secret", "secret"},       {"api_key", "secret"},
+                                             {"apikey", "secret"},       {"access_token", "secret"},
+                                             {"auth_token", "secret"},   {"private_key", "secret"},
+                                             {"authtoken", "secret"},    {"_token", "secret", true},
+                                             {"-token", "secret", true}}};
 
 // Names that hold text about a secret, not the secret ("passwordPrompt",
 // "SECRET_HEADER_NAME"), judged by their last word.
@@ -146,9 +325,58 @@ bool looksLikePlaceholder(std::string_view v) {
   return l.starts_with("your") || l.starts_with("my-") || l.starts_with("[redacted");
 }
 
+// True when only a line's lead-in precedes `keyStart` on its line: indentation,
+// a diff marker, a line number ("  12 + "), a search hit's "path:12:", "export ".
+// Redaction may see text that already carries such prefixes.
+bool startsStatement(std::string_view text, std::size_t keyStart) {
+  const auto nl = text.rfind('\n', keyStart == 0 ? 0 : keyStart - 1);
+  std::size_t s = (nl == std::string_view::npos || keyStart == 0) ? 0 : nl + 1;
+  if (keyStart == 0) return true;
+  auto skipLeadIn = [&] {
+    while (s < keyStart && (isSpace(text[s]) || text[s] == '-' || text[s] == '+' ||
+                            std::isdigit(static_cast<unsigned char>(text[s])))) ++s;
+  };
+  skipLeadIn();
+  // "path/to/.env:12:" (a search result)
+  if (const auto colon = text.substr(s, keyStart - s).find(':'); colon != std::string_view::npos) {
+    std::size_t d = s + colon + 1;
+    const std::size_t digits = runLength(text, d, [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; });
+    const std::string_view path = text.substr(s, colon);
+    if (digits > 0 && d + digits < keyStart && text[d + digits] == ':' &&
+        path.find_first_of(" \t=") == std::string_view::npos) {
+      s = d + digits + 1;
+      skipLeadIn();
+    }
+  }
+  if (text.substr(s, keyStart - s) == "export ") s = keyStart;
+  return s == keyStart;
+}
+
+// Bits per character: random tokens score high, words and slugs low.
+double entropy(std::string_view v) {
+  std::array<int, 256> counts{};
+  for (char c : v) ++counts[static_cast<unsigned char>(c)];
+  double h = 0;
+  for (int n : counts) {
+    if (n == 0) continue;
+    const double p = static_cast<double>(n) / static_cast<double>(v.size());
+    h -= p * std::log2(p);
+  }
+  return h;
+}
+
+// A value for a generic name (*_TOKEN, *_SECRET): only a long, random-looking one.
+bool highEntropy(std::string_view v) {
+  if (v.size() < 16) return false;
+  const bool digit = std::any_of(v.begin(), v.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+  const bool letter = std::any_of(v.begin(), v.end(), [](char c) { return std::isalpha(static_cast<unsigned char>(c)); });
+  return digit && letter && entropy(v) >= 3.5;
+}
+
 // The value assigned after a secret-looking key, if it is a literal.
-void assignment(std::string_view text, std::size_t keyStart, std::size_t keyEnd, std::string_view kind,
+void assignment(std::string_view text, std::size_t keyStart, std::size_t keyEnd, const Keyword& keyword,
                 std::vector<SecretMatch>& out) {
+  const std::string_view kind = keyword.kind;
   std::size_t k = keyEnd;
   if (k < text.size() && (text[k] == '"' || text[k] == '\'')) ++k;  // "password": "..."
   while (k < text.size() && isSpace(text[k])) ++k;
@@ -168,16 +396,13 @@ void assignment(std::string_view text, std::size_t keyStart, std::size_t keyEnd,
     if (close == std::string_view::npos) return;
     const std::string_view value = text.substr(k + 1, close - k - 1);
     if (value.find_first_of(" \t\n\\") != std::string_view::npos || looksLikePlaceholder(value)) return;
+    if (keyword.needsEntropy && !highEntropy(value)) return;
     out.push_back({k + 1, value.size(), std::string(kind)});
     return;
   }
   // Unquoted values only in key=value files (.env, .properties, YAML): the key
   // starts its line, and the value is one word that does not look like code.
-  const auto lineStart = text.rfind('\n', keyStart) == std::string_view::npos ? 0 : text.rfind('\n', keyStart) + 1;
-  std::size_t s = lineStart;
-  while (s < keyStart && (isSpace(text[s]) || text[s] == '-' || text[s] == '+')) ++s;
-  if (text.substr(s, keyStart - s) == "export ") s = keyStart;
-  if (s != keyStart || (op != "=" && op != ":")) return;
+  if (!startsStatement(text, keyStart) || (op != "=" && op != ":")) return;
   std::size_t e = k;
   while (e < text.size() && !std::isspace(static_cast<unsigned char>(text[e]))) ++e;
   const std::string_view value = text.substr(k, e - k);
@@ -187,12 +412,13 @@ void assignment(std::string_view text, std::size_t keyStart, std::size_t keyEnd,
   if (value.size() < 6 || value.find_first_of("()[]{}.;,<>$%") != std::string_view::npos) return;
   if (std::all_of(value.begin(), value.end(), [](char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; })) return;
   if (looksLikePlaceholder(value)) return;
+  if (keyword.needsEntropy && !highEntropy(value)) return;
   out.push_back({k, value.size(), std::string(kind)});
 }
 
 void secretAssignments(std::string_view text, std::vector<SecretMatch>& out) {
   // Case-insensitive search: one lowered copy, only when a first letter occurs.
-  if (text.find_first_of("pPsSaA") == std::string_view::npos) return;
+  if (text.find_first_of("pPsSaAtT") == std::string_view::npos) return;
   std::string lowered(text.size(), '\0');
   std::transform(text.begin(), text.end(), lowered.begin(), lower);
   const std::string_view l = lowered;
@@ -205,17 +431,24 @@ void secretAssignments(std::string_view text, std::vector<SecretMatch>& out) {
       while (start > 0 && keyChar(text[start - 1])) --start;
       while (end < text.size() && keyChar(text[end])) ++end;
       if (describesSecret(text.substr(start, end - start))) return;
-      assignment(text, start, end, kw.kind, out);
+      assignment(text, start, end, kw, out);
     });
   }
 }
 
 }  // namespace
 
-std::vector<SecretMatch> findSecrets(std::string_view text) {
+std::vector<SecretMatch> findSecrets(std::string_view text, std::string_view path) {
   std::vector<SecretMatch> all;
   awsKeys(text, all);
   privateKeys(text, all);
+  keyBodies(text, path, all);
+  googleKeys(text, all);
+  stripeKeys(text, all);
+  npmTokens(text, all);
+  jwts(text, all);
+  urlPasswords(text, all);
+  npmrcCredentials(text, all);
   githubTokens(text, all);
   slackTokens(text, all);
   apiKeys(text, all);
@@ -232,10 +465,10 @@ std::vector<SecretMatch> findSecrets(std::string_view text) {
   return out;
 }
 
-std::string redactSecrets(std::string_view text) {
+std::string redactSecrets(std::string_view text, std::string_view path) {
   std::string out;
   std::size_t at = 0;
-  for (const auto& m : findSecrets(text)) {
+  for (const auto& m : findSecrets(text, path)) {
     out.append(text.substr(at, m.offset - at));
     out += "[REDACTED:" + m.kind + "]";
     at = m.offset + m.length;

@@ -11,14 +11,23 @@ namespace revline::builtin {
 struct SecretMatch {
   std::size_t offset = 0;  // byte offset of the secret in the text
   std::size_t length = 0;  // bytes covered (the value only, for `password = "..."`)
-  std::string kind;        // aws-access-key, private-key, github-token, slack-token, api-key, password, secret
+  std::string kind;        // aws-access-key, private-key, github-token, slack-token, api-key, google-api-key,
+                           // stripe-key, npm-token, jwt, password, secret
 };
 
 // Matches in text order, never overlapping. Cheap on text without candidates:
-// every detector starts from a literal substring search.
-std::vector<SecretMatch> findSecrets(std::string_view text);
+// every detector starts from a literal substring search. Formats: AWS key ids,
+// private keys (a BEGIN block; base64 lines above an END line; runs of PEM-width
+// base64 lines; every base64 line of a key file by name when `path` is given),
+// GitHub, Slack, OpenAI/Anthropic "sk-", Google "AIza", Stripe, npm tokens and
+// .npmrc credentials, JWTs, URL userinfo passwords, and assignments to secret
+// names in every spelling (KEY=value, KEY: value, "key": "value", key = "value",
+// also after a diff marker, a line number or a search hit's "path:N:"); generic
+// *_TOKEN names only with a long random-looking value.
+// One detector: the builtin secret rule and the redaction of what is sent both use it.
+std::vector<SecretMatch> findSecrets(std::string_view text, std::string_view path = {});
 
 // `text` with every match replaced by "[REDACTED:<kind>]".
-std::string redactSecrets(std::string_view text);
+std::string redactSecrets(std::string_view text, std::string_view path = {});
 
 }  // namespace revline::builtin

@@ -29,6 +29,7 @@ DiffSource readDiff(const ParsedArgs& args) {
     request.mode = git::DiffRequest::Mode::Base;
     request.base = *base;
   }
+  request.skippedUntracked = &source.skipped;
   source.diff = diff::parse(git::diffText(*source.root, request));
   return source;
 }

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/cli/args.h"
 #include "core/diff/diff.h"
@@ -13,6 +14,7 @@ namespace revline::cli {
 struct DiffSource {
   std::optional<std::filesystem::path> root;  // the repository, when there is one
   diff::Diff diff;
+  std::vector<std::string> skipped;  // untracked files left out (too large, not regular), "path: why"
 };
 
 // --stdin reads a patch; otherwise git is asked from the current directory.

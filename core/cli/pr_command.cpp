@@ -13,6 +13,7 @@
 #include "core/cli/review_session.h"
 #include "core/cli/subcommands.h"
 #include "core/config/config.h"
+#include "core/config/user_config.h"
 #include "core/diff/diff.h"
 #include "core/process/process.h"
 #include "core/reports/gate.h"
@@ -122,13 +123,15 @@ class Gh {
   }
 };
 
+// File names, one a line: only the line ending is removed (a name may begin or end with a space).
 std::vector<std::string> lines(const std::string& text) {
   std::vector<std::string> out;
   std::size_t start = 0;
   while (start < text.size()) {
     std::size_t nl = text.find('\n', start);
     if (nl == std::string::npos) nl = text.size();
-    std::string line = trimmed(text.substr(start, nl - start));
+    std::string line = text.substr(start, nl - start);
+    if (!line.empty() && line.back() == '\r') line.pop_back();
     if (!line.empty()) out.push_back(std::move(line));
     start = nl + 1;
   }
@@ -234,7 +237,9 @@ int runPrCommand(const std::vector<std::string>& args, std::ostream& out, std::o
     gh.check({"repo", "clone", pr.slug(), workspace.string()}, pr, {}, 20min);
     // The configuration of the default branch: a pull request must not be able to
     // choose its own reviewer, endpoint or policy.
-    const config::Config config = applyReviewFlags(config::loadForRepository(workspace), parsed);
+    // Trusted as the repository owner's choice: the pull request cannot change it.
+    const config::Config config =
+        applyReviewFlags(config::loadForRepository(workspace, config::loadUserConfig(), nullptr, true), parsed);
     gh.check({"pr", "checkout", number, "--repo", pr.slug()}, pr, workspace, 10min);
 
     const std::string diffText = gh.check({"pr", "diff", number, "--repo", pr.slug(), "--color", "never"}, pr, workspace);

@@ -22,11 +22,14 @@ int runReviewCommand(const std::vector<std::string>& args, std::ostream& out, st
            "on lines the diff touches, and decides the verdict by policy.\n\n"
            "  --base REF           review the working tree against the merge base of REF and HEAD\n"
            "  --staged             review the index against HEAD\n"
-           "  --stdin              review a patch read from standard input\n"
+           "  --stdin              review a patch read from standard input; outside a git repository the\n"
+           "                       model gets no repository tools (nothing but the patch is read)\n"
            "  --format F           text (default), json, sarif (code scanning), github (a PR review payload)\n"
            "  --fail-on SEVERITY   also exit 1 when any finding is at least BLOCKER|MAJOR|MINOR|NIT\n"
         << kReviewOptionsHelp
-        << "\nConfiguration: .revline.json at the repository root; these flags override it.\n"
+        << "\nConfiguration: ~/.config/revline/config.json (yours), then .revline.json at the repository root;\n"
+           "these flags override both. An untrusted repository's base_url, api_key_env, remote provider and\n"
+           "outside cassette are ignored (see `revline trust --help`).\n"
            "exit: 0 approve or comment, 1 request changes (or --fail-on met), 2 error (message on stderr)\n";
     return 0;
   }
@@ -42,9 +45,14 @@ int runReviewCommand(const std::vector<std::string>& args, std::ostream& out, st
   }
 
   DiffSource source = readDiff(parsed);
-  const std::filesystem::path root = source.root.value_or(std::filesystem::current_path());
-  const config::Config config =
-      applyReviewFlags(source.root ? config::loadForRepository(*source.root) : config::Config{}, parsed);
+  // No repository (--stdin elsewhere): no repository tools and no whole-file reads,
+  // never the current directory (it may be $HOME).
+  const std::filesystem::path root = source.root.value_or(std::filesystem::path());
+  std::vector<std::string> notices;
+  const config::Config config = applyReviewFlags(
+      source.root ? config::loadForRepository(*source.root, &notices) : config::loadWithoutRepository(), parsed);
+  for (const auto& n : notices) err << "revline review: warning: " << n << "\n";
+  for (const auto& s : source.skipped) err << "revline review: warning: " << s << "\n";
   const diff::Diff selected = selectFiles(std::move(source.diff), config);
   const review::ReviewOutcome outcome = reviewDiff(selected, config, root);
 

@@ -44,6 +44,7 @@ diff::Diff selectFiles(diff::Diff diff, const config::Config& config) {
 review::ReviewOutcome reviewDiff(const diff::Diff& diff, const config::Config& config,
                                  const std::filesystem::path& root) {
   auto provider = providers::makeProvider(config, diff, root);
+  if (root.empty()) return review::runReview(diff, *provider, config.review, nullptr, CancelToken());
   // Read-only repository tools, confined to the work tree under review.
   tools::RepositoryTools tools(root);
   return review::runReview(diff, *provider, config.review, &tools, CancelToken());

@@ -22,7 +22,7 @@ config::Config applyReviewFlags(config::Config config, const ParsedArgs& args);
 diff::Diff selectFiles(diff::Diff diff, const config::Config& config);
 
 // One review of `diff` with the configured provider, repository tools confined
-// to `root`, and the configured policy.
+// to `root` (none when `root` is empty: no repository), and the configured policy.
 review::ReviewOutcome reviewDiff(const diff::Diff& diff, const config::Config& config,
                                  const std::filesystem::path& root);
 

@@ -1,10 +1,11 @@
 #include "core/config/config.h"
 
 #include <algorithm>
-#include <fstream>
 #include <sstream>
 
 #include "core/config/keys.h"
+#include "core/config/user_config.h"
+#include "core/support/repo_file.h"
 
 namespace revline::config {
 namespace {
@@ -177,20 +178,83 @@ Config applyJson(Config base, const json& object, const std::string& origin) {
   return base;
 }
 
-Config loadForRepository(const std::filesystem::path& root) {
-  const std::filesystem::path file = root / ".revline.json";
-  std::error_code ec;
-  if (!std::filesystem::exists(file, ec)) return Config{};
-  if (std::filesystem::is_directory(file, ec)) {
-    throw ConfigError(file.string() + ": is a directory; the configuration must be a JSON file");
+namespace {
+
+// Keys of an untrusted repository's file that would decide where code and
+// credentials are sent: removed from `object`, and named in the returned list.
+std::vector<std::string> withoutRoutingKeys(json& object, const std::filesystem::path& root) {
+  std::vector<std::string> ignored;
+  for (const char* key : {"base_url", "api_key_env"}) {
+    if (object.contains(key)) ignored.push_back(key), object.erase(key);
   }
-  std::ifstream in(file, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (!in) throw ConfigError(file.string() + ": cannot be read; check its permissions");
+  if (object.contains("provider") && object["provider"].is_string()) {
+    const std::string p = object["provider"].get<std::string>();
+    if (p == "openai" || p == "anthropic" || p == "ollama") {
+      ignored.push_back("provider (\"" + p + "\")");
+      object.erase("provider");
+    }
+  }
+  if (object.contains("cassette") && object["cassette"].is_string()) {
+    const std::string cassette = object["cassette"].get<std::string>();
+    const std::filesystem::path path(cassette);
+    std::error_code ec;
+    bool inside = false;
+    if (path.is_relative()) {
+      support::RepoPath where = support::resolveInRepository(root, cassette);
+      // A missing relative cassette is inside: the replay provider reports it.
+      inside = where.canonical.has_value() || where.skipped->reason == support::RepoFileSkip::Reason::Missing;
+    } else {
+      const auto canonical = std::filesystem::weakly_canonical(path, ec);
+      inside = !ec && support::insideRoot(root, canonical);
+    }
+    if (!inside) ignored.push_back("cassette (outside the repository)"), object.erase("cassette");
+  }
+  return ignored;
+}
+
+std::string untrustedNotice(const std::filesystem::path& file, const std::filesystem::path& root,
+                            const std::vector<std::string>& ignored, const std::filesystem::path& userFile) {
+  std::string keys;
+  for (const auto& k : ignored) keys += (keys.empty() ? "" : ", ") + k;
+  const std::string where = userFile.empty() ? std::string("the user configuration") : userFile.string();
+  return file.string() + ": ignored " + keys +
+         ": this repository is not trusted, so its configuration may not choose where code and credentials are "
+         "sent. If you trust it, run `revline trust " + root.string() + "` (adds it to " + where +
+         "); or set these keys yourself with command-line flags, in the editor settings, or in " + where + ".";
+}
+
+}  // namespace
+
+Config loadWithoutRepository() {
+  const UserConfig user = loadUserConfig();
+  return user.settings.empty() ? Config{} : applyJson(Config{}, user.settings, user.file.string());
+}
+
+Config loadForRepository(const std::filesystem::path& root, std::vector<std::string>* notices) {
+  return loadForRepository(root, loadUserConfig(), notices);
+}
+
+Config loadForRepository(const std::filesystem::path& root, const UserConfig& user,
+                         std::vector<std::string>* notices, std::optional<bool> trusted) {
+  std::error_code ec;
+  const std::filesystem::path canonicalRoot = std::filesystem::weakly_canonical(root, ec);
+  const std::filesystem::path file = (ec ? root : canonicalRoot) / ".revline.json";
+  Config base = user.settings.empty() ? Config{} : applyJson(Config{}, user.settings, user.file.string());
+  if (!std::filesystem::exists(std::filesystem::symlink_status(file, ec))) return base;
+  // The one confined read: a .revline.json that is a symlink out of the
+  // repository, a FIFO, a device or a huge file is refused before it is read.
+  support::RepoFileRead read = support::readRepositoryFile(root, ".revline.json");
+  if (!read) {
+    if (read.skipped->reason == support::RepoFileSkip::Reason::NotRegular &&
+        std::filesystem::is_directory(file, ec)) {
+      throw ConfigError(file.string() + ": is a directory; the configuration must be a JSON file");
+    }
+    throw ConfigError(file.string() + ": " + read.skipped->why + "; the configuration must be a regular JSON file (at most " +
+                      std::to_string(support::kMaxRepositoryFileBytes / 1024) + " KB) inside the repository");
+  }
   json parsed;
   try {
-    parsed = json::parse(text.str());
+    parsed = json::parse(*read.content);
   } catch (const json::parse_error& e) {
     // nlohmann's text is "[json.exception.parse_error.101] parse error at line L, column C: ...".
     std::string what = e.what();
@@ -199,7 +263,11 @@ Config loadForRepository(const std::filesystem::path& root) {
     }
     throw ConfigError(file.string() + ": invalid JSON: " + what);
   }
-  return applyJson(Config{}, parsed, file.string());
+  if (parsed.is_object() && !trusted.value_or(isTrusted(user, root))) {
+    const std::vector<std::string> ignored = withoutRoutingKeys(parsed, ec ? root : canonicalRoot);
+    if (!ignored.empty() && notices) notices->push_back(untrustedNotice(file, ec ? root : canonicalRoot, ignored, user.file));
+  }
+  return applyJson(base, parsed, file.string());
 }
 
 }  // namespace revline::config

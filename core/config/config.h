@@ -44,9 +44,23 @@ class ConfigError : public std::runtime_error {
 // Throws ConfigError for an unknown key, a wrong type or value, or an `api_key`.
 Config applyJson(Config base, const json& object, const std::string& origin);
 
-// Reads `<root>/.revline.json` if it exists (defaults otherwise). Invalid JSON
-// is a ConfigError naming the file, line and column.
-Config loadForRepository(const std::filesystem::path& root);
+struct UserConfig;  // user_config.h
+
+// The configuration of a repository, in layers: the defaults, the user's own
+// config (user_config.h), then `<root>/.revline.json` if it exists. The
+// repository's file is read through the confined read (a regular file inside
+// the repository, at most 1 MiB). Unless the user trusts the repository, the
+// keys that decide where code and credentials go (base_url, api_key_env, a
+// remote provider, a cassette outside the repository) are ignored, and
+// `notices` gets a message naming them, the file and how to trust it.
+// Invalid JSON is a ConfigError naming the file, line and column.
+Config loadForRepository(const std::filesystem::path& root, std::vector<std::string>* notices = nullptr);
+// Outside any repository (`revline review --stdin`): the defaults and the user's own config.
+Config loadWithoutRepository();
+// The same with a given user config; `trusted` overrides its trust list
+// (revline pr reads the default branch, which the pull request cannot change).
+Config loadForRepository(const std::filesystem::path& root, const UserConfig& user,
+                         std::vector<std::string>* notices, std::optional<bool> trusted = std::nullopt);
 
 // The JSON Schema of `.revline.json` (shipped as docs/revline.schema.json).
 json configSchema();

@@ -149,14 +149,34 @@ std::string mergeBase(const Runner& git, const std::string& base) {
 // ls-files lists an untracked embedded repository as "dir/". It is another
 // repository, not files of this one, and `git add -N` fails on one without
 // commits, so such entries are dropped. Input and output are NUL-separated.
-std::string untrackedFilesOnly(const std::string& list) {
+// Regular files over the size cap (and anything that is neither a regular
+// file nor a symlink) are dropped too, and reported.
+std::string untrackedFilesOnly(const std::string& list, const fs::path& root, const DiffRequest& request) {
   std::string out;
   std::size_t start = 0;
   while (start < list.size()) {
     std::size_t end = list.find('\0', start);
     if (end == std::string::npos) end = list.size();
-    if (end > start && list[end - 1] != '/') out.append(list, start, end - start).push_back('\0');
+    const std::string name = list.substr(start, end - start);
     start = end + 1;
+    if (name.empty() || name.back() == '/') continue;
+    std::error_code ec;
+    const auto status = fs::symlink_status(root / name, ec);
+    std::string why;
+    if (!ec && fs::is_regular_file(status)) {
+      const auto size = fs::file_size(root / name, ec);
+      if (!ec && size > request.maxUntrackedBytes) {
+        why = std::to_string(size / (1024 * 1024)) + " MB, over the " +
+              std::to_string(request.maxUntrackedBytes / (1024 * 1024)) + " MB limit for untracked files";
+      }
+    } else if (!ec && !fs::is_symlink(status)) {
+      why = "not a regular file";
+    }
+    if (!why.empty()) {
+      if (request.skippedUntracked) request.skippedUntracked->push_back(name + ": " + why + "; not reviewed");
+      continue;
+    }
+    out.append(name).push_back('\0');
   }
   return out;
 }
@@ -217,7 +237,7 @@ std::string diffText(const fs::path& root, const DiffRequest& request, const Git
   if (request.includeUntracked && request.mode != DiffRequest::Mode::Staged) {
     std::vector<std::string> lsArgs{"ls-files", "--others", "--exclude-standard", "-z"};
     addPaths(lsArgs, request.paths);
-    const std::string untracked = untrackedFilesOnly(git.checked(lsArgs));
+    const std::string untracked = untrackedFilesOnly(git.checked(lsArgs), root, request);
     if (!untracked.empty()) {
       git.checked({"add", "--intent-to-add", "--pathspec-from-file=-", "--pathspec-file-nul"}, untracked);
     }

@@ -2,6 +2,7 @@
 // that core/diff parses. It never writes to the user's index or work tree.
 #pragma once
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -30,6 +31,9 @@ struct GitOptions {
 // a file), as git prints it (`git rev-parse --show-toplevel`).
 std::filesystem::path findRepositoryRoot(const std::filesystem::path& start, const GitOptions& git = {});
 
+// The documented cap for an untracked file shown as added: 8 MiB.
+inline constexpr std::uintmax_t kMaxUntrackedFileBytes = 8 * 1024 * 1024;
+
 struct DiffRequest {
   enum class Mode {
     WorkingTree,  // the work tree against HEAD (`git diff HEAD`)
@@ -42,6 +46,12 @@ struct DiffRequest {
   std::string base;                // Base mode: a branch, tag or commit
   std::vector<std::string> paths;  // repository-relative files or directories (literal, no globs); empty: all
   bool includeUntracked = true;    // WorkingTree and Base: untracked, not-ignored files show as added
+  // Untracked files over this size are left out (git would read them whole to
+  // show them as added: a 2 GB sparse file is 2 GB of work); symlinks always
+  // count (git shows only the link's target). Each one left out is reported in
+  // `skippedUntracked`, when given, as "path: why".
+  std::uintmax_t maxUntrackedBytes = kMaxUntrackedFileBytes;
+  std::vector<std::string>* skippedUntracked = nullptr;
 };
 
 // The unified diff of `root` (a work tree's top level) as `git diff` prints it,

@@ -1,7 +1,8 @@
 #include "core/providers/factory.h"
 
-#include <fstream>
-#include <sstream>
+#include <algorithm>
+#include <memory>
+#include <vector>
 
 #include "core/builtin/builtin_provider.h"
 #include "core/providers/anthropic_provider.h"
@@ -9,6 +10,7 @@
 #include "core/providers/openai_provider.h"
 #include "core/providers/redacting_provider.h"
 #include "core/providers/replay_provider.h"
+#include "core/support/repo_file.h"
 
 namespace revline::providers {
 
@@ -20,20 +22,20 @@ std::unique_ptr<review::Provider> makeProvider(const config::Config& config, con
   if (name == "builtin") {
     // The rules may look at a whole new file (e.g. a map's declaration outside the hunk).
     builtin::SourceLookup lookup;
+    auto skipped = std::make_shared<std::vector<std::string>>();
     if (!repositoryRoot.empty()) {
-      lookup = [repositoryRoot](const std::string& path) -> std::optional<std::string> {
-        const std::filesystem::path relative(path);
-        for (const auto& part : relative)
-          if (part == "..") return std::nullopt;  // a diff path never leaves the repository
-        if (relative.is_absolute()) return std::nullopt;
-        std::ifstream in(repositoryRoot / path, std::ios::binary);
-        if (!in) return std::nullopt;
-        std::ostringstream text;
-        text << in.rdbuf();
-        return text.str();
+      // Through the one confined read: a diff path that is a symlink out of the
+      // repository, a FIFO, a device or a huge file is skipped and reported.
+      lookup = [repositoryRoot, skipped](const std::string& path) -> std::optional<std::string> {
+        support::RepoFileRead read = support::readRepositoryFile(repositoryRoot, path);
+        if (!read && read.skipped->reason != support::RepoFileSkip::Reason::Missing &&
+            std::find(skipped->begin(), skipped->end(), read.skipped->message()) == skipped->end()) {
+          skipped->push_back(read.skipped->message());
+        }
+        return std::move(read.content);
       };
     }
-    return std::make_unique<builtin::BuiltinProvider>(diff, std::move(lookup));
+    return std::make_unique<builtin::BuiltinProvider>(diff, std::move(lookup), [skipped] { return *skipped; });
   }
   if (name == "replay") {
     if (config.cassette.empty()) {

@@ -3,6 +3,7 @@
 #include <httplib.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <condition_variable>
 #include <cstdlib>
@@ -91,7 +92,9 @@ bool noProxyMatches(const std::string& noProxy, const BaseUrl& url) {
 bool isLoopbackHost(const std::string& rawHost) {
   std::string host = lower(rawHost);
   if (!host.empty() && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
-  if (host == "localhost" || host.ends_with(".localhost") || host == "::1" || host == "0:0:0:0:0:0:0:1") return true;
+  // Not "*.localhost": a name that only resolvers may map to loopback is remote
+  // until proven otherwise (its text would leave the machine unredacted).
+  if (host == "localhost" || host == "::1" || host == "0:0:0:0:0:0:0:1") return true;
   // 127.0.0.0/8, written as a dotted quad
   int parts = 0;
   std::size_t pos = 0;
@@ -186,18 +189,22 @@ std::string HttpResponse::header(const std::string& lowerName) const {
 
 std::optional<std::chrono::milliseconds> retryAfter(const HttpResponse& response,
                                                     std::chrono::system_clock::time_point now) {
+  // Clamped before any conversion: "retry-after: 1e30" must not overflow into a negative wait.
+  const auto clamp = [](double ms) {
+    return std::chrono::milliseconds(static_cast<std::int64_t>(std::min(ms, static_cast<double>(kMaxRetryAfter.count()))));
+  };
   std::string ms = trim(response.header("retry-after-ms"));
   if (!ms.empty()) {
     char* end = nullptr;
     double v = std::strtod(ms.c_str(), &end);
-    if (end && *end == '\0' && v >= 0) return std::chrono::milliseconds(static_cast<std::int64_t>(v));
+    if (end && *end == '\0' && v >= 0) return clamp(v);
   }
   std::string ra = trim(response.header("retry-after"));
   if (ra.empty()) return std::nullopt;
   if (std::all_of(ra.begin(), ra.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)) || c == '.'; })) {
     char* end = nullptr;
     double v = std::strtod(ra.c_str(), &end);
-    if (end && *end == '\0' && v >= 0) return std::chrono::milliseconds(static_cast<std::int64_t>(v * 1000));
+    if (end && *end == '\0' && v >= 0) return clamp(v * 1000);
     return std::nullopt;
   }
   // HTTP date (IMF-fixdate): "Wed, 21 Oct 2015 07:28:00 GMT"
@@ -206,9 +213,12 @@ std::optional<std::chrono::milliseconds> retryAfter(const HttpResponse& response
   if (!end) return std::nullopt;
   std::time_t when = timegm(&tm);
   if (when == static_cast<std::time_t>(-1)) return std::nullopt;
-  auto delta = std::chrono::system_clock::from_time_t(when) - now;
-  if (delta < std::chrono::milliseconds(0)) return std::chrono::milliseconds(0);
-  return std::chrono::duration_cast<std::chrono::milliseconds>(delta);
+  // In seconds first: a date in year 9999 overflows the clock's nanoseconds.
+  const std::time_t base = std::chrono::system_clock::to_time_t(now);
+  const auto fraction = std::chrono::duration_cast<std::chrono::milliseconds>(now - std::chrono::system_clock::from_time_t(base));
+  const double ms = std::difftime(when, base) * 1000 - static_cast<double>(fraction.count());
+  if (ms <= 0) return std::chrono::milliseconds(0);
+  return clamp(ms);
 }
 
 bool retryableStatus(int status, const std::string& body) {
@@ -224,6 +234,7 @@ struct HttpTransport::Attempt {
   httplib::Error error = httplib::Error::Success;
   bool timedOut = false;
   bool tooLarge = false;
+  bool deadline = false;  // the whole reply took longer than readTimeout
 };
 
 HttpTransport::HttpTransport(std::string providerName, BaseUrl base, TransportOptions options)
@@ -317,8 +328,19 @@ HttpTransport::Attempt HttpTransport::sendOnce(const std::string& path,
   for (const auto& [k, v] : headers) req.set_header(k, v);
   req.body = body;
   std::string received;
+  // read_timeout_ms bounds the whole reply, not only the gap between two bytes:
+  // a server that trickles one byte a second is stopped at the deadline.
+  const auto started = std::chrono::steady_clock::now();
+  const auto deadline = started + options_.readTimeout;
+  std::atomic<bool> pastDeadline{false};
+  std::atomic<bool> receiving{false};  // some of the body arrived
   req.content_receiver = [&](const char* data, size_t n, uint64_t, uint64_t) {
     if (cancel.cancelled()) return false;
+    receiving = true;
+    if (std::chrono::steady_clock::now() > deadline) {
+      pastDeadline = true;
+      return false;
+    }
     if (received.size() + n > kMaxResponseBytes) {
       attempt.tooLarge = true;
       return false;
@@ -340,11 +362,15 @@ HttpTransport::Attempt HttpTransport::sendOnce(const std::string& path,
         client.stop();
         return;
       }
+      if (std::chrono::steady_clock::now() > deadline) {
+        pastDeadline = true;
+        client.stop();
+        return;
+      }
       cv.wait_for(lock, std::chrono::milliseconds(20));
     }
   });
 
-  auto started = std::chrono::steady_clock::now();
   httplib::Response res;
   httplib::Error error = httplib::Error::Success;
   bool ok = client.send(req, res, error);
@@ -356,6 +382,17 @@ HttpTransport::Attempt HttpTransport::sendOnce(const std::string& path,
   cv.notify_all();
   watcher.join();
 
+  if (pastDeadline) {
+    // Nothing arrived at all: the ordinary "no reply" timeout (retried);
+    // a reply that kept arriving too slowly: the deadline (not retried).
+    if (receiving) {
+      attempt.deadline = true;
+    } else {
+      attempt.error = httplib::Error::Read;
+      attempt.timedOut = true;
+    }
+    return attempt;
+  }
   if (ok) {
     attempt.ok = true;
     attempt.response.status = res.status;
@@ -389,6 +426,13 @@ HttpResponse HttpTransport::postJson(const std::string& path,
       if (asked && *asked > options_.maxRetryAfter) return std::move(res);  // the caller says how long was asked
       delay = asked ? *asked : backoff(retry);
     } else {
+      if (attempt.deadline) {
+        // Not retried: the time the user allowed for this reply is spent.
+        throw ProviderError(Kind::Timeout, providerName_ + ": the reply from " + url + " did not arrive in full within " +
+                                               seconds(options_.readTimeout) +
+                                               " (read_timeout_ms bounds the whole reply); the server is too slow or "
+                                               "sending it a little at a time: raise read_timeout_ms if the model is just slow");
+      }
       if (attempt.tooLarge) {
         throw ProviderError(Kind::Protocol, providerName_ + ": the reply from " + url + " is larger than " +
                                                 std::to_string(kMaxResponseBytes >> 20) + " MiB; is the base URL right?");

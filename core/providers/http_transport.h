@@ -42,9 +42,13 @@ bool isLoopbackHost(const std::string& host);
 using SleepFn = std::function<void(std::chrono::milliseconds duration, const CancelToken& cancel)>;
 void sleepCancellable(std::chrono::milliseconds duration, const CancelToken& cancel);
 
+// The longest wait a retry-after header is read as (1 hour): larger values,
+// however written, are clamped to it (and, above maxRetryAfter, reported, not waited for).
+inline constexpr std::chrono::milliseconds kMaxRetryAfter{std::chrono::hours(1)};
+
 struct TransportOptions {
   std::chrono::milliseconds connectTimeout{std::chrono::seconds(10)};
-  std::chrono::milliseconds readTimeout{std::chrono::seconds(120)};
+  std::chrono::milliseconds readTimeout{std::chrono::seconds(120)};  // the whole reply, from connect to last byte
   int maxRetries = 2;                                        // retries after the first try
   std::chrono::milliseconds initialBackoff{500};             // doubled per retry
   std::chrono::milliseconds maxBackoff{std::chrono::seconds(8)};

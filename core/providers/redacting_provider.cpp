@@ -29,6 +29,15 @@ RedactingProvider::RedactingProvider(std::unique_ptr<review::Provider> inner, Re
   if (!redactor_) redactor_ = [](std::string_view text) { return builtin::redactSecrets(text); };
 }
 
+review::SecretFinder RedactingProvider::secretFinder() const {
+  if (!inner_->remote()) return {};
+  return [](std::string_view text, std::string_view path) {
+    std::vector<review::SecretSpan> spans;
+    for (auto& m : builtin::findSecrets(text, path)) spans.push_back({m.offset, m.length, std::move(m.kind)});
+    return spans;
+  };
+}
+
 review::ModelRequest RedactingProvider::redact(const review::ModelRequest& request) const {
   if (!inner_->remote()) return request;
   review::ModelRequest out = request;

@@ -24,6 +24,8 @@ class RedactingProvider : public review::Provider {
   std::string name() const override { return inner_->name(); }
   std::string model() const override { return inner_->model(); }
   bool remote() const override { return inner_->remote(); }
+  // builtin::findSecrets, for redaction at the source (runReview).
+  review::SecretFinder secretFinder() const override;
   review::ModelResponse complete(const review::ModelRequest& request, const CancelToken& cancel) override;
 
   // The request as it would leave the machine (identity when the inner provider is local).

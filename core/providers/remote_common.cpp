@@ -1,6 +1,9 @@
 #include "core/providers/remote_common.h"
 
+#include <algorithm>
+#include <cstdio>
 #include <cstdlib>
+#include <string_view>
 
 #include "core/contract/schema.h"
 
@@ -11,13 +14,46 @@ using Kind = review::ProviderError::Kind;
 
 namespace {
 
-std::string cut(const std::string& s, std::size_t n) {
-  std::string t = s;
-  for (char& c : t) {
-    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+// The first invalid UTF-8 byte's offset, or npos.
+std::size_t invalidUtf8(std::string_view s) {
+  std::size_t i = 0;
+  while (i < s.size()) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    std::size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
+    if (n == 0 || (n == 2 && c < 0xC2) || i + n > s.size()) return i;
+    for (std::size_t k = 1; k < n; ++k) {
+      if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return i;
+    }
+    i += n;
   }
-  if (t.size() <= n) return t;
-  return t.substr(0, n) + "...";
+  return std::string_view::npos;
+}
+
+// At most `n` bytes of a reply for a message: control characters and bytes that
+// are not UTF-8 are shown as \xNN, never written raw to a terminal.
+std::string cut(const std::string& s, std::size_t n) {
+  std::string t;
+  const std::string_view view(s.data(), std::min(s.size(), n));
+  for (std::size_t i = 0; i < view.size();) {
+    const auto c = static_cast<unsigned char>(view[i]);
+    if (c == '\n' || c == '\r' || c == '\t') {
+      t += ' ';
+      ++i;
+      continue;
+    }
+    const std::size_t bad = invalidUtf8(view.substr(i, c < 0x80 ? 1 : std::min<std::size_t>(4, view.size() - i)));
+    if (c < 0x20 || c == 0x7f || (c >= 0x80 && bad == 0)) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", c);
+      t += buf;
+      ++i;
+      continue;
+    }
+    const std::size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : 4;
+    t.append(view.substr(i, len));
+    i += len;
+  }
+  return s.size() <= n ? t : t + "...";
 }
 
 std::string statusText(int status) {
@@ -161,6 +197,14 @@ void throwHttpError(const Endpoint& endpoint, const std::string& path, const Htt
 }
 
 json parseJsonBody(const Endpoint& endpoint, const std::string& path, const HttpResponse& res) {
+  if (const std::size_t bad = invalidUtf8(res.body); bad != std::string_view::npos) {
+    char byte[8];
+    std::snprintf(byte, sizeof byte, "0x%02x", static_cast<unsigned char>(res.body[bad]));
+    throw ProviderError(Kind::Protocol, endpoint.provider + ": the reply from " + endpoint.base.str() + path +
+                                            " is not valid UTF-8 (byte " + byte + " at offset " + std::to_string(bad) +
+                                            ": " + cut(res.body.substr(bad > 40 ? bad - 40 : 0), 80) +
+                                            "); the server, or a proxy in between, sent bytes that are not JSON text");
+  }
   json j = json::parse(res.body, nullptr, false);
   if (j.is_discarded() || !j.is_object()) {
     throw ProviderError(Kind::Protocol, endpoint.provider + ": the reply from " + endpoint.base.str() + path +

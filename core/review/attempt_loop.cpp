@@ -55,9 +55,16 @@ AttemptResult runAttempts(Provider& provider, ModelRequest request, const Attemp
     checkCancelled(cancel);
 
     if (!response.toolCalls.empty()) {
-      Message call{Role::Assistant, response.text, response.toolCalls, {}};
+      // At most kMaxToolCallsPerReply calls of one reply are kept (a reply with
+      // 20,000 calls would otherwise grow every later request by as many turns);
+      // the rest are dropped from the history, refused in a note and counted
+      // against the budget.
+      std::vector<ToolCall> calls = std::move(response.toolCalls);
+      const std::size_t asked = calls.size();
+      if (calls.size() > kMaxToolCallsPerReply) calls.resize(kMaxToolCallsPerReply);
+      Message call{Role::Assistant, response.text, calls, {}};
       Message answers{Role::Tool, "", {}, {}};
-      for (const ToolCall& tc : response.toolCalls) {
+      for (const ToolCall& tc : calls) {
         if (tools && result.toolCalls < budget) {
           ToolResult r = tools->execute(tc);
           r.callId = tc.id;
@@ -71,6 +78,17 @@ AttemptResult runAttempts(Provider& provider, ModelRequest request, const Attemp
       }
       request.messages.push_back(std::move(call));
       request.messages.push_back(std::move(answers));
+      if (asked > calls.size()) {
+        const std::size_t excess = asked - calls.size();
+        result.toolCalls = static_cast<int>(std::min<std::size_t>(budget, result.toolCalls + excess));
+        request.messages.push_back({Role::User,
+                                    "Your reply asked for " + std::to_string(asked) + " tool calls; at most " +
+                                        std::to_string(kMaxToolCallsPerReply) + " are run per reply, so the other " +
+                                        std::to_string(excess) + " were refused and count against the budget of " +
+                                        std::to_string(budget) + " tool calls.",
+                                    {},
+                                    {}});
+      }
       if (result.toolCalls >= budget && !budgetAnnounced) {
         request.messages.push_back({Role::User, toolBudgetSpentMessage(budget), {}, {}});
         budgetAnnounced = true;

@@ -2,6 +2,7 @@
 // parse its answer against the contract, and retry a contract failure with
 // precise feedback. Provider failures are not retried here (they propagate).
 #pragma once
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -10,6 +11,10 @@
 #include "core/support/cancel.h"
 
 namespace revline::review {
+
+// Tool calls served from one model reply; the excess is refused with a note
+// to the model and counted against the review's budget.
+inline constexpr std::size_t kMaxToolCallsPerReply = 8;
 
 struct AttemptOptions {
   int maxAttempts = 2;   // answers the model may give (the first + contract retries)

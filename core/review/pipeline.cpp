@@ -4,6 +4,7 @@
 #include "core/review/attempt_loop.h"
 #include "core/review/grounding.h"
 #include "core/review/prompt.h"
+#include "core/review/redaction.h"
 
 namespace revline::review {
 
@@ -21,7 +22,11 @@ ReviewOutcome runReview(const diff::Diff& diff, Provider& provider, const Review
   ModelRequest request;
   const bool toolsOffered = tools && options.maxToolCalls > 0;
   request.system = systemPrompt(options.extraInstructions, toolsOffered);
-  request.messages.push_back({Role::User, userPrompt(diff), {}, {}});
+  // A remote provider gets the diff (and the tools' reads) with secrets removed
+  // from the raw text, before any line number is added.
+  const SecretFinder finder = provider.remote() ? provider.secretFinder() : SecretFinder{};
+  if (finder && tools) tools->redactWith(finder);
+  request.messages.push_back({Role::User, finder ? userPrompt(redactDiff(diff, finder)) : userPrompt(diff), {}, {}});
   request.schema = contract::reportSchemaOrdered();
 
   AttemptResult answer = runAttempts(provider, std::move(request), {options.maxAttempts, options.maxToolCalls},

@@ -1,5 +1,7 @@
 #include "core/review/prompt.h"
 
+#include <cctype>
+
 #include "core/diff/render.h"
 
 namespace revline::review {
@@ -39,14 +41,36 @@ std::string systemPrompt(const std::string& extraInstructions, bool toolsAvailab
 
 namespace {
 
-// "</tag>" inside untrusted text becomes "<\/tag>", so the text cannot close
-// its own delimiter and pose as instructions outside it.
-std::string defuse(std::string text, const std::string& tag) {
-  const std::string closing = "</" + tag + ">";
-  const std::string safe = "<\\/" + tag + ">";
-  for (std::size_t at = text.find(closing); at != std::string::npos; at = text.find(closing, at + safe.size()))
-    text.replace(at, closing.size(), safe);
-  return text;
+// Every spelling of "</tag>" a model may read as the closing delimiter ("</tag>",
+// "</TAG>", "</ tag >", "< /Tag\n>") inside untrusted text gets its '/' escaped
+// ("<\/tag>"), so the text cannot close its own delimiter and pose as instructions outside it.
+std::string defuse(const std::string& text, const std::string& tag) {
+  auto space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    out += text[i];
+    if (text[i] != '<') continue;
+    std::size_t slash = i + 1;
+    while (slash < text.size() && space(text[slash])) ++slash;
+    if (slash >= text.size() || text[slash] != '/') continue;
+    std::size_t name = slash + 1;
+    while (name < text.size() && space(text[name])) ++name;
+    if (name + tag.size() > text.size()) continue;
+    bool same = true;
+    for (std::size_t k = 0; k < tag.size() && same; ++k) {
+      same = std::tolower(static_cast<unsigned char>(text[name + k])) == std::tolower(static_cast<unsigned char>(tag[k]));
+    }
+    const std::size_t after = name + tag.size();
+    if (!same || (after < text.size() && (std::isalnum(static_cast<unsigned char>(text[after])) || text[after] == '_' ||
+                                          text[after] == '-'))) {
+      continue;
+    }
+    out.append(text, i + 1, slash - i - 1);
+    out += "\\/";
+    i = slash;
+  }
+  return out;
 }
 
 }  // namespace

@@ -2,9 +2,11 @@
 // Providers (core/providers) implement it; the attempt loop drives it.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/support/cancel.h"
@@ -30,6 +32,19 @@ struct ToolResult {
   bool ok = true;       // false: the content is an error message for the model
   std::string content;
 };
+
+// Redaction at the source: the secrets in raw text (a diff's lines, a file a
+// tool read) found before line numbers or "path:N:" prefixes are added.
+// `path` names the file the text comes from, when known (a key file's body is all secret).
+struct SecretSpan {
+  std::size_t offset = 0;
+  std::size_t length = 0;
+  std::string kind;  // shown as "[REDACTED:<kind>]"
+};
+using SecretFinder = std::function<std::vector<SecretSpan>(std::string_view text, std::string_view path)>;
+
+// `text` with every span (in order, not overlapping) replaced by "[REDACTED:<kind>]".
+std::string redactSpans(std::string_view text, const std::vector<SecretSpan>& spans);
 
 enum class Role { User, Assistant, Tool };
 
@@ -83,6 +98,10 @@ class Provider {
   virtual std::string model() const = 0;  // model id, or a fixed label for offline ones
   // True when text sent to this provider leaves the machine (secrets get redacted).
   virtual bool remote() const { return false; }
+  // For a remote provider, how to find secrets in raw text, so they are removed
+  // at the source (runReview applies it to the diff and the tools' reads); empty
+  // when nothing needs removing.
+  virtual SecretFinder secretFinder() const { return {}; }
   virtual ModelResponse complete(const ModelRequest& request, const CancelToken& cancel) = 0;
 };
 
@@ -92,6 +111,9 @@ class ToolExecutor {
   virtual ~ToolExecutor() = default;
   virtual std::vector<ToolSpec> specs() const = 0;
   virtual ToolResult execute(const ToolCall& call) = 0;
+  // Removes what `finder` finds from file text before it is numbered or
+  // prefixed into a result (set by runReview for a remote provider).
+  virtual void redactWith(SecretFinder /*finder*/) {}
 };
 
 }  // namespace revline::review

@@ -21,6 +21,7 @@ class RepositoryTools : public review::ToolExecutor {
 
   std::vector<review::ToolSpec> specs() const override;
   review::ToolResult execute(const review::ToolCall& call) override;
+  void redactWith(review::SecretFinder finder) override { sandbox_.redactWith(std::move(finder)); }
 
   // The tools one by one (also what execute() dispatches to).
   Result<std::string> readFile(const ReadFileInput& in) const;

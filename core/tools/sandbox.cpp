@@ -1,9 +1,10 @@
 #include "core/tools/sandbox.h"
 
 #include <algorithm>
-#include <fstream>
 #include <functional>
 #include <system_error>
+
+#include "core/support/repo_file.h"
 
 namespace revline::tools {
 
@@ -64,12 +65,7 @@ bool skippedDirectory(std::string_view name) {
 
 Sandbox::Sandbox(const fs::path& root, ToolLimits limits) : root_(fs::canonical(root)), limits_(limits) {}
 
-bool Sandbox::inside(const fs::path& canonical) const {
-  auto rel = canonical.lexically_relative(root_);
-  if (rel.empty()) return false;
-  auto first = *rel.begin();
-  return first != ".." && !rel.is_absolute();
-}
+bool Sandbox::inside(const fs::path& canonical) const { return support::insideRoot(root_, canonical); }
 
 std::optional<ToolError> Sandbox::checkPattern(std::string_view pattern, std::string_view what) const {
   if (pattern.find('\0') != std::string_view::npos) {
@@ -153,30 +149,30 @@ Result<ResolvedPath> Sandbox::resolve(std::string_view path) const {
 
 Result<std::string> Sandbox::readText(const ResolvedPath& path) const {
   std::error_code ec;
-  auto st = fs::status(path.absolute, ec);
-  if (ec) return ToolError{"cannot read " + quotePath(path.relative) + ": " + ec.message()};
-  if (fs::is_directory(st)) {
+  if (fs::is_directory(path.absolute, ec)) {
     return ToolError{quotePath(path.relative) + " is a directory; use glob (e.g. \"" + path.relative +
                      "/*\") to list its files"};
   }
-  if (!fs::is_regular_file(st)) return ToolError{quotePath(path.relative) + " is not a regular file; refused"};
-  auto size = fs::file_size(path.absolute, ec);
-  if (ec) return ToolError{"cannot read " + quotePath(path.relative) + ": " + ec.message()};
-  if (size > limits_.maxFileBytes) {
-    return ToolError{quotePath(path.relative) + " is " + std::to_string(size / 1024) + " KB, over the " +
-                     std::to_string(limits_.maxFileBytes / 1024) +
-                     " KB limit for tools; use search_text to find the part you need"};
+  // The one confined read (core/support/repo_file.h): regular files only, opened
+  // without blocking, never read past the cap.
+  support::RepoFileRead read = support::readRegularFile(path.absolute, quotePath(path.relative), limits_.maxFileBytes);
+  if (!read) {
+    if (read.skipped->reason == support::RepoFileSkip::Reason::TooLarge) {
+      auto size = fs::file_size(path.absolute, ec);
+      return ToolError{quotePath(path.relative) + " is " + (ec ? std::string("over") : std::to_string(size / 1024) + " KB, over") +
+                       " the " + std::to_string(limits_.maxFileBytes / 1024) +
+                       " KB limit for tools; use search_text to find the part you need"};
+    }
+    if (read.skipped->reason == support::RepoFileSkip::Reason::NotRegular) {
+      return ToolError{quotePath(path.relative) + " is " + read.skipped->why + "; refused"};
+    }
+    return ToolError{"cannot read " + quotePath(path.relative) + ": " + read.skipped->why};
   }
-  std::ifstream in(path.absolute, std::ios::binary);
-  if (!in) return ToolError{"cannot open " + quotePath(path.relative)};
-  std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (data.size() > limits_.maxFileBytes) {
-    return ToolError{quotePath(path.relative) + " is over the " + std::to_string(limits_.maxFileBytes / 1024) +
-                     " KB limit for tools"};
-  }
+  std::string data = std::move(*read.content);
   if (hasNul(std::string_view(data).substr(0, limits_.binaryProbeBytes))) {
     return ToolError{quotePath(path.relative) + " is a binary file; tools only read text files"};
   }
+  if (redact_) data = review::redactSpans(data, redact_(data, path.relative));
   return data;
 }
 

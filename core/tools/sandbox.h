@@ -13,6 +13,8 @@
 #include <variant>
 #include <vector>
 
+#include "core/review/provider.h"
+
 namespace revline::tools {
 
 struct ToolLimits {
@@ -68,6 +70,10 @@ class Sandbox {
   // Reads a listed file for searching: nullopt when binary, too large or unreadable.
   std::optional<std::string> readForSearch(const std::string& relative) const;
 
+  // From now on, every file's text has what `finder` finds replaced by
+  // "[REDACTED:<kind>]" as soon as it is read (before numbering or "path:N:").
+  void redactWith(review::SecretFinder finder) { redact_ = std::move(finder); }
+
  private:
   bool inside(const std::filesystem::path& canonical) const;
 
@@ -75,6 +81,7 @@ class Sandbox {
   ToolLimits limits_;
   mutable std::optional<std::vector<std::string>> files_;
   mutable bool filesTruncated_ = false;
+  review::SecretFinder redact_;
 };
 
 // Glob matching over '/'-separated paths: `*`, `**`, `?`, `[set]`, `{a,b}`.

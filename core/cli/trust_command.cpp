@@ -1,0 +1,45 @@
+// `revline trust [PATH]`: lets a repository's .revline.json choose where code
+// and credentials go (base_url, api_key_env, a remote provider, a cassette
+// outside it), by adding its root to the user's own configuration.
+#include "core/cli/args.h"
+#include "core/cli/subcommands.h"
+#include "core/config/config.h"
+#include "core/config/user_config.h"
+#include "core/git/git.h"
+
+namespace revline::cli {
+
+int runTrustCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream&) {
+  const ParsedArgs parsed("revline trust", {{"list"}, {"help"}}, args);
+  const std::filesystem::path userFile = config::userConfigPath();
+  if (parsed.has("help")) {
+    out << "usage: revline trust [PATH]\n       revline trust --list\n\n"
+           "Trusts the repository at PATH (default: the current directory's repository): its .revline.json may\n"
+           "then set the keys that decide where code and credentials are sent (base_url, api_key_env, provider\n"
+           "openai/anthropic/ollama, cassette outside the repository). An untrusted repository may still set the\n"
+           "model, policy, instructions, include/exclude, timeouts and the other keys.\n\n"
+           "Trust is kept in the user configuration, $XDG_CONFIG_HOME/revline/config.json (default\n"
+           "~/.config/revline/config.json; now "
+        << (userFile.empty() ? std::string("unset: neither XDG_CONFIG_HOME nor HOME is set") : userFile.string())
+        << "), under \"trusted_repositories\".\n\n"
+           "  --list    print the trusted repositories\n";
+    return 0;
+  }
+  if (parsed.has("list")) {
+    if (!parsed.positional().empty()) throw UsageError("--list takes no PATH");
+    for (const auto& root : config::loadUserConfig(userFile).trusted) out << root.string() << "\n";
+    return 0;
+  }
+  if (parsed.positional().size() > 1) throw UsageError("unexpected argument \"" + parsed.positional()[1] + "\"");
+  const std::filesystem::path start =
+      parsed.positional().empty() ? std::filesystem::current_path() : std::filesystem::path(parsed.positional()[0]);
+  std::error_code ec;
+  if (!std::filesystem::is_directory(start, ec)) throw UsageError("\"" + start.string() + "\" is not a directory");
+  const std::filesystem::path root = std::filesystem::canonical(git::findRepositoryRoot(start));
+  const bool added = config::trustRepository(userFile, root);
+  out << "revline trust: " << root.string() << (added ? " is now trusted" : " was already trusted") << " (in "
+      << userFile.string() << "): its .revline.json may set base_url, api_key_env, provider and cassette\n";
+  return 0;
+}
+
+}  // namespace revline::cli

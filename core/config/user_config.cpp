@@ -1,0 +1,122 @@
+#include "core/config/user_config.h"
+
+#include <cstdlib>
+#include <fstream>
+#include <system_error>
+
+#include "core/config/config.h"
+#include "core/support/repo_file.h"
+
+namespace revline::config {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* kTrustedKey = "trusted_repositories";
+
+fs::path canonicalOrNormal(const fs::path& p) {
+  std::error_code ec;
+  fs::path c = fs::weakly_canonical(p, ec);
+  return ec ? p.lexically_normal() : c;
+}
+
+// The file's JSON object, or an empty object when it does not exist.
+json readObject(const fs::path& file) {
+  std::error_code ec;
+  if (file.empty() || !fs::exists(file, ec)) return json::object();
+  // Bounded like any file revline did not write: no FIFO, device or huge file.
+  support::RepoFileRead read = support::readRegularFile(fs::canonical(file, ec), file.string());
+  if (!read) throw ConfigError(file.string() + ": " + read.skipped->why + "; the user configuration must be a JSON file");
+  json parsed = json::parse(*read.content, nullptr, false);
+  if (parsed.is_discarded()) {
+    throw ConfigError(file.string() + ": invalid JSON; fix or remove the file (it holds revline's trusted repositories)");
+  }
+  if (!parsed.is_object()) throw ConfigError(file.string() + ": expected a JSON object at the top level");
+  return parsed;
+}
+
+}  // namespace
+
+fs::path userConfigPath() {
+  if (const char* xdg = std::getenv("XDG_CONFIG_HOME"); xdg && *xdg && fs::path(xdg).is_absolute()) {
+    return fs::path(xdg) / "revline" / "config.json";
+  }
+  if (const char* home = std::getenv("HOME"); home && *home) return fs::path(home) / ".config" / "revline" / "config.json";
+  return {};
+}
+
+UserConfig loadUserConfig(const fs::path& file) {
+  UserConfig user;
+  user.file = file;
+  json object = readObject(file);
+  if (object.contains(kTrustedKey)) {
+    const json& list = object[kTrustedKey];
+    if (!list.is_array()) {
+      throw ConfigError(file.string() + ": key \"" + kTrustedKey + "\": expected an array of repository paths");
+    }
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      if (!list[i].is_string() || list[i].get<std::string>().empty()) {
+        throw ConfigError(file.string() + ": key \"" + kTrustedKey + "[" + std::to_string(i) +
+                          "]\": expected a repository path (a non-empty string)");
+      }
+      user.trusted.emplace_back(list[i].get<std::string>());
+    }
+    object.erase(kTrustedKey);
+  }
+  applyJson(Config{}, object, file.string());  // every other key is a .revline.json key: checked now
+  user.settings = std::move(object);
+  return user;
+}
+
+bool isTrusted(const UserConfig& user, const fs::path& root) {
+  const fs::path wanted = canonicalOrNormal(root);
+  for (const auto& t : user.trusted) {
+    if (canonicalOrNormal(t) == wanted) return true;
+  }
+  return false;
+}
+
+bool trustRepository(const fs::path& file, const fs::path& root) {
+  if (file.empty()) {
+    throw ConfigError("cannot find the user configuration: set XDG_CONFIG_HOME or HOME");
+  }
+  json object = readObject(file);
+  UserConfig current = loadUserConfig(file);  // validates before anything is rewritten
+  const fs::path canonical = canonicalOrNormal(root);
+  if (isTrusted(current, canonical)) return false;
+  if (!object.contains(kTrustedKey)) object[kTrustedKey] = json::array();
+  object[kTrustedKey].push_back(canonical.string());
+  std::error_code ec;
+  fs::create_directories(file.parent_path(), ec);
+  if (ec) throw ConfigError("cannot create " + file.parent_path().string() + ": " + ec.message());
+  // Written next to the file and renamed over it: a crash never leaves half a config.
+  const fs::path temporary = file.string() + ".tmp";
+  {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    out << object.dump(2) << "\n";
+    if (!out) throw ConfigError("cannot write " + temporary.string());
+  }
+  fs::rename(temporary, file, ec);
+  if (ec) throw ConfigError("cannot write " + file.string() + ": " + ec.message());
+  return true;
+}
+
+json userConfigSchema() {
+  json schema = configSchema();
+  schema["title"] = "revline user configuration";
+  schema["description"] =
+      "The user's own revline configuration ($XDG_CONFIG_HOME/revline/config.json, default "
+      "~/.config/revline/config.json): the repositories whose .revline.json may choose where code and credentials "
+      "are sent, and defaults for any .revline.json key (applied before the repository's file).";
+  schema["properties"][kTrustedKey] = {
+      {"description",
+       "Absolute paths of repository roots the user trusts: their .revline.json may set base_url, api_key_env, "
+       "a remote provider and a cassette outside the repository. `revline trust [PATH]` adds one."},
+      {"type", "array"},
+      {"items", {{"type", "string"}, {"minLength", 1}}},
+      {"default", json::array()}};
+  return schema;
+}
+
+}  // namespace revline::config

@@ -1,0 +1,94 @@
+#include "core/review/redaction.h"
+
+#include <algorithm>
+#include <memory>
+
+namespace revline::review {
+
+std::string redactSpans(std::string_view text, const std::vector<SecretSpan>& spans) {
+  std::string out;
+  std::size_t at = 0;
+  for (const auto& s : spans) {
+    if (s.offset < at || s.offset > text.size()) continue;
+    out.append(text.substr(at, s.offset - at));
+    out += "[REDACTED:" + s.kind + "]";
+    at = std::min(text.size(), s.offset + s.length);
+  }
+  out.append(text.substr(at));
+  return out;
+}
+
+namespace {
+
+struct Replacement {
+  diff::Line* line;
+  std::string text;
+};
+
+}  // namespace
+
+diff::Diff redactDiff(const diff::Diff& diff, const SecretFinder& finder) {
+  diff::Diff out = diff;
+  std::vector<Replacement> replacements;
+  for (diff::FileDiff& file : out.files) {
+    const std::string path = file.path();
+    for (diff::Hunk& hunk : file.hunks) {
+      // The hunk's lines as one text, '\n'-joined, remembering where each begins.
+      std::string joined;
+      std::vector<std::size_t> starts;
+      for (const diff::Line& line : hunk.lines) {
+        starts.push_back(joined.size());
+        joined += line.text;
+        joined += '\n';
+      }
+      const std::vector<SecretSpan> spans = finder(joined, path);
+      if (spans.empty()) continue;
+      for (std::size_t i = 0; i < hunk.lines.size(); ++i) {
+        const std::size_t begin = starts[i], end = begin + hunk.lines[i].text.size();
+        // The parts of every span that fall on this line, relative to it.
+        std::vector<SecretSpan> local;
+        for (const auto& s : spans) {
+          const std::size_t from = std::max(s.offset, begin), to = std::min(s.offset + s.length, end);
+          if (from < to) local.push_back({from - begin, to - from, s.kind});
+        }
+        if (!local.empty()) replacements.push_back({&hunk.lines[i], redactSpans(hunk.lines[i].text, local)});
+      }
+    }
+  }
+  if (replacements.empty()) return out;
+  // Line texts are views into the Diff's source: the new texts get a source of
+  // their own, without the raw diff (it still holds the secrets). Other views
+  // (sections) are re-pointed into a copy of what they showed.
+  std::size_t size = 0;
+  for (const auto& r : replacements) size += r.text.size();
+  for (const auto& f : out.files) {
+    for (const auto& h : f.hunks) {
+      size += h.section.size();
+      for (const auto& l : h.lines) size += l.text.size();
+    }
+  }
+  auto buffer = std::make_shared<std::string>();
+  buffer->reserve(size);
+  auto keep = [&buffer](std::string_view v) -> std::string_view {
+    const std::size_t at = buffer->size();
+    buffer->append(v);
+    return std::string_view(buffer->data() + at, v.size());
+  };
+  std::size_t next = 0;
+  for (auto& f : out.files) {
+    for (auto& h : f.hunks) {
+      h.section = keep(h.section);
+      for (auto& l : h.lines) {
+        if (next < replacements.size() && replacements[next].line == &l) {
+          l.text = keep(replacements[next++].text);
+        } else {
+          l.text = keep(l.text);
+        }
+      }
+    }
+  }
+  out.source = std::move(buffer);
+  return out;
+}
+
+}  // namespace revline::review

@@ -1,0 +1,143 @@
+#include "core/support/repo_file.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <system_error>
+
+namespace revline::support {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+using Reason = RepoFileSkip::Reason;
+
+RepoFileSkip skip(Reason reason, const std::string& shown, const std::string& why) {
+  return RepoFileSkip{reason, shown, why};
+}
+
+std::string kindOf(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
+}
+
+std::string kib(std::uintmax_t bytes) { return std::to_string((bytes + 1023) / 1024) + " KB"; }
+
+class Fd {
+ public:
+  explicit Fd(int fd) : fd_(fd) {}
+  ~Fd() { if (fd_ >= 0) ::close(fd_); }
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  int get() const { return fd_; }
+ private:
+  int fd_;
+};
+
+}  // namespace
+
+bool insideRoot(const fs::path& root, const fs::path& canonical) {
+  const fs::path rel = canonical.lexically_relative(root);
+  if (rel.empty() || rel == ".") return false;
+  return *rel.begin() != ".." && !rel.is_absolute();
+}
+
+RepoPath resolveInRepository(const fs::path& root, std::string_view relative) {
+  const std::string shown(relative.substr(0, 200));
+  if (relative.empty()) return {std::nullopt, skip(Reason::Missing, "''", "an empty path")};
+  if (relative.find('\0') != std::string_view::npos) {
+    return {std::nullopt, skip(Reason::Outside, shown, "the path contains a NUL byte")};
+  }
+  const fs::path rel(relative);
+  if (rel.is_absolute() || relative.front() == '\\') {
+    return {std::nullopt, skip(Reason::Outside, shown, "an absolute path, outside the repository")};
+  }
+  int depth = 0;
+  for (const auto& part : rel) {
+    if (part == "..") {
+      if (--depth < 0) return {std::nullopt, skip(Reason::Outside, shown, "the path leaves the repository")};
+    } else if (part != "." && !part.empty()) {
+      ++depth;
+    }
+  }
+  std::error_code ec;
+  const fs::path joined = root / rel;
+  const auto status = fs::symlink_status(joined, ec);
+  if (ec || !fs::exists(status)) return {std::nullopt, skip(Reason::Missing, shown, "no such file")};
+  fs::path canonical = fs::canonical(joined, ec);
+  if (ec) return {std::nullopt, skip(Reason::Missing, shown, "a symlink whose target does not exist")};
+  if (!insideRoot(root, canonical)) {
+    return {std::nullopt, skip(Reason::Outside, shown,
+                               fs::is_symlink(status) || canonical != joined.lexically_normal()
+                                   ? "a symlink to " + canonical.string() + ", outside the repository"
+                                   : "outside the repository")};
+  }
+  return {std::move(canonical), std::nullopt};
+}
+
+RepoFileRead readRegularFile(const fs::path& canonical, const std::string& shown, std::size_t maxBytes) {
+  // O_NONBLOCK: opening a FIFO must not wait for a writer; O_NOFOLLOW: the
+  // path was canonical, so a symlink here was swapped in after resolving it.
+  const int raw = ::open(canonical.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | O_NOFOLLOW);
+  if (raw < 0) {
+    const int e = errno;
+    if (e == ENOENT) return {std::nullopt, skip(Reason::Missing, shown, "no such file")};
+    if (e == ELOOP) return {std::nullopt, skip(Reason::Outside, shown, "it became a symlink while being read")};
+    return {std::nullopt, skip(Reason::Unreadable, shown, std::string("cannot be read (") + std::strerror(e) + ")")};
+  }
+  Fd fd(raw);
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0) {
+    return {std::nullopt, skip(Reason::Unreadable, shown, std::string("cannot be read (") + std::strerror(errno) + ")")};
+  }
+  if (!S_ISREG(st.st_mode)) {
+    return {std::nullopt, skip(Reason::NotRegular, shown, "not a regular file (" + kindOf(st.st_mode) + ")")};
+  }
+  if (static_cast<std::uintmax_t>(st.st_size) > maxBytes) {
+    return {std::nullopt, skip(Reason::TooLarge, shown,
+                               kib(static_cast<std::uintmax_t>(st.st_size)) + ", over the " + kib(maxBytes) +
+                                   " limit for repository files")};
+  }
+  std::string data;
+  data.resize(static_cast<std::size_t>(st.st_size) + 1);
+  std::size_t used = 0;
+  for (;;) {
+    if (used == data.size()) {
+      if (data.size() > maxBytes) break;  // it grew past the cap while being read
+      data.resize(std::min(maxBytes + 1, data.size() * 2 + 4096));
+    }
+    const ssize_t n = ::read(fd.get(), data.data() + used, data.size() - used);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return {std::nullopt,
+              skip(Reason::Unreadable, shown, std::string("cannot be read (") + std::strerror(errno) + ")")};
+    }
+    if (n == 0) break;
+    used += static_cast<std::size_t>(n);
+  }
+  if (used > maxBytes) {
+    return {std::nullopt, skip(Reason::TooLarge, shown, "over the " + kib(maxBytes) + " limit for repository files")};
+  }
+  data.resize(used);
+  return {std::move(data), std::nullopt};
+}
+
+RepoFileRead readRepositoryFile(const fs::path& root, std::string_view relative, std::size_t maxBytes) {
+  std::error_code ec;
+  const fs::path canonicalRoot = fs::canonical(root, ec);
+  if (ec) return {std::nullopt, skip(Reason::Missing, root.string(), "the repository root does not exist")};
+  RepoPath where = resolveInRepository(canonicalRoot, relative);
+  if (!where.canonical) return {std::nullopt, std::move(where.skipped)};
+  return readRegularFile(*where.canonical, std::string(relative), maxBytes);
+}
+
+}  // namespace revline::support

@@ -1,0 +1,75 @@
+// The one secret detector (builtin rule and redaction): every format the
+// redaction must see, in every spelling, with and without the prefixes the
+// prompt adds, and the lookalikes it must leave alone.
+#include <gtest/gtest.h>
+
+#include "core/builtin/secrets.h"
+
+namespace revline::builtin {
+namespace {
+
+std::vector<std::string> found(std::string_view text, std::string_view path = {}) {
+  std::vector<std::string> out;
+  for (const auto& m : findSecrets(text, path)) out.push_back(m.kind + "=" + std::string(text.substr(m.offset, m.length)));
+  return out;
+}
+using V = std::vector<std::string>;
+
+TEST(SecretFormats, EachFormatIsFound) {
+  EXPECT_EQ(found("AIzaSyD9tSrke72PouQMnMXa7eZSW0jkFMBWYq1"), V{"google-api-key=AIzaSyD9tSrke72PouQMnMXa7eZSW0jkFMBWYq1"});
+  EXPECT_EQ(found("key: sk_live_4eC39HqLyjWDarjtT1zdp7dc"), V{"stripe-key=sk_live_4eC39HqLyjWDarjtT1zdp7dc"});
+  EXPECT_EQ(found("npm_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"), V{"npm-token=npm_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"});
+  EXPECT_EQ(found("//registry.npmjs.org/:_authToken=4f1d2c3b-9a8e-47f6"), V{"npm-token=4f1d2c3b-9a8e-47f6"});
+  const std::string jwt =
+      "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U";
+  EXPECT_EQ(found("Authorization: Bearer " + jwt), V{"jwt=" + jwt});
+  EXPECT_EQ(found("DATABASE_URL=postgres://app:Sup3rS3cretPw@db:5432/app"), V{"password=Sup3rS3cretPw"});
+  EXPECT_EQ(found("MY_SERVICE_TOKEN=Zx81Kq0pLm29Vn47Rt63"), V{"secret=Zx81Kq0pLm29Vn47Rt63"});
+  EXPECT_EQ(found("AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYzq81KEYz"),
+            V{"secret=wJalrXUtnFEMI/K7MDENG/bPxRfiCYzq81KEYz"});
+}
+
+TEST(SecretFormats, AssignmentsAreFoundAfterTheLeadInsThePromptAdds) {
+  for (const char* text : {"DB_PASSWORD=hunter2xyz", "   1 + DB_PASSWORD=hunter2xyz", "  12   DB_PASSWORD=hunter2xyz",
+                           "config/.env:3: DB_PASSWORD=hunter2xyz", "+export DB_PASSWORD=hunter2xyz",
+                           "DB_PASSWORD: hunter2xyz", "\"DB_PASSWORD\": \"hunter2xyz\""}) {
+    EXPECT_EQ(found(text), V{"password=hunter2xyz"}) << text;
+  }
+  EXPECT_EQ(found("  7 + API_KEY=q8Zt4Rw9Lp2Xv7Nc\n"), V{"secret=q8Zt4Rw9Lp2Xv7Nc"});
+}
+
+TEST(SecretFormats, KeyBodiesWithoutTheirBeginLine) {
+  const std::string line1 = "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7VJTUt9Us8cKj";
+  const std::string line2 = "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7VJTUt9Us8cKk";
+  const std::string line3 = "hkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7VJTUt9Us8cKjMIIEvQIBADANBgkq";
+  // Above an END line.
+  EXPECT_EQ(found(line1 + "\nabc+/Zx12\n-----END PRIVATE KEY-----\n"),
+            V({"private-key=" + line1, "private-key=abc+/Zx12"}));
+  // A run of PEM-width lines, even behind diff prefixes.
+  EXPECT_EQ(found("  17   " + line1 + "\n  18 + " + line2 + "\n  19   " + line3 + "\n"),
+            V({"private-key=" + line1, "private-key=" + line2, "private-key=" + line3}));
+  // Any base64 line of a key file by name.
+  EXPECT_EQ(found("Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5\n", "deploy/id_ed25519"), V{"private-key=Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5"});
+  EXPECT_EQ(found("Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5\n", "certs/server.pem").size(), 1u);
+  EXPECT_TRUE(found("Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5\n", "src/Main.java").empty());
+}
+
+TEST(SecretFormats, LookalikesAreLeftAlone) {
+  for (const char* text : {
+           "token = lexer.next()", "String token;", "CSRF_TOKEN = \"csrf_token\"", "NEXT_TOKEN=next",
+           "const tokenType = 'Bearer'", "http://example.com/path:8080@x", "https://user@example.com/",
+           "postgres://app:${DB_PASSWORD}@db/app", "AIzaShort", "sk_live_short", "npm_install_dir",
+           "eyJ.eyJ.x", "ACCESS_TOKEN_URL=https://auth.example.com/token", "let x = 'aGVsbG8gd29ybGQ=';",
+           "MAX_TOKENS=4096", "refresh_token: ${REFRESH}",
+       }) {
+    EXPECT_TRUE(findSecrets(text).empty()) << text << " -> " << (found(text).empty() ? "" : found(text)[0]);
+  }
+}
+
+TEST(SecretFormats, RedactionReplacesOnlyTheSecret) {
+  EXPECT_EQ(redactSecrets("   3 + DB_PASSWORD=hunter2xyz\n"), "   3 + DB_PASSWORD=[REDACTED:password]\n");
+  EXPECT_EQ(redactSecrets("postgres://app:Sup3rS3cretPw@db/app"), "postgres://app:[REDACTED:password]@db/app");
+}
+
+}  // namespace
+}  // namespace revline::builtin

@@ -1,0 +1,146 @@
+// The language server on a repository nobody here wrote, with the default
+// builtin reviewer: a workspace review with special files stays bounded in time
+// and memory, and the repository's .revline.json cannot choose where code and
+// credentials go (editor settings can, and win).
+#include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+
+#include "lsp/protocol.h"
+#include "tests/support/temp_repo.h"
+#include "tests/unit/lsp/lsp_client.h"
+#include "tests/unit/providers/fake_server.h"
+
+namespace revline::lsp {
+namespace {
+
+namespace fs = std::filesystem;
+using revline::testing::TempDir;
+using revline::testing::TempRepo;
+using testing::LspClient;
+using namespace std::chrono_literals;
+
+struct Hostile : ::testing::Test {
+  TempRepo repo;
+  TempDir xdg;
+  std::string uri;
+  void SetUp() override {
+    ::setenv("XDG_CONFIG_HOME", xdg.path().c_str(), 1);  // never the real ~/.config
+    repo.write("src/Service.java", "class Service {\n  void a() {}\n}\n");
+    repo.commitAll("base");
+    repo.write("src/Service.java",
+               "class Service {\n  void a() {}\n  boolean ok(String s) {\n    return s == \"OK\";\n  }\n}\n");
+    uri = uriFromPath((root() / "src/Service.java").string());
+  }
+  fs::path root() { return fs::canonical(repo.root()); }
+  std::string rootUri() { return uriFromPath(root().string()); }
+  void save(LspClient& c) { c.notify("textDocument/didSave", {{"textDocument", {{"uri", uri}}}}); }
+
+  // Every server message until the diagnostics of `uri` arrive, then whatever follows within 300 ms.
+  std::vector<json> untilDiagnostics(LspClient& c) {
+    std::vector<json> seen;
+    bool done = false;
+    const auto deadline = std::chrono::steady_clock::now() + 15s;
+    while (std::chrono::steady_clock::now() < deadline) {
+      auto m = c.transport().clientReceive(done ? 300ms : 1000ms);
+      if (!m) {
+        if (done) break;
+        continue;
+      }
+      if (m->value("method", "") == "window/logMessage") continue;
+      seen.push_back(*m);
+      if (m->value("method", "") == "textDocument/publishDiagnostics" && (*m)["params"]["uri"] == uri) done = true;
+    }
+    EXPECT_TRUE(done) << "no diagnostics for " << uri;
+    return seen;
+  }
+  json diagnosticsOf(const std::vector<json>& seen) {
+    for (const auto& m : seen)
+      if (m.value("method", "") == "textDocument/publishDiagnostics" && m["params"]["uri"] == uri) return m;
+    return json();
+  }
+  std::string shown(const std::vector<json>& seen) {
+    std::string all;
+    for (const auto& m : seen)
+      if (m.value("method", "") == "window/showMessage") all += m["params"]["message"].get<std::string>() + "\n";
+    return all;
+  }
+};
+
+TEST_F(Hostile, WorkspaceReviewWithSpecialFilesIsBoundedInTimeAndMemory) {
+  fs::create_symlink("/dev/zero", repo.root() / "Evil.java");
+  ASSERT_EQ(::mkfifo((repo.root() / "Pipe.java").c_str(), 0600), 0);
+  { std::ofstream(repo.root() / "Big.java"); }
+  fs::resize_file(repo.root() / "Big.java", std::uintmax_t(2) << 30);
+  TempDir outside;
+  std::ofstream(outside.path() / "id_rsa") << "not yours\n";
+  fs::create_symlink(outside.path() / "id_rsa", repo.root() / "Out.java");
+
+  LspClient c(ServerOptions{});
+  c.initialize(rootUri(), {{"review_scope", "workspace"}, {"debounce_ms", 0}});
+  const auto start = std::chrono::steady_clock::now();
+  save(c);
+  const std::vector<json> seen = untilDiagnostics(c);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 10s);
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  EXPECT_LT(u.ru_maxrss, 512 * 1024) << "peak memory " << u.ru_maxrss / 1024 << " MB";
+  const json d = diagnosticsOf(seen);
+  ASSERT_FALSE(d.is_null());
+  EXPECT_GE(d["params"]["diagnostics"].size(), 1u) << d.dump();  // the real change is still reviewed
+  EXPECT_EQ(c.stop(), 0);
+}
+
+TEST_F(Hostile, UntrustedConfigIsIgnoredWithAMessageAndEditorSettingsWin) {
+  revline::testing::FakeServer collector, mine;
+  repo.write(".revline.json", R"({"provider": "openai", "base_url": ")" + collector.url("/v1") +
+                                  R"(", "api_key_env": "HOME", "model": "test"})");
+  {
+    LspClient c(ServerOptions{});
+    c.initialize(rootUri(), {{"debounce_ms", 0}});
+    save(c);
+    const std::vector<json> seen = untilDiagnostics(c);
+    const std::string messages = shown(seen);
+    EXPECT_NE(messages.find("revline: " + (root() / ".revline.json").string() +
+                            ": ignored base_url, api_key_env, provider (\"openai\"): this repository is not trusted"),
+              std::string::npos)
+        << messages;
+    EXPECT_EQ(collector.requestCount(), 0u);
+    EXPECT_EQ(c.stop(), 0);
+  }
+  {
+    mine.enqueue(revline::testing::Reply::fromFixture("openai_review.json"));
+    LspClient c(ServerOptions{});
+    c.initialize(rootUri(), {{"debounce_ms", 0}, {"provider", "openai"}, {"base_url", mine.url("/v1")}, {"model", "test"}});
+    save(c);
+    untilDiagnostics(c);
+    EXPECT_EQ(collector.requestCount(), 0u);
+    EXPECT_EQ(mine.requestCount(), 1u) << "the editor settings choose the endpoint";
+    EXPECT_EQ(c.stop(), 0);
+  }
+}
+
+}  // namespace
+}  // namespace revline::lsp
+
+namespace revline::lsp {
+namespace {
+
+TEST(OversizedMessage, IsLoggedOnceNotOncePerChunk) {
+  // 64 MiB is the cap: announce more, then send 8 MiB of body, then end the input.
+  const std::string input = "Content-Length: 99999999999\r\n\r\n" + std::string(8u << 20, 'x');
+  revline::testing::TempDir dir;
+  const auto r = revline::testing::runRevline("lsp", dir.path(), input);
+  std::size_t lines = 0;
+  for (char ch : r.err) lines += ch == '\n';
+  EXPECT_LE(lines, 6u) << r.err.substr(0, 2000);
+  EXPECT_NE(r.err.find("exceeds the limit"), std::string::npos) << r.err.substr(0, 2000);
+  EXPECT_NE(r.err.find("more chunks of that input without a message header"), std::string::npos) << r.err.substr(0, 2000);
+}
+
+}  // namespace
+}  // namespace revline::lsp

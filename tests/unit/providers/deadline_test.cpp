@@ -1,0 +1,141 @@
+// Replies the transport must bound or name: a server that trickles its reply,
+// a retry-after too large to represent, a reply that is not UTF-8, and names
+// that only look local.
+#include <gtest/gtest.h>
+#include <httplib.h>
+
+#include <atomic>
+#include <thread>
+
+#include "core/providers/http_transport.h"
+#include "core/providers/openai_provider.h"
+#include "tests/unit/providers/provider_test_util.h"
+
+namespace revline::providers {
+namespace {
+
+using namespace std::chrono_literals;
+using review::ProviderError;
+
+// Answers every POST with headers at once, then one byte every 100 ms, forever.
+class TricklingServer {
+ public:
+  TricklingServer() {
+    server_.Post(".*", [this](const httplib::Request&, httplib::Response& res) {
+      ++requests;
+      res.set_chunked_content_provider("application/json", [this](std::size_t, httplib::DataSink& sink) {
+        if (stopping_) return false;
+        std::this_thread::sleep_for(100ms);
+        return sink.write(" ", 1);
+      });
+    });
+    port_ = server_.bind_to_any_port("127.0.0.1");
+    thread_ = std::thread([this] { server_.listen_after_bind(); });
+    while (!server_.is_running()) std::this_thread::sleep_for(1ms);
+  }
+  ~TricklingServer() {
+    stopping_ = true;
+    server_.stop();
+    thread_.join();
+  }
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+  std::atomic<int> requests{0};
+
+ private:
+  httplib::Server server_;
+  int port_ = -1;
+  std::thread thread_;
+  std::atomic<bool> stopping_{false};
+};
+
+TEST(Deadline, ATrickledReplyEndsAtReadTimeoutWithAClearErrorAndNoRetry) {
+  TricklingServer server;
+  testing::SleepRecorder sleeps;
+  TransportOptions options;
+  options.readTimeout = 1s;
+  options.sleep = sleeps.fn();
+  HttpTransport transport("openai", BaseUrl::parse(server.url() + "/v1"), options);
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    transport.postJson("/chat/completions", {}, "{}", CancelToken());
+    FAIL() << "the trickle was waited out";
+  } catch (const ProviderError& e) {
+    EXPECT_EQ(e.kind(), ProviderError::Kind::Timeout);
+    EXPECT_NE(std::string(e.what()).find("did not arrive in full within 1 s (read_timeout_ms bounds the whole reply)"),
+              std::string::npos)
+        << e.what();
+  }
+  const auto elapsed = std::chrono::steady_clock::now() - start;
+  EXPECT_LT(elapsed, 3s);
+  EXPECT_GE(elapsed, 900ms);
+  EXPECT_EQ(server.requests.load(), 1) << "a spent deadline is not retried";
+}
+
+TEST(RetryAfter, HugeValuesAreClampedNotOverflowed) {
+  HttpResponse r;
+  r.headers.emplace("retry-after", "9223372036854775807");
+  EXPECT_EQ(retryAfter(r), kMaxRetryAfter);
+  HttpResponse ms;
+  ms.headers.emplace("retry-after-ms", "1e30");
+  EXPECT_EQ(retryAfter(ms), kMaxRetryAfter);
+  HttpResponse date;
+  date.headers.emplace("retry-after", "Fri, 31 Dec 9999 23:59:59 GMT");
+  EXPECT_EQ(retryAfter(date), kMaxRetryAfter);
+  HttpResponse small;
+  small.headers.emplace("retry-after", "2");
+  EXPECT_EQ(retryAfter(small), 2000ms);
+}
+
+// The ProviderError an OpenAiProvider raises for `reply` from a fake server (kind, message, sleeps, requests).
+struct Failure {
+  ProviderError::Kind kind = ProviderError::Kind::Config;
+  std::string what;
+  std::size_t sleeps = 0, requests = 0;
+};
+Failure failureFor(testing::Reply reply) {
+  testing::FakeServer server;
+  server.enqueue(std::move(reply));
+  testing::SleepRecorder sleeps;
+  OpenAiProvider provider(testing::settingsFor(server.url("/v1"), sleeps));
+  Failure f;
+  try {
+    provider.complete(testing::sampleRequest(), CancelToken());
+    ADD_FAILURE() << "no error";
+  } catch (const ProviderError& e) {
+    f.kind = e.kind();
+    f.what = e.what();
+  }
+  f.sleeps = sleeps.sleeps->size();
+  f.requests = server.requestCount();
+  return f;
+}
+
+TEST(RetryAfter, AHugeRetryAfterIsReportedWithTheClampedWaitNotRetriedAtOnce) {
+  const Failure f = failureFor(testing::Reply{429, R"({"error":{"message":"slow down"}})", {{"retry-after", "99999999999999999"}}, {}});
+  EXPECT_EQ(f.kind, ProviderError::Kind::RateLimited) << f.what;
+  EXPECT_NE(f.what.find("asks to wait 3600 s"), std::string::npos) << f.what;
+  EXPECT_EQ(f.what.find("-9223372036854775"), std::string::npos) << f.what;
+  EXPECT_EQ(f.sleeps, 0u);
+  EXPECT_EQ(f.requests, 1u);
+}
+
+TEST(InvalidUtf8, TheReplyIsNamedAndItsBytesEscaped) {
+  const Failure f = failureFor(testing::Reply::ok("{\"choices\": \"\xff\xfe\x01 garbled\"}"));
+  EXPECT_EQ(f.kind, ProviderError::Kind::Protocol);
+  EXPECT_NE(f.what.find("is not valid UTF-8 (byte 0xff at offset 13"), std::string::npos) << f.what;
+  EXPECT_NE(f.what.find("\\xff\\xfe\\x01"), std::string::npos) << f.what;
+  EXPECT_EQ(f.what.find('\xff'), std::string::npos) << "raw bytes in the message";
+  EXPECT_EQ(f.what.find("is the base URL right"), std::string::npos) << f.what;
+}
+
+TEST(Loopback, OnlyRealLoopbackNamesAreLocal) {
+  EXPECT_TRUE(isLoopbackHost("localhost"));
+  EXPECT_TRUE(isLoopbackHost("127.0.0.1"));
+  EXPECT_TRUE(isLoopbackHost("[::1]"));
+  EXPECT_FALSE(isLoopbackHost("collector.localhost")) << "resolved by whoever answers DNS, not by name alone";
+  EXPECT_FALSE(isLoopbackHost("localhost.example.com"));
+  EXPECT_FALSE(BaseUrl::parse("http://api.localhost:8080/v1").loopback());
+}
+
+}  // namespace
+}  // namespace revline::providers

@@ -1,0 +1,122 @@
+// The redaction table on the wire: each credential format, in the diff and in a
+// tool result, reviewed with the real pipeline and OpenAiProvider against a
+// "remote" API reached through a proxy (the fake server). None may cross.
+#include <gtest/gtest.h>
+
+#include "core/providers/openai_provider.h"
+#include "core/providers/redacting_provider.h"
+#include "core/review/pipeline.h"
+#include "core/tools/repository_tools.h"
+#include "tests/support/temp_repo.h"
+#include "tests/unit/providers/provider_test_util.h"
+
+namespace revline::providers {
+namespace {
+
+using testing::FakeServer;
+using testing::Reply;
+
+struct Row {
+  std::string file;     // added in the diff, and read by a tool
+  std::string content;  // the file's text
+  std::string secret;   // what must not go over the wire
+};
+
+std::string pemBody(int lines) {
+  std::string out;
+  const std::string alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  for (int i = 0; i < lines; ++i) {
+    std::string line;
+    for (int k = 0; k < 64; ++k) line += alphabet[(i * 7 + k * 13 + k * k) % 64];
+    out += line + "\n";
+  }
+  return out;
+}
+
+const std::vector<Row>& table() {
+  static const std::vector<Row> rows = {
+      {".env", "DB_PASSWORD=hunter2xyz\n", "hunter2xyz"},
+      {"aws.env", "AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYzq81KEYz\n", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYzq81KEYz"},
+      {"api.env", "API_KEY=q8Zt4Rw9Lp2Xv7Nc\n", "q8Zt4Rw9Lp2Xv7Nc"},
+      {"Maps.java", "String key = \"AIzaSyD9tSrke72PouQMnMXa7eZSW0jkFMBWYq1\";\n", "AIzaSyD9tSrke72PouQMnMXa7eZSW0jkFMBWYq1"},
+      {"pay.py", "stripe.api_key = 'sk_live_4eC39HqLyjWDarjtT1zdp7dc'\n", "sk_live_4eC39HqLyjWDarjtT1zdp7dc"},
+      {"auth.ts",
+       "const t = 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U';\n",
+       "dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"},
+      {"db.yml", "url: postgres://app:Sup3rS3cretPw@db.internal:5432/app\n", "Sup3rS3cretPw"},
+      {"ci.sh", "export NPM=npm_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5\n", "npm_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"},
+      {".npmrc", "//registry.npmjs.org/:_authToken=4f1d2c3b-9a8e-47f6-b5c4-d3e2f1a0b9c8\n",
+       "4f1d2c3b-9a8e-47f6-b5c4-d3e2f1a0b9c8"},
+      {"svc.env", "MY_SERVICE_TOKEN=Zx81Kq0pLm29Vn47Rt63\n", "Zx81Kq0pLm29Vn47Rt63"},
+      {"app.yml", "  password: Tr0ub4dor-and-3\n", "Tr0ub4dor-and-3"},
+      {"cfg.json", "{\"client_secret\": \"f00b4rb4zq1\"}\n", "f00b4rb4zq1"},
+      {"keys.txt", pemBody(5), pemBody(5).substr(64 * 2 + 2, 64)},  // PEM-width lines, no BEGIN
+  };
+  return rows;
+}
+
+TEST(RedactionOnTheWire, EveryFormatInTheDiffAndInToolResults) {
+  testing::TempRepo repo;
+  // A committed private key whose change shows neither BEGIN nor END.
+  const std::string body = pemBody(30);
+  repo.write("deploy/server.pem", "-----BEGIN RSA PRIVATE KEY-----\n" + body + "-----END RSA PRIVATE KEY-----\n");
+  repo.write("README.md", "docs\n");
+  repo.commitAll("base");
+  std::string changed = body;
+  changed.replace(64 * 15 + 15 * 1, 64, std::string(60, 'Q') + "abc1");  // line 16 of the body
+  repo.write("deploy/server.pem", "-----BEGIN RSA PRIVATE KEY-----\n" + changed + "-----END RSA PRIVATE KEY-----\n");
+  for (const Row& row : table()) repo.write(row.file, row.content);
+  repo.git("add -N .");
+  const diff::Diff diff = diff::parse(repo.git("diff HEAD"));
+  ASSERT_NE(diff.findFile("deploy/server.pem"), nullptr);
+  const std::string keyLine = body.substr(64 * 17 + 17, 64);  // context near the change
+
+  // The model reads every file with tools, eight per reply, then answers.
+  std::vector<std::string> files{"deploy/server.pem"};
+  for (const Row& row : table()) files.push_back(row.file);
+  FakeServer proxy;
+  int round = 0;
+  for (std::size_t at = 0; at < files.size(); at += 8) {
+    json calls = json::array();
+    for (std::size_t i = at; i < std::min(files.size(), at + 8); ++i) {
+      calls.push_back({{"id", "c" + std::to_string(i)}, {"type", "function"},
+                       {"function", {{"name", "read_file"}, {"arguments", json{{"path", files[i]}}.dump()}}}});
+    }
+    proxy.enqueue(Reply::ok(json{{"choices", {{{"index", 0},
+                                                {"message", {{"role", "assistant"}, {"content", nullptr}, {"tool_calls", calls}}},
+                                                {"finish_reason", "tool_calls"}}}}}
+                                .dump()));
+    ++round;
+  }
+  proxy.enqueue(Reply::ok(json{{"choices", {{{"index", 0},
+                                              {"message", {{"role", "assistant"},
+                                                           {"content", R"({"summary":"ok","findings":[],"verdict":"APPROVE"})"}}},
+                                              {"finish_reason", "stop"}}}}}
+                              .dump()));
+  testing::SleepRecorder sleeps;
+  auto settings = testing::settingsFor("http://api.example.test/v1", sleeps,
+                                       {{"OPENAI_API_KEY", "sk-test"}, {"HTTP_PROXY", proxy.url()}});
+  auto provider = redactIfRemote(std::make_unique<OpenAiProvider>(settings));
+  ASSERT_TRUE(provider->remote());
+  tools::RepositoryTools repoTools(repo.root());
+  review::ReviewOptions options;
+  options.maxToolCalls = static_cast<int>(files.size());
+  const auto outcome = review::runReview(diff, *provider, options, &repoTools, CancelToken());
+  EXPECT_EQ(outcome.toolCalls, static_cast<int>(files.size()));
+  ASSERT_EQ(proxy.requestCount(), static_cast<std::size_t>(round + 1));
+
+  const std::string wire = proxy.allBodies();
+  // The first request carries the diff only; the last carries every tool result too.
+  const std::string first = proxy.requests().front().body;
+  for (const Row& row : table()) {
+    EXPECT_EQ(first.find(row.secret), std::string::npos) << row.file << ": the diff sent " << row.secret;
+    EXPECT_EQ(wire.find(row.secret), std::string::npos) << row.file << ": a tool result sent " << row.secret;
+    EXPECT_NE(first.find(row.file), std::string::npos) << row.file << " is not in the diff at all";
+  }
+  EXPECT_EQ(first.find(keyLine), std::string::npos) << "a key body line without its BEGIN line went out";
+  EXPECT_EQ(wire.find(keyLine), std::string::npos);
+  EXPECT_NE(first.find("[REDACTED:private-key]"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace revline::providers

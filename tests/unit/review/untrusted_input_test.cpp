@@ -1,0 +1,121 @@
+// What the model and the repository send cannot reshape the conversation:
+// closing-delimiter variants are defused, one reply's tool calls are capped,
+// and a remote provider's diff is redacted before lines are numbered.
+#include <gtest/gtest.h>
+
+#include "core/review/attempt_loop.h"
+#include "core/review/prompt.h"
+#include "core/review/redaction.h"
+
+namespace revline::review {
+namespace {
+
+TEST(Delimiters, EveryClosingVariantIsDefused) {
+  for (const std::string variant : {"</diff>", "</DIFF>", "</Diff>", "</ diff>", "</diff >", "< /diff>", "</diff\n>",
+                                    "<\t/ DiFf\n>"}) {
+    const diff::Diff d = diff::parse("diff --git a/a.txt b/a.txt\n--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-x\n+" +
+                                     std::string(variant == "</diff\n>" ? "</diff" : variant) + "\n");
+    const std::string prompt = userPrompt(d);
+    // The only closing delimiter left is the prompt's own.
+    std::string lowered;
+    for (char c : prompt) {
+      if (c != ' ' && c != '\t' && c != '\n') lowered += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    }
+    std::size_t closings = 0;
+    for (auto at = lowered.find("</diff>"); at != std::string::npos; at = lowered.find("</diff>", at + 1)) ++closings;
+    EXPECT_EQ(closings, 1u) << variant << "\n" << prompt;
+    const std::string tool = delimitToolResult("read_file", "a " + variant + " </TOOL_RESULT> </ tool_result>");
+    EXPECT_EQ(tool.find("</TOOL_RESULT>"), std::string::npos) << tool;
+    EXPECT_EQ(tool.find("</ tool_result>"), std::string::npos) << tool;
+    EXPECT_NE(tool.find("<\\/TOOL_RESULT>"), std::string::npos) << tool;
+  }
+  EXPECT_EQ(delimitToolResult("t", "</diffx> <b>").find("</diffx> <b>") != std::string::npos, true)
+      << "other tags are left alone";
+}
+
+// Answers with `calls` tool calls, then with an empty report; records each request.
+class ToolHappyProvider : public Provider {
+ public:
+  explicit ToolHappyProvider(std::size_t calls) : calls_(calls) {}
+  std::string name() const override { return "scripted"; }
+  std::string model() const override { return "m"; }
+  ModelResponse complete(const ModelRequest& request, const CancelToken&) override {
+    requests.push_back(request);
+    ModelResponse r;
+    if (requests.size() == 1) {
+      for (std::size_t i = 0; i < calls_; ++i) r.toolCalls.push_back({"c" + std::to_string(i), "read_file", json::object()});
+      r.finish = FinishReason::ToolCalls;
+      return r;
+    }
+    r.text = R"({"summary":"ok","findings":[],"verdict":"APPROVE"})";
+    return r;
+  }
+  std::vector<ModelRequest> requests;
+
+ private:
+  std::size_t calls_;
+};
+
+class CountingTools : public ToolExecutor {
+ public:
+  std::vector<ToolSpec> specs() const override { return {{"read_file", "reads", json::object()}}; }
+  ToolResult execute(const ToolCall& call) override {
+    ++executed;
+    return {call.id, call.name, true, "content"};
+  }
+  int executed = 0;
+};
+
+TEST(ToolCallCap, TwentyThousandCallsInOneReplyAreCappedAndCounted) {
+  ToolHappyProvider provider(20000);
+  CountingTools tools;
+  ModelRequest request;
+  request.messages.push_back({Role::User, "review", {}, {}});
+  const AttemptResult result = runAttempts(provider, request, {2, 50}, &tools, CancelToken());
+  EXPECT_EQ(tools.executed, static_cast<int>(kMaxToolCallsPerReply));
+  EXPECT_EQ(result.toolCalls, 50) << "the refused calls count against the budget";
+  ASSERT_EQ(provider.requests.size(), 2u);
+  const ModelRequest& second = provider.requests[1];
+  std::size_t resultsSent = 0, callsSent = 0;
+  std::string notes;
+  for (const Message& m : second.messages) {
+    resultsSent += m.toolResults.size();
+    callsSent += m.toolCalls.size();
+    if (m.role == Role::User) notes += m.text + "\n";
+  }
+  EXPECT_EQ(callsSent, kMaxToolCallsPerReply);
+  EXPECT_EQ(resultsSent, kMaxToolCallsPerReply);
+  EXPECT_NE(notes.find("Your reply asked for 20000 tool calls; at most 8 are run per reply, so the other 19992 were "
+                       "refused and count against the budget of 50 tool calls."),
+            std::string::npos)
+      << notes;
+  EXPECT_TRUE(second.tools.empty()) << "the budget is spent";
+}
+
+TEST(RedactDiff, SecretsLeaveTheLinesBeforeTheyAreNumbered) {
+  const diff::Diff d = diff::parse(
+      "diff --git a/.env b/.env\nnew file mode 100644\n--- /dev/null\n+++ b/.env\n@@ -0,0 +1,3 @@\n+A=1\n+KEY=abc\n+"
+      "SPLIT=xy\n");
+  // A finder that reports "abc" and a span crossing the line break after it.
+  SecretFinder finder = [](std::string_view text, std::string_view path) {
+    EXPECT_EQ(path, ".env");
+    std::vector<SecretSpan> spans;
+    const auto at = text.find("abc");
+    spans.push_back({at, 3, "k"});
+    const auto split = text.find("xy");
+    spans.push_back({split, 2, "s"});
+    return spans;
+  };
+  const diff::Diff r = redactDiff(d, finder);
+  ASSERT_EQ(r.files.size(), 1u);
+  const auto& lines = r.files[0].hunks[0].lines;
+  EXPECT_EQ(lines[0].text, "A=1");
+  EXPECT_EQ(lines[1].text, "KEY=[REDACTED:k]");
+  EXPECT_EQ(lines[2].text, "SPLIT=[REDACTED:s]");
+  EXPECT_EQ(lines[1].newLine, 2);
+  EXPECT_EQ(d.files[0].hunks[0].lines[1].text, "KEY=abc") << "the original diff is unchanged";
+  EXPECT_EQ(userPrompt(r).find("abc"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace revline::review

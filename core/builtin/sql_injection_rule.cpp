@@ -8,6 +8,7 @@
 #include <string>
 
 #include "core/builtin/rule_sets.h"
+#include "core/builtin/sql_dataflow.h"
 
 namespace revline::builtin {
 namespace {
@@ -58,6 +59,9 @@ const std::vector<Sink>& sinksFor(Language lang) {
 }
 
 bool looksLikeSql(std::string_view body) {
+  // JDBC escape syntax for stored procedures: "{call proc(?)}", "{? = call f(?)}".
+  if (body.find("{call") != std::string_view::npos || body.find("{ call") != std::string_view::npos ||
+      body.find("= call ") != std::string_view::npos) return true;
   static constexpr std::array<std::string_view, 15> keywords{"select", "insert", "update", "delete", "where",
                                                              "from",   "values", "set",    "join",   "drop",
                                                              "create", "alter",  "truncate", "merge", "having"};
@@ -243,6 +247,7 @@ void checkSqlInjection(const ScanFile& file, Findings& out) {
   const auto& sinks = sinksFor(file.lang);
   if (sinks.empty()) return;
   for (const auto& hunk : file.hunks) {
+    std::optional<SqlDataFlow> flow;  // built on the first candidate: most hunks have none
     std::set<std::size_t> reported;
     for (std::size_t i = 0; i < hunk.lines.size(); ++i) {
       const ScanLine& line = hunk.lines[i];
@@ -282,13 +287,17 @@ void checkSqlInjection(const ScanFile& file, Findings& out) {
           taint = origin.taint;
           firstLine = origin.firstLine;
         }
+        if (sinkName == "prepareCall") taint.sql = true;  // its text is SQL whatever it looks like
         if (taint.build == Build::None || !taint.sql) continue;
         if (!anyAdded(hunk, firstLine, lastLine)) continue;
+        // Built, but only from values that cannot come from outside the function.
+        if (!flow) flow.emplace(SqlDataFlow::forHunk(file, hunk));
+        if (flow->trusted(arg, flow->positionOf(file, hunk, i))) continue;
         reported.insert(i);
         const std::string how(buildWord(taint.build));
         out.push_back(makeFinding(
             file, hunk.lines[firstLine].number(), hunk.lines[lastLine].number(),
-            {Severity::Blocker, Category::Security, firstLine == i ? 0.85 : 0.8,
+            {Severity::Blocker, Category::Security, RuleId::SqlInjection,
              "SQL built by " + how + " is passed to " + std::string(sinkName) + " (SQL injection)",
              "The SQL text is assembled from values with " + how +
                  ", so whatever those values contain becomes part of the statement: an id such as ' OR '1'='1 "

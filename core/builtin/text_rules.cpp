@@ -1,9 +1,11 @@
 // Rules on the raw text of added lines, for every file type: hard-coded
 // credentials and leftover merge-conflict markers.
+#include <algorithm>
 #include <string>
 
 #include "core/builtin/rule_sets.h"
 #include "core/builtin/secrets.h"
+#include "core/builtin/suppressions.h"
 
 namespace revline::builtin {
 namespace {
@@ -14,17 +16,17 @@ using contract::Severity;
 struct SecretRule {
   std::string_view what;
   Severity severity;
-  double confidence;
+  RuleId rule;
 };
 
 SecretRule describe(const std::string& kind) {
-  if (kind == "aws-access-key") return {"an AWS access key id", Severity::Blocker, 0.9};
-  if (kind == "private-key") return {"a private key", Severity::Blocker, 0.95};
-  if (kind == "github-token") return {"a GitHub token", Severity::Blocker, 0.9};
-  if (kind == "slack-token") return {"a Slack token", Severity::Blocker, 0.85};
-  if (kind == "api-key") return {"an API key", Severity::Blocker, 0.7};
-  if (kind == "password") return {"a password", Severity::Major, 0.6};
-  return {"a secret", Severity::Major, 0.6};
+  if (kind == "aws-access-key") return {"an AWS access key id", Severity::Blocker, RuleId::HardcodedToken};
+  if (kind == "private-key") return {"a private key", Severity::Blocker, RuleId::HardcodedToken};
+  if (kind == "github-token") return {"a GitHub token", Severity::Blocker, RuleId::HardcodedToken};
+  if (kind == "slack-token") return {"a Slack token", Severity::Blocker, RuleId::HardcodedToken};
+  if (kind == "api-key") return {"an API key", Severity::Blocker, RuleId::HardcodedToken};
+  if (kind == "password") return {"a password", Severity::Major, RuleId::HardcodedPassword};
+  return {"a secret", Severity::Major, RuleId::HardcodedPassword};
 }
 
 enum class Marker { None, Start, Middle, End, Base };
@@ -41,9 +43,9 @@ Marker markerOf(std::string_view s) {
   return Marker::None;
 }
 
-contract::Finding conflictFinding(const ScanFile& file, int line, int endLine) {
+RuleFinding conflictFinding(const ScanFile& file, int line, int endLine) {
   return makeFinding(file, line, endLine,
-                     {Severity::Blocker, Category::Correctness, 0.95, "Unresolved merge-conflict markers",
+                     {Severity::Blocker, Category::Correctness, RuleId::MergeConflict, "Unresolved merge-conflict markers",
                       "The change still contains the <<<<<<< / ======= / >>>>>>> markers of a merge conflict: the file "
                       "no longer compiles or parses, and both sides of the conflict are present.",
                       "Resolve the conflict: keep the intended version of the lines and delete the marker lines."});
@@ -57,10 +59,19 @@ void checkSecrets(const ScanFile& file, Findings& out) {
       if (!l.added()) continue;
       const auto matches = findSecrets(l.text());
       if (matches.empty()) continue;
-      const SecretRule r = describe(matches.front().kind);
+      // A password setting named in a comment ("-- SET password_encryption =
+      // 'scram-sha-256'") is prose, not a credential; a token-shaped secret
+      // (a key id, a private key) leaks from a comment just the same.
+      const std::string comment = commentOf(l.text(), l.tokens, file.lang);
+      const std::size_t commentAt = l.text().size() - comment.size();
+      const auto real = std::find_if(matches.begin(), matches.end(), [&](const SecretMatch& m) {
+        return describe(m.kind).rule != RuleId::HardcodedPassword || comment.empty() || m.offset < commentAt;
+      });
+      if (real == matches.end()) continue;
+      const SecretRule r = describe(real->kind);
       out.push_back(makeFinding(
           file, l.number(), l.number(),
-          {r.severity, Category::Security, r.confidence, "Hard-coded credential: " + std::string(r.what) + " in the source",
+          {r.severity, Category::Security, r.rule, "Hard-coded credential: " + std::string(r.what) + " in the source",
            "This line adds " + std::string(r.what) +
                " to the repository. Anyone with read access to the code or its history can use it, and it stays in "
                "the history after the line is removed.",

@@ -48,7 +48,7 @@ void cStringFunctions(const ScanFile& file, const ScanHunk& hunk, std::size_t i,
     if (name == "gets") {
       out.push_back(makeFinding(
           file, l.number(), l.number(),
-          {Severity::Blocker, Category::Security, 0.95, "gets() cannot limit the input length (buffer overflow)",
+          {Severity::Blocker, Category::Security, RuleId::UnboundedCString, "gets() cannot limit the input length (buffer overflow)",
            "gets reads until a newline with no bound on the destination buffer, so any long input line overflows it "
            "and overwrites the stack; it was removed from C11 for this reason.",
            "Use fgets(buf, sizeof buf, stdin) and strip the trailing newline it keeps."}));
@@ -72,7 +72,7 @@ void cStringFunctions(const ScanFile& file, const ScanHunk& hunk, std::size_t i,
     const std::string n(name);
     out.push_back(makeFinding(
         file, l.number(), l.number(),
-        {Severity::Major, Category::Security, 0.6, n + "() writes without a bound on the destination size",
+        {Severity::Major, Category::Security, RuleId::UnboundedCString, n + "() writes without a bound on the destination size",
          n + " copies until the source (or the formatted text) ends, whatever the size of the destination; a longer "
              "input than expected overflows the buffer and corrupts memory.",
          name == "strcat" ? "Track the remaining space and use strncat, or build the string with snprintf."
@@ -95,7 +95,7 @@ void pythonCalls(const ScanFile& file, const ScanHunk& hunk, std::size_t i, Find
       const std::string n(t[k].text);
       out.push_back(makeFinding(
           file, l.number(), l.number(),
-          {Severity::Major, Category::Security, 0.6, n + "() runs a dynamically built string as Python code",
+          {Severity::Major, Category::Security, RuleId::DynamicEval, n + "() runs a dynamically built string as Python code",
            n + " executes its argument with the full rights of the process; if any part of it comes from a user, a "
                "file or the network, that source can run arbitrary code.",
            "Parse data instead of executing it: ast.literal_eval for Python literals, json.loads for JSON, or an "
@@ -114,7 +114,7 @@ void pythonCalls(const ScanFile& file, const ScanHunk& hunk, std::size_t i, Find
       if (!shell || plainLiteral(args.front())) continue;  // a fixed command string injects nothing
       out.push_back(makeFinding(
           file, l.number(), hunk.lines[last].number(),
-          {Severity::Major, Category::Security, 0.7, "subprocess called with shell=True on a built command (command injection)",
+          {Severity::Major, Category::Security, RuleId::ShellCommand, "subprocess called with shell=True on a built command (command injection)",
            "With shell=True the command string is interpreted by /bin/sh, so quotes, ;, | or $(...) inside any value "
            "that went into it run as shell commands.",
            "Pass the command as a list of arguments without shell=True: subprocess.run([\"tool\", arg], check=True)."}));
@@ -133,7 +133,7 @@ void javascriptCalls(const ScanFile& file, const ScanHunk& hunk, std::size_t i, 
       if (plainLiteral(args.front())) continue;
       out.push_back(makeFinding(
           file, l.number(), l.number(),
-          {Severity::Major, Category::Security, 0.7, "eval() runs a dynamically built string as code",
+          {Severity::Major, Category::Security, RuleId::DynamicEval, "eval() runs a dynamically built string as code",
            "eval executes its argument with the page's or the server's privileges; any user-influenced part of the "
            "string becomes code (cross-site scripting in a browser, remote code execution in Node).",
            "Use JSON.parse for data, or look the operation up in an explicit table of functions."}));
@@ -147,7 +147,7 @@ void javascriptCalls(const ScanFile& file, const ScanHunk& hunk, std::size_t i, 
       const std::string prop(t[k].text);
       out.push_back(makeFinding(
           file, l.number(), l.number(),
-          {Severity::Major, Category::Security, 0.6, "Dynamic content assigned to ." + prop + " (cross-site scripting)",
+          {Severity::Major, Category::Security, RuleId::RawHtml, "Dynamic content assigned to ." + prop + " (cross-site scripting)",
            "Assigning to " + prop + " parses the string as HTML; any user-controlled part of it can inject markup and "
            "script (e.g. <img src=x onerror=...>) into the page.",
            "Assign textContent for text, build nodes with createElement, or sanitize the HTML (e.g. DOMPurify.sanitize) first."}));

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "core/builtin/rule_sets.h"
-#include "core/builtin/sql_dataflow.h"
+#include "core/builtin/value_flow.h"
 
 namespace revline::builtin {
 namespace {
@@ -247,7 +247,7 @@ void checkSqlInjection(const ScanFile& file, Findings& out) {
   const auto& sinks = sinksFor(file.lang);
   if (sinks.empty()) return;
   for (const auto& hunk : file.hunks) {
-    std::optional<SqlDataFlow> flow;  // built on the first candidate: most hunks have none
+    std::optional<ValueFlow> flow;  // built on the first candidate: most hunks have none
     std::set<std::size_t> reported;
     for (std::size_t i = 0; i < hunk.lines.size(); ++i) {
       const ScanLine& line = hunk.lines[i];
@@ -291,7 +291,7 @@ void checkSqlInjection(const ScanFile& file, Findings& out) {
         if (taint.build == Build::None || !taint.sql) continue;
         if (!anyAdded(hunk, firstLine, lastLine)) continue;
         // Built, but only from values that cannot come from outside the function.
-        if (!flow) flow.emplace(SqlDataFlow::forHunk(file, hunk));
+        if (!flow) flow.emplace(ValueFlow::forHunk(file, hunk));
         if (flow->trusted(arg, flow->positionOf(file, hunk, i))) continue;
         reported.insert(i);
         const std::string how(buildWord(taint.build));

@@ -1,6 +1,8 @@
 // Rules on the raw text of added lines, for every file type: hard-coded
 // credentials and leftover merge-conflict markers.
 #include <algorithm>
+#include <cctype>
+#include <optional>
 #include <string>
 
 #include "core/builtin/rule_sets.h"
@@ -51,9 +53,51 @@ RuleFinding conflictFinding(const ScanFile& file, int line, int endLine) {
                       "Resolve the conflict: keep the intended version of the lines and delete the marker lines."});
 }
 
+// A private-key header is a key only with key material after it (on the same
+// line, as in "-----BEGIN ...-----\\nMIIE...", or on the next line): docs and
+// parsers that name the header are not leaking a key.
+bool hasKeyMaterial(const ScanFile& file, const ScanLine& l, const SecretMatch& m) {
+  auto base64Run = [](std::string_view s) {
+    std::size_t best = 0, run = 0;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+      const char c = s[i];
+      if (c == '\\' && i + 1 < s.size() && s[i + 1] == 'n') { ++i; continue; }  // an escaped newline inside a literal
+      const bool b64 = std::isalnum(static_cast<unsigned char>(c)) || c == '+' || c == '/' || c == '=';
+      run = b64 ? run + 1 : 0;
+      best = std::max(best, run);
+    }
+    return best;
+  };
+  const std::string_view text = l.text();
+  const auto headerEnd = text.find("-----", std::min(text.size(), m.offset + 11));
+  if (headerEnd != std::string_view::npos && base64Run(text.substr(headerEnd + 5)) >= 24) return true;
+  std::optional<std::string_view> next = file.fullLine(l.number() + 1);
+  if (!next) {
+    for (const auto& h : file.hunks)
+      for (const auto& other : h.lines)
+        if (other.number() == l.number() + 1) next = other.text();
+  }
+  return next && base64Run(*next) >= 24;
+}
+
+// `password = "SCRAM-SHA-256$" + iterations`: the literal is the start of a
+// built value (a format, a prefix), not a password written in the code.
+bool concatenated(const ScanLine& l, const SecretMatch& m) {
+  const Tokens& t = l.tokens;
+  for (std::size_t k = 0; k < t.size(); ++k) {
+    if (!t[k].isString() || m.offset < t[k].begin || m.offset >= t[k].end) continue;
+    return (k + 1 < t.size() && (t[k + 1].is("+") || t[k + 1].is("%"))) ||
+           (k > 0 && t[k - 1].is("+"));
+  }
+  return false;
+}
+
 }  // namespace
 
 void checkSecrets(const ScanFile& file, Findings& out) {
+  // Documentation shows example settings ("password: 'mypass'"); only
+  // token-shaped secrets count there.
+  const bool prose = isProseFile(file.path);
   for (const auto& hunk : file.hunks) {
     for (const auto& l : hunk.lines) {
       if (!l.added()) continue;
@@ -65,6 +109,8 @@ void checkSecrets(const ScanFile& file, Findings& out) {
       const std::string comment = commentOf(l.text(), l.tokens, file.lang);
       const std::size_t commentAt = l.text().size() - comment.size();
       const auto real = std::find_if(matches.begin(), matches.end(), [&](const SecretMatch& m) {
+        if (m.kind == "private-key") return hasKeyMaterial(file, l, m);
+        if (describe(m.kind).rule == RuleId::HardcodedPassword && (prose || concatenated(l, m))) return false;
         return describe(m.kind).rule != RuleId::HardcodedPassword || comment.empty() || m.offset < commentAt;
       });
       if (real == matches.end()) continue;

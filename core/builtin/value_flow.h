@@ -1,5 +1,6 @@
-// Where a value built into SQL text comes from: a small intra-procedural
-// analysis over the new file (or, without it, the hunk), for the SQL rule.
+// Where a value that reaches a sink (SQL text, HTML, eval, a shell command)
+// comes from: a small intra-procedural analysis over the new file (or, without
+// it, the hunk), shared by the SQL and unsafe-call rules.
 // A value is TRUSTED when it cannot carry outside input: literals, numbers,
 // CONSTANTS, locals assigned only trusted values in the function (through both
 // arms of a conditional, loops over trusted ranges, appends), numeric-typed
@@ -17,13 +18,13 @@
 
 namespace revline::builtin {
 
-class SqlDataFlow {
+class ValueFlow {
  public:
   // Lines in file order; `text` holds each line's source (for indentation).
-  SqlDataFlow(Language lang, std::vector<const Tokens*> lines, std::vector<std::string_view> text);
+  ValueFlow(Language lang, std::vector<const Tokens*> lines, std::vector<std::string_view> text);
 
   // The lines of a ScanFile: the whole file when known, else one hunk.
-  static SqlDataFlow forHunk(const ScanFile& file, const ScanHunk& hunk);
+  static ValueFlow forHunk(const ScanFile& file, const ScanHunk& hunk);
   // Position in the analysed lines of hunk line `i` of `hunk`.
   std::size_t positionOf(const ScanFile& file, const ScanHunk& hunk, std::size_t i) const;
 
@@ -40,6 +41,10 @@ class SqlDataFlow {
   bool interpolation(const Token& literal, int depth);
   bool variable(std::string_view name, int depth);
   std::size_t functionStart(std::size_t at) const;
+  Tokens statementFrom(std::size_t p, std::size_t k) const;
+  std::size_t definitionOf(std::string_view name) const;
+  bool returnsTrusted(std::string_view name, int depth);
+  bool numericContext(const Tokens& t, std::size_t b, std::size_t e, const Token* before, const Token* after) const;
 
   Language lang_;
   std::vector<const Tokens*> lines_;

@@ -1,4 +1,4 @@
-#include "core/builtin/sql_dataflow.h"
+#include "core/builtin/value_flow.h"
 
 #include <algorithm>
 #include <array>
@@ -27,6 +27,15 @@ constexpr std::array<std::string_view, 44> kSafeCalls{
     "quoteIdentifier", "quoteLiteral", "QuoteIdentifier", "QuoteLiteral", "enquoteIdentifier", "enquoteLiteral",
     "literal", "sql_quote", "len", "int", "float", "bool", "count", "size", "length", "hash", "id", "uuid4", "uuid1",
     "token_hex", "token_urlsafe", "randint", "Itoa", "FormatInt", "Atoi", "ParseInt", "parseInt", "ord", "max", "min"};
+
+// Quoting and escaping by name: escape_sqlite, quoteIdent, enquoteLiteral, ...
+bool safeCall(std::string_view name) {
+  if (in(name, kSafeCalls)) return true;
+  while (!name.empty() && name.front() == '_') name.remove_prefix(1);
+  std::string lower;
+  for (char c : name.substr(0, 7)) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return lower.starts_with("escape") || lower.starts_with("quote") || lower.starts_with("enquote");
+}
 
 // Pure operations: trusted when their receiver and arguments are.
 constexpr std::array<std::string_view, 48> kPureCalls{
@@ -81,10 +90,24 @@ std::size_t indentOf(std::string_view s) {
 
 }  // namespace
 
-SqlDataFlow::SqlDataFlow(Language lang, std::vector<const Tokens*> lines, std::vector<std::string_view> text)
+// True when the operand t[b, e) between operators `before` and `after` is
+// used arithmetically, so its value reaches the text as a number.
+bool ValueFlow::numericContext(const Tokens& t, std::size_t b, std::size_t e, const Token* before,
+                               const Token* after) const {
+  auto arithmetic = [](const Token* op) { return op && (op->is("-") || op->is("/")); };
+  if (arithmetic(before) || arithmetic(after)) return true;
+  if (lang_ != Language::Python) return false;
+  // Python: str + int raises, so x + 1 and x * 2 are numbers.
+  auto numberOp = [](const Token* op) { return op && (op->is("+") || op->is("*")); };
+  const bool nextIsNumber = numberOp(after) && e + 1 < t.size() && t[e + 1].kind == TokenKind::Number;
+  const bool prevIsNumber = numberOp(before) && b >= 2 && t[b - 2].kind == TokenKind::Number;
+  return nextIsNumber || prevIsNumber;
+}
+
+ValueFlow::ValueFlow(Language lang, std::vector<const Tokens*> lines, std::vector<std::string_view> text)
     : lang_(lang), lines_(std::move(lines)), text_(std::move(text)) {}
 
-SqlDataFlow SqlDataFlow::forHunk(const ScanFile& file, const ScanHunk& hunk) {
+ValueFlow ValueFlow::forHunk(const ScanFile& file, const ScanHunk& hunk) {
   std::vector<const Tokens*> lines;
   std::vector<std::string_view> text;
   if (file.fullText) {
@@ -92,7 +115,7 @@ SqlDataFlow SqlDataFlow::forHunk(const ScanFile& file, const ScanHunk& hunk) {
       lines.push_back(&file.fullTokens[n - 1]);
       text.push_back(*file.fullLine(static_cast<int>(n)));
     }
-    SqlDataFlow flow(file.lang, std::move(lines), std::move(text));
+    ValueFlow flow(file.lang, std::move(lines), std::move(text));
     flow.fullFile_ = true;
     return flow;
   }
@@ -100,17 +123,17 @@ SqlDataFlow SqlDataFlow::forHunk(const ScanFile& file, const ScanHunk& hunk) {
     lines.push_back(&l.tokens);
     text.push_back(l.text());
   }
-  return SqlDataFlow(file.lang, std::move(lines), std::move(text));
+  return ValueFlow(file.lang, std::move(lines), std::move(text));
 }
 
-std::size_t SqlDataFlow::positionOf(const ScanFile& file, const ScanHunk& hunk, std::size_t i) const {
+std::size_t ValueFlow::positionOf(const ScanFile& file, const ScanHunk& hunk, std::size_t i) const {
   if (!fullFile_) return i;
   const auto n = static_cast<std::size_t>(hunk.lines[i].number());
   (void)file;
   return n >= 1 && n <= lines_.size() ? n - 1 : 0;
 }
 
-bool SqlDataFlow::trusted(const Tokens& expr, std::size_t at) {
+bool ValueFlow::trusted(const Tokens& expr, std::size_t at) {
   at_ = std::min(at, lines_.empty() ? 0 : lines_.size() - 1);
   scopeStart_ = functionStart(at_);
   bound_.clear();
@@ -118,7 +141,7 @@ bool SqlDataFlow::trusted(const Tokens& expr, std::size_t at) {
   return expression(expr, 0, expr.size(), 0);
 }
 
-std::size_t SqlDataFlow::functionStart(std::size_t at) const {
+std::size_t ValueFlow::functionStart(std::size_t at) const {
   const std::size_t floor = at > kMaxFunction ? at - kMaxFunction : 0;
   if (lang_ == Language::Python) {
     const std::size_t indent = at < text_.size() ? indentOf(text_[at]) : 0;
@@ -154,7 +177,7 @@ std::size_t SqlDataFlow::functionStart(std::size_t at) const {
   return floor;
 }
 
-bool SqlDataFlow::expression(const Tokens& t, std::size_t b, std::size_t e, int depth) {
+bool ValueFlow::expression(const Tokens& t, std::size_t b, std::size_t e, int depth) {
   if (depth > kMaxDepth) return false;
   if (b >= e) return true;
   // A conditional: both arms must be trusted; the condition never reaches the text.
@@ -177,21 +200,26 @@ bool SqlDataFlow::expression(const Tokens& t, std::size_t b, std::size_t e, int 
       }
     }
   }
-  // Operands between top-level binary operators.
+  // Operands between top-level binary operators. Arithmetic makes numbers:
+  // an operand of - or / (and, in Python, of + or * next to a number) is
+  // numeric whatever it holds.
   d = 0;
   std::size_t start = b;
+  const Token* before = nullptr;  // the operator before the current operand
   for (std::size_t k = b; k <= e; ++k) {
     if (k < e && opens(t[k])) { ++d; continue; }
     if (k < e && closes(t[k])) { --d; continue; }
     if (k == e || (d == 0 && binaryOperator(t[k]))) {
-      if (!operand(t, start, k, depth)) return false;
+      const Token* after = k < e ? &t[k] : nullptr;
+      if (!numericContext(t, start, k, before, after) && !operand(t, start, k, depth)) return false;
+      before = after;
       start = k + 1;
     }
   }
   return true;
 }
 
-bool SqlDataFlow::operand(const Tokens& t, std::size_t b, std::size_t e, int depth) {
+bool ValueFlow::operand(const Tokens& t, std::size_t b, std::size_t e, int depth) {
   // Unary prefixes, `new`, `await`, casts such as (int) x.
   while (b < e && (t[b].is("!") || t[b].is("-") || t[b].is("not") || t[b].is("new") || t[b].is("await") ||
                    t[b].is("typeof") || t[b].is("range") || t[b].is("*") || t[b].is("&"))) ++b;
@@ -219,8 +247,14 @@ bool SqlDataFlow::operand(const Tokens& t, std::size_t b, std::size_t e, int dep
   if (k + 1 < e && t[k + 1].is("(")) {
     const std::size_t close = closeOf(t, k + 1, e);
     if (close == npos) return false;
-    if (in(last, kSafeCalls)) return postfix(t, close + 1, e, depth);
-    if (!in(last, kPureCalls)) return false;  // an unknown call may return anything
+    if (safeCall(last)) return postfix(t, close + 1, e, depth);
+    if (!in(last, kPureCalls)) {
+      // A function of this file whose every return is trusted whatever its
+      // arguments (it quotes them, or returns constants); any other call may
+      // return anything.
+      const bool local = k == b || (k == b + 2 && (t[b].is("self") || t[b].is("this") || t[b].is("cls")));
+      return local && returnsTrusted(last, depth) && postfix(t, close + 1, e, depth);
+    }
     if (!callArguments(t, k + 1, close, depth)) return false;
     if (k > b) {
       // The receiver: a module or class (fmt., String.), or a value that must be trusted.
@@ -239,15 +273,15 @@ bool SqlDataFlow::operand(const Tokens& t, std::size_t b, std::size_t e, int dep
 }
 
 // What follows an operand: .method(args) of pure operations, indexing.
-bool SqlDataFlow::postfix(const Tokens& t, std::size_t k, std::size_t e, int depth) {
+bool ValueFlow::postfix(const Tokens& t, std::size_t k, std::size_t e, int depth) {
   while (k < e) {
     if (t[k].is(".") && k + 1 < e && t[k + 1].isIdent()) {
       const std::string_view name = t[k + 1].text;
       if (k + 2 < e && t[k + 2].is("(")) {
         const std::size_t close = closeOf(t, k + 2, e);
         if (close == npos) return false;
-        if (!in(name, kSafeCalls) && !in(name, kPureCalls)) return false;
-        if (!in(name, kSafeCalls) && !callArguments(t, k + 2, close, depth)) return false;
+        if (!safeCall(name) && !in(name, kPureCalls)) return false;
+        if (!safeCall(name) && !callArguments(t, k + 2, close, depth)) return false;
         k = close + 1;
         continue;
       }
@@ -267,12 +301,12 @@ bool SqlDataFlow::postfix(const Tokens& t, std::size_t k, std::size_t e, int dep
   return true;
 }
 
-bool SqlDataFlow::callArguments(const Tokens& t, std::size_t open, std::size_t close, int depth) {
+bool ValueFlow::callArguments(const Tokens& t, std::size_t open, std::size_t close, int depth) {
   return group(t, open, close, depth);
 }
 
 // (…), […], {…}: the contents, with comprehensions: `elem for v in iterable`.
-bool SqlDataFlow::group(const Tokens& t, std::size_t open, std::size_t close, int depth) {
+bool ValueFlow::group(const Tokens& t, std::size_t open, std::size_t close, int depth) {
   int d = 0;
   for (std::size_t k = open + 1; k < close; ++k) {
     if (opens(t[k])) { ++d; continue; }
@@ -305,7 +339,7 @@ bool SqlDataFlow::group(const Tokens& t, std::size_t open, std::size_t close, in
 }
 
 // The placeholders of f"…{x}…", `…${x}…` or $"…{x}…", lexed as expressions.
-bool SqlDataFlow::interpolation(const Token& literal, int depth) {
+bool ValueFlow::interpolation(const Token& literal, int depth) {
   const std::string_view body = literal.body;
   const bool dollar = literal.quote == '`';
   for (std::size_t i = 0; i < body.size(); ++i) {
@@ -333,10 +367,81 @@ bool SqlDataFlow::interpolation(const Token& literal, int depth) {
   return true;
 }
 
+// The definition line of function `name` in the analysed lines, or npos.
+std::size_t ValueFlow::definitionOf(std::string_view name) const {
+  for (std::size_t p = 0; p < lines_.size(); ++p) {
+    const Tokens& t = *lines_[p];
+    for (std::size_t k = 1; k + 1 < t.size(); ++k) {
+      if (!(t[k].isIdent() && t[k].text == name && t[k + 1].is("("))) continue;
+      const Token& prev = t[k - 1];
+      if (prev.is("def") || prev.is("function") || prev.is("func") || prev.is(")")) return p;  // Go methods: func (r T) name(
+      if (lang_ == Language::Java || lang_ == Language::CSharp) {
+        if ((prev.isIdent() || prev.is(">") || prev.is("]")) && !prev.is("new") && !prev.is("return") &&
+            t.back().is("{")) return p;
+      }
+    }
+  }
+  return npos;
+}
+
+bool ValueFlow::returnsTrusted(std::string_view name, int depth) {
+  if (depth > kMaxDepth) return false;
+  const std::string key = "()" + std::string(name);
+  if (visiting_.count(key)) return false;
+  const std::size_t def = definitionOf(name);
+  if (def == npos) return false;
+  visiting_.insert(key);
+  const std::size_t savedAt = at_, savedScope = scopeStart_;
+  const auto savedBound = bound_;
+  bool any = false, all = true;
+  const std::size_t indent = indentOf(text_[def]);
+  int d = 0;
+  for (std::size_t p = def; p < lines_.size() && all; ++p) {
+    const Tokens& t = *lines_[p];
+    if (lang_ == Language::Python) {
+      if (p > def && !t.empty() && indentOf(text_[p]) <= indent) break;
+    } else {
+      for (const auto& tok : t) d += tok.is("{") ? 1 : tok.is("}") ? -1 : 0;
+      if (p > def && d <= 0) break;
+    }
+    if (t.empty() || !t[0].is("return") || p == def) continue;
+    any = true;
+    at_ = p;
+    scopeStart_ = def;
+    bound_.clear();
+    const Tokens value = statementFrom(p, 1);
+    all = expression(value, 0, value.size(), depth + 1);
+  }
+  at_ = savedAt;
+  scopeStart_ = savedScope;
+  bound_ = savedBound;
+  visiting_.erase(key);
+  return any && all;
+}
+
+// Tokens from line p, token k, over the lines the statement continues on (open
+// brackets, a trailing operator), up to a top-level ";" or an unmatched close.
+Tokens ValueFlow::statementFrom(std::size_t p, std::size_t k) const {
+  Tokens out;
+  int d = 0;
+  for (std::size_t q = p; q < lines_.size() && q <= p + kStatementSpan; ++q) {
+    const Tokens& line = *lines_[q];
+    for (std::size_t j = q == p ? k : 0; j < line.size(); ++j) {
+      if (d == 0 && line[j].is(";")) return out;
+      if (opens(line[j])) ++d;
+      if (closes(line[j]) && --d < 0) return out;
+      out.push_back(line[j]);
+    }
+    const bool continues = d > 0 || (!out.empty() && (binaryOperator(out.back()) || out.back().is("\\")));
+    if (!continues) break;
+  }
+  return out;
+}
+
 // A name used at at_: trusted when bound by a trusted comprehension, declared
 // numeric, or assigned only trusted values in its function (or, outside any
 // function, as a module-level or final constant).
-bool SqlDataFlow::variable(std::string_view name, int depth) {
+bool ValueFlow::variable(std::string_view name, int depth) {
   if (depth > kMaxDepth) return false;
   const std::string key(name);
   if (auto b = bound_.find(key); b != bound_.end()) return b->second;
@@ -361,14 +466,15 @@ bool SqlDataFlow::variable(std::string_view name, int depth) {
         bool loop = false;
         for (std::size_t j = 0; j < k; ++j) loop |= t[j].is("for");
         if (!loop) continue;
-        std::size_t end = k + 2;
-        for (int d = 0; end < t.size(); ++end) {
-          if (opens(t[end])) ++d;
-          else if (closes(t[end]) && --d < 0) break;
-          else if (d == 0 && (t[end].is(":") || t[end].is("if"))) break;
+        const Tokens iter = statementFrom(p, k + 2);
+        std::size_t end = 0;
+        for (int d = 0; end < iter.size(); ++end) {
+          if (opens(iter[end])) ++d;
+          else if (closes(iter[end]) && --d < 0) break;
+          else if (d == 0 && (iter[end].is(":") || iter[end].is("if"))) break;
         }
         assigned = true;
-        if (!expression(t, k + 2, end, depth + 1)) return false;
+        if (!expression(iter, 0, end, depth + 1)) return false;
         continue;
       }
       // Mutations that add to the value: v.append(x), sb.append(a).append(b).
@@ -383,20 +489,7 @@ bool SqlDataFlow::variable(std::string_view name, int depth) {
       }
       if (!op.is("=") && !op.is("+=") && !op.is(":=") && !op.is("|=")) continue;
       // The right-hand side, over continuation lines until the statement ends.
-      Tokens rhs;
-      int d = 0;
-      for (std::size_t q = p; q < lines_.size() && q <= p + kStatementSpan; ++q) {
-        const Tokens& line = *lines_[q];
-        bool ended = false;
-        for (std::size_t j = q == p ? k + 2 : 0; j < line.size(); ++j) {
-          if (d == 0 && line[j].is(";")) { ended = true; break; }
-          if (opens(line[j])) ++d;
-          if (closes(line[j])) { if (--d < 0) { ended = true; break; } }
-          rhs.push_back(line[j]);
-        }
-        const bool continues = d > 0 || (!rhs.empty() && (binaryOperator(rhs.back()) || rhs.back().is("\\")));
-        if (ended || !continues) break;
-      }
+      const Tokens rhs = statementFrom(p, k + 2);
       // Python `x, v = a, b` and a for-init `int i = 0, n = xs.size()`: judged as a whole.
       assigned = true;
       if (!expression(rhs, 0, rhs.size(), depth + 1)) return false;

@@ -18,6 +18,7 @@ using contract::Severity;
 
 constexpr std::size_t kLookback = 8;      // lines searched above the call for the SQL variable
 constexpr std::size_t kContinuation = 4;  // lines an argument list or assignment may span
+constexpr std::size_t kWholeCall = 40;    // lines read to judge where a call's whole argument comes from
 
 struct Sink {
   std::string_view name;
@@ -241,6 +242,29 @@ std::size_t openParenAfter(const Tokens& t, std::size_t name) {
   return k < t.size() && t[k].is("(") ? k : npos;
 }
 
+// The sink's argument read whole (a .format( call may span many lines): from
+// the new file when known, else from the hunk.
+Tokens wholeArgument(const ScanFile& file, const ScanHunk& hunk, std::size_t i, std::size_t open, std::size_t argIndex,
+                     std::size_t assignAt) {
+  Stream s;
+  const auto n = static_cast<std::size_t>(hunk.lines[i].number());
+  if (file.fullText && n >= 1 && n <= file.fullTokens.size() && hunk.lines[i].tokens.size() == file.fullTokens[n - 1].size()) {
+    for (std::size_t l = n - 1; l < file.fullTokens.size() && l <= n - 1 + kWholeCall; ++l) {
+      const Tokens& t = file.fullTokens[l];
+      for (std::size_t k = l == n - 1 ? (open == npos ? assignAt : open) : 0; k < t.size(); ++k) {
+        s.tokens.push_back(t[k]);
+        s.lineOf.push_back(l);
+      }
+    }
+  } else {
+    s = streamFrom(hunk, i, open == npos ? assignAt : open, kWholeCall);
+  }
+  std::size_t last = 0;
+  if (open == npos) return rightHandSide(s, last);
+  auto args = arguments(s, last);
+  return args.size() > argIndex ? std::move(args[argIndex]) : Tokens{};
+}
+
 }  // namespace
 
 void checkSqlInjection(const ScanFile& file, Findings& out) {
@@ -292,7 +316,7 @@ void checkSqlInjection(const ScanFile& file, Findings& out) {
         if (!anyAdded(hunk, firstLine, lastLine)) continue;
         // Built, but only from values that cannot come from outside the function.
         if (!flow) flow.emplace(ValueFlow::forHunk(file, hunk));
-        if (flow->trusted(arg, flow->positionOf(file, hunk, i))) continue;
+        if (flow->trusted(wholeArgument(file, hunk, i, open, argIndex, k + 2), flow->positionOf(file, hunk, i))) continue;
         reported.insert(i);
         const std::string how(buildWord(taint.build));
         out.push_back(makeFinding(

@@ -37,6 +37,15 @@ bool safeCall(std::string_view name) {
   return lower.starts_with("escape") || lower.starts_with("quote") || lower.starts_with("enquote");
 }
 
+bool sqlFragmentName(std::string_view name) {
+  std::string n;
+  for (char c : name) if (c != '_') n += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  static constexpr std::array<std::string_view, 9> exact{"sql", "where", "orderby", "select", "ddl", "fragment",
+                                                         "clause", "whereclause", "sqlfragment"};
+  return in(std::string_view(n), exact) || n.ends_with("sql") || n.ends_with("clause") || n.starts_with("where") ||
+         n.starts_with("sql");
+}
+
 // Pure operations: trusted when their receiver and arguments are.
 constexpr std::array<std::string_view, 48> kPureCalls{
     "str", "repr", "join", "Join", "format", "Sprintf", "sprintf", "lower", "upper", "strip", "lstrip", "rstrip",
@@ -144,10 +153,13 @@ bool ValueFlow::trusted(const Tokens& expr, std::size_t at) {
 std::size_t ValueFlow::functionStart(std::size_t at) const {
   const std::size_t floor = at > kMaxFunction ? at - kMaxFunction : 0;
   if (lang_ == Language::Python) {
-    const std::size_t indent = at < text_.size() ? indentOf(text_[at]) : 0;
-    for (std::size_t p = at + 1; p-- > floor;) {
+    // The innermost enclosing def: each line less indented than everything
+    // since is an enclosing block header; a nested def before the use is not.
+    std::size_t bound = at < text_.size() ? indentOf(text_[at]) : 0;
+    for (std::size_t p = at; p-- > floor;) {
       const Tokens& t = *lines_[p];
-      if (t.empty() || indentOf(text_[p]) >= indent) continue;
+      if (t.empty() || closes(t[0]) || indentOf(text_[p]) >= bound) continue;  // a closing bracket continues a statement
+      bound = indentOf(text_[p]);
       if (t[0].is("def") || t[0].is("class") || (t.size() > 1 && t[0].is("async") && t[1].is("def"))) return p;
     }
     return floor;
@@ -240,6 +252,8 @@ bool ValueFlow::operand(const Tokens& t, std::size_t b, std::size_t e, int depth
   }
   if (!first.isIdent()) return false;
 
+  // A keyword argument, name=value: the value is what counts.
+  if (b + 1 < e && t[b + 1].is("=")) return expression(t, b + 2, e, depth);
   // A dotted name a.b.c, then maybe a call.
   std::size_t k = b;
   while (k + 2 < e && t[k + 1].is(".") && t[k + 2].isIdent()) k += 2;
@@ -269,12 +283,21 @@ bool ValueFlow::operand(const Tokens& t, std::size_t b, std::size_t e, int depth
     if (!variable(last, depth)) return false;
     return postfix(t, k + 1, e, depth);
   }
-  return false;  // self.x, obj.field, request.args: may come from outside the function
+  // self.x / this.x: the object's own state (a table name, a configured
+  // limit), set by its constructor, not input crossing this function's
+  // boundary. Other attributes (request.args, obj.field) may come from outside.
+  if (k == b + 2 && (t[b].is("self") || t[b].is("this") || t[b].is("cls"))) return postfix(t, k + 1, e, depth);
+  return false;
 }
 
 // What follows an operand: .method(args) of pure operations, indexing.
 bool ValueFlow::postfix(const Tokens& t, std::size_t k, std::size_t e, int depth) {
   while (k < e) {
+    if (t[k].isString()) {  // implicit concatenation of adjacent literals: "a" f"{b}"
+      if (t[k].interpolated && !interpolation(t[k], depth)) return false;
+      ++k;
+      continue;
+    }
     if (t[k].is(".") && k + 1 < e && t[k + 1].isIdent()) {
       const std::string_view name = t[k + 1].text;
       if (k + 2 < e && t[k + 2].is("(")) {
@@ -496,6 +519,9 @@ bool ValueFlow::variable(std::string_view name, int depth) {
     }
   }
   if (assigned) return true;
+  // A parameter whose name says it holds SQL (where, order_by, sql, *_clause):
+  // the function's contract is to take a SQL fragment, which its caller owns.
+  if (sqlFragmentName(name)) return true;
   // Not assigned in the function: a module-level or final constant, else a
   // parameter, a field or a global, which may come from outside.
   if (!fullFile_) return false;

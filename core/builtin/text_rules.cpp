@@ -1,6 +1,7 @@
 // Rules on the raw text of added lines, for every file type: hard-coded
 // credentials and leftover merge-conflict markers.
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <optional>
 #include <string>
@@ -92,6 +93,30 @@ bool concatenated(const ScanLine& l, const SecretMatch& m) {
   return false;
 }
 
+// `JDBC_SECRETS_MANAGER = "jdbc-secretsmanager"`: the setting's name ends in a
+// word that is not a secret (a manager, a name, a mode), so its value is a name.
+bool namesNoSecret(std::string_view line, const SecretMatch& m) {
+  std::size_t k = std::min(m.offset, line.size());
+  auto skip = [&](std::string_view chars) { while (k > 0 && chars.find(line[k - 1]) != std::string_view::npos) --k; };
+  skip("\"'` ");
+  skip("=:>");
+  skip("\"'` ");
+  const std::size_t end = k;
+  while (k > 0 && (std::isalnum(static_cast<unsigned char>(line[k - 1])) || line[k - 1] == '_' || line[k - 1] == '-')) --k;
+  const std::string_view name = line.substr(k, end - k);
+  if (name.empty()) return false;
+  // The last word: after the last '_'/'-', or the last capital of camelCase.
+  std::size_t start = name.find_last_of("_-");
+  start = start == std::string_view::npos ? 0 : start + 1;
+  for (std::size_t i = name.size(); i-- > start + 1;) {
+    if (std::isupper(static_cast<unsigned char>(name[i])) && std::islower(static_cast<unsigned char>(name[i - 1]))) { start = i; break; }
+  }
+  std::string last;
+  for (char c : name.substr(start)) last += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  static constexpr std::array<std::string_view, 7> nonSecret{"manager", "name", "mode", "type", "provider", "url", "id"};
+  return std::find(nonSecret.begin(), nonSecret.end(), last) != nonSecret.end();
+}
+
 }  // namespace
 
 void checkSecrets(const ScanFile& file, Findings& out) {
@@ -110,7 +135,8 @@ void checkSecrets(const ScanFile& file, Findings& out) {
       const std::size_t commentAt = l.text().size() - comment.size();
       const auto real = std::find_if(matches.begin(), matches.end(), [&](const SecretMatch& m) {
         if (m.kind == "private-key") return hasKeyMaterial(file, l, m);
-        if (describe(m.kind).rule == RuleId::HardcodedPassword && (prose || concatenated(l, m))) return false;
+        if (describe(m.kind).rule == RuleId::HardcodedPassword && (prose || concatenated(l, m) || namesNoSecret(l.text(), m)))
+          return false;
         return describe(m.kind).rule != RuleId::HardcodedPassword || comment.empty() || m.offset < commentAt;
       });
       if (real == matches.end()) continue;

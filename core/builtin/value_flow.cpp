@@ -31,10 +31,9 @@ constexpr std::array<std::string_view, 44> kSafeCalls{
 // Quoting and escaping by name: escape_sqlite, quoteIdent, enquoteLiteral, ...
 bool safeCall(std::string_view name) {
   if (in(name, kSafeCalls)) return true;
-  while (!name.empty() && name.front() == '_') name.remove_prefix(1);
   std::string lower;
-  for (char c : name.substr(0, 7)) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return lower.starts_with("escape") || lower.starts_with("quote") || lower.starts_with("enquote");
+  for (char c : name) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return lower.find("escape") != std::string::npos || lower.find("quote") != std::string::npos;
 }
 
 bool sqlFragmentName(std::string_view name) {
@@ -150,7 +149,7 @@ bool ValueFlow::trusted(const Tokens& expr, std::size_t at) {
   return expression(expr, 0, expr.size(), 0);
 }
 
-std::size_t ValueFlow::functionStart(std::size_t at) const {
+std::size_t ValueFlow::functionStart(std::size_t at) {
   const std::size_t floor = at > kMaxFunction ? at - kMaxFunction : 0;
   if (lang_ == Language::Python) {
     // The innermost enclosing def: each line less indented than everything
@@ -160,8 +159,12 @@ std::size_t ValueFlow::functionStart(std::size_t at) const {
       const Tokens& t = *lines_[p];
       if (t.empty() || closes(t[0]) || indentOf(text_[p]) >= bound) continue;  // a closing bracket continues a statement
       bound = indentOf(text_[p]);
-      if (t[0].is("def") || t[0].is("class") || (t.size() > 1 && t[0].is("async") && t[1].is("def"))) return p;
+      if (t[0].is("def") || t[0].is("class") || (t.size() > 1 && t[0].is("async") && t[1].is("def"))) {
+        scopeFound_ = t[0].is("def") || t[0].is("async");
+        return p;
+      }
     }
+    scopeFound_ = false;
     return floor;
   }
   int depth = 0;
@@ -172,9 +175,16 @@ std::size_t ValueFlow::functionStart(std::size_t at) const {
       else if (t[k].is("{") && depth > 0) --depth;
       else if (t[k].is("{")) {
         // An unmatched "{": a block inside the function, or the function itself.
-        const Tokens* head = &t;
-        if (t.size() == 1 && p > 0) head = lines_[p - 1];  // Allman style: the header is on the line above
-        const Tokens& h = *head;
+        // Its statement may start lines above: `try (A a = ...;\n B b = ...) {`,
+        // a parameter list over several lines, Allman style's lone "{".
+        std::size_t q = t.size() == 1 && p > 0 ? p - 1 : p;
+        auto balance = [&](std::size_t line) {
+          int b = 0;
+          for (const auto& x : *lines_[line]) b += x.is("(") ? 1 : x.is(")") ? -1 : 0;
+          return b;
+        };
+        for (int open = balance(q); open < 0 && q > floor; open += balance(--q)) {}
+        const Tokens& h = *lines_[q];
         static constexpr std::array<std::string_view, 14> blocks{"if", "for", "while", "else", "try", "catch",
                                                                   "finally", "switch", "do", "synchronized", "case",
                                                                   "using", "foreach", "select"};
@@ -182,10 +192,12 @@ std::size_t ValueFlow::functionStart(std::size_t at) const {
         while (first < h.size() && h[first].is("}")) ++first;
         if (first < h.size() && in(h[first].text, blocks)) continue;
         if (first < h.size() && (h[first].is("default") || h[first].is("defer") || h[first].is("go"))) continue;
-        return p;
+        scopeFound_ = std::any_of(h.begin(), h.end(), [](const Token& x) { return x.is("(") || x.is("=>"); });
+        return q;
       }
     }
   }
+  scopeFound_ = false;
   return floor;
 }
 
@@ -415,6 +427,7 @@ bool ValueFlow::returnsTrusted(std::string_view name, int depth) {
   if (def == npos) return false;
   visiting_.insert(key);
   const std::size_t savedAt = at_, savedScope = scopeStart_;
+  const bool savedFound = scopeFound_;
   const auto savedBound = bound_;
   bool any = false, all = true;
   const std::size_t indent = indentOf(text_[def]);
@@ -431,15 +444,45 @@ bool ValueFlow::returnsTrusted(std::string_view name, int depth) {
     any = true;
     at_ = p;
     scopeStart_ = def;
+    scopeFound_ = true;
     bound_.clear();
     const Tokens value = statementFrom(p, 1);
     all = expression(value, 0, value.size(), depth + 1);
   }
   at_ = savedAt;
   scopeStart_ = savedScope;
+  scopeFound_ = savedFound;
   bound_ = savedBound;
   visiting_.erase(key);
   return any && all;
+}
+
+// True when `name` appears in the header of the function being analysed (its
+// parameter list, which may span lines above the line with "{").
+bool ValueFlow::isParameter(std::string_view name) const {
+  auto has = [&](const Tokens& t) {
+    return std::any_of(t.begin(), t.end(), [&](const Token& x) { return x.isIdent() && x.text == name; });
+  };
+  if (lang_ == Language::Python) {
+    Tokens header = statementFrom(scopeStart_, 0);
+    int d = 0;
+    for (std::size_t k = 0; k < header.size(); ++k) {  // up to the ":" that ends `def f(...) -> T:`
+      if (opens(header[k])) ++d;
+      else if (closes(header[k])) --d;
+      else if (d == 0 && header[k].is(":") && k > 0) { header.resize(k); break; }
+    }
+    return has(header);
+  }
+  // From the header's first line to its "{" (after the parameter list).
+  int d = 0;
+  for (std::size_t p = scopeStart_; p < lines_.size() && p <= scopeStart_ + 12; ++p) {
+    for (const auto& x : *lines_[p]) {
+      if (x.is("{") && d == 0) return false;
+      d += x.is("(") ? 1 : x.is(")") ? -1 : 0;
+      if (x.isIdent() && x.text == name) return true;
+    }
+  }
+  return false;
 }
 
 // Tokens from line p, token k, over the lines the statement continues on (open
@@ -522,6 +565,11 @@ bool ValueFlow::variable(std::string_view name, int depth) {
   // A parameter whose name says it holds SQL (where, order_by, sql, *_clause):
   // the function's contract is to take a SQL fragment, which its caller owns.
   if (sqlFragmentName(name)) return true;
+  // Neither a local nor a parameter of the function: the object's fields and
+  // the enclosing scope's variables, like self.x, are state set elsewhere,
+  // not input crossing this function's boundary. Only when the function's
+  // header is known; otherwise the name may be a parameter we cannot see.
+  if (scopeFound_ && !isParameter(name)) return true;
   // Not assigned in the function: a module-level or final constant, else a
   // parameter, a field or a global, which may come from outside.
   if (!fullFile_) return false;

@@ -40,7 +40,8 @@ class ValueFlow {
   bool callArguments(const Tokens& t, std::size_t open, std::size_t close, int depth);
   bool interpolation(const Token& literal, int depth);
   bool variable(std::string_view name, int depth);
-  std::size_t functionStart(std::size_t at) const;
+  std::size_t functionStart(std::size_t at);
+  bool isParameter(std::string_view name) const;
   Tokens statementFrom(std::size_t p, std::size_t k) const;
   std::size_t definitionOf(std::string_view name) const;
   bool returnsTrusted(std::string_view name, int depth);
@@ -52,6 +53,7 @@ class ValueFlow {
   bool fullFile_ = false;
   std::size_t at_ = 0;                       // the use being analysed
   std::size_t scopeStart_ = 0;               // first line of its function
+  bool scopeFound_ = false;                  // a function header was found there
   std::map<std::string, bool> bound_;        // comprehension variables in scope
   std::set<std::string> visiting_;           // variables being resolved (cycles)
 };

@@ -128,6 +128,42 @@ TEST(SqlDataFlow, Python) {
                "    cur.execute(\"SELECT * FROM t WHERE \" + where)\n").size(), 1u);
 }
 
+TEST(SqlDataFlow, PythonShapesFromRealLibraries) {
+  // Keyword arguments of .format over many lines, an escaped comprehension.
+  EXPECT_TRUE(py("    sql = \"UPDATE {} SET {cols} WHERE {w}\".format(\n"
+                 "        quote_identifier(name),\n"
+                 "        cols=\", \".join(\n"
+                 "            quote_identifier(c) for c in cols\n"
+                 "        ),\n"
+                 "        w=\" AND \".join(\"{} = ?\".format(escape_sqlite(c)) for c in cols),\n"
+                 "    )\n"
+                 "    cur.execute(sql, ids)\n").empty());
+  // A nested helper def before the use does not hide the enclosing function's locals.
+  EXPECT_TRUE(py("    limit = 10\n"
+                 "    def helper(x):\n"
+                 "        return x\n"
+                 "    cur.execute(f\"select * from t limit {limit}\")\n").empty());
+  // The object's own state, SQL-fragment parameters and same-file helpers that quote.
+  EXPECT_TRUE(reviewWithSource("t.py", "",
+                               "def _table(schema):\n"
+                               "    if schema is None:\n"
+                               "        return \"sqlite_master\"\n"
+                               "    return \"{}.sqlite_master\".format(_quote_identifier(schema))\n"
+                               "class T:\n"
+                               "    def count(self, where=None):\n"
+                               "        sql = f\"select count(*) from {self.name}\"\n"
+                               "        if where is not None:\n"
+                               "            sql += \" where \" + where\n"
+                               "        sql += \" and x in \" + _table(where)\n"
+                               "        return self.db.execute(sql).fetchone()[0]\n")
+                  .empty());
+  // Bracket-quoting a parameter without escaping it is an injection.
+  EXPECT_EQ(reviewWithSource("t.py", "", "def rename(self, name, new_name):\n"
+                                         "    self.execute(\"ALTER TABLE [{name}] RENAME TO [{new}]\".format(name=name, new=new_name))\n")
+                .size(),
+            1u);
+}
+
 TEST(SqlDataFlow, Java) {
   EXPECT_TRUE(java("    for (int i = 0; i < 3; i++) {\n      st.execute(\"SELECT * FROM test\" + i);\n    }\n").empty());
   EXPECT_TRUE(java("    String dir = limit > 0 ? \"ASC\" : \"DESC\";\n"
@@ -175,8 +211,8 @@ TEST(Suppressions, EveryFormIsHonouredAndOnlyForItsRule) {
   EXPECT_TRUE(py(call + "  # nosec\n").empty());
   EXPECT_TRUE(py(call + "  # nosec B608\n").empty());
   EXPECT_EQ(py(call + "  # nosec B102\n").size(), 1u);
-  EXPECT_TRUE(py("    exec(code, namespace)  # noqa: S102\n").empty());
-  EXPECT_EQ(py("    exec(code, namespace)\n").size(), 1u);
+  EXPECT_TRUE(py("    exec(name, namespace)  # noqa: S102\n").empty());
+  EXPECT_EQ(py("    exec(name, namespace)\n").size(), 1u);
 
   const std::string jcall = "    st.executeQuery(\"SELECT * FROM t WHERE id = \" + name);";
   EXPECT_TRUE(java(jcall + " // NOSONAR\n").empty());
@@ -225,12 +261,31 @@ TEST(Confidence, IsTheRulesPrecisionAndOnlyPreciseRulesBlock) {
     EXPECT_LE(r.precision, 1.0) << r.name;
     EXPECT_EQ(r.blocks(), r.precision >= 0.9) << r.name;
   }
-  const auto f = py("    exec(code)\n");
+  const auto f = py("    exec(name)\n");
   ASSERT_EQ(f.size(), 1u);
   EXPECT_DOUBLE_EQ(f[0].confidence, ruleInfo(RuleId::DynamicEval).precision);
   if (!ruleInfo(RuleId::DynamicEval).blocks()) {
     EXPECT_EQ(f[0].severity, Severity::Minor);
   }
+}
+
+TEST(Precision, UnsafeCallsOnTrustedValuesAndBoundedCStringCalls) {
+  EXPECT_TRUE(js("  button.innerHTML = ICON_SVG;\n").empty());
+  EXPECT_TRUE(js("  const svg = '<svg></svg>';\n  button.innerHTML = svg;\n").empty());
+  EXPECT_EQ(js("  button.innerHTML = name;\n").size(), 1u);
+  const auto c = [](const std::string& body) { return reviewWithSource("src/x.c", "", "void f(char *out, const char *in, int n) {\n" + body + "}\n"); };
+  EXPECT_TRUE(c("  strcpy(out, \"null\");\n  sprintf(out, \"%d.%02x\", n, n);\n").empty());
+  EXPECT_EQ(c("  strcpy(out, in);\n").size(), 1u);
+  EXPECT_EQ(c("  sprintf(out, \"%s\", in);\n").size(), 1u);
+}
+
+TEST(Precision, SecretsThatAreNotSecrets) {
+  // A private-key header named in docs or a comment, without key material.
+  EXPECT_TRUE(reviewWithSource("docs/ssl.md", "", "Reads PEM when it sees the `-----BEGIN PRIVATE KEY-----` header.\n").empty());
+  EXPECT_TRUE(java("    // a {@code -----BEGIN PRIVATE KEY-----} header\n").empty());
+  // Example settings in prose, and a literal that starts a built value.
+  EXPECT_TRUE(reviewWithSource("docs/guide.md", "", "connection: { password: 'mypass' }\n").empty());
+  EXPECT_TRUE(java("    String encodedPassword = \"SCRAM-SHA-256$\" + iterations;\n").empty());
 }
 
 // ---- 6. Lex the new file, not the hunk ---------------------------------------

@@ -129,7 +129,7 @@ void checkCheckThenAct(const ScanFile& file, Findings& out) {
             "concurrent writes to a HashMap can corrupt it (lost entries, endless loops in get).";
         out.push_back(makeFinding(
             file, check.number(), act.number(),
-            {Severity::Major, Category::Concurrency, *shared ? 0.75 : 0.7,
+            {Severity::Major, Category::Concurrency, RuleId::CheckThenAct,
              "Check-then-act on a non-concurrent map: " + map + " is checked then put without synchronization",
              explanation,
              "Make the map a ConcurrentHashMap and do the check and the write in one atomic call: "

@@ -85,7 +85,7 @@ void checkJavaStringIdentity(const ScanFile& file, Findings& out) {
       if (certain && !rewrites.empty()) edit = contract::Edit{std::string(text), applyRewrites(text, rewrites)};
       out.push_back(makeFinding(
           file, l.number(), l.number(),
-          {Severity::Major, Category::Correctness, 0.9, "String compared with == / != instead of equals()",
+          {Severity::Major, Category::Correctness, RuleId::StringIdentity, "String compared with == / != instead of equals()",
            "In Java, == and != on Strings compare object references, not contents. A String read from a request, "
            "a database or built at run time is a different object from the literal, so the comparison gives the "
            "wrong answer even when the text is identical; it only appears to work for interned constants.",
@@ -106,21 +106,34 @@ bool bigDecimalExpression(const Tokens& t, std::size_t k) {
   return k + 1 < t.size() && t[k].is("new") && t[k + 1].is("BigDecimal");
 }
 
+// `BigDecimal name` (a parameter, a local or a field) among the known lines.
+bool declaredBigDecimal(const ScanFile& file, std::string_view name) {
+  bool found = false;
+  file.forEachKnownLine([&](const Tokens& t, std::string_view) {
+    for (std::size_t k = 0; k + 1 < t.size() && !found; ++k)
+      found = t[k].is("BigDecimal") && t[k + 1].isIdent() && t[k + 1].text == name;
+  });
+  return found;
+}
+
 }  // namespace
 
 void checkBigDecimalEquals(const ScanFile& file, Findings& out) {
   if (file.lang != Language::Java) return;
   for (const auto& hunk : file.hunks) {
     for (const auto& l : hunk.lines) {
-      if (!l.added() || l.text().find(".equals(") == std::string_view::npos ||
-          l.text().find("BigDecimal") == std::string_view::npos) continue;
+      if (!l.added() || l.text().find(".equals(") == std::string_view::npos) continue;
       const Tokens& t = l.tokens;
       for (std::size_t name = findCall(t, "equals"); name != npos; name = findCall(t, "equals", name + 1)) {
         const std::size_t open = name + 1, close = matchingClose(t, open);
         const std::size_t receiver = name >= 2 ? operandStart(t, name - 2) : npos;
         const bool argIsBigDecimal = bigDecimalExpression(t, open + 1);
         const bool receiverIsBigDecimal = receiver != npos && bigDecimalExpression(t, receiver);
-        if (!argIsBigDecimal && !receiverIsBigDecimal) continue;
+        // a.equals(b) where both are declared BigDecimal (typed parameters, locals, fields).
+        const bool typedOperands = receiver != npos && receiver == name - 2 && t[receiver].isIdent() &&
+                                   close == open + 2 && t[open + 1].isIdent() &&
+                                   declaredBigDecimal(file, t[receiver].text) && declaredBigDecimal(file, t[open + 1].text);
+        if (!argIsBigDecimal && !receiverIsBigDecimal && !typedOperands) continue;
 
         std::optional<contract::Edit> edit;
         if (receiver != npos && close != npos && close > open + 1) {
@@ -138,7 +151,7 @@ void checkBigDecimalEquals(const ScanFile& file, Findings& out) {
         }
         out.push_back(makeFinding(
             file, l.number(), l.number(),
-            {Severity::Major, Category::Correctness, 0.8, "BigDecimal compared with equals(), which also compares scale",
+            {Severity::Major, Category::Correctness, RuleId::BigDecimalEquals, "BigDecimal compared with equals(), which also compares scale",
              "BigDecimal.equals is true only when value AND scale match: new BigDecimal(\"0.00\").equals(BigDecimal.ZERO) "
              "is false. Amounts parsed from input or produced by arithmetic usually carry a scale, so this check "
              "silently fails for values that are numerically equal.",

@@ -43,4 +43,53 @@ bool isProseFile(std::string_view path) {
   return oneOf(lowerExtension(path), prose);
 }
 
+namespace {
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
+  return out;
+}
+
+bool nonShippingDirectory(const std::string& dir) {
+  static constexpr std::array<std::string_view, 20> dirs{
+      "test",     "tests",    "__tests__", "__test__", "spec",     "specs",       "testing",    "testdata",  "test-data",
+      "fixtures", "fixture",  "__fixtures__", "mocks",  "__mocks__", "examples",  "demo",    "benchmarks",
+      "bench",    ".circleci", "e2e"};
+  return std::find(dirs.begin(), dirs.end(), dir) != dirs.end() || dir.starts_with("test_") ||
+         dir.ends_with("_test") || dir.ends_with("-tests") || dir.ends_with("_tests");
+}
+
+bool nonShippingFile(const std::string& name, std::string_view original) {
+  if (name.starts_with("test_") || name == "conftest.py") return true;
+  const auto dot = name.find('.');
+  const std::string stem = name.substr(0, dot);
+  if (stem.ends_with("_test") || stem.ends_with("_tests") || stem.ends_with("_spec")) return true;
+  if (name.find(".test.") != std::string::npos || name.find(".spec.") != std::string::npos) return true;
+  // FooTest.java, FooTests.cs, FooIT.java: case matters, "Contest.java" is not a test.
+  const std::string_view o = original.substr(0, original.find('.'));
+  if (o.size() > 4 && (o.ends_with("Test") || o.ends_with("Tests") || o.ends_with("IT"))) return true;
+  if (name.starts_with("docker-compose") || name.starts_with("compose.") || name.starts_with("compose-")) return true;
+  return name == ".gitlab-ci.yml" || name == ".travis.yml" || name == "jenkinsfile" || name == "azure-pipelines.yml" ||
+         name == "appveyor.yml" || name == "bitbucket-pipelines.yml" || name == "tox.ini";
+}
+
+}  // namespace
+
+bool isNonShippingPath(std::string_view path) {
+  const std::string p = lower(path);
+  if (p.find(".github/workflows/") != std::string::npos || p.find(".github/actions/") != std::string::npos) return true;
+  std::size_t start = 0;
+  while (true) {
+    const auto slash = p.find('/', start);
+    if (slash == std::string::npos) break;
+    const std::string dir = p.substr(start, slash - start);
+    if (nonShippingDirectory(dir)) return true;
+    // "example/" at the top is an example; com/example/ is a Java package.
+    if (start == 0 && dir == "example") return true;
+    start = slash + 1;
+  }
+  return nonShippingFile(p.substr(start), path.substr(start));
+}
+
 }  // namespace revline::builtin

@@ -8,7 +8,7 @@
 
 namespace revline::builtin {
 
-using Findings = std::vector<contract::Finding>;
+using Findings = std::vector<RuleFinding>;
 
 // java_equality_rules.cpp: String compared with ==/!=, BigDecimal.equals.
 void checkJavaStringIdentity(const ScanFile& file, Findings& out);

@@ -2,12 +2,31 @@
 
 #include <algorithm>
 
+#include "core/builtin/introduced.h"
 #include "core/builtin/rule_sets.h"
 #include "core/builtin/scan.h"
+#include "core/builtin/suppressions.h"
 
 namespace revline::builtin {
+namespace {
+
+// The new-file text of the finding's lines, as the diff shows them.
+std::string statementOf(const ScanFile& file, const contract::Finding& f) {
+  std::string text;
+  for (const auto& h : file.hunks)
+    for (const auto& l : h.lines)
+      if (l.number() >= f.line && l.number() <= f.lastLine()) text += l.text();
+  return normalizedStatement(text);
+}
+
+contract::Severity atMostMinor(contract::Severity s) {
+  return s == contract::Severity::Blocker || s == contract::Severity::Major ? contract::Severity::Minor : s;
+}
+
+}  // namespace
 
 std::vector<contract::Finding> reviewDiff(const diff::Diff& diff, const SourceLookup& source) {
+  const RemovedText removed(diff);
   std::vector<contract::Finding> all;
   for (const auto& fileDiff : diff.files) {
     if (fileDiff.binary || !fileDiff.newPath || fileDiff.hunks.empty()) continue;  // deleted files add nothing
@@ -20,9 +39,20 @@ std::vector<contract::Finding> reviewDiff(const diff::Diff& diff, const SourceLo
     checkCheckThenAct(file, found);
     checkSqlInjection(file, found);
     checkUnsafeCalls(file, found);
-    std::stable_sort(found.begin(), found.end(),
+    const bool nonShipping = isNonShippingPath(file.path);
+    std::vector<contract::Finding> kept;
+    for (auto& rf : found) {
+      if (removed.contains(statementOf(file, rf.finding))) continue;  // a reformat or a move: not new
+      if (isSuppressed(file, rf)) continue;
+      // Rules below 9-in-10 precision, and anything in tests, fixtures,
+      // examples or CI, report as comments: they never block by default.
+      if (!ruleInfo(rf.rule).blocks() || (nonShipping && rf.rule != RuleId::MergeConflict))
+        rf.finding.severity = atMostMinor(rf.finding.severity);
+      kept.push_back(std::move(rf.finding));
+    }
+    std::stable_sort(kept.begin(), kept.end(),
                      [](const contract::Finding& a, const contract::Finding& b) { return a.line < b.line; });
-    all.insert(all.end(), std::make_move_iterator(found.begin()), std::make_move_iterator(found.end()));
+    all.insert(all.end(), std::make_move_iterator(kept.begin()), std::make_move_iterator(kept.end()));
   }
   return all;
 }

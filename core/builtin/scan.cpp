@@ -16,6 +16,7 @@ ScanFile scanFile(const diff::FileDiff& file, std::optional<std::string> fullTex
     LexState state;
     for (std::size_t start = 0; start < text.size();) {
       const std::size_t end = std::min(text.find('\n', start), text.size());
+      out.lineStarts.push_back(start);
       out.fullTokens.push_back(lexLine(text.substr(start, end - start), out.lang, state));
       start = end + 1;
     }
@@ -25,6 +26,15 @@ ScanFile scanFile(const diff::FileDiff& file, std::optional<std::string> fullTex
     LexState state;
     for (const auto& line : hunk.lines) {
       if (line.kind == diff::LineKind::Removed) continue;
+      // String, comment and docstring state comes from the whole file when it
+      // is known: a hunk may start inside a docstring or at its closing quotes.
+      // The hunk alone is lexed only when the file is unknown or differs.
+      const auto n = static_cast<std::size_t>(line.newLine);
+      if (out.fullText && n >= 1 && n <= out.fullTokens.size() && out.fullLine(static_cast<int>(n)) == line.text) {
+        h.lines.push_back({&line, out.fullTokens[n - 1]});
+        state = LexState{};
+        continue;
+      }
       h.lines.push_back({&line, lexLine(line.text, out.lang, state)});
     }
     out.hunks.push_back(std::move(h));
@@ -158,8 +168,8 @@ std::vector<Tokens> arguments(const Stream& s, std::size_t& lastLine) {
   return args;
 }
 
-contract::Finding makeFinding(const ScanFile& file, int line, int endLine, Rule rule,
-                              std::optional<contract::Edit> edit) {
+RuleFinding makeFinding(const ScanFile& file, int line, int endLine, Rule rule,
+                        std::optional<contract::Edit> edit) {
   contract::Finding f;
   f.file = file.path;
   f.line = line;
@@ -170,8 +180,8 @@ contract::Finding makeFinding(const ScanFile& file, int line, int endLine, Rule 
   f.explanation = std::move(rule.explanation);
   f.suggestedFix = std::move(rule.suggestedFix);
   f.edit = std::move(edit);
-  f.confidence = rule.confidence;
-  return f;
+  f.confidence = ruleInfo(rule.id).precision;
+  return {rule.id, std::move(f)};
 }
 
 }  // namespace revline::builtin

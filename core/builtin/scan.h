@@ -12,6 +12,7 @@
 
 #include "core/builtin/language.h"
 #include "core/builtin/lexer.h"
+#include "core/builtin/rule_catalog.h"
 #include "core/contract/contract.h"
 #include "core/diff/diff.h"
 
@@ -41,6 +42,15 @@ struct ScanFile {
   // text: for looking up declarations. Views point into *fullText.
   std::shared_ptr<const std::string> fullText;
   std::vector<Tokens> fullTokens;
+  std::vector<std::size_t> lineStarts;  // byte offset of each line in *fullText
+
+  // 1-based line n of the whole file, or nullopt when the file is unknown.
+  std::optional<std::string_view> fullLine(int n) const {
+    if (!fullText || n < 1 || static_cast<std::size_t>(n) > lineStarts.size()) return std::nullopt;
+    const std::size_t start = lineStarts[static_cast<std::size_t>(n) - 1];
+    const std::size_t end = std::min(fullText->find('\n', start), fullText->size());
+    return std::string_view(*fullText).substr(start, end - start);
+  }
 
   // Calls f(tokens, text) for every line that may hold a declaration: the whole
   // file when known, else the lines the diff shows.
@@ -103,13 +113,13 @@ std::vector<Tokens> arguments(const Stream& s, std::size_t& lastLine);
 struct Rule {
   contract::Severity severity;
   contract::Category category;
-  double confidence;
+  RuleId id;  // its confidence is the rule's measured precision (rule_catalog.h)
   std::string title;
   std::string explanation;
   std::optional<std::string> suggestedFix;
 };
 
-contract::Finding makeFinding(const ScanFile& file, int line, int endLine, Rule rule,
-                              std::optional<contract::Edit> edit = std::nullopt);
+RuleFinding makeFinding(const ScanFile& file, int line, int endLine, Rule rule,
+                        std::optional<contract::Edit> edit = std::nullopt);
 
 }  // namespace revline::builtin

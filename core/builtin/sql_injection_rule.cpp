@@ -8,6 +8,7 @@
 #include <string>
 
 #include "core/builtin/rule_sets.h"
+#include "core/builtin/value_flow.h"
 
 namespace revline::builtin {
 namespace {
@@ -17,6 +18,7 @@ using contract::Severity;
 
 constexpr std::size_t kLookback = 8;      // lines searched above the call for the SQL variable
 constexpr std::size_t kContinuation = 4;  // lines an argument list or assignment may span
+constexpr std::size_t kWholeCall = 40;    // lines read to judge where a call's whole argument comes from
 
 struct Sink {
   std::string_view name;
@@ -58,6 +60,9 @@ const std::vector<Sink>& sinksFor(Language lang) {
 }
 
 bool looksLikeSql(std::string_view body) {
+  // JDBC escape syntax for stored procedures: "{call proc(?)}", "{? = call f(?)}".
+  if (body.find("{call") != std::string_view::npos || body.find("{ call") != std::string_view::npos ||
+      body.find("= call ") != std::string_view::npos) return true;
   static constexpr std::array<std::string_view, 15> keywords{"select", "insert", "update", "delete", "where",
                                                              "from",   "values", "set",    "join",   "drop",
                                                              "create", "alter",  "truncate", "merge", "having"};
@@ -237,12 +242,36 @@ std::size_t openParenAfter(const Tokens& t, std::size_t name) {
   return k < t.size() && t[k].is("(") ? k : npos;
 }
 
+// The sink's argument read whole (a .format( call may span many lines): from
+// the new file when known, else from the hunk.
+Tokens wholeArgument(const ScanFile& file, const ScanHunk& hunk, std::size_t i, std::size_t open, std::size_t argIndex,
+                     std::size_t assignAt) {
+  Stream s;
+  const auto n = static_cast<std::size_t>(hunk.lines[i].number());
+  if (file.fullText && n >= 1 && n <= file.fullTokens.size() && hunk.lines[i].tokens.size() == file.fullTokens[n - 1].size()) {
+    for (std::size_t l = n - 1; l < file.fullTokens.size() && l <= n - 1 + kWholeCall; ++l) {
+      const Tokens& t = file.fullTokens[l];
+      for (std::size_t k = l == n - 1 ? (open == npos ? assignAt : open) : 0; k < t.size(); ++k) {
+        s.tokens.push_back(t[k]);
+        s.lineOf.push_back(l);
+      }
+    }
+  } else {
+    s = streamFrom(hunk, i, open == npos ? assignAt : open, kWholeCall);
+  }
+  std::size_t last = 0;
+  if (open == npos) return rightHandSide(s, last);
+  auto args = arguments(s, last);
+  return args.size() > argIndex ? std::move(args[argIndex]) : Tokens{};
+}
+
 }  // namespace
 
 void checkSqlInjection(const ScanFile& file, Findings& out) {
   const auto& sinks = sinksFor(file.lang);
   if (sinks.empty()) return;
   for (const auto& hunk : file.hunks) {
+    std::optional<ValueFlow> flow;  // built on the first candidate: most hunks have none
     std::set<std::size_t> reported;
     for (std::size_t i = 0; i < hunk.lines.size(); ++i) {
       const ScanLine& line = hunk.lines[i];
@@ -282,13 +311,17 @@ void checkSqlInjection(const ScanFile& file, Findings& out) {
           taint = origin.taint;
           firstLine = origin.firstLine;
         }
+        if (sinkName == "prepareCall") taint.sql = true;  // its text is SQL whatever it looks like
         if (taint.build == Build::None || !taint.sql) continue;
         if (!anyAdded(hunk, firstLine, lastLine)) continue;
+        // Built, but only from values that cannot come from outside the function.
+        if (!flow) flow.emplace(ValueFlow::forHunk(file, hunk));
+        if (flow->trusted(wholeArgument(file, hunk, i, open, argIndex, k + 2), flow->positionOf(file, hunk, i))) continue;
         reported.insert(i);
         const std::string how(buildWord(taint.build));
         out.push_back(makeFinding(
             file, hunk.lines[firstLine].number(), hunk.lines[lastLine].number(),
-            {Severity::Blocker, Category::Security, firstLine == i ? 0.85 : 0.8,
+            {Severity::Blocker, Category::Security, RuleId::SqlInjection,
              "SQL built by " + how + " is passed to " + std::string(sinkName) + " (SQL injection)",
              "The SQL text is assembled from values with " + how +
                  ", so whatever those values contain becomes part of the statement: an id such as ' OR '1'='1 "

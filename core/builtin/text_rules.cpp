@@ -1,9 +1,14 @@
 // Rules on the raw text of added lines, for every file type: hard-coded
 // credentials and leftover merge-conflict markers.
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <optional>
 #include <string>
 
 #include "core/builtin/rule_sets.h"
 #include "core/builtin/secrets.h"
+#include "core/builtin/suppressions.h"
 
 namespace revline::builtin {
 namespace {
@@ -14,17 +19,17 @@ using contract::Severity;
 struct SecretRule {
   std::string_view what;
   Severity severity;
-  double confidence;
+  RuleId rule;
 };
 
 SecretRule describe(const std::string& kind) {
-  if (kind == "aws-access-key") return {"an AWS access key id", Severity::Blocker, 0.9};
-  if (kind == "private-key") return {"a private key", Severity::Blocker, 0.95};
-  if (kind == "github-token") return {"a GitHub token", Severity::Blocker, 0.9};
-  if (kind == "slack-token") return {"a Slack token", Severity::Blocker, 0.85};
-  if (kind == "api-key") return {"an API key", Severity::Blocker, 0.7};
-  if (kind == "password") return {"a password", Severity::Major, 0.6};
-  return {"a secret", Severity::Major, 0.6};
+  if (kind == "aws-access-key") return {"an AWS access key id", Severity::Blocker, RuleId::HardcodedToken};
+  if (kind == "private-key") return {"a private key", Severity::Blocker, RuleId::HardcodedToken};
+  if (kind == "github-token") return {"a GitHub token", Severity::Blocker, RuleId::HardcodedToken};
+  if (kind == "slack-token") return {"a Slack token", Severity::Blocker, RuleId::HardcodedToken};
+  if (kind == "api-key") return {"an API key", Severity::Blocker, RuleId::HardcodedToken};
+  if (kind == "password") return {"a password", Severity::Major, RuleId::HardcodedPassword};
+  return {"a secret", Severity::Major, RuleId::HardcodedPassword};
 }
 
 enum class Marker { None, Start, Middle, End, Base };
@@ -41,26 +46,104 @@ Marker markerOf(std::string_view s) {
   return Marker::None;
 }
 
-contract::Finding conflictFinding(const ScanFile& file, int line, int endLine) {
+RuleFinding conflictFinding(const ScanFile& file, int line, int endLine) {
   return makeFinding(file, line, endLine,
-                     {Severity::Blocker, Category::Correctness, 0.95, "Unresolved merge-conflict markers",
+                     {Severity::Blocker, Category::Correctness, RuleId::MergeConflict, "Unresolved merge-conflict markers",
                       "The change still contains the <<<<<<< / ======= / >>>>>>> markers of a merge conflict: the file "
                       "no longer compiles or parses, and both sides of the conflict are present.",
                       "Resolve the conflict: keep the intended version of the lines and delete the marker lines."});
 }
 
+// A private-key header is a key only with key material after it (on the same
+// line, as in "-----BEGIN ...-----\\nMIIE...", or on the next line): docs and
+// parsers that name the header are not leaking a key.
+bool hasKeyMaterial(const ScanFile& file, const ScanLine& l, const SecretMatch& m) {
+  auto base64Run = [](std::string_view s) {
+    std::size_t best = 0, run = 0;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+      const char c = s[i];
+      if (c == '\\' && i + 1 < s.size() && s[i + 1] == 'n') { ++i; continue; }  // an escaped newline inside a literal
+      const bool b64 = std::isalnum(static_cast<unsigned char>(c)) || c == '+' || c == '/' || c == '=';
+      run = b64 ? run + 1 : 0;
+      best = std::max(best, run);
+    }
+    return best;
+  };
+  const std::string_view text = l.text();
+  const auto headerEnd = text.find("-----", std::min(text.size(), m.offset + 11));
+  if (headerEnd != std::string_view::npos && base64Run(text.substr(headerEnd + 5)) >= 24) return true;
+  std::optional<std::string_view> next = file.fullLine(l.number() + 1);
+  if (!next) {
+    for (const auto& h : file.hunks)
+      for (const auto& other : h.lines)
+        if (other.number() == l.number() + 1) next = other.text();
+  }
+  return next && base64Run(*next) >= 24;
+}
+
+// `password = "SCRAM-SHA-256$" + iterations`: the literal is the start of a
+// built value (a format, a prefix), not a password written in the code.
+bool concatenated(const ScanLine& l, const SecretMatch& m) {
+  const Tokens& t = l.tokens;
+  for (std::size_t k = 0; k < t.size(); ++k) {
+    if (!t[k].isString() || m.offset < t[k].begin || m.offset >= t[k].end) continue;
+    return (k + 1 < t.size() && (t[k + 1].is("+") || t[k + 1].is("%"))) ||
+           (k > 0 && t[k - 1].is("+"));
+  }
+  return false;
+}
+
+// `JDBC_SECRETS_MANAGER = "jdbc-secretsmanager"`: the setting's name ends in a
+// word that is not a secret (a manager, a name, a mode), so its value is a name.
+bool namesNoSecret(std::string_view line, const SecretMatch& m) {
+  std::size_t k = std::min(m.offset, line.size());
+  auto skip = [&](std::string_view chars) { while (k > 0 && chars.find(line[k - 1]) != std::string_view::npos) --k; };
+  skip("\"'` ");
+  skip("=:>");
+  skip("\"'` ");
+  const std::size_t end = k;
+  while (k > 0 && (std::isalnum(static_cast<unsigned char>(line[k - 1])) || line[k - 1] == '_' || line[k - 1] == '-')) --k;
+  const std::string_view name = line.substr(k, end - k);
+  if (name.empty()) return false;
+  // The last word: after the last '_'/'-', or the last capital of camelCase.
+  std::size_t start = name.find_last_of("_-");
+  start = start == std::string_view::npos ? 0 : start + 1;
+  for (std::size_t i = name.size(); i-- > start + 1;) {
+    if (std::isupper(static_cast<unsigned char>(name[i])) && std::islower(static_cast<unsigned char>(name[i - 1]))) { start = i; break; }
+  }
+  std::string last;
+  for (char c : name.substr(start)) last += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  static constexpr std::array<std::string_view, 7> nonSecret{"manager", "name", "mode", "type", "provider", "url", "id"};
+  return std::find(nonSecret.begin(), nonSecret.end(), last) != nonSecret.end();
+}
+
 }  // namespace
 
 void checkSecrets(const ScanFile& file, Findings& out) {
+  // Documentation shows example settings ("password: 'mypass'"); only
+  // token-shaped secrets count there.
+  const bool prose = isProseFile(file.path);
   for (const auto& hunk : file.hunks) {
     for (const auto& l : hunk.lines) {
       if (!l.added()) continue;
       const auto matches = findSecrets(l.text());
       if (matches.empty()) continue;
-      const SecretRule r = describe(matches.front().kind);
+      // A password setting named in a comment ("-- SET password_encryption =
+      // 'scram-sha-256'") is prose, not a credential; a token-shaped secret
+      // (a key id, a private key) leaks from a comment just the same.
+      const std::string comment = commentOf(l.text(), l.tokens, file.lang);
+      const std::size_t commentAt = l.text().size() - comment.size();
+      const auto real = std::find_if(matches.begin(), matches.end(), [&](const SecretMatch& m) {
+        if (m.kind == "private-key") return hasKeyMaterial(file, l, m);
+        if (describe(m.kind).rule == RuleId::HardcodedPassword && (prose || concatenated(l, m) || namesNoSecret(l.text(), m)))
+          return false;
+        return describe(m.kind).rule != RuleId::HardcodedPassword || comment.empty() || m.offset < commentAt;
+      });
+      if (real == matches.end()) continue;
+      const SecretRule r = describe(real->kind);
       out.push_back(makeFinding(
           file, l.number(), l.number(),
-          {r.severity, Category::Security, r.confidence, "Hard-coded credential: " + std::string(r.what) + " in the source",
+          {r.severity, Category::Security, r.rule, "Hard-coded credential: " + std::string(r.what) + " in the source",
            "This line adds " + std::string(r.what) +
                " to the repository. Anyone with read access to the code or its history can use it, and it stays in "
                "the history after the line is removed.",

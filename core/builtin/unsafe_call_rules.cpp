@@ -1,8 +1,10 @@
 // Calls that are dangerous by themselves: unbounded C string functions,
 // dynamic code evaluation, shell command strings, and raw HTML assignment.
+#include <cctype>
 #include <string>
 
 #include "core/builtin/rule_sets.h"
+#include "core/builtin/value_flow.h"
 
 namespace revline::builtin {
 namespace {
@@ -26,6 +28,31 @@ bool freeCall(const Tokens& t, std::size_t k) {
 // An argument that is one plain string literal cannot carry input.
 bool plainLiteral(const Tokens& arg) { return arg.size() == 1 && arg[0].isString() && !arg[0].interpolated; }
 
+// A value that cannot carry outside input: a literal, a CONSTANT, a local
+// assigned only such values (see value_flow.h).
+bool trustedValue(const ScanFile& file, const ScanHunk& hunk, std::size_t i, const Tokens& value) {
+  if (value.empty() || plainLiteral(value)) return true;
+  ValueFlow flow = ValueFlow::forHunk(file, hunk);
+  return flow.trusted(value, flow.positionOf(file, hunk, i));
+}
+
+// A printf format whose conversions are all numeric (%d, %5.2f, %x, %g...):
+// its output length is bounded by the format, whatever the values.
+bool numericFormat(const Token& format) {
+  if (!format.isString() || format.interpolated) return false;
+  const std::string_view f = format.body;
+  for (std::size_t i = 0; i < f.size(); ++i) {
+    if (f[i] != '%') continue;
+    std::size_t k = i + 1;
+    if (k < f.size() && f[k] == '%') { i = k; continue; }
+    while (k < f.size() && (std::isdigit(static_cast<unsigned char>(f[k])) || f[k] == '.' || f[k] == '-' || f[k] == '+' ||
+                            f[k] == ' ' || f[k] == '#' || f[k] == 'l' || f[k] == 'h' || f[k] == 'z')) ++k;
+    if (k >= f.size() || std::string_view("diuxXoeEfgGc").find(f[k]) == std::string_view::npos) return false;
+    i = k;
+  }
+  return true;
+}
+
 // `char name[` among the lines of this file the diff shows.
 bool declaredCharArray(const ScanFile& file, std::string_view name) {
   for (const auto& hunk : file.hunks) {
@@ -48,7 +75,7 @@ void cStringFunctions(const ScanFile& file, const ScanHunk& hunk, std::size_t i,
     if (name == "gets") {
       out.push_back(makeFinding(
           file, l.number(), l.number(),
-          {Severity::Blocker, Category::Security, 0.95, "gets() cannot limit the input length (buffer overflow)",
+          {Severity::Blocker, Category::Security, RuleId::UnboundedCString, "gets() cannot limit the input length (buffer overflow)",
            "gets reads until a newline with no bound on the destination buffer, so any long input line overflows it "
            "and overwrites the stack; it was removed from C11 for this reason.",
            "Use fgets(buf, sizeof buf, stdin) and strip the trailing newline it keeps."}));
@@ -56,6 +83,14 @@ void cStringFunctions(const ScanFile& file, const ScanHunk& hunk, std::size_t i,
     }
     if (name != "strcpy" && name != "strcat" && name != "sprintf" && name != "vsprintf") continue;
     const std::size_t close = matchingClose(t, k + 1);
+    {
+      // strcpy(dst, "literal") copies a length known when the code is written,
+      // and sprintf with only numeric conversions writes a bounded length.
+      std::size_t last = i;
+      const auto args = arguments(streamFrom(hunk, i, k + 1, kCallSpan), last);
+      if (args.size() >= 2 && (name == "strcpy" || name == "strcat") && plainLiteral(args[1])) return;
+      if (args.size() >= 2 && name == "sprintf" && args[1].size() == 1 && numericFormat(args[1][0])) return;
+    }
     // snprintf bounds the write by the destination's size, which `sizeof` gives
     // only for an array; so the rewrite is offered only for a visible char array.
     std::optional<contract::Edit> edit;
@@ -72,7 +107,7 @@ void cStringFunctions(const ScanFile& file, const ScanHunk& hunk, std::size_t i,
     const std::string n(name);
     out.push_back(makeFinding(
         file, l.number(), l.number(),
-        {Severity::Major, Category::Security, 0.6, n + "() writes without a bound on the destination size",
+        {Severity::Major, Category::Security, RuleId::UnboundedCString, n + "() writes without a bound on the destination size",
          n + " copies until the source (or the formatted text) ends, whatever the size of the destination; a longer "
              "input than expected overflows the buffer and corrupts memory.",
          name == "strcat" ? "Track the remaining space and use strncat, or build the string with snprintf."
@@ -91,11 +126,11 @@ void pythonCalls(const ScanFile& file, const ScanHunk& hunk, std::size_t i, Find
     if ((t[k].is("eval") || t[k].is("exec")) && freeCall(t, k)) {
       std::size_t last = i;
       const auto args = arguments(streamFrom(hunk, i, k + 1, kCallSpan), last);
-      if (plainLiteral(args.front())) continue;
+      if (trustedValue(file, hunk, i, args.front())) continue;
       const std::string n(t[k].text);
       out.push_back(makeFinding(
           file, l.number(), l.number(),
-          {Severity::Major, Category::Security, 0.6, n + "() runs a dynamically built string as Python code",
+          {Severity::Major, Category::Security, RuleId::DynamicEval, n + "() runs a dynamically built string as Python code",
            n + " executes its argument with the full rights of the process; if any part of it comes from a user, a "
                "file or the network, that source can run arbitrary code.",
            "Parse data instead of executing it: ast.literal_eval for Python literals, json.loads for JSON, or an "
@@ -111,10 +146,10 @@ void pythonCalls(const ScanFile& file, const ScanHunk& hunk, std::size_t i, Find
       for (const auto& a : args) {
         if (a.size() == 3 && a[0].is("shell") && a[1].is("=") && a[2].is("True")) shell = true;
       }
-      if (!shell || plainLiteral(args.front())) continue;  // a fixed command string injects nothing
+      if (!shell || trustedValue(file, hunk, i, args.front())) continue;  // a fixed command string injects nothing
       out.push_back(makeFinding(
           file, l.number(), hunk.lines[last].number(),
-          {Severity::Major, Category::Security, 0.7, "subprocess called with shell=True on a built command (command injection)",
+          {Severity::Major, Category::Security, RuleId::ShellCommand, "subprocess called with shell=True on a built command (command injection)",
            "With shell=True the command string is interpreted by /bin/sh, so quotes, ;, | or $(...) inside any value "
            "that went into it run as shell commands.",
            "Pass the command as a list of arguments without shell=True: subprocess.run([\"tool\", arg], check=True)."}));
@@ -130,10 +165,10 @@ void javascriptCalls(const ScanFile& file, const ScanHunk& hunk, std::size_t i, 
     if (t[k].is("eval") && freeCall(t, k)) {
       std::size_t last = i;
       const auto args = arguments(streamFrom(hunk, i, k + 1, kCallSpan), last);
-      if (plainLiteral(args.front())) continue;
+      if (trustedValue(file, hunk, i, args.front())) continue;
       out.push_back(makeFinding(
           file, l.number(), l.number(),
-          {Severity::Major, Category::Security, 0.7, "eval() runs a dynamically built string as code",
+          {Severity::Major, Category::Security, RuleId::DynamicEval, "eval() runs a dynamically built string as code",
            "eval executes its argument with the page's or the server's privileges; any user-influenced part of the "
            "string becomes code (cross-site scripting in a browser, remote code execution in Node).",
            "Use JSON.parse for data, or look the operation up in an explicit table of functions."}));
@@ -141,13 +176,24 @@ void javascriptCalls(const ScanFile& file, const ScanHunk& hunk, std::size_t i, 
     }
     if ((t[k].is("innerHTML") || t[k].is("outerHTML")) && k > 0 && t[k - 1].is(".") && k + 1 < t.size() &&
         (t[k + 1].is("=") || t[k + 1].is("+="))) {
-      Tokens rhs(t.begin() + static_cast<std::ptrdiff_t>(k + 2), t.end());
-      if (!rhs.empty() && rhs.back().is(";")) rhs.pop_back();
-      if (plainLiteral(rhs)) continue;  // a fixed fragment (or clearing with "") is not an injection
+      // The assigned value, over the lines it continues on.
+      Tokens rhs;
+      const Stream s = streamFrom(hunk, i, k + 2, kCallSpan);
+      for (std::size_t q = 0; q < s.tokens.size(); ++q) {
+        if (s.tokens[q].is(";")) break;
+        const bool newLine = q > 0 && s.lineOf[q] != s.lineOf[q - 1];
+        const bool continues = rhs.empty() || rhs.back().is("+") || rhs.back().is("(") || rhs.back().is(",") ||
+                               rhs.back().is("?") || rhs.back().is(":") || s.tokens[q].is("+") ||
+                               s.tokens[q].is(".") || s.tokens[q].is("?") || s.tokens[q].is(":");
+        if (newLine && !continues) break;
+        rhs.push_back(s.tokens[q]);
+      }
+      // A fixed fragment, a CONSTANT icon, clearing with "": not an injection.
+      if (trustedValue(file, hunk, i, rhs)) continue;
       const std::string prop(t[k].text);
       out.push_back(makeFinding(
           file, l.number(), l.number(),
-          {Severity::Major, Category::Security, 0.6, "Dynamic content assigned to ." + prop + " (cross-site scripting)",
+          {Severity::Major, Category::Security, RuleId::RawHtml, "Dynamic content assigned to ." + prop + " (cross-site scripting)",
            "Assigning to " + prop + " parses the string as HTML; any user-controlled part of it can inject markup and "
            "script (e.g. <img src=x onerror=...>) into the page.",
            "Assign textContent for text, build nodes with createElement, or sanitize the HTML (e.g. DOMPurify.sanitize) first."}));

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 
+#include "core/builtin/rule_catalog.h"
 #include "tests/unit/builtin/review_fixture.h"
 
 namespace revline::builtin::testing {
@@ -91,7 +92,9 @@ TEST(Sample, WithTheWholeFilesTheSingletonIsRecognised) {
   const auto f = reviewDiff(s.diff, [&](const std::string& path) -> std::optional<std::string> { return s.read(path); });
   ASSERT_EQ(f.size(), 4u);
   EXPECT_EQ(f[0].category, Category::Concurrency);
-  EXPECT_DOUBLE_EQ(f[0].confidence, 0.75);  // getInstance()/INSTANCE are outside the hunk
+  // getInstance()/INSTANCE are outside the hunk: the explanation says singleton.
+  // The confidence is the rule's measured precision, whatever the context.
+  EXPECT_DOUBLE_EQ(f[0].confidence, ruleInfo(RuleId::CheckThenAct).precision);
   EXPECT_NE(f[0].explanation.find("singleton"), std::string::npos);
 }
 

@@ -1,0 +1,161 @@
+#include "core/builtin/suppressions.h"
+
+#include <algorithm>
+#include <cctype>
+#include <optional>
+#include <vector>
+
+namespace revline::builtin {
+namespace {
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
+  return out;
+}
+
+// In files of no known language the lexer does not know comments, so only
+// its string literals tell where a comment marker is not one.
+bool coveredByToken(const Tokens& tokens, std::size_t p, bool stringsOnly) {
+  return std::any_of(tokens.begin(), tokens.end(),
+                     [&](const Token& t) { return p >= t.begin && p < t.end && (!stringsOnly || t.isString()); });
+}
+
+// Something shaped like a rule code: S608, B102, G201, no-eval, no-unsanitized/property, gosec.
+bool looksLikeCode(std::string_view w, bool anyWord) {
+  if (anyWord) return !w.empty();
+  const bool digit = std::any_of(w.begin(), w.end(), [](char ch) { return std::isdigit(static_cast<unsigned char>(ch)); });
+  const bool alpha = std::any_of(w.begin(), w.end(), [](char ch) { return std::isalpha(static_cast<unsigned char>(ch)); });
+  return alpha && (digit || w.find('-') != std::string_view::npos || w.find('/') != std::string_view::npos || w == "gosec");
+}
+
+// Codes after a marker: "noqa: S608, E501" -> {"s608", "e501"}; nullopt for a
+// bare marker (which suppresses every rule). Words that are not codes, such as
+// an explanation after "# nosec", are skipped.
+std::optional<std::vector<std::string>> codesAfter(std::string_view c, std::size_t at, bool needsColon) {
+  const bool anyWord = needsColon;  // after "noqa:" / "nolint:" every word is a code (golangci linters are plain words)
+  std::size_t k = at;
+  while (k < c.size() && c[k] == ' ') ++k;
+  if (k < c.size() && c[k] == ':') ++k;
+  else if (needsColon) return std::nullopt;
+  std::vector<std::string> codes;
+  std::string cur;
+  for (; k <= c.size(); ++k) {
+    const char ch = k < c.size() ? c[k] : '\n';
+    if (std::isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '_' || ch == '/' || ch == '@') {
+      cur += ch;
+      continue;
+    }
+    if (looksLikeCode(cur, anyWord)) codes.push_back(cur);
+    cur.clear();
+    if (ch != ',' && ch != ' ') break;
+  }
+  if (codes.empty()) return std::nullopt;
+  return codes;
+}
+
+bool anyCodeMatches(const RuleInfo& rule, const std::vector<std::string>& codes) {
+  for (const auto& code : codes) {
+    if (code == rule.name) return true;
+    for (auto mine : rule.codes) if (code == lower(mine)) return true;
+  }
+  return false;
+}
+
+// A marker followed by nothing (all rules) or by codes naming this rule.
+bool markerMatches(std::string_view c, std::string_view marker, const RuleInfo& rule, bool needsColon) {
+  for (auto at = c.find(marker); at != std::string_view::npos; at = c.find(marker, at + 1)) {
+    const std::size_t end = at + marker.size();
+    if (end < c.size() && (std::isalnum(static_cast<unsigned char>(c[end])) || c[end] == '-')) continue;  // eslint-disable-next-line vs -line
+    const auto codes = codesAfter(c, end, needsColon);
+    if (!codes || anyCodeMatches(rule, *codes)) return true;
+  }
+  return false;
+}
+
+// revline: ignore / revline: ignore[sql-injection, raw-html]
+bool revlineIgnore(std::string_view c, const RuleInfo& rule) {
+  for (auto at = c.find("revline:"); at != std::string_view::npos; at = c.find("revline:", at + 1)) {
+    std::size_t k = at + 8;
+    while (k < c.size() && c[k] == ' ') ++k;
+    if (c.substr(k, 6) != "ignore") continue;
+    k += 6;
+    if (k >= c.size() || c[k] != '[') return true;
+    const auto close = c.find(']', k);
+    if (close == std::string_view::npos) continue;
+    std::string names(c.substr(k + 1, close - k - 1));
+    std::replace(names.begin(), names.end(), ',', ' ');
+    std::size_t s = 0;
+    while (s < names.size()) {
+      while (s < names.size() && names[s] == ' ') ++s;
+      const auto e = std::min(names.find(' ', s), names.size());
+      if (e > s && names.substr(s, e - s) == rule.name) return true;
+      s = e;
+    }
+  }
+  return false;
+}
+
+bool sameLineSuppression(std::string_view c, const RuleInfo& rule) {
+  return revlineIgnore(c, rule) || markerMatches(c, "noqa", rule, true) || markerMatches(c, "nosec", rule, false) ||
+         c.find("nosonar") != std::string_view::npos || markerMatches(c, "nolint", rule, true) ||
+         markerMatches(c, "eslint-disable-line", rule, false);
+}
+
+bool lineAboveSuppression(std::string_view c, const RuleInfo& rule) {
+  return revlineIgnore(c, rule) || markerMatches(c, "eslint-disable-next-line", rule, false);
+}
+
+bool statesIntent(std::string_view c, const RuleInfo& rule) {
+  return std::any_of(rule.concern.begin(), rule.concern.end(),
+                     [&](std::string_view phrase) { return c.find(phrase) != std::string_view::npos; });
+}
+
+// The lower-cased comment of new-file line n, from the whole file or the hunks.
+std::string commentAt(const ScanFile& file, int n) {
+  if (const auto text = file.fullLine(n)) return lower(commentOf(*text, file.fullTokens[static_cast<std::size_t>(n) - 1], file.lang));
+  for (const auto& h : file.hunks)
+    for (const auto& l : h.lines)
+      if (l.number() == n) return lower(commentOf(l.text(), l.tokens, file.lang));
+  return {};
+}
+
+}  // namespace
+
+std::string commentOf(std::string_view line, const Tokens& tokens, Language lang) {
+  std::vector<std::string_view> markers;
+  switch (lang) {
+    case Language::Python: markers = {"#"}; break;
+    case Language::Other: markers = {"#", "--", "//", "<!--", "/*"}; break;
+    default: markers = {"//", "/*"}; break;
+  }
+  for (std::size_t p = 0; p < line.size(); ++p) {
+    if (coveredByToken(tokens, p, lang == Language::Other)) continue;
+    for (auto m : markers) {
+      if (!line.substr(p).starts_with(m)) continue;
+      // In config and shell files "#" or "--" starts a comment only after a blank.
+      if (lang == Language::Other && p > 0 && !std::isspace(static_cast<unsigned char>(line[p - 1]))) continue;
+      return std::string(line.substr(p));
+    }
+  }
+  // A line inside a block comment has no tokens at all; " * text" is comment.
+  if (tokens.empty() && lang != Language::Other) return std::string(line);
+  return {};
+}
+
+bool isSuppressed(const ScanFile& file, const RuleFinding& found) {
+  const RuleInfo& rule = ruleInfo(found.rule);
+  const int first = static_cast<int>(found.finding.line);
+  const int last = static_cast<int>(found.finding.lastLine());
+  for (int n = first; n <= last; ++n) {
+    const std::string c = commentAt(file, n);
+    if (!c.empty() && (sameLineSuppression(c, rule) || statesIntent(c, rule))) return true;
+  }
+  if (first > 1) {
+    const std::string above = commentAt(file, first - 1);
+    if (!above.empty() && (lineAboveSuppression(above, rule) || statesIntent(above, rule))) return true;
+  }
+  return false;
+}
+
+}  // namespace revline::builtin

@@ -1,0 +1,20 @@
+// Suppression comments, in revline's own form and in the forms of the linters
+// a repository already uses, so a line someone already marked as deliberate
+// is not reported again. What counts is listed in docs/BUILTIN-RULES.md.
+#pragma once
+#include <string>
+#include <string_view>
+
+#include "core/builtin/rule_catalog.h"
+#include "core/builtin/scan.h"
+
+namespace revline::builtin {
+
+// The comment part of a line (outside string literals), or "" when none.
+std::string commentOf(std::string_view line, const Tokens& tokens, Language lang);
+
+// True when the finding is suppressed by a comment on one of its lines or on
+// the line just above it.
+bool isSuppressed(const ScanFile& file, const RuleFinding& found);
+
+}  // namespace revline::builtin

@@ -92,6 +92,9 @@ class ToolExecutor {
   virtual ~ToolExecutor() = default;
   virtual std::vector<ToolSpec> specs() const = 0;
   virtual ToolResult execute(const ToolCall& call) = 0;
+  // The current text of a repository file, read through the same sandbox (for
+  // function context); nullopt when it cannot be read. Not a model tool call.
+  virtual std::optional<std::string> newFileText(const std::string& /*path*/) const { return std::nullopt; }
 };
 
 }  // namespace revline::review

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <optional>
 #include <cctype>
 #include <cstdint>
 
@@ -104,6 +105,34 @@ std::pair<int, int> changedSpan(const Hunk& h) {
   return {first, last};
 }
 
+struct Definition {
+  int start = 0, end = 0;
+};
+
+// The nearest definition above `first` indented less than `threshold`, and
+// where it ends (see function_context.h for the rule).
+std::optional<Definition> enclosing(const std::vector<std::string_view>& lines, int first, int last,
+                                    std::size_t threshold) {
+  const int count = static_cast<int>(lines.size()) - 1;
+  int start = 0;
+  for (int n = first - 1; n >= 1 && first - n <= kMaxScanLines; --n) {
+    if (blank(lines[n]) || indentOf(lines[n]) >= threshold) continue;
+    if (looksLikeDefinition(lines[n])) { start = n; break; }
+    threshold = indentOf(lines[n]);  // an enclosing block (if, loop): keep looking above it
+    if (threshold == 0) break;
+  }
+  if (!start) return std::nullopt;
+  const std::size_t own = indentOf(lines[start]);
+  int end = count;
+  for (int n = std::max(last, start) + 1; n <= count; ++n) {
+    if (blank(lines[n]) || indentOf(lines[n]) > own) continue;
+    end = closesBlock(lines[n]) ? n : n - 1;
+    break;
+  }
+  while (end > last && blank(lines[end])) --end;
+  return Definition{start, end};
+}
+
 }  // namespace
 
 std::vector<HunkContext> functionContext(const FileDiff& file, std::string_view newText, int maxLines) {
@@ -125,23 +154,16 @@ std::vector<HunkContext> functionContext(const FileDiff& file, std::string_view 
     std::size_t threshold = SIZE_MAX;
     for (int n = first; n <= std::min(last, count); ++n)
       if (!blank(lines[n])) threshold = std::min(threshold, indentOf(lines[n]));
-    int start = 0;
-    for (int n = first - 1; n >= 1 && first - n <= kMaxScanLines; --n) {
-      if (blank(lines[n]) || indentOf(lines[n]) >= threshold) continue;
-      if (looksLikeDefinition(lines[n])) { start = n; break; }
-      threshold = indentOf(lines[n]);  // an enclosing block (if, loop): keep looking above it
-      if (threshold == 0) break;
+    // The innermost definition around the change; when the hunk already shows
+    // all of it (a three-line callback), the one around that, and so on.
+    std::optional<Definition> def = enclosing(lines, first, last, threshold);
+    while (def && def->start >= hunkFirst && def->end <= hunkLast) {
+      std::optional<Definition> outer = enclosing(lines, def->start, def->end, indentOf(lines[def->start]));
+      if (!outer) break;
+      def = outer;
     }
-    if (!start) { shownUpTo = std::max(shownUpTo, hunkLast); continue; }
-
-    const std::size_t own = indentOf(lines[start]);
-    int end = count;
-    for (int n = std::max(last, start) + 1; n <= count; ++n) {
-      if (blank(lines[n]) || indentOf(lines[n]) > own) continue;
-      end = closesBlock(lines[n]) ? n : n - 1;
-      break;
-    }
-    while (end > last && blank(lines[end])) --end;
+    if (!def) { shownUpTo = std::max(shownUpTo, hunkLast); continue; }
+    const int start = def->start, end = def->end;
 
     HunkContext& ctx = out[k];
     auto take = [&](std::vector<ContextLine>& into, int from, int to) {

@@ -85,6 +85,26 @@ std::int64_t lastShownLineOfBlock(const diff::FileDiff& file, std::int64_t line)
   return line;
 }
 
+// The removed-code rule (contract.md, the prompt): a finding about removed lines
+// sits on the first added or context line after them in the hunk, or on the last
+// one before them when none follows. For the removed line whose OLD number is
+// `oldLine` (a model may use it), that anchor's new number and the removed text.
+std::optional<std::pair<std::int64_t, std::string_view>> removedLineAnchor(const diff::FileDiff& file,
+                                                                             std::int64_t oldLine) {
+  for (const diff::Hunk& h : file.hunks) {
+    for (std::size_t i = 0; i < h.lines.size(); ++i) {
+      const diff::Line& l = h.lines[i];
+      if (l.kind != diff::LineKind::Removed || l.oldLine != oldLine) continue;
+      for (std::size_t j = i + 1; j < h.lines.size(); ++j)
+        if (h.lines[j].kind != diff::LineKind::Removed) return std::make_pair(std::int64_t{h.lines[j].newLine}, l.text);
+      for (std::size_t j = i; j-- > 0;)
+        if (h.lines[j].kind != diff::LineKind::Removed) return std::make_pair(std::int64_t{h.lines[j].newLine}, l.text);
+      return std::nullopt;
+    }
+  }
+  return std::nullopt;
+}
+
 // Why `finding` cannot be placed on `file`, or nullopt when it is grounded.
 // Only the first line decides: a range that runs past the block of shown lines
 // is clamped afterwards (clampRange), not rejected.
@@ -99,6 +119,10 @@ std::optional<std::string> lineRejection(const contract::Finding& finding, const
                        " is not among the lines this diff touches";
   if (finding.lastLine() != finding.line)
     reason += " (the finding spans " + describeRange(finding.line, finding.lastLine()) + ")";
+  if (auto anchor = removedLineAnchor(file, finding.line))
+    reason += "; if it is about the removed line " + quoteValue(anchor->second) + " (old line " +
+              std::to_string(finding.line) + "), place it on line " + std::to_string(anchor->first) +
+              ", the line the removed-code rule names";
   return reason;
 }
 

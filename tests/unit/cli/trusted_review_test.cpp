@@ -173,6 +173,28 @@ TEST(TrustedReview, RemovedCodeFindingIsPlacedByTheRule) {
             std::string::npos);
 }
 
+TEST(TrustedReview, AFindingOnARemovedLinesOldNumberIsToldItsPlaceAndMovesThere) {
+  testing::TempRepo repo;
+  std::string text;
+  for (int i = 1; i <= 10; ++i) text += "step" + std::to_string(i) + "();\n";
+  repo.write("a.js", text);
+  repo.commitAll("base");
+  repo.write("a.js", text.substr(0, text.find("step9();")));  // old lines 9 and 10 removed
+  const auto d = diff::parse(repo.git("diff HEAD"));
+  const std::string misplaced = report(finding("a.js", 10, std::nullopt, "step9 no longer runs"));
+  const std::string placed = report(finding("a.js", 8, std::nullopt, "step9 no longer runs"));
+  auto provider = cassette({misplaced, placed});
+  const auto outcome = review::runReview(d, provider, {}, nullptr, CancelToken());
+  const std::string feedback = provider.requests()[1].messages.back().text;
+  EXPECT_NE(feedback.find("line 10 of 'a.js' is not among the lines this diff touches; if it is about the removed "
+                          "line \"step10();\" (old line 10), place it on line 8, the line the removed-code rule names"),
+            std::string::npos)
+      << feedback;
+  ASSERT_EQ(outcome.findings.size(), 1u);
+  EXPECT_EQ(outcome.findings[0].finding.line, 8);
+  EXPECT_EQ(outcome.verdict, contract::Verdict::RequestChanges);
+}
+
 TEST(TrustedReview, EnclosingFunctionIsInTheRequestForAOneLineChange) {
   PaymentRepo r;
   const auto d = r.diff();

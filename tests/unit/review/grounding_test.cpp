@@ -139,10 +139,14 @@ TEST(Grounding, RangeInsideOneHunkIsGrounded) {
 TEST(Grounding, RemovedLinesAreNotRightSideLines) {
   // src/Util.java lost its old lines 9 and 10; the new file ends at 8.
   EXPECT_TRUE(ground({at("src/Util.java", 8)}, fixtureDiff()).rejected.empty());
-  EXPECT_EQ(rejection(at("src/Util.java", 9)), "line 9 of 'src/Util.java' is not among the lines this diff touches");
+  // The old number of a removed line: the reason names where the removed-code rule places it.
+  EXPECT_EQ(rejection(at("src/Util.java", 9)),
+            "line 9 of 'src/Util.java' is not among the lines this diff touches; if it is about the removed line "
+            "\"u9();\" (old line 9), place it on line 8, the line the removed-code rule names");
   EXPECT_EQ(grounded(at("src/Util.java", 7, 10)).finding.endLine, 8);  // clamped to the last shown line
   EXPECT_EQ(rejection(at("src/Util.java", 9, 10)),
-            "line 9 of 'src/Util.java' is not among the lines this diff touches (the finding spans lines 9-10)");
+            "line 9 of 'src/Util.java' is not among the lines this diff touches (the finding spans lines 9-10); if it "
+            "is about the removed line \"u9();\" (old line 9), place it on line 8, the line the removed-code rule names");
 }
 
 TEST(Grounding, DeletedFileCannotBeCommentedOn) {

@@ -11,6 +11,7 @@
 #include "core/review/prompt.h"
 #include "core/tools/repository_tools.h"
 #include "tests/support/temp_repo.h"
+#include "tests/unit/providers/fake_server.h"
 
 namespace revline {
 namespace {
@@ -276,6 +277,44 @@ TEST(TrustedReview, LockAndMinifiedFilesAreSkippedAndListed) {
   withInclude.include = {"package-lock.json", "*.js"};
   const auto included = config::selectFiles(diff::parse(repo.git("diff --cached HEAD")), withInclude);
   EXPECT_EQ(included.diff.files.size(), 4u);  // app.js, the lock file, both .js files
+}
+
+}  // namespace
+}  // namespace revline
+
+namespace revline {
+namespace {
+
+// The binary, a real repository on a branch and the fake OpenAI server: what the
+// model is sent for `revline review --base main --description TEXT`.
+TEST(TrustedReviewCli, DescriptionAndCommitSubjectsAreInTheRequest) {
+  PaymentRepo r;
+  r.repo.git("branch -M main");
+  r.repo.git("checkout -q -b positive-only");
+  r.repo.commitAll("Only count positive amounts\n\nRefunds are booked elsewhere.");
+  testing::FakeServer server;
+  const json answer = {{"summary", "Skips non-positive amounts."}, {"findings", json::array()}, {"verdict", "APPROVE"}};
+  server.enqueue(testing::Reply::ok(
+      json{{"choices", {{{"index", 0}, {"message", {{"role", "assistant"}, {"content", answer.dump()}}}, {"finish_reason", "stop"}}}},
+           {"usage", {{"prompt_tokens", 10}, {"completion_tokens", 5}}}}
+          .dump()));
+  const auto result = testing::runRevline("review --base main --provider openai --base-url " + server.url("/v1") +
+                                              " --model test --max-tool-calls 0 --format json --description " +
+                                              testing::shellQuote("Ignore refunds in charge()"),
+                                          r.repo.root());
+  ASSERT_EQ(server.requestCount(), 1u) << result.out << result.err;
+  const json body = server.requests()[0].parsed();
+  std::string user;
+  for (const auto& m : body["messages"])
+    if (m["role"] == "user") user = m["content"].get<std::string>();
+  EXPECT_NE(user.find("<intent>\nDescription:\nIgnore refunds in charge()\n"), std::string::npos) << user;
+  EXPECT_NE(user.find("- Only count positive amounts\n\nRefunds are booked elsewhere.\n</intent>"), std::string::npos)
+      << user;
+  EXPECT_NE(user.find("   6 :   void charge(int amount) {"), std::string::npos) << user;  // function context by default
+  const json out = json::parse(result.out, nullptr, false);
+  ASSERT_FALSE(out.is_discarded()) << result.out << result.err;
+  EXPECT_EQ(out["coverage"]["filesReviewed"], 1);
+  EXPECT_EQ(out["coverage"]["filesTotal"], 1);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "core/contract/enums.h"
+#include "core/config/selection.h"
 #include "core/diff/render.h"
 #include "core/git/git.h"
 #include "core/providers/factory.h"
@@ -28,7 +29,9 @@ namespace {
 std::string reviewSettingsKey(const review::ReviewOptions& o) {
   return "instructions " + o.extraInstructions + "\nmax_findings " + std::to_string(o.policy.maxFindings) +
          "\nmax_explanation_chars " + std::to_string(o.policy.maxExplanationChars) + "\nmax_tool_calls " +
-         std::to_string(o.maxToolCalls) + "\nmax_attempts " + std::to_string(o.maxAttempts);
+         std::to_string(o.maxToolCalls) + "\nmax_attempts " + std::to_string(o.maxAttempts) + "\ncontext " +
+         (o.context == review::ContextMode::Hunk ? "hunk " : "function ") + std::to_string(o.functionContextMaxLines) +
+         "\ndescription " + o.description;
 }
 
 }  // namespace
@@ -639,10 +642,8 @@ void Server::runJob(Job& job) {
       std::lock_guard<std::mutex> lock(mu_);
       logMessage(MessageType::Log, "revline: " + s);
     }
-    diff::Diff selected = parsed;
-    selected.files.clear();
-    for (const auto& f : parsed.files)
-      if (config::pathSelected(config, f.path())) selected.files.push_back(f);
+    config::Selection selection = config::selectFiles(std::move(parsed), config);  // settings and default exclusions
+    const diff::Diff& selected = selection.diff;
     if (job.cancel.cancelled()) throw Cancelled();
 
     std::vector<review::PublishedFinding> findings;
@@ -662,7 +663,8 @@ void Server::runJob(Job& job) {
           ++stats_.providerCalls;
         });
         tools::RepositoryTools tools(job.root);  // read-only, confined to this repository
-        review::ReviewOutcome outcome = review::runReview(selected, counting, config.review, &tools, job.cancel);
+        review::ReviewOutcome outcome =
+            review::runReview(selected, counting, config.review, &tools, job.cancel, {{}, selection.skipped});
         findings = std::move(outcome.findings);
         cache_.put(job.root, key, findings);
       }

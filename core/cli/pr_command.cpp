@@ -44,7 +44,17 @@ constexpr const char* kUsage =
     "  --approve            post APPROVE when the policy approves (default: COMMENT)\n"
     "  --max-comments N     inline comments at most, the most severe first; the rest go in the body (default 10)\n";
 
-constexpr const char* kPrViewFields = "number,title,url,state,headRefOid,headRefName,baseRefName";
+constexpr const char* kPrViewFields = "number,title,body,url,state,headRefOid,headRefName,baseRefName";
+
+// "TITLE\n\nBODY" from `gh pr view --json title,body`; empty when neither is there.
+std::string pullRequestIntent(const json& info) {
+  auto text = [&](const char* key) {
+    return info.contains(key) && info[key].is_string() ? info[key].get<std::string>() : std::string();
+  };
+  const std::string title = text("title"), body = text("body");
+  if (body.empty()) return title;
+  return title.empty() ? body : title + "\n\n" + body;
+}
 
 bool isNameChar(char c) {
   return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
@@ -238,8 +248,10 @@ int runPrCommand(const std::vector<std::string>& args, std::ostream& out, std::o
     // The configuration of the default branch: a pull request must not be able to
     // choose its own reviewer, endpoint or policy.
     // Trusted as the repository owner's choice: the pull request cannot change it.
-    const config::Config config =
+    config::Config config =
         applyReviewFlags(config::loadForRepository(workspace, config::loadUserConfig(), nullptr, true), parsed);
+    // The pull request's title and body say what it is for (untrusted, like the diff).
+    if (!parsed.value("description")) config.review.description = pullRequestIntent(info);
     gh.check({"pr", "checkout", number, "--repo", pr.slug()}, pr, workspace, 10min);
 
     const std::string diffText = gh.check({"pr", "diff", number, "--repo", pr.slug(), "--color", "never"}, pr, workspace);
@@ -263,8 +275,11 @@ int runPrCommand(const std::vector<std::string>& args, std::ostream& out, std::o
         err << "\n";
       }
     }
-    const diff::Diff selected = selectFiles(std::move(parsedDiff), config);
-    const review::ReviewOutcome outcome = reviewDiff(selected, config, workspace);
+    config::Selection selection = config::selectFiles(std::move(parsedDiff), config);
+    review::ReviewInputs inputs;
+    inputs.filesSkipped = std::move(selection.skipped);
+    const diff::Diff& selected = selection.diff;
+    const review::ReviewOutcome outcome = reviewDiff(selected, config, workspace, inputs);
     for (const auto& w : outcome.warnings) err << "revline pr: warning: " << w << "\n";
 
     const reports::GithubReview review = reports::buildGithubReview(outcome, selected, reviewOptions);

@@ -3,6 +3,7 @@
 #include "core/cli/diff_source.h"
 #include "core/cli/review_session.h"
 #include "core/cli/subcommands.h"
+#include "core/git/git.h"
 #include "core/reports/gate.h"
 #include "core/reports/github_review.h"
 #include "core/reports/json_report.h"
@@ -20,7 +21,8 @@ int runReviewCommand(const std::vector<std::string>& args, std::ostream& out, st
            "                      [--fail-on SEVERITY] [provider options]\n\n"
            "Reviews the working-tree diff (untracked, not-ignored files count as added), keeps only findings\n"
            "on lines the diff touches, and decides the verdict by policy.\n\n"
-           "  --base REF           review the working tree against the merge base of REF and HEAD\n"
+           "  --base REF           review the working tree against the merge base of REF and HEAD; the\n"
+           "                       messages of the commits since then are shown to the model as intent\n"
            "  --staged             review the index against HEAD\n"
            "  --stdin              review a patch read from standard input; outside a git repository the\n"
            "                       model gets no repository tools (nothing but the patch is read)\n"
@@ -53,8 +55,13 @@ int runReviewCommand(const std::vector<std::string>& args, std::ostream& out, st
       source.root ? config::loadForRepository(*source.root, &notices) : config::loadWithoutRepository(), parsed);
   for (const auto& n : notices) err << "revline review: warning: " << n << "\n";
   for (const auto& s : source.skipped) err << "revline review: warning: " << s << "\n";
-  const diff::Diff selected = selectFiles(std::move(source.diff), config);
-  const review::ReviewOutcome outcome = reviewDiff(selected, config, root);
+  config::Selection selection = config::selectFiles(std::move(source.diff), config);
+  review::ReviewInputs inputs;
+  inputs.filesSkipped = std::move(selection.skipped);
+  // With --base, the branch's commits say what the change is for.
+  if (auto base = parsed.value("base"); base && source.root) inputs.commitMessages = git::commitMessages(*source.root, *base);
+  const diff::Diff& selected = selection.diff;
+  const review::ReviewOutcome outcome = reviewDiff(selected, config, root, inputs);
 
   if (format == "json") {
     out << reports::renderJson(outcome).dump(2) << "\n";

@@ -8,7 +8,7 @@ namespace revline::cli {
 const std::vector<OptionSpec>& reviewOptionSpecs() {
   static const std::vector<OptionSpec> specs = {
       {"provider", true},     {"model", true},        {"base-url", true},       {"api-key-env", true},
-      {"cassette", true},     {"max-attempts", true}, {"max-tool-calls", true},
+      {"cassette", true},     {"max-attempts", true}, {"max-tool-calls", true}, {"description", true},
   };
   return specs;
 }
@@ -20,7 +20,8 @@ const char* const kReviewOptionsHelp =
     "  --api-key-env NAME   environment variable that holds the API key\n"
     "  --cassette FILE      recorded model replies for --provider replay\n"
     "  --max-attempts N     answers the model may give, retries included (default 2)\n"
-    "  --max-tool-calls N   repository tool calls per review (default 5)\n";
+    "  --max-tool-calls N   repository tool calls per review (default 5)\n"
+    "  --description TEXT   what the change is for, shown to the model as the author's intent\n";
 
 config::Config applyReviewFlags(config::Config config, const ParsedArgs& args) {
   if (auto v = args.value("provider")) config.provider = *v;
@@ -33,21 +34,17 @@ config::Config applyReviewFlags(config::Config config, const ParsedArgs& args) {
   }
   if (auto v = args.intValue("max-attempts", 1, 10)) config.review.maxAttempts = *v;
   if (auto v = args.intValue("max-tool-calls", 0, 100)) config.review.maxToolCalls = *v;
+  if (auto v = args.value("description")) config.review.description = *v;
   return config;
 }
 
-diff::Diff selectFiles(diff::Diff diff, const config::Config& config) {
-  std::erase_if(diff.files, [&](const diff::FileDiff& f) { return !config::pathSelected(config, f.path()); });
-  return diff;
-}
-
 review::ReviewOutcome reviewDiff(const diff::Diff& diff, const config::Config& config,
-                                 const std::filesystem::path& root) {
+                                 const std::filesystem::path& root, const review::ReviewInputs& inputs) {
   auto provider = providers::makeProvider(config, diff, root);
   if (root.empty()) return review::runReview(diff, *provider, config.review, nullptr, CancelToken());
   // Read-only repository tools, confined to the work tree under review.
   tools::RepositoryTools tools(root);
-  return review::runReview(diff, *provider, config.review, &tools, CancelToken());
+  return review::runReview(diff, *provider, config.review, &tools, CancelToken(), inputs);
 }
 
 }  // namespace revline::cli

@@ -6,24 +6,24 @@
 
 #include "core/cli/args.h"
 #include "core/config/config.h"
+#include "core/config/selection.h"
 #include "core/diff/diff.h"
 #include "core/review/pipeline.h"
 
 namespace revline::cli {
 
-// --provider --model --base-url --api-key-env --cassette --max-attempts --max-tool-calls
+// --provider --model --base-url --api-key-env --cassette --max-attempts --max-tool-calls --description
 const std::vector<OptionSpec>& reviewOptionSpecs();
 extern const char* const kReviewOptionsHelp;
 
 // Flags override the configuration file.
 config::Config applyReviewFlags(config::Config config, const ParsedArgs& args);
 
-// Drops the files that the include/exclude globs of the configuration leave out.
-diff::Diff selectFiles(diff::Diff diff, const config::Config& config);
-
 // One review of `diff` with the configured provider, repository tools confined
-// to `root` (none when `root` is empty: no repository), and the configured policy.
+// to `root` (none when `root` is empty: no repository), and the configured
+// policy; `inputs` carries the commit messages and the files the selection
+// (config/selection.h) left out.
 review::ReviewOutcome reviewDiff(const diff::Diff& diff, const config::Config& config,
-                                 const std::filesystem::path& root);
+                                 const std::filesystem::path& root, const review::ReviewInputs& inputs = {});
 
 }  // namespace revline::cli

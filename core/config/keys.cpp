@@ -181,6 +181,29 @@ std::vector<KeySpec> buildKeys() {
   instructions.get = [](const Config& c) { return json(c.review.extraInstructions); };
   keys.push_back(std::move(instructions));
 
+  KeySpec description{.name = "description", .type = KeyType::String,
+                      .description = "What the change under review is for (e.g. the branch's last commit message); "
+                                     "shown to the model as the author's intent, as untrusted data."};
+  description.set = [](Config& c, const Value& v) { c.review.description = str(v); };
+  description.get = [](const Config& c) { return json(c.review.description); };
+  keys.push_back(std::move(description));
+
+  KeySpec context{.name = "context", .type = KeyType::Enum,
+                  .description = "What the model sees around each hunk: hunk (git's three lines) or function (also "
+                                 "the rest of the enclosing function or class member, marked ':', up to "
+                                 "function_context_max_lines).",
+                  .values = {"function", "hunk"}};
+  context.set = [](Config& c, const Value& v) {
+    c.review.context = str(v) == "hunk" ? review::ContextMode::Hunk : review::ContextMode::Function;
+  };
+  context.get = [](const Config& c) { return json(c.review.context == review::ContextMode::Hunk ? "hunk" : "function"); };
+  keys.push_back(std::move(context));
+  keys.push_back(integerKey(
+      "function_context_max_lines",
+      "The longest enclosing definition shown whole with context: function; a longer one shows only its first line.",
+      1, 100000, [](Config& c, std::int64_t n) { c.review.functionContextMaxLines = static_cast<int>(n); },
+      [](const Config& c) { return json(c.review.functionContextMaxLines); }));
+
   keys.push_back(globsKey("include",
                           "Only files matching one of these globs are reviewed (empty: all). '*' and '?' match "
                           "within a name, '**' any number of directories; a glob without '/' matches a name at any "

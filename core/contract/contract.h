@@ -29,7 +29,7 @@ struct Edit {
   static void fields(Self& self, Visitor& v) {
     v.field("original", self.original,
             FieldSpec("The exact current text of lines line..endLine (or line alone), lines joined with \"\\n\", "
-                      "without the number prefixes.")
+                      "without the `<number> <marker> ` prefix but with the line's own indentation.")
                 .notEmpty());
     v.field("replacement", self.replacement,
             FieldSpec("The text that should replace them.").differsFrom("original", self.original));
@@ -58,16 +58,18 @@ struct Finding {
                 .notBlank());
     v.field("line", self.line,
             FieldSpec("New-file line number of the problem, copied verbatim from the number that prefixes the diff "
-                      "line. Must be a line shown in the diff.")
+                      "line. Must be a line marked '+' or ' ' in the diff. A problem in removed lines goes on the "
+                      "first such line after them in the hunk (the last one before them when none follows), with the "
+                      "removed text quoted in the explanation.")
                 .lineNumber());
     v.field("endLine", self.endLine,
-            FieldSpec("Last new-file line of a multi-line problem in the same file, or null.")
+            FieldSpec("Last new-file line of a multi-line problem in the same file, or null. Stay within the block "
+                      "of numbered lines that holds `line`: a range that runs past it is cut back to it.")
                 .lineNumber()
                 .notBefore("line", self.line));
     v.field("severity", self.severity,
-            FieldSpec("BLOCKER: must not merge (security hole, data loss, crash). MAJOR: a real bug or risk. "
-                      "MINOR: worth fixing. NIT: taste."));
-    v.field("category", self.category, FieldSpec());  // contract.md gives it no description
+            FieldSpec("How bad the problem is."));  // each value's meaning comes from describe()
+    v.field("category", self.category, FieldSpec("What kind of problem it is."));
     v.field("title", self.title, FieldSpec("One line naming the problem.").notBlank().maxLength(120));
     v.field("explanation", self.explanation,
             FieldSpec("Why it is a problem and what happens at run time.").notBlank());

@@ -70,6 +70,11 @@ std::string allowedNames() {
   return out;
 }
 
+// The one-line meaning of each value, written for the model (sent in the schema).
+std::string_view describe(Severity value);
+std::string_view describe(Category value);
+std::string_view describe(Verdict value);
+
 std::string_view toString(Severity value);
 std::string_view toString(Category value);
 std::string_view toString(Verdict value);

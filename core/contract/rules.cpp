@@ -17,6 +17,28 @@ std::size_t codePointCount(std::string_view utf8) {
   return n;
 }
 
+namespace {
+std::string number(double v) { return json(v).dump(); }
+}  // namespace
+
+std::string statedRules(const FieldSpec& spec) {
+  std::vector<std::string> rules;
+  if (spec.notBlankRule) rules.push_back("not blank");
+  if (spec.notEmptyRule) rules.push_back("not empty");
+  if (spec.maxChars) rules.push_back("at most " + std::to_string(spec.maxChars) + " characters");
+  if (spec.minInt && spec.maxInt)
+    rules.push_back("an integer from " + std::to_string(*spec.minInt) + " to " + std::to_string(*spec.maxInt));
+  if (spec.notBeforeValue) rules.push_back("when not null, at least " + std::string(spec.notBeforeName));
+  if (spec.minNumber && spec.maxNumber)
+    rules.push_back("a number from " + number(*spec.minNumber) + " to " + number(*spec.maxNumber));
+  if (spec.differsFromValue) rules.push_back("different from " + std::string(spec.differsFromName));
+  if (spec.blankIsNull) rules.push_back("a blank string reads as null");
+  if (rules.empty()) return {};
+  std::string out = "Rules: ";
+  for (std::size_t i = 0; i < rules.size(); ++i) out += (i ? "; " : "") + rules[i];
+  return out + ".";
+}
+
 void checkString(const std::string& value, const FieldSpec& spec, const std::string& pointer,
                  std::vector<Problem>& out) {
   if (spec.notBlankRule && isBlank(value)) {

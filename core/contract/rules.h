@@ -16,6 +16,11 @@ namespace revline::contract {
 bool isBlank(std::string_view text);
 std::size_t codePointCount(std::string_view utf8);
 
+// The rules of `spec` as sentences for the schema description, e.g. "Rules: at
+// most 120 characters." (empty when the field has none). The numbers are the
+// ones the checks below enforce.
+std::string statedRules(const FieldSpec& spec);
+
 void checkString(const std::string& value, const FieldSpec& spec, const std::string& pointer,
                  std::vector<Problem>& out);
 // nullable: the field also accepts null, which the message says.

@@ -1,8 +1,11 @@
 #include "core/contract/schema.h"
 
 #include <string_view>
+#include <type_traits>
 
 #include "core/contract/contract.h"
+#include "core/contract/default_policy.h"
+#include "core/contract/rules.h"
 
 namespace revline::contract {
 namespace {
@@ -19,7 +22,13 @@ class SchemaWriter {
   template <class T>
   void field(std::string_view name, const T&, const FieldSpec& spec) {
     ojson node = typeOf(static_cast<const T*>(nullptr));
-    if (!spec.description.empty()) node["description"] = std::string(spec.description);
+    std::string description(spec.description);
+    auto append = [&description](const std::string& more) {
+      if (!more.empty()) description += (description.empty() ? "" : " ") + more;
+    };
+    append(valuesText(static_cast<const T*>(nullptr)));
+    append(statedRules(spec));
+    if (!description.empty()) node["description"] = std::move(description);
     properties_[std::string(name)] = std::move(node);
     required_.push_back(std::string(name));  // strict mode: every property is required
   }
@@ -51,6 +60,28 @@ class SchemaWriter {
     ojson node = type("array", false);
     node["items"] = objectSchema<T>(false);
     return node;
+  }
+
+  // An enum's values, each with its one-line meaning and, for categories and
+  // severities, whether it blocks under the default policy.
+  template <class T>
+  static std::string valuesText(const T*) { return {}; }
+  template <ContractEnum E>
+  static std::string valuesText(const E*) {
+    std::string out;
+    for (const auto& [v, name] : EnumTable<E>::names) {
+      out += (out.empty() ? "" : " ") + std::string(name) + ": " + std::string(describe(v));
+      if constexpr (!std::is_same_v<E, Verdict>) out += blocksByDefault(v) ? " (blocks)." : ".";
+      else out += ".";
+    }
+    if constexpr (std::is_same_v<E, Category>)
+      out += " \"(blocks)\": under the default policy a finding of this category blocks the change when its severity "
+             "is " + std::string(enumName(kDefaultBlockingSeverity)) + " or worse and its confidence at least " +
+             json(kDefaultConfidenceThreshold).dump() + ".";
+    if constexpr (std::is_same_v<E, Severity>)
+      out += " \"(blocks)\": under the default policy this severity blocks the change in a blocking category with "
+             "confidence at least " + json(kDefaultConfidenceThreshold).dump() + ".";
+    return out;
   }
 
   ojson& properties_;

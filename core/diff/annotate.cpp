@@ -54,22 +54,46 @@ std::string hunkHeader(const Hunk& h) {
 
 }  // namespace
 
-std::string annotate(const Diff& diff) {
+std::string annotate(const Diff& diff) { return annotate(diff, {}); }
+
+std::string annotate(const Diff& diff, const std::vector<std::vector<HunkContext>>& context) {
+  auto contextOf = [&](std::size_t file, std::size_t hunk) -> const HunkContext* {
+    if (file >= context.size() || hunk >= context[file].size()) return nullptr;
+    return &context[file][hunk];
+  };
   int maxLine = 0;
-  for (const FileDiff& f : diff.files) {
-    for (const Hunk& h : f.hunks) maxLine = std::max(maxLine, h.newStart + h.newCount - 1);
+  for (std::size_t fi = 0; fi < diff.files.size(); ++fi) {
+    const FileDiff& f = diff.files[fi];
+    for (std::size_t hi = 0; hi < f.hunks.size(); ++hi) {
+      const Hunk& h = f.hunks[hi];
+      maxLine = std::max(maxLine, h.newStart + h.newCount - 1);
+      if (const HunkContext* c = contextOf(fi, hi); c && !c->after.empty())
+        maxLine = std::max(maxLine, c->after.back().newLine);
+    }
   }
   const size_t width = std::max<size_t>(4, std::to_string(maxLine).size());
   const std::string blank(width, ' ');
 
   std::string out;
   out.reserve(diff.source ? diff.source->size() + diff.source->size() / 4 : 0);
-  bool first = true;
-  for (const FileDiff& f : diff.files) {
-    if (!first) out += '\n';
-    first = false;
+  auto contextLines = [&](const std::vector<ContextLine>& lines) {
+    for (const ContextLine& c : lines) {
+      const std::string n = std::to_string(c.newLine);
+      out.append(width - n.size(), ' ');
+      out += n;
+      out += " : ";
+      out += c.text;
+      out += '\n';
+    }
+  };
+  for (std::size_t fi = 0; fi < diff.files.size(); ++fi) {
+    const FileDiff& f = diff.files[fi];
+    if (fi) out += '\n';
     out += "File: " + displayPath(f.path()) + " (" + details(f) + ")\n";
-    for (const Hunk& h : f.hunks) {
+    for (std::size_t hi = 0; hi < f.hunks.size(); ++hi) {
+      const Hunk& h = f.hunks[hi];
+      const HunkContext* ctx = contextOf(fi, hi);
+      if (ctx) contextLines(ctx->before);
       out += hunkHeader(h);
       out += '\n';
       for (const Line& l : h.lines) {
@@ -88,6 +112,7 @@ std::string annotate(const Diff& diff) {
           out += " \\ No newline at end of file\n";
         }
       }
+      if (ctx) contextLines(ctx->after);
     }
   }
   return out;

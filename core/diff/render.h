@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/diff/diff.h"
+#include "core/diff/function_context.h"
 #include "core/support/json.h"
 
 namespace revline::diff {
@@ -32,6 +33,12 @@ namespace revline::diff {
 // TEXT is the line without its line ending. Sections are separated by a blank
 // line. Only numbered lines are valid targets for review comments.
 std::string annotate(const Diff& diff);
+
+// The same, with function context (function_context.h) around the hunks:
+// `context[file][hunk]` lines are printed before the hunk header and after its
+// last line as "NUMBER : TEXT" (MARK ':'): numbered for reference, but not part
+// of the diff, so not valid targets for review comments.
+std::string annotate(const Diff& diff, const std::vector<std::vector<HunkContext>>& context);
 
 // The `revline diff --json` structure of cli.md:
 // {"files":[{"path","old_path","status","lines":[{"new","kind"}]}]}. A path

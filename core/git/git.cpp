@@ -251,4 +251,24 @@ std::string diffText(const fs::path& root, const DiffRequest& request, const Git
   return git.checked(diffArgs);
 }
 
+std::vector<std::string> commitMessages(const fs::path& root, const std::string& base, std::size_t maxCommits,
+                                        const GitOptions& options) {
+  const Runner git{options, root, {}};
+  const std::string from = mergeBase(git, base);
+  // NUL after each message: subjects and bodies may hold any other character.
+  const std::string out = git.checked({"log", "--no-color", "--reverse", "--format=%B%x00",
+                                       "--max-count=" + std::to_string(maxCommits), from + "..HEAD"});
+  std::vector<std::string> messages;
+  std::size_t start = 0;
+  while (start < out.size()) {
+    std::size_t end = out.find('\0', start);
+    if (end == std::string::npos) end = out.size();
+    std::string m = out.substr(start, end - start);
+    const auto first = m.find_first_not_of(" \t\r\n");
+    if (first != std::string::npos) messages.push_back(m.substr(first, m.find_last_not_of(" \t\r\n") - first + 1));
+    start = end + 1;
+  }
+  return messages;
+}
+
 }  // namespace revline::git

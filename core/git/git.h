@@ -61,4 +61,10 @@ struct DiffRequest {
 // diffs against the empty tree, so everything shows as added.
 std::string diffText(const std::filesystem::path& root, const DiffRequest& request, const GitOptions& git = {});
 
+// The subject and body of each commit in `merge-base(base, HEAD)..HEAD`, oldest
+// first, at most `maxCommits` (the newest ones when there are more); bodies are
+// trimmed. What the author says the change is for: untrusted text.
+std::vector<std::string> commitMessages(const std::filesystem::path& root, const std::string& base,
+                                        std::size_t maxCommits = 50, const GitOptions& git = {});
+
 }  // namespace revline::git

@@ -125,6 +125,7 @@ std::string commentBody(const review::PublishedFinding& p, bool exactPlacement, 
   std::string fix = f.suggestedFix ? "**Suggested fix:** " + *f.suggestedFix + "\n\n" : "";
   std::string edit = editBlock(f, exactPlacement);
   if (!exactPlacement && f.edit) edit = "(Lines " + rangeText(f) + ".) " + edit;
+  if (p.editDroppedReason) edit = "*Fix withheld:* " + *p.editDroppedReason + "\n";
   if (!edit.empty()) edit += "\n";
   const std::string foot = footer(p);
   std::string explanation = f.explanation.empty() ? "" : f.explanation + "\n\n";
@@ -239,6 +240,18 @@ GithubReview buildGithubReview(const review::ReviewOutcome& outcome, const diff:
     body += "\n" + std::to_string(outcome.rejected.size()) +
             (outcome.rejected.size() == 1 ? " finding was" : " findings were") +
             " discarded because it did not refer to lines of this diff.\n";
+  }
+  if (outcome.unplacedBlocking > 0) {
+    body += "\n**" + std::to_string(outcome.unplacedBlocking) +
+            (outcome.unplacedBlocking == 1 ? " blocking finding" : " blocking findings") +
+            " could not be placed on this diff**, so the change is not approved.\n";
+  }
+  if (!outcome.coverage.filesSkipped.empty()) {
+    const auto& skipped = outcome.coverage.filesSkipped;
+    body += "\nNot reviewed:";
+    for (std::size_t i = 0; i < skipped.size() && i < 20; ++i) body += " `" + skipped[i].path + "` (" + skipped[i].reason + ")";
+    if (skipped.size() > 20) body += " and " + std::to_string(skipped.size() - 20) + " more";
+    body += "\n";
   }
   std::string footerLine = "\n<sub>revline " + options.toolVersion;
   if (!outcome.provider.empty()) footerLine += " · " + outcome.provider;

@@ -4,11 +4,20 @@
 
 namespace revline::reports {
 
+json coverageJson(const review::Coverage& c) {
+  json skipped = json::array();
+  for (const auto& s : c.filesSkipped) skipped.push_back({{"path", s.path}, {"reason", s.reason}});
+  return {{"filesReviewed", c.filesReviewed}, {"filesTotal", c.filesTotal}, {"linesReviewed", c.linesReviewed},
+          {"linesTotal", c.linesTotal}, {"filesSkipped", std::move(skipped)}};
+}
+
 json renderJson(const review::ReviewOutcome& outcome) {
   json findings = json::array();
   for (const auto& published : outcome.findings) {
     json f = findingJson(published.finding);
     f["id"] = published.id;
+    if (published.editDroppedReason) f["editDroppedReason"] = *published.editDroppedReason;
+    if (published.rangeClamped) f["rangeClamped"] = *published.rangeClamped;
     findings.push_back(std::move(f));
   }
   json rejected = json::array();
@@ -21,6 +30,10 @@ json renderJson(const review::ReviewOutcome& outcome) {
   j["summary"] = outcome.summary;
   j["findings"] = std::move(findings);
   j["rejected"] = std::move(rejected);
+  j["unplacedBlocking"] = outcome.unplacedBlocking;
+  if (outcome.groundingRetry)
+    j["groundingRetry"] = {{"rejected", outcome.groundingRetry->rejected}, {"placed", outcome.groundingRetry->placed}};
+  j["coverage"] = coverageJson(outcome.coverage);
   j["attempts"] = outcome.attempts;
   j["toolCalls"] = outcome.toolCalls;
   j["provider"] = outcome.provider;

@@ -5,11 +5,18 @@
 
 namespace revline::reports {
 
-// {"verdict", "modelVerdict", "summary", "findings": [Finding + "id"],
-//  "rejected": [{"finding": Finding, "reason"}], "attempts", "toolCalls",
-//  "provider", "model", "usage": {"inputTokens", "outputTokens"}}
-// Finding fields use the contract's JSON names; nothing else is added, so the
-// shape is exactly the documented one.
+// {"verdict", "modelVerdict", "summary",
+//  "findings": [Finding + "id" (+ "editDroppedReason" when the edit was withheld,
+//               + "rangeClamped" when endLine was cut back to the shown lines)],
+//  "rejected": [{"finding": Finding, "reason"}], "unplacedBlocking",
+//  ("groundingRetry": {"rejected", "placed"} when the feedback round ran),
+//  "coverage": {"filesReviewed", "filesTotal", "linesReviewed", "linesTotal",
+//               "filesSkipped": [{"path", "reason"}]},
+//  "attempts", "toolCalls", "provider", "model", "usage": {"inputTokens", "outputTokens"}}
+// Finding fields use the contract's JSON names (cli.md).
 json renderJson(const review::ReviewOutcome& outcome);
+
+// The report's "coverage" object.
+json coverageJson(const review::Coverage& coverage);
 
 }  // namespace revline::reports

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 
+#include "core/reports/json_report.h"
 #include "core/reports/names.h"
 
 namespace revline::reports {
@@ -177,6 +178,10 @@ json renderSarif(const review::ReviewOutcome& outcome, const SarifOptions& optio
          {{"severity", severityName(f.severity)}, {"category", categoryName(f.category)}, {"confidence", f.confidence}}},
     };
     if (!published.id.empty()) result["partialFingerprints"] = {{kFingerprintKey, published.id}};
+    if (published.editDroppedReason) {
+      result["message"]["text"] = messageText(f) + "\n\nFix withheld: " + *published.editDroppedReason;
+      result["properties"]["editDroppedReason"] = *published.editDroppedReason;
+    }
     if (f.edit) {
       // The region spans exactly the text of lines start..end (columns given
       // explicitly, so no reader has to guess whether a line's newline is part
@@ -211,6 +216,8 @@ json renderSarif(const review::ReviewOutcome& outcome, const SarifOptions& optio
         {"modelVerdict", verdictName(outcome.modelVerdict)},
         {"summary", outcome.summary},
         {"rejectedFindings", outcome.rejected.size()},
+        {"unplacedBlocking", outcome.unplacedBlocking},
+        {"coverage", coverageJson(outcome.coverage)},
         {"provider", outcome.provider},
         {"model", outcome.model}}},
   };

@@ -96,7 +96,8 @@ std::string renderText(const review::ReviewOutcome& outcome, bool colour) {
         writeIndented(out, f.edit->replacement, "      " + p.wrap("32", "+ "));
       }
     }
-    if (published.editDroppedReason) out << "    (the proposed edit was dropped: " << *published.editDroppedReason << ")\n";
+    if (published.editDroppedReason) out << "    (fix withheld: " << *published.editDroppedReason << ")\n";
+    if (published.rangeClamped) out << "    (" << *published.rangeClamped << ")\n";
   }
   if (outcome.findings.empty()) out << "\nNo findings.\n";
 
@@ -108,6 +109,18 @@ std::string renderText(const review::ReviewOutcome& outcome, bool colour) {
       writeIndented(out, r.reason, "    ");
     }
   }
+
+  if (outcome.groundingRetry)
+    out << "\nGrounding feedback: " << outcome.groundingRetry->rejected << " unplaced finding(s) sent back to the model; "
+        << outcome.groundingRetry->placed << " placed on the second answer.\n";
+  if (outcome.unplacedBlocking > 0)
+    out << "\n" << plural(static_cast<std::size_t>(outcome.unplacedBlocking), "blocking finding", "blocking findings")
+        << " could not be placed on the diff (see Rejected), so the verdict is not APPROVE.\n";
+  for (const auto& s : outcome.coverage.filesSkipped) out << "Skipped " << s.path << ": " << s.reason << "\n";
+  const auto& c = outcome.coverage;
+  if (c.filesTotal > 0)
+    out << "Coverage: " << c.filesReviewed << " of " << c.filesTotal << " files, " << c.linesReviewed << " of "
+        << c.linesTotal << " changed lines reviewed.\n";
 
   std::map<Severity, std::size_t> bySeverity;
   for (const auto& published : outcome.findings) ++bySeverity[published.finding.severity];

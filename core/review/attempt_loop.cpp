@@ -106,6 +106,8 @@ AttemptResult runAttempts(Provider& provider, ModelRequest request, const Attemp
     result.warnings.insert(result.warnings.end(), parse.warnings.begin(), parse.warnings.end());
     if (parse.ok()) {
       result.report = std::move(*parse.report);
+      request.messages.push_back({Role::Assistant, response.text, {}, {}});
+      result.conversation = std::move(request);
       return result;
     }
     // Feedback: the model's own answer as its turn, then every problem.

@@ -27,6 +27,9 @@ struct AttemptResult {
   int toolCalls = 0;
   Usage usage;
   std::vector<std::string> warnings;
+  // The request with every turn so far, ending with the model's accepted
+  // answer: a follow-up (grounding feedback) continues from here.
+  ModelRequest conversation;
 };
 
 // `request` holds the system prompt, the first user message and the schema;

@@ -5,7 +5,9 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
+#include <algorithm>
 
 #include "core/review/finding_id.h"
 
@@ -75,19 +77,64 @@ std::optional<std::int64_t> firstLineNotShown(const diff::FileDiff& file, std::i
   return std::nullopt;
 }
 
+// The last new-file line of the block of shown lines (the hunk) holding `line`.
+std::int64_t lastShownLineOfBlock(const diff::FileDiff& file, std::int64_t line) {
+  for (const diff::Hunk& h : file.hunks) {
+    if (line >= h.newStart && line < h.newStart + h.newCount) return h.newStart + h.newCount - 1;
+  }
+  return line;
+}
+
+// The removed-code rule (contract.md, the prompt): a finding about removed lines
+// sits on the first added or context line after them in the hunk, or on the last
+// one before them when none follows. For the removed line whose OLD number is
+// `oldLine` (a model may use it), that anchor's new number and the removed text.
+std::optional<std::pair<std::int64_t, std::string_view>> removedLineAnchor(const diff::FileDiff& file,
+                                                                             std::int64_t oldLine) {
+  for (const diff::Hunk& h : file.hunks) {
+    for (std::size_t i = 0; i < h.lines.size(); ++i) {
+      const diff::Line& l = h.lines[i];
+      if (l.kind != diff::LineKind::Removed || l.oldLine != oldLine) continue;
+      for (std::size_t j = i + 1; j < h.lines.size(); ++j)
+        if (h.lines[j].kind != diff::LineKind::Removed) return std::make_pair(std::int64_t{h.lines[j].newLine}, l.text);
+      for (std::size_t j = i; j-- > 0;)
+        if (h.lines[j].kind != diff::LineKind::Removed) return std::make_pair(std::int64_t{h.lines[j].newLine}, l.text);
+      return std::nullopt;
+    }
+  }
+  return std::nullopt;
+}
+
 // Why `finding` cannot be placed on `file`, or nullopt when it is grounded.
+// Only the first line decides: a range that runs past the block of shown lines
+// is clamped afterwards (clampRange), not rejected.
 std::optional<std::string> lineRejection(const contract::Finding& finding, const diff::FileDiff& file) {
   if (isDeleted(file))
     return "cannot comment on a deleted file: this diff deletes " + quotePath(file.path());
   if (file.binary)
     return quotePath(file.path()) + " is a binary file; this diff shows none of its lines";
-  const auto missing = firstLineNotShown(file, finding.line, finding.lastLine());
+  const auto missing = firstLineNotShown(file, finding.line, finding.line);
   if (!missing) return std::nullopt;
   std::string reason = "line " + std::to_string(*missing) + " of " + quotePath(file.path()) +
                        " is not among the lines this diff touches";
   if (finding.lastLine() != finding.line)
     reason += " (the finding spans " + describeRange(finding.line, finding.lastLine()) + ")";
+  if (auto anchor = removedLineAnchor(file, finding.line))
+    reason += "; if it is about the removed line " + quoteValue(anchor->second) + " (old line " +
+              std::to_string(finding.line) + "), place it on line " + std::to_string(anchor->first) +
+              ", the line the removed-code rule names";
   return reason;
+}
+
+// Cuts line..endLine back to the shown block that holds `line`; the note says what was cut.
+std::optional<std::string> clampRange(contract::Finding& finding, const diff::FileDiff& file) {
+  const auto missing = firstLineNotShown(file, finding.line, finding.lastLine());
+  if (!missing) return std::nullopt;
+  const std::int64_t asked = finding.lastLine();
+  const std::int64_t last = std::min(lastShownLineOfBlock(file, finding.line), *missing - 1);
+  finding.endLine = last == finding.line ? std::nullopt : std::optional<std::int64_t>(last);
+  return "the range " + describeRange(finding.line, asked) + " ran past the lines this diff shows (line " +
+         std::to_string(*missing) + " is not shown); clamped to " + describeRange(finding.line, last);
 }
 
 // Splits on "\n"; each piece loses a "\r" that ends it (see grounding.h).
@@ -99,6 +146,76 @@ std::vector<std::string_view> splitLines(std::string_view s) {
     if (nl == std::string_view::npos) return lines;
     s.remove_prefix(nl + 1);
   }
+}
+
+std::string_view leadingWhitespace(std::string_view s) {
+  return s.substr(0, std::min(s.size(), s.find_first_not_of(" \t")));
+}
+
+std::string_view withoutLeadingWhitespace(std::string_view s) { return s.substr(leadingWhitespace(s).size()); }
+
+bool sameButIndentation(const std::vector<std::string_view>& given, const std::vector<std::string_view>& expected,
+                        std::size_t at) {
+  for (std::size_t i = 0; i < given.size(); ++i)
+    if (withoutLeadingWhitespace(given[i]) != withoutLeadingWhitespace(expected[at + i])) return false;
+  return true;
+}
+
+// The replacement moved by the indentation that `original` lost (or gained): on
+// each non-blank line, the first non-blank original line's indentation is
+// swapped for the file's (grounding.h, "re-indentation").
+std::string reindent(const std::string& replacement, std::string_view givenIndent, std::string_view fileIndent) {
+  std::string out;
+  std::string_view rest = replacement;
+  for (bool first = true;; first = false) {
+    const std::size_t nl = rest.find('\n');
+    std::string_view line = rest.substr(0, nl);
+    if (!first) out += '\n';
+    if (!withoutLeadingWhitespace(stripCr(line)).empty()) {
+      if (line.substr(0, givenIndent.size()) == givenIndent) line.remove_prefix(givenIndent.size());
+      out.append(fileIndent);
+    }
+    out.append(line);
+    if (nl == std::string_view::npos) return out;
+    rest.remove_prefix(nl + 1);
+  }
+}
+
+std::string joinLines(const std::vector<std::string_view>& lines, std::size_t from, std::size_t to) {
+  std::string out;
+  for (std::size_t i = from; i < to; ++i) {
+    if (i > from) out += '\n';
+    out += lines[i];
+  }
+  return out;
+}
+
+// An original that is not the exact text of the range but equals, up to leading
+// whitespace, exactly one run of consecutive lines inside it. Returns the start
+// index of that run, or the reason the edit is refused.
+std::variant<std::size_t, std::string> uniqueIndentationMatch(const std::vector<std::string_view>& given,
+                                                              const std::vector<std::string_view>& expected,
+                                                              const contract::Finding& finding) {
+  std::vector<std::size_t> matches;
+  for (std::size_t at = 0; given.size() <= expected.size() && at + given.size() <= expected.size(); ++at)
+    if (sameButIndentation(given, expected, at)) matches.push_back(at);
+  if (matches.size() == 1) return matches[0];
+  if (matches.size() > 1) {
+    auto run = [&](std::size_t at) {
+      const std::int64_t first = finding.line + static_cast<std::int64_t>(at);
+      return describeRange(first, first + static_cast<std::int64_t>(given.size()) - 1);
+    };
+    return "edit.original matches both " + run(matches[0]) + " and " + run(matches[1]) +
+           " when leading whitespace is ignored; an ambiguous edit is never applied";
+  }
+  // No match at all: name the first differing line, as an exact comparison would.
+  for (std::size_t i = 0; i < given.size() && i < expected.size(); ++i) {
+    if (given[i] != expected[i])
+      return "edit.original does not match line " + std::to_string(finding.line + static_cast<std::int64_t>(i)) +
+             ": expected " + quoteValue(expected[i]) + ", got " + quoteValue(given[i]);
+  }
+  return "edit.original has " + std::to_string(given.size()) + (given.size() == 1 ? " line" : " lines") +
+         " but the finding covers " + describeRange(finding.line, finding.lastLine());
 }
 
 // Checks the edit against the shown lines (all RIGHT-side: the finding is grounded).
@@ -114,27 +231,27 @@ std::optional<std::string> checkEdit(contract::Edit& edit, const contract::Findi
   for (std::int64_t n = finding.line; n <= finding.lastLine(); ++n)
     expected.push_back(stripCr(file.newLineText(static_cast<int>(n)).value_or("")));
 
-  for (std::size_t i = 0; i < given.size() && i < expected.size(); ++i) {
-    if (given[i] != expected[i])
-      return "edit.original does not match line " + std::to_string(finding.line + static_cast<std::int64_t>(i)) +
-             ": expected " + quoteValue(expected[i]) + ", got " + quoteValue(given[i]);
-  }
-  if (given.size() != expected.size())
-    return "edit.original has " + std::to_string(given.size()) + (given.size() == 1 ? " line" : " lines") +
-           " but the finding covers " + describeRange(finding.line, finding.lastLine());
-
-  std::string canonical;
-  for (std::size_t i = 0; i < expected.size(); ++i) {
-    if (i) canonical += '\n';
-    canonical += expected[i];
-  }
   if (trailingNewline && !edit.replacement.empty() && edit.replacement.back() == '\n') {
     edit.replacement.pop_back();
     if (!edit.replacement.empty() && edit.replacement.back() == '\r') edit.replacement.pop_back();
   }
+  const std::string canonical = joinLines(expected, 0, expected.size());
+  if (given != expected) {
+    auto match = uniqueIndentationMatch(given, expected, finding);
+    if (auto* reason = std::get_if<std::string>(&match)) return std::move(*reason);
+    const std::size_t at = std::get<std::size_t>(match);
+    std::size_t k = 0;  // the first non-blank line sets the indentation shift
+    while (k + 1 < given.size() && withoutLeadingWhitespace(given[k]).empty()) ++k;
+    std::string replacement = reindent(edit.replacement, leadingWhitespace(given[k]), leadingWhitespace(expected[at + k]));
+    // The edit covers the whole range: lines around the matched run stay as they are.
+    std::string before = joinLines(expected, 0, at), after = joinLines(expected, at + given.size(), expected.size());
+    if (at > 0) replacement = before + "\n" + replacement;
+    if (at + given.size() < expected.size()) replacement += "\n" + after;
+    edit.replacement = std::move(replacement);
+  }
   if (edit.replacement == canonical)
     return "edit.replacement is identical to the current text of " + describeRange(finding.line, finding.lastLine());
-  edit.original = std::move(canonical);
+  edit.original = canonical;
   return std::nullopt;
 }
 
@@ -142,18 +259,20 @@ std::optional<std::string> checkEdit(contract::Edit& edit, const contract::Findi
 
 GroundingResult ground(const std::vector<contract::Finding>& findings, const diff::Diff& diff) {
   GroundingResult result;
-  for (const auto& finding : findings) {
+  for (std::size_t index = 0; index < findings.size(); ++index) {
+    const contract::Finding& finding = findings[index];
     const diff::FileDiff* file = diff.findFile(finding.file);
     if (!file) {
-      result.rejected.push_back({finding, unknownFileReason(finding.file, diff)});
+      result.rejected.push_back({finding, unknownFileReason(finding.file, diff), index});
       continue;
     }
     if (auto reason = lineRejection(finding, *file)) {
-      result.rejected.push_back({finding, std::move(*reason)});
+      result.rejected.push_back({finding, std::move(*reason), index});
       continue;
     }
     PublishedFinding published{finding, {}, std::nullopt};
     published.finding.file = file->path();
+    published.rangeClamped = clampRange(published.finding, *file);
     if (published.finding.edit) {
       if (auto reason = checkEdit(*published.finding.edit, published.finding, *file)) {
         published.finding.edit.reset();

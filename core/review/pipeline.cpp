@@ -1,5 +1,7 @@
 #include "core/review/pipeline.h"
 
+#include <algorithm>
+
 #include "core/contract/schema.h"
 #include "core/review/attempt_loop.h"
 #include "core/review/grounding.h"
@@ -7,15 +9,56 @@
 #include "core/review/redaction.h"
 
 namespace revline::review {
+namespace {
+
+std::vector<std::vector<diff::HunkContext>> functionContextFor(const diff::Diff& diff, const ReviewOptions& options,
+                                                               const ToolExecutor* files) {
+  std::vector<std::vector<diff::HunkContext>> context;
+  if (options.context != ContextMode::Function || !files) return context;
+  for (const diff::FileDiff& f : diff.files) {
+    std::optional<std::string> text;
+    if (f.newPath && !f.binary && !f.hunks.empty() && f.status != diff::FileStatus::Added) text = files->newFileText(*f.newPath);
+    context.push_back(text ? diff::functionContext(f, *text, options.functionContextMaxLines)
+                           : std::vector<diff::HunkContext>{});
+  }
+  return context;
+}
+
+Coverage coverageOf(const diff::Diff& diff, const ReviewInputs& inputs) {
+  Coverage c;
+  c.filesReviewed = static_cast<int>(diff.files.size());
+  for (const auto& f : diff.files) c.linesReviewed += changedLines(f);
+  c.filesSkipped = inputs.filesSkipped;
+  c.filesTotal = c.filesReviewed + static_cast<int>(c.filesSkipped.size());
+  c.linesTotal = c.linesReviewed;
+  for (const auto& s : c.filesSkipped) c.linesTotal += s.lines;
+  return c;
+}
+
+int countBlocking(const std::vector<RejectedFinding>& rejected, const PolicyConfig& policy) {
+  return static_cast<int>(std::count_if(rejected.begin(), rejected.end(),
+                                        [&](const RejectedFinding& r) { return blocks(r.finding, policy); }));
+}
+
+}  // namespace
+
+std::int64_t changedLines(const diff::FileDiff& file) {
+  std::int64_t n = 0;
+  for (const auto& h : file.hunks)
+    for (const auto& l : h.lines) n += l.kind != diff::LineKind::Context;
+  return n;
+}
 
 ReviewOutcome runReview(const diff::Diff& diff, Provider& provider, const ReviewOptions& options,
-                        ToolExecutor* tools, const CancelToken& cancel) {
+                        ToolExecutor* tools, const CancelToken& cancel, const ReviewInputs& inputs) {
   ReviewOutcome outcome;
   outcome.provider = provider.name();
   outcome.model = provider.model();
+  outcome.coverage = coverageOf(diff, inputs);
   if (diff.files.empty()) {
     // Nothing changed: nothing to ask, nothing to find.
-    outcome.summary = "No changes to review.";
+    outcome.summary = outcome.coverage.filesSkipped.empty() ? "No changes to review."
+                                                            : "No reviewable changes: every changed file was skipped.";
     return outcome;
   }
 
@@ -26,17 +69,61 @@ ReviewOutcome runReview(const diff::Diff& diff, Provider& provider, const Review
   // from the raw text, before any line number is added.
   const SecretFinder finder = provider.remote() ? provider.secretFinder() : SecretFinder{};
   if (finder && tools) tools->redactWith(finder);
-  request.messages.push_back({Role::User, finder ? userPrompt(redactDiff(diff, finder)) : userPrompt(diff), {}, {}});
+  PromptInput prompt{functionContextFor(diff, options, tools), options.description, inputs.commitMessages};
+  if (finder) {
+    prompt.description = redactSpans(prompt.description, finder(prompt.description, ""));
+    for (std::string& m : prompt.commitMessages) m = redactSpans(m, finder(m, ""));
+  }
+  request.messages.push_back({Role::User, userPrompt(finder ? redactDiff(diff, finder) : diff, prompt), {}, {}});
   request.schema = contract::reportSchemaOrdered();
 
-  AttemptResult answer = runAttempts(provider, std::move(request), {options.maxAttempts, options.maxToolCalls},
+  AttemptResult answer = runAttempts(provider, request, {options.maxAttempts, options.maxToolCalls},
                                      toolsOffered ? tools : nullptr, cancel);
-
   GroundingResult grounded = ground(answer.report.findings, diff);
+  int unplacedBlocking = countBlocking(grounded.rejected, options.policy);
+
+  // Grounding feedback: the findings that could not be placed go back to the
+  // model once, with their reasons, while attempts remain; the placed ones are kept.
+  if (!grounded.rejected.empty() && answer.attempts < options.maxAttempts) {
+    ModelRequest retry = std::move(answer.conversation);
+    retry.messages.push_back({Role::User, groundingFeedbackMessage(grounded.rejected), {}, {}});
+    const int toolsLeft = std::max(0, options.maxToolCalls - answer.toolCalls);
+    GroundingRetry round{static_cast<int>(grounded.rejected.size()), 0};
+    try {
+      AttemptResult second = runAttempts(provider, std::move(retry), {options.maxAttempts - answer.attempts, toolsLeft},
+                                         toolsOffered && toolsLeft > 0 ? tools : nullptr, cancel);
+      answer.attempts += second.attempts;
+      answer.toolCalls += second.toolCalls;
+      answer.usage += second.usage;
+      answer.warnings.insert(answer.warnings.end(), second.warnings.begin(), second.warnings.end());
+      GroundingResult again = ground(second.report.findings, diff);
+      int placedBlocking = 0;
+      for (auto& p : again.grounded) {
+        placedBlocking += blocks(p.finding, options.policy);
+        grounded.grounded.push_back(std::move(p));
+      }
+      round.placed = static_cast<int>(again.grounded.size());
+      unplacedBlocking = std::max(countBlocking(again.rejected, options.policy), unplacedBlocking - placedBlocking);
+      grounded.rejected = std::move(again.rejected);
+    } catch (const ContractFailure& e) {
+      answer.attempts = options.maxAttempts;  // the round used every attempt left
+      answer.warnings.push_back(std::string("the corrected findings did not meet the contract; the first answer is kept: ") +
+                                e.what());
+    }
+    outcome.groundingRetry = round;
+  }
+
   outcome.findings = applyPublicationFilters(std::move(grounded.grounded), options.policy);
   outcome.rejected = std::move(grounded.rejected);
-  outcome.verdict = decideVerdict(outcome.findings, options.policy);
+  outcome.unplacedBlocking = std::max(0, unplacedBlocking);
   outcome.modelVerdict = answer.report.verdict;
+  outcome.verdict = decideVerdict(outcome.findings, options.policy);
+  // No false approval: findings the model meant could not be placed, so the
+  // change was not shown to be fine.
+  if (outcome.verdict == contract::Verdict::Approve &&
+      (outcome.unplacedBlocking > 0 ||
+       (outcome.modelVerdict == contract::Verdict::RequestChanges && !outcome.rejected.empty())))
+    outcome.verdict = contract::Verdict::Comment;
   outcome.summary = std::move(answer.report.summary);
   outcome.warnings = std::move(answer.warnings);
   outcome.attempts = answer.attempts;

@@ -1,6 +1,7 @@
 // One review, end to end: prompt -> attempt loop (provider, reply parser,
 // retries with feedback, tools) -> grounding -> publication filters -> policy.
 #pragma once
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -13,11 +14,17 @@
 
 namespace revline::review {
 
+// How much of the file around each hunk the model is shown (diff/function_context.h).
+enum class ContextMode { Hunk, Function };
+
 struct ReviewOptions {
   int maxAttempts = 2;       // model answers tried per review (contract retries + 1)
   int maxToolCalls = 5;      // hard budget of repository tool calls per review
   PolicyConfig policy;
   std::string extraInstructions;  // appended to the system prompt (from config)
+  ContextMode context = ContextMode::Function;
+  int functionContextMaxLines = 200;  // a longer enclosing definition shows only its first line
+  std::string description;            // what the change is for, in the author's words (untrusted)
 };
 
 // A finding that survived grounding and the publication filters.
@@ -25,11 +32,40 @@ struct PublishedFinding {
   contract::Finding finding;                    // edit already removed when it did not match
   std::string id;                               // stable fingerprint (see finding_id.h)
   std::optional<std::string> editDroppedReason; // why the model's edit was not kept
+  std::optional<std::string> rangeClamped;      // endLine ran past the shown lines: what was cut
 };
 
 struct RejectedFinding {
   contract::Finding finding;
   std::string reason;  // e.g. "line 412 of 'src/A.java' is not among the lines this diff touches"
+  std::size_t index = 0;  // position in the model's findings list
+};
+
+// A file of the diff that was not sent to the reviewer, and why.
+struct SkippedFile {
+  std::string path;
+  std::string reason;      // e.g. "lock file", "excluded by the exclude setting"
+  std::int64_t lines = 0;  // its added and removed lines (counted in coverage.linesTotal)
+};
+
+// Per-review input beyond the diff, supplied by the caller.
+struct ReviewInputs {
+  std::vector<std::string> commitMessages;  // subject and body of each commit under review (untrusted)
+  std::vector<SkippedFile> filesSkipped;    // files of the change that were not sent (selection)
+};
+
+// What the reviewer was shown, against what the change holds (cli.md "coverage").
+struct Coverage {
+  int filesReviewed = 0, filesTotal = 0;
+  std::int64_t linesReviewed = 0, linesTotal = 0;  // added and removed lines
+  std::vector<SkippedFile> filesSkipped;
+};
+
+// The grounding feedback round: findings of the first answer that could not be
+// placed were listed back to the model with their reasons.
+struct GroundingRetry {
+  int rejected = 0;  // findings of the first answer that were fed back
+  int placed = 0;    // findings of the second answer that grounded
 };
 
 struct ReviewOutcome {
@@ -37,7 +73,12 @@ struct ReviewOutcome {
   contract::Verdict modelVerdict = contract::Verdict::Approve;
   std::string summary;
   std::vector<PublishedFinding> findings;
-  std::vector<RejectedFinding> rejected;
+  std::vector<RejectedFinding> rejected;  // from the last answer grounded
+  // Rejected findings that would have blocked by policy; when the model asked
+  // for changes and any remain, the verdict is at least COMMENT, never APPROVE.
+  int unplacedBlocking = 0;
+  std::optional<GroundingRetry> groundingRetry;  // set when the feedback round ran
+  Coverage coverage;
   std::vector<std::string> warnings;  // reply repairs etc., for logs
   int attempts = 0;
   int toolCalls = 0;
@@ -54,7 +95,12 @@ class ContractFailure : public std::runtime_error {
 
 // Throws ProviderError (provider failed; not retried), ContractFailure, or Cancelled.
 // `tools` may be null (no repository tools offered).
+// `tools` may be null (no repository tools offered); when set, it also supplies
+// the new files' text for function context (ToolExecutor::newFileText).
 ReviewOutcome runReview(const diff::Diff& diff, Provider& provider, const ReviewOptions& options,
-                        ToolExecutor* tools, const CancelToken& cancel);
+                        ToolExecutor* tools, const CancelToken& cancel, const ReviewInputs& inputs = {});
+
+// Added plus removed lines of one file section.
+std::int64_t changedLines(const diff::FileDiff& file);
 
 }  // namespace revline::review

@@ -59,13 +59,15 @@ bool outranks(const contract::Finding& a, const contract::Finding& b) {
 
 }  // namespace
 
+bool blocks(const contract::Finding& f, const PolicyConfig& policy) {
+  return policy.blockingCategories.count(f.category) > 0 && atLeastAsSevere(f.severity, policy.blockingSeverity) &&
+         f.confidence >= policy.confidenceThreshold;
+}
+
 contract::Verdict decideVerdict(const std::vector<PublishedFinding>& findings, const PolicyConfig& policy) {
-  const bool blocks = std::any_of(findings.begin(), findings.end(), [&](const PublishedFinding& p) {
-    const auto& f = p.finding;
-    return policy.blockingCategories.count(f.category) > 0 && atLeastAsSevere(f.severity, policy.blockingSeverity) &&
-           f.confidence >= policy.confidenceThreshold;
-  });
-  if (blocks) return contract::Verdict::RequestChanges;
+  const bool anyBlocks = std::any_of(findings.begin(), findings.end(),
+                                     [&](const PublishedFinding& p) { return blocks(p.finding, policy); });
+  if (anyBlocks) return contract::Verdict::RequestChanges;
   return findings.empty() ? contract::Verdict::Approve : contract::Verdict::Comment;
 }
 

@@ -5,19 +5,23 @@
 #include <vector>
 
 #include "core/contract/contract.h"
+#include "core/contract/default_policy.h"
 
 namespace revline::review {
 
 struct PublishedFinding;
 
 struct PolicyConfig {
-  std::set<contract::Category> blockingCategories{contract::Category::Correctness, contract::Category::Security,
-                                                  contract::Category::Concurrency, contract::Category::DataLoss};
-  contract::Severity blockingSeverity = contract::Severity::Major;  // this severity or worse blocks
-  double confidenceThreshold = 0.6;
+  std::set<contract::Category> blockingCategories{contract::kDefaultBlockingCategories.begin(),
+                                                  contract::kDefaultBlockingCategories.end()};
+  contract::Severity blockingSeverity = contract::kDefaultBlockingSeverity;  // this severity or worse blocks
+  double confidenceThreshold = contract::kDefaultConfidenceThreshold;
   std::size_t maxFindings = 50;             // publication cap
   std::size_t maxExplanationChars = 2000;   // longer explanations are cut with "…"
 };
+
+// True when this finding alone makes the verdict REQUEST_CHANGES.
+bool blocks(const contract::Finding& finding, const PolicyConfig& policy);
 
 // REQUEST_CHANGES / COMMENT / APPROVE from grounded findings (contract.md "Policy").
 contract::Verdict decideVerdict(const std::vector<PublishedFinding>& findings, const PolicyConfig& policy);

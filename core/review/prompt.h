@@ -1,19 +1,38 @@
 // The prompts, in one place, with a version: the version is part of every
 // cache key, so changing a prompt invalidates cached reviews.
 #pragma once
+#include <cstddef>
 #include <string>
+#include <vector>
 
 #include "core/diff/diff.h"
+#include "core/diff/function_context.h"
 
 namespace revline::review {
 
-inline constexpr int kPromptVersion = 1;
+inline constexpr int kPromptVersion = 2;
 
 // The system prompt; `extraInstructions` (from configuration) is appended.
 std::string systemPrompt(const std::string& extraInstructions, bool toolsAvailable);
 
-// The first user message: the annotated diff, delimited as untrusted data.
+// What the first user message holds besides the diff.
+struct PromptInput {
+  std::vector<std::vector<diff::HunkContext>> functionContext;  // per file, per hunk; empty: none
+  std::string description;                                      // the author's description (untrusted)
+  std::vector<std::string> commitMessages;                      // the commits' subjects and bodies (untrusted)
+};
+
+inline constexpr std::size_t kMaxIntentChars = 8000;  // description plus commit messages, cut beyond
+
+// The first user message: the intent (when given) and the annotated diff, each
+// delimited as untrusted data.
 std::string userPrompt(const diff::Diff& diff);
+std::string userPrompt(const diff::Diff& diff, const PromptInput& input);
+
+struct RejectedFinding;
+// Sent after an answer whose findings could not all be placed: each rejected
+// finding with its index, location, title and the grounding reason, one a line.
+std::string groundingFeedbackMessage(const std::vector<RejectedFinding>& rejected);
 
 // A tool's output as the model sees it: delimited as untrusted data, with any
 // closing delimiter inside the content defused so the data cannot end early.

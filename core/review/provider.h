@@ -114,6 +114,9 @@ class ToolExecutor {
   // Removes what `finder` finds from file text before it is numbered or
   // prefixed into a result (set by runReview for a remote provider).
   virtual void redactWith(SecretFinder /*finder*/) {}
+  // The current text of a repository file, read through the same sandbox (for
+  // function context); nullopt when it cannot be read. Not a model tool call.
+  virtual std::optional<std::string> newFileText(const std::string& /*path*/) const { return std::nullopt; }
 };
 
 }  // namespace revline::review

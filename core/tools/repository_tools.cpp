@@ -341,4 +341,12 @@ review::ToolResult RepositoryTools::execute(const review::ToolCall& call) {
   return result;
 }
 
+std::optional<std::string> RepositoryTools::newFileText(const std::string& path) const {
+  auto resolved = sandbox_.resolve(path);
+  if (std::holds_alternative<ToolError>(resolved)) return std::nullopt;
+  auto text = sandbox_.readText(std::get<ResolvedPath>(resolved));
+  if (std::holds_alternative<ToolError>(text)) return std::nullopt;
+  return std::get<std::string>(std::move(text));
+}
+
 }  // namespace revline::tools

@@ -5,6 +5,7 @@
 // the Sandbox.
 #pragma once
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,8 @@ class RepositoryTools : public review::ToolExecutor {
   std::vector<review::ToolSpec> specs() const override;
   review::ToolResult execute(const review::ToolCall& call) override;
   void redactWith(review::SecretFinder finder) override { sandbox_.redactWith(std::move(finder)); }
+  // A file's whole text through the sandbox (inside the root, text, under the size cap).
+  std::optional<std::string> newFileText(const std::string& path) const override;
 
   // The tools one by one (also what execute() dispatches to).
   Result<std::string> readFile(const ReadFileInput& in) const;

@@ -84,7 +84,7 @@ class PrEndToEnd : public ::testing::Test {
         {cwd, "--version"},
         {cwd, "auth", "status"},
         {cwd, "pr", "view", "42", "--repo", "octo-org/payments", "--json",
-         "number,title,url,state,headRefOid,headRefName,baseRefName"},
+         "number,title,body,url,state,headRefOid,headRefName,baseRefName"},
         {cwd, "repo", "clone", "octo-org/payments", ws},
         {ws, "pr", "checkout", "42", "--repo", "octo-org/payments"},
         {ws, "pr", "diff", "42", "--repo", "octo-org/payments", "--color", "never"},

@@ -10,6 +10,9 @@
 #include <vector>
 
 #include "core/contract/contract.h"
+#include "core/contract/default_policy.h"
+#include "core/contract/rules.h"
+#include "core/contract/validate.h"
 #include "core/contract/reply_parser.h"
 #include "core/contract/serialize.h"
 
@@ -71,20 +74,106 @@ TEST(Schema, DescriptionsComeFromTheContract) {
   const ojson schema = reportSchemaOrdered();
   for (auto it = schema["properties"].begin(); it != schema["properties"].end(); ++it)
     EXPECT_TRUE(it.value().contains("description")) << it.key();
-  for (auto it = findingSchema()["properties"].begin(); it != findingSchema()["properties"].end(); ++it) {
-    // contract.md gives category no description; every other field has one.
-    EXPECT_EQ(it.value().contains("description"), it.key() != "category") << it.key();
-  }
+  for (auto it = findingSchema()["properties"].begin(); it != findingSchema()["properties"].end(); ++it)
+    EXPECT_TRUE(it.value().contains("description")) << it.key();
   for (const auto* key : {"original", "replacement"})
     EXPECT_TRUE(editObject()["properties"][key].contains("description")) << key;
-  EXPECT_EQ(findingSchema()["properties"]["line"]["description"],
-            "New-file line number of the problem, copied verbatim from the number that prefixes the diff line. Must be "
-            "a line shown in the diff.");
   EXPECT_EQ(editObject()["properties"]["original"]["description"],
             "The exact current text of lines line..endLine (or line alone), lines joined with \"\\n\", without the "
-            "number prefixes.");
+            "`<number> <marker> ` prefix but with the line's own indentation. Rules: not empty.");
   EXPECT_EQ(schema["properties"]["findings"]["description"],
             "Every real problem in the changed lines. An empty list if the diff is fine: do not invent findings.");
+}
+
+// Collects every field's spec and schema description, walking the contract the way the validator does.
+struct SpecCollector {
+  std::string prefix;
+  std::vector<std::pair<std::string, FieldSpec>>& out;
+  template <class T>
+  void field(std::string_view name, const T&, const FieldSpec& spec) {
+    out.emplace_back(prefix + std::string(name), spec);
+  }
+  template <ContractObject T>
+  void nested(std::string_view name, const FieldSpec& spec) {
+    out.emplace_back(prefix + std::string(name), spec);
+    SpecCollector sub{prefix + std::string(name) + ".", out};
+    const T sample{};
+    T::fields(sample, sub);
+  }
+  template <ContractObject T>
+  void field(std::string_view name, const std::vector<T>&, const FieldSpec& spec) { nested<T>(name, spec); }
+  template <ContractObject T>
+  void field(std::string_view name, const std::optional<T>&, const FieldSpec& spec) { nested<T>(name, spec); }
+};
+
+const ojson& schemaNode(const std::string& dotted) {
+  if (dotted.rfind("findings.edit.", 0) == 0) return editObject()["properties"][dotted.substr(14)];
+  if (dotted.rfind("findings.", 0) == 0) return findingSchema()["properties"][dotted.substr(9)];
+  static const ojson schema = reportSchemaOrdered();
+  return schema["properties"][dotted];
+}
+
+TEST(Schema, StatesEveryRuleTheValidatorEnforces) {
+  std::vector<std::pair<std::string, FieldSpec>> specs;
+  SpecCollector collect{"", specs};
+  const ReviewReport sample{};
+  ReviewReport::fields(sample, collect);
+  int stated = 0;
+  for (const auto& [name, spec] : specs) {
+    SCOPED_TRACE(name);
+    const std::string rules = statedRules(spec);
+    const std::string description = schemaNode(name).value("description", "");
+    if (!rules.empty()) {
+      EXPECT_NE(description.find(rules), std::string::npos) << description;
+      ++stated;
+    }
+    // The numbers in the statement are the ones the checks use.
+    if (spec.maxChars) EXPECT_NE(rules.find("at most " + std::to_string(spec.maxChars) + " characters"), std::string::npos);
+    if (spec.minInt) EXPECT_NE(rules.find("from " + std::to_string(*spec.minInt) + " to " + std::to_string(*spec.maxInt)), std::string::npos);
+    if (spec.notBeforeValue) EXPECT_NE(rules.find("at least " + std::string(spec.notBeforeName)), std::string::npos);
+    if (spec.minNumber) EXPECT_NE(rules.find("from " + json(*spec.minNumber).dump() + " to " + json(*spec.maxNumber).dump()), std::string::npos);
+  }
+  EXPECT_GE(stated, 9);
+
+  // And the validator holds exactly those limits: the boundary passes, one past it fails.
+  Finding f;
+  f.file = "a";
+  f.line = 1;
+  f.title = std::string(120, 't');
+  f.explanation = "x";
+  f.confidence = 1.0;
+  ReviewReport r{"s", {f}, Verdict::Comment};
+  EXPECT_TRUE(validate(r).empty());
+  r.findings[0].title += "t";
+  r.findings[0].confidence = 1.01;
+  r.findings[0].line = 0;
+  EXPECT_EQ(validate(r).size(), 3u);
+  r.findings[0] = f;
+  r.findings[0].line = 5;
+  r.findings[0].endLine = 4;
+  ASSERT_EQ(validate(r).size(), 1u);
+  EXPECT_NE(validate(r)[0].message.find(">= line (5)"), std::string::npos) << validate(r)[0].message;
+}
+
+TEST(Schema, EveryCategoryAndSeverityIsDescribedWithWhetherItBlocks) {
+  const std::string category = findingSchema()["properties"]["category"]["description"];
+  for (const auto& [value, name] : EnumTable<Category>::names) {
+    const std::string line = std::string(name) + ": " + std::string(describe(value)) +
+                             (blocksByDefault(value) ? " (blocks)." : ".");
+    EXPECT_NE(category.find(line), std::string::npos) << line << "\n" << category;
+  }
+  EXPECT_NE(category.find("MAJOR or worse and its confidence at least 0.6"), std::string::npos) << category;
+  const std::string severity = findingSchema()["properties"]["severity"]["description"];
+  for (const auto& [value, name] : EnumTable<Severity>::names) {
+    const std::string line = std::string(name) + ": " + std::string(describe(value)) +
+                             (blocksByDefault(value) ? " (blocks)." : ".");
+    EXPECT_NE(severity.find(line), std::string::npos) << line << "\n" << severity;
+  }
+  // The default policy the schema states is the one policy code applies.
+  EXPECT_TRUE(blocksByDefault(Category::Correctness));
+  EXPECT_FALSE(blocksByDefault(Category::Style));
+  EXPECT_TRUE(blocksByDefault(Severity::Major));
+  EXPECT_FALSE(blocksByDefault(Severity::Minor));
 }
 
 TEST(Schema, TypesNullablesAndEnums) {

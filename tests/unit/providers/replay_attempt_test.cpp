@@ -141,12 +141,15 @@ TEST(AttemptLoop, LengthSignalIsRetriedAsTruncated) {
 TEST(AttemptLoop, HallucinatedLineIsRejectedWithReason) {
   const auto diff = sampleDiff();
   auto provider = cassette({reply(report(finding(412) + "," + finding(4, "NIT", "STYLE")))});
-  const auto outcome = review::runReview(diff, provider, {}, nullptr, CancelToken());
+  review::ReviewOptions options;
+  options.maxAttempts = 1;  // no grounding feedback round (trusted_review_test covers it)
+  const auto outcome = review::runReview(diff, provider, options, nullptr, CancelToken());
   ASSERT_EQ(outcome.rejected.size(), 1u);
   EXPECT_EQ(outcome.rejected[0].reason,
             "line 412 of 'src/Service.java' is not among the lines this diff touches");
   ASSERT_EQ(outcome.findings.size(), 1u);
   EXPECT_EQ(outcome.verdict, contract::Verdict::Comment);  // a NIT does not block
+  EXPECT_EQ(outcome.unplacedBlocking, 1);                  // the MAJOR on line 412
 }
 
 TEST(AttemptLoop, EmptyDiffMakesNoModelCall) {

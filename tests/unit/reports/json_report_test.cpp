@@ -20,6 +20,12 @@ TEST(JsonReport, HasExactlyTheDocumentedShape) {
   f.confidence = 0.75;
   o.findings.push_back(published(f, "0123456789abcdef"));
   o.rejected.push_back({finding("src/Pay.java", 412, Severity::Minor, Category::Style, "Far away"), "not in the diff"});
+  o.findings[0].editDroppedReason = std::nullopt;
+  auto withheld = finding("src/Pay.java", 13, Severity::Minor, Category::Style, "Name");
+  o.findings.push_back(published(withheld, "fedcba9876543210"));
+  o.findings[1].editDroppedReason = "edit.original does not match line 13";
+  o.findings[1].rangeClamped = "clamped to line 13";
+  o.coverage = {1, 2, 5, 9, {{"package-lock.json", "lock file", 4}}};
 
   const json j = renderJson(o);
   const json expected = json::parse(R"({
@@ -27,12 +33,19 @@ TEST(JsonReport, HasExactlyTheDocumentedShape) {
     "findings": [{"file": "src/Pay.java", "line": 11, "endLine": 12, "severity": "MAJOR", "category": "DATA_LOSS",
                   "title": "Lost write", "explanation": "Because Lost write, the service misbehaves at run time.",
                   "suggestedFix": "Check the result.", "edit": {"original": "a", "replacement": "b"},
-                  "confidence": 0.75, "id": "0123456789abcdef"}],
+                  "confidence": 0.75, "id": "0123456789abcdef"},
+                 {"file": "src/Pay.java", "line": 13, "endLine": null, "severity": "MINOR", "category": "STYLE",
+                  "title": "Name", "explanation": "Because Name, the service misbehaves at run time.",
+                  "suggestedFix": null, "edit": null, "confidence": 0.8, "id": "fedcba9876543210",
+                  "editDroppedReason": "edit.original does not match line 13", "rangeClamped": "clamped to line 13"}],
     "rejected": [{"finding": {"file": "src/Pay.java", "line": 412, "endLine": null, "severity": "MINOR",
                               "category": "STYLE", "title": "Far away",
                               "explanation": "Because Far away, the service misbehaves at run time.",
                               "suggestedFix": null, "edit": null, "confidence": 0.8},
                   "reason": "not in the diff"}],
+    "unplacedBlocking": 0,
+    "coverage": {"filesReviewed": 1, "filesTotal": 2, "linesReviewed": 5, "linesTotal": 9,
+                 "filesSkipped": [{"path": "package-lock.json", "reason": "lock file"}]},
     "attempts": 2, "toolCalls": 3, "provider": "builtin", "model": "builtin-rules",
     "usage": {"inputTokens": 100, "outputTokens": 20}})");
   EXPECT_EQ(j, expected) << j.dump(2);

@@ -40,7 +40,7 @@ TEST(TextReport, RendersFindingsRejectedAndCounts) {
       "\n"
       "src/Pay.java:41: NIT STYLE Name (confidence 0.50)\n"
       "    Because Name, the service misbehaves at run time.\n"
-      "    (the proposed edit was dropped: original does not match line 41)\n"
+      "    (fix withheld: original does not match line 41)\n"
       "\n"
       "Rejected (not published):\n"
       "  src/Pay.java:412: BLOCKER SECURITY SQL injection\n"

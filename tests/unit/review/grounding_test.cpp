@@ -108,10 +108,23 @@ TEST(Grounding, LinesOutsideTheHunksAreRejected) {
   }
 }
 
-TEST(Grounding, RangePartlyOutsideNamesTheFirstLineOutside) {
-  EXPECT_EQ(rejection(at("src/PaymentService.java", 22, 26)),
-            "line 24 of 'src/PaymentService.java' is not among the lines this diff touches "
-            "(the finding spans lines 22-26)");
+TEST(Grounding, RangeRunningPastTheBlockIsClampedToIt) {
+  const PublishedFinding p = grounded(at("src/PaymentService.java", 22, 26));
+  EXPECT_EQ(p.finding.line, 22);
+  EXPECT_EQ(p.finding.endLine, 23);
+  EXPECT_EQ(p.rangeClamped,
+            "the range lines 22-26 ran past the lines this diff shows (line 24 is not shown); clamped to lines 22-23");
+  // Clamped to one line: endLine becomes null.
+  const PublishedFinding one = grounded(at("src/PaymentService.java", 23, 30));
+  EXPECT_FALSE(one.finding.endLine);
+  // An edit written for the unclamped range no longer matches and is withheld.
+  const PublishedFinding edited =
+      grounded(withEdit(at("src/PaymentService.java", 22, 25), "  int a22 = 22;\n  int a23 = 23;\n  x\n  y", "z"));
+  EXPECT_FALSE(edited.finding.edit);
+  EXPECT_EQ(edited.editDroppedReason, "edit.original has 4 lines but the finding covers lines 22-23");
+}
+
+TEST(Grounding, RangeStartingOutsideIsRejected) {
   // Starting outside: the first line itself is named.
   EXPECT_EQ(rejection(at("src/PaymentService.java", 26, 29)),
             "line 26 of 'src/PaymentService.java' is not among the lines this diff touches "
@@ -126,9 +139,14 @@ TEST(Grounding, RangeInsideOneHunkIsGrounded) {
 TEST(Grounding, RemovedLinesAreNotRightSideLines) {
   // src/Util.java lost its old lines 9 and 10; the new file ends at 8.
   EXPECT_TRUE(ground({at("src/Util.java", 8)}, fixtureDiff()).rejected.empty());
-  EXPECT_EQ(rejection(at("src/Util.java", 9)), "line 9 of 'src/Util.java' is not among the lines this diff touches");
-  EXPECT_EQ(rejection(at("src/Util.java", 7, 10)),
-            "line 9 of 'src/Util.java' is not among the lines this diff touches (the finding spans lines 7-10)");
+  // The old number of a removed line: the reason names where the removed-code rule places it.
+  EXPECT_EQ(rejection(at("src/Util.java", 9)),
+            "line 9 of 'src/Util.java' is not among the lines this diff touches; if it is about the removed line "
+            "\"u9();\" (old line 9), place it on line 8, the line the removed-code rule names");
+  EXPECT_EQ(grounded(at("src/Util.java", 7, 10)).finding.endLine, 8);  // clamped to the last shown line
+  EXPECT_EQ(rejection(at("src/Util.java", 9, 10)),
+            "line 9 of 'src/Util.java' is not among the lines this diff touches (the finding spans lines 9-10); if it "
+            "is about the removed line \"u9();\" (old line 9), place it on line 8, the line the removed-code rule names");
 }
 
 TEST(Grounding, DeletedFileCannotBeCommentedOn) {
@@ -252,10 +270,31 @@ TEST(GroundingEdit, MismatchDropsTheEditButKeepsTheFinding) {
             "edit.original does not match line 20: expected \"  int a20 = compute();\", got \"  int a20 = compute( );\"");
 }
 
-TEST(GroundingEdit, WhitespaceDifferencesAreMismatches) {
-  const PublishedFinding p = grounded(withEdit(at("src/PaymentService.java", 20), "int a20 = compute();", "x"));
+TEST(GroundingEdit, LostIndentationIsRestoredOnTheReplacement) {
+  const PublishedFinding p =
+      grounded(withEdit(at("src/PaymentService.java", 20), "int a20 = compute();", "int a20 = compute(id);"));
+  ASSERT_TRUE(p.finding.edit) << p.editDroppedReason.value_or("");
+  EXPECT_EQ(p.finding.edit->original, "  int a20 = compute();");
+  EXPECT_EQ(p.finding.edit->replacement, "  int a20 = compute(id);");
+  // Relative indentation inside the replacement is kept; blank lines stay blank.
+  const PublishedFinding multi = grounded(withEdit(at("src/PaymentService.java", 30, 31), "int a30 = 30;\n// added 1",
+                                                   "if (ok) {\n  int a30 = 30;\n}\n\n// added 1"));
+  ASSERT_TRUE(multi.finding.edit) << multi.editDroppedReason.value_or("");
+  EXPECT_EQ(multi.finding.edit->replacement, "  if (ok) {\n    int a30 = 30;\n  }\n\n  // added 1");
+}
+
+TEST(GroundingEdit, OtherWhitespaceDifferencesAreMismatches) {
+  const PublishedFinding p = grounded(withEdit(at("src/PaymentService.java", 20), "  int a20 = compute( );", "x"));
   EXPECT_EQ(p.editDroppedReason,
-            "edit.original does not match line 20: expected \"  int a20 = compute();\", got \"int a20 = compute();\"");
+            "edit.original does not match line 20: expected \"  int a20 = compute();\", got \"  int a20 = compute( );\"");
+}
+
+TEST(GroundingEdit, AUniqueRunInsideTheRangeIsKeptWithTheOtherLinesUnchanged) {
+  const PublishedFinding p =
+      grounded(withEdit(at("src/PaymentService.java", 30, 32), "// added 1", "// first"));
+  ASSERT_TRUE(p.finding.edit) << p.editDroppedReason.value_or("");
+  EXPECT_EQ(p.finding.edit->original, "  int a30 = 30;\n  // added 1\n  // added 2");
+  EXPECT_EQ(p.finding.edit->replacement, "  int a30 = 30;\n  // first\n  // added 2");
 }
 
 TEST(GroundingEdit, MultiLineMismatchNamesTheFirstDifferingLine) {
@@ -272,8 +311,10 @@ TEST(GroundingEdit, OriginalSpanningMoreOrFewerLinesThanTheFindingIsDropped) {
   EXPECT_FALSE(p.finding.edit);
   EXPECT_EQ(p.editDroppedReason, "edit.original has 2 lines but the finding covers line 31");
 
+  // Fewer lines than the range: kept when they are a unique run inside it.
   p = grounded(withEdit(at("src/PaymentService.java", 31, 33), "  // added 1\n  // added 2", "  // added"));
-  EXPECT_EQ(p.editDroppedReason, "edit.original has 2 lines but the finding covers lines 31-33");
+  ASSERT_TRUE(p.finding.edit) << p.editDroppedReason.value_or("");
+  EXPECT_EQ(p.finding.edit->replacement, "  // added\n  int a31 = 31;");
 }
 
 TEST(GroundingEdit, ReplacementEqualToTheCurrentTextIsDropped) {
@@ -303,8 +344,8 @@ TEST(GroundingEdit, QuotesAndTabsAreEscapedInTheReason) {
   repo.commitAll("base");
   repo.write("t.txt", "\tsay(\"hi\");\n");
   repo.commitAll("quoted");
-  const PublishedFinding p = grounded(withEdit(at("t.txt", 1), "say(\"hi\");", "y"), diffOfLastCommit(repo));
-  EXPECT_EQ(p.editDroppedReason, R"(edit.original does not match line 1: expected "\tsay(\"hi\");", got "say(\"hi\");")");
+  const PublishedFinding p = grounded(withEdit(at("t.txt", 1), "\tsay('hi');", "y"), diffOfLastCommit(repo));
+  EXPECT_EQ(p.editDroppedReason, R"(edit.original does not match line 1: expected "\tsay(\"hi\");", got "\tsay('hi');")");
 }
 
 TEST(GroundingEdit, CrLfLineEndingsAreNotPartOfTheText) {

@@ -1,0 +1,111 @@
+#include "core/config/selection.h"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <string_view>
+
+#include "core/config/glob.h"
+
+namespace revline::config {
+namespace {
+
+constexpr std::size_t kMinifiedLineChars = 1000;  // a .js/.css line this long is minified output
+constexpr int kGeneratedHeaderLines = 5;          // where a "generated, do not edit" marker is looked for
+
+constexpr std::array<std::string_view, 20> kLockFiles = {
+    "package-lock.json", "npm-shrinkwrap.json", "yarn.lock",    "pnpm-lock.yaml", "bun.lockb",
+    "Cargo.lock",        "poetry.lock",         "Pipfile.lock", "uv.lock",        "pdm.lock",
+    "go.sum",            "composer.lock",       "Gemfile.lock", "mix.lock",       "pubspec.lock",
+    "Podfile.lock",      "flake.lock",          "packages.lock.json", "gradle.lockfile", "conan.lock"};
+
+constexpr std::array<std::string_view, 3> kBuiltDirectories = {"dist", "vendor", "node_modules"};
+
+std::string_view baseName(std::string_view path) {
+  const auto slash = path.rfind('/');
+  return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
+bool endsWith(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+std::optional<std::string> builtDirectory(std::string_view path) {
+  for (std::size_t start = 0; start < path.size();) {
+    const std::size_t slash = path.find('/', start);
+    if (slash == std::string_view::npos) break;  // the last segment is the file itself
+    const std::string_view segment = path.substr(start, slash - start);
+    for (auto dir : kBuiltDirectories)
+      if (segment == dir) return "in a " + std::string(dir) + "/ directory (built or vendored code)";
+    start = slash + 1;
+  }
+  return std::nullopt;
+}
+
+bool generatedMarker(std::string_view text) {
+  const std::string l = lower(text);
+  if (l.find("@generated") != std::string::npos) return true;
+  const auto generated = l.find("generated");
+  return generated != std::string::npos &&
+         (l.find("do not edit", generated) != std::string::npos || l.find("don't edit", generated) != std::string::npos);
+}
+
+}  // namespace
+
+std::optional<std::string> defaultExclusion(const diff::FileDiff& file) {
+  const std::string& path = file.path();
+  const std::string_view name = baseName(path);
+  if (std::find(kLockFiles.begin(), kLockFiles.end(), name) != kLockFiles.end()) return "lock file";
+  if (auto dir = builtDirectory(path)) return dir;
+  for (auto suffix : {".min.js", ".min.mjs", ".min.css", "-min.js"})
+    if (endsWith(name, suffix)) return "minified file (" + std::string(suffix) + ")";
+  if (endsWith(name, ".js.map") || endsWith(name, ".css.map")) return "generated file (source map)";
+  const bool script = endsWith(name, ".js") || endsWith(name, ".mjs") || endsWith(name, ".cjs") || endsWith(name, ".css");
+  for (const auto& h : file.hunks) {
+    for (const auto& l : h.lines) {
+      if (l.kind == diff::LineKind::Removed) continue;
+      if (l.newLine <= kGeneratedHeaderLines && generatedMarker(l.text))
+        return "generated file (line " + std::to_string(l.newLine) + " says it is generated)";
+      if (script && l.kind == diff::LineKind::Added && l.text.size() > kMinifiedLineChars)
+        return "minified file (a line of " + std::to_string(l.text.size()) + " characters)";
+    }
+  }
+  return std::nullopt;
+}
+
+Selection selectFiles(diff::Diff diff, const Config& config) {
+  Selection out;
+  std::vector<diff::FileDiff> kept;
+  for (auto& f : diff.files) {
+    const std::string& path = f.path();
+    std::optional<std::string> reason;
+    const bool explicitlyIncluded = std::any_of(config.include.begin(), config.include.end(),
+                                                [&](const std::string& g) { return globMatches(g, path); });
+    if (!config.include.empty() && !explicitlyIncluded) {
+      reason = "not matched by the include setting";
+    } else if (auto g = std::find_if(config.exclude.begin(), config.exclude.end(),
+                                     [&](const std::string& glob) { return globMatches(glob, path); });
+               g != config.exclude.end()) {
+      reason = "excluded by the exclude setting (" + *g + ")";
+    } else if (!explicitlyIncluded) {
+      reason = defaultExclusion(f);
+      if (reason) *reason += "; list it in include to review it";
+    }
+    if (reason) {
+      out.skipped.push_back({path, std::move(*reason), review::changedLines(f)});
+    } else {
+      kept.push_back(std::move(f));
+    }
+  }
+  diff.files = std::move(kept);
+  out.diff = std::move(diff);
+  return out;
+}
+
+}  // namespace revline::config

@@ -1,0 +1,31 @@
+// Which files of a diff go to the reviewer: the include/exclude settings, and
+// the default exclusions (lock files, minified and generated files, dist/ and
+// vendor/ directories) that are never worth a model's tokens. Every file left
+// out is listed with its reason, for the report's coverage.filesSkipped.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/config/config.h"
+#include "core/diff/diff.h"
+#include "core/review/pipeline.h"
+
+namespace revline::config {
+
+struct Selection {
+  diff::Diff diff;                               // the files to review
+  std::vector<review::SkippedFile> skipped;      // the others, in diff order, with reasons
+};
+
+// Why a file is left out by default ("lock file", "minified file", ...), or nullopt.
+// Judged from the path and the lines the diff shows (a "generated ... do not
+// edit" or "@generated" marker within the first 5 lines of the new file).
+std::optional<std::string> defaultExclusion(const diff::FileDiff& file);
+
+// Applies include/exclude and the default exclusions. A file matched by an
+// `include` glob is reviewed even when a default exclusion applies to it; an
+// `exclude` glob always wins.
+Selection selectFiles(diff::Diff diff, const Config& config);
+
+}  // namespace revline::config

@@ -37,9 +37,15 @@ std::string diagnosticMessage(const contract::Finding& f) {
   return f.title + "\n\n" + f.explanation + " (confidence " + confidenceText(f.confidence) + ")";
 }
 
-Diagnostic toDiagnostic(const PlacedFinding& p, int lastLineLength) {
+int indentationWidth(const std::string& line) {
+  const std::size_t n = line.find_first_not_of(" \t");
+  return n == std::string::npos ? 0 : static_cast<int>(n);
+}
+
+Diagnostic toDiagnostic(const PlacedFinding& p, int lastLineLength, int firstColumn) {
   Diagnostic d;
-  d.range = Range{{p.firstLine, 0}, {p.lastLine, lastLineLength}};
+  if (p.firstLine == p.lastLine && firstColumn >= lastLineLength) firstColumn = 0;
+  d.range = Range{{p.firstLine, firstColumn}, {p.lastLine, lastLineLength}};
   d.severity = severityFor(p.published.finding.severity);
   d.code = std::string(contract::toString(p.published.finding.category));
   d.source = "revline";

@@ -24,8 +24,11 @@ PlacedFinding place(const review::PublishedFinding& finding);
 DiagnosticSeverity severityFor(contract::Severity severity);
 // "title\n\nexplanation (confidence 0.82)"
 std::string diagnosticMessage(const contract::Finding& finding);
-// `lastLineLength`: UTF-16 length of the last line (the range ends there).
-Diagnostic toDiagnostic(const PlacedFinding& finding, int lastLineLength);
+// `lastLineLength`: UTF-16 length of the last line (the range ends there);
+// `firstColumn`: where the first line's code starts (its indentation is not underlined).
+Diagnostic toDiagnostic(const PlacedFinding& finding, int lastLineLength, int firstColumn = 0);
+// Leading spaces and tabs of `line` (0 for a blank line), in UTF-16 units (= bytes).
+int indentationWidth(const std::string& line);
 
 // Markdown for hover: severity, category, confidence, explanation, suggested fix.
 std::string hoverMarkdown(const contract::Finding& finding);

@@ -80,7 +80,10 @@
           (revline-test--git repo "commit" "-q" "-m" "init")
 
           (setq revline-executable binary
-                revline-settings '(:provider "builtin" :debounce_ms 0 :review_scope "file"))
+                ;; blocking_severity BLOCKER: the verdict shows the settings were honoured
+                ;; (eglot sends an empty didChangeConfiguration right after connecting).
+                revline-settings '(:provider "builtin" :debounce_ms 0 :review_scope "file"
+                                   :policy (:blocking_severity "BLOCKER")))
           (advice-add 'eglot-handle-notification :before
                       (lambda (_server method &rest params)
                         (when (eq method 'textDocument/publishDiagnostics)
@@ -118,6 +121,35 @@
                                     (cl-some (lambda (fd) (string-match-p "instead of equals" (flymake-diagnostic-text fd)))
                                              (flymake-diagnostics)))
                                   10)
+              ;; revline-settings survive eglot's empty workspace/didChangeConfiguration.
+              (let ((result (revline-review-file)))
+                (unless (and (equal (plist-get result :findings) 1) (equal (plist-get result :verdict) "COMMENT"))
+                  (revline-test--fail "revline-settings ignored: %S (expected 1 finding, verdict COMMENT)" result)))
+              ;; A stale fix: get it, change the line, apply it: eglot refuses (version), the text stays.
+              (let* ((actions (jsonrpc-request server :textDocument/codeAction
+                                               (list :textDocument (list :uri uri) :range range
+                                                     :context (list :diagnostics (vector d)))))
+                     (stale (cl-find-if (lambda (a) (plist-get a :edit)) actions))
+                     (changed "    if (status == \"APPROVED\" || status == \"OPEN\") {"))
+                (unless (plist-get (plist-get stale :edit) :documentChanges)
+                  (revline-test--fail "the fix is not a documentChanges edit: %S" stale))
+                (goto-char (point-min))
+                (forward-line 2)
+                (delete-region (line-beginning-position) (line-end-position))
+                (insert changed)
+                (eglot--signal-textDocument/didChange)
+                (unless (condition-case nil
+                            (progn (eglot--apply-workspace-edit (plist-get stale :edit)) nil)
+                          (error t))
+                  (revline-test--fail "eglot applied a fix made for an older version"))
+                (goto-char (point-min))
+                (forward-line 2)
+                (let ((line (buffer-substring-no-properties (line-beginning-position) (line-end-position))))
+                  (unless (equal line changed) (revline-test--fail "a stale fix changed line 3: %S" line)))
+                (revline-test--log "stale fix refused by eglot")
+                (delete-region (line-beginning-position) (line-end-position))
+                (insert "    if (status == \"APPROVED\") {")
+                (eglot--signal-textDocument/didChange))
               ;; The quick fix, applied through eglot.
               (let* ((actions (jsonrpc-request server :textDocument/codeAction
                                                (list :textDocument (list :uri uri) :range range

@@ -21,7 +21,10 @@ std::vector<Diagnostic> Server::diagnosticsFor(const std::string& uri) {
 
 void Server::publish(const std::string& uri) {
   std::vector<Diagnostic> diagnostics = diagnosticsFor(uri);
-  if (pullDiagnostics_) {
+  // Pull clients pull the documents they have open; files a workspace review
+  // found problems in that are not open are still pushed (handleDidOpen clears
+  // that copy when the document opens, so nothing shows twice).
+  if (pullDiagnostics_ && documents_.get(uri)) {
     auto pulled = pulledResultId_.find(uri);
     const bool known = pulled != pulledResultId_.end();
     if (known && pulled->second == diagnosticsResultId(diagnostics)) return;  // the client has these
@@ -30,11 +33,22 @@ void Server::publish(const std::string& uri) {
       transport_.call("workspace/diagnostic/refresh", nullptr, "revline-" + std::to_string(++nextOutgoingId_));
     return;
   }
+  if (pullDiagnostics_) {
+    if (diagnostics.empty() && !pushedToPullClient_.erase(uri)) return;
+    if (!diagnostics.empty()) pushedToPullClient_.insert(uri);
+  }
   PublishDiagnosticsParams params;
   params.uri = uri;
   params.version = versionOf(uri);
   params.diagnostics = std::move(diagnostics);
   transport_.notify("textDocument/publishDiagnostics", params);
+}
+
+void Server::switchToPull(const std::string& uri) {
+  if (!pullDiagnostics_) return;
+  pulledResultId_.erase(uri);
+  if (pushedToPullClient_.erase(uri))  // the pushed copy goes; the client pulls from now on
+    transport_.notify("textDocument/publishDiagnostics", PublishDiagnosticsParams{uri, std::nullopt, {}});
 }
 
 void Server::handleDocumentDiagnostic(const json& params, ReplyOnce& reply) {

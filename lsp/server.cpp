@@ -361,6 +361,7 @@ void Server::handleDidOpen(const json& params) {
     std::lock_guard<std::mutex> lock(mu_);
     documents_.open(p.textDocument);
     editsSinceSave_[p.textDocument.uri].clear();
+    switchToPull(p.textDocument.uri);
     try {
       file = canonicalPath(pathFromUri(p.textDocument.uri));
     } catch (const DecodeError&) {
@@ -382,6 +383,10 @@ void Server::handleDidClose(const json& params) {
   std::lock_guard<std::mutex> lock(mu_);
   documents_.close(p.textDocument.uri);
   editsSinceSave_.erase(p.textDocument.uri);
+  if (pullDiagnostics_) {  // no longer pulled: pushed again
+    pulledResultId_.erase(p.textDocument.uri);
+    publish(p.textDocument.uri);
+  }
 }
 
 void Server::handleDidChange(const json& params) {

@@ -120,6 +120,8 @@ class Server : public MessageHandler {
   // Pushes them, or (pull clients) asks the client to pull when they changed.
   void publish(const std::string& uri);
   int debounceFor(const config::Config& config) const;
+  // Pull clients: `uri` was opened; its pushed diagnostics (if any) are withdrawn.
+  void switchToPull(const std::string& uri);
   void logMessage(MessageType type, const std::string& text);
   void showMessage(MessageType type, const std::string& text);
 
@@ -134,6 +136,7 @@ class Server : public MessageHandler {
   bool watchFiles_ = false;       // the client registers file watchers dynamically
   RefreshGate refresh_;
   std::map<std::string, std::string> pulledResultId_;  // by uri: what the client last pulled
+  std::set<std::string> pushedToPullClient_;           // uris not open, pushed non-empty diagnostics
   json clientSettings_ = json::object();
   std::vector<std::filesystem::path> folders_;
   DocumentStore documents_;

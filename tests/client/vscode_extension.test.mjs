@@ -35,9 +35,10 @@ function git(...args) {
 }
 
 function revlineDiagnostics() {
-  // After a restart, the new client's collection (the old one was disposed).
-  const c = state.collections.filter((x) => x.name === 'revline').pop();
-  return c ? c.entries.get(fileUri) ?? [] : [];
+  // What VS Code shows for the file: every live collection of the client (the
+  // pushed one, and the pull-diagnostics one vscode-languageclient adds), so a
+  // finding shown twice would count twice. A restart disposes the old ones.
+  return state.collections.filter((x) => x.name === 'revline').flatMap((c) => c.entries.get(fileUri) ?? []);
 }
 
 async function waitFor(what, predicate, ms = 30000) {

@@ -69,16 +69,9 @@ before(async () => {
   fileUri = pathToFileURL(join(repo, 'src/Order.java')).href;
 
   state.folders.push({ uri: vscode.Uri.file(repo), name: 'repo', index: 0 });
-  Object.assign(state.settings, {
-    'revline.path': binary,
-    'revline.provider': 'builtin',
-    'revline.model': '',
-    'revline.reviewScope': '',
-    'revline.debounceMs': 0,
-    'revline.policy': { blockingSeverity: 'MAJOR' },
-    'revline.extraSettings': {},
-    'revline.trace.server': 'off',
-  });
+  // A new user's setup: no revline settings at all, only where the binary is
+  // (it is not on PATH here). Everything else is the extension's default.
+  Object.assign(state.settings, { 'revline.path': binary });
   extension = require(join(outDir, 'extension.js'));
   await extension.activate({ subscriptions: [], extensionPath: resolve(outDir, '..') });
 });

@@ -12,32 +12,8 @@
 
 ;;; Code:
 
-(require 'cl-lib)
-(require 'package)
-(dolist (dir '("/usr/share/emacs/site-lisp/elpa"))
-  (when (file-directory-p dir) (add-to-list 'package-directory-list dir)))
-(package-initialize)
-
-(defvar revline-test--failed nil)
-
-(defun revline-test--log (fmt &rest args)
-  (princ (concat "emacs-alongside-test: " (apply #'format fmt args) "\n")))
-
-(defun revline-test--fail (fmt &rest args)
-  (error "FAILED: %s" (apply #'format fmt args)))
-
-(defun revline-test--wait (what predicate &optional seconds)
-  (let ((deadline (+ (float-time) (or seconds 15))))
-    (while (and (not (funcall predicate)) (< (float-time) deadline))
-      (accept-process-output nil 0.02))
-    (unless (funcall predicate)
-      (revline-test--fail "timed out waiting for %s" what))))
-
-(defun revline-test--git (dir &rest args)
-  (let ((default-directory dir))
-    (with-temp-buffer
-      (unless (zerop (apply #'call-process "git" nil t nil args))
-        (revline-test--fail "git %s: %s" (string-join args " ") (buffer-string))))))
+(load (expand-file-name "emacs_test_helpers.el" (file-name-directory (or load-file-name buffer-file-name))) nil t)
+(setq revline-test--name "emacs-alongside-test")
 
 (defun revline-test--line (n)
   (save-excursion
@@ -59,22 +35,12 @@
 (defun revline-test--run ()
   (let* ((binary (getenv "REVLINE_BINARY"))
          (stub (getenv "REVLINE_STUB_SERVER"))
-         (repo (file-name-as-directory (file-truename (make-temp-file "revline-alongside-" t))))
-         (file (expand-file-name "src/Order.java" repo)))
+         (file (revline-test--make-repo "revline-alongside-"))
+         (repo (file-name-directory (directory-file-name (file-name-directory file)))))
     (unless (and binary (file-executable-p binary)) (revline-test--fail "REVLINE_BINARY: %S" binary))
     (unless (and stub (file-exists-p stub)) (revline-test--fail "REVLINE_STUB_SERVER: %S" stub))
     (unwind-protect
         (progn
-          (make-directory (expand-file-name "src" repo) t)
-          (revline-test--git repo "init" "-q")
-          (revline-test--git repo "config" "user.email" "test@example.com")
-          (revline-test--git repo "config" "user.name" "test")
-          (revline-test--git repo "config" "commit.gpgsign" "false")
-          (with-temp-file file
-            (insert "class Order {\n  boolean approved(String status) {\n    return false;\n  }\n}\n"))
-          (revline-test--git repo "add" ".")
-          (revline-test--git repo "commit" "-q" "-m" "init")
-
           (load (expand-file-name "revline.el") nil t)
           ;; The user's own server for Java, and revline as documented: no settings.
           (push (cons 'java-mode (list "python3" stub)) eglot-server-programs)
@@ -127,11 +93,7 @@
             (set-buffer-modified-p nil)
             (revline-shutdown-all)
             (eglot-shutdown own)))
-      (dolist (b (buffer-list))
-        (when (and (buffer-file-name b) (string-prefix-p repo (buffer-file-name b)))
-          (with-current-buffer b (set-buffer-modified-p nil))
-          (kill-buffer b)))
-      (delete-directory repo t))))
+      (revline-test--cleanup repo))))
 
 (condition-case err
     (progn

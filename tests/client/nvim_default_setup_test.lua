@@ -10,41 +10,10 @@
 --      (their init_options: none, or an empty table, which Neovim 0.7 sends as []).
 -- Exits 0 on success, 1 with a message on stderr.
 local TIMEOUT = 10000
-
-local function log(msg)
-  io.stdout:write('nvim-default-test: ' .. msg .. '\n')
-  io.stdout:flush()
-end
-local function fail(msg)
-  error('FAILED: ' .. msg, 0)
-end
-local function check(cond, msg)
-  if not cond then
-    fail(msg)
-  end
-end
-local function check_eq(actual, expected, what)
-  if actual ~= expected then
-    fail(string.format('%s: expected %s, got %s', what, vim.inspect(expected), vim.inspect(actual)))
-  end
-end
-local function sh(cmd, cwd)
-  local out = vim.fn.system('cd ' .. vim.fn.shellescape(cwd) .. ' && ' .. cmd)
-  if vim.v.shell_error ~= 0 then
-    fail('command failed: ' .. cmd .. '\n' .. out)
-  end
-  return out
-end
-local function wait_for(what, predicate)
-  if not vim.wait(TIMEOUT, predicate, 10) then
-    fail('timed out after ' .. TIMEOUT .. ' ms waiting for ' .. what)
-  end
-end
-local function revline_diagnostics(bufnr)
-  return vim.tbl_filter(function(d)
-    return d.source == 'revline'
-  end, vim.diagnostic.get(bufnr))
-end
+local here = vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p:h')
+local h = dofile(here .. '/nvim_test_helpers.lua')('nvim-default-test', TIMEOUT)
+local log, check, check_eq, sh, wait_for = h.log, h.check, h.check_eq, h.sh, h.wait_for
+local revline_diagnostics = h.revline_diagnostics
 
 local repo
 local function run()
@@ -111,12 +80,16 @@ local function run()
   vim.cmd('silent edit!') -- back to the saved text
 
   -- 3. Reopen: the finding is back without a save.
-  vim.cmd('bwipeout!')
-  vim.cmd('edit ' .. vim.fn.fnameescape(file))
-  bufnr = vim.api.nvim_get_current_buf()
-  wait_for('the cached finding after reopening', function()
-    return #revline_diagnostics(bufnr) == 1
-  end)
+  local function reopen(what)
+    vim.cmd('bwipeout!')
+    vim.cmd('edit ' .. vim.fn.fnameescape(file))
+    local buf = vim.api.nvim_get_current_buf()
+    wait_for('the cached finding after ' .. what, function()
+      return #revline_diagnostics(buf) == 1
+    end)
+    return buf
+  end
+  bufnr = reopen('reopening')
   log('reopened: the finding is shown without a save')
 
   -- 4. Restart the server: the cached review, no provider call.
@@ -126,12 +99,7 @@ local function run()
   wait_for('the server to stop', function()
     return #revline.clients(nil) == 0
   end)
-  vim.cmd('bwipeout!')
-  vim.cmd('edit ' .. vim.fn.fnameescape(file))
-  bufnr = vim.api.nvim_get_current_buf()
-  wait_for('the cached finding after a restart', function()
-    return #revline_diagnostics(bufnr) == 1
-  end)
+  bufnr = reopen('a restart')
   local stats = vim.lsp.buf_request_sync(bufnr, 'revline/stats', {}, TIMEOUT)
   for _, r in pairs(stats or {}) do
     check_eq(r.result and r.result.providerCalls, 0, 'provider calls of the restarted server')

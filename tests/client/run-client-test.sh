@@ -75,15 +75,17 @@ case "$kind" in
     fi
     echo "client test $kind: produced $vsix ($(wc -c <"$vsix") bytes)"
     ;;
-  nvim)
+  nvim | nvim-default)
     need nvim "Debian package neovim"; need git "Debian package git"; need_binary
+    script=nvim_client_test.lua
+    [ "$kind" = nvim-default ] && script=nvim_default_setup_test.lua
     export REVLINE_NVIM_PLUGIN="$src/editors/nvim"
     home=$(mktemp -d)
     trap 'rm -rf "$home"' EXIT
     # A private HOME/XDG: no user config, the LSP log in a temporary directory.
     HOME="$home" XDG_CONFIG_HOME="$home/config" XDG_DATA_HOME="$home/data" XDG_STATE_HOME="$home/state" \
       XDG_CACHE_HOME="$home/cache" \
-      nvim --headless -u NONE -i NONE -n -c "luafile $client/nvim_client_test.lua" </dev/null
+      nvim --headless -u NONE -i NONE -n -c "luafile $client/$script" </dev/null
     ;;
   emacs)
     need emacs "Debian packages emacs-nox elpa-eglot"
@@ -106,15 +108,6 @@ case "$kind" in
       emacs --batch -Q -l "$client/emacs_alongside_test.el" 2>&1) || status=$?
     [ "$status" = 77 ] && [ "$require" = 1 ] && missing_tool "eglot is not installed (Debian package elpa-eglot)"
     exit "$status"
-    ;;
-  nvim-default)
-    need nvim "Debian package neovim"; need git "Debian package git"; need_binary
-    export REVLINE_NVIM_PLUGIN="$src/editors/nvim"
-    home=$(mktemp -d)
-    trap 'rm -rf "$home"' EXIT
-    HOME="$home" XDG_CONFIG_HOME="$home/config" XDG_DATA_HOME="$home/data" XDG_STATE_HOME="$home/state" \
-      XDG_CACHE_HOME="$home/cache" \
-      nvim --headless -u NONE -i NONE -n -c "luafile $client/nvim_default_setup_test.lua" </dev/null
     ;;
   *)
     echo "run-client-test.sh: unknown test '$kind'" >&2

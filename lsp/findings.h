@@ -17,9 +17,15 @@ struct PlacedFinding {
   review::PublishedFinding published;
   int firstLine = 0;  // 0-based
   int lastLine = 0;   // 0-based, inclusive
+  // What its lines read before the change that introduced them (a 1:1 line
+  // replacement in the diff), one per line; empty when unknown. Lines that read
+  // like this again (an undo) are no longer the reviewed change.
+  std::vector<std::string> revertedText;
 };
 
 PlacedFinding place(const review::PublishedFinding& finding);
+// The same, with revertedText from the file's diff.
+PlacedFinding place(const review::PublishedFinding& finding, const diff::FileDiff* file);
 
 DiagnosticSeverity severityFor(contract::Severity severity);
 // "title\n\nexplanation (confidence 0.82)"

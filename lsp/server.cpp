@@ -414,6 +414,13 @@ void Server::handleDidChange(const json& params) {
       for (int l = f.firstLine; l <= f.lastLine; ++l) text += (l > f.firstLine ? "\n" : "") + lines[l];
       if (text == f.published.finding.edit->replacement && text != f.published.finding.edit->original) alive = false;
     }
+    // An undo gave the lines back their committed text: the reviewed change is gone.
+    if (alive && !f.revertedText.empty() && f.lastLine < static_cast<int>(lines.size())) {
+      bool reverted = true;
+      for (int l = f.firstLine; l <= f.lastLine && reverted; ++l)
+        reverted = lines[static_cast<std::size_t>(l)] == f.revertedText[static_cast<std::size_t>(l - f.firstLine)];
+      if (reverted) alive = false;
+    }
     if (!alive || f.firstLine != first || f.lastLine != last) changed = true;
     if (alive) kept.push_back(std::move(f));
   }
@@ -676,7 +683,7 @@ void Server::runJob(Job& job) {
     if (job.path) reviewed.insert(uriFor(job.root / *job.path));
     for (const auto& pf : findings) {
       const std::string uri = uriFor(job.root / diff::normalizePath(pf.finding.file));
-      PlacedFinding placed = place(pf);
+      PlacedFinding placed = place(pf, selected.findFile(pf.finding.file));
       bool alive = true;
       if (auto e = editsSinceSave_.find(uri); e != editsSinceSave_.end())
         for (const auto& edit : e->second) alive = alive && moveLines(placed.firstLine, placed.lastLine, edit);

@@ -15,6 +15,45 @@ PlacedFinding place(const review::PublishedFinding& f) {
   return p;
 }
 
+namespace {
+// The old text of new-file line `newLine` when it is part of a run of added
+// lines that replaces a run of removed lines of the same length.
+std::optional<std::string> oldTextOf(const diff::FileDiff& file, int newLine) {
+  for (const auto& h : file.hunks) {
+    const auto& lines = h.lines;
+    for (std::size_t i = 0; i < lines.size();) {
+      if (lines[i].kind != diff::LineKind::Removed) {
+        ++i;
+        continue;
+      }
+      std::size_t removedEnd = i;
+      while (removedEnd < lines.size() && lines[removedEnd].kind == diff::LineKind::Removed) ++removedEnd;
+      std::size_t addedEnd = removedEnd;
+      while (addedEnd < lines.size() && lines[addedEnd].kind == diff::LineKind::Added) ++addedEnd;
+      if (addedEnd - removedEnd == removedEnd - i)
+        for (std::size_t k = removedEnd; k < addedEnd; ++k)
+          if (lines[k].newLine == newLine) return std::string(lines[i + (k - removedEnd)].text);
+      i = addedEnd;
+    }
+  }
+  return std::nullopt;
+}
+}  // namespace
+
+PlacedFinding place(const review::PublishedFinding& f, const diff::FileDiff* file) {
+  PlacedFinding p = place(f);
+  if (!file) return p;
+  for (int l = p.firstLine; l <= p.lastLine; ++l) {
+    auto old = oldTextOf(*file, l + 1);
+    if (!old) {
+      p.revertedText.clear();
+      break;
+    }
+    p.revertedText.push_back(std::move(*old));
+  }
+  return p;
+}
+
 DiagnosticSeverity severityFor(contract::Severity s) {
   switch (s) {
     case contract::Severity::Blocker: return DiagnosticSeverity::Error;
@@ -37,9 +76,15 @@ std::string diagnosticMessage(const contract::Finding& f) {
   return f.title + "\n\n" + f.explanation + " (confidence " + confidenceText(f.confidence) + ")";
 }
 
-Diagnostic toDiagnostic(const PlacedFinding& p, int lastLineLength) {
+int indentationWidth(const std::string& line) {
+  const std::size_t n = line.find_first_not_of(" \t");
+  return n == std::string::npos ? 0 : static_cast<int>(n);
+}
+
+Diagnostic toDiagnostic(const PlacedFinding& p, int lastLineLength, int firstColumn) {
   Diagnostic d;
-  d.range = Range{{p.firstLine, 0}, {p.lastLine, lastLineLength}};
+  if (p.firstLine == p.lastLine && firstColumn >= lastLineLength) firstColumn = 0;
+  d.range = Range{{p.firstLine, firstColumn}, {p.lastLine, lastLineLength}};
   d.severity = severityFor(p.published.finding.severity);
   d.code = std::string(contract::toString(p.published.finding.category));
   d.source = "revline";

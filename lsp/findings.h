@@ -17,15 +17,24 @@ struct PlacedFinding {
   review::PublishedFinding published;
   int firstLine = 0;  // 0-based
   int lastLine = 0;   // 0-based, inclusive
+  // What its lines read before the change that introduced them (a 1:1 line
+  // replacement in the diff), one per line; empty when unknown. Lines that read
+  // like this again (an undo) are no longer the reviewed change.
+  std::vector<std::string> revertedText;
 };
 
 PlacedFinding place(const review::PublishedFinding& finding);
+// The same, with revertedText from the file's diff.
+PlacedFinding place(const review::PublishedFinding& finding, const diff::FileDiff* file);
 
 DiagnosticSeverity severityFor(contract::Severity severity);
 // "title\n\nexplanation (confidence 0.82)"
 std::string diagnosticMessage(const contract::Finding& finding);
-// `lastLineLength`: UTF-16 length of the last line (the range ends there).
-Diagnostic toDiagnostic(const PlacedFinding& finding, int lastLineLength);
+// `lastLineLength`: UTF-16 length of the last line (the range ends there);
+// `firstColumn`: where the first line's code starts (its indentation is not underlined).
+Diagnostic toDiagnostic(const PlacedFinding& finding, int lastLineLength, int firstColumn = 0);
+// Leading spaces and tabs of `line` (0 for a blank line), in UTF-16 units (= bytes).
+int indentationWidth(const std::string& line);
 
 // Markdown for hover: severity, category, confidence, explanation, suggested fix.
 std::string hoverMarkdown(const contract::Finding& finding);

@@ -16,7 +16,7 @@ framing). stdout carries protocol messages only; logs go to stderr and to the
 client as window/logMessage.
 
 Saving a file in a git repository reviews its diff after a short debounce
-(setting "debounce_ms", default 300) on a worker thread; "review_scope":
+(setting "debounce_ms", default 5 ms for the builtin reviewer, 300 for remote models) on a worker thread; "review_scope":
 "workspace" reviews the whole working tree instead. Findings become
 diagnostics; fixes, "Dismiss this finding" and "Review this file now" are code
 actions. Settings: .revline.json, initializationOptions and

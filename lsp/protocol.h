@@ -3,6 +3,7 @@
 // reports the JSON path of a bad field (DecodeError); absent and null are
 // distinct where the protocol distinguishes them (std::optional = absent or null).
 #pragma once
+#include <initializer_list>
 #include <map>
 #include <optional>
 #include <stdexcept>
@@ -177,8 +178,19 @@ inline void from_json(const json& j, CodeActionParams& p) {
 struct TextEdit { Range range; std::string newText; };
 inline void to_json(json& j, const TextEdit& e) { j = json{{"range", e.range}, {"newText", e.newText}}; }
 
-struct WorkspaceEdit { std::map<std::string, std::vector<TextEdit>> changes; };
-inline void to_json(json& j, const WorkspaceEdit& e) { j = json{{"changes", e.changes}}; }
+// Always `documentChanges` with the document's version: a client holding an
+// edit computed for an older text refuses it instead of corrupting the new one.
+struct TextDocumentEdit {
+  std::string uri;
+  std::optional<int> version;  // nullopt: the file is not open (null on the wire)
+  std::vector<TextEdit> edits;
+};
+inline void to_json(json& j, const TextDocumentEdit& e) {
+  j = json{{"textDocument", {{"uri", e.uri}, {"version", e.version ? json(*e.version) : json(nullptr)}}},
+           {"edits", e.edits}};
+}
+struct WorkspaceEdit { std::vector<TextDocumentEdit> documentChanges; };
+inline void to_json(json& j, const WorkspaceEdit& e) { j = json{{"documentChanges", e.documentChanges}}; }
 
 struct Command { std::string title; std::string command; json arguments = json::array(); };
 inline void to_json(json& j, const Command& c) {
@@ -233,7 +245,19 @@ struct InitializeParams {
   std::optional<std::vector<WorkspaceFolder>> workspaceFolders;
   json initializationOptions;  // null when absent
   bool workDoneProgress = false;  // capabilities.window.workDoneProgress
+  bool pullDiagnostics = false;   // capabilities.textDocument.diagnostic (LSP 3.17)
+  bool diagnosticRefresh = false; // capabilities.workspace.diagnostics.refreshSupport
+  bool watchFiles = false;        // capabilities.workspace.didChangeWatchedFiles.dynamicRegistration
 };
+// capabilities.<path...> as a bool (absent, null or not a boolean: false).
+inline bool capabilityFlag(const json& j, std::initializer_list<const char*> path) {
+  const json* at = &j;
+  for (const char* key : path) {
+    if (!at->is_object() || !at->contains(key)) return false;
+    at = &(*at)[key];
+  }
+  return at->is_boolean() && at->get<bool>();
+}
 inline void from_json(const json& j, InitializeParams& p) {
   detail::expectObject(j);
   field(j, "rootUri", p.rootUri);
@@ -244,6 +268,13 @@ inline void from_json(const json& j, InitializeParams& p) {
     window = &j["capabilities"]["window"];
   if (window && window->is_object() && window->contains("workDoneProgress"))
     p.workDoneProgress = (*window)["workDoneProgress"].is_boolean() && (*window)["workDoneProgress"].get<bool>();
+  if (j.contains("capabilities")) {
+    const json& c = j["capabilities"];
+    p.pullDiagnostics = c.is_object() && c.contains("textDocument") && c["textDocument"].is_object() &&
+                        c["textDocument"].contains("diagnostic") && c["textDocument"]["diagnostic"].is_object();
+    p.diagnosticRefresh = capabilityFlag(c, {"workspace", "diagnostics", "refreshSupport"});
+    p.watchFiles = capabilityFlag(c, {"workspace", "didChangeWatchedFiles", "dynamicRegistration"});
+  }
 }
 
 struct WorkspaceFoldersChangeEvent { std::vector<WorkspaceFolder> added, removed; };

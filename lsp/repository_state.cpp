@@ -1,5 +1,6 @@
 #include "lsp/repository_state.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
@@ -103,7 +104,23 @@ void ReviewCache::put(const fs::path& root, const std::string& key,
     remember(root.string() + '\0' + key, findings);
   }
   json j{{"key", key}, {"findings", findingsToJson(findings)}};
-  writeFileAtomically(cacheFile(root, key), j.dump(1, ' ', false, json::error_handler_t::replace));
+  const fs::path file = cacheFile(root, key);
+  writeFileAtomically(file, j.dump(1, ' ', false, json::error_handler_t::replace));
+  pruneDisk(file.parent_path());
+}
+
+void ReviewCache::pruneDisk(const fs::path& dir) {
+  std::error_code ec;
+  std::vector<std::pair<fs::file_time_type, fs::path>> entries;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    if (e.path().extension() != ".json") continue;
+    std::error_code tec;
+    const auto t = fs::last_write_time(e.path(), tec);
+    if (!tec) entries.emplace_back(t, e.path());
+  }
+  if (entries.size() <= kDiskEntries) return;
+  std::sort(entries.begin(), entries.end());
+  for (std::size_t i = 0; i + kDiskEntries < entries.size(); ++i) fs::remove(entries[i].second, ec);
 }
 
 void ReviewCache::remember(const std::string& memoryKey, const std::vector<review::PublishedFinding>& findings) {
@@ -119,22 +136,6 @@ void ReviewCache::remember(const std::string& memoryKey, const std::vector<revie
 std::size_t ReviewCache::memoryEntries() {
   std::lock_guard<std::mutex> lock(mu_);
   return memory_.size();
-}
-
-DismissedFindings::DismissedFindings(fs::path root) : file_(gitDirectory(root) / "revline" / "dismissed.json") {
-  std::error_code ec;
-  if (!fs::exists(file_, ec)) return;
-  try {
-    json j = json::parse(readFile(file_));
-    for (const auto& id : j.at("dismissed")) ids_.insert(id.get<std::string>());
-  } catch (const std::exception&) {
-    // Unreadable: start empty; the next dismissal rewrites it.
-  }
-}
-
-void DismissedFindings::add(const std::string& id) {
-  if (!ids_.insert(id).second) return;
-  writeFileAtomically(file_, json{{"dismissed", ids_}}.dump(1) + "\n");
 }
 
 }  // namespace revline::lsp

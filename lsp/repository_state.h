@@ -1,6 +1,6 @@
 // What the server remembers per repository, under `<git dir>/revline/`:
 // the review cache (cache/<hash>.json) and the dismissed finding ids
-// (dismissed.json). Both survive restarts; neither touches the work tree.
+// (dismissed.json, lsp/dismissals.h). Both survive restarts; neither touches the work tree.
 #pragma once
 #include <deque>
 #include <filesystem>
@@ -25,6 +25,8 @@ std::filesystem::path gitDirectory(const std::filesystem::path& root);
 class ReviewCache {
  public:
   static constexpr std::size_t kMemoryEntries = 32;
+  // Files kept on disk per repository; older ones are pruned (one per distinct diff).
+  static constexpr std::size_t kDiskEntries = 256;
   std::size_t memoryEntries();
 
   // `reviewSettings`: the settings that change what a review publishes (extra
@@ -38,23 +40,11 @@ class ReviewCache {
  private:
   // Callers hold mu_.
   void remember(const std::string& memoryKey, const std::vector<review::PublishedFinding>& findings);
+  static void pruneDisk(const std::filesystem::path& cacheDir);
 
   std::mutex mu_;
   std::map<std::string, std::vector<review::PublishedFinding>> memory_;  // by root + key
   std::deque<std::string> order_;  // memory_'s keys, oldest first
-};
-
-// Dismissed finding ids of one repository, persisted on every change.
-class DismissedFindings {
- public:
-  explicit DismissedFindings(std::filesystem::path root);
-  bool contains(const std::string& id) const { return ids_.count(id) != 0; }
-  void add(const std::string& id);
-  const std::set<std::string>& ids() const { return ids_; }
-
- private:
-  std::filesystem::path file_;
-  std::set<std::string> ids_;
 };
 
 }  // namespace revline::lsp

@@ -17,6 +17,9 @@
 #include "core/support/version.h"
 #include "core/support/repo_file.h"
 #include "core/tools/repository_tools.h"
+#include "lsp/commands.h"
+#include "lsp/file_watching.h"
+#include "lsp/paths.h"
 
 namespace revline::lsp {
 namespace fs = std::filesystem;
@@ -38,10 +41,6 @@ std::string reviewSettingsKey(const review::ReviewOptions& o) {
 
 namespace {
 
-constexpr const char* kReviewFile = "revline.reviewFile";
-constexpr const char* kReviewWorkspace = "revline.reviewWorkspace";
-constexpr const char* kClearDiagnostics = "revline.clearDiagnostics";
-constexpr const char* kDismissFinding = "revline.dismissFinding";
 
 // Counts model calls for revline/stats; otherwise transparent.
 class CountingProvider : public review::Provider {
@@ -75,23 +74,33 @@ std::vector<std::string> splitLines(const std::string& text) {
   return lines;
 }
 
-fs::path canonicalPath(const fs::path& p) {
+// `dir` or a parent holds `.git` (a cheap check before asking git again).
+bool gitAbove(fs::path dir) {
   std::error_code ec;
-  fs::path c = fs::weakly_canonical(p, ec);
-  return ec ? p.lexically_normal() : c;
+  for (;;) {
+    if (fs::exists(dir / ".git", ec)) return true;
+    if (!dir.has_parent_path() || dir.parent_path() == dir) return false;
+    dir = dir.parent_path();
+  }
+}
+
+fs::file_time_type configStamp(const fs::path& root) {
+  std::error_code ec;
+  const auto t = fs::last_write_time(root / ".revline.json", ec);
+  return ec ? fs::file_time_type{} : t;
 }
 
 std::string failureHint(const review::ProviderError& e) {
   using K = review::ProviderError::Kind;
   switch (e.kind()) {
-    case K::Auth: return " Check the API key: the variable named by \"apiKeyEnv\" must hold a valid key, in the environment the editor started revline from.";
+    case K::Auth: return " Check the API key: the variable named by \"api_key_env\" must hold a valid key, in the environment the editor started revline from.";
     case K::Network:
-    case K::Timeout: return " Check that the endpoint (\"baseUrl\") is reachable and running.";
-    case K::NotFound: return " Check \"model\" and \"baseUrl\" in .revline.json or the editor settings.";
+    case K::Timeout: return " Check that the endpoint (\"base_url\") is reachable and running.";
+    case K::NotFound: return " Check \"model\" and \"base_url\" in .revline.json or the editor settings.";
     case K::Quota:
     case K::RateLimited: return " The provider refused for quota or rate limits; try again later or change \"model\".";
     case K::Config: return "";  // the message already says how to fix it
-    default: return " Check the provider settings (\"provider\", \"model\", \"baseUrl\") in .revline.json or the editor settings.";
+    default: return " Check the provider settings (\"provider\", \"model\", \"base_url\") in .revline.json or the editor settings.";
   }
 }
 
@@ -113,6 +122,7 @@ struct Server::Job {
   std::optional<ReplyOnce> reply;
   std::string requestKey;  // id.dump() of the request waiting for it, if any
   Clock::time_point due;
+  bool cacheOnly = false;  // publish a cached review or nothing; never call the provider
 };
 
 Server::Server(Transport& transport, ServerOptions options) : transport_(transport), options_(std::move(options)) {
@@ -194,6 +204,8 @@ bool Server::onCall(const std::string& method, const json& params, const json& i
       handleCodeAction(params, reply);
     } else if (method == "textDocument/hover") {
       handleHover(params, reply);
+    } else if (method == "textDocument/diagnostic") {
+      handleDocumentDiagnostic(params, reply);
     } else if (method == "workspace/executeCommand") {
       handleExecuteCommand(params, reply, id);
     } else if (method == "revline/stats") {
@@ -230,7 +242,9 @@ bool Server::onNotify(const std::string& method, const json& params) {
     else if (method == "textDocument/didClose") handleDidClose(params);
     else if (method == "workspace/didChangeConfiguration") handleDidChangeConfiguration(params);
     else if (method == "workspace/didChangeWorkspaceFolders") handleDidChangeWorkspaceFolders(params);
-    // Everything else (initialized, $/setTrace, unknown notifications) is ignored.
+    else if (method == "workspace/didChangeWatchedFiles") handleDidChangeWatchedFiles(params);
+    else if (method == "initialized") handleInitialized();
+    // Everything else ($/setTrace, unknown notifications) is ignored.
   } catch (const std::exception& e) {
     std::lock_guard<std::mutex> lock(mu_);
     logMessage(MessageType::Error, method + ": " + e.what());
@@ -238,8 +252,10 @@ bool Server::onNotify(const std::string& method, const json& params) {
   return true;
 }
 
-bool Server::onReply(const json&, const std::optional<json>&, const std::optional<json>& error) {
-  // Replies to our own requests (workDoneProgress/create): nothing waits on them.
+bool Server::onReply(const json& id, const std::optional<json>&, const std::optional<json>& error) {
+  // A progress token is used only once the client accepted it.
+  if (progress_.onReply(id, !error)) return true;
+  // Other replies (registerCapability, diagnostic refresh): nothing waits on them.
   if (error) {
     std::lock_guard<std::mutex> lock(mu_);
     logMessage(MessageType::Log, "client answered a server request with an error: " + error->dump());
@@ -270,6 +286,10 @@ void Server::handleInitialize(const json& params, ReplyOnce& reply) {
   } else if (p.rootUri) {
     folders_.push_back(canonicalPath(pathFromUri(*p.rootUri)));
   }
+  pullDiagnostics_ = p.pullDiagnostics && p.diagnosticRefresh;
+  watchFiles_ = p.watchFiles;
+  // Neovim 0.7 encodes an empty Lua table ({}: "no settings") as [].
+  if (p.initializationOptions.is_array() && p.initializationOptions.empty()) p.initializationOptions = json::object();
   if (p.initializationOptions.is_object()) {
     json settings = p.initializationOptions;
     if (settings.contains("sync")) {
@@ -288,15 +308,29 @@ void Server::handleInitialize(const json& params, ReplyOnce& reply) {
       {"textDocumentSync", {{"openClose", true}, {"change", 2}, {"save", {{"includeText", false}}}}},
       {"codeActionProvider", {{"codeActionKinds", {"quickfix", "source"}}}},
       {"hoverProvider", true},
-      {"executeCommandProvider", {{"commands", {kReviewFile, kReviewWorkspace, kClearDiagnostics, kDismissFinding}}}},
+      {"executeCommandProvider",
+       {{"commands", {kReviewFile, kReviewWorkspace, kClearDiagnostics, kDismissFinding, kUndismiss, kShowDismissed}}}},
       {"workspace", {{"workspaceFolders", {{"supported", true}, {"changeNotifications", true}}}}},
   };
+  if (pullDiagnostics_)
+    capabilities["diagnosticProvider"] = {{"identifier", "revline"}, {"interFileDependencies", false},
+                                          {"workspaceDiagnostics", false}};
   reply(json{{"capabilities", capabilities}, {"serverInfo", {{"name", "revline"}, {"version", kVersion}}}});
+}
+
+void Server::handleInitialized() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (watchFiles_)
+    transport_.call("client/registerCapability", watchedFilesRegistration(), "revline-" + std::to_string(++nextOutgoingId_));
 }
 
 void Server::handleDidChangeConfiguration(const json& params) {
   json settings = params.is_object() && params.contains("settings") ? params["settings"] : json();
   if (settings.is_object() && settings.contains("revline")) settings = settings["revline"];
+  // eglot sends {"settings": {}} right after connecting (no workspace
+  // configuration): nothing for revline there, so initializationOptions stay.
+  else if (settings.is_object() && settings.empty()) return;
+  if (settings.is_array() && settings.empty()) settings = json::object();  // Neovim 0.7's {}
   std::lock_guard<std::mutex> lock(mu_);
   if (!settings.is_object()) return;  // pull-model clients send null: keep what we have
   settings.erase("sync");
@@ -320,13 +354,27 @@ void Server::handleDidChangeWorkspaceFolders(const json& params) {
 
 void Server::handleDidOpen(const json& params) {
   auto p = parseParams<DidOpenTextDocumentParams>(params, "textDocument/didOpen");
-  std::lock_guard<std::mutex> lock(mu_);
-  documents_.open(p.textDocument);
-  editsSinceSave_[p.textDocument.uri].clear();
-  try {
-    uriByPath_[canonicalPath(pathFromUri(p.textDocument.uri)).string()] = p.textDocument.uri;
-  } catch (const DecodeError&) {
+  fs::path file, root;
+  std::string scope;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    documents_.open(p.textDocument);
+    editsSinceSave_[p.textDocument.uri].clear();
+    switchToPull(p.textDocument.uri);
+    try {
+      file = canonicalPath(pathFromUri(p.textDocument.uri));
+    } catch (const DecodeError&) {
+      return;
+    }
+    uriByPath_[file.string()] = p.textDocument.uri;
+    auto r = repositoryOf(file);
+    if (!r) return;
+    root = *r;
+    scope = configFor(root).reviewScope;
   }
+  // The last review of this diff (a reopen, a restart) is shown without a save.
+  if (scope == "workspace") scheduleWorkspaceReview(root, true, std::nullopt, json(), true);
+  else scheduleReview(file, true, std::nullopt, json(), true);
 }
 
 void Server::handleDidClose(const json& params) {
@@ -334,6 +382,10 @@ void Server::handleDidClose(const json& params) {
   std::lock_guard<std::mutex> lock(mu_);
   documents_.close(p.textDocument.uri);
   editsSinceSave_.erase(p.textDocument.uri);
+  if (pullDiagnostics_) {  // no longer pulled: pushed again
+    pulledResultId_.erase(p.textDocument.uri);
+    publish(p.textDocument.uri);
+  }
 }
 
 void Server::handleDidChange(const json& params) {
@@ -351,12 +403,22 @@ void Server::handleDidChange(const json& params) {
   for (auto f : it->second.findings) {
     const int first = f.firstLine, last = f.lastLine;
     bool alive = true;
-    for (const auto& e : edits) alive = alive && moveLines(f.firstLine, f.lastLine, e);
+    for (const auto& e : edits) {
+      if (e.start.line <= f.lastLine && e.end.line >= f.firstLine) changed = true;  // its end column may move
+      alive = alive && moveLines(f.firstLine, f.lastLine, e);
+    }
     // A fix that was applied (the lines now read as its replacement) is done.
     if (alive && f.published.finding.edit && f.lastLine < static_cast<int>(lines.size())) {
       std::string text;
       for (int l = f.firstLine; l <= f.lastLine; ++l) text += (l > f.firstLine ? "\n" : "") + lines[l];
       if (text == f.published.finding.edit->replacement && text != f.published.finding.edit->original) alive = false;
+    }
+    // An undo gave the lines back their committed text: the reviewed change is gone.
+    if (alive && !f.revertedText.empty() && f.lastLine < static_cast<int>(lines.size())) {
+      bool reverted = true;
+      for (int l = f.firstLine; l <= f.lastLine && reverted; ++l)
+        reverted = lines[static_cast<std::size_t>(l)] == f.revertedText[static_cast<std::size_t>(l - f.firstLine)];
+      if (reverted) alive = false;
     }
     if (!alive || f.firstLine != first || f.lastLine != last) changed = true;
     if (alive) kept.push_back(std::move(f));
@@ -389,63 +451,6 @@ void Server::handleDidSave(const json& params) {
 }
 
 // ---------------------------------------------------------------- code actions, hover, commands
-
-void Server::handleCodeAction(const json& params, ReplyOnce& reply) {
-  auto p = parseParams<CodeActionParams>(params, "textDocument/codeAction");
-  std::lock_guard<std::mutex> lock(mu_);
-  const std::string& uri = p.textDocument.uri;
-  auto wanted = [&](const std::string& kind) {
-    if (!p.context.only) return true;
-    for (const auto& o : *p.context.only)
-      if (kind == o || kind.rfind(o + ".", 0) == 0) return true;
-    return false;
-  };
-  json actions = json::array();
-  auto it = files_.find(uri);
-  if (it != files_.end()) {
-    DismissedFindings& dismissed = dismissedFor(it->second.root);
-    const std::vector<std::string> lines = currentLines(uri);
-    for (const auto& f : it->second.findings) {
-      if (dismissed.contains(f.published.id)) continue;
-      if (f.lastLine < p.range.start.line || f.firstLine > p.range.end.line) continue;
-      const int lastLen = f.lastLine < static_cast<int>(lines.size()) ? utf16Length(lines[f.lastLine]) : 0;
-      const Diagnostic diag = toDiagnostic(f, lastLen);
-      const auto& finding = f.published.finding;
-      if (finding.edit && wanted("quickfix") && f.lastLine < static_cast<int>(lines.size())) {
-        std::string current;
-        for (int l = f.firstLine; l <= f.lastLine; ++l) current += (l > f.firstLine ? "\n" : "") + lines[l];
-        if (current == finding.edit->original) {  // a stale fix is never offered
-          CodeAction a;
-          a.title = "Apply revline fix: " + finding.title;
-          a.kind = "quickfix";
-          a.diagnostics = {diag};
-          a.isPreferred = true;
-          WorkspaceEdit edit;
-          edit.changes[uri].push_back(TextEdit{Range{{f.firstLine, 0}, {f.lastLine, lastLen}}, finding.edit->replacement});
-          a.edit = std::move(edit);
-          actions.push_back(a);
-        }
-      }
-      if (wanted("quickfix")) {
-        CodeAction a;
-        a.title = "Dismiss this finding";
-        a.kind = "quickfix";
-        a.diagnostics = {diag};
-        a.command = Command{"Dismiss this finding", kDismissFinding,
-                            json::array({json{{"uri", uri}, {"id", f.published.id}}})};
-        actions.push_back(a);
-      }
-    }
-  }
-  if (wanted("source")) {
-    CodeAction a;
-    a.title = "Review this file now";
-    a.kind = "source";
-    a.command = Command{"Review this file now", kReviewFile, json::array({json{{"uri", uri}}})};
-    actions.push_back(a);
-  }
-  reply(actions);
-}
 
 void Server::handleHover(const json& params, ReplyOnce& reply) {
   auto p = parseParams<TextDocumentPositionParams>(params, "textDocument/hover");
@@ -503,18 +508,8 @@ void Server::handleExecuteCommand(const json& params, ReplyOnce& reply, const js
       publish(u);
     }
     reply(json(nullptr));
-  } else if (p.command == kDismissFinding) {
-    if (p.arguments.empty() || !p.arguments[0].is_object() || !p.arguments[0].contains("id") ||
-        !p.arguments[0]["id"].is_string())
-      throw LspError(ErrorCode::InvalidParams, "arguments[0]: expected {\"uri\": ..., \"id\": ...}");
-    const std::string uri = argumentUri(p.arguments);
-    const std::string findingId = p.arguments[0]["id"];
-    std::lock_guard<std::mutex> lock(mu_);
-    auto it = files_.find(uri);
-    if (it == files_.end()) throw LspError(ErrorCode::InvalidParams, "no revline findings for " + uri);
-    dismissedFor(it->second.root).add(findingId);
-    publish(uri);
-    reply(json(nullptr));
+  } else if (p.command == kDismissFinding || p.command == kUndismiss || p.command == kShowDismissed) {
+    handleDismissCommand(p.command, p.arguments, reply);
   } else {
     throw LspError(ErrorCode::InvalidParams, "unknown command: " + p.command);
   }
@@ -522,8 +517,10 @@ void Server::handleExecuteCommand(const json& params, ReplyOnce& reply, const js
 
 // ---------------------------------------------------------------- reviews
 
-void Server::scheduleReview(const fs::path& file, bool immediate, std::optional<ReplyOnce> reply, const json& requestId) {
+void Server::scheduleReview(const fs::path& file, bool immediate, std::optional<ReplyOnce> reply, const json& requestId,
+                            bool cacheOnly) {
   auto job = std::make_shared<Job>();
+  job->cacheOnly = cacheOnly;
   {
     std::lock_guard<std::mutex> lock(mu_);
     auto root = repositoryOf(file);
@@ -534,7 +531,7 @@ void Server::scheduleReview(const fs::path& file, bool immediate, std::optional<
     job->root = *root;
     job->path = file.lexically_relative(*root).generic_string();
     job->key = "file:" + file.string();
-    job->due = Clock::now() + (immediate ? std::chrono::milliseconds(0) : std::chrono::milliseconds(configFor(*root).debounceMs));
+    job->due = Clock::now() + std::chrono::milliseconds(immediate ? 0 : debounceFor(configFor(*root)));
   }
   job->reply = std::move(reply);
   if (job->reply) job->requestKey = requestId.dump();
@@ -542,13 +539,14 @@ void Server::scheduleReview(const fs::path& file, bool immediate, std::optional<
 }
 
 void Server::scheduleWorkspaceReview(const fs::path& root, bool immediate, std::optional<ReplyOnce> reply,
-                                     const json& requestId) {
+                                     const json& requestId, bool cacheOnly) {
   auto job = std::make_shared<Job>();
+  job->cacheOnly = cacheOnly;
   job->root = root;
   job->key = "workspace:" + root.string();
   {
     std::lock_guard<std::mutex> lock(mu_);
-    job->due = Clock::now() + (immediate ? std::chrono::milliseconds(0) : std::chrono::milliseconds(configFor(root).debounceMs));
+    job->due = Clock::now() + std::chrono::milliseconds(immediate ? 0 : debounceFor(configFor(root)));
   }
   job->reply = std::move(reply);
   if (job->reply) job->requestKey = requestId.dump();
@@ -565,6 +563,8 @@ void Server::enqueue(std::shared_ptr<Job> job) {
     return;
   }
   std::lock_guard<std::mutex> lock(mu_);
+  // A cached-review lookup never displaces a real review of the same file.
+  if (job->cacheOnly && (pending_.count(job->key) || running_.count(job->key))) return;
   if (auto it = pending_.find(job->key); it != pending_.end()) {
     if (it->second->reply) (*it->second->reply)(LspError(ErrorCode::RequestCancelled, "superseded by a newer review"));
     pending_.erase(it);
@@ -607,6 +607,7 @@ void Server::runJob(Job& job) {
     job.reply.reset();
   };
   if (job.cancel.cancelled()) {
+    if (job.cacheOnly) return;
     std::lock_guard<std::mutex> lock(mu_);
     ++stats_.reviewsCancelled;
     finish(LspError(ErrorCode::RequestCancelled, "review cancelled"));
@@ -614,21 +615,22 @@ void Server::runJob(Job& job) {
   }
   config::Config config;
   std::string progressToken;
+  const std::string what = job.path ? *job.path : "working tree of " + job.root.filename().string();
   {
     std::lock_guard<std::mutex> lock(mu_);
-    ++stats_.reviewsStarted;
+    if (!job.cacheOnly) ++stats_.reviewsStarted;
     config = configFor(job.root);
-    if (clientProgress_) {
+    if (clientProgress_ && !job.cacheOnly) {
       progressToken = "revline-review-" + std::to_string(++nextProgress_);
-      transport_.call("window/workDoneProgress/create", json{{"token", progressToken}},
-                      "revline-" + std::to_string(++nextOutgoingId_));
+      progress_.create(progressToken, "revline-" + std::to_string(++nextOutgoingId_),
+                       json{{"kind", "begin"}, {"title", "revline review"}, {"message", what}, {"cancellable", false}});
     }
   }
   auto progress = [&](const json& value) {
-    if (!progressToken.empty()) transport_.notify("$/progress", json{{"token", progressToken}, {"value", value}});
+    if (progressToken.empty()) return;
+    if (value["kind"] == "end") progress_.end(progressToken, value["message"].get<std::string>());
+    else progress_.report(progressToken, value);
   };
-  const std::string what = job.path ? *job.path : "working tree of " + job.root.filename().string();
-  progress(json{{"kind", "begin"}, {"title", "revline review"}, {"message", what}, {"cancellable", false}});
   std::string endMessage = "done";
   try {
     git::DiffRequest request;
@@ -646,6 +648,7 @@ void Server::runJob(Job& job) {
     const diff::Diff& selected = selection.diff;
     if (job.cancel.cancelled()) throw Cancelled();
 
+    if (job.cacheOnly && selected.files.empty()) return;  // nothing changed: nothing to show
     std::vector<review::PublishedFinding> findings;
     if (!selected.files.empty()) {
       progress(json{{"kind", "report"}, {"message", "reviewing " + what}});
@@ -657,6 +660,8 @@ void Server::runJob(Job& job) {
         findings = std::move(*hit);
         std::lock_guard<std::mutex> lock(mu_);
         ++stats_.cacheHits;
+      } else if (job.cacheOnly) {
+        return;  // not reviewed yet: the next save does it
       } else {
         CountingProvider counting(*provider, [this] {
           std::lock_guard<std::mutex> lock(mu_);
@@ -682,7 +687,7 @@ void Server::runJob(Job& job) {
     if (job.path) reviewed.insert(uriFor(job.root / *job.path));
     for (const auto& pf : findings) {
       const std::string uri = uriFor(job.root / diff::normalizePath(pf.finding.file));
-      PlacedFinding placed = place(pf);
+      PlacedFinding placed = place(pf, selected.findFile(pf.finding.file));
       bool alive = true;
       if (auto e = editsSinceSave_.find(uri); e != editsSinceSave_.end())
         for (const auto& edit : e->second) alive = alive && moveLines(placed.firstLine, placed.lastLine, edit);
@@ -699,12 +704,22 @@ void Server::runJob(Job& job) {
       state.findings = std::move(byUri[uri]);
       publish(uri);
     }
+    if (job.cacheOnly) return;
     lastFailureShown_.clear();
-    // The verdict is policy's, recomputed from the (possibly cached) findings.
-    const std::string verdict(contract::toString(review::decideVerdict(findings, config.review.policy)));
-    endMessage = std::to_string(findings.size()) + (findings.size() == 1 ? " finding" : " findings") + ", verdict " + verdict;
-    finish(json{{"findings", findings.size()}, {"verdict", verdict}});
+    // Dismissed findings are counted apart; the verdict is policy's, over the others.
+    std::vector<review::PublishedFinding> shown;
+    std::size_t dismissedCount = 0;
+    DismissedFindings& dismissed = dismissedFor(job.root);
+    for (const auto& f : findings) {
+      if (dismissed.contains(f.id)) ++dismissedCount;
+      else shown.push_back(f);
+    }
+    const std::string verdict(contract::toString(review::decideVerdict(shown, config.review.policy)));
+    endMessage = std::to_string(shown.size()) + (shown.size() == 1 ? " finding" : " findings") + ", verdict " + verdict;
+    if (dismissedCount) endMessage += " (" + std::to_string(dismissedCount) + " dismissed)";
+    finish(json{{"findings", shown.size()}, {"dismissed", dismissedCount}, {"verdict", verdict}});
   } catch (const Cancelled&) {
+    if (job.cacheOnly) return;
     {
       std::lock_guard<std::mutex> lock(mu_);
       ++stats_.reviewsCancelled;
@@ -712,6 +727,11 @@ void Server::runJob(Job& job) {
     endMessage = "cancelled";
     finish(LspError(ErrorCode::RequestCancelled, "review cancelled"));
   } catch (const review::ProviderError& e) {
+    if (job.cacheOnly) {  // e.g. a missing API key: the save says so
+      std::lock_guard<std::mutex> lock(mu_);
+      logMessage(MessageType::Log, std::string("cached review lookup: ") + e.what());
+      return;
+    }
     if (e.kind() == review::ProviderError::Kind::Cancelled || job.cancel.cancelled()) {
       std::lock_guard<std::mutex> lock(mu_);
       ++stats_.reviewsCancelled;
@@ -724,6 +744,11 @@ void Server::runJob(Job& job) {
       finish(LspError(ErrorCode::RequestFailed, message));
     }
   } catch (const std::exception& e) {
+    if (job.cacheOnly) {
+      std::lock_guard<std::mutex> lock(mu_);
+      logMessage(MessageType::Log, std::string("cached review lookup: ") + e.what());
+      return;
+    }
     const std::string message = std::string("revline: review of ") + what + " failed: " + e.what();
     reportFailure(message);
     endMessage = "failed";
@@ -736,9 +761,13 @@ void Server::reportFailure(const std::string& message) {
   std::lock_guard<std::mutex> lock(mu_);
   ++stats_.providerFailures;
   logMessage(MessageType::Error, message);
-  if (message != lastFailureShown_) {
-    showMessage(MessageType::Error, message);
+  // A new failure is shown at once; the same one again after a minute (a
+  // provider that stays down must not go quiet while old diagnostics stay).
+  const auto now = Clock::now();
+  if (message != lastFailureShown_ || now - lastFailureShownAt_ >= std::chrono::minutes(1)) {
+    showMessage(MessageType::Error, message + (message == lastFailureShown_ ? " (still failing; the diagnostics shown are from the last successful review)" : ""));
     lastFailureShown_ = message;
+    lastFailureShownAt_ = now;
   }
 }
 
@@ -747,7 +776,10 @@ void Server::reportFailure(const std::string& message) {
 std::optional<fs::path> Server::repositoryOf(const fs::path& file) {
   std::error_code ec;
   const fs::path dir = fs::is_directory(file, ec) ? file : file.parent_path();
-  if (auto it = rootByDir_.find(dir); it != rootByDir_.end()) return it->second;
+  if (auto it = rootByDir_.find(dir); it != rootByDir_.end()) {
+    // "Not in a repository" holds until a .git appears (git init after a first save).
+    if (it->second || !gitAbove(dir)) return it->second;
+  }
   std::optional<fs::path> root;
   try {
     root = canonicalPath(git::findRepositoryRoot(dir));
@@ -759,7 +791,11 @@ std::optional<fs::path> Server::repositoryOf(const fs::path& file) {
 }
 
 config::Config Server::configFor(const fs::path& root) {
-  if (auto it = configs_.find(root); it != configs_.end()) return it->second;
+  const fs::file_time_type stamp = configStamp(root);
+  if (auto it = configs_.find(root); it != configs_.end()) {
+    if (configStamps_[root] == stamp) return it->second;  // else edited on disk (git pull, another editor)
+  }
+  configStamps_[root] = stamp;
   config::Config c;
   try {
     std::vector<std::string> notices;  // an untrusted repository's routing keys, ignored
@@ -782,6 +818,7 @@ config::Config Server::configFor(const fs::path& root) {
 DismissedFindings& Server::dismissedFor(const fs::path& root) {
   auto& slot = dismissed_[root];
   if (!slot) slot = std::make_unique<DismissedFindings>(root);
+  else slot->refresh();  // another server on this repository may have changed it
   return *slot;
 }
 
@@ -811,21 +848,16 @@ std::vector<std::string> Server::currentLines(const std::string& uri) {
   }
 }
 
-void Server::publish(const std::string& uri) {
-  PublishDiagnosticsParams params;
-  params.uri = uri;
-  if (const Document* doc = documents_.get(uri)) params.version = doc->version();
-  auto it = files_.find(uri);
-  if (it != files_.end() && !it->second.findings.empty()) {
-    DismissedFindings& dismissed = dismissedFor(it->second.root);
-    const std::vector<std::string> lines = currentLines(uri);
-    for (const auto& f : it->second.findings) {
-      if (dismissed.contains(f.published.id)) continue;
-      const int lastLen = f.lastLine < static_cast<int>(lines.size()) ? utf16Length(lines[f.lastLine]) : 0;
-      params.diagnostics.push_back(toDiagnostic(f, lastLen));
-    }
-  }
-  transport_.notify("textDocument/publishDiagnostics", params);
+std::optional<int> Server::versionOf(const std::string& uri) {
+  if (const Document* doc = documents_.get(uri)) return doc->version();
+  return std::nullopt;
+}
+
+int Server::debounceFor(const config::Config& c) const {
+  if (c.debounceSet) return c.debounceMs;
+  // A local review costs milliseconds: wait only long enough to coalesce a
+  // "save all"; a remote model call is worth waiting a few hundred ms for.
+  return (c.provider == "builtin" || c.provider == "replay") ? 5 : 300;
 }
 
 void Server::logMessage(MessageType type, const std::string& text) {

@@ -8,6 +8,7 @@
 // the provider works; results are published under the state lock. With
 // `sync`, reviews run inline on the loop thread without debounce (tests).
 #pragma once
+#include <chrono>
 #include <condition_variable>
 #include <filesystem>
 #include <functional>
@@ -22,8 +23,11 @@
 
 #include "core/config/config.h"
 #include "core/review/provider.h"
+#include "lsp/dismissals.h"
 #include "lsp/document_store.h"
 #include "lsp/findings.h"
+#include "lsp/progress.h"
+#include "lsp/pull_diagnostics.h"
 #include "lsp/repository_state.h"
 #include "lsp/transport.h"
 
@@ -84,12 +88,21 @@ class Server : public MessageHandler {
   void handleDidChangeConfiguration(const json& params);
   void handleDidChangeWorkspaceFolders(const json& params);
   void handleCancel(const json& params);
+  void handleInitialized();
+  // lsp/file_watching.cpp
+  void handleDidChangeWatchedFiles(const json& params);
+  // lsp/diagnostics_delivery.cpp: push (publishDiagnostics) or pull (textDocument/diagnostic).
+  void handleDocumentDiagnostic(const json& params, ReplyOnce& reply);
+  // lsp/dismiss_commands.cpp: revline.dismissFinding, revline.undismiss, revline.showDismissed.
+  void handleDismissCommand(const std::string& command, const json& arguments, ReplyOnce& reply);
 
   // Reviews.
+  // `cacheOnly`: publish the cached review of the current diff, if there is one,
+  // and never call the provider (didOpen, restart).
   void scheduleReview(const std::filesystem::path& file, bool immediate, std::optional<ReplyOnce> reply,
-                      const json& requestId);
+                      const json& requestId, bool cacheOnly = false);
   void scheduleWorkspaceReview(const std::filesystem::path& root, bool immediate, std::optional<ReplyOnce> reply,
-                               const json& requestId);
+                               const json& requestId, bool cacheOnly = false);
   void enqueue(std::shared_ptr<Job> job);
   void runJob(Job& job);
   void workerLoop();
@@ -101,7 +114,14 @@ class Server : public MessageHandler {
   DismissedFindings& dismissedFor(const std::filesystem::path& root);
   std::string uriFor(const std::filesystem::path& absolutePath);
   std::vector<std::string> currentLines(const std::string& uri);
+  std::optional<int> versionOf(const std::string& uri);
+  // The diagnostics of `uri` now (dismissed findings left out).
+  std::vector<Diagnostic> diagnosticsFor(const std::string& uri);
+  // Pushes them, or (pull clients) asks the client to pull when they changed.
   void publish(const std::string& uri);
+  int debounceFor(const config::Config& config) const;
+  // Pull clients: `uri` was opened; its pushed diagnostics (if any) are withdrawn.
+  void switchToPull(const std::string& uri);
   void logMessage(MessageType type, const std::string& text);
   void showMessage(MessageType type, const std::string& text);
 
@@ -112,6 +132,11 @@ class Server : public MessageHandler {
   bool initialized_ = false;
   bool shutdownRequested_ = false;
   bool clientProgress_ = false;
+  bool pullDiagnostics_ = false;  // the client pulls (and supports refresh): no push
+  bool watchFiles_ = false;       // the client registers file watchers dynamically
+  RefreshGate refresh_;
+  std::map<std::string, std::string> pulledResultId_;  // by uri: what the client last pulled
+  std::set<std::string> pushedToPullClient_;           // uris not open, pushed non-empty diagnostics
   json clientSettings_ = json::object();
   std::vector<std::filesystem::path> folders_;
   DocumentStore documents_;
@@ -120,13 +145,17 @@ class Server : public MessageHandler {
   std::map<std::string, std::string> uriByPath_;                 // canonical path -> client's uri
   std::map<std::filesystem::path, std::optional<std::filesystem::path>> rootByDir_;
   std::map<std::filesystem::path, config::Config> configs_;
+  // .revline.json's modification time when configs_ was filled (an edit on disk reloads).
+  std::map<std::filesystem::path, std::filesystem::file_time_type> configStamps_;
   std::map<std::filesystem::path, std::unique_ptr<DismissedFindings>> dismissed_;
   std::string lastFailureShown_;
+  std::chrono::steady_clock::time_point lastFailureShownAt_{};
   ServerStats stats_;
   int nextProgress_ = 0;
   int nextOutgoingId_ = 0;
 
   ReviewCache cache_;
+  ProgressReporter progress_{transport_};
 
   // Requests in flight (cancellable) and cancellations that arrived first.
   std::mutex inflightMu_;

@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <string_view>
 
+#include "lsp/jsonrpc.h"
 #include "lsp/transport.h"
 
 namespace revline::lsp {
@@ -37,7 +38,7 @@ StdioTransport::StdioTransport(int inFd, int outFd, std::size_t maxMessageBytes)
     : in_(inFd), out_(outFd), max_(maxMessageBytes) {}
 
 void StdioTransport::extractFrames(std::string& buffer, std::vector<std::string>& bodies, std::size_t maxBytes,
-                                   const std::function<void(const std::string&)>& log) {
+                                   const std::function<void(const std::string&)>& log, std::vector<json>* oversized) {
   for (;;) {
     const std::size_t headerEnd = buffer.find("\r\n\r\n");
     if (headerEnd == std::string::npos) {
@@ -81,6 +82,11 @@ void StdioTransport::extractFrames(std::string& buffer, std::vector<std::string>
       }
     }
     if (problem.empty() && !length) problem = "header without Content-Length";
+    if (oversized && length && *length > maxBytes) {
+      // The id, when the start of the body is already here: the request gets an error reply.
+      const std::string head = buffer.substr(headerEnd + 4, 4096);
+      if (auto id = scanId(head)) oversized->push_back(*id);
+    }
     if (!problem.empty()) {
       // Resynchronise on the next header after this one.
       std::size_t next = findHeader(buffer, 1);
@@ -107,16 +113,23 @@ bool StdioTransport::readBatch(std::vector<std::string>& bodies) {
     buffer_.append(chunk, static_cast<std::size_t>(n));
     // One oversized message arrives as many reads of headerless input: its
     // first drop is logged, the rest are counted and summed up once.
-    extractFrames(buffer_, bodies, max_, [this](const std::string& line) {
-      if (line.rfind("dropped ", 0) == 0) {
-        if (junkLogged_) {
-          ++junkSuppressed_;
-          return;
-        }
-        junkLogged_ = true;
-      }
-      log(line);
-    });
+    std::vector<json> oversized;
+    extractFrames(
+        buffer_, bodies, max_,
+        [this](const std::string& line) {
+          if (line.rfind("dropped ", 0) == 0) {
+            if (junkLogged_) {
+              ++junkSuppressed_;
+              return;
+            }
+            junkLogged_ = true;
+          }
+          log(line);
+        },
+        &oversized);
+    for (const auto& id : oversized)
+      reply(id, LspError(ErrorCode::InvalidRequest, "the message exceeds the limit of " + std::to_string(max_) +
+                                                        " bytes (revline lsp --max-message-bytes)"));
     if (!bodies.empty()) {
       reportSuppressedJunk();
       return true;

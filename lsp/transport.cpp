@@ -72,11 +72,9 @@ bool Transport::loop(MessageHandler& handler) {
 bool Transport::dispatch(const std::string& body, const std::optional<Message>& message, const std::string& parseError,
                          MessageHandler& handler) {
   if (!message) {
-    if (auto id = scanId(body)) {
-      reply(*id, LspError(ErrorCode::ParseError, "invalid JSON: " + parseError));
-    } else {
-      log("dropped a message that is not JSON: " + parseError);
-    }
+    // JSON-RPC 2.0: a parse error is answered, with id null when it cannot be read.
+    log("a message that is not JSON: " + parseError);
+    reply(scanId(body).value_or(json(nullptr)), LspError(ErrorCode::ParseError, "invalid JSON: " + parseError));
     return true;
   }
   const Message& m = *message;
@@ -84,8 +82,8 @@ bool Transport::dispatch(const std::string& body, const std::optional<Message>& 
   if (auto* n = std::get_if<Notification>(&m)) return handler.onNotify(n->method, n->params);
   if (auto* r = std::get_if<Response>(&m)) return handler.onReply(r->id, r->result, r->error);
   const auto& bad = std::get<Invalid>(m);
-  if (bad.id) reply(*bad.id, LspError(ErrorCode::InvalidRequest, bad.reason));
-  else log("dropped an invalid JSON-RPC message: " + bad.reason);
+  log("an invalid JSON-RPC message: " + bad.reason);
+  reply(bad.id.value_or(json(nullptr)), LspError(ErrorCode::InvalidRequest, bad.reason));
   return true;
 }
 

@@ -66,8 +66,11 @@ class StdioTransport : public Transport {
 
   // Exposed for tests: splits `buffer` into complete bodies, consuming what it
   // used, resynchronising on the next Content-Length header after bad input.
+  // `oversized`, if given, receives the ids that could be read from the start
+  // of messages over the limit (they are answered, not silently dropped).
   static void extractFrames(std::string& buffer, std::vector<std::string>& bodies, std::size_t maxMessageBytes,
-                            const std::function<void(const std::string&)>& log);
+                            const std::function<void(const std::string&)>& log,
+                            std::vector<json>* oversized = nullptr);
 
  protected:
   bool readBatch(std::vector<std::string>& bodies) override;

@@ -31,7 +31,9 @@ contract::ReviewReport BuiltinProvider::report() const {
 review::ModelResponse BuiltinProvider::complete(const review::ModelRequest& /*request*/, const CancelToken& cancel) {
   if (cancel.cancelled()) throw Cancelled();
   review::ModelResponse response;
-  response.text = contract::toJson(report()).dump();
+  // A line that is not UTF-8 is quoted with U+FFFD (JSON holds Unicode); grounding
+  // then drops an edit that would rewrite those bytes.
+  response.text = contract::toJson(report()).dump(-1, ' ', false, json::error_handler_t::replace);
   response.finish = review::FinishReason::Stop;
   return response;
 }

@@ -35,7 +35,7 @@ int runDiffCommand(const std::vector<std::string>& args, std::ostream& out, std:
   }
   const DiffSource source = readDiff(parsed);
   if (parsed.has("json")) {
-    out << diff::toJson(source.diff).dump(2) << "\n";
+    out << diff::toJson(source.diff).dump(2, ' ', false, json::error_handler_t::replace) << "\n";
   } else if (parsed.has("numstat")) {
     out << diff::numstat(source.diff);
   } else {

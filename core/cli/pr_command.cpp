@@ -286,11 +286,11 @@ int runPrCommand(const std::vector<std::string>& args, std::ostream& out, std::o
     const json payload = review.toJson(reviewOptions.commitId);
 
     if (format == "github") {
-      out << payload.dump(2) << "\n";
+      out << payload.dump(2, ' ', false, json::error_handler_t::replace) << "\n";
     } else if (format == "json") {
-      out << reports::renderJson(outcome).dump(2) << "\n";
+      out << reports::renderJson(outcome).dump(2, ' ', false, json::error_handler_t::replace) << "\n";
     } else if (format == "sarif") {
-      out << reports::renderSarif(outcome).dump(2) << "\n";
+      out << reports::renderSarif(outcome).dump(2, ' ', false, json::error_handler_t::replace) << "\n";
     } else {
       out << reports::renderText(outcome);
     }

@@ -64,11 +64,11 @@ int runReviewCommand(const std::vector<std::string>& args, std::ostream& out, st
   const review::ReviewOutcome outcome = reviewDiff(selected, config, root, inputs);
 
   if (format == "json") {
-    out << reports::renderJson(outcome).dump(2) << "\n";
+    out << reports::renderJson(outcome).dump(2, ' ', false, json::error_handler_t::replace) << "\n";
   } else if (format == "sarif") {
-    out << reports::renderSarif(outcome).dump(2) << "\n";
+    out << reports::renderSarif(outcome).dump(2, ' ', false, json::error_handler_t::replace) << "\n";
   } else if (format == "github") {
-    out << reports::renderGithubReview(outcome, selected, {}).dump(2) << "\n";
+    out << reports::renderGithubReview(outcome, selected, {}).dump(2, ' ', false, json::error_handler_t::replace) << "\n";
   } else {
     out << reports::renderText(outcome);
   }

@@ -30,6 +30,7 @@ struct Config {
   std::vector<std::string> exclude;           // path globs
   std::string reviewScope = "file";           // language server: "file" (the open file) | "workspace"
   int debounceMs = 300;                       // language server: quiet time before a review starts
+  bool debounceSet = false;                   // debounce_ms was given (else the server picks by provider)
 };
 
 // A key that is unknown or has the wrong type/value; what() names the key

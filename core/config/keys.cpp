@@ -232,7 +232,10 @@ std::vector<KeySpec> buildKeys() {
 
   keys.push_back(integerKey(
       "debounce_ms", "Language server: milliseconds without edits before a review starts.", 0, 600000,
-      [](Config& c, std::int64_t n) { c.debounceMs = static_cast<int>(n); },
+      [](Config& c, std::int64_t n) {
+        c.debounceMs = static_cast<int>(n);
+        c.debounceSet = true;
+      },
       [](const Config& c) { return json(c.debounceMs); }));
   return keys;
 }

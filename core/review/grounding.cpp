@@ -10,6 +10,7 @@
 #include <algorithm>
 
 #include "core/review/finding_id.h"
+#include "core/support/utf8.h"
 
 namespace revline::review {
 namespace {
@@ -231,6 +232,12 @@ std::optional<std::string> checkEdit(contract::Edit& edit, const contract::Findi
   for (std::int64_t n = finding.line; n <= finding.lastLine(); ++n)
     expected.push_back(stripCr(file.newLineText(static_cast<int>(n)).value_or("")));
 
+  // Bytes that are not UTF-8 reach the model as U+FFFD: an edit of such a line
+  // would write those characters instead of the file's bytes, so it is dropped.
+  for (std::size_t i = 0; i < expected.size(); ++i)
+    if (!validUtf8(expected[i]))
+      return "line " + std::to_string(finding.line + static_cast<std::int64_t>(i)) +
+             " is not valid UTF-8: an edit would replace bytes revline cannot show, so it is not offered";
   if (trailingNewline && !edit.replacement.empty() && edit.replacement.back() == '\n') {
     edit.replacement.pop_back();
     if (!edit.replacement.empty() && edit.replacement.back() == '\r') edit.replacement.pop_back();

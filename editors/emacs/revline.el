@@ -5,39 +5,53 @@
 
 ;; Author: The revline authors
 ;; Version: 0.1.0
-;; Package-Requires: ((emacs "27.1") (eglot "1.9"))
+;; Package-Requires: ((emacs "27.1") (jsonrpc "1.0.9"))
 ;; Keywords: tools, languages, convenience
 ;; URL: https://github.com/revline/revline
 
 ;;; Commentary:
 
-;; Registers `revline lsp' with eglot.  Every time you save a file inside a
-;; git repository, revline reviews the working-tree diff and publishes the
-;; findings as diagnostics (Flymake) on the changed lines; M-x
-;; eglot-code-actions offers "Apply revline fix" and "Dismiss this finding".
+;; Every time you save a file inside a git repository, revline reviews the
+;; working-tree diff and shows the findings as Flymake diagnostics on the
+;; changed lines, with commands to apply a finding's fix or dismiss it.
 ;;
-;; Setup (Emacs 29+ has eglot built in; on Emacs 28, install eglot first,
-;; e.g. Debian's elpa-eglot or M-x package-install RET eglot):
+;; Two ways to run it:
 ;;
-;;   (add-to-list 'load-path "/path/to/revline/editors/emacs")
-;;   (require 'revline)
-;;   (setq revline-settings '(:provider "builtin"))  ; .revline.json keys
-;;   (revline-eglot-setup)
-;;   ;; then M-x eglot in a file of the repository, or, for every file:
-;;   ;; (add-hook 'prog-mode-hook #'eglot-ensure)
+;; 1. `revline-mode' (recommended): a Flymake backend that talks to
+;;    `revline lsp' itself (through Emacs's jsonrpc library), beside
+;;    whatever language server eglot runs for the buffer.  Eglot keeps its
+;;    own server (Java, Python, ...) in charge of the buffer; revline adds its
+;;    review diagnostics to the same Flymake session.
 ;;
-;; Eglot runs one language server per buffer: revline takes over the major
-;; modes in `revline-major-modes' (and their derived modes) from other eglot
-;; servers.  Narrow that list to the languages you want reviewed.
+;;      (add-to-list 'load-path "/path/to/revline/editors/emacs")
+;;      (require 'revline)
+;;      (setq revline-settings '(:provider "builtin"))  ; .revline.json keys
+;;      (add-hook 'prog-mode-hook #'revline-mode)
 ;;
-;; Commands: `revline-review-file', `revline-review-workspace',
+;;    Commands: `revline-apply-fix' and `revline-dismiss' at a finding,
+;;    `revline-undismiss', `revline-show-dismissed'.
+;;
+;; 2. revline as the buffer's eglot server (`revline-eglot-setup'), for
+;;    users who run no other language server: eglot runs ONE server per
+;;    buffer, so this replaces other eglot servers for `revline-major-modes'.
+;;    M-x eglot-code-actions then offers "Apply revline fix".
+;;
+;; Eglot is needed only for the second way (Emacs 29+ has it built in; on
+;; Emacs 28, Debian's elpa-eglot).
+;;
+;; Commands for both: `revline-review-file', `revline-review-workspace',
 ;; `revline-clear', `revline-send-settings'.
 
 ;;; Code:
 
-(require 'eglot)
 (require 'jsonrpc)
 (require 'cl-lib)
+(require 'flymake)
+(require 'subr-x)
+(require 'url-util)
+(require 'eglot nil t) ; only `revline-eglot-setup' needs it
+(defvar eglot-server-programs)
+(declare-function eglot-current-server "eglot")
 
 (defgroup revline nil
   "AI code review of the git working-tree diff, through `revline lsp'."
@@ -49,7 +63,9 @@
   :type 'string)
 
 (defcustom revline-major-modes '(prog-mode text-mode conf-mode)
-  "Major modes (and the modes derived from them) that eglot connects to revline."
+  "Major modes that `revline-eglot-setup' gives to revline as their eglot server.
+Eglot runs one server per buffer: these modes lose any other eglot server.
+`revline-mode' does not use this list and leaves eglot alone."
   :type '(repeat symbol))
 
 (defcustom revline-settings nil
@@ -71,23 +87,27 @@ For example: (:provider \"openai\" :model \"gpt-4o-mini\"
 
 ;;;###autoload
 (defun revline-eglot-setup ()
-  "Register revline with eglot for `revline-major-modes'."
+  "Register revline as the eglot server of `revline-major-modes'.
+This replaces other eglot servers for those modes; to keep them, use
+`revline-mode' instead."
   (interactive)
+  (unless (featurep 'eglot) (user-error "revline: eglot is not installed; use `revline-mode'"))
   (setq eglot-server-programs (cl-remove-if #'revline--server-entry-p eglot-server-programs))
   (push (cons revline-major-modes #'revline--contact) eglot-server-programs))
 
+(defvar-local revline--connection nil "The `revline lsp' connection of this buffer (`revline-mode').")
+
 (defun revline--server ()
-  "The revline eglot server of the current buffer, or an error."
-  (let ((server (eglot-current-server)))
-    (unless server
-      (user-error "revline: no eglot server for this buffer; run M-x eglot first (see revline-eglot-setup)"))
-    server))
+  "The revline connection of the current buffer: `revline-mode's, else eglot's."
+  (or (and revline--connection (jsonrpc-running-p revline--connection) revline--connection)
+      (let ((server (and (fboundp 'eglot-current-server) (eglot-current-server))))
+        (unless server
+          (user-error "revline: no revline server for this buffer; enable `revline-mode'"))
+        server)))
 
 (defun revline--uri (path)
-  "The file URI of PATH."
-  (if (fboundp 'eglot-path-to-uri)
-      (funcall 'eglot-path-to-uri path)
-    (with-no-warnings (eglot--path-to-uri path))))
+  "The file URI of PATH (percent-encoded, as `revline lsp' and eglot write it)."
+  (concat "file://" (url-hexify-string (file-truename path) url-path-allowed-chars)))
 
 (defun revline--command (command arguments)
   "Run the server's COMMAND with ARGUMENTS (a vector) and report the result."
@@ -130,6 +150,271 @@ The server receives them as workspace/didChangeConfiguration."
   (interactive)
   (jsonrpc-notify (revline--server) :workspace/didChangeConfiguration
                   (list :settings (list :revline (or revline-settings (make-hash-table))))))
+
+
+;;;; revline-mode: a Flymake backend beside the buffer's own language server
+
+(defvar revline-mode)
+
+(defvar revline--connections (make-hash-table :test #'equal)
+  "Running `revline lsp' connections, by repository root.")
+(defvar revline--diagnostics (make-hash-table :test #'equal)
+  "The latest LSP diagnostics (a vector) published by revline, by URI.")
+
+(defvar-local revline--version 0 "The LSP version of this buffer's text.")
+(defvar-local revline--report-fn nil "Flymake's report function for `revline-flymake-backend'.")
+(defvar-local revline--change-start nil "LSP start position of the change in progress.")
+(defvar-local revline--change-end nil "LSP end position of the change in progress.")
+
+(defun revline--root ()
+  "The git repository root of the current buffer's file, or nil."
+  (when-let ((dir (and buffer-file-name (locate-dominating-file buffer-file-name ".git"))))
+    (directory-file-name (file-truename dir))))
+
+(defun revline--utf16-column (pos)
+  "The UTF-16 column of POS on its line (LSP positions count UTF-16 code units)."
+  (save-excursion
+    (goto-char pos)
+    (let ((text (buffer-substring-no-properties (line-beginning-position) pos)))
+      (/ (length (encode-coding-string text 'utf-16le t)) 2))))
+
+(defun revline--lsp-position (pos)
+  "The LSP position of POS."
+  (save-excursion
+    (goto-char pos)
+    (list :line (1- (line-number-at-pos pos t)) :character (revline--utf16-column pos))))
+
+(defun revline--point (position)
+  "The buffer position of the LSP POSITION (clamped into the buffer)."
+  (save-excursion
+    (save-restriction
+      (widen)
+      (goto-char (point-min))
+      (if (> (forward-line (plist-get position :line)) 0)
+          (point-max)
+        (let ((units (plist-get position :character)))
+          (while (and (> units 0) (not (eolp)))
+            (setq units (- units (if (> (char-after) #xFFFF) 2 1)))
+            (forward-char 1))
+          (point))))))
+
+(defun revline--buffer-for-uri (uri)
+  "The live `revline-mode' buffer whose file has URI, or nil."
+  (cl-find-if (lambda (b) (with-current-buffer b
+                            (and revline-mode buffer-file-name (equal (revline--uri buffer-file-name) uri))))
+              (buffer-list)))
+
+(defun revline--flymake-diagnostics (diagnostics)
+  "Flymake diagnostics of the current buffer for the LSP DIAGNOSTICS."
+  (cl-loop for d across diagnostics
+           for range = (plist-get d :range)
+           for beg = (revline--point (plist-get range :start))
+           for end = (revline--point (plist-get range :end))
+           collect (flymake-make-diagnostic
+                    (current-buffer) beg (if (> end beg) end (min (point-max) (1+ beg)))
+                    (pcase (plist-get d :severity) (1 :error) (2 :warning) (_ :note))
+                    (concat "revline: " (plist-get d :message)))))
+
+(defun revline--report ()
+  "Give Flymake the current buffer's revline diagnostics."
+  (when revline--report-fn
+    (funcall revline--report-fn
+             (revline--flymake-diagnostics
+              (gethash (revline--uri buffer-file-name) revline--diagnostics [])))))
+
+(defun revline-flymake-backend (report-fn &rest _)
+  "Flymake backend: revline's review findings for this buffer (via REPORT-FN).
+Reviews happen on save; this reports the latest ones."
+  (setq revline--report-fn report-fn)
+  (revline--report))
+
+(defun revline--handle-notification (_connection method params)
+  "Handle a notification METHOD with PARAMS from `revline lsp'."
+  (pcase method
+    ('textDocument/publishDiagnostics
+     (let ((uri (plist-get params :uri)))
+       (puthash uri (plist-get params :diagnostics) revline--diagnostics)
+       (when-let ((buffer (revline--buffer-for-uri uri)))
+         (with-current-buffer buffer (revline--report)))))
+    ('window/showMessage (message "%s" (plist-get params :message)))
+    (_ nil)))
+
+(defun revline--handle-request (_connection _method _params)
+  "Answer a request from `revline lsp' (none needs anything from Emacs)."
+  nil)
+
+(defun revline--connect (root)
+  "The running connection for ROOT, started (and initialized) if needed."
+  (let ((conn (gethash root revline--connections)))
+    (unless (and conn (jsonrpc-running-p conn))
+      (let* ((default-directory (file-name-as-directory root))
+             (process (make-process :name (format "revline lsp (%s)" root)
+                                    :command (list revline-executable "lsp")
+                                    :connection-type 'pipe :coding 'utf-8-emacs-unix :noquery t
+                                    :stderr (get-buffer-create " *revline stderr*"))))
+        (setq conn (make-instance 'jsonrpc-process-connection
+                                  :name (format "revline (%s)" (file-name-nondirectory root))
+                                  :process process
+                                  :notification-dispatcher #'revline--handle-notification
+                                  :request-dispatcher #'revline--handle-request))
+        (jsonrpc-request conn :initialize
+                         (list :processId (emacs-pid) :rootUri (revline--uri root)
+                               :capabilities (list :workspace (list :workspaceEdit (list :documentChanges t)))
+                               :initializationOptions (or revline-settings (make-hash-table))))
+        (jsonrpc-notify conn :initialized (make-hash-table))
+        (puthash root conn revline--connections)))
+    conn))
+
+(defun revline--before-change (beg end)
+  "Remember the LSP range BEG..END that is about to change."
+  (setq revline--change-start (revline--lsp-position beg)
+        revline--change-end (revline--lsp-position end)))
+
+(defun revline--after-change (beg end _old-length)
+  "Send the change that inserted BEG..END in place of the remembered range."
+  (when (and revline--connection revline--change-start (jsonrpc-running-p revline--connection))
+    (cl-incf revline--version)
+    (jsonrpc-notify revline--connection :textDocument/didChange
+                    (list :textDocument (list :uri (revline--uri buffer-file-name) :version revline--version)
+                          :contentChanges
+                          (vector (list :range (list :start revline--change-start :end revline--change-end)
+                                        :text (buffer-substring-no-properties beg end)))))
+    (setq revline--change-start nil)))
+
+(defun revline--did-save ()
+  "Tell revline the file was saved: it reviews the diff."
+  (when (and revline--connection (jsonrpc-running-p revline--connection))
+    (jsonrpc-notify revline--connection :textDocument/didSave
+                    (list :textDocument (list :uri (revline--uri buffer-file-name))))))
+
+(defun revline--did-close ()
+  "Tell revline the buffer is gone."
+  (when (and revline--connection (jsonrpc-running-p revline--connection))
+    (jsonrpc-notify revline--connection :textDocument/didClose
+                    (list :textDocument (list :uri (revline--uri buffer-file-name))))))
+
+;;;###autoload
+(define-minor-mode revline-mode
+  "Show revline's review of the git diff as Flymake diagnostics, on every save.
+It runs `revline lsp' beside the buffer's own eglot server, if any."
+  :lighter " revline"
+  (cond
+   ((not revline-mode)
+    (revline--did-close)
+    (remove-hook 'flymake-diagnostic-functions #'revline-flymake-backend t)
+    (remove-hook 'before-change-functions #'revline--before-change t)
+    (remove-hook 'after-change-functions #'revline--after-change t)
+    (remove-hook 'after-save-hook #'revline--did-save t)
+    (remove-hook 'kill-buffer-hook #'revline--did-close t)
+    (setq revline--connection nil))
+   ((not (and buffer-file-name (revline--root)))
+    (setq revline-mode nil)
+    (message "revline: %s is not inside a git repository" (or buffer-file-name (buffer-name))))
+   (t
+    (setq revline--connection (revline--connect (revline--root))
+          revline--version 1)
+    (jsonrpc-notify revline--connection :textDocument/didOpen
+                    (list :textDocument (list :uri (revline--uri buffer-file-name) :languageId "text"
+                                              :version revline--version
+                                              :text (save-restriction (widen) (buffer-substring-no-properties
+                                                                               (point-min) (point-max))))))
+    (add-hook 'flymake-diagnostic-functions #'revline-flymake-backend nil t)
+    (add-hook 'before-change-functions #'revline--before-change nil t)
+    (add-hook 'after-change-functions #'revline--after-change nil t)
+    (add-hook 'after-save-hook #'revline--did-save nil t)
+    (add-hook 'kill-buffer-hook #'revline--did-close nil t)
+    (flymake-mode 1))))
+
+(defun revline--diagnostics-at-point ()
+  "revline's LSP diagnostics on the current line."
+  (let ((line (1- (line-number-at-pos nil t))))
+    (cl-remove-if-not
+     (lambda (d) (let ((range (plist-get d :range)))
+                   (<= (plist-get (plist-get range :start) :line) line
+                       (plist-get (plist-get range :end) :line))))
+     (append (gethash (revline--uri buffer-file-name) revline--diagnostics []) nil))))
+
+(defun revline--code-actions ()
+  "The server's code actions for revline's findings on the current line."
+  (let ((diags (revline--diagnostics-at-point))
+        (line (1- (line-number-at-pos nil t))))
+    (unless diags (user-error "revline: no revline finding on this line"))
+    (append (jsonrpc-request (revline--server) :textDocument/codeAction
+                             (list :textDocument (list :uri (revline--uri buffer-file-name))
+                                   :range (list :start (list :line line :character 0)
+                                                :end (list :line line :character 0))
+                                   :context (list :diagnostics (vconcat diags))))
+            nil)))
+
+(defun revline--choose (actions what)
+  "One of ACTIONS (asking when there are several), or a `user-error' naming WHAT."
+  (cond ((null actions) (user-error "revline: no %s on this line" what))
+        ((null (cdr actions)) (car actions))
+        (t (let ((title (completing-read "revline: " (mapcar (lambda (a) (plist-get a :title)) actions) nil t)))
+             (cl-find title actions :key (lambda (a) (plist-get a :title)) :test #'equal)))))
+
+(defun revline-apply-workspace-edit (edit)
+  "Apply the WorkspaceEdit EDIT (documentChanges) to the buffers it names.
+A document edit for another version than the buffer's is refused: the text
+changed since the fix was computed."
+  (dolist (change (append (plist-get edit :documentChanges) nil))
+    (let* ((doc (plist-get change :textDocument))
+           (buffer (revline--buffer-for-uri (plist-get doc :uri)))
+           (version (plist-get doc :version)))
+      (unless buffer (user-error "revline: %s is not open in `revline-mode'" (plist-get doc :uri)))
+      (with-current-buffer buffer
+        (when (and version (/= version revline--version))
+          (user-error "revline: the fix was made for version %d of the buffer, which is now at %d; save to review again"
+                      version revline--version))
+        (save-excursion
+          ;; Last edit first, so earlier positions stay valid.
+          (dolist (e (reverse (append (plist-get change :edits) nil)))
+            (let ((beg (revline--point (plist-get (plist-get e :range) :start)))
+                  (end (revline--point (plist-get (plist-get e :range) :end))))
+              (goto-char beg)
+              (delete-region beg end)
+              (insert (plist-get e :newText)))))))))
+
+(defun revline-apply-fix ()
+  "Apply the fix of the revline finding on the current line."
+  (interactive)
+  (let ((fix (revline--choose (cl-remove-if-not (lambda (a) (plist-get a :edit)) (revline--code-actions)) "revline fix")))
+    (revline-apply-workspace-edit (plist-get fix :edit))
+    (message "revline: applied %s" (plist-get fix :title))))
+
+(defun revline--run-action-command (action)
+  "Run the server command of ACTION."
+  (let ((command (plist-get action :command)))
+    (jsonrpc-request (revline--server) :workspace/executeCommand
+                     (list :command (plist-get command :command) :arguments (plist-get command :arguments)))))
+
+(defun revline-dismiss ()
+  "Dismiss the revline finding on the current line (undo with `revline-undismiss')."
+  (interactive)
+  (revline--run-action-command
+   (revline--choose (cl-remove-if-not (lambda (a) (equal (plist-get a :title) "Dismiss this finding"))
+                                      (revline--code-actions))
+                    "finding to dismiss")))
+
+(defun revline-undismiss ()
+  "Restore every dismissed revline finding of this file."
+  (interactive)
+  (revline--command "revline.undismiss" (vector (list :uri (revline--uri buffer-file-name)))))
+
+(defun revline-show-dismissed ()
+  "List the dismissed revline findings of this file."
+  (interactive)
+  (revline--command "revline.showDismissed" (vector (list :uri (revline--uri buffer-file-name)))))
+
+(defun revline-shutdown-all ()
+  "Stop every `revline lsp' started by `revline-mode'."
+  (interactive)
+  (maphash (lambda (_root conn)
+             (when (jsonrpc-running-p conn)
+               (ignore-errors (jsonrpc-request conn :shutdown nil))
+               (ignore-errors (jsonrpc-notify conn :exit nil))))
+           revline--connections)
+  (clrhash revline--connections))
 
 (provide 'revline)
 ;;; revline.el ends here

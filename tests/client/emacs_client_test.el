@@ -12,34 +12,9 @@
 
 ;;; Code:
 
-(require 'cl-lib)
-(require 'package)
-;; Debian's elpa-eglot (Emacs 28) lives in the system package directory, which -Q leaves out.
-(dolist (dir '("/usr/share/emacs/site-lisp/elpa"))
-  (when (file-directory-p dir) (add-to-list 'package-directory-list dir)))
-(package-initialize)
-
-(defvar revline-test--failed nil)
+(load (expand-file-name "emacs_test_helpers.el" (file-name-directory (or load-file-name buffer-file-name))) nil t)
+(setq revline-test--name "emacs-client-test")
 (defvar revline-test--diagnostics nil "publishDiagnostics params received, newest first.")
-
-(defun revline-test--log (fmt &rest args)
-  (princ (concat "emacs-client-test: " (apply #'format fmt args) "\n")))
-
-(defun revline-test--fail (fmt &rest args)
-  (error "FAILED: %s" (apply #'format fmt args)))
-
-(defun revline-test--wait (what predicate &optional seconds)
-  (let ((deadline (+ (float-time) (or seconds 30))))
-    (while (and (not (funcall predicate)) (< (float-time) deadline))
-      (accept-process-output nil 0.05))
-    (unless (funcall predicate)
-      (revline-test--fail "timed out waiting for %s" what))))
-
-(defun revline-test--git (dir &rest args)
-  (let ((default-directory dir))
-    (with-temp-buffer
-      (unless (zerop (apply #'call-process "git" nil t nil args))
-        (revline-test--fail "git %s: %s" (string-join args " ") (buffer-string))))))
 
 (defun revline-test--byte-compile ()
   (let ((byte-compile-error-on-warn t)
@@ -63,24 +38,17 @@
 
 (defun revline-test--live ()
   (let* ((binary (getenv "REVLINE_BINARY"))
-         (repo (file-name-as-directory (file-truename (make-temp-file "revline-emacs-" t))))
-         (file (expand-file-name "src/Order.java" repo)))
+         (file (revline-test--make-repo "revline-emacs-"))
+         (repo (file-name-directory (directory-file-name (file-name-directory file)))))
     (unless (and binary (file-executable-p binary))
       (revline-test--fail "set REVLINE_BINARY to the revline executable, got %S" binary))
     (unwind-protect
         (progn
-          (make-directory (expand-file-name "src" repo) t)
-          (revline-test--git repo "init" "-q")
-          (revline-test--git repo "config" "user.email" "test@example.com")
-          (revline-test--git repo "config" "user.name" "test")
-          (revline-test--git repo "config" "commit.gpgsign" "false")
-          (with-temp-file file
-            (insert "class Order {\n  boolean approved(String status) {\n    return false;\n  }\n}\n"))
-          (revline-test--git repo "add" ".")
-          (revline-test--git repo "commit" "-q" "-m" "init")
-
           (setq revline-executable binary
-                revline-settings '(:provider "builtin" :debounce_ms 0 :review_scope "file"))
+                ;; blocking_severity BLOCKER: the verdict shows the settings were honoured
+                ;; (eglot sends an empty didChangeConfiguration right after connecting).
+                revline-settings '(:provider "builtin" :debounce_ms 0 :review_scope "file"
+                                   :policy (:blocking_severity "BLOCKER")))
           (advice-add 'eglot-handle-notification :before
                       (lambda (_server method &rest params)
                         (when (eq method 'textDocument/publishDiagnostics)
@@ -118,6 +86,35 @@
                                     (cl-some (lambda (fd) (string-match-p "instead of equals" (flymake-diagnostic-text fd)))
                                              (flymake-diagnostics)))
                                   10)
+              ;; revline-settings survive eglot's empty workspace/didChangeConfiguration.
+              (let ((result (revline-review-file)))
+                (unless (and (equal (plist-get result :findings) 1) (equal (plist-get result :verdict) "COMMENT"))
+                  (revline-test--fail "revline-settings ignored: %S (expected 1 finding, verdict COMMENT)" result)))
+              ;; A stale fix: get it, change the line, apply it: eglot refuses (version), the text stays.
+              (let* ((actions (jsonrpc-request server :textDocument/codeAction
+                                               (list :textDocument (list :uri uri) :range range
+                                                     :context (list :diagnostics (vector d)))))
+                     (stale (cl-find-if (lambda (a) (plist-get a :edit)) actions))
+                     (changed "    if (status == \"APPROVED\" || status == \"OPEN\") {"))
+                (unless (plist-get (plist-get stale :edit) :documentChanges)
+                  (revline-test--fail "the fix is not a documentChanges edit: %S" stale))
+                (goto-char (point-min))
+                (forward-line 2)
+                (delete-region (line-beginning-position) (line-end-position))
+                (insert changed)
+                (eglot--signal-textDocument/didChange)
+                (unless (condition-case nil
+                            (progn (eglot--apply-workspace-edit (plist-get stale :edit)) nil)
+                          (error t))
+                  (revline-test--fail "eglot applied a fix made for an older version"))
+                (goto-char (point-min))
+                (forward-line 2)
+                (let ((line (buffer-substring-no-properties (line-beginning-position) (line-end-position))))
+                  (unless (equal line changed) (revline-test--fail "a stale fix changed line 3: %S" line)))
+                (revline-test--log "stale fix refused by eglot")
+                (delete-region (line-beginning-position) (line-end-position))
+                (insert "    if (status == \"APPROVED\") {")
+                (eglot--signal-textDocument/didChange))
               ;; The quick fix, applied through eglot.
               (let* ((actions (jsonrpc-request server :textDocument/codeAction
                                                (list :textDocument (list :uri uri) :range range
@@ -148,11 +145,7 @@
               (revline-send-settings))
             (eglot-shutdown server)
             (revline-test--log "eglot session passed")))
-      (dolist (b (buffer-list))
-        (when (and (buffer-file-name b) (string-prefix-p repo (buffer-file-name b)))
-          (with-current-buffer b (set-buffer-modified-p nil))
-          (kill-buffer b)))
-      (delete-directory repo t))))
+      (revline-test--cleanup repo))))
 
 (condition-case err
     (progn

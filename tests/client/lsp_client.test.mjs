@@ -37,6 +37,8 @@ import {
   ShowMessageNotification,
   ConfigurationRequest,
   RegistrationRequest,
+  DocumentDiagnosticRequest,
+  DiagnosticRefreshRequest,
 } from 'vscode-languageserver-protocol/node';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -82,6 +84,31 @@ function nextDiagnostics(forUri, accept = () => true, what = 'diagnostics') {
     }, TIMEOUT_MS);
     diagnosticsWaiters.push({ forUri, accept, resolve: (d) => { clearTimeout(timer); resolvePromise(d); } });
   });
+}
+
+const pushed = []; // publishDiagnostics received (none expected from a pull client's server)
+const openUris = new Set();
+const resultIds = new Map();
+let refreshes = 0;
+
+// textDocument/diagnostic for `forUri`, delivered to the waiters when it is a full report.
+async function pull(forUri) {
+  const report = await connection.sendRequest(DocumentDiagnosticRequest.type, {
+    textDocument: { uri: forUri },
+    previousResultId: resultIds.get(forUri),
+  });
+  resultIds.set(forUri, report.resultId);
+  if (report.kind !== 'full') return report;
+  latestDiagnostics.set(forUri, report.items);
+  for (let i = 0; i < diagnosticsWaiters.length; i++) {
+    const w = diagnosticsWaiters[i];
+    if (w.forUri === forUri && w.accept(report.items)) {
+      diagnosticsWaiters.splice(i, 1);
+      w.resolve(report.items);
+      break;
+    }
+  }
+  return report;
 }
 
 function applyTextEdits(text, edits) {
@@ -131,16 +158,14 @@ before(async () => {
     logs.push(`[show ${p.type}] ${p.message}`);
     if (p.type === 1) errorsShown.push(p.message);
   });
-  connection.onNotification(PublishDiagnosticsNotification.type, (p) => {
-    latestDiagnostics.set(p.uri, p.diagnostics);
-    for (let i = 0; i < diagnosticsWaiters.length; i++) {
-      const w = diagnosticsWaiters[i];
-      if (w.forUri === p.uri && w.accept(p.diagnostics)) {
-        diagnosticsWaiters.splice(i, 1);
-        w.resolve(p.diagnostics);
-        break;
-      }
-    }
+  // VS Code announces pull diagnostics (LSP 3.17) with refresh support: the
+  // server never pushes; on workspace/diagnostic/refresh the client pulls each
+  // open document with the resultId it has, as vscode-languageclient does.
+  connection.onNotification(PublishDiagnosticsNotification.type, (p) => pushed.push(p));
+  connection.onRequest(DiagnosticRefreshRequest.type, () => {
+    refreshes++;
+    setImmediate(() => { for (const u of openUris) pull(u).catch((e) => logs.push(`pull failed: ${e}`)); });
+    return null;
   });
   connection.listen();
 
@@ -178,6 +203,7 @@ before(async () => {
   const caps = result.capabilities;
   assert.ok(caps.hoverProvider, 'hoverProvider');
   assert.ok(caps.codeActionProvider, 'codeActionProvider');
+  assert.equal(caps.diagnosticProvider?.interFileDependencies, false, 'diagnosticProvider (pull diagnostics)');
   const commands = caps.executeCommandProvider?.commands ?? [];
   for (const c of Object.values(settings.ServerCommands)) assert.ok(commands.includes(c), `server command ${c} advertised`);
   await connection.sendNotification(InitializedNotification.type, {});
@@ -206,6 +232,7 @@ test('saving an edited file publishes the finding as a diagnostic', async () => 
   await connection.sendNotification(DidOpenTextDocumentNotification.type, {
     textDocument: { uri, languageId: 'java', version: 1, text: AFTER },
   });
+  openUris.add(uri);
   const published = nextDiagnostics(uri, (d) => d.length > 0, 'the review of src/Order.java');
   await connection.sendNotification(DidSaveTextDocumentNotification.type, { textDocument: { uri } });
   const diagnostics = await published;
@@ -220,6 +247,32 @@ test('saving an edited file publishes the finding as a diagnostic', async () => 
   assert.match(diagnostic.message, /\(confidence 0\.90?\)$/);
   assert.equal(typeof diagnostic.data?.id, 'string', 'data.id');
   assert.deepEqual(errorsShown, [], 'no error shown to the user');
+  assert.ok(refreshes >= 1, 'the server asked for a pull (workspace/diagnostic/refresh)');
+  assert.deepEqual(pushed, [], 'a pull client gets no publishDiagnostics');
+});
+
+test('pulling again with the resultId answers "unchanged"', async () => {
+  const first = await pull(uri);
+  assert.equal(first.kind, 'unchanged', JSON.stringify(first));
+  resultIds.delete(uri);
+  const full = await pull(uri);
+  assert.equal(full.kind, 'full');
+  assert.equal(full.items.length, 1);
+  const again = await pull(uri);
+  assert.deepEqual(again, { kind: 'unchanged', resultId: full.resultId });
+});
+
+test('code actions find the finding by Diagnostic.data.id, not by position', async () => {
+  const actions = await connection.sendRequest(CodeActionRequest.type, {
+    textDocument: { uri },
+    range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }, // elsewhere
+    context: { diagnostics: [diagnostic], triggerKind: 1 },
+  });
+  const fix = actions.find((a) => a.kind === 'quickfix' && a.edit);
+  assert.ok(fix, JSON.stringify(actions.map((a) => a.title)));
+  const change = fix.edit.documentChanges?.[0];
+  assert.deepEqual(change?.textDocument, { uri, version: 1 }, 'a documentChanges edit for version 1 of the document');
+  assert.equal(fix.edit.changes, undefined, 'no unversioned changes');
 });
 
 test('the review reports its progress (the status bar follows it)', async () => {
@@ -292,13 +345,14 @@ test('the quick fix replaces the line; applying it clears the diagnostic', async
 });
 
 test('Review Workspace, then Clear Findings', async () => {
-  const published = nextDiagnostics(uri, (d) => d.length === 1, 'the workspace review');
   const result = await connection.sendRequest(ExecuteCommandRequest.type, {
     command: settings.ServerCommands.reviewWorkspace,
     arguments: [{ uri: pathToFileURL(repo).href }],
   });
   assert.equal(result?.findings, 1, JSON.stringify(result));
-  await published;
+  // The same finding as before: a pull answers "unchanged" (or full, with it).
+  const report = await pull(uri);
+  assert.equal((report.kind === 'full' ? report.items : latestDiagnostics.get(uri)).length, 1, JSON.stringify(report));
 
   const cleared = nextDiagnostics(uri, (d) => d.length === 0, 'Clear Findings');
   await connection.sendRequest(ExecuteCommandRequest.type, { command: settings.ServerCommands.clearDiagnostics, arguments: [] });

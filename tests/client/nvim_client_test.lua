@@ -10,53 +10,10 @@
 -- success, 1 with a message on stderr on failure. Works on Neovim 0.7+.
 local TIMEOUT = 30000
 local failed = false
-
-local function log(msg)
-  io.stdout:write('nvim-client-test: ' .. msg .. '\n')
-  io.stdout:flush()
-end
-
-local function fail(msg)
-  error('FAILED: ' .. msg, 0)
-end
-
-local function check(cond, msg)
-  if not cond then
-    fail(msg)
-  end
-end
-
-local function check_eq(actual, expected, what)
-  if actual ~= expected then
-    fail(string.format('%s: expected %s, got %s', what, vim.inspect(expected), vim.inspect(actual)))
-  end
-end
-
-local function sh(cmd, cwd)
-  local full = cwd and ('cd ' .. vim.fn.shellescape(cwd) .. ' && ' .. cmd) or cmd
-  local out = vim.fn.system(full)
-  if vim.v.shell_error ~= 0 then
-    fail('command failed (' .. vim.v.shell_error .. '): ' .. full .. '\n' .. out)
-  end
-  return out
-end
-
-local function revline_diagnostics(bufnr)
-  local out = {}
-  for _, d in ipairs(vim.diagnostic.get(bufnr)) do
-    if d.source == 'revline' then
-      table.insert(out, d)
-    end
-  end
-  return out
-end
-
-local function wait_for(what, predicate)
-  local ok = vim.wait(TIMEOUT, predicate, 20)
-  if not ok then
-    fail('timed out after ' .. TIMEOUT .. ' ms waiting for ' .. what)
-  end
-end
+local here = vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p:h')
+local h = dofile(here .. '/nvim_test_helpers.lua')('nvim-client-test', TIMEOUT)
+local log, fail, check, check_eq, sh, wait_for = h.log, h.fail, h.check, h.check_eq, h.sh, h.wait_for
+local revline_diagnostics = h.revline_diagnostics
 
 local function lsp_code(d)
   if d.code ~= nil then

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs one editor-client test (registered with CTest by tests/client/CMakeLists.txt):
-#   run-client-test.sh vscode-compile | vscode-node | vscode-vsix OUT_DIR | nvim | emacs
+#   run-client-test.sh vscode-compile | vscode-node | vscode-vsix OUT_DIR | nvim | nvim-default | emacs |
+#                      emacs-alongside
 # Environment: REVLINE_BINARY (the revline executable), REVLINE_SOURCE_DIR.
 # A missing tool (node, npm, nvim, emacs) skips the test (exit 77) with a
 # message; in CI (CI=true) or with REVLINE_REQUIRE_CLIENT_TESTS=1 it fails
@@ -16,7 +17,7 @@ client="$src/tests/client"
 require=${REVLINE_REQUIRE_CLIENT_TESTS:-}
 if [ -z "$require" ]; then
   case "${CI:-}" in true | 1) require=1 ;; *) require=0 ;; esac
-  [ "$kind" = emacs ] && require=0 # Emacs is optional: tested where emacs + eglot are installed
+  case "$kind" in emacs | emacs-alongside) require=0 ;; esac # Emacs is optional: tested where emacs + eglot are installed
 fi
 missing_tool() {
   if [ "$require" = 1 ]; then
@@ -74,15 +75,17 @@ case "$kind" in
     fi
     echo "client test $kind: produced $vsix ($(wc -c <"$vsix") bytes)"
     ;;
-  nvim)
+  nvim | nvim-default)
     need nvim "Debian package neovim"; need git "Debian package git"; need_binary
+    script=nvim_client_test.lua
+    [ "$kind" = nvim-default ] && script=nvim_default_setup_test.lua
     export REVLINE_NVIM_PLUGIN="$src/editors/nvim"
     home=$(mktemp -d)
     trap 'rm -rf "$home"' EXIT
     # A private HOME/XDG: no user config, the LSP log in a temporary directory.
     HOME="$home" XDG_CONFIG_HOME="$home/config" XDG_DATA_HOME="$home/data" XDG_STATE_HOME="$home/state" \
       XDG_CACHE_HOME="$home/cache" \
-      nvim --headless -u NONE -i NONE -n -c "luafile $client/nvim_client_test.lua" </dev/null
+      nvim --headless -u NONE -i NONE -n -c "luafile $client/$script" </dev/null
     ;;
   emacs)
     need emacs "Debian packages emacs-nox elpa-eglot"
@@ -92,6 +95,17 @@ case "$kind" in
     cp "$src/editors/emacs/revline.el" "$work/"
     status=0
     (cd "$work" && emacs --batch -Q -l "$client/emacs_client_test.el" 2>&1) || status=$?
+    [ "$status" = 77 ] && [ "$require" = 1 ] && missing_tool "eglot is not installed (Debian package elpa-eglot)"
+    exit "$status"
+    ;;
+  emacs-alongside)
+    need emacs "Debian packages emacs-nox elpa-eglot"; need python3 "Debian package python3"; need_binary
+    work=$(mktemp -d)
+    trap 'rm -rf "$work"' EXIT
+    cp "$src/editors/emacs/revline.el" "$work/"
+    status=0
+    (cd "$work" && REVLINE_STUB_SERVER="$client/stub_lsp_server.py" \
+      emacs --batch -Q -l "$client/emacs_alongside_test.el" 2>&1) || status=$?
     [ "$status" = 77 ] && [ "$require" = 1 ] && missing_tool "eglot is not installed (Debian package elpa-eglot)"
     exit "$status"
     ;;

@@ -35,9 +35,10 @@ function git(...args) {
 }
 
 function revlineDiagnostics() {
-  // After a restart, the new client's collection (the old one was disposed).
-  const c = state.collections.filter((x) => x.name === 'revline').pop();
-  return c ? c.entries.get(fileUri) ?? [] : [];
+  // What VS Code shows for the file: every live collection of the client (the
+  // pushed one, and the pull-diagnostics one vscode-languageclient adds), so a
+  // finding shown twice would count twice. A restart disposes the old ones.
+  return state.collections.filter((x) => x.name === 'revline').flatMap((c) => c.entries.get(fileUri) ?? []);
 }
 
 async function waitFor(what, predicate, ms = 30000) {
@@ -68,16 +69,9 @@ before(async () => {
   fileUri = pathToFileURL(join(repo, 'src/Order.java')).href;
 
   state.folders.push({ uri: vscode.Uri.file(repo), name: 'repo', index: 0 });
-  Object.assign(state.settings, {
-    'revline.path': binary,
-    'revline.provider': 'builtin',
-    'revline.model': '',
-    'revline.reviewScope': '',
-    'revline.debounceMs': 0,
-    'revline.policy': { blockingSeverity: 'MAJOR' },
-    'revline.extraSettings': {},
-    'revline.trace.server': 'off',
-  });
+  // A new user's setup: no revline settings at all, only where the binary is
+  // (it is not on PATH here). Everything else is the extension's default.
+  Object.assign(state.settings, { 'revline.path': binary });
   extension = require(join(outDir, 'extension.js'));
   await extension.activate({ subscriptions: [], extensionPath: resolve(outDir, '..') });
 });

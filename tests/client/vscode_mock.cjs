@@ -269,6 +269,8 @@ const window = new Proxy(
     },
     withProgress: (_options, task) => task({ report() {} }, { isCancellationRequested: false, onCancellationRequested: () => new Disposable() }),
     onDidChangeActiveTextEditor: new EventEmitter().event,
+    // No editor tabs open (vscode-languageclient's pull-diagnostics feature reads them).
+    tabGroups: { all: [], onDidChangeTabs: new EventEmitter().event, onDidChangeTabGroups: new EventEmitter().event },
   },
   {
     get(target, prop) {

@@ -169,6 +169,7 @@ class Soak:
         self.next_id = 1
         self.expected = {}    # json.dumps(id) -> description; must be answered once
         self.answered = {}    # json.dumps(id) -> count
+        self.null_id_errors = 0  # replies with id null (malformed frames without a readable id)
         self.publishes_checked = 0
         self.diagnostics_checked = 0
         self.stats = {}
@@ -215,6 +216,9 @@ class Soak:
                 raise Failure("a review failed: %s" % m["params"].get("message"))
             if "id" in m:
                 raise Failure("unexpected request from the server: %s" % json.dumps(m)[:300])
+            return
+        if m.get("id") is None and m.get("error", {}).get("code") in (-32700, -32600):
+            self.null_id_errors += 1  # a malformed frame whose id cannot be read: answered with id null
             return
         key = json.dumps(m.get("id"))
         if key not in self.expected:
@@ -321,7 +325,7 @@ class Soak:
             return b"Content-Type: application/json\r\n\r\n"
         if kind == 4:  # junk bytes before the next header
             return b"\x00\xffjunk that is not a frame"
-        return frame(b"")  # an empty body: not JSON, no id; logged
+        return frame(b"")  # an empty body: not JSON, no id: -32700 with id null
 
     def unknown(self, step):
         if step % 2:

@@ -12,7 +12,7 @@ return {
   cmd = { 'revline', 'lsp' },
   root_markers = { '.git' },
   -- Every filetype: revline reviews whatever the diff touches.
-  init_options = {},
+  -- No init_options: none are sent (an empty Lua table would go out as [] on Neovim 0.7).
   on_attach = function(client, bufnr)
     local function exec(command, args)
       client:request('workspace/executeCommand', { command = command, arguments = args }, function(err, result)

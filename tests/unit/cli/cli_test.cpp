@@ -94,6 +94,30 @@ TEST(Cli, ReviewExitCodesFollowTheVerdict) {
   EXPECT_EQ(j["provider"], "builtin");
 }
 
+// A Latin-1 file: reviewed, not "internal error" (exit 2). The finding on the
+// line with the non-UTF-8 byte keeps no edit (it would rewrite that byte); the
+// JSON output is valid UTF-8 and names why.
+TEST(Cli, ALatin1FileIsReviewed) {
+  TempRepo repo;
+  repo.write("src/A.java", "class A {\n}\n");
+  repo.commitAll();
+  repo.write("src/A.java",
+             "class A {\n  // caf\xe9\n  boolean ok(String s) { return s == \"\xe9t\xe9\"; }\n"
+             "  boolean ok2(String s) { return s == \"OK\"; }\n}\n");
+  auto r = runRevline("review --format json", repo.root());
+  ASSERT_EQ(r.exitCode, 1) << r.err;
+  const json j = json::parse(r.out);  // throws on invalid UTF-8
+  ASSERT_EQ(j["findings"].size(), 2u) << r.out;
+  for (const auto& f : j["findings"]) {
+    if (f["line"] == 3) EXPECT_TRUE(f["edit"].is_null()) << r.out;
+    else if (f["line"] == 4) EXPECT_FALSE(f["edit"].is_null()) << "an edit on a valid line is kept: " << r.out;
+    else ADD_FAILURE() << "unexpected line: " << r.out;
+  }
+  r = runRevline("review", repo.root());  // the text report says why the edit was dropped
+  EXPECT_EQ(r.exitCode, 1) << r.err;
+  EXPECT_NE(r.out.find("line 3 is not valid UTF-8"), std::string::npos) << r.out;
+}
+
 TEST(Cli, ReplayCassetteThroughTheCli) {
   TempRepo repo;
   repo.write("src/A.java", "class A {\n}\n");

@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "lsp/findings.h"
+#include "lsp/dismissals.h"
 #include "lsp/repository_state.h"
 
 namespace revline::lsp {
@@ -103,6 +104,34 @@ TEST(Dismissed, RememberedAcrossInstances) {
   DismissedFindings again(dir.root);
   EXPECT_TRUE(again.contains("abc"));
   EXPECT_FALSE(again.contains("def"));
+}
+
+// Two servers on one repository: each change is merged into what the other wrote.
+TEST(Dismissed, TwoServersNeverLoseEachOthersEntries) {
+  TempGitDir dir;
+  DismissedFindings first(dir.root), second(dir.root);
+  first.add("from-first");
+  second.add("from-second");  // second has not re-read: the merge must keep "from-first"
+  DismissedFindings fresh(dir.root);
+  EXPECT_TRUE(fresh.contains("from-first"));
+  EXPECT_TRUE(fresh.contains("from-second"));
+  first.refresh();
+  EXPECT_TRUE(first.contains("from-second"));
+  second.remove("from-first");  // undo by the other server
+  first.refresh();
+  EXPECT_FALSE(first.contains("from-first"));
+  EXPECT_TRUE(first.contains("from-second"));
+}
+
+TEST(ReviewCacheDisk, PrunesOldEntries) {
+  TempGitDir dir;
+  ReviewCache cache;
+  for (std::size_t i = 0; i < ReviewCache::kDiskEntries + 5; ++i)
+    cache.put(dir.root, ReviewCache::key("builtin", "rules", 1, "File: " + std::to_string(i) + "\n"), {sample()});
+  std::size_t files = 0;
+  for (const auto& e : fs::directory_iterator(dir.root / ".git" / "revline" / "cache"))
+    files += e.path().extension() == ".json";
+  EXPECT_EQ(files, ReviewCache::kDiskEntries);
 }
 
 TEST(GitDirectory, FollowsAGitFile) {

@@ -73,6 +73,15 @@ local function wanted(bufnr)
   return vim.api.nvim_buf_get_name(bufnr) ~= ''
 end
 
+-- Settings as a JSON object: Neovim 0.7 encodes an empty Lua table as [] (an
+-- array), which is not what "no settings" means.
+local function as_object(settings)
+  if settings == nil or next(settings) == nil then
+    return vim.empty_dict()
+  end
+  return settings
+end
+
 local function client_config(root)
   local capabilities = M.config.capabilities or vim.lsp.protocol.make_client_capabilities()
   return {
@@ -80,7 +89,7 @@ local function client_config(root)
     cmd = M.config.cmd,
     root_dir = root,
     workspace_folders = { { uri = vim.uri_from_fname(root), name = vim.fn.fnamemodify(root, ':t') } },
-    init_options = M.config.settings,
+    init_options = as_object(M.config.settings),
     capabilities = capabilities,
     on_attach = M.config.on_attach,
   }
@@ -197,7 +206,7 @@ end
 function M.update_settings(settings)
   M.config.settings = vim.tbl_deep_extend('force', M.config.settings or {}, settings or {})
   for _, client in ipairs(M.clients(nil)) do
-    notify_client(client, 'workspace/didChangeConfiguration', { settings = { revline = M.config.settings } })
+    notify_client(client, 'workspace/didChangeConfiguration', { settings = { revline = as_object(M.config.settings) } })
   end
 end
 

@@ -12,7 +12,7 @@ M.default_config = {
   cmd = { 'revline', 'lsp' },
   filetypes = nil, -- every filetype: revline reviews whatever the diff touches
   single_file_support = false,
-  init_options = {},
+  -- No init_options: none are sent (an empty Lua table would go out as [] on Neovim 0.7).
 }
 
 function M.register()

@@ -1,0 +1,121 @@
+// textDocument/codeAction: the fix of a finding (a versioned, re-checked
+// edit), dismiss and restore, and the file's source actions.
+#include <set>
+
+#include "lsp/commands.h"
+#include "lsp/paths.h"
+#include "lsp/server.h"
+
+namespace revline::lsp {
+namespace fs = std::filesystem;
+
+namespace {
+
+// The finding ids the client sent back in Diagnostic.data (revline's only).
+std::set<std::string> idsFromContext(const CodeActionContext& context) {
+  std::set<std::string> ids;
+  for (const auto& d : context.diagnostics)
+    if (d.source == "revline" && d.data.is_object() && d.data.contains("id") && d.data["id"].is_string())
+      ids.insert(d.data["id"].get<std::string>());
+  return ids;
+}
+
+std::string joinLines(const std::vector<std::string>& lines, int first, int last) {
+  std::string text;
+  for (int l = first; l <= last; ++l) text += (l > first ? "\n" : "") + lines[static_cast<std::size_t>(l)];
+  return text;
+}
+
+}  // namespace
+
+void Server::handleCodeAction(const json& params, ReplyOnce& reply) {
+  auto p = parseParams<CodeActionParams>(params, "textDocument/codeAction");
+  std::lock_guard<std::mutex> lock(mu_);
+  const std::string& uri = p.textDocument.uri;
+  auto wanted = [&](const std::string& kind) {
+    if (!p.context.only) return true;
+    for (const auto& o : *p.context.only)
+      if (kind == o || kind.rfind(o + ".", 0) == 0) return true;
+    return false;
+  };
+  // The client names the findings (Diagnostic.data.id); without ids (a client
+  // that drops data), the findings on the requested lines.
+  const std::set<std::string> ids = idsFromContext(p.context);
+  auto selected = [&](const PlacedFinding& f) {
+    if (!ids.empty()) return ids.count(f.published.id) != 0;
+    return !(f.lastLine < p.range.start.line || f.firstLine > p.range.end.line);
+  };
+  json actions = json::array();
+  std::size_t dismissedInFile = 0;
+  auto it = files_.find(uri);
+  if (it != files_.end()) {
+    DismissedFindings& dismissed = dismissedFor(it->second.root);
+    const std::vector<std::string> lines = currentLines(uri);
+    const std::optional<int> version = versionOf(uri);
+    for (const auto& f : it->second.findings) {
+      const auto& finding = f.published.finding;
+      const bool onRange = !(f.lastLine < p.range.start.line || f.firstLine > p.range.end.line);
+      if (dismissed.contains(f.published.id)) {
+        ++dismissedInFile;
+        if (onRange && wanted("quickfix")) {
+          CodeAction a;
+          a.title = "Restore dismissed finding: " + finding.title;
+          a.kind = "quickfix";
+          a.command = Command{a.title, kUndismiss, json::array({json{{"uri", uri}, {"id", f.published.id}}})};
+          actions.push_back(a);
+        }
+        continue;
+      }
+      if (!selected(f)) continue;
+      const int lastLen = f.lastLine < static_cast<int>(lines.size()) ? utf16Length(lines[f.lastLine]) : 0;
+      const Diagnostic diag = toDiagnostic(f, lastLen, f.firstLine < static_cast<int>(lines.size()) ? indentationWidth(lines[f.firstLine]) : 0);
+      // Offered only while the lines still read as the edit's original; the
+      // edit carries the version that was checked, so a client applying it
+      // to a newer text refuses it, and its range ends where that text ends.
+      if (finding.edit && wanted("quickfix") && f.lastLine < static_cast<int>(lines.size()) &&
+          joinLines(lines, f.firstLine, f.lastLine) == finding.edit->original) {
+        CodeAction a;
+        a.title = "Apply revline fix: " + finding.title;
+        a.kind = "quickfix";
+        a.diagnostics = {diag};
+        a.isPreferred = true;
+        WorkspaceEdit edit;
+        edit.documentChanges.push_back(TextDocumentEdit{
+            uri, version, {TextEdit{Range{{f.firstLine, 0}, {f.lastLine, lastLen}}, finding.edit->replacement}}});
+        a.edit = std::move(edit);
+        actions.push_back(a);
+      }
+      if (wanted("quickfix")) {
+        CodeAction a;
+        a.title = "Dismiss this finding";
+        a.kind = "quickfix";
+        a.diagnostics = {diag};
+        a.command = Command{"Dismiss this finding", kDismissFinding,
+                            json::array({json{{"uri", uri}, {"id", f.published.id}}})};
+        actions.push_back(a);
+      }
+    }
+  }
+  if (wanted("source") && dismissedInFile) {
+    CodeAction a;
+    a.title = "Show dismissed findings (" + std::to_string(dismissedInFile) + ")";
+    a.kind = "source";
+    a.command = Command{a.title, kShowDismissed, json::array({json{{"uri", uri}}})};
+    actions.push_back(a);
+  }
+  bool inRepository = false;
+  try {
+    inRepository = repositoryOf(canonicalPath(pathFromUri(uri))).has_value();
+  } catch (const DecodeError&) {
+  }
+  if (wanted("source") && inRepository) {  // a file outside git has no diff to review
+    CodeAction a;
+    a.title = "Review this file now";
+    a.kind = "source";
+    a.command = Command{"Review this file now", kReviewFile, json::array({json{{"uri", uri}}})};
+    actions.push_back(a);
+  }
+  reply(actions);
+}
+
+}  // namespace revline::lsp

@@ -1,0 +1,94 @@
+#include "lsp/dismissals.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "core/support/json.h"
+#include "lsp/repository_state.h"
+
+namespace revline::lsp {
+namespace fs = std::filesystem;
+
+namespace {
+
+// An exclusive advisory lock on `<file>.lock` for the lifetime of the object.
+class FileLock {
+ public:
+  explicit FileLock(const fs::path& file) {
+    std::error_code ec;
+    fs::create_directories(file.parent_path(), ec);
+    fd_ = ::open((file.string() + ".lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd_ >= 0) ::flock(fd_, LOCK_EX);
+  }
+  ~FileLock() {
+    if (fd_ >= 0) {
+      ::flock(fd_, LOCK_UN);
+      ::close(fd_);
+    }
+  }
+  FileLock(const FileLock&) = delete;
+  FileLock& operator=(const FileLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
+std::set<std::string> readIds(const fs::path& file) {
+  std::set<std::string> ids;
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return ids;
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  try {
+    json j = json::parse(ss.str());
+    for (const auto& id : j.at("dismissed")) ids.insert(id.get<std::string>());
+  } catch (const std::exception&) {
+    // Unreadable: treated as empty; the next change rewrites it.
+  }
+  return ids;
+}
+
+}  // namespace
+
+DismissedFindings::DismissedFindings(fs::path root) : file_(gitDirectory(root) / "revline" / "dismissed.json") { load(); }
+
+void DismissedFindings::load() {
+  std::error_code ec;
+  const auto stamp = fs::last_write_time(file_, ec);
+  seen_ = ec ? fs::file_time_type{} : stamp;
+  ids_ = ec ? std::set<std::string>{} : readIds(file_);
+}
+
+void DismissedFindings::refresh() {
+  std::error_code ec;
+  const auto stamp = fs::last_write_time(file_, ec);
+  if ((ec ? fs::file_time_type{} : stamp) != seen_) load();
+}
+
+void DismissedFindings::add(const std::string& id) { update(id, true); }
+void DismissedFindings::remove(const std::string& id) { update(id, false); }
+
+void DismissedFindings::update(const std::string& id, bool add) {
+  FileLock lock(file_);
+  std::set<std::string> ids = readIds(file_);  // what every server has written so far
+  const bool changed = add ? ids.insert(id).second : ids.erase(id) != 0;
+  if (changed) {
+    const fs::path tmp = file_.string() + ".tmp";
+    {
+      std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+      out << json{{"dismissed", ids}}.dump(1) << "\n";
+    }
+    std::error_code ec;
+    fs::rename(tmp, file_, ec);
+  }
+  ids_ = std::move(ids);
+  std::error_code ec;
+  const auto stamp = fs::last_write_time(file_, ec);
+  seen_ = ec ? fs::file_time_type{} : stamp;
+}
+
+}  // namespace revline::lsp

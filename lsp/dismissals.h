@@ -1,0 +1,33 @@
+// Dismissed finding ids of one repository, in `<git dir>/revline/dismissed.json`.
+// Several servers may share the file (two editors, two workspace folders of one
+// repository): every change re-reads it under an exclusive lock, applies only
+// its own addition or removal, and writes it back, so none loses another's
+// entries; `refresh()` picks up what the others wrote.
+#pragma once
+#include <filesystem>
+#include <set>
+#include <string>
+
+namespace revline::lsp {
+
+class DismissedFindings {
+ public:
+  explicit DismissedFindings(std::filesystem::path root);
+  bool contains(const std::string& id) const { return ids_.count(id) != 0; }
+  void add(const std::string& id);
+  void remove(const std::string& id);
+  // Re-reads the file when it changed on disk since this object last saw it.
+  void refresh();
+  const std::set<std::string>& ids() const { return ids_; }
+
+ private:
+  // Under the lock: reads the file, applies `change` (true: add), writes it.
+  void update(const std::string& id, bool add);
+  void load();
+
+  std::filesystem::path file_;
+  std::set<std::string> ids_;
+  std::filesystem::file_time_type seen_{};
+};
+
+}  // namespace revline::lsp

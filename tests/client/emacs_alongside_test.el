@@ -1,0 +1,110 @@
+;;; emacs_alongside_test.el --- revline-mode beside the user's own eglot server  -*- lexical-binding: t; -*-
+
+;; Run from a directory holding a copy of revline.el (run-client-test.sh does):
+;;   REVLINE_BINARY=... REVLINE_STUB_SERVER=tests/client/stub_lsp_server.py \
+;;     emacs --batch -Q -l tests/client/emacs_alongside_test.el
+;;
+;; A Java buffer whose eglot server is the user's own (a stub language
+;; server); `revline-mode' with no settings beside it: eglot keeps its server,
+;; Flymake shows both servers' diagnostics after a save, a stale fix is
+;; refused, the current fix applies. Exits 0 on success, 1 on failure, 77
+;; without eglot.
+
+;;; Code:
+
+(load (expand-file-name "emacs_test_helpers.el" (file-name-directory (or load-file-name buffer-file-name))) nil t)
+(setq revline-test--name "emacs-alongside-test")
+
+(defun revline-test--line (n)
+  (save-excursion
+    (goto-char (point-min))
+    (forward-line (1- n))
+    (buffer-substring-no-properties (line-beginning-position) (line-end-position))))
+
+(defun revline-test--set-line (n text)
+  (save-excursion
+    (goto-char (point-min))
+    (forward-line (1- n))
+    (delete-region (line-beginning-position) (line-end-position))
+    (insert text)))
+
+(defun revline-test--flymake-has (regexp)
+  (flymake-start)
+  (cl-some (lambda (d) (string-match-p regexp (flymake-diagnostic-text d))) (flymake-diagnostics)))
+
+(defun revline-test--run ()
+  (let* ((binary (getenv "REVLINE_BINARY"))
+         (stub (getenv "REVLINE_STUB_SERVER"))
+         (file (revline-test--make-repo "revline-alongside-"))
+         (repo (file-name-directory (directory-file-name (file-name-directory file)))))
+    (unless (and binary (file-executable-p binary)) (revline-test--fail "REVLINE_BINARY: %S" binary))
+    (unless (and stub (file-exists-p stub)) (revline-test--fail "REVLINE_STUB_SERVER: %S" stub))
+    (unwind-protect
+        (progn
+          (load (expand-file-name "revline.el") nil t)
+          ;; The user's own server for Java, and revline as documented: no settings.
+          (push (cons 'java-mode (list "python3" stub)) eglot-server-programs)
+          (setq revline-executable binary)
+          (find-file file)
+          (unless (derived-mode-p 'java-mode) (java-mode))
+          (apply #'eglot (eglot--guess-contact))
+          (revline-test--wait "eglot to connect to the stub server" (lambda () (eglot-current-server)))
+          (let ((own (eglot-current-server)))
+            (revline-mode 1)
+            (unless revline-mode (revline-test--fail "revline-mode did not turn on"))
+            (unless (eq (eglot-current-server) own) (revline-test--fail "revline replaced the buffer's eglot server"))
+            (unless (member stub (process-command (jsonrpc--process own)))
+              (revline-test--fail "the buffer's eglot server is %S" (process-command (jsonrpc--process own))))
+            (revline-test--log "eglot server: %s; revline-mode on" (string-join (process-command (jsonrpc--process own)) " "))
+            ;; Edit and save: revline's finding appears in Flymake next to the stub's.
+            (goto-char (point-min))
+            (forward-line 2)
+            (insert "    if (status == \"APPROVED\") {\n      return true;\n    }\n")
+            (save-buffer)
+            (revline-test--wait "revline's diagnostic in Flymake"
+                                (lambda () (revline-test--flymake-has "revline: String compared with ==")))
+            (revline-test--wait "the stub server's diagnostic in Flymake"
+                                (lambda () (revline-test--flymake-has "stub: the user's own server")))
+            (unless (eq (eglot-current-server) own) (revline-test--fail "eglot's server changed after a save"))
+            (revline-test--log "Flymake shows both servers' diagnostics")
+            ;; A stale fix is refused; the text stays as the user wrote it.
+            (goto-char (point-min))
+            (forward-line 2)
+            (let* ((fix (cl-find-if (lambda (a) (plist-get a :edit)) (revline--code-actions)))
+                   (changed "    if (status == \"APPROVED\" || status == \"OPEN\") {"))
+              (unless fix (revline-test--fail "no fix offered on line 3"))
+              (revline-test--set-line 3 changed)
+              (unless (condition-case nil (progn (revline-apply-workspace-edit (plist-get fix :edit)) nil)
+                        (user-error t))
+                (revline-test--fail "a fix made for an older version was applied"))
+              (unless (equal (revline-test--line 3) changed)
+                (revline-test--fail "a stale fix changed line 3: %S" (revline-test--line 3)))
+              (revline-test--log "stale fix refused")
+              (revline-test--set-line 3 "    if (status == \"APPROVED\") {"))
+            ;; The current fix applies.
+            (goto-char (point-min))
+            (forward-line 2)
+            (revline-apply-fix)
+            (unless (equal (revline-test--line 3) "    if (\"APPROVED\".equals(status)) {")
+              (revline-test--fail "line 3 after revline-apply-fix: %S" (revline-test--line 3)))
+            (revline-test--wait "the applied fix to leave Flymake"
+                                (lambda () (not (revline-test--flymake-has "revline: String compared"))))
+            (revline-test--log "fix applied")
+            (set-buffer-modified-p nil)
+            (revline-shutdown-all)
+            (eglot-shutdown own)))
+      (revline-test--cleanup repo))))
+
+(condition-case err
+    (progn
+      (unless (require 'eglot nil t)
+        (message "emacs-alongside-test skipped: eglot is not installed")
+        (kill-emacs 77))
+      (revline-test--run)
+      (revline-test--log "all checks passed"))
+  (error
+   (setq revline-test--failed t)
+   (message "emacs-alongside-test: %s" (error-message-string err))))
+
+(kill-emacs (if revline-test--failed 1 0))
+;;; emacs_alongside_test.el ends here

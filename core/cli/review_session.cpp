@@ -42,8 +42,9 @@ diff::Diff selectFiles(diff::Diff diff, const config::Config& config) {
 }
 
 review::ReviewOutcome reviewDiff(const diff::Diff& diff, const config::Config& config,
-                                 const std::filesystem::path& root) {
+                                 const std::filesystem::path& root, const ProviderWrapper& wrap) {
   auto provider = providers::makeProvider(config, diff, root);
+  if (wrap) provider = wrap(std::move(provider));
   // Read-only repository tools, confined to the work tree under review.
   tools::RepositoryTools tools(root);
   return review::runReview(diff, *provider, config.review, &tools, CancelToken());

@@ -2,6 +2,8 @@
 // into a Config, and running one review of a diff with the configured provider.
 #pragma once
 #include <filesystem>
+#include <functional>
+#include <memory>
 #include <vector>
 
 #include "core/cli/args.h"
@@ -21,9 +23,13 @@ config::Config applyReviewFlags(config::Config config, const ParsedArgs& args);
 // Drops the files that the include/exclude globs of the configuration leave out.
 diff::Diff selectFiles(diff::Diff diff, const config::Config& config);
 
+// Wraps the configured provider for one review (`revline eval` meters and
+// records it); an empty wrapper leaves it as it is.
+using ProviderWrapper = std::function<std::unique_ptr<review::Provider>(std::unique_ptr<review::Provider>)>;
+
 // One review of `diff` with the configured provider, repository tools confined
 // to `root`, and the configured policy.
 review::ReviewOutcome reviewDiff(const diff::Diff& diff, const config::Config& config,
-                                 const std::filesystem::path& root);
+                                 const std::filesystem::path& root, const ProviderWrapper& wrap = {});
 
 }  // namespace revline::cli

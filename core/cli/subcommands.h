@@ -9,6 +9,7 @@ namespace revline::cli {
 int runDiffCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int runReviewCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int runSchemaCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+int runEvalCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int runPrCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
 }  // namespace revline::cli

@@ -169,14 +169,12 @@ int runEvalCommand(const std::vector<std::string>& args, std::ostream& out, std:
           const diff::Diff diff = selectFiles(diff::parse(git::diffText(workspace.root(), {})), config);
           config::Config caseConfig = config;
           if (replay) caseConfig.cassette = fs::absolute(cassetteOf(c)).string();
-          eval::MeteredProvider* meter = nullptr;
+          eval::Recording recording;
           const auto started = std::chrono::steady_clock::now();
           try {
             const review::ReviewOutcome outcome =
                 reviewDiff(diff, caseConfig, workspace.root(), [&](std::unique_ptr<review::Provider> p) {
-                  auto m = std::make_unique<eval::MeteredProvider>(std::move(p));
-                  meter = m.get();
-                  return m;
+                  return std::make_unique<eval::MeteredProvider>(std::move(p), recording);
                 });
             result = eval::scoreReview(c, outcome, scoring);
             std::lock_guard<std::mutex> g(lock);
@@ -187,11 +185,9 @@ int runEvalCommand(const std::vector<std::string>& args, std::ostream& out, std:
             result = eval::scoreFailure(c, "provider", e.what());
           }
           result.latencyMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
-          if (meter) {
-            result.requests = meter->requests();
-            if (record && result.scored())
-              writeFile(fs::path(*record) / cassetteName(c.id, task.run), meter->cassette().dump(2) + "\n");
-          }
+          result.requests = recording.requests;
+          if (record && result.scored())
+            writeFile(fs::path(*record) / cassetteName(c.id, task.run), recording.cassette().dump(2) + "\n");
         } catch (const std::exception& e) {
           std::lock_guard<std::mutex> g(lock);
           setupErrors += std::string("\n  ") + e.what();

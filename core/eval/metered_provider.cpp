@@ -3,7 +3,7 @@
 namespace revline::eval {
 
 review::ModelResponse MeteredProvider::complete(const review::ModelRequest& request, const CancelToken& cancel) {
-  ++requests_;
+  ++recording_.requests;
   review::ModelResponse response = inner_->complete(request, cancel);
   json turn = json::object();
   if (!response.toolCalls.empty()) {
@@ -19,10 +19,8 @@ review::ModelResponse MeteredProvider::complete(const review::ModelRequest& requ
     turn["finishReason"] = response.finish == review::FinishReason::Length ? "length" : "stop";
   }
   turn["usage"] = {{"inputTokens", response.usage.inputTokens}, {"outputTokens", response.usage.outputTokens}};
-  interactions_.push_back(std::move(turn));
+  recording_.interactions.push_back(std::move(turn));
   return response;
 }
-
-json MeteredProvider::cassette() const { return {{"interactions", interactions_}}; }
 
 }  // namespace revline::eval

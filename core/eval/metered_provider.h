@@ -9,23 +9,28 @@
 
 namespace revline::eval {
 
+// What one review sent and got; owned by the caller, so it outlives the
+// provider (which the review session destroys when the review ends).
+struct Recording {
+  int requests = 0;
+  json interactions = json::array();
+  // The responses, as a cassette the replay provider serves back identically.
+  json cassette() const { return {{"interactions", interactions}}; }
+};
+
 class MeteredProvider : public review::Provider {
  public:
-  explicit MeteredProvider(std::unique_ptr<review::Provider> inner) : inner_(std::move(inner)) {}
+  MeteredProvider(std::unique_ptr<review::Provider> inner, Recording& recording)
+      : inner_(std::move(inner)), recording_(recording) {}
 
   std::string name() const override { return inner_->name(); }
   std::string model() const override { return inner_->model(); }
   bool remote() const override { return inner_->remote(); }
   review::ModelResponse complete(const review::ModelRequest& request, const CancelToken& cancel) override;
 
-  int requests() const { return requests_; }
-  // The responses so far, as a cassette the replay provider serves back identically.
-  json cassette() const;
-
  private:
   std::unique_ptr<review::Provider> inner_;
-  int requests_ = 0;
-  json interactions_ = json::array();
+  Recording& recording_;
 };
 
 }  // namespace revline::eval

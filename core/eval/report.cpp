@@ -171,7 +171,7 @@ json spreadJson(const EvalRun& run, std::vector<Metrics>& perRun) {
 }
 
 std::string pad(std::string s, std::size_t width) {
-  if (s.size() < width) s.append(width - s.size(), ' ');
+  s.append(s.size() < width ? width - s.size() : 1, ' ');
   return s;
 }
 
@@ -219,7 +219,7 @@ std::string renderEvalText(const EvalRun& run) {
   o << "revline eval: " << m.cases << " cases (" << m.bugCases << " with bugs, " << m.cleanCases << " clean), provider "
     << run.provider << (run.model.empty() ? "" : " (" + run.model + ")") << ", " << run.runs
     << (run.runs == 1 ? " run" : " runs") << ", tolerance +/-" << run.tolerance << " lines\n\n";
-  o << pad("case", 34) << pad("lang", 11) << pad("issues", 7) << pad("TP", 4) << pad("FP", 4) << pad("FN", 4)
+  o << pad("case", 38) << pad("lang", 11) << pad("issues", 7) << pad("TP", 4) << pad("FP", 4) << pad("FN", 4)
     << pad("verdict", 16) << "expected\n";
   for (std::size_t c = 0; c < run.cases.size(); ++c) {
     const EvalCase& ec = run.cases[c];
@@ -235,7 +235,7 @@ std::string renderEvalText(const EvalRun& run) {
     const std::size_t n = run.results[c].size();
     std::string expectation = std::string(ec.expectBlock ? "block" : "no block") +
                               (ok == static_cast<int>(n) ? "  ok" : n == 1 ? "  MISS" : "  " + std::to_string(ok) + "/" + std::to_string(n) + " ok");
-    o << pad(ec.id, 34) << pad(ec.language, 11) << pad(std::to_string(ec.expected.size()), 7)
+    o << pad(ec.id, 38) << pad(ec.language, 11) << pad(std::to_string(ec.expected.size()), 7)
       << pad(std::to_string(tp), 4) << pad(std::to_string(fp), 4) << pad(std::to_string(fn), 4) << pad(verdict, 16)
       << expectation << "\n";
   }

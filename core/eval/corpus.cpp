@@ -152,6 +152,11 @@ class Checker {
     for (const auto& [v, name] : contract::EnumTable<E>::names) out += (out.empty() ? "" : ", ") + std::string(name);
     return out;
   }
+ public:
+  // True when `obj` has `key` with a value of `kind` (problems were reported by shape()).
+  static bool has(const json& obj, const char* key, Kind kind) { return obj.contains(key) && hasKind(obj[key], kind); }
+
+ private:
   static bool hasKind(const json& v, Kind kind) {
     switch (kind) {
       case Kind::String: return v.is_string() && !v.get<std::string>().empty();
@@ -189,14 +194,17 @@ std::string normalisedPath(std::string p) {
   return p;
 }
 
+// Reads what is well-typed; shape() has reported the rest.
 ExpectedIssue readIssue(const json& j) {
   ExpectedIssue issue;
-  issue.file = normalisedPath(j.at("file").get<std::string>());
-  issue.line = j.at("line").get<std::int64_t>();
-  if (j.contains("endLine")) issue.endLine = j["endLine"].get<std::int64_t>();
-  if (j.contains("category")) issue.category = contract::parseEnum<contract::Category>(j["category"].get<std::string>());
-  if (j.contains("severity")) issue.severity = contract::parseEnum<contract::Severity>(j["severity"].get<std::string>());
-  issue.note = j.at("note").get<std::string>();
+  if (Checker::has(j, "file", Kind::String)) issue.file = normalisedPath(j["file"].get<std::string>());
+  if (Checker::has(j, "line", Kind::Line)) issue.line = j["line"].get<std::int64_t>();
+  if (Checker::has(j, "endLine", Kind::Line)) issue.endLine = j["endLine"].get<std::int64_t>();
+  if (Checker::has(j, "category", Kind::Category))
+    issue.category = contract::parseEnum<contract::Category>(j["category"].get<std::string>());
+  if (Checker::has(j, "severity", Kind::Severity))
+    issue.severity = contract::parseEnum<contract::Severity>(j["severity"].get<std::string>());
+  if (Checker::has(j, "note", Kind::String)) issue.note = j["note"].get<std::string>();
   return issue;
 }
 
@@ -208,15 +216,17 @@ EvalCase parseCase(const json& doc, const fs::path& dir, const std::string& orig
   c.id = dir.filename().string();
   if (c.id.empty() || c.id == ".") c.id = fs::absolute(dir).lexically_normal().parent_path().filename().string();
   c.dir = dir;
-  if (check.shape(doc, caseFields(), "")) {
-    c.language = doc.at("language").get<std::string>();
-    c.description = doc.value("description", "");
-    c.clean = doc.value("clean", false);
-    c.expectBlock = doc.value("expectBlock", !c.clean);
-    c.patch = dir / doc.value("patch", std::string("change.patch"));
-    if (doc.contains("mustNotComment"))
+  // Every part is checked even when another is broken, so one run lists every problem.
+  if (check.shape(doc, caseFields(), "") || doc.is_object()) {
+    using K = Kind;
+    if (Checker::has(doc, "language", K::String)) c.language = doc["language"].get<std::string>();
+    if (Checker::has(doc, "description", K::String)) c.description = doc["description"].get<std::string>();
+    if (Checker::has(doc, "clean", K::Boolean)) c.clean = doc["clean"].get<bool>();
+    c.expectBlock = Checker::has(doc, "expectBlock", K::Boolean) ? doc["expectBlock"].get<bool>() : !c.clean;
+    c.patch = dir / (Checker::has(doc, "patch", K::String) ? doc["patch"].get<std::string>() : std::string("change.patch"));
+    if (Checker::has(doc, "mustNotComment", K::Strings))
       for (const auto& p : doc["mustNotComment"]) c.mustNotComment.push_back(normalisedPath(p.get<std::string>()));
-    if (doc.contains("source") && check.shape(doc["source"], sourceFields(), "source")) {
+    if (Checker::has(doc, "source", K::Source) && check.shape(doc["source"], sourceFields(), "source")) {
       const json& s = doc["source"];
       c.source = CaseSource{s["repository"].get<std::string>(), s["commit"].get<std::string>(), s["licence"].get<std::string>()};
       if (std::find(licences().begin(), licences().end(), c.source->licence) == licences().end()) {
@@ -225,12 +235,12 @@ EvalCase parseCase(const json& doc, const fs::path& dir, const std::string& orig
         check.problem("source.licence", "\"" + c.source->licence + "\" is not a permissive licence this corpus accepts (" + allowed + ")");
       }
     }
-    const json expected = doc.value("expected", json::array());
+    const json expected = Checker::has(doc, "expected", K::Issues) ? doc["expected"] : json::array();
     for (std::size_t i = 0; i < expected.size(); ++i) {
       const std::string at = "expected[" + std::to_string(i) + "]";
-      if (!check.shape(expected[i], issueFields(), at)) continue;
+      if (!check.shape(expected[i], issueFields(), at) && !expected[i].is_object()) continue;
       ExpectedIssue issue = readIssue(expected[i]);
-      if (issue.endLine && *issue.endLine < issue.line)
+      if (issue.endLine && issue.line > 0 && *issue.endLine < issue.line)
         check.problem(at + ".endLine", "got " + std::to_string(*issue.endLine) + ", expected a line >= line (" + std::to_string(issue.line) + ")");
       if (std::find(c.mustNotComment.begin(), c.mustNotComment.end(), issue.file) != c.mustNotComment.end())
         check.problem(at + ".file", "\"" + issue.file + "\" is also listed in mustNotComment");
@@ -238,7 +248,8 @@ EvalCase parseCase(const json& doc, const fs::path& dir, const std::string& orig
     }
     if (c.clean && !c.expected.empty())
       check.problem("expected", "a clean case expects no issues: remove them or set \"clean\": false");
-    if (!c.clean && c.expected.empty())
+    // (an `expected` of the wrong type was reported by shape())
+    if (!c.clean && c.expected.empty() && (!doc.contains("expected") || doc["expected"].is_array()))
       check.problem("expected", "missing or empty: list the issues a reviewer should find, or set \"clean\": true");
     if (!fs::is_regular_file(c.patch))
       check.problem(doc.contains("patch") ? "patch" : "(case)", "the change " + c.patch.string() + " does not exist (a unified diff against base/)");

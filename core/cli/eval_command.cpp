@@ -40,6 +40,7 @@ const char* const kHelp =
     "  --out FILE           write the report to FILE (the text table still goes to standard output)\n"
     "  --record DIR         write each review's model turns as a replay cassette DIR/CASE.json\n"
     "  --cassettes DIR      with --provider replay: read DIR/CASE.json instead of CASE/cassette.json\n"
+    "  --no-timings         leave latencies out of the json report (for a committed baseline)\n"
     "  --compare A B        print the metrics that moved and the cases that flipped between two json reports\n"
     "  --schema             print the JSON Schema of case.json\n"
     "Provider options (as for `revline review`; --cassette is per case here, see --cassettes):\n";
@@ -95,7 +96,7 @@ int runEvalCommand(const std::vector<std::string>& args, std::ostream& out, std:
   std::vector<OptionSpec> specs = reviewOptionSpecs();
   specs.insert(specs.end(), {{"config", true}, {"runs", true}, {"jobs", true}, {"format", true}, {"out", true},
                              {"tolerance", true}, {"record", true}, {"cassettes", true}, {"compare", true},
-                             {"schema"}, {"help"}});
+                             {"no-timings"}, {"schema"}, {"help"}});
   const ParsedArgs parsed("revline eval", specs, args);
   if (parsed.has("help")) {
     out << kHelp << kReviewOptionsHelp
@@ -134,6 +135,7 @@ int runEvalCommand(const std::vector<std::string>& args, std::ostream& out, std:
     run.corpus = corpusPath;
     run.runs = runs;
     run.tolerance = scoring.tolerance;
+    run.timings = !parsed.has("no-timings");
     run.provider = config.provider;
     run.model = config.model;
     run.cases = eval::loadCorpus(corpusPath);

@@ -95,7 +95,7 @@ json findingBrief(const ScoredFinding& f) {
           {"blocking", f.blocking}};
 }
 
-json runJson(const EvalCase& c, const CaseRun& r) {
+json runJson(const EvalCase& c, const CaseRun& r, bool timings) {
   json j = {{"tp", r.tp()}, {"fp", r.fp()}, {"fn", r.fn()},
             {"verdict", r.verdict ? json(std::string(contract::enumName(*r.verdict))) : json(nullptr)},
             {"verdictOk", r.verdictOk},
@@ -103,7 +103,7 @@ json runJson(const EvalCase& c, const CaseRun& r) {
             {"groundingRejections", r.groundingRejections}, {"editsDropped", r.editsDropped},
             {"requests", r.requests},
             {"usage", {{"inputTokens", r.usage.inputTokens}, {"outputTokens", r.usage.outputTokens}}},
-            {"latencyMs", std::round(r.latencyMs * 10.0) / 10.0}};
+            {"latencyMs", timings ? json(std::round(r.latencyMs * 10.0) / 10.0) : json(nullptr)}};
   json matched = json::array(), fps = json::array(), missed = json::array(), forbidden = json::array();
   for (const auto& m : r.matches) {
     json f = findingBrief(r.findings[m.finding]);
@@ -194,18 +194,22 @@ json renderEvalJson(const EvalRun& run) {
   j["runs"] = run.runs;
   j["tolerance"] = run.tolerance;
   j["metrics"] = metricsJson(computeMetrics(allReviews(run)));
+  if (!run.timings) j["metrics"]["latencyP50Ms"] = j["metrics"]["latencyP95Ms"] = nullptr;
   if (run.runs > 1) {
     std::vector<Metrics> perRun;
     j["spread"] = spreadJson(run, perRun);
     json per = json::array();
-    for (const auto& m : perRun) per.push_back(metricsJson(m));
+    for (const auto& m : perRun) {
+      per.push_back(metricsJson(m));
+      if (!run.timings) per.back()["latencyP50Ms"] = per.back()["latencyP95Ms"] = nullptr;
+    }
     j["perRun"] = std::move(per);
   }
   json cases = json::array();
   for (std::size_t c = 0; c < run.cases.size(); ++c) {
     const EvalCase& ec = run.cases[c];
     json runs = json::array();
-    for (const auto& r : run.results[c]) runs.push_back(runJson(ec, r));
+    for (const auto& r : run.results[c]) runs.push_back(runJson(ec, r, run.timings));
     cases.push_back({{"id", ec.id}, {"language", ec.language}, {"clean", ec.clean}, {"expectBlock", ec.expectBlock},
                      {"expected", ec.expected.size()}, {"runs", std::move(runs)}});
   }

@@ -19,6 +19,7 @@ struct EvalRun {
   std::string model;
   int runs = 1;
   int tolerance = 2;
+  bool timings = true;   // false: latencies are left out (null), so a committed baseline only changes with scores
   std::vector<EvalCase> cases;
   std::vector<std::vector<CaseRun>> results;  // [case][run]
 };

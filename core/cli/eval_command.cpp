@@ -1,6 +1,7 @@
 // `revline eval`: runs every case of a labelled corpus through the same review
 // path as `revline review` (review_session.h: provider, prompt, policy,
 // grounding) and scores the findings (core/eval); `--compare` diffs two reports.
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <fstream>
@@ -74,6 +75,16 @@ void writeFile(const fs::path& file, const std::string& text) {
   std::ofstream out(file, std::ios::binary | std::ios::trunc);
   out << text;
   if (!out) throw UsageError("cannot write " + file.string());
+}
+
+// How many model turns a cassette holds (the replay provider validates it in full when it loads it).
+std::size_t interactionCount(const fs::path& cassette) {
+  try {
+    const json doc = json::parse(readText(cassette, "cassette"));
+    return doc.contains("interactions") && doc["interactions"].is_array() ? doc["interactions"].size() : 0;
+  } catch (const std::exception&) {
+    return 0;
+  }
 }
 
 std::string cassetteName(const std::string& caseId, int run) {
@@ -160,6 +171,7 @@ int runEvalCommand(const std::vector<std::string>& args, std::ostream& out, std:
     std::mutex lock;  // guards err, setupErrors, run.model and the progress count
     std::size_t done = 0;
     std::string setupErrors;
+    std::vector<std::string> unusedCassettes;  // cassettes the review no longer walks to the end
 
     auto work = [&] {
       for (std::size_t t; (t = next++) < tasks.size();) {
@@ -188,6 +200,10 @@ int runEvalCommand(const std::vector<std::string>& args, std::ostream& out, std:
           }
           result.latencyMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
           result.requests = recording.requests;
+          if (replay && result.scored() && static_cast<std::size_t>(recording.requests) < interactionCount(cassetteOf(c))) {
+            std::lock_guard<std::mutex> g(lock);
+            unusedCassettes.push_back(c.id);
+          }
           if (record && result.scored())
             writeFile(fs::path(*record) / cassetteName(c.id, task.run), recording.cassette().dump(2) + "\n");
         } catch (const std::exception& e) {
@@ -212,6 +228,13 @@ int runEvalCommand(const std::vector<std::string>& args, std::ostream& out, std:
     work();
     for (auto& w : workers) w.join();
     if (!setupErrors.empty()) throw eval::CorpusError("some cases could not be set up:" + setupErrors);
+    if (!unusedCassettes.empty()) {
+      std::sort(unusedCassettes.begin(), unusedCassettes.end());
+      err << "revline eval: warning: " << unusedCassettes.size()
+          << " cassettes have interactions the review did not use (the review path changed since they were recorded?):";
+      for (const auto& id : unusedCassettes) err << " " << id;
+      err << "\n";
+    }
 
     const std::string text = eval::renderEvalText(run);
     const std::string report = format == "json" ? eval::renderEvalJson(run).dump(2) + "\n" : text;

@@ -96,6 +96,7 @@ TEST(EvalCommand, BundledCorpusReplaysEndToEnd) {
   EXPECT_EQ(m["requests"], 38);             // 35 answers + 1 retry + 2 tool-call turns
   EXPECT_EQ(m["cleanFalseBlocks"], 0);
   EXPECT_EQ(m["mustNotCommentViolations"], 0);
+  EXPECT_EQ(r.err.find("warning"), std::string::npos) << r.err;  // every cassette is walked to its end
 }
 
 // A small corpus: two bundled cases copied into a temporary directory.
@@ -192,6 +193,19 @@ TEST(EvalCommand, ClearErrors) {
   r = runRevline("eval --schema");
   EXPECT_EQ(r.exitCode, 0);
   EXPECT_EQ(json::parse(r.out)["title"], "revline eval case (case.json)");
+}
+
+TEST(EvalCommand, ReplayWarnsAboutCassettesNotUsedToTheEnd) {
+  testing::TempDir tmp;
+  const fs::path corpus = smallCorpus(tmp.path());
+  const fs::path cassette = corpus / "go-clean-rename-receiver" / "cassette.json";
+  json c = readJson(cassette);
+  c["interactions"].push_back(c["interactions"][0]);
+  std::ofstream(cassette) << c.dump();
+  auto r = runRevline("eval " + shellQuote(corpus.string()) + " --provider replay");
+  EXPECT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_NE(r.err.find("1 cassettes have interactions the review did not use"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("go-clean-rename-receiver"), std::string::npos) << r.err;
 }
 
 TEST(EvalCommand, ProviderFailuresAreListedAndExitOne) {

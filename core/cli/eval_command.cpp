@@ -51,24 +51,10 @@ struct Task {
   int run;
 };
 
-std::string readText(const fs::path& file, const std::string& what) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw UsageError("cannot read " + what + " " + file.string() + " (no such file or not readable)");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 config::Config loadConfigFile(const std::optional<std::string>& path) {
   config::Config defaults;
   if (!path) return defaults;
-  json doc;
-  try {
-    doc = json::parse(readText(*path, "--config file"));
-  } catch (const json::parse_error& e) {
-    throw config::ConfigError(*path + ": invalid JSON: " + e.what());
-  }
-  return config::applyJson(std::move(defaults), doc, *path);
+  return config::applyJson(std::move(defaults), eval::readJsonFile(*path, "--config file"), *path);
 }
 
 void writeFile(const fs::path& file, const std::string& text) {
@@ -80,10 +66,10 @@ void writeFile(const fs::path& file, const std::string& text) {
 // How many model turns a cassette holds (the replay provider validates it in full when it loads it).
 std::size_t interactionCount(const fs::path& cassette) {
   try {
-    const json doc = json::parse(readText(cassette, "cassette"));
+    const json doc = eval::readJsonFile(cassette, "cassette");
     return doc.contains("interactions") && doc["interactions"].is_array() ? doc["interactions"].size() : 0;
-  } catch (const std::exception&) {
-    return 0;
+  } catch (const eval::CorpusError&) {
+    return 0;  // the replay provider has already reported what is wrong with it
   }
 }
 

@@ -264,19 +264,21 @@ EvalCase parseCase(const json& doc, const fs::path& dir, const std::string& orig
   return c;
 }
 
-EvalCase loadCase(const fs::path& dir) {
-  const fs::path file = dir / "case.json";
+json readJsonFile(const fs::path& file, const std::string& what) {
   std::ifstream in(file, std::ios::binary);
-  if (!in) throw CorpusError(file.string() + ": cannot read (no such file or not readable)");
+  if (!in) throw CorpusError(file.string() + ": cannot read the " + what + " (no such file or not readable)");
   std::ostringstream text;
   text << in.rdbuf();
-  json doc;
   try {
-    doc = json::parse(text.str());
+    return json::parse(text.str());
   } catch (const json::parse_error& e) {
     throw CorpusError(file.string() + ": not valid JSON: " + e.what());
   }
-  return parseCase(doc, dir, file.string());
+}
+
+EvalCase loadCase(const fs::path& dir) {
+  const fs::path file = dir / "case.json";
+  return parseCase(readJsonFile(file, "case"), dir, file.string());
 }
 
 std::vector<EvalCase> loadCorpus(const fs::path& dir) {

@@ -56,6 +56,10 @@ class CorpusError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Reads and parses a JSON file of the corpus or a report; CorpusError names the
+// file and says whether it was unreadable or not JSON. `what` names the file's role.
+json readJsonFile(const std::filesystem::path& file, const std::string& what);
+
 // Validates one parsed case.json; `origin` names the file in messages. Also
 // checks that the base/ tree and the patch exist in `dir`.
 EvalCase parseCase(const json& doc, const std::filesystem::path& dir, const std::string& origin);

@@ -279,16 +279,7 @@ std::string renderEvalText(const EvalRun& run) {
 }
 
 ComparedReport readReport(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw CorpusError(path + ": cannot read the report (no such file or not readable)");
-  std::ostringstream text;
-  text << in.rdbuf();
-  ComparedReport r{path, json()};
-  try {
-    r.doc = json::parse(text.str());
-  } catch (const json::parse_error& e) {
-    throw CorpusError(path + ": not valid JSON: " + e.what());
-  }
+  ComparedReport r{path, readJsonFile(path, "report")};
   if (!r.doc.is_object() || r.doc.value("format", "") != "revline-eval" || !r.doc.contains("metrics") ||
       !r.doc["metrics"].is_object() || !r.doc.contains("cases") || !r.doc["cases"].is_array()) {
     throw CorpusError(path + ": not a revline eval report (write one with `revline eval CORPUS --format json --out FILE`)");

@@ -190,9 +190,31 @@ TEST(EvalCommand, ClearErrors) {
   r = runRevline("eval " + shellQuote(corpus.string()));
   EXPECT_EQ(r.exitCode, 2);
   EXPECT_NE(r.err.find("case \"java-sql-injection\": applying change.patch"), std::string::npos) << r.err;
+  r = runRevline("eval " + shellQuote(corpus.string()) + " --config " + shellQuote((tmp.path() / "none.json").string()));
+  EXPECT_EQ(r.exitCode, 2);
+  EXPECT_NE(r.err.find("cannot read the --config file"), std::string::npos) << r.err;
   r = runRevline("eval --schema");
   EXPECT_EQ(r.exitCode, 0);
   EXPECT_EQ(json::parse(r.out)["title"], "revline eval case (case.json)");
+}
+
+TEST(EvalCommand, ConfigFileSetsTheProviderAndPolicy) {
+  testing::TempDir tmp;
+  const fs::path corpus = smallCorpus(tmp.path()), config = tmp.path() / "eval.json";
+  std::ofstream(config) << R"({"provider": "replay", "policy": {"confidence_threshold": 0.99}})";
+  auto r = runRevline("eval " + shellQuote(corpus.string()) + " --format json --config " + shellQuote(config.string()));
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  const json report = json::parse(r.out);
+  EXPECT_EQ(report["provider"], "replay");
+  // The cassette's SQL-injection finding has confidence 0.95: under a 0.99 threshold it no longer blocks.
+  EXPECT_EQ(report["metrics"]["truePositives"], 1);
+  EXPECT_EQ(report["metrics"]["blockingFindings"], 0);
+  EXPECT_EQ(report["cases"][1]["id"], "java-sql-injection");
+  EXPECT_EQ(report["cases"][1]["runs"][0]["verdict"], "COMMENT");
+  std::ofstream(config) << R"({"polcy": {}})";
+  r = runRevline("eval " + shellQuote(corpus.string()) + " --config " + shellQuote(config.string()));
+  EXPECT_EQ(r.exitCode, 2);
+  EXPECT_NE(r.err.find("polcy"), std::string::npos) << r.err;
 }
 
 TEST(EvalCommand, ReplayWarnsAboutCassettesNotUsedToTheEnd) {

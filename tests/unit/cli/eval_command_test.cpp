@@ -246,3 +246,57 @@ TEST(EvalCommand, ProviderFailuresAreListedAndExitOne) {
 
 }  // namespace
 }  // namespace revline
+
+// A remote provider end to end: an OpenAI-compatible fake server on 127.0.0.1,
+// recorded with --record and replayed offline to the same scores and usage.
+#include "tests/unit/providers/fake_server.h"
+
+namespace revline {
+namespace {
+
+std::string chatReply(const json& report, int promptTokens, int completionTokens) {
+  return json{{"choices", {{{"index", 0}, {"message", {{"role", "assistant"}, {"content", report.dump()}}}, {"finish_reason", "stop"}}}},
+              {"usage", {{"prompt_tokens", promptTokens}, {"completion_tokens", completionTokens}}}}
+      .dump();
+}
+
+TEST(EvalCommand, RemoteProviderIsMeteredRecordedAndReplayed) {
+  testing::TempDir tmp;
+  const fs::path corpus = smallCorpus(tmp.path()), frozen = tmp.path() / "frozen";
+  testing::FakeServer server;
+  // Cases run in name order with one job: the clean Go rename, then the SQL injection.
+  server.enqueue(testing::Reply::ok(chatReply({{"summary", "Renames the receiver."}, {"findings", json::array()}, {"verdict", "APPROVE"}}, 900, 40)));
+  server.enqueue(testing::Reply::ok(chatReply(
+      {{"summary", "Concatenates the e-mail into SQL."},
+       {"findings", {{{"file", "src/main/java/users/UserDao.java"}, {"line", 18}, {"endLine", nullptr}, {"severity", "BLOCKER"},
+                      {"category", "SECURITY"}, {"title", "SQL injection"}, {"explanation", "The e-mail is concatenated into the query."},
+                      {"suggestedFix", nullptr}, {"edit", nullptr}, {"confidence", 0.9}}}},
+       {"verdict", "REQUEST_CHANGES"}},
+      1200, 80)));
+  auto live = runRevline("eval " + shellQuote(corpus.string()) + " --provider openai --model fake-model --base-url " +
+                         server.url("/v1") + " --max-tool-calls 0 --format json --record " + shellQuote(frozen.string()));
+  ASSERT_EQ(live.exitCode, 0) << live.err;
+  const json a = json::parse(live.out);
+  EXPECT_EQ(a["provider"], "openai");
+  EXPECT_EQ(a["model"], "fake-model");
+  EXPECT_EQ(a["metrics"]["truePositives"], 1);
+  EXPECT_EQ(a["metrics"]["falsePositives"], 0);
+  EXPECT_EQ(a["metrics"]["requests"], 2);
+  EXPECT_EQ(a["metrics"]["inputTokens"], 2100);
+  EXPECT_EQ(a["metrics"]["outputTokens"], 120);
+  // What went over the wire is the normal review prompt: the line-numbered diff of the case.
+  const auto sent = server.requests();
+  ASSERT_EQ(sent.size(), 2u);
+  EXPECT_NE(sent[1].body.find("SELECT id FROM users WHERE email"), std::string::npos);
+  EXPECT_EQ(sent[1].path, "/v1/chat/completions");
+
+  auto replayed = runRevline("eval " + shellQuote(corpus.string()) + " --provider replay --format json --cassettes " +
+                             shellQuote(frozen.string()));
+  ASSERT_EQ(replayed.exitCode, 0) << replayed.err;
+  const json b = json::parse(replayed.out);
+  EXPECT_EQ(scores(a), scores(b));
+  EXPECT_EQ(b["metrics"]["inputTokens"], 2100);  // the cassette keeps the usage the provider reported
+}
+
+}  // namespace
+}  // namespace revline

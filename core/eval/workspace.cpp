@@ -43,7 +43,8 @@ Workspace::Workspace(const EvalCase& evalCase) {
   if (!::mkdtemp(pattern.data())) throw CorpusError("cannot create a temporary directory for case \"" + evalCase.id + "\"");
   root_ = pattern;
   try {
-    fs::copy(evalCase.dir / "base", root_, fs::copy_options::recursive);
+    // Symlinks stay symlinks: a corpus is data, and a link in base/ must not pull in files from outside it.
+    fs::copy(evalCase.dir / "base", root_, fs::copy_options::recursive | fs::copy_options::copy_symlinks);
     git(root_, {"init", "-q"}, evalCase, "git init");
     git(root_, {"add", "-A"}, evalCase, "adding base/");
     git(root_, {"commit", "-q", "--allow-empty", "-m", "base"}, evalCase, "committing base/");

@@ -127,3 +127,30 @@ TEST(EvalCorpus, CommittedSchemaIsTheDerivedOne) {
 
 }  // namespace
 }  // namespace revline::eval
+
+#include "core/eval/workspace.h"
+
+namespace revline::eval {
+namespace {
+
+TEST(EvalWorkspace, MaterialisesBaseAndPatchAndKeepsSymlinksAsLinks) {
+  testing::TempDir tmp;
+  testing::TempDir outside;
+  write(outside.path() / "secret.txt", "do not copy\n");
+  const fs::path dir = makeCase(tmp.path(), "ws", R"({"language": "java", "clean": true})");
+  fs::create_symlink(outside.path() / "secret.txt", dir / "base" / "link.txt");
+  fs::path root;
+  {
+    Workspace ws(loadCase(dir));
+    root = ws.root();
+    std::ifstream in(root / "A.java");
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_EQ(text, "class A { }\n");  // the patch is applied to the work tree
+    EXPECT_TRUE(fs::is_symlink(root / "link.txt"));
+    EXPECT_TRUE(fs::exists(root / ".git"));
+  }
+  EXPECT_FALSE(fs::exists(root));  // removed with the workspace
+}
+
+}  // namespace
+}  // namespace revline::eval

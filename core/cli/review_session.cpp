@@ -39,9 +39,11 @@ config::Config applyReviewFlags(config::Config config, const ParsedArgs& args) {
 }
 
 review::ReviewOutcome reviewDiff(const diff::Diff& diff, const config::Config& config,
-                                 const std::filesystem::path& root, const review::ReviewInputs& inputs) {
+                                 const std::filesystem::path& root, const review::ReviewInputs& inputs,
+                                 const ProviderWrapper& wrap) {
   auto provider = providers::makeProvider(config, diff, root);
-  if (root.empty()) return review::runReview(diff, *provider, config.review, nullptr, CancelToken());
+  if (wrap) provider = wrap(std::move(provider));
+  if (root.empty()) return review::runReview(diff, *provider, config.review, nullptr, CancelToken(), inputs);
   // Read-only repository tools, confined to the work tree under review.
   tools::RepositoryTools tools(root);
   return review::runReview(diff, *provider, config.review, &tools, CancelToken(), inputs);

@@ -10,6 +10,7 @@ int runDiffCommand(const std::vector<std::string>& args, std::ostream& out, std:
 int runReviewCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int runSchemaCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int runTrustCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+int runEvalCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int runPrCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
 }  // namespace revline::cli

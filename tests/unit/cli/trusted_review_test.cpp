@@ -10,7 +10,10 @@
 
 #include "core/config/selection.h"
 #include "core/providers/replay_provider.h"
+#include "core/reports/github_review.h"
 #include "core/reports/json_report.h"
+#include "core/reports/sarif_report.h"
+#include "core/reports/text_report.h"
 #include "core/review/pipeline.h"
 #include "core/review/prompt.h"
 #include "core/tools/repository_tools.h"
@@ -159,6 +162,14 @@ TEST(TrustedReview, IndentationStrippedEditIsAppliedWhenUniqueAndRefusedWhenAmbi
       found = true;
     }
   EXPECT_TRUE(found) << j.dump(2);
+
+  // SARIF and GitHub say the fix was withheld rather than nothing.
+  EXPECT_NE(reports::renderSarif(outcome).dump().find("Fix withheld: " + reason), std::string::npos);
+  const auto review = reports::buildGithubReview(outcome, d, {});
+  bool said = false;
+  for (const auto& c : review.comments) said = said || c.body.find("*Fix withheld:* " + reason) != std::string::npos;
+  EXPECT_TRUE(said);
+  EXPECT_NE(reports::renderText(outcome).find("(fix withheld: " + reason + ")"), std::string::npos);
 }
 
 TEST(TrustedReview, RemovedCodeFindingIsPlacedByTheRule) {
@@ -275,6 +286,10 @@ TEST(TrustedReview, LockAndMinifiedFilesAreSkippedAndListed) {
   EXPECT_EQ(skipped["web/lib.min.js"], "minified file (.min.js); list it in include to review it");
   EXPECT_EQ(skipped["dist/bundle.js"], "in a dist/ directory (built or vendored code); list it in include to review it");
   EXPECT_EQ(skipped["gen/api.go"], "generated file (line 1 says it is generated); list it in include to review it");
+
+  const std::string text = reports::renderText(outcome);
+  EXPECT_NE(text.find("Skipped package-lock.json: lock file; list it in include to review it\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("Coverage: 1 of 5 files, 2 of 9 changed lines reviewed.\n"), std::string::npos) << text;
 
   // include overrides the defaults.
   config::Config withInclude;

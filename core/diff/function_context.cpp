@@ -65,11 +65,19 @@ bool looksLikeDefinition(std::string_view line) {
     if (startsWithWord(t, word)) return true;
   if (containsWord(t, "function")) return true;  // `res.send = function send(body) {`
   // `Type name(args) {`, `name(args):` ...: an identifier directly before '(' and not a call statement.
+  // A call that opens a block (`this.format({`, `describe('x', () => {`) is not:
+  // the parameter list must close on the line and only a body opener may follow.
   const std::size_t paren = t.find('(');
   if (paren == std::string_view::npos || paren == 0) return false;
   const char before = t[paren - 1];
   if (!(std::isalnum(static_cast<unsigned char>(before)) || before == '_')) return false;
-  return !t.ends_with(";") && !t.ends_with(",");
+  if (paren + 1 < t.size() && (t[paren + 1] == '{' || t[paren + 1] == '[' || t[paren + 1] == '\'' || t[paren + 1] == '"'))
+    return false;
+  const std::size_t close = t.rfind(')');
+  if (close == std::string_view::npos || close < paren) return false;
+  const std::string_view rest = trimmed(t.substr(close + 1));
+  return rest.empty() || rest == "{" || rest == ":" || rest.starts_with("->") || rest.starts_with("const") ||
+         rest.starts_with("throws") || rest.starts_with("override") || rest.starts_with("noexcept");
 }
 
 bool closesBlock(std::string_view line) {

@@ -4,9 +4,16 @@
 // and default exclusions with coverage.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
 #include "core/config/selection.h"
 #include "core/providers/replay_provider.h"
+#include "core/reports/github_review.h"
 #include "core/reports/json_report.h"
+#include "core/reports/sarif_report.h"
+#include "core/reports/text_report.h"
 #include "core/review/pipeline.h"
 #include "core/review/prompt.h"
 #include "core/tools/repository_tools.h"
@@ -155,6 +162,14 @@ TEST(TrustedReview, IndentationStrippedEditIsAppliedWhenUniqueAndRefusedWhenAmbi
       found = true;
     }
   EXPECT_TRUE(found) << j.dump(2);
+
+  // SARIF and GitHub say the fix was withheld rather than nothing.
+  EXPECT_NE(reports::renderSarif(outcome).dump().find("Fix withheld: " + reason), std::string::npos);
+  const auto review = reports::buildGithubReview(outcome, d, {});
+  bool said = false;
+  for (const auto& c : review.comments) said = said || c.body.find("*Fix withheld:* " + reason) != std::string::npos;
+  EXPECT_TRUE(said);
+  EXPECT_NE(reports::renderText(outcome).find("(fix withheld: " + reason + ")"), std::string::npos);
 }
 
 TEST(TrustedReview, RemovedCodeFindingIsPlacedByTheRule) {
@@ -272,6 +287,10 @@ TEST(TrustedReview, LockAndMinifiedFilesAreSkippedAndListed) {
   EXPECT_EQ(skipped["dist/bundle.js"], "in a dist/ directory (built or vendored code); list it in include to review it");
   EXPECT_EQ(skipped["gen/api.go"], "generated file (line 1 says it is generated); list it in include to review it");
 
+  const std::string text = reports::renderText(outcome);
+  EXPECT_NE(text.find("Skipped package-lock.json: lock file; list it in include to review it\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("Coverage: 1 of 5 files, 2 of 9 changed lines reviewed.\n"), std::string::npos) << text;
+
   // include overrides the defaults.
   config::Config withInclude;
   withInclude.include = {"package-lock.json", "*.js"};
@@ -315,6 +334,53 @@ TEST(TrustedReviewCli, DescriptionAndCommitSubjectsAreInTheRequest) {
   ASSERT_FALSE(out.is_discarded()) << result.out << result.err;
   EXPECT_EQ(out["coverage"]["filesReviewed"], 1);
   EXPECT_EQ(out["coverage"]["filesTotal"], 1);
+}
+
+}  // namespace
+}  // namespace revline
+
+namespace revline {
+namespace {
+
+std::string slurpFixture(const std::string& name) {
+  std::ifstream in(std::filesystem::path(REVLINE_SOURCE_DIR) / "tests" / "fixtures" / "express_redirect" / name,
+                   std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// A real bug (express 54271f69, reversed): the model's answer recorded for the
+// request revline sends. Before issue 13 the finding was rejected whole (endLine
+// 41 is not shown) and the verdict was APPROVE with exit 0.
+TEST(TrustedReview, ExpressRedirectBugIsCaughtEndToEnd) {
+  testing::TempRepo repo;
+  repo.write("lib/response.js", slurpFixture("response.fixed.js"));
+  repo.commitAll("fix: don't render redirect values in anchor href");
+  repo.write("lib/response.js", slurpFixture("response.buggy.js"));
+  const auto d = diff::parse(repo.git("diff HEAD"));
+  tools::RepositoryTools tools(repo.root());
+  auto provider = ReplayProvider::fromJson(json::parse(slurpFixture("cassette.json")), "express");
+  review::ReviewOptions options;
+  options.maxToolCalls = 0;
+  const auto outcome = review::runReview(d, provider, options, &tools, CancelToken());
+
+  const std::string prompt = provider.requests()[0].messages[0].text;
+  // The model now sees where `address` comes from; the hunk alone starts at line 25.
+  EXPECT_NE(prompt.find("   1 : res.redirect = function redirect(url) {\n"), std::string::npos) << prompt;
+  EXPECT_NE(prompt.find("  18 :   address = this.location(address).get('Location');\n"), std::string::npos) << prompt;
+  EXPECT_NE(prompt.find("  45 : };\n"), std::string::npos) << prompt;
+
+  ASSERT_EQ(outcome.findings.size(), 1u);
+  const auto& f = outcome.findings[0];
+  EXPECT_EQ(f.finding.line, 28);
+  EXPECT_EQ(f.finding.endLine, 31);
+  EXPECT_TRUE(f.rangeClamped);
+  ASSERT_TRUE(f.finding.edit) << f.editDroppedReason.value_or("");  // indentation restored
+  EXPECT_EQ(f.finding.edit->replacement.substr(0, f.finding.edit->replacement.find('\n')),
+            "      body = '<p>' + statuses.message[status] + '. Redirecting to ' + u + '</p>'");
+  EXPECT_TRUE(outcome.rejected.empty());
+  EXPECT_EQ(outcome.verdict, contract::Verdict::RequestChanges);
 }
 
 }  // namespace

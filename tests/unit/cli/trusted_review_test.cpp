@@ -366,9 +366,10 @@ TEST(TrustedReview, ExpressRedirectBugIsCaughtEndToEnd) {
   const auto outcome = review::runReview(d, provider, options, &tools, CancelToken());
 
   const std::string prompt = provider.requests()[0].messages[0].text;
-  // The model now sees where `address` comes from; the hunk alone starts at line 25.
-  EXPECT_NE(prompt.find("   1 : res.redirect = function redirect(url) {\n"), std::string::npos) << prompt;
-  EXPECT_NE(prompt.find("  18 :   address = this.location(address).get('Location');\n"), std::string::npos) << prompt;
+  // The model now sees where `location` comes from; the hunk alone starts at line 25.
+  EXPECT_NE(prompt.find("   1 : res.sendRedirect = function sendRedirect(target) {\n"), std::string::npos) << prompt;
+  EXPECT_NE(prompt.find("  18 :   location = this.resolveLocation(location).header('Location');\n"), std::string::npos)
+      << prompt;
   EXPECT_NE(prompt.find("  45 : };\n"), std::string::npos) << prompt;
 
   ASSERT_EQ(outcome.findings.size(), 1u);
@@ -378,7 +379,7 @@ TEST(TrustedReview, ExpressRedirectBugIsCaughtEndToEnd) {
   EXPECT_TRUE(f.rangeClamped);
   ASSERT_TRUE(f.finding.edit) << f.editDroppedReason.value_or("");  // indentation restored
   EXPECT_EQ(f.finding.edit->replacement.substr(0, f.finding.edit->replacement.find('\n')),
-            "      body = '<p>' + statuses.message[status] + '. Redirecting to ' + u + '</p>'");
+            "      page = '<p>' + reasonPhrase(code) + '. Redirecting to ' + shown + '</p>'");
   EXPECT_TRUE(outcome.rejected.empty());
   EXPECT_EQ(outcome.verdict, contract::Verdict::RequestChanges);
 }

@@ -39,7 +39,7 @@ const char* const kHelp =
     "  --jobs N             cases reviewed in parallel (default 1)\n"
     "  --tolerance N        lines a finding may be off an expected issue and still match (default 2)\n"
     "  --format F           text (default) or json (the report --compare and CI read)\n"
-    "  --out FILE           write the report to FILE (the text table still goes to standard output)\n"
+    "  --out FILE           write the report to FILE (with --format json the text table still goes to stdout)\n"
     "  --record DIR         write each review's model turns as a replay cassette DIR/CASE.json\n"
     "  --cassettes DIR      with --provider replay: read DIR/CASE.json instead of CASE/cassette.json\n"
     "  --no-timings         leave latencies out of the json report (for a committed baseline)\n"

@@ -33,7 +33,7 @@ void registerBuiltins() {
   registry().emplace("review", Command{"review the working-tree diff; exit 0 approve/comment, 1 request changes, 2 error", runReviewCommand});
   registry().emplace("schema", Command{"print the JSON Schema of the review contract (ReviewReport)", runSchemaCommand});
   registry().emplace("trust", Command{"let a repository's .revline.json choose the provider endpoint and API key variable", runTrustCommand});
-  registry().emplace("eval", Command{"score a reviewer on a labelled corpus of real bugs (precision, recall, cost); --compare two runs", runEvalCommand});
+  registry().emplace("eval", Command{"score a reviewer on a labelled corpus of bugs and clean changes (precision, recall, cost); --compare two runs", runEvalCommand});
   registry().emplace("pr", Command{"review a GitHub pull request through `gh` (--post submits the review)", runPrCommand});
 }
 

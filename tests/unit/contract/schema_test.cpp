@@ -128,10 +128,18 @@ TEST(Schema, StatesEveryRuleTheValidatorEnforces) {
       ++stated;
     }
     // The numbers in the statement are the ones the checks use.
-    if (spec.maxChars) EXPECT_NE(rules.find("at most " + std::to_string(spec.maxChars) + " characters"), std::string::npos);
-    if (spec.minInt) EXPECT_NE(rules.find("from " + std::to_string(*spec.minInt) + " to " + std::to_string(*spec.maxInt)), std::string::npos);
-    if (spec.notBeforeValue) EXPECT_NE(rules.find("at least " + std::string(spec.notBeforeName)), std::string::npos);
-    if (spec.minNumber) EXPECT_NE(rules.find("from " + json(*spec.minNumber).dump() + " to " + json(*spec.maxNumber).dump()), std::string::npos);
+    if (spec.maxChars) {
+      EXPECT_NE(rules.find("at most " + std::to_string(spec.maxChars) + " characters"), std::string::npos);
+    }
+    if (spec.minInt) {
+      EXPECT_NE(rules.find("from " + std::to_string(*spec.minInt) + " to " + std::to_string(*spec.maxInt)), std::string::npos);
+    }
+    if (spec.notBeforeValue) {
+      EXPECT_NE(rules.find("at least " + std::string(spec.notBeforeName)), std::string::npos);
+    }
+    if (spec.minNumber) {
+      EXPECT_NE(rules.find("from " + json(*spec.minNumber).dump() + " to " + json(*spec.maxNumber).dump()), std::string::npos);
+    }
   }
   EXPECT_GE(stated, 9);
 

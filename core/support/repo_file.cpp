@@ -74,7 +74,7 @@ RepoPath resolveInRepository(const fs::path& root, std::string_view relative) {
   const auto status = fs::symlink_status(joined, ec);
   if (ec || !fs::exists(status)) return {std::nullopt, skip(Reason::Missing, shown, "no such file")};
   fs::path canonical = fs::canonical(joined, ec);
-  if (ec) return {std::nullopt, skip(Reason::Missing, shown, "a symlink whose target does not exist")};
+  if (ec) return {std::nullopt, skip(Reason::Dangling, shown, "a symlink whose target does not exist")};
   if (!insideRoot(root, canonical)) {
     return {std::nullopt, skip(Reason::Outside, shown,
                                fs::is_symlink(status) || canonical != joined.lexically_normal()

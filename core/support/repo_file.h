@@ -22,7 +22,7 @@ namespace revline::support {
 inline constexpr std::size_t kMaxRepositoryFileBytes = 1024 * 1024;
 
 struct RepoFileSkip {
-  enum class Reason { Missing, Outside, NotRegular, TooLarge, Unreadable };
+  enum class Reason { Missing, Dangling, Outside, NotRegular, TooLarge, Unreadable };
   Reason reason = Reason::Missing;
   std::string path;  // as given
   std::string why;   // e.g. "not a regular file (a character device)"

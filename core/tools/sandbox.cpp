@@ -122,21 +122,20 @@ Result<ResolvedPath> Sandbox::resolve(std::string_view path) const {
     }
   }
   std::string relative = join(parts);
-  fs::path joined = root_ / fs::path(relative);
-  std::error_code ec;
-  auto st = fs::symlink_status(joined, ec);
-  if (ec || !fs::exists(st)) {
-    return ToolError{"no such file in the repository: " + quotePath(relative) + "; use glob to find files"};
-  }
-  fs::path canonical = fs::canonical(joined, ec);
-  if (ec) {
-    // A dangling symlink, or one whose target cannot be resolved.
-    return ToolError{"path " + quotePath(relative) + " is a symlink whose target does not exist; refused"};
-  }
-  if (!inside(canonical) && canonical != root_) {
+  // The one confinement (core/support/repo_file.h); the messages here are for the
+  // model and never show where an outside symlink points.
+  support::RepoPath where = support::resolveInRepository(root_, relative);
+  if (!where.canonical) {
+    if (where.skipped->reason == support::RepoFileSkip::Reason::Missing) {
+      return ToolError{"no such file in the repository: " + quotePath(relative) + "; use glob to find files"};
+    }
+    if (where.skipped->reason == support::RepoFileSkip::Reason::Dangling) {
+      return ToolError{"path " + quotePath(relative) + " is a symlink whose target does not exist; refused"};
+    }
     return ToolError{"path " + quotePath(relative) +
                      " resolves (through a symlink) to a location outside the repository; refused"};
   }
+  const fs::path canonical = *where.canonical;
   if (canonical == root_) return ToolError{"path " + quotePath(relative) + " is the repository root; give a file path"};
   // A symlink may also lead into a skipped directory.
   for (const auto& c : canonical.lexically_relative(root_)) {

@@ -94,7 +94,8 @@ TEST(RepoFile, SymlinksAreFollowedOnlyInsideTheRoot) {
   EXPECT_EQ(readRepositoryFile(r.root(), "../x").skipped->reason, Reason::Outside);
   EXPECT_EQ(readRepositoryFile(r.root(), "/etc/passwd").skipped->reason, Reason::Outside);
   EXPECT_EQ(readRepositoryFile(r.root(), "missing.txt").skipped->reason, Reason::Missing);
-  EXPECT_EQ(readRepositoryFile(r.root(), "dangling").skipped->reason, Reason::Missing);
+  fs::create_symlink("gone.txt", r.dir.path() / "dangling");
+  EXPECT_EQ(readRepositoryFile(r.root(), "dangling").skipped->reason, Reason::Dangling);
 }
 
 TEST(RepoFile, DirectoriesAndTheCapAreRefused) {

@@ -52,7 +52,7 @@ std::string lower(std::string_view s) {
 }
 
 bool nonShippingDirectory(const std::string& dir) {
-  static constexpr std::array<std::string_view, 20> dirs{
+  static constexpr std::array<std::string_view, 22> dirs{"docs", "doc",
       "test",     "tests",    "__tests__", "__test__", "spec",     "specs",       "testing",    "testdata",  "test-data",
       "fixtures", "fixture",  "__fixtures__", "mocks",  "__mocks__", "examples",  "demo",    "benchmarks",
       "bench",    ".circleci", "e2e"};

@@ -13,7 +13,7 @@ Language languageOf(std::string_view path);
 // Prose and markup files, where a line of "=======" is a heading underline.
 bool isProseFile(std::string_view path);
 
-// Tests, fixtures, examples, benchmarks, CI workflows and compose files: code
+// Tests, fixtures, examples, docs, benchmarks, CI workflows and compose files: code
 // that does not ship, where a hard-coded password or an eval is expected.
 // Matched on path segments (tests/, __tests__/, fixtures/, testdata/,
 // examples/, .github/workflows/, ...) and file names (test_x.py, x_test.go,

@@ -21,7 +21,8 @@ enum class RuleId {
   BigDecimalEquals,
   CheckThenAct,
   SqlInjection,
-  UnboundedCString,   // strcpy/strcat/sprintf/gets
+  UnboundedCString,   // strcpy/strcat/sprintf from a non-literal
+  GetsCall,           // gets(), unbounded by definition
   DynamicEval,        // eval/exec of a built string
   ShellCommand,       // subprocess(..., shell=True) on a built command
   RawHtml,            // innerHTML/outerHTML assignment

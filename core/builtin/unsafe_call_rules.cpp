@@ -75,7 +75,7 @@ void cStringFunctions(const ScanFile& file, const ScanHunk& hunk, std::size_t i,
     if (name == "gets") {
       out.push_back(makeFinding(
           file, l.number(), l.number(),
-          {Severity::Blocker, Category::Security, RuleId::UnboundedCString, "gets() cannot limit the input length (buffer overflow)",
+          {Severity::Blocker, Category::Security, RuleId::GetsCall, "gets() cannot limit the input length (buffer overflow)",
            "gets reads until a newline with no bound on the destination buffer, so any long input line overflows it "
            "and overwrites the stack; it was removed from C11 for this reason.",
            "Use fgets(buf, sizeof buf, stdin) and strip the trailing newline it keeps."}));

@@ -457,6 +457,75 @@ bool ValueFlow::returnsTrusted(std::string_view name, int depth) {
   return any && all;
 }
 
+bool ValueFlow::privateCallersPassTrusted(std::string_view param, int depth) {
+  if (!fullFile_ || depth > kMaxDepth) return false;
+  // The header: `private T f(A a, B b) {` or `def _f(a, b):`, up to its "(".
+  Tokens header;
+  for (std::size_t p = scopeStart_; p < lines_.size() && p <= scopeStart_ + 12 && header.size() < 400; ++p) {
+    for (const auto& x : *lines_[p]) header.push_back(x);
+    if (std::any_of(lines_[p]->begin(), lines_[p]->end(), [](const Token& x) { return x.is("{") || x.is(":"); })) break;
+  }
+  std::size_t open = 0;
+  while (open < header.size() && !header[open].is("(")) ++open;
+  if (open == 0 || open >= header.size() || !header[open - 1].isIdent()) return false;
+  const std::string_view fname = header[open - 1].text;
+  const bool isPrivate = lang_ == Language::Python
+                             ? fname.starts_with("_") && !fname.starts_with("__")
+                             : std::any_of(header.begin(), header.begin() + static_cast<std::ptrdiff_t>(open),
+                                           [](const Token& x) { return x.is("private"); });
+  if (!isPrivate) return false;
+  // Which parameter: the comma-separated group (at depth 1) that names it.
+  std::size_t index = 0, found = npos;
+  for (std::size_t k = open + 1, d = 1; k < header.size() && d > 0; ++k) {
+    if (opens(header[k])) ++d;
+    else if (closes(header[k])) --d;
+    else if (d == 1 && header[k].is(",")) ++index;
+    else if (header[k].isIdent() && header[k].text == param) found = index;
+  }
+  if (found == npos) return false;
+  if (lang_ == Language::Python && !header.empty() && (header[open + 1].is("self") || header[open + 1].is("cls"))) {
+    if (found == 0) return false;
+    --found;  // self.f(a) passes a as the second parameter
+  }
+  const std::string key = "(call)" + std::string(fname);
+  if (visiting_.count(key)) return false;
+  visiting_.insert(key);
+  const std::size_t savedAt = at_, savedScope = scopeStart_, defLine = scopeStart_;
+  const bool savedFound = scopeFound_;
+  const auto savedBound = bound_;
+  bool any = false, all = true;
+  for (std::size_t p = 0; p < lines_.size() && all; ++p) {
+    if (p == defLine) continue;
+    const Tokens& t = *lines_[p];
+    for (std::size_t k = 0; k + 1 < t.size() && all; ++k) {
+      if (!(t[k].isIdent() && t[k].text == fname && t[k + 1].is("("))) continue;
+      if (k > 0 && !(t[k - 1].is(".") || !t[k - 1].isIdent() || t[k - 1].is("return"))) continue;  // a declaration
+      const Tokens call = statementFrom(p, k + 1);
+      // Arguments of the call, split at top-level commas.
+      std::vector<std::pair<std::size_t, std::size_t>> args;
+      std::size_t start = 1;
+      int d = 0;
+      for (std::size_t j = 0; j < call.size(); ++j) {
+        if (opens(call[j])) { if (d++ == 0) start = j + 1; continue; }
+        if (closes(call[j])) { if (--d == 0) { args.emplace_back(start, j); break; } continue; }
+        if (d == 1 && call[j].is(",")) { args.emplace_back(start, j); start = j + 1; }
+      }
+      if (found >= args.size()) { all = false; break; }
+      any = true;
+      at_ = p;
+      scopeStart_ = functionStart(p);
+      bound_.clear();
+      all = expression(call, args[found].first, args[found].second, depth + 1);
+    }
+  }
+  at_ = savedAt;
+  scopeStart_ = savedScope;
+  scopeFound_ = savedFound;
+  bound_ = savedBound;
+  visiting_.erase(key);
+  return any && all;
+}
+
 // True when `name` appears in the header of the function being analysed (its
 // parameter list, which may span lines above the line with "{").
 bool ValueFlow::isParameter(std::string_view name) const {
@@ -570,6 +639,9 @@ bool ValueFlow::variable(std::string_view name, int depth) {
   // not input crossing this function's boundary. Only when the function's
   // header is known; otherwise the name may be a parameter we cannot see.
   if (scopeFound_ && !isParameter(name)) return true;
+  // A parameter of a private function whose every call in this file passes a
+  // trusted value for it (fetchAll("table"), fetchAll("view")).
+  if (scopeFound_ && privateCallersPassTrusted(name, depth)) return true;
   // Not assigned in the function: a module-level or final constant, else a
   // parameter, a field or a global, which may come from outside.
   if (!fullFile_) return false;

@@ -42,6 +42,7 @@ class ValueFlow {
   bool variable(std::string_view name, int depth);
   std::size_t functionStart(std::size_t at);
   bool isParameter(std::string_view name) const;
+  bool privateCallersPassTrusted(std::string_view param, int depth);
   Tokens statementFrom(std::size_t p, std::size_t k) const;
   std::size_t definitionOf(std::string_view name) const;
   bool returnsTrusted(std::string_view name, int depth);

@@ -2,6 +2,7 @@
 // check-then-act on maps.
 #include <gtest/gtest.h>
 
+#include "core/builtin/rule_catalog.h"
 #include "tests/unit/builtin/review_fixture.h"
 
 namespace revline::builtin::testing {
@@ -138,7 +139,7 @@ TEST(CheckThenAct, FlagsContainsKeyThenPutOnAHashMapFieldAcrossLines) {
   EXPECT_EQ(f[0].endLine, 17);
   EXPECT_EQ(f[0].category, Category::Concurrency);
   EXPECT_EQ(f[0].severity, Severity::Major);
-  EXPECT_DOUBLE_EQ(f[0].confidence, 0.75);  // a visible singleton
+  EXPECT_DOUBLE_EQ(f[0].confidence, ruleInfo(RuleId::CheckThenAct).precision);  // measured, not guessed per case
   EXPECT_NE(f[0].explanation.find("singleton"), std::string::npos);
   EXPECT_FALSE(f[0].edit);
 }
@@ -157,7 +158,7 @@ TEST(CheckThenAct, FlagsWhenTheHashMapFieldIsPartOfTheDiff) {
   EXPECT_EQ(f[0].line, 4);
   EXPECT_FALSE(f[0].endLine);
   EXPECT_EQ(f[0].severity, Severity::Major);
-  EXPECT_DOUBLE_EQ(f[0].confidence, 0.7);
+  EXPECT_DOUBLE_EQ(f[0].confidence, ruleInfo(RuleId::CheckThenAct).precision);
 }
 
 TEST(CheckThenAct, FlagsGetNullThenPut) {

@@ -1,6 +1,7 @@
 // Rules for every file type: hard-coded secrets and merge-conflict markers.
 #include <gtest/gtest.h>
 
+#include "core/builtin/rule_catalog.h"
 #include "tests/unit/builtin/review_fixture.h"
 
 namespace revline::builtin::testing {
@@ -21,7 +22,8 @@ TEST(SecretRule, FlagsCredentialsInAnyFileType) {
   f = review("Db.java", "class Db {\n}\n", "class Db {\n    private static final String PASSWORD = \"pr0d-s3cret\";\n}\n");
   ASSERT_EQ(f.size(), 1u);
   EXPECT_EQ(f[0].line, 2);
-  EXPECT_EQ(f[0].severity, Severity::Major);
+  // A rule below 9-in-10 measured precision reports as a comment (rule_catalog.h).
+  EXPECT_EQ(f[0].severity, ruleInfo(RuleId::HardcodedPassword).blocks() ? Severity::Major : Severity::Minor);
 
   f = review("deploy/key.pem", "", "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n-----END PRIVATE KEY-----\n");
   ASSERT_EQ(f.size(), 1u);

@@ -1,6 +1,7 @@
 // C string functions, Python eval/exec/shell=True, JavaScript eval/innerHTML.
 #include <gtest/gtest.h>
 
+#include "core/builtin/rule_catalog.h"
 #include "tests/unit/builtin/review_fixture.h"
 
 namespace revline::builtin::testing {
@@ -20,7 +21,8 @@ TEST(CStringFunctions, StrcpyIntoAVisibleArrayGetsASnprintfEdit) {
   ASSERT_EQ(f.size(), 1u);
   EXPECT_EQ(f[0].line, 3);
   EXPECT_EQ(f[0].category, Category::Security);
-  EXPECT_EQ(f[0].severity, Severity::Major);
+  // A rule below 9-in-10 measured precision reports as a comment (rule_catalog.h).
+  EXPECT_EQ(f[0].severity, ruleInfo(RuleId::UnboundedCString).blocks() ? Severity::Major : Severity::Minor);
   ASSERT_TRUE(f[0].edit);
   EXPECT_EQ(f[0].edit->original, "strcpy(name, input);");
   EXPECT_EQ(f[0].edit->replacement, "snprintf(name, sizeof name, \"%s\", input);");

@@ -216,9 +216,9 @@ std::optional<std::chrono::milliseconds> retryAfter(const HttpResponse& response
   // In seconds first: a date in year 9999 overflows the clock's nanoseconds.
   const std::time_t base = std::chrono::system_clock::to_time_t(now);
   const auto fraction = std::chrono::duration_cast<std::chrono::milliseconds>(now - std::chrono::system_clock::from_time_t(base));
-  const double ms = std::difftime(when, base) * 1000 - static_cast<double>(fraction.count());
-  if (ms <= 0) return std::chrono::milliseconds(0);
-  return clamp(ms);
+  const double waitMs = std::difftime(when, base) * 1000 - static_cast<double>(fraction.count());
+  if (waitMs <= 0) return std::chrono::milliseconds(0);
+  return clamp(waitMs);
 }
 
 bool retryableStatus(int status, const std::string& body) {

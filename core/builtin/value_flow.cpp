@@ -426,9 +426,7 @@ bool ValueFlow::returnsTrusted(std::string_view name, int depth) {
   const std::size_t def = definitionOf(name);
   if (def == npos) return false;
   visiting_.insert(key);
-  const std::size_t savedAt = at_, savedScope = scopeStart_;
-  const bool savedFound = scopeFound_;
-  const auto savedBound = bound_;
+  Position saved = position();
   bool any = false, all = true;
   const std::size_t indent = indentOf(text_[def]);
   int d = 0;
@@ -449,10 +447,7 @@ bool ValueFlow::returnsTrusted(std::string_view name, int depth) {
     const Tokens value = statementFrom(p, 1);
     all = expression(value, 0, value.size(), depth + 1);
   }
-  at_ = savedAt;
-  scopeStart_ = savedScope;
-  scopeFound_ = savedFound;
-  bound_ = savedBound;
+  restore(std::move(saved));
   visiting_.erase(key);
   return any && all;
 }
@@ -490,9 +485,8 @@ bool ValueFlow::privateCallersPassTrusted(std::string_view param, int depth) {
   const std::string key = "(call)" + std::string(fname);
   if (visiting_.count(key)) return false;
   visiting_.insert(key);
-  const std::size_t savedAt = at_, savedScope = scopeStart_, defLine = scopeStart_;
-  const bool savedFound = scopeFound_;
-  const auto savedBound = bound_;
+  const std::size_t defLine = scopeStart_;
+  Position saved = position();
   bool any = false, all = true;
   for (std::size_t p = 0; p < lines_.size() && all; ++p) {
     if (p == defLine) continue;
@@ -518,10 +512,7 @@ bool ValueFlow::privateCallersPassTrusted(std::string_view param, int depth) {
       all = expression(call, args[found].first, args[found].second, depth + 1);
     }
   }
-  at_ = savedAt;
-  scopeStart_ = savedScope;
-  scopeFound_ = savedFound;
-  bound_ = savedBound;
+  restore(std::move(saved));
   visiting_.erase(key);
   return any && all;
 }

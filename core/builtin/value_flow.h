@@ -57,6 +57,20 @@ class ValueFlow {
   bool scopeFound_ = false;                  // a function header was found there
   std::map<std::string, bool> bound_;        // comprehension variables in scope
   std::set<std::string> visiting_;           // variables being resolved (cycles)
+
+  // The position being analysed, kept while another function is looked into.
+  struct Position {
+    std::size_t at, scopeStart;
+    bool scopeFound;
+    std::map<std::string, bool> bound;
+  };
+  Position position() const { return {at_, scopeStart_, scopeFound_, bound_}; }
+  void restore(Position p) {
+    at_ = p.at;
+    scopeStart_ = p.scopeStart;
+    scopeFound_ = p.scopeFound;
+    bound_ = std::move(p.bound);
+  }
 };
 
 }  // namespace revline::builtin

@@ -115,7 +115,10 @@ class Checker {
       return false;
     }
     bool readable = true;
-    for (const auto& [key, value] : obj.items()) {
+    for (const auto& item : obj.items()) {
+      // Named copies, not structured bindings: clang 14 cannot capture those in a lambda.
+      const std::string& key = item.key();
+      const json& value = item.value();
       auto it = std::find_if(fields.begin(), fields.end(), [&](const Field& f) { return key == f.name; });
       if (it == fields.end()) {
         problem(join(path, key), "unknown key (expected one of " + names(fields) + ")");

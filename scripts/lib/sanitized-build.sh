@@ -1,0 +1,20 @@
+# Sourced by scripts/test-sanitized and scripts/fuzz: the one sanitized build
+# directory they share. clang, ASan + UBSan on everything, and libFuzzer's
+# coverage instrumentation on the revline libraries (-DREVLINE_FUZZ=ON), so the
+# same objects serve the sanitized suite and the fuzzers: one build, not two.
+# Sets $sanitized_build. Environment: REVLINE_ASAN_BUILD_DIR (default build-asan).
+sanitized_build=${REVLINE_ASAN_BUILD_DIR:-build-asan}
+for tool in clang clang++; do
+  command -v "$tool" >/dev/null || {
+    echo "$(basename "$0"): $tool not found; the sanitized build uses clang (apt-get install clang libclang-rt-14-dev, or run scripts/setup)" >&2
+    exit 1
+  }
+done
+if [ -f "$sanitized_build/CMakeCache.txt" ] && ! grep -q '^REVLINE_FUZZ:BOOL=ON' "$sanitized_build/CMakeCache.txt"; then
+  echo "$(basename "$0"): $sanitized_build was configured by an older revline (without -DREVLINE_FUZZ=ON); reconfiguring it" >&2
+  rm -rf "$sanitized_build"
+fi
+if [ ! -f "$sanitized_build/CMakeCache.txt" ]; then
+  CC=clang CXX=clang++ cmake -S . -B "$sanitized_build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DREVLINE_SANITIZE=ON -DREVLINE_FUZZ=ON ${REVLINE_CMAKE_ARGS:-} >/dev/null
+fi

@@ -4,11 +4,9 @@
 #include <sys/file.h>
 #include <unistd.h>
 
-#include <fstream>
-#include <sstream>
-
+#include "core/git/git_directory.h"
+#include "core/support/files.h"
 #include "core/support/json.h"
-#include "lsp/repository_state.h"
 
 namespace revline::lsp {
 namespace fs = std::filesystem;
@@ -39,12 +37,10 @@ class FileLock {
 
 std::set<std::string> readIds(const fs::path& file) {
   std::set<std::string> ids;
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return ids;
-  std::ostringstream ss;
-  ss << in.rdbuf();
+  const std::optional<std::string> text = readWholeFile(file);
+  if (!text) return ids;
   try {
-    json j = json::parse(ss.str());
+    json j = json::parse(*text);
     for (const auto& id : j.at("dismissed")) ids.insert(id.get<std::string>());
   } catch (const std::exception&) {
     // Unreadable: treated as empty; the next change rewrites it.
@@ -54,7 +50,7 @@ std::set<std::string> readIds(const fs::path& file) {
 
 }  // namespace
 
-DismissedFindings::DismissedFindings(fs::path root) : file_(gitDirectory(root) / "revline" / "dismissed.json") { load(); }
+DismissedFindings::DismissedFindings(fs::path root) : file_(git::gitDirectory(root) / "revline" / "dismissed.json") { load(); }
 
 void DismissedFindings::load() {
   std::error_code ec;
@@ -76,15 +72,7 @@ void DismissedFindings::update(const std::string& id, bool add) {
   FileLock lock(file_);
   std::set<std::string> ids = readIds(file_);  // what every server has written so far
   const bool changed = add ? ids.insert(id).second : ids.erase(id) != 0;
-  if (changed) {
-    const fs::path tmp = file_.string() + ".tmp";
-    {
-      std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-      out << json{{"dismissed", ids}}.dump(1) << "\n";
-    }
-    std::error_code ec;
-    fs::rename(tmp, file_, ec);
-  }
+  if (changed) writeFileAtomically(file_, json{{"dismissed", ids}}.dump(1) + "\n");
   ids_ = std::move(ids);
   std::error_code ec;
   const auto stamp = fs::last_write_time(file_, ec);

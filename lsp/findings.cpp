@@ -103,51 +103,5 @@ std::string hoverMarkdown(const contract::Finding& f) {
   return md;
 }
 
-json findingsToJson(const std::vector<review::PublishedFinding>& findings) {
-  json out = json::array();
-  for (const auto& p : findings) {
-    const auto& f = p.finding;
-    json j{{"file", f.file},
-           {"line", f.line},
-           {"endLine", f.endLine},
-           {"severity", contract::toString(f.severity)},
-           {"category", contract::toString(f.category)},
-           {"title", f.title},
-           {"explanation", f.explanation},
-           {"suggestedFix", f.suggestedFix},
-           {"edit", nullptr},
-           {"confidence", f.confidence},
-           {"id", p.id}};
-    if (f.edit) j["edit"] = json{{"original", f.edit->original}, {"replacement", f.edit->replacement}};
-    out.push_back(std::move(j));
-  }
-  return out;
-}
-
-std::vector<review::PublishedFinding> findingsFromJson(const json& j) {
-  if (!j.is_array()) throw std::runtime_error("cached findings: expected an array");
-  std::vector<review::PublishedFinding> out;
-  for (const auto& e : j) {
-    review::PublishedFinding p;
-    auto& f = p.finding;
-    f.file = e.at("file").get<std::string>();
-    f.line = e.at("line").get<std::int64_t>();
-    f.endLine = e.at("endLine").get<std::optional<std::int64_t>>();
-    auto severity = contract::parseSeverity(e.at("severity").get<std::string>());
-    auto category = contract::parseCategory(e.at("category").get<std::string>());
-    if (!severity || !category) throw std::runtime_error("cached findings: unknown severity or category");
-    f.severity = *severity;
-    f.category = *category;
-    f.title = e.at("title").get<std::string>();
-    f.explanation = e.at("explanation").get<std::string>();
-    f.suggestedFix = e.at("suggestedFix").get<std::optional<std::string>>();
-    if (!e.at("edit").is_null())
-      f.edit = contract::Edit{e["edit"].at("original").get<std::string>(), e["edit"].at("replacement").get<std::string>()};
-    f.confidence = e.at("confidence").get<double>();
-    p.id = e.at("id").get<std::string>();
-    out.push_back(std::move(p));
-  }
-  return out;
-}
 
 }  // namespace revline::lsp

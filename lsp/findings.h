@@ -1,5 +1,5 @@
-// Review findings as the editor sees them: contract.md "LSP mapping", hover
-// Markdown, and the JSON kept in the review cache. The only place where review
+// Review findings as the editor sees them: contract.md "LSP mapping" and hover
+// Markdown (the review cache is core/session's). The only place where review
 // terms become protocol terms.
 #pragma once
 #include <optional>
@@ -38,10 +38,5 @@ int indentationWidth(const std::string& line);
 
 // Markdown for hover: severity, category, confidence, explanation, suggested fix.
 std::string hoverMarkdown(const contract::Finding& finding);
-
-// Cache form of published findings (written and read only by revline).
-json findingsToJson(const std::vector<review::PublishedFinding>& findings);
-// Throws std::runtime_error on a malformed cache entry.
-std::vector<review::PublishedFinding> findingsFromJson(const json& j);
 
 }  // namespace revline::lsp

@@ -33,7 +33,7 @@ before shutdown; 2 on bad flags.
 )";
 }  // namespace
 
-int runLspCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+int runLspCommand(const std::vector<std::string>& args, std::istream&, std::ostream& out, std::ostream& err) {
   ServerOptions options;
   std::size_t maxBytes = 64u << 20;
   for (std::size_t i = 0; i < args.size(); ++i) {

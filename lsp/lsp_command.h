@@ -10,7 +10,8 @@ inline constexpr const char* kLspSummary = "run the language server over stdio (
 
 // Parses the flags, runs the server on stdin/stdout until exit; returns the
 // exit code (0 after shutdown + exit, 1 otherwise, 2 for bad flags).
-int runLspCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+// The transport is the process's own stdin/stdout file descriptors, not the streams.
+int runLspCommand(const std::vector<std::string>& args, std::istream& in, std::ostream& out, std::ostream& err);
 
 // Registers "lsp" with the command line (core/cli/commands.h).
 void registerLspCommand();

@@ -10,5 +10,5 @@
 int main(int argc, char** argv) {
   revline::lsp::registerLspCommand();
   std::vector<std::string> args(argv + 1, argv + argc);
-  return revline::cli::runMain(args, std::cout, std::cerr);
+  return revline::cli::runMain(args, std::cin, std::cout, std::cerr);
 }

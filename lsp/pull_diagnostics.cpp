@@ -3,17 +3,14 @@
 #include <cstdint>
 #include <cstdio>
 
+#include "core/support/hash.h"
+
 namespace revline::lsp {
 
 std::string diagnosticsResultId(const std::vector<Diagnostic>& items) {
   const std::string wire = json(items).dump(-1, ' ', false, json::error_handler_t::replace);
-  std::uint64_t h = 14695981039346656037ull;  // FNV-1a
-  for (unsigned char c : wire) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
   char id[24];
-  std::snprintf(id, sizeof id, "r%016llx", static_cast<unsigned long long>(h));
+  std::snprintf(id, sizeof id, "r%016llx", static_cast<unsigned long long>(fnv1a64(wire)));
   return id;
 }
 

@@ -7,16 +7,12 @@
 #include <sstream>
 
 #include "core/contract/enums.h"
-#include "core/config/selection.h"
-#include "core/diff/render.h"
 #include "core/git/git.h"
-#include "core/providers/factory.h"
 #include "core/review/pipeline.h"
 #include "core/review/policy.h"
-#include "core/review/prompt.h"
+#include "core/support/text.h"
 #include "core/support/version.h"
 #include "core/support/repo_file.h"
-#include "core/tools/repository_tools.h"
 #include "lsp/commands.h"
 #include "lsp/file_watching.h"
 #include "lsp/paths.h"
@@ -27,51 +23,29 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-// What in the configuration changes the findings a review publishes (the
-// verdict is recomputed from them, so the blocking knobs are not needed).
-std::string reviewSettingsKey(const review::ReviewOptions& o) {
-  return "instructions " + o.extraInstructions + "\nmax_findings " + std::to_string(o.policy.maxFindings) +
-         "\nmax_explanation_chars " + std::to_string(o.policy.maxExplanationChars) + "\nmax_tool_calls " +
-         std::to_string(o.maxToolCalls) + "\nmax_attempts " + std::to_string(o.maxAttempts) + "\ncontext " +
-         (o.context == review::ContextMode::Hunk ? "hunk " : "function ") + std::to_string(o.functionContextMaxLines) +
-         "\ndescription " + o.description;
-}
-
-}  // namespace
-
-namespace {
-
-
 // Counts model calls for revline/stats; otherwise transparent.
 class CountingProvider : public review::Provider {
  public:
-  CountingProvider(review::Provider& inner, std::function<void()> onCall) : inner_(inner), onCall_(std::move(onCall)) {}
-  std::string name() const override { return inner_.name(); }
-  std::string model() const override { return inner_.model(); }
-  bool remote() const override { return inner_.remote(); }
-  review::SecretFinder secretFinder() const override { return inner_.secretFinder(); }
+  CountingProvider(std::unique_ptr<review::Provider> inner, std::function<void()> onCall)
+      : inner_(std::move(inner)), onCall_(std::move(onCall)) {}
+  std::string name() const override { return inner_->name(); }
+  std::string model() const override { return inner_->model(); }
+  bool remote() const override { return inner_->remote(); }
+  review::SecretFinder secretFinder() const override { return inner_->secretFinder(); }
   review::ModelResponse complete(const review::ModelRequest& request, const CancelToken& cancel) override {
     onCall_();
-    return inner_.complete(request, cancel);
+    return inner_->complete(request, cancel);
   }
 
  private:
-  review::Provider& inner_;
+  std::unique_ptr<review::Provider> inner_;
   std::function<void()> onCall_;
 };
 
-std::vector<std::string> splitLines(const std::string& text) {
-  std::vector<std::string> lines;
-  std::size_t start = 0;
-  for (;;) {
-    std::size_t nl = text.find('\n', start);
-    std::string line = text.substr(start, nl == std::string::npos ? std::string::npos : nl - start);
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    lines.push_back(std::move(line));
-    if (nl == std::string::npos) break;
-    start = nl + 1;
-  }
-  return lines;
+// The lines of a document as the editor counts them ("\r\n" and "\n" end a line).
+std::vector<std::string> documentLines(std::string_view text) {
+  const std::vector<std::string_view> views = splitLines(text);
+  return {views.begin(), views.end()};
 }
 
 // `dir` or a parent holds `.git` (a cheap check before asking git again).
@@ -126,11 +100,8 @@ struct Server::Job {
 };
 
 Server::Server(Transport& transport, ServerOptions options) : transport_(transport), options_(std::move(options)) {
-  if (!options_.providerFactory) {
-    options_.providerFactory = [](const config::Config& c, const diff::Diff& d, const fs::path& root) {
-      return providers::makeProvider(c, d, root);
-    };
-  }
+  if (!options_.providerFactory) options_.providerFactory = session::defaultProviderFactory();
+  reviews_.emplace(options_.providerFactory, &cache_, options_.gitDiff);
   if (!options_.sync) worker_ = std::thread([this] { workerLoop(); });
 }
 
@@ -638,42 +609,33 @@ void Server::runJob(Job& job) {
     request.includeUntracked = true;
     if (job.path) request.paths = {*job.path};
     std::vector<std::string> skippedUntracked;  // too large or not a regular file: reported, not read
-    request.skippedUntracked = &skippedUntracked;
-    diff::Diff parsed = diff::parse(git::diffText(job.root, request));
+    diff::Diff parsed = reviews_->readChange(job.root, request, &skippedUntracked);
     for (const auto& s : skippedUntracked) {
       std::lock_guard<std::mutex> lock(mu_);
       logMessage(MessageType::Log, "revline: " + s);
     }
-    config::Selection selection = config::selectFiles(std::move(parsed), config);  // settings and default exclusions
-    const diff::Diff& selected = selection.diff;
     if (job.cancel.cancelled()) throw Cancelled();
-
-    if (job.cacheOnly && selected.files.empty()) return;  // nothing changed: nothing to show
-    std::vector<review::PublishedFinding> findings;
-    if (!selected.files.empty()) {
+    // The session selects the files (settings and default exclusions) and answers from cache when it can.
+    session::ReviewRequest reviewRequest{std::move(parsed), job.root, config, {}};
+    std::optional<session::ReviewResult> result;
+    if (job.cacheOnly) {
+      result = reviews_->cached(std::move(reviewRequest));
+      if (!result || result->reviewed.files.empty()) return;  // not reviewed yet, or nothing changed: the next save does it
+    } else {
       progress(json{{"kind", "report"}, {"message", "reviewing " + what}});
-      std::unique_ptr<review::Provider> provider = options_.providerFactory(config, selected, job.root);
-      const std::string key =
-          ReviewCache::key(provider->name(), provider->model(), review::kPromptVersion, diff::annotate(selected),
-                           reviewSettingsKey(config.review));
-      if (auto hit = cache_.get(job.root, key)) {
-        findings = std::move(*hit);
-        std::lock_guard<std::mutex> lock(mu_);
-        ++stats_.cacheHits;
-      } else if (job.cacheOnly) {
-        return;  // not reviewed yet: the next save does it
-      } else {
-        CountingProvider counting(*provider, [this] {
+      result = reviews_->review(std::move(reviewRequest), job.cancel, [this](std::unique_ptr<review::Provider> p) {
+        return std::make_unique<CountingProvider>(std::move(p), [this] {
           std::lock_guard<std::mutex> lock(mu_);
           ++stats_.providerCalls;
         });
-        tools::RepositoryTools tools(job.root);  // read-only, confined to this repository
-        review::ReviewOutcome outcome =
-            review::runReview(selected, counting, config.review, &tools, job.cancel, {{}, selection.skipped});
-        findings = std::move(outcome.findings);
-        cache_.put(job.root, key, findings);
-      }
+      });
     }
+    if (result->fromCache) {
+      std::lock_guard<std::mutex> lock(mu_);
+      ++stats_.cacheHits;
+    }
+    const diff::Diff& selected = result->reviewed;
+    const std::vector<review::PublishedFinding>& findings = result->outcome.findings;
     if (job.cancel.cancelled()) throw Cancelled();
 
     // Publish: every reviewed file gets its findings (or none, which clears it).
@@ -714,7 +676,8 @@ void Server::runJob(Job& job) {
       if (dismissed.contains(f.id)) ++dismissedCount;
       else shown.push_back(f);
     }
-    const std::string verdict(contract::toString(review::decideVerdict(shown, config.review.policy)));
+    // No false approval here either: the review's evidence (unplaced blocking findings) still counts.
+    const std::string verdict(contract::toString(review::decideVerdict(shown, config.review.policy, result->evidence)));
     endMessage = std::to_string(shown.size()) + (shown.size() == 1 ? " finding" : " findings") + ", verdict " + verdict;
     if (dismissedCount) endMessage += " (" + std::to_string(dismissedCount) + " dismissed)";
     finish(json{{"findings", shown.size()}, {"dismissed", dismissedCount}, {"verdict", verdict}});
@@ -732,7 +695,7 @@ void Server::runJob(Job& job) {
       logMessage(MessageType::Log, std::string("cached review lookup: ") + e.what());
       return;
     }
-    if (e.kind() == review::ProviderError::Kind::Cancelled || job.cancel.cancelled()) {
+    if (job.cancel.cancelled()) {  // the call failed because the review was cancelled
       std::lock_guard<std::mutex> lock(mu_);
       ++stats_.reviewsCancelled;
       endMessage = "cancelled";
@@ -829,7 +792,7 @@ std::string Server::uriFor(const fs::path& absolutePath) {
 }
 
 std::vector<std::string> Server::currentLines(const std::string& uri) {
-  if (const Document* doc = documents_.get(uri)) return splitLines(doc->text());
+  if (const Document* doc = documents_.get(uri)) return documentLines(doc->text());
   try {
     // An unopened file of a repository nobody here wrote: through the confined
     // read (no FIFO, device or huge file; symlinks only inside the repository).
@@ -842,7 +805,7 @@ std::vector<std::string> Server::currentLines(const std::string& uri) {
       logMessage(MessageType::Log, "revline: " + read.skipped->message());
       return {};
     }
-    return splitLines(*read.content);
+    return documentLines(*read.content);
   } catch (const std::exception&) {
     return {};
   }

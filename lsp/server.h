@@ -23,22 +23,22 @@
 
 #include "core/config/config.h"
 #include "core/review/provider.h"
+#include "core/session/review_service.h"
 #include "lsp/dismissals.h"
 #include "lsp/document_store.h"
 #include "lsp/findings.h"
 #include "lsp/progress.h"
 #include "lsp/pull_diagnostics.h"
-#include "lsp/repository_state.h"
 #include "lsp/transport.h"
 
 namespace revline::lsp {
 
-using ProviderFactory = std::function<std::unique_ptr<review::Provider>(
-    const config::Config&, const diff::Diff&, const std::filesystem::path& root)>;
+using ProviderFactory = session::ProviderFactory;
 
 struct ServerOptions {
   bool sync = false;                // reviews inline, no debounce
   ProviderFactory providerFactory;  // empty: providers::makeProvider
+  session::GitDiff gitDiff;         // empty: git::diffText
 };
 
 // Counters for tests and troubleshooting, returned by the `revline/stats` request.
@@ -154,7 +154,8 @@ class Server : public MessageHandler {
   int nextProgress_ = 0;
   int nextOutgoingId_ = 0;
 
-  ReviewCache cache_;
+  session::ReviewCache cache_;
+  std::optional<session::ReviewService> reviews_;  // made in the constructor, over cache_ and the factory
   ProgressReporter progress_{transport_};
 
   // Requests in flight (cancellable) and cancellations that arrived first.

@@ -4,6 +4,8 @@
 #include <utility>
 
 #include "core/contract/serialize.h"
+#include "core/review/pipeline.h"
+#include "core/review/policy.h"
 
 namespace revline::builtin {
 
@@ -57,14 +59,9 @@ std::string summarize(const std::vector<contract::Finding>& findings, std::size_
 }
 
 contract::Verdict verdictFor(const std::vector<contract::Finding>& findings) {
-  if (findings.empty()) return contract::Verdict::Approve;
-  for (const auto& f : findings) {
-    const bool blockingCategory = f.category == contract::Category::Correctness || f.category == contract::Category::Security ||
-                                  f.category == contract::Category::Concurrency || f.category == contract::Category::DataLoss;
-    const bool serious = f.severity == contract::Severity::Blocker || f.severity == contract::Severity::Major;
-    if (blockingCategory && serious) return contract::Verdict::RequestChanges;
-  }
-  return contract::Verdict::Comment;
+  std::vector<review::PublishedFinding> asPublished;
+  for (const auto& f : findings) asPublished.push_back({f, {}, {}, {}});
+  return review::decideVerdict(asPublished, review::PolicyConfig{});  // the default policy, defined once
 }
 
 }  // namespace revline::builtin

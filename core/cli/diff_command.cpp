@@ -1,45 +1,95 @@
-// `revline diff`: the diff exactly as the model sees it, or its parsed form.
-#include <cstdio>
+// `revline diff`: the diff exactly as the model sees it, the whole first
+// request (--prompt), or its parsed form.
+#include <istream>
 
 #include "core/cli/args.h"
 #include "core/cli/diff_source.h"
+#include "core/cli/review_session.h"
 #include "core/cli/subcommands.h"
 #include "core/diff/render.h"
+#include "core/git/git.h"
+#include "core/session/review_service.h"
+#include "core/tools/repository_tools.h"
 
 namespace revline::cli {
+namespace {
 
-int runDiffCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  const ParsedArgs parsed("revline diff",
-                          {{"json"}, {"numstat"}, {"stdin"}, {"staged"}, {"base", true}, {"help"}}, args);
+// The request a `revline review` with the same flags would make.
+session::ReviewRequest reviewRequestFor(DiffSource source, const ParsedArgs& parsed, std::ostream& err) {
+  std::vector<std::string> notices;
+  const config::Config config = applyReviewFlags(
+      source.root ? config::loadForRepository(*source.root, &notices) : config::loadWithoutRepository(), parsed);
+  for (const auto& n : notices) err << "revline diff: warning: " << n << "\n";
+  for (const auto& s : source.skipped) err << "revline diff: warning: " << s << "\n";
+  session::ReviewRequest request{std::move(source.diff), source.root.value_or(std::filesystem::path()), config, {}};
+  if (auto base = parsed.value("base"); base && source.root) request.commitMessages = git::commitMessages(*source.root, *base);
+  return request;
+}
+
+void printSkipped(const std::vector<review::SkippedFile>& skipped, std::ostream& err) {
+  for (const auto& s : skipped) err << "revline diff: not sent to the reviewer: " << s.path << " (" << s.reason << ")\n";
+}
+
+}  // namespace
+
+int runDiffCommand(const std::vector<std::string>& args, std::istream& in, std::ostream& out, std::ostream& err) {
+  std::vector<OptionSpec> specs = reviewOptionSpecs();
+  specs.insert(specs.end(), {{"json"}, {"numstat"}, {"prompt"}, {"stdin"}, {"staged"}, {"base", true}, {"help"}});
+  const ParsedArgs parsed("revline diff", specs, args);
   if (parsed.has("help")) {
-    out << "usage: revline diff [--json | --numstat] [--stdin] [--base REF | --staged]\n\n"
-           "Prints the working-tree diff (untracked, not-ignored files count as added) with every line\n"
-           "prefixed by its new-file line number: exactly what the model is shown.\n\n"
-           "  --json      the parsed structure: files, status, and every added/context line's new number\n"
+    out << "usage: revline diff [--json | --numstat | --prompt] [--stdin] [--base REF | --staged] [review options]\n\n"
+           "Prints the working-tree diff (untracked, not-ignored files count as added) as the model is shown it:\n"
+           "every line prefixed by its new-file line number, the function context around each hunk as\n"
+           "\"NUMBER : TEXT\" lines (for reference, not valid targets), and only the files the selection sends\n"
+           "(the others are listed on stderr with the reason).\n\n"
+           "  --prompt    the whole first request instead: system prompt, intent (--description, and the\n"
+           "              commit messages with --base) and diff, redacted as a remote provider receives it\n"
+           "  --json      the parsed structure of the whole diff: files, status, every line's new number\n"
            "  --numstat   added and deleted line counts per file, as `git apply --numstat` prints them\n"
            "  --stdin     read a patch (any `git diff` / `git log -p` output) from standard input\n"
            "  --base REF  diff the working tree against the merge base of REF and HEAD\n"
            "  --staged    diff the index against HEAD\n\n"
-           "exit: 0, or 2 on a malformed diff (the message names the input line)\n";
+           "Review options (what --prompt and the selection depend on, as for `revline review`):\n"
+        << kReviewOptionsHelp
+        << "\nexit: 0, or 2 on a malformed diff (the message names the input line)\n";
     return 0;
   }
   if (!parsed.positional().empty()) throw UsageError("unexpected argument \"" + parsed.positional()[0] + "\"");
-  if (parsed.has("json") && parsed.has("numstat")) throw UsageError("--json and --numstat exclude each other");
-  (void)err;
+  const int formats = parsed.has("json") + parsed.has("numstat") + parsed.has("prompt");
+  if (formats > 1) throw UsageError("--json, --numstat and --prompt exclude each other");
   if (parsed.has("numstat") && parsed.has("stdin") && !parsed.has("staged") && !parsed.has("base")) {
     // Streamed: memory bounded by the longest line, not by the patch.
-    out << diff::streamNumstat([](char* buffer, std::size_t size) {
-      return std::fread(buffer, 1, size, stdin);
+    out << diff::streamNumstat([&in](char* buffer, std::size_t size) {
+      in.read(buffer, static_cast<std::streamsize>(size));
+      return static_cast<std::size_t>(in.gcount());
     });
     return 0;
   }
-  const DiffSource source = readDiff(parsed);
+  DiffSource source = readDiff(parsed, in);
   if (parsed.has("json")) {
     out << diff::toJson(source.diff).dump(2, ' ', false, json::error_handler_t::replace) << "\n";
-  } else if (parsed.has("numstat")) {
+    return 0;
+  }
+  if (parsed.has("numstat")) {
     out << diff::numstat(source.diff);
+    return 0;
+  }
+  session::ReviewRequest request = reviewRequestFor(std::move(source), parsed, err);
+  if (parsed.has("prompt")) {
+    const review::ModelRequest first = session::ReviewService().preview(std::move(request));
+    out << "=== system ===\n" << first.system << "\n";
+    for (const auto& m : first.messages) out << "=== user ===\n" << m.text;
+    return 0;
+  }
+  const std::filesystem::path root = request.root;
+  const review::ReviewOptions options = request.config.review;
+  const session::PreparedReview prepared = session::prepare(std::move(request));
+  printSkipped(prepared.inputs.filesSkipped, err);
+  if (root.empty()) {
+    out << diff::annotate(prepared.reviewed);
   } else {
-    out << diff::annotate(source.diff);
+    const tools::RepositoryTools files(root);  // the same confined reads as the review's
+    out << diff::annotate(prepared.reviewed, review::functionContextOf(prepared.reviewed, options, &files));
   }
   return 0;
 }

@@ -1,19 +1,18 @@
 #include "core/cli/diff_source.h"
 
-#include <cstdio>
 
 #include "core/git/git.h"
 
 namespace revline::cli {
 
-DiffSource readDiff(const ParsedArgs& args) {
+DiffSource readDiff(const ParsedArgs& args, std::istream& in) {
   if (args.has("staged") && args.has("base")) throw UsageError("--staged and --base exclude each other");
   DiffSource source;
   if (args.has("stdin")) {
     if (args.has("staged") || args.has("base")) throw UsageError("--stdin reads a patch; it takes no --staged or --base");
     std::string text;
     char chunk[1 << 16];
-    for (std::size_t n; (n = std::fread(chunk, 1, sizeof chunk, stdin)) > 0;) text.append(chunk, n);
+    while (in.read(chunk, sizeof chunk) || in.gcount() > 0) text.append(chunk, static_cast<std::size_t>(in.gcount()));
     source.diff = diff::parse(std::move(text));
     try {
       source.root = git::findRepositoryRoot(std::filesystem::current_path());

@@ -2,6 +2,7 @@
 // or standard input (--stdin).
 #pragma once
 #include <filesystem>
+#include <istream>
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,8 +18,8 @@ struct DiffSource {
   std::vector<std::string> skipped;  // untracked files left out (too large, not regular), "path: why"
 };
 
-// --stdin reads a patch; otherwise git is asked from the current directory.
-// Rejects --staged together with --base.
-DiffSource readDiff(const ParsedArgs& args);
+// --stdin reads a patch from `in`; otherwise git is asked from the current
+// directory. Rejects --staged together with --base.
+DiffSource readDiff(const ParsedArgs& args, std::istream& in);
 
 }  // namespace revline::cli

@@ -18,8 +18,8 @@
 #include "core/eval/report.h"
 #include "core/eval/scoring.h"
 #include "core/eval/workspace.h"
-#include "core/config/selection.h"
 #include "core/git/git.h"
+#include "core/session/review_service.h"
 
 namespace revline::cli {
 namespace {
@@ -90,7 +90,7 @@ int runCompare(const ParsedArgs& parsed, const std::string& format, std::ostream
 
 }  // namespace
 
-int runEvalCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+int runEvalCommand(const std::vector<std::string>& args, std::istream&, std::ostream& out, std::ostream& err) {
   std::vector<OptionSpec> specs = reviewOptionSpecs();
   specs.insert(specs.end(), {{"config", true}, {"runs", true}, {"jobs", true}, {"format", true}, {"out", true},
                              {"tolerance", true}, {"record", true}, {"cassettes", true}, {"compare", true},
@@ -167,11 +167,7 @@ int runEvalCommand(const std::vector<std::string>& args, std::ostream& out, std:
         eval::CaseRun result;
         try {
           eval::Workspace workspace(c);
-          // The same selection and inputs as `revline review` in the case's repository.
-          config::Selection selection = config::selectFiles(diff::parse(git::diffText(workspace.root(), {})), config);
-          review::ReviewInputs inputs;
-          inputs.filesSkipped = std::move(selection.skipped);
-          const diff::Diff& diff = selection.diff;
+          // The same review as `revline review` in the case's repository.
           config::Config caseConfig = config;
           if (replay) caseConfig.cassette = fs::absolute(cassetteOf(c)).string();
           if (caseConfig.review.description.empty()) caseConfig.review.description = c.description;
@@ -179,9 +175,13 @@ int runEvalCommand(const std::vector<std::string>& args, std::ostream& out, std:
           const auto started = std::chrono::steady_clock::now();
           try {
             const review::ReviewOutcome outcome =
-                reviewDiff(diff, caseConfig, workspace.root(), inputs, [&](std::unique_ptr<review::Provider> p) {
-                  return std::make_unique<eval::MeteredProvider>(std::move(p), recording);
-                });
+                session::ReviewService()
+                    .review({diff::parse(git::diffText(workspace.root(), {})), workspace.root(), caseConfig, {}},
+                            CancelToken(),
+                            [&](std::unique_ptr<review::Provider> p) {
+                              return std::make_unique<eval::MeteredProvider>(std::move(p), recording);
+                            })
+                    .outcome;
             result = eval::scoreReview(c, outcome, scoring);
             std::lock_guard<std::mutex> g(lock);
             if (run.model.empty()) run.model = outcome.model;

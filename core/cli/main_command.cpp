@@ -1,5 +1,6 @@
 // `revline` subcommand dispatch, help, and the one place that turns an
 // exception into an error message and exit code 2.
+#include <iostream>
 #include <map>
 
 #include "core/cli/commands.h"
@@ -53,6 +54,10 @@ void registerCommand(const std::string& name, const std::string& summary, Extern
 }
 
 int runMain(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  return runMain(args, std::cin, out, err);
+}
+
+int runMain(const std::vector<std::string>& args, std::istream& in, std::ostream& out, std::ostream& err) {
   registerBuiltins();
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
     printUsage(args.empty() ? err : out);
@@ -69,7 +74,7 @@ int runMain(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   }
   const std::vector<std::string> rest(args.begin() + 1, args.end());
   try {
-    return it->second.run(rest, out, err);
+    return it->second.run(rest, in, out, err);
   } catch (const UsageError& e) {
     err << "revline " << args[0] << ": " << e.what() << "\n";
   } catch (const diff::ParseError& e) {

@@ -21,6 +21,7 @@
 #include "core/reports/json_report.h"
 #include "core/reports/sarif_report.h"
 #include "core/reports/text_report.h"
+#include "core/session/review_service.h"
 #include "core/support/json.h"
 
 namespace revline::cli {
@@ -179,7 +180,7 @@ fs::path workspaceDir(const fs::path& base, const PullRequestRef& pr) {
   return base / ".revline" / "workspaces" / pr.workspaceName();
 }
 
-int runPrCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+int runPrCommand(const std::vector<std::string>& args, std::istream&, std::ostream& out, std::ostream& err) {
   std::vector<OptionSpec> specs = reviewOptionSpecs();
   specs.insert(specs.end(), {{"post"}, {"format", true}, {"fail-on", true}, {"approve"}, {"max-comments", true}, {"help"}});
   const ParsedArgs parsed("revline pr", specs, args);
@@ -275,11 +276,10 @@ int runPrCommand(const std::vector<std::string>& args, std::ostream& out, std::o
         err << "\n";
       }
     }
-    config::Selection selection = config::selectFiles(std::move(parsedDiff), config);
-    review::ReviewInputs inputs;
-    inputs.filesSkipped = std::move(selection.skipped);
-    const diff::Diff& selected = selection.diff;
-    const review::ReviewOutcome outcome = reviewDiff(selected, config, workspace, inputs);
+    const session::ReviewResult result =
+        session::ReviewService().review({std::move(parsedDiff), workspace, config, {}});
+    const review::ReviewOutcome& outcome = result.outcome;
+    const diff::Diff& selected = result.reviewed;
     for (const auto& w : outcome.warnings) err << "revline pr: warning: " << w << "\n";
 
     const reports::GithubReview review = reports::buildGithubReview(outcome, selected, reviewOptions);

@@ -9,10 +9,11 @@
 #include "core/reports/json_report.h"
 #include "core/reports/sarif_report.h"
 #include "core/reports/text_report.h"
+#include "core/session/review_service.h"
 
 namespace revline::cli {
 
-int runReviewCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+int runReviewCommand(const std::vector<std::string>& args, std::istream& in, std::ostream& out, std::ostream& err) {
   std::vector<OptionSpec> specs = reviewOptionSpecs();
   specs.insert(specs.end(), {{"base", true}, {"staged"}, {"stdin"}, {"format", true}, {"fail-on", true}, {"help"}});
   const ParsedArgs parsed("revline review", specs, args);
@@ -46,7 +47,7 @@ int runReviewCommand(const std::vector<std::string>& args, std::ostream& out, st
     if (!failOn) throw UsageError("--fail-on expects BLOCKER, MAJOR, MINOR or NIT, got \"" + *v + "\"");
   }
 
-  DiffSource source = readDiff(parsed);
+  DiffSource source = readDiff(parsed, in);
   // No repository (--stdin elsewhere): no repository tools and no whole-file reads,
   // never the current directory (it may be $HOME).
   const std::filesystem::path root = source.root.value_or(std::filesystem::path());
@@ -55,13 +56,12 @@ int runReviewCommand(const std::vector<std::string>& args, std::ostream& out, st
       source.root ? config::loadForRepository(*source.root, &notices) : config::loadWithoutRepository(), parsed);
   for (const auto& n : notices) err << "revline review: warning: " << n << "\n";
   for (const auto& s : source.skipped) err << "revline review: warning: " << s << "\n";
-  config::Selection selection = config::selectFiles(std::move(source.diff), config);
-  review::ReviewInputs inputs;
-  inputs.filesSkipped = std::move(selection.skipped);
+  session::ReviewRequest request{std::move(source.diff), root, config, {}};
   // With --base, the branch's commits say what the change is for.
-  if (auto base = parsed.value("base"); base && source.root) inputs.commitMessages = git::commitMessages(*source.root, *base);
-  const diff::Diff& selected = selection.diff;
-  const review::ReviewOutcome outcome = reviewDiff(selected, config, root, inputs);
+  if (auto base = parsed.value("base"); base && source.root) request.commitMessages = git::commitMessages(*source.root, *base);
+  const session::ReviewResult result = session::ReviewService().review(std::move(request));
+  const review::ReviewOutcome& outcome = result.outcome;
+  const diff::Diff& selected = result.reviewed;
 
   if (format == "json") {
     out << reports::renderJson(outcome).dump(2, ' ', false, json::error_handler_t::replace) << "\n";

@@ -1,7 +1,5 @@
 #include "core/cli/review_session.h"
 
-#include "core/providers/factory.h"
-#include "core/tools/repository_tools.h"
 
 namespace revline::cli {
 
@@ -36,17 +34,6 @@ config::Config applyReviewFlags(config::Config config, const ParsedArgs& args) {
   if (auto v = args.intValue("max-tool-calls", 0, 100)) config.review.maxToolCalls = *v;
   if (auto v = args.value("description")) config.review.description = *v;
   return config;
-}
-
-review::ReviewOutcome reviewDiff(const diff::Diff& diff, const config::Config& config,
-                                 const std::filesystem::path& root, const review::ReviewInputs& inputs,
-                                 const ProviderWrapper& wrap) {
-  auto provider = providers::makeProvider(config, diff, root);
-  if (wrap) provider = wrap(std::move(provider));
-  if (root.empty()) return review::runReview(diff, *provider, config.review, nullptr, CancelToken(), inputs);
-  // Read-only repository tools, confined to the work tree under review.
-  tools::RepositoryTools tools(root);
-  return review::runReview(diff, *provider, config.review, &tools, CancelToken(), inputs);
 }
 
 }  // namespace revline::cli

@@ -5,7 +5,7 @@
 
 namespace revline::cli {
 
-int runSchemaCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream&) {
+int runSchemaCommand(const std::vector<std::string>& args, std::istream&, std::ostream& out, std::ostream&) {
   const ParsedArgs parsed("revline schema", {{"help"}}, args);
   if (parsed.has("help")) {
     out << "usage: revline schema\n\nPrints the JSON Schema of ReviewReport (strict structured-output ready).\n";

@@ -9,7 +9,7 @@
 
 namespace revline::cli {
 
-int runTrustCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream&) {
+int runTrustCommand(const std::vector<std::string>& args, std::istream&, std::ostream& out, std::ostream&) {
   const ParsedArgs parsed("revline trust", {{"list"}, {"help"}}, args);
   const std::filesystem::path userFile = config::userConfigPath();
   if (parsed.has("help")) {

@@ -239,7 +239,8 @@ Config loadForRepository(const std::filesystem::path& root, const UserConfig& us
   std::error_code ec;
   const std::filesystem::path canonicalRoot = std::filesystem::weakly_canonical(root, ec);
   const std::filesystem::path file = (ec ? root : canonicalRoot) / ".revline.json";
-  Config base = user.settings.empty() ? Config{} : applyJson(Config{}, user.settings, user.file.string());
+  Config base;  // (not a conditional expression: GCC 12 then warns of an uninitialised copy)
+  if (!user.settings.empty()) base = applyJson(Config{}, user.settings, user.file.string());
   if (!std::filesystem::exists(std::filesystem::symlink_status(file, ec))) return base;
   // The one confined read: a .revline.json that is a symlink out of the
   // repository, a FIFO, a device or a huge file is refused before it is read.

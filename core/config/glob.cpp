@@ -3,59 +3,20 @@
 #include <vector>
 
 #include "core/config/config.h"
+#include "core/support/glob.h"
 
 namespace revline::config {
 namespace {
 
 std::vector<std::string_view> segments(std::string_view s) {
   std::vector<std::string_view> out;
-  std::size_t start = 0;
-  while (true) {
-    const auto slash = s.find('/', start);
-    out.push_back(s.substr(start, slash == std::string_view::npos ? std::string_view::npos : slash - start));
+  for (;;) {
+    const auto slash = s.find('/');
+    out.push_back(s.substr(0, slash));
     if (slash == std::string_view::npos) return out;
-    start = slash + 1;
+    s.remove_prefix(slash + 1);
   }
 }
-
-// `*` and `?` within one segment; iterative with one backtrack point, so linear-ish.
-bool segmentMatches(std::string_view pattern, std::string_view name) {
-  std::size_t p = 0, n = 0, starP = std::string_view::npos, starN = 0;
-  while (n < name.size()) {
-    if (p < pattern.size() && pattern[p] == '*') {
-      starP = p++, starN = n;
-    } else if (p < pattern.size() && (pattern[p] == '?' || pattern[p] == name[n])) {
-      ++p, ++n;
-    } else if (starP != std::string_view::npos) {
-      p = starP + 1, n = ++starN;
-    } else {
-      return false;
-    }
-  }
-  while (p < pattern.size() && pattern[p] == '*') ++p;
-  return p == pattern.size();
-}
-
-struct Matcher {
-  const std::vector<std::string_view>& pattern;
-  const std::vector<std::string_view>& path;
-  bool directoryOnly;
-
-  bool match(std::size_t pi, std::size_t si) const {
-    if (pi == pattern.size()) {
-      // Whole path matched: a file or directory. Path left over: the glob named
-      // one of its directories, and everything inside a directory matches.
-      return si < path.size() || !directoryOnly;
-    }
-    if (pattern[pi] == "**") {
-      for (std::size_t k = si; k <= path.size(); ++k) {
-        if (match(pi + 1, k)) return true;
-      }
-      return false;
-    }
-    return si < path.size() && segmentMatches(pattern[pi], path[si]) && match(pi + 1, si + 1);
-  }
-};
 
 }  // namespace
 
@@ -87,9 +48,10 @@ bool globMatches(std::string_view glob, std::string_view path) {
   // A bare name ("*.lock", "vendor") matches at any depth, like .gitignore.
   if (!anchored && pattern.find('/') == std::string::npos) pattern = "**/" + pattern;
 
-  const auto patternSegments = segments(pattern);
-  const auto pathSegments = segments(path);
-  return Matcher{patternSegments, pathSegments, directoryOnly}.match(0, 0);
+  // Matched whole: a file or directory. Matched a leading directory of the path:
+  // everything inside a directory matches.
+  const GlobMatch m = globMatchPrefix(pattern, path);
+  return m.directory || (m.whole && !directoryOnly);
 }
 
 bool pathSelected(const Config& config, const std::string& path) {

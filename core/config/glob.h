@@ -1,6 +1,8 @@
 // Path globs for the `include` / `exclude` configuration keys, matched against
-// repository-relative paths ('/'-separated):
+// repository-relative paths ('/'-separated) by the one glob engine
+// (support/glob.h, shared with the model's tools):
 //   `*` any run of characters within one path segment, `?` one character,
+//   `[a-z]` / `[!x]` sets, `{a,b}` alternatives,
 //   `**` as a whole segment: zero or more segments.
 //   A glob without '/' matches a file or directory name at any depth (like
 //   .gitignore: "*.lock", "vendor"); a leading '/' anchors it to the root.

@@ -206,7 +206,8 @@ std::vector<KeySpec> buildKeys() {
 
   keys.push_back(globsKey("include",
                           "Only files matching one of these globs are reviewed (empty: all). '*' and '?' match "
-                          "within a name, '**' any number of directories; a glob without '/' matches a name at any "
+                          "within a name, '[a-z]' one of a set, '{a,b}' either, '**' any number of directories "
+                          "(the syntax of the model's glob tool); a glob without '/' matches a name at any "
                           "depth; a leading '/' anchors to the repository root; a directory matches its contents.",
                           &Config::include));
   keys.push_back(globsKey("exclude", "Files matching one of these globs are not reviewed (same syntax as include).",

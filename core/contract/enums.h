@@ -59,6 +59,15 @@ constexpr std::optional<E> parseEnum(std::string_view name) {
   return std::nullopt;
 }
 
+// Every value of a contract enum, in the table's order (reports list categories
+// from here, so a new category cannot be missed).
+template <ContractEnum E>
+constexpr auto allValues() {
+  std::array<E, EnumTable<E>::names.size()> out{};
+  for (std::size_t i = 0; i < out.size(); ++i) out[i] = EnumTable<E>::names[i].first;
+  return out;
+}
+
 // "BLOCKER, MAJOR, MINOR, NIT": the allowed values, for messages.
 template <ContractEnum E>
 std::string allowedNames() {

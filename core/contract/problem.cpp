@@ -1,5 +1,7 @@
 #include "core/contract/problem.h"
 
+#include "core/support/text.h"
+
 namespace revline::contract {
 
 std::string_view toString(ErrorKind kind) {
@@ -28,17 +30,12 @@ Problem makeProblem(ErrorKind kind, std::string pointer, std::string_view detail
 namespace {
 constexpr std::size_t kShownChars = 80;
 
-// Cuts to at most `limit` bytes without splitting a UTF-8 sequence.
-std::string cutUtf8(const std::string& s, std::size_t limit) {
-  if (s.size() <= limit) return s;
-  std::size_t cut = limit;
-  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
-  return s.substr(0, cut) + "…";
-}
 }  // namespace
 
 std::string showValue(const json& value) {
-  return cutUtf8(value.dump(-1, ' ', false, json::error_handler_t::replace), kShownChars);
+  // At most kShownChars bytes plus the ellipsis, never inside a UTF-8 sequence.
+  const std::string text = value.dump(-1, ' ', false, json::error_handler_t::replace);
+  return text.size() <= kShownChars ? text : text.substr(0, utf8Boundary(text, kShownChars)) + "…";
 }
 
 std::string showString(std::string_view text) { return showValue(json(std::string(text))); }

@@ -3,6 +3,7 @@
 #include <array>
 
 #include "core/contract/rules.h"
+#include "core/support/text.h"
 
 namespace revline::contract {
 namespace {
@@ -32,8 +33,7 @@ std::size_t skipSpace(std::string_view text, std::size_t at) {
 PreparedReply prepareReply(std::string_view raw, std::size_t maxBytes) {
   PreparedReply out;
   if (raw.size() > maxBytes) {
-    std::size_t cut = maxBytes;
-    while (cut > 0 && (static_cast<unsigned char>(raw[cut]) & 0xC0) == 0x80) --cut;  // keep UTF-8 whole
+    const std::size_t cut = utf8Boundary(raw, maxBytes);  // keep UTF-8 whole
     out.warnings.push_back("reply_too_long: the reply has " + std::to_string(raw.size()) +
                            " bytes; only the first " + std::to_string(cut) + " were read");
     raw = raw.substr(0, cut);

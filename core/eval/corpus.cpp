@@ -1,8 +1,8 @@
 #include "core/eval/corpus.h"
 
 #include <algorithm>
-#include <fstream>
-#include <sstream>
+
+#include "core/support/files.h"
 
 namespace revline::eval {
 namespace {
@@ -268,12 +268,10 @@ EvalCase parseCase(const json& doc, const fs::path& dir, const std::string& orig
 }
 
 json readJsonFile(const fs::path& file, const std::string& what) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw CorpusError(file.string() + ": cannot read the " + what + " (no such file or not readable)");
-  std::ostringstream text;
-  text << in.rdbuf();
+  const std::optional<std::string> text = readWholeFile(file);
+  if (!text) throw CorpusError(file.string() + ": cannot read the " + what + " (no such file or not readable)");
   try {
-    return json::parse(text.str());
+    return json::parse(*text);
   } catch (const json::parse_error& e) {
     throw CorpusError(file.string() + ": not valid JSON: " + e.what());
   }

@@ -12,6 +12,7 @@
 #include <random>
 #include <thread>
 
+#include "core/support/text.h"
 #include "core/support/version.h"
 
 namespace revline::providers {
@@ -28,12 +29,7 @@ std::string lower(std::string s) {
   return s;
 }
 
-std::string trim(const std::string& s) {
-  auto b = s.find_first_not_of(" \t\r\n");
-  if (b == std::string::npos) return "";
-  auto e = s.find_last_not_of(" \t\r\n");
-  return s.substr(b, e - b + 1);
-}
+std::string trim(const std::string& s) { return std::string(trimmed(s)); }
 
 std::string seconds(std::chrono::milliseconds d) {
   auto ms = d.count();
@@ -410,9 +406,7 @@ HttpResponse HttpTransport::postJson(const std::string& path,
                                      const std::vector<std::pair<std::string, std::string>>& headers,
                                      const std::string& body, const CancelToken& cancel) {
   const std::string url = base_.str() + path;
-  auto cancelled = [&] {
-    return ProviderError(Kind::Cancelled, providerName_ + ": the request to " + url + " was cancelled");
-  };
+  auto cancelled = [&] { return Cancelled(providerName_ + ": the request to " + url + " was cancelled"); };
   for (int retry = 0;; ++retry) {
     if (cancel.cancelled()) throw cancelled();
     Attempt attempt = sendOnce(path, headers, body, cancel);

@@ -1,7 +1,6 @@
 #include "core/providers/replay_provider.h"
 
-#include <fstream>
-#include <sstream>
+#include "core/support/files.h"
 
 namespace revline::providers {
 namespace {
@@ -69,16 +68,14 @@ ReplayProvider ReplayProvider::fromJson(const json& cassette, const std::string&
 }
 
 ReplayProvider ReplayProvider::fromFile(const std::filesystem::path& cassette) {
-  std::ifstream in(cassette, std::ios::binary);
-  if (!in) {
+  const std::optional<std::string> text = readWholeFile(cassette);
+  if (!text) {
     throw ProviderError(ProviderError::Kind::Config,
                         "cannot read cassette " + cassette.string() + ": no such file or not readable");
   }
-  std::ostringstream text;
-  text << in.rdbuf();
   json doc;
   try {
-    doc = json::parse(text.str());
+    doc = json::parse(*text);
   } catch (const json::parse_error& e) {
     fail(cassette.string(), std::string("not valid JSON: ") + e.what());
   }
@@ -86,7 +83,7 @@ ReplayProvider ReplayProvider::fromFile(const std::filesystem::path& cassette) {
 }
 
 review::ModelResponse ReplayProvider::complete(const review::ModelRequest& request, const CancelToken& cancel) {
-  if (cancel.cancelled()) throw ProviderError(ProviderError::Kind::Cancelled, "review cancelled");
+  if (cancel.cancelled()) throw Cancelled("review cancelled");
   requests_.push_back(request);
   if (next_ >= interactions_.size()) {
     throw ProviderError(ProviderError::Kind::Protocol,

@@ -8,6 +8,7 @@
 
 #include "core/reports/names.h"
 #include "core/reports/text_report.h"
+#include "core/support/text.h"
 
 namespace revline::reports {
 
@@ -169,12 +170,7 @@ struct Listed {
 }  // namespace
 
 std::string truncateUtf8(const std::string& text, std::size_t maxBytes) {
-  if (text.size() <= maxBytes) return text;
-  const std::string ellipsis = "…";
-  if (maxBytes < ellipsis.size()) return "";
-  std::size_t cut = maxBytes - ellipsis.size();
-  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;  // not inside a character
-  return text.substr(0, cut) + ellipsis;
+  return revline::truncateUtf8(text, maxBytes, "…");
 }
 
 GithubReview buildGithubReview(const review::ReviewOutcome& outcome, const diff::Diff& diff,

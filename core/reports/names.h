@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "core/contract/contract.h"
+#include "core/contract/enums.h"
 #include "core/support/json.h"
 
 namespace revline::reports {
@@ -21,9 +22,7 @@ std::optional<contract::Severity> parseSeverityName(std::string_view text);
 // A Finding with the contract's JSON field names (every field present; nullable ones as null).
 json findingJson(const contract::Finding& finding);
 
-inline constexpr contract::Category kAllCategories[] = {
-    contract::Category::Correctness, contract::Category::Security,        contract::Category::Concurrency,
-    contract::Category::DataLoss,    contract::Category::Performance,     contract::Category::Maintainability,
-    contract::Category::Style,       contract::Category::Testing};
+// Every category, from the contract's enum table.
+inline constexpr auto kAllCategories = contract::allValues<contract::Category>();
 
 }  // namespace revline::reports

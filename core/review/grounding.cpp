@@ -10,6 +10,7 @@
 #include <algorithm>
 
 #include "core/review/finding_id.h"
+#include "core/support/text.h"
 #include "core/support/utf8.h"
 
 namespace revline::review {
@@ -33,9 +34,7 @@ std::string_view stripCr(std::string_view s) {
 std::string quoteValue(std::string_view s) {
   bool cut = false;
   if (s.size() > kMaxQuotedBytes) {
-    std::size_t end = kMaxQuotedBytes;
-    while (end > 0 && (static_cast<unsigned char>(s[end]) & 0xC0) == 0x80) --end;
-    s = s.substr(0, end);
+    s = s.substr(0, utf8Boundary(s, kMaxQuotedBytes));
     cut = true;
   }
   std::string out = "\"";
@@ -136,17 +135,6 @@ std::optional<std::string> clampRange(contract::Finding& finding, const diff::Fi
   finding.endLine = last == finding.line ? std::nullopt : std::optional<std::int64_t>(last);
   return "the range " + describeRange(finding.line, asked) + " ran past the lines this diff shows (line " +
          std::to_string(*missing) + " is not shown); clamped to " + describeRange(finding.line, last);
-}
-
-// Splits on "\n"; each piece loses a "\r" that ends it (see grounding.h).
-std::vector<std::string_view> splitLines(std::string_view s) {
-  std::vector<std::string_view> lines;
-  for (;;) {
-    const std::size_t nl = s.find('\n');
-    lines.push_back(stripCr(s.substr(0, nl)));
-    if (nl == std::string_view::npos) return lines;
-    s.remove_prefix(nl + 1);
-  }
 }
 
 std::string_view leadingWhitespace(std::string_view s) {

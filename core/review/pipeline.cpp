@@ -11,17 +11,18 @@
 namespace revline::review {
 namespace {
 
-std::vector<std::vector<diff::HunkContext>> functionContextFor(const diff::Diff& diff, const ReviewOptions& options,
-                                                               const ToolExecutor* files) {
-  std::vector<std::vector<diff::HunkContext>> context;
-  if (options.context != ContextMode::Function || !files) return context;
-  for (const diff::FileDiff& f : diff.files) {
-    std::optional<std::string> text;
-    if (f.newPath && !f.binary && !f.hunks.empty() && f.status != diff::FileStatus::Added) text = files->newFileText(*f.newPath);
-    context.push_back(text ? diff::functionContext(f, *text, options.functionContextMaxLines)
-                           : std::vector<diff::HunkContext>{});
-  }
-  return context;
+int countBlocking(const std::vector<RejectedFinding>& rejected, const PolicyConfig& policy) {
+  return static_cast<int>(std::count_if(rejected.begin(), rejected.end(),
+                                        [&](const RejectedFinding& r) { return blocks(r.finding, policy); }));
+}
+
+}  // namespace
+
+std::int64_t changedLines(const diff::FileDiff& file) {
+  std::int64_t n = 0;
+  for (const auto& h : file.hunks)
+    for (const auto& l : h.lines) n += l.kind != diff::LineKind::Context;
+  return n;
 }
 
 Coverage coverageOf(const diff::Diff& diff, const ReviewInputs& inputs) {
@@ -35,18 +36,48 @@ Coverage coverageOf(const diff::Diff& diff, const ReviewInputs& inputs) {
   return c;
 }
 
-int countBlocking(const std::vector<RejectedFinding>& rejected, const PolicyConfig& policy) {
-  return static_cast<int>(std::count_if(rejected.begin(), rejected.end(),
-                                        [&](const RejectedFinding& r) { return blocks(r.finding, policy); }));
+std::vector<std::vector<diff::HunkContext>> functionContextOf(const diff::Diff& diff, const ReviewOptions& options,
+                                                               const ToolExecutor* files) {
+  std::vector<std::vector<diff::HunkContext>> context;
+  if (options.context != ContextMode::Function || !files) return context;
+  for (const diff::FileDiff& f : diff.files) {
+    std::optional<std::string> text;
+    if (f.newPath && !f.binary && !f.hunks.empty() && f.status != diff::FileStatus::Added) text = files->newFileText(*f.newPath);
+    context.push_back(text ? diff::functionContext(f, *text, options.functionContextMaxLines)
+                           : std::vector<diff::HunkContext>{});
+  }
+  return context;
 }
 
-}  // namespace
+std::string settingsKey(const ReviewOptions& o) {
+  return "instructions " + o.extraInstructions + "\nmax_findings " + std::to_string(o.policy.maxFindings) +
+         "\nmax_explanation_chars " + std::to_string(o.policy.maxExplanationChars) + "\nmax_tool_calls " +
+         std::to_string(o.maxToolCalls) + "\nmax_attempts " + std::to_string(o.maxAttempts) + "\ncontext " +
+         (o.context == ContextMode::Hunk ? "hunk " : "function ") + std::to_string(o.functionContextMaxLines) +
+         "\ndescription " + o.description;
+}
 
-std::int64_t changedLines(const diff::FileDiff& file) {
-  std::int64_t n = 0;
-  for (const auto& h : file.hunks)
-    for (const auto& l : h.lines) n += l.kind != diff::LineKind::Context;
-  return n;
+ApprovalEvidence approvalEvidence(const ReviewOutcome& outcome) {
+  return {outcome.unplacedBlocking,
+          outcome.modelVerdict == contract::Verdict::RequestChanges && !outcome.rejected.empty()};
+}
+
+ModelRequest firstRequest(const diff::Diff& diff, const Provider& provider, const ReviewOptions& options,
+                          ToolExecutor* tools, const ReviewInputs& inputs) {
+  ModelRequest request;
+  request.system = systemPrompt(options.extraInstructions, tools && options.maxToolCalls > 0);
+  // A remote provider gets the diff (and the tools' reads) with secrets removed
+  // from the raw text, before any line number is added.
+  const SecretFinder finder = provider.remote() ? provider.secretFinder() : SecretFinder{};
+  if (finder && tools) tools->redactWith(finder);
+  PromptInput prompt{functionContextOf(diff, options, tools), options.description, inputs.commitMessages};
+  if (finder) {
+    prompt.description = redactSpans(prompt.description, finder(prompt.description, ""));
+    for (std::string& m : prompt.commitMessages) m = redactSpans(m, finder(m, ""));
+  }
+  request.messages.push_back({Role::User, userPrompt(finder ? redactDiff(diff, finder) : diff, prompt), {}, {}});
+  request.schema = contract::reportSchemaOrdered();
+  return request;
 }
 
 ReviewOutcome runReview(const diff::Diff& diff, Provider& provider, const ReviewOptions& options,
@@ -62,20 +93,8 @@ ReviewOutcome runReview(const diff::Diff& diff, Provider& provider, const Review
     return outcome;
   }
 
-  ModelRequest request;
   const bool toolsOffered = tools && options.maxToolCalls > 0;
-  request.system = systemPrompt(options.extraInstructions, toolsOffered);
-  // A remote provider gets the diff (and the tools' reads) with secrets removed
-  // from the raw text, before any line number is added.
-  const SecretFinder finder = provider.remote() ? provider.secretFinder() : SecretFinder{};
-  if (finder && tools) tools->redactWith(finder);
-  PromptInput prompt{functionContextFor(diff, options, tools), options.description, inputs.commitMessages};
-  if (finder) {
-    prompt.description = redactSpans(prompt.description, finder(prompt.description, ""));
-    for (std::string& m : prompt.commitMessages) m = redactSpans(m, finder(m, ""));
-  }
-  request.messages.push_back({Role::User, userPrompt(finder ? redactDiff(diff, finder) : diff, prompt), {}, {}});
-  request.schema = contract::reportSchemaOrdered();
+  ModelRequest request = firstRequest(diff, provider, options, tools, inputs);
 
   AttemptResult answer = runAttempts(provider, request, {options.maxAttempts, options.maxToolCalls},
                                      toolsOffered ? tools : nullptr, cancel);
@@ -117,13 +136,9 @@ ReviewOutcome runReview(const diff::Diff& diff, Provider& provider, const Review
   outcome.rejected = std::move(grounded.rejected);
   outcome.unplacedBlocking = std::max(0, unplacedBlocking);
   outcome.modelVerdict = answer.report.verdict;
-  outcome.verdict = decideVerdict(outcome.findings, options.policy);
   // No false approval: findings the model meant could not be placed, so the
   // change was not shown to be fine.
-  if (outcome.verdict == contract::Verdict::Approve &&
-      (outcome.unplacedBlocking > 0 ||
-       (outcome.modelVerdict == contract::Verdict::RequestChanges && !outcome.rejected.empty())))
-    outcome.verdict = contract::Verdict::Comment;
+  outcome.verdict = decideVerdict(outcome.findings, options.policy, approvalEvidence(outcome));
   outcome.summary = std::move(answer.report.summary);
   outcome.warnings = std::move(answer.warnings);
   outcome.attempts = answer.attempts;

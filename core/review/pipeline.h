@@ -8,6 +8,7 @@
 
 #include "core/contract/contract.h"
 #include "core/diff/diff.h"
+#include "core/diff/function_context.h"
 #include "core/review/policy.h"
 #include "core/review/provider.h"
 #include "core/support/cancel.h"
@@ -26,6 +27,11 @@ struct ReviewOptions {
   int functionContextMaxLines = 200;  // a longer enclosing definition shows only its first line
   std::string description;            // what the change is for, in the author's words (untrusted)
 };
+
+// The options that change what a review publishes, as text: part of every
+// review cache key (session/review_cache.h). Kept beside ReviewOptions so a new
+// option is added to it in the same place.
+std::string settingsKey(const ReviewOptions& options);
 
 // A finding that survived grounding and the publication filters.
 struct PublishedFinding {
@@ -93,8 +99,28 @@ class ContractFailure : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// What the reviewer is shown of a change: `diff` (the selection) against the
+// files `inputs` lists as left out.
+Coverage coverageOf(const diff::Diff& diff, const ReviewInputs& inputs);
+
+// The function context (diff/function_context.h) the model is shown around
+// each hunk, per file and hunk, read through `files` (ToolExecutor::newFileText,
+// so confined and redacted like the tools); empty with ContextMode::Hunk or
+// without files.
+std::vector<std::vector<diff::HunkContext>> functionContextOf(const diff::Diff& diff, const ReviewOptions& options,
+                                                              const ToolExecutor* files);
+
+// What kept this outcome from approving (policy.h ApprovalEvidence).
+ApprovalEvidence approvalEvidence(const ReviewOutcome& outcome);
+
+// The first request of a review, exactly as `provider` receives it: system
+// prompt, the intent and annotated diff (with function context, redacted for a
+// remote provider), the schema; no tools yet (runAttempts adds them). Sets
+// `tools`' redaction for a remote provider. `revline diff --prompt` prints it.
+ModelRequest firstRequest(const diff::Diff& diff, const Provider& provider, const ReviewOptions& options,
+                          ToolExecutor* tools, const ReviewInputs& inputs = {});
+
 // Throws ProviderError (provider failed; not retried), ContractFailure, or Cancelled.
-// `tools` may be null (no repository tools offered).
 // `tools` may be null (no repository tools offered); when set, it also supplies
 // the new files' text for function context (ToolExecutor::newFileText).
 ReviewOutcome runReview(const diff::Diff& diff, Provider& provider, const ReviewOptions& options,

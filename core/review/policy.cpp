@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "core/review/pipeline.h"
+#include "core/support/text.h"
 
 namespace revline::review {
 namespace {
@@ -26,12 +27,7 @@ int rank(Severity s) {
 
 bool atLeastAsSevere(Severity s, Severity bar) { return rank(s) <= rank(bar); }
 
-std::string trim(std::string_view s) {
-  constexpr std::string_view ws = " \t\r\n\f\v";
-  const auto first = s.find_first_not_of(ws);
-  if (first == std::string_view::npos) return {};
-  return std::string(s.substr(first, s.find_last_not_of(ws) - first + 1));
-}
+std::string trim(std::string_view s) { return std::string(trimmed(s)); }
 
 bool isContinuationByte(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; }
 
@@ -69,6 +65,15 @@ contract::Verdict decideVerdict(const std::vector<PublishedFinding>& findings, c
                                      [&](const PublishedFinding& p) { return blocks(p.finding, policy); });
   if (anyBlocks) return contract::Verdict::RequestChanges;
   return findings.empty() ? contract::Verdict::Approve : contract::Verdict::Comment;
+}
+
+contract::Verdict decideVerdict(const std::vector<PublishedFinding>& findings, const PolicyConfig& policy,
+                                const ApprovalEvidence& evidence) {
+  const contract::Verdict verdict = decideVerdict(findings, policy);
+  if (verdict == contract::Verdict::Approve &&
+      (evidence.unplacedBlocking > 0 || evidence.changesRequestedButRejected))
+    return contract::Verdict::Comment;
+  return verdict;
 }
 
 std::vector<PublishedFinding> applyPublicationFilters(std::vector<PublishedFinding> findings,

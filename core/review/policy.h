@@ -26,6 +26,18 @@ bool blocks(const contract::Finding& finding, const PolicyConfig& policy);
 // REQUEST_CHANGES / COMMENT / APPROVE from grounded findings (contract.md "Policy").
 contract::Verdict decideVerdict(const std::vector<PublishedFinding>& findings, const PolicyConfig& policy);
 
+// What besides the published findings keeps a review from approving: the
+// change was not shown to be fine.
+struct ApprovalEvidence {
+  int unplacedBlocking = 0;  // blocking findings the model meant that could not be placed
+  bool changesRequestedButRejected = false;  // the model asked for changes and some findings were rejected
+};
+
+// decideVerdict, then no false approval: with any of `evidence`, APPROVE
+// becomes COMMENT. The one verdict rule of the CLI, the server and its cache.
+contract::Verdict decideVerdict(const std::vector<PublishedFinding>& findings, const PolicyConfig& policy,
+                                const ApprovalEvidence& evidence);
+
 // Trim text, drop empties, cap explanation length, dedupe (file, line, title),
 // order by severity then confidence (descending), cap the count.
 std::vector<PublishedFinding> applyPublicationFilters(std::vector<PublishedFinding> findings, const PolicyConfig& policy);

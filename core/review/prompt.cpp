@@ -4,6 +4,7 @@
 
 #include "core/diff/render.h"
 #include "core/review/pipeline.h"
+#include "core/support/text.h"
 
 namespace revline::review {
 
@@ -96,9 +97,7 @@ std::string intentText(const PromptInput& input) {
     for (const auto& message : input.commitMessages) text += "- " + message + "\n";
   }
   if (text.size() > kMaxIntentChars) {
-    std::size_t end = kMaxIntentChars;
-    while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;
-    text = text.substr(0, end) + "\n[cut: the intent was longer than " + std::to_string(kMaxIntentChars) +
+    text = text.substr(0, utf8Boundary(text, kMaxIntentChars)) + "\n[cut: the intent was longer than " + std::to_string(kMaxIntentChars) +
            " characters]\n";
   }
   return text;

@@ -84,7 +84,7 @@ struct ModelResponse {
 // never retried by the contract loop, surfaced to the user as `what()`.
 class ProviderError : public std::runtime_error {
  public:
-  enum class Kind { Network, Timeout, Auth, NotFound, BadRequest, Quota, RateLimited, Server, Protocol, Refusal, Cancelled, Config };
+  enum class Kind { Network, Timeout, Auth, NotFound, BadRequest, Quota, RateLimited, Server, Protocol, Refusal, Config };  // cancellation: support/cancel.h Cancelled
   ProviderError(Kind kind, const std::string& message) : std::runtime_error(message), kind_(kind) {}
   Kind kind() const { return kind_; }
  private:

@@ -3,6 +3,7 @@
 #include <atomic>
 #include <memory>
 #include <stdexcept>
+#include <string>
 
 namespace revline {
 
@@ -15,10 +16,14 @@ class CancelToken {
   std::shared_ptr<std::atomic<bool>> flag_;
 };
 
-// Thrown by long-running work that noticed its token was cancelled.
+// The one way cancellation is reported, end to end: thrown by long-running
+// work (the attempt loop, providers, HTTP calls and their back-off) that
+// noticed its token was cancelled. Never a ProviderError: a cancelled review
+// is not a failed one.
 class Cancelled : public std::runtime_error {
  public:
   Cancelled() : std::runtime_error("cancelled") {}
+  explicit Cancelled(const std::string& what) : std::runtime_error(what) {}
 };
 
 }  // namespace revline

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include "core/support/text.h"
+
 namespace revline::tools {
 
 // ---------------------------------------------------------------- argument helpers
@@ -61,29 +63,11 @@ constexpr const char* kSearchText = "search_text";
 constexpr const char* kGlob = "glob";
 constexpr const char* kFindUsages = "find_usages";
 
-std::vector<std::string_view> splitLines(std::string_view text) {
-  std::vector<std::string_view> lines;
-  std::size_t start = 0;
-  while (start < text.size()) {
-    auto nl = text.find('\n', start);
-    std::size_t end = nl == std::string_view::npos ? text.size() : nl;
-    std::string_view line = text.substr(start, end - start);
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    lines.push_back(line);
-    if (nl == std::string_view::npos) break;
-    start = nl + 1;
-  }
-  return lines;
-}
-
 std::string clip(std::string_view line, std::size_t maxChars) {
   std::string_view t = line;
   while (!t.empty() && (t.front() == ' ' || t.front() == '\t')) t.remove_prefix(1);
   if (t.size() <= maxChars) return std::string(t);
-  // do not cut a UTF-8 sequence in half
-  std::size_t cut = maxChars;
-  while (cut > 0 && (static_cast<unsigned char>(t[cut]) & 0xC0) == 0x80) --cut;
-  return std::string(t.substr(0, cut)) + " [...]";
+  return std::string(t.substr(0, utf8Boundary(t, maxChars))) + " [...]";  // never half a UTF-8 sequence
 }
 
 bool hasUpper(std::string_view s) {
@@ -109,8 +93,9 @@ std::string capResult(std::string text, std::size_t maxBytes) {
 }
 
 // Scans candidate files line by line; `match` decides per line. Stops at the cap.
+// `pathGlob` null: every file (a pointer, not a temporary optional: GCC 12 warns of that one).
 template <class Match>
-std::string scan(const Sandbox& sandbox, const std::optional<std::string>& pathGlob, Match match,
+std::string scan(const Sandbox& sandbox, const std::string* pathGlob, Match match,
                  const std::string& header, const std::string& nothing) {
   const ToolLimits& limits = sandbox.limits();
   bool walkTruncated = false;
@@ -122,7 +107,7 @@ std::string scan(const Sandbox& sandbox, const std::optional<std::string>& pathG
     if (pathGlob && !globMatch(*pathGlob, rel)) continue;
     auto text = sandbox.readForSearch(rel);
     if (!text) continue;
-    auto lines = splitLines(*text);
+    auto lines = fileLines(*text);
     for (std::size_t i = 0; i < lines.size(); ++i) {
       if (!match(lines[i])) continue;
       if (matches == limits.maxMatches) {
@@ -190,7 +175,7 @@ Result<std::string> RepositoryTools::readFile(const ReadFileInput& in) const {
   auto content = sandbox_.readText(path);
   if (auto* err = std::get_if<ToolError>(&content)) return *err;
   const std::string& text = std::get<std::string>(content);
-  auto lines = splitLines(text);
+  auto lines = fileLines(text);
   const auto total = static_cast<std::int64_t>(lines.size());
   if (total == 0) return path.relative + " is empty.";
   const auto maxLines = static_cast<std::int64_t>(sandbox_.limits().maxLinesPerRead);
@@ -238,7 +223,7 @@ Result<std::string> RepositoryTools::searchText(const SearchTextInput& in) const
     return lowerAscii(line).find(needle) != std::string::npos;
   };
   std::string where = in.pathGlob ? " in files matching '" + *in.pathGlob + "'" : "";
-  return capResult(scan(sandbox_, in.pathGlob, match, "Lines containing \"" + in.query + "\"" + where,
+  return capResult(scan(sandbox_, in.pathGlob ? &*in.pathGlob : nullptr, match, "Lines containing \"" + in.query + "\"" + where,
                         "No text file" + where + " contains \"" + in.query + "\"."),
                    sandbox_.limits().maxResultBytes);
 }
@@ -294,7 +279,7 @@ Result<std::string> RepositoryTools::findUsages(const FindUsagesInput& in) const
     }
     return false;
   };
-  return capResult(scan(sandbox_, std::nullopt, match, "Usages of " + sym, "No usage of " + sym + " found."),
+  return capResult(scan(sandbox_, nullptr, match, "Usages of " + sym, "No usage of " + sym + " found."),
                    sandbox_.limits().maxResultBytes);
 }
 

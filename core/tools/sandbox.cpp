@@ -4,6 +4,7 @@
 #include <functional>
 #include <system_error>
 
+#include "core/support/glob.h"
 #include "core/support/repo_file.h"
 
 namespace revline::tools {
@@ -225,116 +226,16 @@ std::optional<std::string> Sandbox::readForSearch(const std::string& relative) c
 
 // ---------------------------------------------------------------- glob
 
-namespace {
-
-// Expands the first {a,b} group (recursively for the rest); no nesting inside a group.
-void expandBraces(const std::string& pattern, std::vector<std::string>& out, int depth = 0) {
-  auto open = pattern.find('{');
-  auto close = open == std::string::npos ? std::string::npos : pattern.find('}', open);
-  if (open == std::string::npos || close == std::string::npos || depth > 8 || out.size() > 64) {
-    out.push_back(pattern);
-    return;
-  }
-  std::string head = pattern.substr(0, open), tail = pattern.substr(close + 1);
-  std::string body = pattern.substr(open + 1, close - open - 1);
-  std::size_t start = 0;
-  while (true) {
-    auto comma = body.find(',', start);
-    expandBraces(head + body.substr(start, comma == std::string::npos ? std::string::npos : comma - start) + tail,
-                 out, depth + 1);
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-}
-
-// [set] at p[i] (p[i] == '['); returns the index after ']' and whether c matched, or npos when malformed.
-std::size_t matchSet(std::string_view p, std::size_t i, char c, bool& matched) {
-  std::size_t j = i + 1;
-  bool negate = j < p.size() && (p[j] == '!' || p[j] == '^');
-  if (negate) ++j;
-  bool any = false;
-  bool first = true;
-  while (j < p.size() && (p[j] != ']' || first)) {
-    first = false;
-    if (j + 2 < p.size() && p[j + 1] == '-' && p[j + 2] != ']') {
-      if (p[j] <= c && c <= p[j + 2]) any = true;
-      j += 3;
-    } else {
-      if (p[j] == c) any = true;
-      ++j;
-    }
-  }
-  if (j >= p.size()) return std::string_view::npos;
-  matched = (any != negate) && c != '/';
-  return j + 1;
-}
-
-bool matchHere(std::string_view p, std::string_view s, int& budget) {
-  if (--budget < 0) return false;  // pathological patterns give up instead of spinning
-  while (!p.empty()) {
-    if (p.size() >= 2 && p[0] == '*' && p[1] == '*') {
-      std::size_t k = 0;
-      while (k < p.size() && p[k] == '*') ++k;
-      std::string_view rest = p.substr(k);
-      if (!rest.empty() && rest.front() == '/') {
-        // "**/" matches zero or more whole directories
-        std::string_view after = rest.substr(1);
-        if (matchHere(after, s, budget)) return true;
-        for (std::size_t i = 0; i < s.size(); ++i) {
-          if (s[i] == '/' && matchHere(after, s.substr(i + 1), budget)) return true;
-        }
-        return false;
-      }
-      for (std::size_t i = 0; i <= s.size(); ++i) {
-        if (matchHere(rest, s.substr(i), budget)) return true;
-      }
-      return false;
-    }
-    if (p[0] == '*') {
-      std::string_view rest = p.substr(1);
-      for (std::size_t i = 0; i <= s.size(); ++i) {
-        if (matchHere(rest, s.substr(i), budget)) return true;
-        if (i < s.size() && s[i] == '/') break;
-      }
-      return false;
-    }
-    if (s.empty()) return false;
-    if (p[0] == '?') {
-      if (s[0] == '/') return false;
-    } else if (p[0] == '[') {
-      bool matched = false;
-      std::size_t next = matchSet(p, 0, s[0], matched);
-      if (next != std::string_view::npos) {
-        if (!matched) return false;
-        p = p.substr(next);
-        s = s.substr(1);
-        continue;
-      }
-      if (s[0] != '[') return false;  // malformed set: a literal '['
-    } else if (p[0] != s[0]) {
-      return false;
-    }
-    p = p.substr(1);
-    s = s.substr(1);
-  }
-  return s.empty();
-}
-
-}  // namespace
-
 bool globMatch(std::string_view pattern, std::string_view path) {
-  std::string pat(pattern);
-  while (pat.rfind("./", 0) == 0) pat = pat.substr(2);
-  std::vector<std::string> alternatives;
-  expandBraces(pat, alternatives);
-  for (const auto& alt : alternatives) {
+  std::string_view pat = pattern;
+  while (pat.substr(0, 2) == "./") pat.remove_prefix(2);
+  for (const std::string& alt : expandGlobBraces(pat)) {
     std::string_view subject = path;
-    if (alt.find('/') == std::string::npos) {
+    if (alt.find('/') == std::string::npos) {  // a bare pattern names files at any depth
       auto slash = path.rfind('/');
       if (slash != std::string_view::npos) subject = path.substr(slash + 1);
     }
-    int budget = 100000;
-    if (matchHere(alt, subject, budget)) return true;
+    if (globMatchPath(alt, subject)) return true;
   }
   return false;
 }

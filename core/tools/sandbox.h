@@ -84,8 +84,8 @@ class Sandbox {
   review::SecretFinder redact_;
 };
 
-// Glob matching over '/'-separated paths: `*`, `**`, `?`, `[set]`, `{a,b}`.
-// A pattern without '/' is matched against the file name only.
+// The model's glob: the one glob engine (support/glob.h, as the settings use
+// it). A pattern without '/' is matched against the file name only.
 bool globMatch(std::string_view pattern, std::string_view path);
 
 }  // namespace revline::tools

@@ -74,3 +74,17 @@ TEST(PathSelected, IncludeThenExclude) {
 
 }  // namespace
 }  // namespace revline::config
+
+namespace revline::config {
+namespace {
+// The settings and the model's glob tool share one engine: what a user writes
+// in `exclude` means what the model's glob("...") means.
+TEST(Glob, SetsAndAlternativesAsTheToolsHaveThem) {
+  EXPECT_TRUE(globMatches("*.{lock,min.js}", "web/app.min.js"));
+  EXPECT_TRUE(globMatches("*.{lock,min.js}", "Cargo.lock"));
+  EXPECT_FALSE(globMatches("*.{lock,min.js}", "app.js"));
+  EXPECT_TRUE(globMatches("src/gen[0-9]/", "src/gen2/a.c"));
+  EXPECT_FALSE(globMatches("src/gen[0-9]/", "src/genx/a.c"));
+}
+}  // namespace
+}  // namespace revline::config

@@ -1,5 +1,5 @@
-// contract.md "LSP mapping", hover text, the cache form of findings, and the
-// per-repository state under .git/revline/.
+// contract.md "LSP mapping", hover text, and the dismissed findings kept under
+// .git/revline/ (the review cache is tested in tests/unit/session).
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -7,7 +7,6 @@
 
 #include "lsp/findings.h"
 #include "lsp/dismissals.h"
-#include "lsp/repository_state.h"
 
 namespace revline::lsp {
 namespace {
@@ -52,22 +51,6 @@ TEST(Mapping, HoverHasEverything) {
     EXPECT_NE(md.find(part), std::string::npos) << part;
 }
 
-TEST(Cache, FindingsRoundTrip) {
-  auto a = sample();
-  auto b = sample();
-  b.finding.endLine.reset();
-  b.finding.edit.reset();
-  b.finding.suggestedFix.reset();
-  auto back = findingsFromJson(findingsToJson({a, b}));
-  ASSERT_EQ(back.size(), 2u);
-  EXPECT_EQ(back[0].id, a.id);
-  EXPECT_EQ(back[0].finding.edit, a.finding.edit);
-  EXPECT_EQ(back[0].finding.endLine, 4);
-  EXPECT_FALSE(back[1].finding.endLine);
-  EXPECT_FALSE(back[1].finding.edit);
-  EXPECT_EQ(back[1].finding.severity, contract::Severity::Blocker);
-}
-
 struct TempGitDir {
   fs::path root;
   TempGitDir() {
@@ -77,23 +60,6 @@ struct TempGitDir {
   }
   ~TempGitDir() { fs::remove_all(root); }
 };
-
-TEST(Cache, SurvivesANewCacheObject) {
-  TempGitDir dir;
-  const std::string key = ReviewCache::key("builtin", "rules", 1, "File: a\n");
-  {
-    ReviewCache c;
-    EXPECT_FALSE(c.get(dir.root, key));
-    c.put(dir.root, key, {sample()});
-  }
-  ReviewCache fresh;
-  auto hit = fresh.get(dir.root, key);
-  ASSERT_TRUE(hit);
-  EXPECT_EQ(hit->at(0).id, sample().id);
-  EXPECT_FALSE(fresh.get(dir.root, ReviewCache::key("builtin", "rules", 2, "File: a\n")));  // prompt version
-  EXPECT_FALSE(fresh.get(dir.root, ReviewCache::key("builtin", "rules", 1, "File: a\n", "instructions x")));  // settings
-  EXPECT_TRUE(fs::exists(dir.root / ".git" / "revline" / "cache"));
-}
 
 TEST(Dismissed, RememberedAcrossInstances) {
   TempGitDir dir;
@@ -121,24 +87,6 @@ TEST(Dismissed, TwoServersNeverLoseEachOthersEntries) {
   first.refresh();
   EXPECT_FALSE(first.contains("from-first"));
   EXPECT_TRUE(first.contains("from-second"));
-}
-
-TEST(ReviewCacheDisk, PrunesOldEntries) {
-  TempGitDir dir;
-  ReviewCache cache;
-  for (std::size_t i = 0; i < ReviewCache::kDiskEntries + 5; ++i)
-    cache.put(dir.root, ReviewCache::key("builtin", "rules", 1, "File: " + std::to_string(i) + "\n"), {sample()});
-  std::size_t files = 0;
-  for (const auto& e : fs::directory_iterator(dir.root / ".git" / "revline" / "cache"))
-    files += e.path().extension() == ".json";
-  EXPECT_EQ(files, ReviewCache::kDiskEntries);
-}
-
-TEST(GitDirectory, FollowsAGitFile) {
-  TempGitDir dir;
-  fs::remove_all(dir.root / ".git");
-  std::ofstream(dir.root / ".git") << "gitdir: elsewhere/.git\n";
-  EXPECT_EQ(gitDirectory(dir.root), dir.root / "elsewhere/.git");
 }
 
 }  // namespace

@@ -1,0 +1,33 @@
+#include "core/git/git_directory.h"
+
+#include <fstream>
+#include <iterator>
+#include <string>
+
+namespace revline::git {
+namespace fs = std::filesystem;
+
+fs::path gitDirectory(const fs::path& root) {
+  const fs::path dotGit = root / ".git";
+  std::error_code ec;
+  if (fs::is_regular_file(dotGit, ec)) {
+    std::ifstream in(dotGit, std::ios::binary);
+    std::string content;
+    // A .git file is one line; never read more than a page of whatever is there.
+    char buffer[4096];
+    in.read(buffer, sizeof buffer);
+    content.assign(buffer, static_cast<std::size_t>(in.gcount()));
+    const std::string prefix = "gitdir:";
+    if (content.compare(0, prefix.size(), prefix) == 0) {
+      std::string dir = content.substr(prefix.size());
+      if (auto nl = dir.find('\n'); nl != std::string::npos) dir.erase(nl);
+      while (!dir.empty() && dir.front() == ' ') dir.erase(0, 1);
+      while (!dir.empty() && (dir.back() == '\r' || dir.back() == ' ')) dir.pop_back();
+      fs::path p(dir);
+      return p.is_absolute() ? p : root / p;
+    }
+  }
+  return dotGit;
+}
+
+}  // namespace revline::git

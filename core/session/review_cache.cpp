@@ -1,0 +1,136 @@
+#include "core/session/review_cache.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <stdexcept>
+
+#include "core/contract/coerce.h"
+#include "core/contract/serialize.h"
+#include "core/git/git_directory.h"
+#include "core/review/prompt.h"
+#include "core/support/files.h"
+#include "core/support/hash.h"
+
+namespace revline::session {
+namespace fs = std::filesystem;
+
+json toJson(const CachedReview& review) {
+  json findings = json::array();
+  for (const auto& p : review.findings) {
+    json entry{{"finding", contract::toJson(p.finding)}, {"id", p.id}};
+    if (p.editDroppedReason) entry["editDroppedReason"] = *p.editDroppedReason;
+    if (p.rangeClamped) entry["rangeClamped"] = *p.rangeClamped;
+    findings.push_back(std::move(entry));
+  }
+  return json{{"findings", std::move(findings)},
+              {"unplacedBlocking", review.evidence.unplacedBlocking},
+              {"changesRequestedButRejected", review.evidence.changesRequestedButRejected}};
+}
+
+CachedReview cachedReviewFromJson(const json& j) {
+  if (!j.is_object() || !j.contains("findings") || !j["findings"].is_array())
+    throw std::runtime_error("cached review: expected an object with a \"findings\" array");
+  // The findings go back through the contract's coercion, as one report.
+  json report{{"verdict", "COMMENT"}, {"summary", "cached"}, {"findings", json::array()}};
+  for (const auto& entry : j["findings"]) {
+    if (!entry.is_object() || !entry.contains("finding") || !entry.contains("id") || !entry["id"].is_string())
+      throw std::runtime_error("cached review: a finding entry needs \"finding\" and \"id\"");
+    report["findings"].push_back(entry["finding"]);
+  }
+  contract::Coerced coerced = contract::coerceReport(report);
+  if (!coerced.problems.empty())
+    throw std::runtime_error("cached review: " + coerced.problems.front().message);
+  CachedReview out;
+  const json& entries = j["findings"];
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    review::PublishedFinding p;
+    p.finding = std::move(coerced.report.findings.at(i));
+    p.id = entries[i]["id"].get<std::string>();
+    if (entries[i].contains("editDroppedReason")) p.editDroppedReason = entries[i]["editDroppedReason"].get<std::string>();
+    if (entries[i].contains("rangeClamped")) p.rangeClamped = entries[i]["rangeClamped"].get<std::string>();
+    out.findings.push_back(std::move(p));
+  }
+  out.evidence.unplacedBlocking = j.value("unplacedBlocking", 0);
+  out.evidence.changesRequestedButRejected = j.value("changesRequestedButRejected", false);
+  return out;
+}
+
+std::string ReviewCache::key(const std::string& provider, const std::string& model, const std::string& annotatedDiff,
+                             const review::ReviewOptions& options, const std::vector<std::string>& intent) {
+  std::string settings = review::settingsKey(options);
+  for (const auto& message : intent) settings += "\ncommit " + std::to_string(message.size()) + "\n" + message;
+  return "revline-review-cache 2\nprovider " + provider + "\nmodel " + model + "\nprompt " +
+         std::to_string(review::kPromptVersion) + "\nsettings " + std::to_string(settings.size()) + "\n" + settings +
+         "\n" + annotatedDiff;
+}
+
+namespace {
+fs::path cacheFile(const fs::path& root, const std::string& key) {
+  char name[40];
+  std::snprintf(name, sizeof name, "%016llx%016llx", static_cast<unsigned long long>(fnv1a64(key)),
+                static_cast<unsigned long long>(fnv1a64(key, 0x9e3779b97f4a7c15ull)));
+  return git::gitDirectory(root) / "revline" / "cache" / (std::string(name) + ".json");
+}
+}  // namespace
+
+std::optional<CachedReview> ReviewCache::get(const fs::path& root, const std::string& key) {
+  const std::string memoryKey = root.string() + '\0' + key;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (auto it = memory_.find(memoryKey); it != memory_.end()) return it->second;
+  }
+  const std::optional<std::string> text = readWholeFile(cacheFile(root, key));
+  if (!text) return std::nullopt;
+  try {
+    json j = json::parse(*text);
+    if (j.at("key").get<std::string>() != key) return std::nullopt;  // hash collision
+    CachedReview review = cachedReviewFromJson(j.at("review"));
+    std::lock_guard<std::mutex> lock(mu_);
+    remember(memoryKey, review);
+    return review;
+  } catch (const std::exception&) {
+    return std::nullopt;  // a corrupt or older entry is a miss
+  }
+}
+
+void ReviewCache::put(const fs::path& root, const std::string& key, const CachedReview& review) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    remember(root.string() + '\0' + key, review);
+  }
+  const json j{{"key", key}, {"review", toJson(review)}};
+  const fs::path file = cacheFile(root, key);
+  writeFileAtomically(file, j.dump(1, ' ', false, json::error_handler_t::replace));
+  pruneDisk(file.parent_path());
+}
+
+void ReviewCache::pruneDisk(const fs::path& dir) {
+  std::error_code ec;
+  std::vector<std::pair<fs::file_time_type, fs::path>> entries;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    if (e.path().extension() != ".json") continue;
+    std::error_code tec;
+    const auto t = fs::last_write_time(e.path(), tec);
+    if (!tec) entries.emplace_back(t, e.path());
+  }
+  if (entries.size() <= kDiskEntries) return;
+  std::sort(entries.begin(), entries.end());
+  for (std::size_t i = 0; i + kDiskEntries < entries.size(); ++i) fs::remove(entries[i].second, ec);
+}
+
+void ReviewCache::remember(const std::string& memoryKey, const CachedReview& review) {
+  auto [it, added] = memory_.insert_or_assign(memoryKey, review);
+  if (!added) return;
+  order_.push_back(memoryKey);
+  while (order_.size() > kMemoryEntries) {
+    memory_.erase(order_.front());
+    order_.pop_front();
+  }
+}
+
+std::size_t ReviewCache::memoryEntries() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return memory_.size();
+}
+
+}  // namespace revline::session

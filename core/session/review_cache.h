@@ -1,0 +1,63 @@
+// Finished reviews, kept per repository under `<git dir>/revline/cache/` so an
+// unchanged diff is answered without the model, across restarts and between
+// the editor and the CLI. Never touches the work tree.
+#pragma once
+#include <deque>
+#include <filesystem>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/review/pipeline.h"
+#include "core/support/json.h"
+
+namespace revline::session {
+
+// What a cached review keeps: the published findings, whole, and what kept the
+// review from approving, so the verdict decided from cache is the verdict the
+// review had (policy.h decideVerdict with ApprovalEvidence).
+struct CachedReview {
+  std::vector<review::PublishedFinding> findings;
+  review::ApprovalEvidence evidence;
+};
+
+// Cache form of a review (written and read only by revline): each finding as
+// the contract serializes it (contract::toJson) plus revline's own fields.
+json toJson(const CachedReview& review);
+// Reads it back through the contract's coercion (the same checks as a model's
+// answer); throws std::runtime_error naming what is malformed.
+CachedReview cachedReviewFromJson(const json& j);
+
+// Reviews keyed by provider, model, prompt version, the review settings and the
+// annotated diff. Thread-safe. Disk errors are ignored (the cache is an
+// optimisation). Memory holds only the most recent entries (each key holds a
+// whole diff, and a long session saves thousands of distinct ones); older ones
+// are read from disk.
+class ReviewCache {
+ public:
+  static constexpr std::size_t kMemoryEntries = 32;
+  // Files kept on disk per repository; older ones are pruned (one per distinct diff).
+  static constexpr std::size_t kDiskEntries = 256;
+  std::size_t memoryEntries();
+
+  // `options` through review::settingsKey: editing a setting that changes what
+  // a review publishes is not answered from cache; `intent` is the commit
+  // messages shown with the diff.
+  static std::string key(const std::string& provider, const std::string& model, const std::string& annotatedDiff,
+                         const review::ReviewOptions& options, const std::vector<std::string>& intent = {});
+  std::optional<CachedReview> get(const std::filesystem::path& root, const std::string& key);
+  void put(const std::filesystem::path& root, const std::string& key, const CachedReview& review);
+
+ private:
+  // Callers hold mu_.
+  void remember(const std::string& memoryKey, const CachedReview& review);
+  static void pruneDisk(const std::filesystem::path& cacheDir);
+
+  std::mutex mu_;
+  std::map<std::string, CachedReview> memory_;  // by root + key
+  std::deque<std::string> order_;               // memory_'s keys, oldest first
+};
+
+}  // namespace revline::session

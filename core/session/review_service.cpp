@@ -1,0 +1,148 @@
+#include "core/session/review_service.h"
+
+#include <utility>
+
+#include "core/config/selection.h"
+#include "core/diff/render.h"
+#include "core/providers/factory.h"
+#include "core/tools/repository_tools.h"
+
+namespace revline::session {
+
+ProviderFactory defaultProviderFactory() {
+  return [](const config::Config& config, const diff::Diff& diff, const std::filesystem::path& root) {
+    return providers::makeProvider(config, diff, root);
+  };
+}
+
+PreparedReview prepare(ReviewRequest request) {
+  config::Selection selection = config::selectFiles(std::move(request.diff), request.config);
+  PreparedReview prepared;
+  prepared.reviewed = std::move(selection.diff);
+  prepared.inputs.filesSkipped = std::move(selection.skipped);
+  prepared.inputs.commitMessages = std::move(request.commitMessages);
+  return prepared;
+}
+
+GitDiff defaultGitDiff() {
+  return [](const std::filesystem::path& root, const git::DiffRequest& request) { return git::diffText(root, request); };
+}
+
+ReviewService::ReviewService(ProviderFactory factory, ReviewCache* cache, GitDiff gitDiff)
+    : factory_(factory ? std::move(factory) : defaultProviderFactory()),
+      cache_(cache),
+      gitDiff_(gitDiff ? std::move(gitDiff) : defaultGitDiff()) {}
+
+diff::Diff ReviewService::readChange(const std::filesystem::path& root, git::DiffRequest request,
+                                     std::vector<std::string>* skippedUntracked) const {
+  request.skippedUntracked = skippedUntracked;
+  return diff::parse(gitDiff_(root, request));
+}
+
+std::string ReviewService::cacheKey(const review::Provider& provider, const PreparedReview& prepared,
+                                    const config::Config& config) const {
+  return ReviewCache::key(provider.name(), provider.model(), diff::annotate(prepared.reviewed), config.review,
+                          prepared.inputs.commitMessages);
+}
+
+namespace {
+
+// A review answered from cache, in the shape of the review it was.
+ReviewResult fromCache(PreparedReview prepared, CachedReview cached, const review::Provider& provider,
+                       const config::Config& config) {
+  ReviewResult result;
+  result.fromCache = true;
+  review::ReviewOutcome& o = result.outcome;
+  o.provider = provider.name();
+  o.model = provider.model();
+  o.coverage = review::coverageOf(prepared.reviewed, prepared.inputs);
+  o.unplacedBlocking = cached.evidence.unplacedBlocking;
+  o.findings = std::move(cached.findings);
+  o.verdict = review::decideVerdict(o.findings, config.review.policy, cached.evidence);
+  result.evidence = cached.evidence;
+  o.summary = "The same change was reviewed before; these are that review's findings (from the review cache).";
+  result.reviewed = std::move(prepared.reviewed);
+  return result;
+}
+
+// Stands in for the provider when nothing is sent: names what is configured.
+class NamedOnlyProvider : public review::Provider {
+ public:
+  explicit NamedOnlyProvider(const config::Config& config) : name_(config.provider), model_(config.model) {}
+  std::string name() const override { return name_; }
+  std::string model() const override { return model_; }
+  review::ModelResponse complete(const review::ModelRequest&, const CancelToken&) override {
+    throw review::ProviderError(review::ProviderError::Kind::Config, "internal: an empty change reached the model");
+  }
+
+ private:
+  std::string name_, model_;
+};
+
+std::unique_ptr<review::Provider> nullProvider(const config::Config& config) {
+  return std::make_unique<NamedOnlyProvider>(config);
+}
+
+}  // namespace
+
+ReviewResult ReviewService::review(ReviewRequest request, const CancelToken& cancel, const ProviderWrapper& wrap) const {
+  const std::filesystem::path root = request.root;
+  const config::Config config = request.config;
+  PreparedReview prepared = prepare(std::move(request));
+  ReviewResult result;
+  if (prepared.reviewed.files.empty()) {
+    // Nothing to send: no provider is built (a missing API key does not fail an empty change).
+    result.outcome = review::runReview(prepared.reviewed, *nullProvider(config), config.review, nullptr, cancel,
+                                       prepared.inputs);
+    result.reviewed = std::move(prepared.reviewed);
+    return result;
+  }
+  std::unique_ptr<review::Provider> provider = factory_(config, prepared.reviewed, root);
+  if (wrap) provider = wrap(std::move(provider));
+
+  std::string key;
+  if (cache_ && !root.empty() && !prepared.reviewed.files.empty()) {
+    key = cacheKey(*provider, prepared, config);
+    if (auto hit = cache_->get(root, key)) return fromCache(std::move(prepared), std::move(*hit), *provider, config);
+  }
+  if (root.empty()) {
+    // No repository (--stdin elsewhere): no tools and no file reads, never the current directory.
+    result.outcome = review::runReview(prepared.reviewed, *provider, config.review, nullptr, cancel, prepared.inputs);
+  } else {
+    tools::RepositoryTools tools(root);  // read-only, confined to the work tree under review
+    result.outcome = review::runReview(prepared.reviewed, *provider, config.review, &tools, cancel, prepared.inputs);
+  }
+  result.evidence = review::approvalEvidence(result.outcome);
+  if (!key.empty()) cache_->put(root, key, CachedReview{result.outcome.findings, result.evidence});
+  result.reviewed = std::move(prepared.reviewed);
+  return result;
+}
+
+std::optional<ReviewResult> ReviewService::cached(ReviewRequest request) const {
+  const std::filesystem::path root = request.root;
+  const config::Config config = request.config;
+  PreparedReview prepared = prepare(std::move(request));
+  if (prepared.reviewed.files.empty()) {
+    ReviewResult empty;
+    empty.outcome.coverage = review::coverageOf(prepared.reviewed, prepared.inputs);
+    empty.reviewed = std::move(prepared.reviewed);
+    return empty;
+  }
+  if (!cache_ || root.empty()) return std::nullopt;
+  std::unique_ptr<review::Provider> provider = factory_(config, prepared.reviewed, root);
+  auto hit = cache_->get(root, cacheKey(*provider, prepared, config));
+  if (!hit) return std::nullopt;
+  return fromCache(std::move(prepared), std::move(*hit), *provider, config);
+}
+
+review::ModelRequest ReviewService::preview(ReviewRequest request) const {
+  const std::filesystem::path root = request.root;
+  const config::Config config = request.config;
+  PreparedReview prepared = prepare(std::move(request));
+  std::unique_ptr<review::Provider> provider = factory_(config, prepared.reviewed, root);
+  if (root.empty()) return review::firstRequest(prepared.reviewed, *provider, config.review, nullptr, prepared.inputs);
+  tools::RepositoryTools tools(root);
+  return review::firstRequest(prepared.reviewed, *provider, config.review, &tools, prepared.inputs);
+}
+
+}  // namespace revline::session

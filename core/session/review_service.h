@@ -1,0 +1,100 @@
+// The one way a review is run, for every front end: `revline review`, `revline
+// pr`, `revline eval` and the language server. It owns what surrounds the
+// pipeline (review/pipeline.h): the file selection, the provider (built by an
+// injected factory, so tests and the server swap it), the read-only repository
+// tools, the intent, and the review cache. It knows no front end: no LSP, no
+// command line, no output format.
+#pragma once
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/config/config.h"
+#include "core/diff/diff.h"
+#include "core/git/git.h"
+#include "core/review/pipeline.h"
+#include "core/session/review_cache.h"
+#include "core/support/cancel.h"
+
+namespace revline::session {
+
+// Builds the provider a configuration names for one review of `diff` (the
+// diff after selection) in `root` (empty: no repository).
+using ProviderFactory = std::function<std::unique_ptr<review::Provider>(
+    const config::Config& config, const diff::Diff& diff, const std::filesystem::path& root)>;
+// providers::makeProvider.
+ProviderFactory defaultProviderFactory();
+
+// Produces the `git diff` text of a repository for a request (git::diffText).
+// Injected: a test gives the server a change without a git on PATH.
+using GitDiff = std::function<std::string(const std::filesystem::path& root, const git::DiffRequest& request)>;
+// git::diffText with the default options.
+GitDiff defaultGitDiff();
+
+// Wraps the provider of one review: `revline eval` meters and records it, the
+// server counts its calls. An empty wrapper leaves it as it is.
+using ProviderWrapper = std::function<std::unique_ptr<review::Provider>(std::unique_ptr<review::Provider>)>;
+
+// One review asked for.
+struct ReviewRequest {
+  diff::Diff diff;                           // the change as read (git or a patch), before the selection
+  std::filesystem::path root;                // its work tree; empty: no repository (no tools, no file reads)
+  config::Config config;                     // the layered configuration, flags applied
+  std::vector<std::string> commitMessages;   // the commits under review, part of the intent (untrusted)
+};
+
+// What the selection keeps of a request, and what the review is given besides.
+struct PreparedReview {
+  diff::Diff reviewed;          // the files sent to the reviewer
+  review::ReviewInputs inputs;  // commit messages, the files left out with reasons
+};
+PreparedReview prepare(ReviewRequest request);
+
+struct ReviewResult {
+  diff::Diff reviewed;            // what was reviewed (the selection of the request's diff)
+  review::ReviewOutcome outcome;  // from cache: findings, verdict and coverage as the review had them
+  review::ApprovalEvidence evidence;  // what kept it from approving: a verdict over fewer findings
+                                      // (the server leaves dismissed ones out) still uses it
+  bool fromCache = false;
+};
+
+class ReviewService {
+ public:
+  // `cache`, when given, answers an unchanged review and keeps each new one.
+  explicit ReviewService(ProviderFactory factory = defaultProviderFactory(), ReviewCache* cache = nullptr,
+                         GitDiff gitDiff = defaultGitDiff());
+
+  // The change `request` names in the repository at `root` (working tree,
+  // staged, against a base, limited to paths), parsed; untracked files left
+  // out (too large, not regular) are listed in `skippedUntracked`.
+  diff::Diff readChange(const std::filesystem::path& root, git::DiffRequest request,
+                        std::vector<std::string>* skippedUntracked = nullptr) const;
+
+  // Selects, builds the provider, looks in the cache, else reviews with the
+  // repository tools confined to the request's root. Throws what
+  // review::runReview throws, and ProviderError from the factory.
+  ReviewResult review(ReviewRequest request, const CancelToken& cancel = CancelToken(),
+                      const ProviderWrapper& wrap = {}) const;
+
+  // The cached review of this request, or nullopt: never calls the model (a
+  // reopened file shows its last findings). A request with nothing left to
+  // review after the selection answers an empty result.
+  std::optional<ReviewResult> cached(ReviewRequest request) const;
+
+  // The first request the model would receive for this request, byte for
+  // byte (`revline diff --prompt`); calls no model.
+  review::ModelRequest preview(ReviewRequest request) const;
+
+ private:
+  std::string cacheKey(const review::Provider& provider, const PreparedReview& prepared,
+                       const config::Config& config) const;
+
+  ProviderFactory factory_;
+  ReviewCache* cache_;
+  GitDiff gitDiff_;
+};
+
+}  // namespace revline::session

@@ -1,0 +1,128 @@
+#include "core/support/glob.h"
+
+namespace revline {
+namespace {
+
+std::vector<std::string_view> segments(std::string_view s) {
+  std::vector<std::string_view> out;
+  for (;;) {
+    const auto slash = s.find('/');
+    out.push_back(s.substr(0, slash));
+    if (slash == std::string_view::npos) return out;
+    s.remove_prefix(slash + 1);
+  }
+}
+
+void expand(const std::string& pattern, std::vector<std::string>& out, int depth) {
+  const auto open = pattern.find('{');
+  const auto close = open == std::string::npos ? std::string::npos : pattern.find('}', open);
+  if (open == std::string::npos || close == std::string::npos || depth > 8 || out.size() >= 64) {
+    out.push_back(pattern);
+    return;
+  }
+  const std::string head = pattern.substr(0, open), tail = pattern.substr(close + 1);
+  const std::string body = pattern.substr(open + 1, close - open - 1);
+  for (std::size_t start = 0;;) {
+    const auto comma = body.find(',', start);
+    expand(head + body.substr(start, comma == std::string::npos ? std::string::npos : comma - start) + tail, out,
+           depth + 1);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+}
+
+// [set] at p[i] (p[i] == '['): the index after ']' and whether c matched; npos when malformed.
+std::size_t matchSet(std::string_view p, std::size_t i, char c, bool& matched) {
+  std::size_t j = i + 1;
+  const bool negate = j < p.size() && (p[j] == '!' || p[j] == '^');
+  if (negate) ++j;
+  bool any = false;
+  for (bool first = true; j < p.size() && (p[j] != ']' || first); first = false) {
+    if (j + 2 < p.size() && p[j + 1] == '-' && p[j + 2] != ']') {
+      if (p[j] <= c && c <= p[j + 2]) any = true;
+      j += 3;
+    } else {
+      if (p[j] == c) any = true;
+      ++j;
+    }
+  }
+  if (j >= p.size()) return std::string_view::npos;
+  matched = any != negate;
+  return j + 1;
+}
+
+// One segment against one name: `*`, `?`, `[set]`, literals; a malformed set is a literal '['.
+bool segmentMatches(std::string_view p, std::string_view s, int& budget) {
+  while (!p.empty()) {
+    if (--budget < 0) return false;
+    if (p[0] == '*') {
+      while (!p.empty() && p[0] == '*') p.remove_prefix(1);
+      if (p.empty()) return true;
+      for (std::size_t i = 0; i <= s.size(); ++i)
+        if (segmentMatches(p, s.substr(i), budget)) return true;
+      return false;
+    }
+    if (s.empty()) return false;
+    if (p[0] == '[') {
+      bool matched = false;
+      const std::size_t next = matchSet(p, 0, s[0], matched);
+      if (next != std::string_view::npos) {
+        if (!matched) return false;
+        p.remove_prefix(next);
+        s.remove_prefix(1);
+        continue;
+      }
+      if (s[0] != '[') return false;
+    } else if (p[0] != '?' && p[0] != s[0]) {
+      return false;
+    }
+    p.remove_prefix(1);
+    s.remove_prefix(1);
+  }
+  return s.empty();
+}
+
+struct Matcher {
+  const std::vector<std::string_view>& pattern;
+  const std::vector<std::string_view>& path;
+  GlobMatch found;
+  int budget = 100000;
+
+  // Records every way the pattern can end: with the path (whole) or before its last segment (directory).
+  void match(std::size_t pi, std::size_t si) {
+    if (--budget < 0 || (found.whole && found.directory)) return;
+    if (pi == pattern.size()) {
+      (si == path.size() ? found.whole : found.directory) = true;
+      return;
+    }
+    if (pattern[pi] == "**") {
+      for (std::size_t k = si; k <= path.size(); ++k) match(pi + 1, k);
+      return;
+    }
+    if (si < path.size() && segmentMatches(pattern[pi], path[si], budget)) match(pi + 1, si + 1);
+  }
+};
+
+}  // namespace
+
+std::vector<std::string> expandGlobBraces(std::string_view pattern) {
+  std::vector<std::string> out;
+  expand(std::string(pattern), out, 0);
+  return out;
+}
+
+GlobMatch globMatchPrefix(std::string_view pattern, std::string_view path) {
+  const auto pathSegments = segments(path);
+  GlobMatch found;
+  for (const std::string& alternative : expandGlobBraces(pattern)) {
+    const auto patternSegments = segments(alternative);
+    Matcher m{patternSegments, pathSegments, found};
+    m.match(0, 0);
+    found = m.found;
+  }
+  return found;
+}
+
+bool globMatchPath(std::string_view pattern, std::string_view path) { return globMatchPrefix(pattern, path).whole; }
+
+}  // namespace revline

@@ -1,0 +1,32 @@
+// The one glob engine: the include/exclude settings (config/glob.h) and the
+// model's `glob`/`search_text` tools (tools/sandbox.h) match paths with it, so
+// a pattern means the same in both. Over '/'-separated paths:
+//   `*` any run of characters within a segment, `?` one character (not '/'),
+//   `[abc]`, `[a-z]`, `[!x]` / `[^x]` one character of (not of) a set,
+//   `{a,b}` alternatives (no nesting; at most 64 expansions),
+//   `**` as a whole segment: zero or more segments (elsewhere it acts as `*`).
+// A match is of the whole path. Work is bounded: a pathological pattern fails
+// to match rather than spinning.
+#pragma once
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace revline {
+
+// The alternatives of a pattern's `{a,b}` groups.
+std::vector<std::string> expandGlobBraces(std::string_view pattern);
+
+// True when `path` matches `pattern` whole (braces expanded).
+bool globMatchPath(std::string_view pattern, std::string_view path);
+
+// How `path` matches `pattern`: whole, and/or a leading run of its segments,
+// i.e. one of its directories (pattern "vendor", path "vendor/a/b.js"). For the
+// settings, where a matched directory selects everything inside it.
+struct GlobMatch {
+  bool whole = false;
+  bool directory = false;
+};
+GlobMatch globMatchPrefix(std::string_view pattern, std::string_view path);
+
+}  // namespace revline

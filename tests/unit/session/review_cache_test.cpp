@@ -1,0 +1,172 @@
+// The review cache: the whole finding survives the disk round trip, the key
+// follows every setting that changes a review, memory and disk stay bounded.
+#include "core/session/review_cache.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "core/git/git_directory.h"
+#include "tests/support/temp_repo.h"
+
+namespace revline::session {
+namespace {
+namespace fs = std::filesystem;
+
+review::PublishedFinding sample(const std::string& id = "0123456789abcdef") {
+  review::PublishedFinding p;
+  p.id = id;
+  auto& f = p.finding;
+  f.file = "src/a.cpp";
+  f.line = 3;
+  f.endLine = 4;
+  f.severity = contract::Severity::Blocker;
+  f.category = contract::Category::Security;
+  f.title = "SQL built from user input";
+  f.explanation = "The query concatenates the name.";
+  f.suggestedFix = "Use a bound parameter.";
+  f.edit = contract::Edit{"a\nb", "c\nd"};
+  f.confidence = 0.82;
+  p.editDroppedReason = "the edit's original text is not on lines 3-4";
+  p.rangeClamped = "endLine 9 ran past the lines shown; cut to 4";
+  return p;
+}
+
+// A finding compared whole: a field the cache forgets fails here.
+void expectSame(const review::PublishedFinding& a, const review::PublishedFinding& b) {
+  EXPECT_EQ(contract::toJson(a.finding), contract::toJson(b.finding));
+  EXPECT_EQ(a.id, b.id);
+  EXPECT_EQ(a.editDroppedReason, b.editDroppedReason);
+  EXPECT_EQ(a.rangeClamped, b.rangeClamped);
+}
+
+TEST(CachedReviewJson, TheWholeFindingAndTheEvidenceRoundTrip) {
+  auto a = sample();
+  auto b = sample("fedcba9876543210");
+  b.finding.endLine.reset();
+  b.finding.edit.reset();
+  b.finding.suggestedFix.reset();
+  b.editDroppedReason.reset();
+  b.rangeClamped.reset();
+  b.finding.category = contract::Category::Style;
+  b.finding.severity = contract::Severity::Nit;
+  const CachedReview review{{a, b}, {2, true}};
+  const CachedReview back = cachedReviewFromJson(toJson(review));
+  ASSERT_EQ(back.findings.size(), 2u);
+  expectSame(back.findings[0], a);
+  expectSame(back.findings[1], b);
+  EXPECT_EQ(back.evidence.unplacedBlocking, 2);
+  EXPECT_TRUE(back.evidence.changesRequestedButRejected);
+}
+
+TEST(CachedReviewJson, AMalformedEntryNamesWhatIsWrong) {
+  json j = toJson(CachedReview{{sample()}, {}});
+  j["findings"][0]["finding"]["severity"] = "CRITICAL";
+  try {
+    cachedReviewFromJson(j);
+    FAIL() << "accepted an unknown severity";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("/findings/0/severity"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(cachedReviewFromJson(json::array()), std::runtime_error);
+  EXPECT_THROW(cachedReviewFromJson(json{{"findings", json::array({json{{"finding", json::object()}}})}}),
+               std::runtime_error);  // no id
+}
+
+TEST(ReviewCacheKey, EverySettingThatChangesAReviewChangesTheKey) {
+  const review::ReviewOptions base;
+  const std::string key = ReviewCache::key("builtin", "rules", "File: a\n", base);
+  auto changed = [&](auto edit) {
+    review::ReviewOptions o = base;
+    edit(o);
+    return ReviewCache::key("builtin", "rules", "File: a\n", o);
+  };
+  EXPECT_NE(key, changed([](review::ReviewOptions& o) { o.extraInstructions = "x"; }));
+  EXPECT_NE(key, changed([](review::ReviewOptions& o) { o.maxToolCalls = 0; }));
+  EXPECT_NE(key, changed([](review::ReviewOptions& o) { o.maxAttempts = 1; }));
+  EXPECT_NE(key, changed([](review::ReviewOptions& o) { o.context = review::ContextMode::Hunk; }));
+  EXPECT_NE(key, changed([](review::ReviewOptions& o) { o.functionContextMaxLines = 10; }));
+  EXPECT_NE(key, changed([](review::ReviewOptions& o) { o.description = "fix the login"; }));
+  EXPECT_NE(key, changed([](review::ReviewOptions& o) { o.policy.maxFindings = 3; }));
+  EXPECT_NE(key, changed([](review::ReviewOptions& o) { o.policy.maxExplanationChars = 10; }));
+  // The verdict's knobs do not change what is published: the verdict is decided again from cache.
+  EXPECT_EQ(key, changed([](review::ReviewOptions& o) { o.policy.blockingSeverity = contract::Severity::Nit; }));
+  EXPECT_NE(key, ReviewCache::key("builtin", "rules", "File: a\n", base, {"commit message"}));
+  EXPECT_NE(key, ReviewCache::key("openai", "rules", "File: a\n", base));
+  EXPECT_NE(key, ReviewCache::key("builtin", "other", "File: a\n", base));
+  EXPECT_NE(key, ReviewCache::key("builtin", "rules", "File: b\n", base));
+}
+
+TEST(ReviewCache, SurvivesANewCacheObject) {
+  testing::TempRepo repo;
+  const std::string key = ReviewCache::key("builtin", "rules", "File: a\n", {});
+  {
+    ReviewCache c;
+    EXPECT_FALSE(c.get(repo.root(), key));
+    c.put(repo.root(), key, CachedReview{{sample()}, {1, false}});
+  }
+  ReviewCache fresh;
+  auto hit = fresh.get(repo.root(), key);
+  ASSERT_TRUE(hit);
+  ASSERT_EQ(hit->findings.size(), 1u);
+  expectSame(hit->findings[0], sample());
+  EXPECT_EQ(hit->evidence.unplacedBlocking, 1);
+  EXPECT_TRUE(fs::exists(repo.root() / ".git" / "revline" / "cache"));
+}
+
+TEST(ReviewCache, ACorruptEntryIsAMiss) {
+  testing::TempRepo repo;
+  const std::string key = ReviewCache::key("builtin", "rules", "File: a\n", {});
+  ReviewCache().put(repo.root(), key, CachedReview{{sample()}, {}});
+  for (const auto& e : fs::directory_iterator(repo.root() / ".git" / "revline" / "cache"))
+    std::ofstream(e.path(), std::ios::trunc) << "{not json";
+  EXPECT_FALSE(ReviewCache().get(repo.root(), key));
+}
+
+TEST(ReviewCache, DiskKeepsTheNewestEntries) {
+  testing::TempRepo repo;
+  ReviewCache cache;
+  for (std::size_t i = 0; i < ReviewCache::kDiskEntries + 5; ++i)
+    cache.put(repo.root(), ReviewCache::key("builtin", "rules", "File: " + std::to_string(i) + "\n", {}),
+              CachedReview{{sample()}, {}});
+  std::size_t files = 0;
+  for (const auto& e : fs::directory_iterator(repo.root() / ".git" / "revline" / "cache"))
+    files += e.path().extension() == ".json";
+  EXPECT_EQ(files, ReviewCache::kDiskEntries);
+}
+
+// Soak test: the server's RSS grew by ~5 KB per save without bound, because the
+// review cache kept every distinct (whole annotated diff) key and its findings
+// in memory for the life of the process. Memory now holds the most recent
+// entries only; older ones still come back from disk.
+TEST(ReviewCache, MemoryIsBounded) {
+  testing::TempRepo repo;
+  ReviewCache cache;
+  const std::string bigDiff(4096, 'x');
+  auto key = [&](int n) { return ReviewCache::key("builtin", "rules", "File: a.c\n" + std::to_string(n) + bigDiff, {}); };
+  for (int n = 0; n < 1000; ++n) cache.put(repo.root(), key(n), CachedReview{{sample("id-" + std::to_string(n))}, {}});
+  EXPECT_LE(cache.memoryEntries(), ReviewCache::kMemoryEntries);
+
+  // Evicted from memory, read from disk (which keeps the newest kDiskEntries; pruned by
+  // modification time, so only a recent entry is certain to be kept on any file system).
+  const int oldestKept = 1000 - static_cast<int>(ReviewCache::kMemoryEntries) - 10;
+  auto oldest = cache.get(repo.root(), key(oldestKept));
+  ASSERT_TRUE(oldest);
+  ASSERT_EQ(oldest->findings.size(), 1u);
+  EXPECT_EQ(oldest->findings[0].id, "id-" + std::to_string(oldestKept));
+  EXPECT_LE(cache.memoryEntries(), ReviewCache::kMemoryEntries);
+  for (int n = 0; n < 100; ++n) cache.put(repo.root(), key(999), CachedReview{{sample("id-999")}, {}});
+  EXPECT_LE(cache.memoryEntries(), ReviewCache::kMemoryEntries);
+}
+
+TEST(GitDirectory, FollowsAGitFile) {
+  testing::TempDir dir;
+  std::ofstream(dir.path() / ".git") << "gitdir: elsewhere/.git\n";
+  EXPECT_EQ(git::gitDirectory(dir.path()), dir.path() / "elsewhere/.git");
+  testing::TempDir plain;
+  EXPECT_EQ(git::gitDirectory(plain.path()), plain.path() / ".git");
+}
+
+}  // namespace
+}  // namespace revline::session

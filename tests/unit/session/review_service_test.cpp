@@ -1,0 +1,154 @@
+// The review session every front end uses: selection, the injected provider,
+// the cache (answered without the model, verdict and evidence kept), and a
+// preview that is byte for byte the first request the model receives.
+#include "core/session/review_service.h"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <vector>
+
+#include "core/git/git.h"
+#include "tests/support/temp_repo.h"
+
+namespace revline::session {
+namespace {
+namespace fs = std::filesystem;
+
+// Answers every request with `answer`; records what it was sent.
+struct Script {
+  json answer;
+  std::vector<review::ModelRequest> requests;
+};
+
+class ScriptedProvider : public review::Provider {
+ public:
+  explicit ScriptedProvider(Script& s) : s_(s) {}
+  std::string name() const override { return "scripted"; }
+  std::string model() const override { return "m1"; }
+  review::ModelResponse complete(const review::ModelRequest& request, const CancelToken&) override {
+    s_.requests.push_back(request);
+    review::ModelResponse r;
+    r.text = s_.answer.dump();
+    return r;
+  }
+
+ private:
+  Script& s_;
+};
+
+ProviderFactory scripted(Script& s) {
+  return [&s](const config::Config&, const diff::Diff&, const fs::path&) { return std::make_unique<ScriptedProvider>(s); };
+}
+
+json finding(const std::string& file, int line, const std::string& severity) {
+  return {{"file", file},          {"line", line},       {"endLine", nullptr},        {"severity", severity},
+          {"category", "CORRECTNESS"}, {"title", "Wrong sum"}, {"explanation", "It adds one."},
+          {"suggestedFix", nullptr}, {"edit", nullptr},  {"confidence", 0.9}};
+}
+
+// A repository whose working tree changes src/sum.c and a lock file.
+struct Fixture {
+  testing::TempRepo repo;
+  Fixture() {
+    repo.write("src/sum.c", "int sum(int a, int b) {\n  return a + b;\n}\n");
+    repo.write("package-lock.json", "{}\n");
+    repo.commitAll("init");
+    repo.write("src/sum.c", "int sum(int a, int b) {\n  return a + b + 1;\n}\n");
+    repo.write("package-lock.json", "{\"lockfileVersion\": 3}\n");
+  }
+  ReviewRequest request(config::Config config = {}) const {
+    return {diff::parse(git::diffText(repo.root(), {})), repo.root(), std::move(config), {}};
+  }
+};
+
+TEST(ReviewService, SelectsTheFilesAndStatesWhatWasLeftOut) {
+  Fixture f;
+  Script s{{{"summary", "ok"}, {"verdict", "APPROVE"}, {"findings", json::array()}}, {}};
+  const ReviewResult r = ReviewService(scripted(s)).review(f.request());
+  ASSERT_EQ(r.reviewed.files.size(), 1u);
+  EXPECT_EQ(*r.reviewed.files[0].newPath, "src/sum.c");
+  ASSERT_EQ(r.outcome.coverage.filesSkipped.size(), 1u);
+  EXPECT_EQ(r.outcome.coverage.filesSkipped[0].path, "package-lock.json");
+  ASSERT_EQ(s.requests.size(), 1u);
+  EXPECT_EQ(s.requests[0].messages[0].text.find("package-lock.json"), std::string::npos);  // never sent
+}
+
+TEST(ReviewService, ASecondReviewOfTheSameChangeComesFromTheCacheWithoutTheModel) {
+  Fixture f;
+  Script s{{{"summary", "bug"}, {"verdict", "REQUEST_CHANGES"}, {"findings", {finding("src/sum.c", 2, "MAJOR")}}}, {}};
+  ReviewCache cache;
+  const ReviewService service(scripted(s), &cache);
+  EXPECT_FALSE(service.cached(f.request()));  // not reviewed yet
+  const ReviewResult first = service.review(f.request());
+  EXPECT_FALSE(first.fromCache);
+  ASSERT_EQ(s.requests.size(), 1u);
+  const ReviewResult second = service.review(f.request());
+  EXPECT_TRUE(second.fromCache);
+  EXPECT_EQ(s.requests.size(), 1u);  // the model was not asked again
+  ASSERT_EQ(second.outcome.findings.size(), 1u);
+  EXPECT_EQ(second.outcome.findings[0].id, first.outcome.findings[0].id);
+  EXPECT_EQ(second.outcome.verdict, contract::Verdict::RequestChanges);
+  EXPECT_EQ(second.outcome.coverage.filesSkipped.size(), 1u);
+  ASSERT_TRUE(service.cached(f.request()));
+
+  config::Config other;
+  other.review.extraInstructions = "Be strict.";
+  service.review(f.request(other));
+  EXPECT_EQ(s.requests.size(), 2u);  // another setting, another review
+}
+
+// The no-false-approval rule holds for a review answered from cache: the
+// model asked for changes, its blocking finding could not be placed.
+TEST(ReviewService, NoFalseApprovalFromTheCacheEither) {
+  Fixture f;
+  Script s{{{"summary", "bug"}, {"verdict", "REQUEST_CHANGES"}, {"findings", {finding("src/other.c", 40, "BLOCKER")}}},
+           {}};
+  ReviewCache cache;
+  const ReviewService service(scripted(s), &cache);
+  const ReviewResult fresh = service.review(f.request());
+  EXPECT_TRUE(fresh.outcome.findings.empty());
+  EXPECT_EQ(fresh.outcome.verdict, contract::Verdict::Comment);
+  EXPECT_GT(fresh.evidence.unplacedBlocking, 0);
+  const auto cached = service.cached(f.request());
+  ASSERT_TRUE(cached);
+  EXPECT_EQ(cached->outcome.verdict, contract::Verdict::Comment);
+  EXPECT_EQ(cached->evidence.unplacedBlocking, fresh.evidence.unplacedBlocking);
+  // A verdict over fewer findings (the server leaves dismissed ones out) still withholds approval.
+  EXPECT_EQ(review::decideVerdict({}, config::Config().review.policy, cached->evidence), contract::Verdict::Comment);
+}
+
+TEST(ReviewService, ThePreviewIsTheFirstRequestTheModelReceives) {
+  Fixture f;
+  Script s{{{"summary", "ok"}, {"verdict", "APPROVE"}, {"findings", json::array()}}, {}};
+  config::Config config;
+  config.review.description = "Sums must be exact.";
+  const ReviewService service(scripted(s));
+  const review::ModelRequest preview = service.preview(f.request(config));
+  EXPECT_TRUE(s.requests.empty());  // a preview calls no model
+  service.review(f.request(config));
+  ASSERT_EQ(s.requests.size(), 1u);
+  EXPECT_EQ(preview.system, s.requests[0].system);
+  ASSERT_EQ(preview.messages.size(), 1u);
+  EXPECT_EQ(preview.messages[0].text, s.requests[0].messages[0].text);
+  EXPECT_NE(preview.messages[0].text.find("Sums must be exact."), std::string::npos);
+  EXPECT_NE(preview.messages[0].text.find("int sum(int a, int b) {"), std::string::npos);
+}
+
+TEST(ReviewService, AnEmptyChangeBuildsNoProvider) {
+  testing::TempRepo repo;
+  repo.write("a.txt", "a\n");
+  repo.commitAll("init");
+  int built = 0;
+  const ReviewService service([&](const config::Config&, const diff::Diff&, const fs::path&) -> std::unique_ptr<review::Provider> {
+    ++built;
+    throw review::ProviderError(review::ProviderError::Kind::Config, "no API key");
+  });
+  const ReviewResult r = service.review({diff::parse(git::diffText(repo.root(), {})), repo.root(), {}, {}});
+  EXPECT_EQ(built, 0);
+  EXPECT_EQ(r.outcome.verdict, contract::Verdict::Approve);
+  EXPECT_EQ(r.outcome.summary, "No changes to review.");
+}
+
+}  // namespace
+}  // namespace revline::session

@@ -1,0 +1,55 @@
+// The one glob engine, as the settings and the model's tools both use it.
+#include "core/support/glob.h"
+
+#include <gtest/gtest.h>
+
+using namespace revline;
+
+TEST(Glob, StarAndQuestionStayWithinASegment) {
+  EXPECT_TRUE(globMatchPath("src/*.c", "src/a.c"));
+  EXPECT_FALSE(globMatchPath("src/*.c", "src/x/a.c"));
+  EXPECT_TRUE(globMatchPath("a?c", "abc"));
+  EXPECT_FALSE(globMatchPath("a?c", "a/c"));
+  EXPECT_TRUE(globMatchPath("*", "file"));
+  EXPECT_FALSE(globMatchPath("*", "dir/file"));
+}
+
+TEST(Glob, DoubleStarIsAnyNumberOfSegments) {
+  EXPECT_TRUE(globMatchPath("**/*.md", "README.md"));
+  EXPECT_TRUE(globMatchPath("**/*.md", "docs/a/b.md"));
+  EXPECT_TRUE(globMatchPath("src/**", "src/a/b/c.c"));
+  EXPECT_TRUE(globMatchPath("src/**/test", "src/test"));
+  EXPECT_TRUE(globMatchPath("src/**/test", "src/x/y/test"));
+  EXPECT_FALSE(globMatchPath("src/**/test", "lib/test"));
+  EXPECT_TRUE(globMatchPath("src/**.c", "src/a.c"));  // not a whole segment: acts as '*'
+  EXPECT_FALSE(globMatchPath("src/**.c", "src/x/a.c"));
+}
+
+TEST(Glob, SetsAndAlternatives) {
+  EXPECT_TRUE(globMatchPath("file[0-9].txt", "file7.txt"));
+  EXPECT_FALSE(globMatchPath("file[!0-9].txt", "file7.txt"));
+  EXPECT_TRUE(globMatchPath("file[^0-9].txt", "fileA.txt"));
+  EXPECT_TRUE(globMatchPath("a[b", "a[b"));  // a malformed set is a literal '['
+  EXPECT_TRUE(globMatchPath("*.{c,h}", "x.h"));
+  EXPECT_TRUE(globMatchPath("{src,lib}/**/*.js", "lib/a/b.js"));
+  EXPECT_FALSE(globMatchPath("*.{c,h}", "x.cpp"));
+  EXPECT_EQ(expandGlobBraces("{a,b}{c,d}").size(), 4u);
+}
+
+TEST(Glob, DirectoryMatchesAreReportedApart) {
+  const GlobMatch m = globMatchPrefix("vendor", "vendor/a/b.js");
+  EXPECT_TRUE(m.directory);
+  EXPECT_FALSE(m.whole);
+  const GlobMatch both = globMatchPrefix("**/build", "build/x/build");
+  EXPECT_TRUE(both.directory);
+  EXPECT_TRUE(both.whole);
+  EXPECT_FALSE(globMatchPrefix("vendor", "src/vendor.js").directory);
+}
+
+TEST(Glob, PathologicalPatternsEndQuickly) {
+  const std::string path(200, 'a');
+  EXPECT_FALSE(globMatchPath("*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*b", path));
+  std::string deep;
+  for (int i = 0; i < 40; ++i) deep += "**/";
+  EXPECT_FALSE(globMatchPath(deep + "z", "a/b/c/d/e/f/g/h/i/j/k/l/m/n/o/p"));
+}

@@ -763,7 +763,7 @@ void Server::reportFailure(const std::string& message) {
   logMessage(MessageType::Error, message);
   // A new failure is shown at once; the same one again after a minute (a
   // provider that stays down must not go quiet while old diagnostics stay).
-  const auto now = Clock::now();
+  const auto now = options_.clock ? options_.clock() : Clock::now();
   if (message != lastFailureShown_ || now - lastFailureShownAt_ >= std::chrono::minutes(1)) {
     showMessage(MessageType::Error, message + (message == lastFailureShown_ ? " (still failing; the diagnostics shown are from the last successful review)" : ""));
     lastFailureShown_ = message;

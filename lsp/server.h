@@ -39,6 +39,8 @@ using ProviderFactory = std::function<std::unique_ptr<review::Provider>(
 struct ServerOptions {
   bool sync = false;                // reviews inline, no debounce
   ProviderFactory providerFactory;  // empty: providers::makeProvider
+  // What "now" is for the once-a-minute failure popup; empty: steady_clock (tests inject one).
+  std::function<std::chrono::steady_clock::time_point()> clock;
 };
 
 // Counters for tests and troubleshooting, returned by the `revline/stats` request.
@@ -106,7 +108,7 @@ class Server : public MessageHandler {
   void enqueue(std::shared_ptr<Job> job);
   void runJob(Job& job);
   void workerLoop();
-  void reportFailure(const std::string& message);  // once per distinct failure
+  void reportFailure(const std::string& message);  // a new failure at once, the same one once a minute
 
   // State helpers; callers hold mu_.
   std::optional<std::filesystem::path> repositoryOf(const std::filesystem::path& file);

@@ -1,20 +1,44 @@
 #include "lsp/file_watching.h"
 
-#include <filesystem>
+#include <system_error>
+
+#include "core/config/user_config.h"
 
 namespace revline::lsp {
 
-json watchedFilesRegistration() {
+namespace fs = std::filesystem;
+
+namespace {
+fs::path canonicalOrNormal(const fs::path& p) {
+  std::error_code ec;
+  fs::path c = fs::weakly_canonical(p, ec);  // a deleted file still compares equal
+  return ec ? p.lexically_normal() : c;
+}
+}  // namespace
+
+json watchedFilesRegistration(const fs::path& userConfig, bool relativePatterns) {
   // kind 7: create | change | delete.
   json watchers = json::array({json{{"globPattern", "**/.revline.json"}, {"kind", 7}},
                                json{{"globPattern", "**/.git/HEAD"}, {"kind", 7}}});
+  if (!userConfig.empty() && userConfig.is_absolute()) {
+    // Based on the config home ($XDG_CONFIG_HOME or ~/.config), which exists
+    // even before `revline trust` creates revline/config.json in it.
+    const fs::path base = userConfig.parent_path().parent_path();
+    const std::string pattern = (userConfig.parent_path().filename() / userConfig.filename()).generic_string();
+    if (relativePatterns) {
+      watchers.push_back(json{{"globPattern", {{"baseUri", uriFromPath(base.string())}, {"pattern", pattern}}}, {"kind", 7}});
+    } else if (userConfig.generic_string().find_first_of("*?[]{}") == std::string::npos) {
+      watchers.push_back(json{{"globPattern", userConfig.generic_string()}, {"kind", 7}});
+    }
+  }
   return json{{"registrations", json::array({json{{"id", kWatchRegistrationId},
                                                   {"method", "workspace/didChangeWatchedFiles"},
                                                   {"registerOptions", {{"watchers", watchers}}}}})}};
 }
 
-WatchedKind classifyWatched(const std::string& path) {
-  const std::filesystem::path p(path);
+WatchedKind classifyWatched(const std::string& path, const fs::path& userConfig) {
+  const fs::path p(path);
+  if (!userConfig.empty() && canonicalOrNormal(p) == canonicalOrNormal(userConfig)) return WatchedKind::UserConfig;
   if (p.filename() == ".revline.json") return WatchedKind::Config;
   if (p.filename() == "HEAD" && p.parent_path().filename() == ".git") return WatchedKind::Repository;
   if (p.filename() == ".git") return WatchedKind::Repository;
@@ -32,7 +56,9 @@ namespace revline::lsp {
 
 void Server::handleDidChangeWatchedFiles(const json& params) {
   auto p = parseParams<DidChangeWatchedFilesParams>(params, "workspace/didChangeWatchedFiles");
+  const fs::path userConfig = config::userConfigPath();
   std::lock_guard<std::mutex> lock(mu_);
+  bool configChanged = false;
   for (const auto& change : p.changes) {
     std::string path;
     try {
@@ -40,12 +66,24 @@ void Server::handleDidChangeWatchedFiles(const json& params) {
     } catch (const DecodeError&) {
       continue;
     }
-    switch (classifyWatched(path)) {
-      case WatchedKind::Config: configs_.clear(); break;  // reloaded on the next review
+    switch (classifyWatched(path, userConfig)) {
+      case WatchedKind::Config:
+      case WatchedKind::UserConfig: configChanged = true; break;
       case WatchedKind::Repository: rootByDir_.clear(); break;  // a repository appeared or went
       case WatchedKind::Other: break;
     }
   }
+  if (configChanged) reloadConfigs();
+}
+
+void Server::reloadConfigs() {
+  // Every repository seen so far: a .revline.json names its own, but the user
+  // config (trust, the user's defaults) applies to all of them. The next review
+  // (a save, Review File, an open) uses what is read here.
+  std::vector<fs::path> roots;
+  for (const auto& [root, config] : configs_) roots.push_back(root);
+  configs_.clear();
+  for (const auto& root : roots) configFor(root);
 }
 
 }  // namespace revline::lsp

@@ -1,8 +1,10 @@
 // Watching what changes the server's view from outside the editor: an edited
-// `.revline.json` (a git pull, another editor) and a repository that appears
-// after a file was opened (`git init`). Registered dynamically
+// `.revline.json` (a git pull, another editor), the user config (trust and the
+// user's own settings: `revline trust` run in a terminal) and a repository that
+// appears after a file was opened (`git init`). Registered dynamically
 // (client/registerCapability) when the client supports it.
 #pragma once
+#include <filesystem>
 #include <string>
 
 #include "lsp/protocol.h"
@@ -11,12 +13,17 @@ namespace revline::lsp {
 
 constexpr const char* kWatchRegistrationId = "revline-watched-files";
 
-// Params of client/registerCapability for workspace/didChangeWatchedFiles.
-json watchedFilesRegistration();
+// Params of client/registerCapability for workspace/didChangeWatchedFiles:
+// `**/.revline.json`, `**/.git/HEAD` and the user config `userConfig` (absolute;
+// empty: there is none to watch). The user config lies outside the workspace,
+// so its watcher is an LSP 3.17 RelativePattern (base: the config home) when the
+// client takes those, else an absolute glob (left out when the path holds glob
+// characters: the modification-time check still notices an edit).
+json watchedFilesRegistration(const std::filesystem::path& userConfig, bool relativePatterns);
 
-enum class WatchedKind { Config, Repository, Other };
+enum class WatchedKind { Config, UserConfig, Repository, Other };
 // What a changed file (by path) means to the server.
-WatchedKind classifyWatched(const std::string& path);
+WatchedKind classifyWatched(const std::string& path, const std::filesystem::path& userConfig);
 
 struct FileEvent { std::string uri; int type = 0; };  // 1 created, 2 changed, 3 deleted
 inline void from_json(const json& j, FileEvent& e) {

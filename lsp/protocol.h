@@ -248,6 +248,7 @@ struct InitializeParams {
   bool pullDiagnostics = false;   // capabilities.textDocument.diagnostic (LSP 3.17)
   bool diagnosticRefresh = false; // capabilities.workspace.diagnostics.refreshSupport
   bool watchFiles = false;        // capabilities.workspace.didChangeWatchedFiles.dynamicRegistration
+  bool watchRelativePatterns = false;  // ...didChangeWatchedFiles.relativePatternSupport (LSP 3.17)
 };
 // capabilities.<path...> as a bool (absent, null or not a boolean: false).
 inline bool capabilityFlag(const json& j, std::initializer_list<const char*> path) {
@@ -274,6 +275,7 @@ inline void from_json(const json& j, InitializeParams& p) {
                         c["textDocument"].contains("diagnostic") && c["textDocument"]["diagnostic"].is_object();
     p.diagnosticRefresh = capabilityFlag(c, {"workspace", "diagnostics", "refreshSupport"});
     p.watchFiles = capabilityFlag(c, {"workspace", "didChangeWatchedFiles", "dynamicRegistration"});
+    p.watchRelativePatterns = capabilityFlag(c, {"workspace", "didChangeWatchedFiles", "relativePatternSupport"});
   }
 }
 

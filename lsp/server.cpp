@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "core/contract/enums.h"
+#include "core/config/user_config.h"
 #include "core/git/git.h"
 #include "core/review/pipeline.h"
 #include "core/review/policy.h"
@@ -58,10 +59,13 @@ bool gitAbove(fs::path dir) {
   }
 }
 
-fs::file_time_type configStamp(const fs::path& root) {
-  std::error_code ec;
-  const auto t = fs::last_write_time(root / ".revline.json", ec);
-  return ec ? fs::file_time_type{} : t;
+std::pair<fs::file_time_type, fs::file_time_type> configStamp(const fs::path& root) {
+  auto stamp = [](const fs::path& file) {
+    std::error_code ec;
+    const auto t = file.empty() ? fs::file_time_type{} : fs::last_write_time(file, ec);
+    return ec ? fs::file_time_type{} : t;
+  };
+  return {stamp(root / ".revline.json"), stamp(config::userConfigPath())};
 }
 
 std::string failureHint(const review::ProviderError& e) {
@@ -259,6 +263,7 @@ void Server::handleInitialize(const json& params, ReplyOnce& reply) {
   }
   pullDiagnostics_ = p.pullDiagnostics && p.diagnosticRefresh;
   watchFiles_ = p.watchFiles;
+  watchRelativePatterns_ = p.watchRelativePatterns;
   // Neovim 0.7 encodes an empty Lua table ({}: "no settings") as [].
   if (p.initializationOptions.is_array() && p.initializationOptions.empty()) p.initializationOptions = json::object();
   if (p.initializationOptions.is_object()) {
@@ -292,7 +297,8 @@ void Server::handleInitialize(const json& params, ReplyOnce& reply) {
 void Server::handleInitialized() {
   std::lock_guard<std::mutex> lock(mu_);
   if (watchFiles_)
-    transport_.call("client/registerCapability", watchedFilesRegistration(), "revline-" + std::to_string(++nextOutgoingId_));
+    transport_.call("client/registerCapability", watchedFilesRegistration(config::userConfigPath(), watchRelativePatterns_),
+                    "revline-" + std::to_string(++nextOutgoingId_));
 }
 
 void Server::handleDidChangeConfiguration(const json& params) {
@@ -726,7 +732,7 @@ void Server::reportFailure(const std::string& message) {
   logMessage(MessageType::Error, message);
   // A new failure is shown at once; the same one again after a minute (a
   // provider that stays down must not go quiet while old diagnostics stay).
-  const auto now = Clock::now();
+  const auto now = options_.clock ? options_.clock() : Clock::now();
   if (message != lastFailureShown_ || now - lastFailureShownAt_ >= std::chrono::minutes(1)) {
     showMessage(MessageType::Error, message + (message == lastFailureShown_ ? " (still failing; the diagnostics shown are from the last successful review)" : ""));
     lastFailureShown_ = message;
@@ -754,7 +760,7 @@ std::optional<fs::path> Server::repositoryOf(const fs::path& file) {
 }
 
 config::Config Server::configFor(const fs::path& root) {
-  const fs::file_time_type stamp = configStamp(root);
+  const auto stamp = configStamp(root);
   if (auto it = configs_.find(root); it != configs_.end()) {
     if (configStamps_[root] == stamp) return it->second;  // else edited on disk (git pull, another editor)
   }

@@ -39,6 +39,8 @@ struct ServerOptions {
   bool sync = false;                // reviews inline, no debounce
   ProviderFactory providerFactory;  // empty: providers::makeProvider
   session::GitDiff gitDiff;         // empty: git::diffText
+  // What "now" is for the once-a-minute failure popup; empty: steady_clock (tests inject one).
+  std::function<std::chrono::steady_clock::time_point()> clock;
 };
 
 // Counters for tests and troubleshooting, returned by the `revline/stats` request.
@@ -91,6 +93,7 @@ class Server : public MessageHandler {
   void handleInitialized();
   // lsp/file_watching.cpp
   void handleDidChangeWatchedFiles(const json& params);
+  void reloadConfigs();  // a config file changed: re-read now (its errors and notices show at once)
   // lsp/diagnostics_delivery.cpp: push (publishDiagnostics) or pull (textDocument/diagnostic).
   void handleDocumentDiagnostic(const json& params, ReplyOnce& reply);
   // lsp/dismiss_commands.cpp: revline.dismissFinding, revline.undismiss, revline.showDismissed.
@@ -106,7 +109,7 @@ class Server : public MessageHandler {
   void enqueue(std::shared_ptr<Job> job);
   void runJob(Job& job);
   void workerLoop();
-  void reportFailure(const std::string& message);  // once per distinct failure
+  void reportFailure(const std::string& message);  // a new failure at once, the same one once a minute
 
   // State helpers; callers hold mu_.
   std::optional<std::filesystem::path> repositoryOf(const std::filesystem::path& file);
@@ -134,6 +137,7 @@ class Server : public MessageHandler {
   bool clientProgress_ = false;
   bool pullDiagnostics_ = false;  // the client pulls (and supports refresh): no push
   bool watchFiles_ = false;       // the client registers file watchers dynamically
+  bool watchRelativePatterns_ = false;  // ... and takes RelativePattern globs
   RefreshGate refresh_;
   std::map<std::string, std::string> pulledResultId_;  // by uri: what the client last pulled
   std::set<std::string> pushedToPullClient_;           // uris not open, pushed non-empty diagnostics
@@ -145,8 +149,10 @@ class Server : public MessageHandler {
   std::map<std::string, std::string> uriByPath_;                 // canonical path -> client's uri
   std::map<std::filesystem::path, std::optional<std::filesystem::path>> rootByDir_;
   std::map<std::filesystem::path, config::Config> configs_;
-  // .revline.json's modification time when configs_ was filled (an edit on disk reloads).
-  std::map<std::filesystem::path, std::filesystem::file_time_type> configStamps_;
+  // The modification times of .revline.json and of the user config when configs_
+  // was filled (an edit on disk reloads, with or without a watcher event).
+  std::map<std::filesystem::path, std::pair<std::filesystem::file_time_type, std::filesystem::file_time_type>>
+      configStamps_;
   std::map<std::filesystem::path, std::unique_ptr<DismissedFindings>> dismissed_;
   std::string lastFailureShown_;
   std::chrono::steady_clock::time_point lastFailureShownAt_{};

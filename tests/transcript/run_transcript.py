@@ -15,7 +15,7 @@ and fails on the first mismatch, or if the server sent a message that no
   --- send-raw             write the following lines in one write: a line "FRAME text" is
                            text with its Content-Length header; other lines are written as
                            is (without their line break) with the escapes \\r and \\n expanded
-  --- shell COMMAND        run COMMAND with /bin/sh in the repository (must succeed)
+  --- shell COMMAND        run COMMAND (placeholders expanded) with /bin/sh in the repository (must succeed)
   --- expect               the next message (logs skipped) must match the following JSON
   --- expect-quiet         no message (logs skipped) may arrive within 300 ms
   --- close                close the server's stdin
@@ -25,9 +25,12 @@ Matching: objects match when every expected key matches (extra keys are fine;
 the value "{{ABSENT}}" requires the key to be absent); arrays match element by
 element with equal length; "{{ANY}}" matches anything; "{{RE:regex}}" matches
 strings by full regex; "{{CAPTURE:name}}" matches anything and remembers it.
-Placeholders in sent and expected text: {{ROOT}} (repository path),
-{{ROOT_URI}}, {{URI:relative/path}}, and {{name}} for a captured value (a JSON
-string that is exactly "{{name}}" becomes the captured value, whatever its type).
+Placeholders in sent and expected text and in shell commands: {{ROOT}}
+(repository path), {{ROOT_URI}}, {{URI:relative/path}}, {{CONFIG_HOME}} (this
+transcript's own $XDG_CONFIG_HOME, empty at the start: the user config is
+{{CONFIG_HOME}}/revline/config.json), {{CONFIG_HOME_URI}}, {{REVLINE}} (the
+binary), and {{name}} for a captured value (a JSON string that is exactly
+"{{name}}" becomes the captured value, whatever its type).
 """
 import json
 import os
@@ -74,9 +77,11 @@ class Transcript:
         self.dir = tempfile.mkdtemp(prefix="revline-transcript-")
         self.root = os.path.realpath(os.path.join(self.dir, "repo"))
         self.home = os.path.join(self.dir, "home")
+        self.config_home = os.path.join(self.dir, "config")  # never the user's own ~/.config
         os.makedirs(self.root)
         os.makedirs(self.home)
-        self.env = dict(os.environ, HOME=self.home, GIT_CONFIG_NOSYSTEM="1", GIT_AUTHOR_NAME="t",
+        os.makedirs(self.config_home)
+        self.env = dict(os.environ, HOME=self.home, XDG_CONFIG_HOME=self.config_home, GIT_CONFIG_NOSYSTEM="1", GIT_AUTHOR_NAME="t",
                         GIT_AUTHOR_EMAIL="t@example.com", GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@example.com",
                         LC_ALL="C")
         self.stderr_path = os.path.join(self.dir, "stderr")
@@ -97,6 +102,12 @@ class Transcript:
                 return self.root
             if name == "ROOT_URI":
                 return file_uri(self.root)
+            if name == "CONFIG_HOME":
+                return self.config_home
+            if name == "CONFIG_HOME_URI":
+                return file_uri(self.config_home)
+            if name == "REVLINE":
+                return self.binary
             if name.startswith("URI:"):
                 return file_uri(os.path.join(self.root, name[4:]))
             if name in self.vars and isinstance(self.vars[name], str):
@@ -194,7 +205,7 @@ class Transcript:
         elif word == "git":
             self.git(*rest.split())
         elif word == "shell":
-            r = subprocess.run(["/bin/sh", "-c", rest], cwd=self.root, env=self.env, capture_output=True, text=True)
+            r = subprocess.run(["/bin/sh", "-c", self.expand_text(rest)], cwd=self.root, env=self.env, capture_output=True, text=True)
             if r.returncode != 0:
                 raise Failure("%s failed: %s" % (rest, r.stderr))
         elif word == "commit":

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cstdint>
 #include <condition_variable>
 #include <mutex>
 
@@ -27,6 +28,7 @@ struct Script {
   int calls = 0;
   int cancelled = 0;
   bool fail = false;
+  std::string failure = "401 Unauthorized";  // what a failing call says (with fail)
   std::string file = "a.txt";
 
   void close() { std::lock_guard<std::mutex> l(mu); gateOpen = false; }
@@ -53,7 +55,7 @@ class ScriptedProvider : public review::Provider {
       }
       s_.cv.wait_for(l, 5ms);
     }
-    if (s_.fail) throw review::ProviderError(review::ProviderError::Kind::Auth, "401 Unauthorized");
+    if (s_.fail) throw review::ProviderError(review::ProviderError::Kind::Auth, s_.failure);
     review::ModelResponse r;
     r.text = json{{"summary", "s"},
                   {"verdict", "COMMENT"},
@@ -175,6 +177,47 @@ TEST_F(Fixture, ProviderFailureIsShownOnceAndKeepsTheLastDiagnostics) {
   const int hover = c.request("textDocument/hover", {{"textDocument", {{"uri", uri}}}, {"position", {{"line", 0}, {"character", 1}}}});
   EXPECT_NE(c.reply(hover)["result"]["contents"]["value"].get<std::string>().find("Scripted finding"), std::string::npos);
   EXPECT_EQ(c.server().stats().providerFailures, 3);
+  EXPECT_EQ(c.stop(), 0);
+}
+
+// The clock is injected: "a minute later" is a step of the test's clock, not a wait.
+TEST_F(Fixture, TheSameFailureIsShownAgainAfterAMinuteAndANewOneAtOnce) {
+  Script s;
+  s.fail = true;
+  std::atomic<std::int64_t> seconds{1000};
+  ServerOptions options = scripted(s, /*sync=*/true);
+  options.clock = [&seconds] { return std::chrono::steady_clock::time_point(std::chrono::seconds(seconds.load())); };
+  LspClient c(std::move(options));
+  c.initialize(rootUri());
+  int edit = 0;
+  auto failOnce = [&] {  // a new diff each time: no cache hit, the provider is called
+    repo.write("a.txt", "one changed " + std::to_string(++edit) + "\ntwo\n");
+    save(c);
+  };
+  auto shown = [&] { return c.notification("window/showMessage")["params"]["message"].get<std::string>(); };
+  failOnce();
+  const std::string first = shown();
+  EXPECT_NE(first.find("401 Unauthorized"), std::string::npos);
+  EXPECT_EQ(first.find("still failing"), std::string::npos);
+  seconds += 59;
+  failOnce();
+  c.expectQuiet();  // the same failure within the minute: logged only
+  seconds += 1;
+  failOnce();
+  const std::string again = shown();  // a minute after it was shown
+  EXPECT_EQ(again.rfind(first, 0), 0u) << again;
+  EXPECT_NE(again.find("still failing; the diagnostics shown are from the last successful review"), std::string::npos);
+  seconds += 10;
+  failOnce();
+  c.expectQuiet();  // the minute starts again from the re-show
+  s.failure = "403 Forbidden";
+  failOnce();
+  const std::string other = shown();  // a different failure: at once
+  EXPECT_NE(other.find("403 Forbidden"), std::string::npos);
+  EXPECT_EQ(other.find("still failing"), std::string::npos);
+  failOnce();
+  c.expectQuiet();
+  EXPECT_EQ(c.server().stats().providerFailures, 6);
   EXPECT_EQ(c.stop(), 0);
 }
 

@@ -169,13 +169,16 @@ class Reader {
 
 }  // namespace
 
-Config applyJson(Config base, const json& object, const std::string& origin) {
+Config applyJson(const Config& base, const json& object, const std::string& origin) {
   if (!object.is_object()) {
     throw ConfigError(origin + ": expected a JSON object ({\"key\": value, ...}) at the top level, got " +
                       std::string(object.type_name()));
   }
-  Reader(origin).object(base, object, detail::configKeys(), "");
-  return base;
+  // A copy returned by name (not the by-value parameter moved out): GCC 12
+  // warns of the moved-from parameter's std::set at every call otherwise.
+  Config out = base;
+  Reader(origin).object(out, object, detail::configKeys(), "");
+  return out;
 }
 
 namespace {
@@ -223,12 +226,16 @@ std::string untrustedNotice(const std::filesystem::path& file, const std::filesy
          "); or set these keys yourself with command-line flags, in the editor settings, or in " + where + ".";
 }
 
+// The user's own settings over the defaults.
+Config userLayer(const UserConfig& user) {
+  static const Config defaults;  // (not a temporary: GCC 12 warns of its std::set, bug 105562)
+  if (user.settings.empty()) return defaults;
+  return applyJson(defaults, user.settings, user.file.string());
+}
+
 }  // namespace
 
-Config loadWithoutRepository() {
-  const UserConfig user = loadUserConfig();
-  return user.settings.empty() ? Config{} : applyJson(Config{}, user.settings, user.file.string());
-}
+Config loadWithoutRepository() { return userLayer(loadUserConfig()); }
 
 Config loadForRepository(const std::filesystem::path& root, std::vector<std::string>* notices) {
   return loadForRepository(root, loadUserConfig(), notices);
@@ -239,9 +246,7 @@ Config loadForRepository(const std::filesystem::path& root, const UserConfig& us
   std::error_code ec;
   const std::filesystem::path canonicalRoot = std::filesystem::weakly_canonical(root, ec);
   const std::filesystem::path file = (ec ? root : canonicalRoot) / ".revline.json";
-  Config base;  // (not a conditional expression: GCC 12 then warns of an uninitialised copy)
-  if (!user.settings.empty()) base = applyJson(Config{}, user.settings, user.file.string());
-  if (!std::filesystem::exists(std::filesystem::symlink_status(file, ec))) return base;
+  if (!std::filesystem::exists(std::filesystem::symlink_status(file, ec))) return userLayer(user);
   // The one confined read: a .revline.json that is a symlink out of the
   // repository, a FIFO, a device or a huge file is refused before it is read.
   support::RepoFileRead read = support::readRepositoryFile(root, ".revline.json");
@@ -268,7 +273,7 @@ Config loadForRepository(const std::filesystem::path& root, const UserConfig& us
     const std::vector<std::string> ignored = withoutRoutingKeys(parsed, ec ? root : canonicalRoot);
     if (!ignored.empty() && notices) notices->push_back(untrustedNotice(file, ec ? root : canonicalRoot, ignored, user.file));
   }
-  return applyJson(base, parsed, file.string());
+  return applyJson(userLayer(user), parsed, file.string());
 }
 
 }  // namespace revline::config

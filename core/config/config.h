@@ -43,7 +43,7 @@ class ConfigError : public std::runtime_error {
 // Applies the keys of `object` on top of `base`; absent keys keep their value.
 // `origin` names the source in messages (".revline.json", "initializationOptions", ...).
 // Throws ConfigError for an unknown key, a wrong type or value, or an `api_key`.
-Config applyJson(Config base, const json& object, const std::string& origin);
+Config applyJson(const Config& base, const json& object, const std::string& origin);
 
 struct UserConfig;  // user_config.h
 

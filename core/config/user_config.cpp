@@ -64,7 +64,8 @@ UserConfig loadUserConfig(const fs::path& file) {
     }
     object.erase(kTrustedKey);
   }
-  applyJson(Config{}, object, file.string());  // every other key is a .revline.json key: checked now
+  static const Config defaults;
+  (void)applyJson(defaults, object, file.string());  // every other key is a .revline.json key: checked now
   user.settings = std::move(object);
   return user;
 }

@@ -27,12 +27,6 @@ void appendTurn(ojson& messages, const std::string& role, ojson blocks) {
   messages.push_back({{"role", role}, {"content", std::move(blocks)}});
 }
 
-// The API path already starts with /v1: a base URL written as ".../v1" means the same host.
-Endpoint withoutV1(Endpoint e) {
-  if (e.base.basePath.ends_with("/v1")) e.base.basePath.resize(e.base.basePath.size() - 3);
-  return e;
-}
-
 ojson textBlock(const std::string& text) { return {{"type", "text"}, {"text", text}}; }
 
 std::string argumentsText(const json& args) {
@@ -42,9 +36,22 @@ std::string argumentsText(const json& args) {
 }  // namespace
 
 AnthropicProvider::AnthropicProvider(RemoteSettings settings)
-    : settings_(std::move(settings)),
-      endpoint_(withoutV1(resolveEndpoint("anthropic", settings_, kDefaultBaseUrl, kDefaultModel, kDefaultKeyEnv))),
-      transport_("anthropic", endpoint_.base, settings_.transport) {}
+    : RemoteProvider(std::move(settings), [](const RemoteSettings& s) {
+        // The API path already starts with /v1: a base URL written as ".../v1" means the same host.
+        return withoutTrailingV1(resolveEndpoint("anthropic", s, kDefaultBaseUrl, kDefaultModel, kDefaultKeyEnv));
+      }) {}
+
+const char* AnthropicProvider::path() const { return kPath; }
+
+RemoteProvider::Headers AnthropicProvider::headers() const {
+  Headers h = {{"anthropic-version", kApiVersion}};
+  if (!endpoint_.apiKey.empty()) h.emplace_back("x-api-key", endpoint_.apiKey);
+  return h;
+}
+
+std::string AnthropicProvider::notFoundHint() const {
+  return "the base URL is the host only, e.g. https://api.anthropic.com";
+}
 
 ojson AnthropicProvider::buildRequest(const review::ModelRequest& request) const {
   const bool native = settings_.structuredOutput == config::StructuredOutput::Native && !request.schema.is_null();
@@ -183,17 +190,6 @@ review::ModelResponse AnthropicProvider::parseResponse(const json& body) const {
     out.usage.outputTokens = intOr0(u, "output_tokens");
   }
   return out;
-}
-
-review::ModelResponse AnthropicProvider::complete(const review::ModelRequest& request, const CancelToken& cancel) {
-  std::vector<std::pair<std::string, std::string>> headers = {{"anthropic-version", kApiVersion}};
-  if (!endpoint_.apiKey.empty()) headers.emplace_back("x-api-key", endpoint_.apiKey);
-  const std::string payload = buildRequest(request).dump(-1, ' ', false, json::error_handler_t::replace);
-  HttpResponse res = transport_.postJson(kPath, headers, payload, cancel);
-  if (res.status < 200 || res.status >= 300) {
-    throwHttpError(endpoint_, kPath, res, "the base URL is the host only, e.g. https://api.anthropic.com");
-  }
-  return parseResponse(parseJsonBody(endpoint_, kPath, res));
 }
 
 }  // namespace revline::providers

@@ -12,11 +12,12 @@
 #include "core/config/config.h"
 #include "core/providers/http_transport.h"
 #include "core/providers/remote_common.h"
+#include "core/providers/remote_provider.h"
 #include "core/review/provider.h"
 
 namespace revline::providers {
 
-class AnthropicProvider : public review::Provider {
+class AnthropicProvider : public RemoteProvider {
  public:
   static constexpr const char* kDefaultBaseUrl = "https://api.anthropic.com";
   static constexpr const char* kDefaultModel = "claude-sonnet-4-5";
@@ -28,18 +29,15 @@ class AnthropicProvider : public review::Provider {
   explicit AnthropicProvider(const config::Config& config) : AnthropicProvider(remoteSettings(config)) {}
 
   std::string name() const override { return "anthropic"; }
-  std::string model() const override { return endpoint_.model; }
-  bool remote() const override { return !endpoint_.base.loopback(); }
-  review::ModelResponse complete(const review::ModelRequest& request, const CancelToken& cancel) override;
 
   // The wire format, exposed for tests.
-  ojson buildRequest(const review::ModelRequest& request) const;
-  review::ModelResponse parseResponse(const json& body) const;
+  ojson buildRequest(const review::ModelRequest& request) const override;
+  review::ModelResponse parseResponse(const json& body) const override;
 
  private:
-  RemoteSettings settings_;
-  Endpoint endpoint_;
-  HttpTransport transport_;
+  const char* path() const override;
+  Headers headers() const override;
+  std::string notFoundHint() const override;
 };
 
 }  // namespace revline::providers

@@ -16,19 +16,24 @@ std::int64_t intOr0(const json& obj, const char* key) {
   return obj[key].get<std::int64_t>();
 }
 
-// Ollama's native API lives at the root; a base URL copied from the /v1 (OpenAI) setup means the same server.
-Endpoint withoutV1(Endpoint e) {
-  if (e.base.basePath.ends_with("/v1")) e.base.basePath.resize(e.base.basePath.size() - 3);
-  return e;
-}
-
 }  // namespace
 
 OllamaProvider::OllamaProvider(RemoteSettings settings)
-    : settings_(std::move(settings)),
-      endpoint_(withoutV1(resolveEndpoint("ollama", settings_, kDefaultBaseUrl, kDefaultModel, kDefaultKeyEnv,
-                                          /*keyRequired=*/false))),
-      transport_("ollama", endpoint_.base, settings_.transport) {}
+    : RemoteProvider(std::move(settings), [](const RemoteSettings& s) {
+        // Ollama's native API lives at the root; a base URL copied from the /v1 (OpenAI) setup means the same server.
+        return withoutTrailingV1(resolveEndpoint("ollama", s, kDefaultBaseUrl, kDefaultModel, kDefaultKeyEnv,
+                                         /*keyRequired=*/false));
+      }) {}
+
+const char* OllamaProvider::path() const { return kPath; }
+
+RemoteProvider::Headers OllamaProvider::headers() const {
+  Headers h;
+  if (!endpoint_.apiKey.empty()) h.emplace_back("Authorization", "Bearer " + endpoint_.apiKey);
+  return h;
+}
+
+std::string OllamaProvider::notFoundHint() const { return "pull the model first: `ollama pull " + endpoint_.model + "`"; }
 
 ojson OllamaProvider::buildRequest(const review::ModelRequest& request) const {
   const bool hasSchema = !request.schema.is_null();
@@ -121,17 +126,6 @@ review::ModelResponse OllamaProvider::parseResponse(const json& body) const {
   out.usage.inputTokens = intOr0(body, "prompt_eval_count");
   out.usage.outputTokens = intOr0(body, "eval_count");
   return out;
-}
-
-review::ModelResponse OllamaProvider::complete(const review::ModelRequest& request, const CancelToken& cancel) {
-  std::vector<std::pair<std::string, std::string>> headers;
-  if (!endpoint_.apiKey.empty()) headers.emplace_back("Authorization", "Bearer " + endpoint_.apiKey);
-  const std::string payload = buildRequest(request).dump(-1, ' ', false, json::error_handler_t::replace);
-  HttpResponse res = transport_.postJson(kPath, headers, payload, cancel);
-  if (res.status < 200 || res.status >= 300) {
-    throwHttpError(endpoint_, kPath, res, "pull the model first: `ollama pull " + endpoint_.model + "`");
-  }
-  return parseResponse(parseJsonBody(endpoint_, kPath, res));
 }
 
 }  // namespace revline::providers

@@ -11,11 +11,12 @@
 #include "core/config/config.h"
 #include "core/providers/http_transport.h"
 #include "core/providers/remote_common.h"
+#include "core/providers/remote_provider.h"
 #include "core/review/provider.h"
 
 namespace revline::providers {
 
-class OllamaProvider : public review::Provider {
+class OllamaProvider : public RemoteProvider {
  public:
   static constexpr const char* kDefaultBaseUrl = "http://127.0.0.1:11434";
   static constexpr const char* kDefaultModel = "qwen2.5-coder:7b";
@@ -28,18 +29,15 @@ class OllamaProvider : public review::Provider {
   explicit OllamaProvider(const config::Config& config) : OllamaProvider(remoteSettings(config)) {}
 
   std::string name() const override { return "ollama"; }
-  std::string model() const override { return endpoint_.model; }
-  bool remote() const override { return !endpoint_.base.loopback(); }
-  review::ModelResponse complete(const review::ModelRequest& request, const CancelToken& cancel) override;
 
   // The wire format, exposed for tests.
-  ojson buildRequest(const review::ModelRequest& request) const;
-  review::ModelResponse parseResponse(const json& body) const;
+  ojson buildRequest(const review::ModelRequest& request) const override;
+  review::ModelResponse parseResponse(const json& body) const override;
 
  private:
-  RemoteSettings settings_;
-  Endpoint endpoint_;
-  HttpTransport transport_;
+  const char* path() const override;
+  Headers headers() const override;
+  std::string notFoundHint() const override;
 };
 
 }  // namespace revline::providers

@@ -33,9 +33,31 @@ std::int64_t intOr0(const json& obj, const char* key) {
 }  // namespace
 
 OpenAiProvider::OpenAiProvider(RemoteSettings settings)
-    : settings_(std::move(settings)),
-      endpoint_(resolveEndpoint("openai", settings_, kDefaultBaseUrl, kDefaultModel, kDefaultKeyEnv)),
-      transport_("openai", endpoint_.base, settings_.transport) {}
+    : RemoteProvider(std::move(settings), [](const RemoteSettings& s) {
+        return resolveEndpoint("openai", s, kDefaultBaseUrl, kDefaultModel, kDefaultKeyEnv);
+      }) {}
+
+const char* OpenAiProvider::path() const { return kPath; }
+
+RemoteProvider::Headers OpenAiProvider::headers() const {
+  Headers h;
+  if (!endpoint_.apiKey.empty()) h.emplace_back("Authorization", "Bearer " + endpoint_.apiKey);
+  return h;
+}
+
+std::string OpenAiProvider::notFoundHint() const {
+  return "OpenAI-compatible servers usually serve under /v1 (e.g. http://127.0.0.1:8080/v1)";
+}
+
+void OpenAiProvider::explainFailure(const ProviderError& e, const HttpResponse& res) const {
+  const std::string msg = providerErrorMessage(res.body);
+  const bool schemaProblem = msg.find("response_format") != std::string::npos || msg.find("json_schema") != std::string::npos;
+  if (e.kind() == Kind::BadRequest && schemaProblem && settings_.structuredOutput == config::StructuredOutput::Native) {
+    throw ProviderError(Kind::BadRequest, std::string(e.what()) +
+                                              "; if this server does not support json_schema output, set "
+                                              "\"structured_output\": \"prompt\" in .revline.json");
+  }
+}
 
 ojson OpenAiProvider::buildRequest(const review::ModelRequest& request) const {
   const bool native = settings_.structuredOutput == config::StructuredOutput::Native;
@@ -157,31 +179,6 @@ review::ModelResponse OpenAiProvider::parseResponse(const json& body) const {
     out.usage.outputTokens = intOr0(body["usage"], "completion_tokens");
   }
   return out;
-}
-
-review::ModelResponse OpenAiProvider::complete(const review::ModelRequest& request, const CancelToken& cancel) {
-  std::vector<std::pair<std::string, std::string>> headers;
-  if (!endpoint_.apiKey.empty()) headers.emplace_back("Authorization", "Bearer " + endpoint_.apiKey);
-  const std::string payload = buildRequest(request).dump(-1, ' ', false, json::error_handler_t::replace);
-  HttpResponse res = transport_.postJson(kPath, headers, payload, cancel);
-  if (res.status < 200 || res.status >= 300) {
-    try {
-      throwHttpError(endpoint_, kPath, res,
-                     "OpenAI-compatible servers usually serve under /v1 (e.g. http://127.0.0.1:8080/v1)");
-    } catch (const ProviderError& e) {
-      std::string msg = providerErrorMessage(res.body);
-      bool schemaProblem = msg.find("response_format") != std::string::npos ||
-                           msg.find("json_schema") != std::string::npos;
-      if (e.kind() == Kind::BadRequest && schemaProblem &&
-          settings_.structuredOutput == config::StructuredOutput::Native) {
-        throw ProviderError(Kind::BadRequest, std::string(e.what()) +
-                                                  "; if this server does not support json_schema output, set "
-                                                  "\"structured_output\": \"prompt\" in .revline.json");
-      }
-      throw;
-    }
-  }
-  return parseResponse(parseJsonBody(endpoint_, kPath, res));
 }
 
 }  // namespace revline::providers

@@ -11,11 +11,12 @@
 #include "core/config/config.h"
 #include "core/providers/http_transport.h"
 #include "core/providers/remote_common.h"
+#include "core/providers/remote_provider.h"
 #include "core/review/provider.h"
 
 namespace revline::providers {
 
-class OpenAiProvider : public review::Provider {
+class OpenAiProvider : public RemoteProvider {
  public:
   static constexpr const char* kDefaultBaseUrl = "https://api.openai.com/v1";
   static constexpr const char* kDefaultModel = "gpt-4.1-mini";
@@ -26,18 +27,16 @@ class OpenAiProvider : public review::Provider {
   explicit OpenAiProvider(const config::Config& config) : OpenAiProvider(remoteSettings(config)) {}
 
   std::string name() const override { return "openai"; }
-  std::string model() const override { return endpoint_.model; }
-  bool remote() const override { return !endpoint_.base.loopback(); }
-  review::ModelResponse complete(const review::ModelRequest& request, const CancelToken& cancel) override;
 
   // The wire format, exposed for tests.
-  ojson buildRequest(const review::ModelRequest& request) const;
-  review::ModelResponse parseResponse(const json& body) const;
+  ojson buildRequest(const review::ModelRequest& request) const override;
+  review::ModelResponse parseResponse(const json& body) const override;
 
  private:
-  RemoteSettings settings_;
-  Endpoint endpoint_;
-  HttpTransport transport_;
+  const char* path() const override;
+  Headers headers() const override;
+  std::string notFoundHint() const override;
+  void explainFailure(const review::ProviderError& error, const HttpResponse& response) const override;
 };
 
 }  // namespace revline::providers

@@ -112,6 +112,11 @@ Endpoint resolveEndpoint(const std::string& provider, const RemoteSettings& sett
   return e;
 }
 
+Endpoint withoutTrailingV1(Endpoint e) {
+  if (e.base.basePath.ends_with("/v1")) e.base.basePath.resize(e.base.basePath.size() - 3);
+  return e;
+}
+
 std::string providerErrorMessage(const std::string& body) {
   json j = json::parse(body, nullptr, false);
   if (!j.is_discarded()) {

@@ -41,6 +41,10 @@ struct Endpoint {
 Endpoint resolveEndpoint(const std::string& provider, const RemoteSettings& settings, const std::string& defaultBaseUrl,
                          const std::string& defaultModel, const std::string& defaultKeyEnv, bool keyRequired = true);
 
+// `e` with a trailing "/v1" removed from its base path (for APIs whose paths
+// are not under the OpenAI-style /v1 a user may have copied).
+Endpoint withoutTrailingV1(Endpoint e);
+
 // The provider's own error text from an error body: OpenAI/Anthropic/llama.cpp
 // {"error":{"message"}}, Ollama {"error":"..."}, vLLM {"message"}; else the body, cut.
 std::string providerErrorMessage(const std::string& body);

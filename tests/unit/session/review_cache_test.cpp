@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "core/contract/serialize.h"
 #include "core/git/git_directory.h"
 #include "tests/support/temp_repo.h"
 

@@ -1,0 +1,45 @@
+// The one shape of the HTTP providers (openai, anthropic, ollama): settings
+// and endpoint resolved once, one POST of the request in the provider's wire
+// format, an HTTP failure turned into an actionable ProviderError, the body
+// parsed back. A subclass gives only what differs: the wire format, the path,
+// the headers, and what to say about a 404.
+#pragma once
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/providers/http_transport.h"
+#include "core/providers/remote_common.h"
+#include "core/review/provider.h"
+
+namespace revline::providers {
+
+class RemoteProvider : public review::Provider {
+ public:
+  std::string model() const override { return endpoint_.model; }
+  bool remote() const override { return !endpoint_.base.loopback(); }
+  review::ModelResponse complete(const review::ModelRequest& request, const CancelToken& cancel) final;
+
+  // The wire format, exposed for tests.
+  virtual ojson buildRequest(const review::ModelRequest& request) const = 0;
+  virtual review::ModelResponse parseResponse(const json& body) const = 0;
+
+ protected:
+  using Headers = std::vector<std::pair<std::string, std::string>>;
+  // `resolve` turns the settings into the endpoint (throws ProviderError(Config)).
+  RemoteProvider(RemoteSettings settings, const std::function<Endpoint(const RemoteSettings&)>& resolve);
+
+  virtual const char* path() const = 0;   // e.g. "/chat/completions"
+  virtual Headers headers() const = 0;    // the key's header and any version header
+  virtual std::string notFoundHint() const = 0;
+  // A failure this provider can explain better (the error as thrown, the
+  // response); the default adds nothing. Throw to replace the error.
+  virtual void explainFailure(const review::ProviderError& error, const HttpResponse& response) const;
+
+  RemoteSettings settings_;
+  Endpoint endpoint_;
+  HttpTransport transport_;
+};
+
+}  // namespace revline::providers

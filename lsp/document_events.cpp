@@ -1,0 +1,156 @@
+// Document events: didOpen / didChange / didSave / didClose, moving published
+// findings with the edits, and the current text of a document (open or on disk).
+#include "lsp/server.h"
+
+#include <algorithm>
+
+#include "core/support/repo_file.h"
+#include "core/support/text.h"
+#include "lsp/paths.h"
+
+namespace revline::lsp {
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+// The lines of a document as the editor counts them ("\r\n" and "\n" end a line).
+std::vector<std::string> documentLines(std::string_view text) {
+  const std::vector<std::string_view> views = splitLines(text);
+  return {views.begin(), views.end()};
+}
+
+}  // namespace
+
+void Server::handleDidOpen(const json& params) {
+  auto p = parseParams<DidOpenTextDocumentParams>(params, "textDocument/didOpen");
+  fs::path file, root;
+  std::string scope;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    documents_.open(p.textDocument);
+    editsSinceSave_[p.textDocument.uri].clear();
+    switchToPull(p.textDocument.uri);
+    try {
+      file = canonicalPath(pathFromUri(p.textDocument.uri));
+    } catch (const DecodeError&) {
+      return;
+    }
+    uriByPath_[file.string()] = p.textDocument.uri;
+    auto r = repositoryOf(file);
+    if (!r) return;
+    root = *r;
+    scope = configFor(root).reviewScope;
+  }
+  // The last review of this diff (a reopen, a restart) is shown without a save.
+  if (scope == "workspace") scheduleWorkspaceReview(root, true, std::nullopt, json(), true);
+  else scheduleReview(file, true, std::nullopt, json(), true);
+}
+
+void Server::handleDidClose(const json& params) {
+  auto p = parseParams<DidCloseTextDocumentParams>(params, "textDocument/didClose");
+  std::lock_guard<std::mutex> lock(mu_);
+  documents_.close(p.textDocument.uri);
+  editsSinceSave_.erase(p.textDocument.uri);
+  if (pullDiagnostics_) {  // no longer pulled: pushed again
+    pulledResultId_.erase(p.textDocument.uri);
+    publish(p.textDocument.uri);
+  }
+}
+
+void Server::handleDidChange(const json& params) {
+  auto p = parseParams<DidChangeTextDocumentParams>(params, "textDocument/didChange");
+  std::lock_guard<std::mutex> lock(mu_);
+  const std::vector<LineEdit> edits = documents_.change(p);
+  const std::string& uri = p.textDocument.uri;
+  auto& log = editsSinceSave_[uri];
+  log.insert(log.end(), edits.begin(), edits.end());
+  auto it = files_.find(uri);
+  if (it == files_.end() || it->second.findings.empty()) return;
+  const std::vector<std::string> lines = currentLines(uri);
+  std::vector<PlacedFinding> kept;
+  bool changed = false;
+  for (auto f : it->second.findings) {
+    const int first = f.firstLine, last = f.lastLine;
+    bool alive = true;
+    for (const auto& e : edits) {
+      if (e.start.line <= f.lastLine && e.end.line >= f.firstLine) changed = true;  // its end column may move
+      alive = alive && moveLines(f.firstLine, f.lastLine, e);
+    }
+    // A fix that was applied (the lines now read as its replacement) is done.
+    if (alive && f.published.finding.edit && f.lastLine < static_cast<int>(lines.size())) {
+      std::string text;
+      for (int l = f.firstLine; l <= f.lastLine; ++l) text += (l > f.firstLine ? "\n" : "") + lines[l];
+      if (text == f.published.finding.edit->replacement && text != f.published.finding.edit->original) alive = false;
+    }
+    // An undo gave the lines back their committed text: the reviewed change is gone.
+    if (alive && !f.revertedText.empty() && f.lastLine < static_cast<int>(lines.size())) {
+      bool reverted = true;
+      for (int l = f.firstLine; l <= f.lastLine && reverted; ++l)
+        reverted = lines[static_cast<std::size_t>(l)] == f.revertedText[static_cast<std::size_t>(l - f.firstLine)];
+      if (reverted) alive = false;
+    }
+    if (!alive || f.firstLine != first || f.lastLine != last) changed = true;
+    if (alive) kept.push_back(std::move(f));
+  }
+  it->second.findings = std::move(kept);
+  if (changed) publish(uri);
+}
+
+void Server::handleDidSave(const json& params) {
+  auto p = parseParams<DidSaveTextDocumentParams>(params, "textDocument/didSave");
+  fs::path file;
+  fs::path root;
+  std::string scope;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    editsSinceSave_[p.textDocument.uri].clear();
+    file = canonicalPath(pathFromUri(p.textDocument.uri));
+    uriByPath_[file.string()] = p.textDocument.uri;
+    auto r = repositoryOf(file);
+    if (!r) {
+      logMessage(MessageType::Log, file.string() + " is not in a git repository; not reviewed");
+      return;
+    }
+    root = *r;
+    if (file.filename() == ".revline.json") configs_.erase(root);
+    scope = configFor(root).reviewScope;
+  }
+  if (scope == "workspace") scheduleWorkspaceReview(root, false, std::nullopt, json());
+  else scheduleReview(file, false, std::nullopt, json());
+}
+
+// ---------------------------------------------------------------- code actions, hover, commands
+
+std::string Server::uriFor(const fs::path& absolutePath) {
+  const fs::path c = canonicalPath(absolutePath);
+  if (auto it = uriByPath_.find(c.string()); it != uriByPath_.end()) return it->second;
+  return uriFromPath(c.string());
+}
+
+std::vector<std::string> Server::currentLines(const std::string& uri) {
+  if (const Document* doc = documents_.get(uri)) return documentLines(doc->text());
+  try {
+    // An unopened file of a repository nobody here wrote: through the confined
+    // read (no FIFO, device or huge file; symlinks only inside the repository).
+    const fs::path path = pathFromUri(uri);
+    std::error_code ec;
+    const fs::path canonical = fs::canonical(path, ec);
+    if (ec) return {};
+    support::RepoFileRead read = support::readRegularFile(canonical, path.string());
+    if (!read) {
+      logMessage(MessageType::Log, "revline: " + read.skipped->message());
+      return {};
+    }
+    return documentLines(*read.content);
+  } catch (const std::exception&) {
+    return {};
+  }
+}
+
+std::optional<int> Server::versionOf(const std::string& uri) {
+  if (const Document* doc = documents_.get(uri)) return doc->version();
+  return std::nullopt;
+}
+
+}  // namespace revline::lsp

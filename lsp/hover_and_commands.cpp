@@ -1,0 +1,89 @@
+// Hover on a finding, and workspace/executeCommand: review this file or the
+// workspace now, clear the diagnostics (dismissal commands: dismiss_commands.cpp).
+#include "lsp/server.h"
+
+#include "lsp/commands.h"
+#include "lsp/paths.h"
+
+namespace revline::lsp {
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+std::string argumentUri(const json& arguments) {
+  if (arguments.empty()) return {};
+  const json& a = arguments[0];
+  if (a.is_string()) return a.get<std::string>();
+  if (a.is_object() && a.contains("uri") && a["uri"].is_string()) return a["uri"].get<std::string>();
+  throw LspError(ErrorCode::InvalidParams, "arguments[0]: expected a document URI or {\"uri\": ...}");
+}
+
+}  // namespace
+
+void Server::handleHover(const json& params, ReplyOnce& reply) {
+  auto p = parseParams<TextDocumentPositionParams>(params, "textDocument/hover");
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = files_.find(p.textDocument.uri);
+  if (it == files_.end()) return reply(json(nullptr));
+  DismissedFindings& dismissed = dismissedFor(it->second.root);
+  std::string markdown;
+  std::optional<Range> range;
+  const std::vector<std::string> lines = currentLines(p.textDocument.uri);
+  for (const auto& f : it->second.findings) {
+    if (dismissed.contains(f.published.id)) continue;
+    if (p.position.line < f.firstLine || p.position.line > f.lastLine) continue;
+    if (!markdown.empty()) markdown += "\n---\n\n";
+    markdown += hoverMarkdown(f.published.finding);
+    if (!range) {
+      const int lastLen = f.lastLine < static_cast<int>(lines.size()) ? utf16Length(lines[f.lastLine]) : 0;
+      range = Range{{f.firstLine, 0}, {f.lastLine, lastLen}};
+    }
+  }
+  if (markdown.empty()) return reply(json(nullptr));
+  reply(json(Hover{markdown, range}));
+}
+
+void Server::handleExecuteCommand(const json& params, ReplyOnce& reply, const json& id) {
+  auto p = parseParams<ExecuteCommandParams>(params, "workspace/executeCommand");
+  if (p.command == kReviewFile) {
+    const std::string uri = argumentUri(p.arguments);
+    if (uri.empty()) throw LspError(ErrorCode::InvalidParams, kReviewFile + std::string(": needs the document URI"));
+    const fs::path file = canonicalPath(pathFromUri(uri));
+    scheduleReview(file, true, std::move(reply), id);
+  } else if (p.command == kReviewWorkspace) {
+    std::vector<fs::path> roots;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      const std::string uri = argumentUri(p.arguments);
+      std::vector<fs::path> from = uri.empty() ? folders_ : std::vector<fs::path>{canonicalPath(pathFromUri(uri))};
+      for (const auto& f : from)
+        if (auto r = repositoryOf(f); r && std::find(roots.begin(), roots.end(), *r) == roots.end()) roots.push_back(*r);
+    }
+    if (roots.empty()) throw LspError(ErrorCode::RequestFailed, "no workspace folder is inside a git repository");
+    // One repository: the reply waits for its review. Several: each runs; the reply comes now.
+    if (roots.size() == 1) {
+      scheduleWorkspaceReview(roots[0], true, std::move(reply), id);
+    } else {
+      for (const auto& r : roots) scheduleWorkspaceReview(r, true, std::nullopt, json());
+      reply(json(nullptr));
+    }
+  } else if (p.command == kClearDiagnostics) {
+    std::lock_guard<std::mutex> lock(mu_);
+    const std::string uri = argumentUri(p.arguments);
+    for (auto& [u, state] : files_) {
+      if (!uri.empty() && u != uri) continue;
+      state.findings.clear();
+      publish(u);
+    }
+    reply(json(nullptr));
+  } else if (p.command == kDismissFinding || p.command == kUndismiss || p.command == kShowDismissed) {
+    handleDismissCommand(p.command, p.arguments, reply);
+  } else {
+    throw LspError(ErrorCode::InvalidParams, "unknown command: " + p.command);
+  }
+}
+
+// ---------------------------------------------------------------- reviews
+
+}  // namespace revline::lsp

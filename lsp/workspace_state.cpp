@@ -1,0 +1,86 @@
+// Workspace state: which repository a file belongs to (and a repository that
+// appears later), its layered configuration (reloaded when edited on disk) and
+// its dismissed findings.
+#include "lsp/server.h"
+
+#include "core/config/user_config.h"
+#include "core/git/git.h"
+#include "lsp/paths.h"
+
+namespace revline::lsp {
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+// `dir` or a parent holds `.git` (a cheap check before asking git again).
+bool gitAbove(fs::path dir) {
+  std::error_code ec;
+  for (;;) {
+    if (fs::exists(dir / ".git", ec)) return true;
+    if (!dir.has_parent_path() || dir.parent_path() == dir) return false;
+    dir = dir.parent_path();
+  }
+}
+
+std::pair<fs::file_time_type, fs::file_time_type> configStamp(const fs::path& root) {
+  auto stamp = [](const fs::path& file) {
+    std::error_code ec;
+    const auto t = file.empty() ? fs::file_time_type{} : fs::last_write_time(file, ec);
+    return ec ? fs::file_time_type{} : t;
+  };
+  return {stamp(root / ".revline.json"), stamp(config::userConfigPath())};
+}
+
+}  // namespace
+
+std::optional<fs::path> Server::repositoryOf(const fs::path& file) {
+  std::error_code ec;
+  const fs::path dir = fs::is_directory(file, ec) ? file : file.parent_path();
+  if (auto it = rootByDir_.find(dir); it != rootByDir_.end()) {
+    // "Not in a repository" holds until a .git appears (git init after a first save).
+    if (it->second || !gitAbove(dir)) return it->second;
+  }
+  std::optional<fs::path> root;
+  try {
+    root = canonicalPath(git::findRepositoryRoot(dir));
+  } catch (const std::exception& e) {
+    logMessage(MessageType::Log, dir.string() + ": " + e.what());
+  }
+  rootByDir_[dir] = root;
+  return root;
+}
+
+config::Config Server::configFor(const fs::path& root) {
+  const auto stamp = configStamp(root);
+  if (auto it = configs_.find(root); it != configs_.end()) {
+    if (configStamps_[root] == stamp) return it->second;  // else edited on disk (git pull, another editor)
+  }
+  configStamps_[root] = stamp;
+  config::Config c;
+  try {
+    std::vector<std::string> notices;  // an untrusted repository's routing keys, ignored
+    c = config::loadForRepository(root, &notices);
+    for (const auto& n : notices) showMessage(MessageType::Warning, "revline: " + n);
+  } catch (const std::exception& e) {
+    showMessage(MessageType::Error, std::string("revline: ") + e.what() + " (using the defaults)");
+  }
+  if (!clientSettings_.empty()) {
+    try {
+      c = config::applyJson(c, clientSettings_, "the editor settings (initializationOptions / didChangeConfiguration)");
+    } catch (const std::exception& e) {
+      showMessage(MessageType::Error, std::string("revline: ") + e.what() + " (editor settings ignored)");
+    }
+  }
+  configs_[root] = c;
+  return c;
+}
+
+DismissedFindings& Server::dismissedFor(const fs::path& root) {
+  auto& slot = dismissed_[root];
+  if (!slot) slot = std::make_unique<DismissedFindings>(root);
+  else slot->refresh();  // another server on this repository may have changed it
+  return *slot;
+}
+
+}  // namespace revline::lsp

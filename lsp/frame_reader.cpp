@@ -69,38 +69,47 @@ void IdScanner::finish() {
 }
 
 void IdScanner::settle() {
-  done_ = true;
+  value_ = Value::None;
   try {
-    id_ = json::parse(token_);  // "-" alone or "01" is no id
+    if (!id_) id_ = json::parse(token_);  // "-" alone or "01" is no id; the first "id" counts
   } catch (const json::exception&) {
   }
   token_.clear();
-  key_.clear();
 }
 
 void IdScanner::step(char c) {
   if (value_ == Value::String) {  // the id, a string: kept as written, escapes and all
     token_ += c;
-    if (token_.size() > kMaxIdBytes) done_ = true, token_.clear();
-    else if (escape_) escape_ = false;
+    if (escape_) escape_ = false;
     else if (c == '\\') escape_ = true;
-    else if (c == '"') settle();
+    else if (c == '"') return settle();
+    if (token_.size() > kMaxIdBytes) {  // too long to answer: the rest is an ordinary string
+      token_.clear();
+      value_ = Value::None;
+      inString_ = true, stringIsKey_ = false;
+    }
     return;
   }
   if (value_ == Value::Number) {
-    if (isDigit(c) && token_.size() < 32) token_ += c;
-    else settle();
-    return;
+    if (isDigit(c) && token_.size() < 32) {
+      token_ += c;
+      return;
+    }
+    settle();  // and `c` (',', '}', a blank) is read as structure below
   }
   if (inString_) {
     if (escape_) escape_ = false;
     else if (c == '\\') escape_ = true;
     else if (c == '"') {
       inString_ = false;
-      if (stringIsKey_) value_ = key_ == "id" ? Value::AwaitColon : Value::None;
+      if (stringIsKey_) {
+        value_ = key_ == "id" ? Value::AwaitColon : Value::None;
+        hasMethod_ = hasMethod_ || key_ == "method";
+        key_.clear();
+      }
       return;
     }
-    if (stringIsKey_ && key_.size() < 3) key_ += c;  // "id" is two bytes; a third means another key
+    if (stringIsKey_ && key_.size() < 7) key_ += c;  // "method" is six bytes; a seventh means another key
     return;
   }
   if (isSpace(c)) return;
@@ -115,7 +124,7 @@ void IdScanner::step(char c) {
       token_ = std::string(1, c);
       return;
     }
-    // null, an object, ...: not an id a reply can go to; scanning goes on.
+    // null, an object, ...: not an id a reply can go to; read on as structure.
   }
   if (depth_ == 0) {
     if (c != '{') done_ = true;  // not an object: no id
@@ -127,13 +136,12 @@ void IdScanner::step(char c) {
       inString_ = true;
       stringIsKey_ = depth_ == 1 && expectKey_;
       expectKey_ = false;
-      key_.clear();
       break;
     case '{':
     case '[': ++depth_; break;
     case '}':
     case ']':
-      if (--depth_ == 0) done_ = true;  // the whole object, and no "id"
+      if (--depth_ == 0) done_ = true;  // the whole object was read
       break;
     case ',': expectKey_ = depth_ == 1; break;
     default: break;
@@ -262,9 +270,11 @@ std::string FrameReader::skipSome(std::string_view data, std::vector<Oversized>&
 }
 
 void FrameReader::report(std::vector<Oversized>& oversized) {
-  if (skip_->reported || !skip_->ids.id()) return;
+  if (skip_->reported) return;
+  const std::optional<json> id = skip_->ids.requestId();
+  if (!id) return;
   skip_->reported = true;
-  oversized.push_back({*skip_->ids.id(), skip_->bytes});
+  oversized.push_back({*id, skip_->bytes});
 }
 
 void FrameReader::finish() {

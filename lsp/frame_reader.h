@@ -16,30 +16,33 @@
 
 namespace revline::lsp {
 
-// Finds the top-level `"id"` of a JSON object fed in pieces, keeping O(1) state:
-// nesting depth, string state, the key being read (3 bytes at most) and the id
-// token (kMaxIdBytes at most). An "id" inside params is not the message's id.
+// Finds the top-level `"id"` of a request (an object that also has a top-level
+// `"method"`: a response must never be answered) fed in pieces, keeping O(1)
+// state: nesting depth, string state, the key being read (7 bytes at most) and
+// the id token (kMaxIdBytes at most). An "id" inside params is not the message's.
 class IdScanner {
  public:
   static constexpr std::size_t kMaxIdBytes = 256;  // a longer id is not answered
   void feed(std::string_view bytes);
   void finish();  // the message ended (a number being read ends here)
-  const std::optional<json>& id() const { return id_; }
+  // The id once both it and "method" were read (as soon as that is, not only at the end).
+  std::optional<json> requestId() const { return hasMethod_ ? id_ : std::nullopt; }
   std::size_t heldBytes() const { return key_.size() + token_.size(); }
 
  private:
   enum class Value { None, AwaitColon, AwaitValue, String, Number };
   void step(char c);
-  void settle();  // the id token is complete: parse it; the scan is over
+  void settle();  // the id token is complete: parse it
   bool done_ = false;
   int depth_ = 0;
   bool inString_ = false, escape_ = false;
   bool expectKey_ = false;  // at depth 1, after '{' or ','
   bool stringIsKey_ = false;
   std::string key_;
-  Value value_ = Value::None;
+  Value value_ = Value::None;  // where the scan is in the top-level "id" member
   std::string token_;
   std::optional<json> id_;
+  bool hasMethod_ = false;
 };
 
 class FrameReader {

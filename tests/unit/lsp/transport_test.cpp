@@ -116,13 +116,22 @@ TEST(Framing, TheIdScanSurvivesAnySplitAndIgnoresNestedIds) {
     ASSERT_EQ(e.oversized.size(), 1u) << chunk;
     EXPECT_EQ(e.oversized[0].id, json(-17)) << chunk;
     ASSERT_EQ(e.bodies.size(), 1u) << chunk;
-    EXPECT_LE(e.peak, 64u + IdScanner::kMaxIdBytes + 3) << chunk;  // the tail window and the scan, not the body
+    EXPECT_LE(e.peak, 64u + IdScanner::kMaxIdBytes + 7) << chunk;  // the tail window and the scan, not the body
   }
-  // A notification over the limit (ids only inside params) gets no reply.
-  const std::string notification = R"({"jsonrpc":"2.0","method":"m","params":{"id":1,"x":[{"id":2}]}})";
-  auto e = extract(frame(notification) + frame("{}"), 10, 5);
-  EXPECT_TRUE(e.oversized.empty());
-  EXPECT_EQ(e.bodies.size(), 1u);
+  // No reply to a notification over the limit (ids only inside params), nor to
+  // a response (an id but no method), nor to an id too long to be worth one.
+  for (const std::string& unanswered :
+       {std::string(R"({"jsonrpc":"2.0","method":"m","params":{"id":1,"x":[{"id":2}]}})"),
+        std::string(R"({"jsonrpc":"2.0","id":5,"result":{"method":"m","items":[1,2,3]}})"),
+        R"({"jsonrpc":"2.0","id":")" + std::string(IdScanner::kMaxIdBytes, 'i') + R"(\"}","method":"m"})"}) {
+    auto e = extract(frame(unanswered) + frame("{}"), 10, 5);
+    EXPECT_TRUE(e.oversized.empty()) << unanswered;
+    EXPECT_EQ(e.bodies.size(), 1u) << unanswered;
+  }
+  // The id after a number and a long string (structure read on after each).
+  auto e = extract(frame(R"({"n":12,"s":")" + std::string(1000, 's') + R"(","method":"m","id":8})") + frame("{}"), 10, 3);
+  ASSERT_EQ(e.oversized.size(), 1u);
+  EXPECT_EQ(e.oversized[0].id, json(8));
 }
 
 TEST(Framing, JunkWithoutAnyHeaderIsDroppedEventually) {

@@ -3,7 +3,8 @@
 // skipped as it arrives, by its Content-Length, while a streaming scan looks
 // for its top-level "id" so the request can still be answered, wherever in the
 // body the id is. The reader holds at most one message under the limit (plus
-// a header and one read), or, while skipping, a few dozen bytes.
+// a header and one read), or, while skipping, a few hundred bytes (a 64-byte
+// window for a header cut across reads, and the id being read).
 #pragma once
 #include <cstddef>
 #include <functional>

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "lsp/frame_reader.h"
 #include "lsp/jsonrpc.h"
 
 namespace revline::lsp {
@@ -60,17 +61,15 @@ class Transport {
 };
 
 // Content-Length framing over a pair of file descriptors (0 and 1 for stdio).
+// A message over the size limit is skipped unread (frame_reader.h) and, when
+// its id can be found anywhere in it, answered with -32600.
 class StdioTransport : public Transport {
  public:
+  static constexpr std::size_t kReadBytes = 65536;  // one read(2)
   explicit StdioTransport(int inFd = 0, int outFd = 1, std::size_t maxMessageBytes = 64u << 20);
 
-  // Exposed for tests: splits `buffer` into complete bodies, consuming what it
-  // used, resynchronising on the next Content-Length header after bad input.
-  // `oversized`, if given, receives the ids that could be read from the start
-  // of messages over the limit (they are answered, not silently dropped).
-  static void extractFrames(std::string& buffer, std::vector<std::string>& bodies, std::size_t maxMessageBytes,
-                            const std::function<void(const std::string&)>& log,
-                            std::vector<json>* oversized = nullptr);
+  // The most input ever held at once (tests: bounded by the limit, a header and one read).
+  std::size_t peakBufferedBytes() const { return reader_.peakBufferedBytes(); }
 
  protected:
   bool readBatch(std::vector<std::string>& bodies) override;
@@ -78,11 +77,11 @@ class StdioTransport : public Transport {
 
  private:
   int in_, out_;
-  std::size_t max_;
-  std::string buffer_;
+  FrameReader reader_;
   bool eof_ = false;
   bool junkLogged_ = false;          // a drop of headerless input was logged since the last message
   std::size_t junkSuppressed_ = 0;   // further drops not logged one by one
+  void logInput(const std::string& line);
   void reportSuppressedJunk();
 };
 

@@ -1,6 +1,6 @@
 // Fuzzes the language server's input path end to end: bytes as they would
 // arrive on stdin go through the Content-Length framing
-// (StdioTransport::extractFrames, fed in two reads so frames split across
+// (FrameReader, fed in two reads so frames split across
 // reads), then as batches through an in-memory transport to a real Server in
 // deterministic (--sync) mode with the builtin reviewer (REVLINE_FUZZ_VERBOSE=1
 // prints what the server sent). Checks: every server message is JSON, and
@@ -134,11 +134,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string input(reinterpret_cast<const char*>(data), size);
   const auto quiet = [](const std::string&) {};
   std::vector<std::vector<std::string>> batches;
-  std::string buffer;
+  lsp::FrameReader reader(1 << 16, quiet);
   for (const std::string& part : {input.substr(0, size / 2), input.substr(size / 2)}) {
-    buffer += part;
     std::vector<std::string> bodies;
-    lsp::StdioTransport::extractFrames(buffer, bodies, 1 << 16, quiet);
+    std::vector<lsp::FrameReader::Oversized> oversized;
+    reader.feed(part, bodies, oversized);
     if (!bodies.empty()) batches.push_back(std::move(bodies));
   }
   if (batches.empty()) return 0;

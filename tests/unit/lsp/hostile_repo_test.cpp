@@ -139,7 +139,37 @@ TEST(OversizedMessage, IsLoggedOnceNotOncePerChunk) {
   for (char ch : r.err) lines += ch == '\n';
   EXPECT_LE(lines, 6u) << r.err.substr(0, 2000);
   EXPECT_NE(r.err.find("exceeds the limit"), std::string::npos) << r.err.substr(0, 2000);
-  EXPECT_NE(r.err.find("more chunks of that input without a message header"), std::string::npos) << r.err.substr(0, 2000);
+  // The body is skipped by its length (not dropped as headerless junk, chunk by chunk).
+  EXPECT_NE(r.err.find("input ended inside a message over the size limit"), std::string::npos) << r.err.substr(0, 2000);
+}
+
+std::string framed(const std::string& body) { return "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body; }
+
+TEST(OversizedMessage, IsAnsweredWhereverItsIdIsAndTheServerStaysInSync) {
+  // The real binary with a 64 KiB limit: a request with its id after 2 MiB of
+  // params, one with its id first, then a request the server must still read.
+  const std::string padding(2u << 20, 'x');
+  const std::string input =
+      framed(R"({"jsonrpc":"2.0","method":"textDocument/formatting","params":{"id":7,"t":"Content-Length: 3 )" + padding +
+             R"("},"id":41})") +
+      framed(R"({"jsonrpc":"2.0","id":"first","method":"textDocument/formatting","params":{"t":")" + padding + R"("}})") +
+      framed(R"({"jsonrpc":"2.0","id":43,"method":"shutdown"})") + framed(R"({"jsonrpc":"2.0","method":"exit"})");
+  revline::testing::TempDir dir;
+  const auto r = revline::testing::runRevline("lsp --max-message-bytes 65536", dir.path(), input);
+  std::vector<std::string> bodies, logs;
+  std::vector<FrameReader::Oversized> oversized;
+  FrameReader(1u << 20, [&](const std::string& l) { logs.push_back(l); }).feed(r.out, bodies, oversized);
+  ASSERT_EQ(bodies.size(), 3u) << r.out.substr(0, 2000);
+  const json late = json::parse(bodies[0]), first = json::parse(bodies[1]), next = json::parse(bodies[2]);
+  EXPECT_EQ(late["id"], 41);
+  EXPECT_EQ(late["error"]["code"], -32600);
+  EXPECT_NE(late["error"]["message"].get<std::string>().find("exceeds the limit of 65536 bytes"), std::string::npos);
+  EXPECT_NE(late["error"]["message"].get<std::string>().find("--max-message-bytes"), std::string::npos);
+  EXPECT_EQ(first["id"], "first");
+  EXPECT_EQ(first["error"]["code"], -32600);
+  EXPECT_EQ(next["id"], 43);  // read whole and answered (before initialize: -32002)
+  EXPECT_EQ(next["error"]["code"], -32002);
+  EXPECT_TRUE(logs.empty());
 }
 
 }  // namespace

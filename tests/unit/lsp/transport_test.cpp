@@ -4,6 +4,7 @@
 
 #include <thread>
 
+#include "lsp/frame_reader.h"
 #include "lsp/jsonrpc.h"
 #include "lsp/transport.h"
 #include "tests/support/lsp/memory_transport.h"
@@ -18,13 +19,20 @@ std::string frame(const std::string& body) {
 struct Extracted {
   std::vector<std::string> bodies;
   std::vector<std::string> logs;
-  std::string rest;
+  std::vector<FrameReader::Oversized> oversized;
+  std::size_t held = 0;  // bytes the reader still holds
+  std::size_t peak = 0;  // the most it ever held
 };
 
-Extracted extract(std::string input, std::size_t cap = 1000) {
+// Feeds `input` to a FrameReader in reads of `chunk` bytes (0: all at once).
+Extracted extract(const std::string& input, std::size_t cap = 1000, std::size_t chunk = 0) {
   Extracted e;
-  StdioTransport::extractFrames(input, e.bodies, cap, [&](const std::string& l) { e.logs.push_back(l); });
-  e.rest = input;
+  FrameReader reader(cap, [&](const std::string& l) { e.logs.push_back(l); });
+  if (chunk == 0) chunk = input.size() + 1;
+  for (std::size_t at = 0; at < input.size(); at += chunk)
+    reader.feed(std::string_view(input).substr(at, chunk), e.bodies, e.oversized);
+  e.held = reader.bufferedBytes();
+  e.peak = reader.peakBufferedBytes();
   return e;
 }
 
@@ -33,7 +41,7 @@ TEST(Framing, SplitsConsecutiveFramesAndKeepsAPartialOne) {
   ASSERT_EQ(e.bodies.size(), 2u);
   EXPECT_EQ(e.bodies[0], "{\"a\":1}");
   EXPECT_EQ(e.bodies[1], "{\"b\":2}");
-  EXPECT_EQ(e.rest, "Content-Length: 10\r\n\r\n{\"c\"");
+  EXPECT_EQ(e.held, std::string("Content-Length: 10\r\n\r\n{\"c\"").size());
   EXPECT_TRUE(e.logs.empty());
 }
 
@@ -74,10 +82,62 @@ TEST(Framing, OversizedMessageIsRefusedWithoutBufferingIt) {
   EXPECT_NE(e.logs[0].find("exceeds the limit"), std::string::npos);
 }
 
+// A request over the limit, `padding` bytes of params before or after its id.
+std::string oversizedRequest(const std::string& id, std::size_t padding, bool idFirst) {
+  // The padding holds what must not fool the scan: an "id" key inside params, an
+  // "id" in a string, and header text (without the CR LF JSON cannot hold).
+  const std::string params = R"({"textDocument":{"id":7},"text":"\"id\": 99, Content-Length: 12 )" +
+                             std::string(padding, 'x') + R"("})";
+  return idFirst ? R"({"jsonrpc":"2.0","id":)" + id + R"(,"method":"textDocument/formatting","params":)" + params + "}"
+                 : R"({"jsonrpc":"2.0","method":"textDocument/formatting","params":)" + params + R"(,"id":)" + id + "}";
+}
+
+TEST(Framing, AnOversizedRequestIsAnsweredWhereverItsIdIsAndTheNextMessageIsRead) {
+  const std::size_t cap = 1000, chunk = 4096;
+  const std::string first = oversizedRequest("1", 1 << 20, /*idFirst=*/true);
+  const std::string last = oversizedRequest("\"late\"", 1 << 20, /*idFirst=*/false);
+  auto e = extract(frame(first) + frame(last) + frame(R"({"jsonrpc":"2.0","id":3,"method":"ok"})"), cap, chunk);
+  ASSERT_EQ(e.oversized.size(), 2u);
+  EXPECT_EQ(e.oversized[0].id, json(1));
+  EXPECT_EQ(e.oversized[0].bytes, first.size());
+  EXPECT_EQ(e.oversized[1].id, json("late"));  // after a megabyte of params
+  ASSERT_EQ(e.bodies.size(), 1u);              // in sync: the next message, whole
+  EXPECT_EQ(e.bodies[0], R"({"jsonrpc":"2.0","id":3,"method":"ok"})");
+  EXPECT_EQ(e.logs.size(), 2u);  // one line per oversized message
+  EXPECT_EQ(e.held, 0u);
+  // Two megabytes went through; never more than the limit and one read was held.
+  EXPECT_LE(e.peak, cap + chunk);
+}
+
+TEST(Framing, TheIdScanSurvivesAnySplitAndIgnoresNestedIds) {
+  const std::string message = oversizedRequest("-17", 40, /*idFirst=*/false);
+  for (std::size_t chunk : {1u, 2u, 3u, 7u}) {
+    auto e = extract(frame(message) + frame("{}"), 10, chunk);
+    ASSERT_EQ(e.oversized.size(), 1u) << chunk;
+    EXPECT_EQ(e.oversized[0].id, json(-17)) << chunk;
+    ASSERT_EQ(e.bodies.size(), 1u) << chunk;
+    EXPECT_LE(e.peak, 64u + IdScanner::kMaxIdBytes + 7) << chunk;  // the tail window and the scan, not the body
+  }
+  // No reply to a notification over the limit (ids only inside params), nor to
+  // a response (an id but no method), nor to an id too long to be worth one.
+  for (const std::string& unanswered :
+       {std::string(R"({"jsonrpc":"2.0","method":"m","params":{"id":1,"x":[{"id":2}]}})"),
+        std::string(R"({"jsonrpc":"2.0","id":5,"result":{"method":"m","items":[1,2,3]}})"),
+        R"({"jsonrpc":"2.0","id":")" + std::string(IdScanner::kMaxIdBytes, 'i') + R"(\"}","method":"m"})"}) {
+    auto e = extract(frame(unanswered) + frame("{}"), 10, 5);
+    EXPECT_TRUE(e.oversized.empty()) << unanswered;
+    EXPECT_EQ(e.bodies.size(), 1u) << unanswered;
+  }
+  // The id after a number and a long string (structure read on after each).
+  auto e = extract(frame(R"({"n":12,"s":")" + std::string(1000, 's') + R"(","method":"m","id":8})") + frame("{}"), 10, 3);
+  ASSERT_EQ(e.oversized.size(), 1u);
+  EXPECT_EQ(e.oversized[0].id, json(8));
+}
+
 TEST(Framing, JunkWithoutAnyHeaderIsDroppedEventually) {
   auto e = extract(std::string(9000, 'x'));
   EXPECT_TRUE(e.bodies.empty());
-  EXPECT_TRUE(e.rest.empty());
+  EXPECT_EQ(e.held, 0u);
   EXPECT_EQ(e.logs.size(), 1u);
 }
 
@@ -214,6 +274,48 @@ TEST(Stdio, RealPipesWithFraming) {
   const std::string body = R"({"jsonrpc":"2.0","method":"n","params":{}})";
   EXPECT_EQ(out, frame(body));
   for (int fd : {toServer[0], toServer[1], fromServer[0], fromServer[1]}) close(fd);
+}
+
+TEST(Stdio, OversizedRequestsThroughRealPipesAreAnsweredInBoundedMemory) {
+  int toServer[2], fromServer[2];
+  ASSERT_EQ(pipe(toServer), 0);
+  ASSERT_EQ(pipe(fromServer), 0);
+  const std::size_t cap = 4096;
+  StdioTransport t(toServer[0], fromServer[1], cap);
+  std::vector<std::string> logs;
+  t.log = [&](const std::string& l) { logs.push_back(l); };
+  const std::string input = frame(oversizedRequest("1", 600000, /*idFirst=*/true)) +
+                            frame(oversizedRequest("2", 600000, /*idFirst=*/false)) +
+                            frame(R"({"jsonrpc":"2.0","id":3,"method":"a"})") + frame(R"({"jsonrpc":"2.0","method":"exit"})");
+  std::thread writer([&] {  // more than a pipe holds: written while the server reads
+    for (std::size_t done = 0; done < input.size();) {
+      const ssize_t n = write(toServer[1], input.data() + done, input.size() - done);
+      ASSERT_GT(n, 0);
+      done += static_cast<std::size_t>(n);
+    }
+  });
+  Recorder r;
+  EXPECT_TRUE(t.loop(r));
+  writer.join();
+  EXPECT_EQ(r.seen, (std::vector<std::string>{"call a 3", "notify exit"}));
+  close(fromServer[1]);
+  std::string out;
+  char buf[4096];
+  for (ssize_t n; (n = read(fromServer[0], buf, sizeof buf)) > 0;) out.append(buf, static_cast<std::size_t>(n));
+  auto replies = extract(out, 1 << 20);
+  ASSERT_EQ(replies.bodies.size(), 2u);
+  for (int i = 0; i < 2; ++i) {
+    const json reply = json::parse(replies.bodies[static_cast<std::size_t>(i)]);
+    EXPECT_EQ(reply["id"], i + 1);
+    EXPECT_EQ(reply["error"]["code"], -32600);
+    const std::string message = reply["error"]["message"];
+    EXPECT_NE(message.find("exceeds the limit of 4096 bytes"), std::string::npos) << message;
+    EXPECT_NE(message.find("revline lsp --max-message-bytes N"), std::string::npos) << message;
+  }
+  EXPECT_EQ(logs.size(), 2u);
+  // 1.2 MB went through: at most the limit and one read were ever held.
+  EXPECT_LE(t.peakBufferedBytes(), cap + StdioTransport::kReadBytes);
+  for (int fd : {toServer[0], toServer[1], fromServer[0]}) close(fd);
 }
 
 TEST(Stdio, EndOfInputEndsTheLoop) {

@@ -61,7 +61,11 @@ std::string summarize(const std::vector<contract::Finding>& findings, std::size_
 contract::Verdict verdictFor(const std::vector<contract::Finding>& findings) {
   std::vector<review::PublishedFinding> asPublished;
   for (const auto& f : findings) asPublished.push_back({f, {}, {}, {}});
-  return review::decideVerdict(asPublished, review::PolicyConfig{});  // the default policy, defined once
+  // The default policy's blocking categories and severity, defined once; the
+  // rules' measured confidence is left to the configured policy (as before).
+  review::PolicyConfig policy;
+  policy.confidenceThreshold = 0.0;
+  return review::decideVerdict(asPublished, policy);
 }
 
 }  // namespace revline::builtin

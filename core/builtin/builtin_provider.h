@@ -41,9 +41,9 @@ class BuiltinProvider : public review::Provider {
 // or "No problems found by the builtin rules in N changed files."
 std::string summarize(const std::vector<contract::Finding>& findings, std::size_t changedFiles);
 
-// The default policy's verdict (review/policy.h) over these findings: what the
-// builtin answers as its own verdict. Informational: the configured policy
-// decides the real one.
+// The default policy's verdict (review/policy.h) over these findings, whatever
+// their confidence: what the builtin answers as its own verdict. Informational:
+// the configured policy decides the real one.
 contract::Verdict verdictFor(const std::vector<contract::Finding>& findings);
 
 }  // namespace revline::builtin

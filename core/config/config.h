@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "core/review/pipeline.h"
+#include "core/review/options.h"
 #include "core/support/json.h"
 
 namespace revline::config {

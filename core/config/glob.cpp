@@ -6,26 +6,12 @@
 #include "core/support/glob.h"
 
 namespace revline::config {
-namespace {
-
-std::vector<std::string_view> segments(std::string_view s) {
-  std::vector<std::string_view> out;
-  for (;;) {
-    const auto slash = s.find('/');
-    out.push_back(s.substr(0, slash));
-    if (slash == std::string_view::npos) return out;
-    s.remove_prefix(slash + 1);
-  }
-}
-
-}  // namespace
-
 std::optional<std::string> globProblem(std::string_view glob) {
   if (glob.empty() || glob == "/") return "a glob must not be empty";
   std::string_view body = glob;
   if (body.front() == '/') body.remove_prefix(1);
   if (!body.empty() && body.back() == '/') body.remove_suffix(1);
-  for (const auto seg : segments(body)) {
+  for (const auto seg : pathSegments(body)) {
     if (seg.empty()) return "a glob must not contain an empty path segment (\"//\")";
     if (seg != "**" && seg.find("**") != std::string_view::npos) {
       return "'**' must be a whole path segment, as in \"src/**/test\" or \"**/*.md\"; use '*' within a name";

@@ -49,14 +49,6 @@ std::vector<std::vector<diff::HunkContext>> functionContextOf(const diff::Diff& 
   return context;
 }
 
-std::string settingsKey(const ReviewOptions& o) {
-  return "instructions " + o.extraInstructions + "\nmax_findings " + std::to_string(o.policy.maxFindings) +
-         "\nmax_explanation_chars " + std::to_string(o.policy.maxExplanationChars) + "\nmax_tool_calls " +
-         std::to_string(o.maxToolCalls) + "\nmax_attempts " + std::to_string(o.maxAttempts) + "\ncontext " +
-         (o.context == ContextMode::Hunk ? "hunk " : "function ") + std::to_string(o.functionContextMaxLines) +
-         "\ndescription " + o.description;
-}
-
 ApprovalEvidence approvalEvidence(const ReviewOutcome& outcome) {
   return {outcome.unplacedBlocking,
           outcome.modelVerdict == contract::Verdict::RequestChanges && !outcome.rejected.empty()};

@@ -9,37 +9,15 @@
 #include "core/contract/contract.h"
 #include "core/diff/diff.h"
 #include "core/diff/function_context.h"
+#include "core/review/options.h"
 #include "core/review/policy.h"
+#include "core/review/published_finding.h"
 #include "core/review/provider.h"
 #include "core/support/cancel.h"
 
 namespace revline::review {
 
-// How much of the file around each hunk the model is shown (diff/function_context.h).
-enum class ContextMode { Hunk, Function };
 
-struct ReviewOptions {
-  int maxAttempts = 2;       // model answers tried per review (contract retries + 1)
-  int maxToolCalls = 5;      // hard budget of repository tool calls per review
-  PolicyConfig policy;
-  std::string extraInstructions;  // appended to the system prompt (from config)
-  ContextMode context = ContextMode::Function;
-  int functionContextMaxLines = 200;  // a longer enclosing definition shows only its first line
-  std::string description;            // what the change is for, in the author's words (untrusted)
-};
-
-// The options that change what a review publishes, as text: part of every
-// review cache key (session/review_cache.h). Kept beside ReviewOptions so a new
-// option is added to it in the same place.
-std::string settingsKey(const ReviewOptions& options);
-
-// A finding that survived grounding and the publication filters.
-struct PublishedFinding {
-  contract::Finding finding;                    // edit already removed when it did not match
-  std::string id;                               // stable fingerprint (see finding_id.h)
-  std::optional<std::string> editDroppedReason; // why the model's edit was not kept
-  std::optional<std::string> rangeClamped;      // endLine ran past the shown lines: what was cut
-};
 
 struct RejectedFinding {
   contract::Finding finding;

@@ -55,6 +55,9 @@ bool outranks(const contract::Finding& a, const contract::Finding& b) {
 
 }  // namespace
 
+PolicyConfig::PolicyConfig()
+    : blockingCategories(contract::kDefaultBlockingCategories.begin(), contract::kDefaultBlockingCategories.end()) {}
+
 bool blocks(const contract::Finding& f, const PolicyConfig& policy) {
   return policy.blockingCategories.count(f.category) > 0 && atLeastAsSevere(f.severity, policy.blockingSeverity) &&
          f.confidence >= policy.confidenceThreshold;

@@ -6,14 +6,15 @@
 
 #include "core/contract/contract.h"
 #include "core/contract/default_policy.h"
+#include "core/review/published_finding.h"
 
 namespace revline::review {
 
-struct PublishedFinding;
-
 struct PolicyConfig {
-  std::set<contract::Category> blockingCategories{contract::kDefaultBlockingCategories.begin(),
-                                                  contract::kDefaultBlockingCategories.end()};
+  // Out of line: with the set built inline, GCC 12 reports every temporary
+  // Config's set as maybe-uninitialized (false positive, GCC bug 105562).
+  PolicyConfig();
+  std::set<contract::Category> blockingCategories;  // default: contract::kDefaultBlockingCategories
   contract::Severity blockingSeverity = contract::kDefaultBlockingSeverity;  // this severity or worse blocks
   double confidenceThreshold = contract::kDefaultConfidenceThreshold;
   std::size_t maxFindings = 50;             // publication cap

@@ -1,9 +1,7 @@
 #include "core/support/glob.h"
 
 namespace revline {
-namespace {
-
-std::vector<std::string_view> segments(std::string_view s) {
+std::vector<std::string_view> pathSegments(std::string_view s) {
   std::vector<std::string_view> out;
   for (;;) {
     const auto slash = s.find('/');
@@ -12,6 +10,8 @@ std::vector<std::string_view> segments(std::string_view s) {
     s.remove_prefix(slash + 1);
   }
 }
+
+namespace {
 
 void expand(const std::string& pattern, std::vector<std::string>& out, int depth) {
   const auto open = pattern.find('{');
@@ -112,11 +112,11 @@ std::vector<std::string> expandGlobBraces(std::string_view pattern) {
 }
 
 GlobMatch globMatchPrefix(std::string_view pattern, std::string_view path) {
-  const auto pathSegments = segments(path);
+  const auto pathParts = pathSegments(path);
   GlobMatch found;
   for (const std::string& alternative : expandGlobBraces(pattern)) {
-    const auto patternSegments = segments(alternative);
-    Matcher m{patternSegments, pathSegments, found};
+    const auto patternSegments = pathSegments(alternative);
+    Matcher m{patternSegments, pathParts, found};
     m.match(0, 0);
     found = m.found;
   }

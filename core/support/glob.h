@@ -14,6 +14,9 @@
 
 namespace revline {
 
+// "a/b/c" as {"a", "b", "c"} ("" is {""}; empty segments are kept).
+std::vector<std::string_view> pathSegments(std::string_view path);
+
 // The alternatives of a pattern's `{a,b}` groups.
 std::vector<std::string> expandGlobBraces(std::string_view pattern);
 

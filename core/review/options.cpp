@@ -1,0 +1,13 @@
+#include "core/review/options.h"
+
+namespace revline::review {
+
+std::string settingsKey(const ReviewOptions& o) {
+  return "instructions " + o.extraInstructions + "\nmax_findings " + std::to_string(o.policy.maxFindings) +
+         "\nmax_explanation_chars " + std::to_string(o.policy.maxExplanationChars) + "\nmax_tool_calls " +
+         std::to_string(o.maxToolCalls) + "\nmax_attempts " + std::to_string(o.maxAttempts) + "\ncontext " +
+         (o.context == ContextMode::Hunk ? "hunk " : "function ") + std::to_string(o.functionContextMaxLines) +
+         "\ndescription " + o.description;
+}
+
+}  // namespace revline::review

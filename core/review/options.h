@@ -1,0 +1,29 @@
+// What a review is asked to do: budgets, policy, instructions, context. Its own
+// header so configuration (core/config) names the options without the whole
+// pipeline.
+#pragma once
+#include <string>
+
+#include "core/review/policy.h"
+
+namespace revline::review {
+
+// How much of the file around each hunk the model is shown (diff/function_context.h).
+enum class ContextMode { Hunk, Function };
+
+struct ReviewOptions {
+  int maxAttempts = 2;       // model answers tried per review (contract retries + 1)
+  int maxToolCalls = 5;      // hard budget of repository tool calls per review
+  PolicyConfig policy;
+  std::string extraInstructions;  // appended to the system prompt (from config)
+  ContextMode context = ContextMode::Function;
+  int functionContextMaxLines = 200;  // a longer enclosing definition shows only its first line
+  std::string description;            // what the change is for, in the author's words (untrusted)
+};
+
+// The options that change what a review publishes, as text: part of every
+// review cache key (session/review_cache.h). Kept beside ReviewOptions so a new
+// option is added to it in the same place.
+std::string settingsKey(const ReviewOptions& options);
+
+}  // namespace revline::review

@@ -229,7 +229,7 @@ void FrameReader::extract(std::vector<std::string>& bodies) {
       log_("message of " + std::to_string(*length) + " bytes exceeds the limit of " + std::to_string(max_) +
            "; skipping it");
       buffer_.erase(0, bodyStart);
-      skip_.emplace();
+      skip_ = Skip{};  // (not emplace(): clang 14 judges the nested type not default-constructible)
       skip_->remaining = skip_->bytes = *length;
       return;
     }

@@ -173,7 +173,7 @@ void Server::runJob(Job& job) {
     request.includeUntracked = true;
     if (job.path) request.paths = {*job.path};
     std::vector<std::string> skippedUntracked;  // too large or not a regular file: reported, not read
-    diff::Diff parsed = reviews_->readChange(job.root, request, &skippedUntracked);
+    diff::Diff parsed = reviews_.readChange(job.root, request, &skippedUntracked);
     for (const auto& s : skippedUntracked) {
       std::lock_guard<std::mutex> lock(mu_);
       logMessage(MessageType::Log, "revline: " + s);
@@ -183,11 +183,11 @@ void Server::runJob(Job& job) {
     session::ReviewRequest reviewRequest{std::move(parsed), job.root, config, {}};
     std::optional<session::ReviewResult> result;
     if (job.cacheOnly) {
-      result = reviews_->cached(std::move(reviewRequest));
+      result = reviews_.cached(std::move(reviewRequest));
       if (!result || result->reviewed.files.empty()) return;  // not reviewed yet, or nothing changed: the next save does it
     } else {
       progress(json{{"kind", "report"}, {"message", "reviewing " + what}});
-      result = reviews_->review(std::move(reviewRequest), job.cancel, [this](std::unique_ptr<review::Provider> p) {
+      result = reviews_.review(std::move(reviewRequest), job.cancel, [this](std::unique_ptr<review::Provider> p) {
         return std::make_unique<CountingProvider>(std::move(p), [this] {
           std::lock_guard<std::mutex> lock(mu_);
           ++stats_.providerCalls;

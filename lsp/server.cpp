@@ -21,8 +21,6 @@ namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
 Server::Server(Transport& transport, ServerOptions options) : transport_(transport), options_(std::move(options)) {
-  if (!options_.providerFactory) options_.providerFactory = session::defaultProviderFactory();
-  reviews_.emplace(options_.providerFactory, &cache_, options_.gitDiff);
   if (!options_.sync) worker_ = std::thread([this] { workerLoop(); });
 }
 

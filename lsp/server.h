@@ -161,7 +161,7 @@ class Server : public MessageHandler {
   int nextOutgoingId_ = 0;
 
   session::ReviewCache cache_;
-  std::optional<session::ReviewService> reviews_;  // made in the constructor, over cache_ and the factory
+  session::ReviewService reviews_{options_.providerFactory, &cache_, options_.gitDiff};  // empty ones: the defaults
   ProgressReporter progress_{transport_};
 
   // Requests in flight (cancellable) and cancellations that arrived first.

@@ -7,24 +7,11 @@
 #include "core/cli/review_session.h"
 #include "core/cli/subcommands.h"
 #include "core/diff/render.h"
-#include "core/git/git.h"
 #include "core/session/review_service.h"
 #include "core/tools/repository_tools.h"
 
 namespace revline::cli {
 namespace {
-
-// The request a `revline review` with the same flags would make.
-session::ReviewRequest reviewRequestFor(DiffSource source, const ParsedArgs& parsed, std::ostream& err) {
-  std::vector<std::string> notices;
-  const config::Config config = applyReviewFlags(
-      source.root ? config::loadForRepository(*source.root, &notices) : config::loadWithoutRepository(), parsed);
-  for (const auto& n : notices) err << "revline diff: warning: " << n << "\n";
-  for (const auto& s : source.skipped) err << "revline diff: warning: " << s << "\n";
-  session::ReviewRequest request{std::move(source.diff), source.root.value_or(std::filesystem::path()), config, {}};
-  if (auto base = parsed.value("base"); base && source.root) request.commitMessages = git::commitMessages(*source.root, *base);
-  return request;
-}
 
 void printSkipped(const std::vector<review::SkippedFile>& skipped, std::ostream& err) {
   for (const auto& s : skipped) err << "revline diff: not sent to the reviewer: " << s.path << " (" << s.reason << ")\n";
@@ -74,7 +61,8 @@ int runDiffCommand(const std::vector<std::string>& args, std::istream& in, std::
     out << diff::numstat(source.diff);
     return 0;
   }
-  session::ReviewRequest request = reviewRequestFor(std::move(source), parsed, err);
+  // The request a `revline review` with the same flags would make.
+  session::ReviewRequest request = reviewRequestFor(std::move(source), parsed, "revline diff", err);
   if (parsed.has("prompt")) {
     const review::ModelRequest first = session::ReviewService().preview(std::move(request));
     out << "=== system ===\n" << first.system << "\n";

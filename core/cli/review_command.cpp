@@ -3,7 +3,6 @@
 #include "core/cli/diff_source.h"
 #include "core/cli/review_session.h"
 #include "core/cli/subcommands.h"
-#include "core/git/git.h"
 #include "core/reports/gate.h"
 #include "core/reports/github_review.h"
 #include "core/reports/json_report.h"
@@ -47,19 +46,8 @@ int runReviewCommand(const std::vector<std::string>& args, std::istream& in, std
     if (!failOn) throw UsageError("--fail-on expects BLOCKER, MAJOR, MINOR or NIT, got \"" + *v + "\"");
   }
 
-  DiffSource source = readDiff(parsed, in);
-  // No repository (--stdin elsewhere): no repository tools and no whole-file reads,
-  // never the current directory (it may be $HOME).
-  const std::filesystem::path root = source.root.value_or(std::filesystem::path());
-  std::vector<std::string> notices;
-  const config::Config config = applyReviewFlags(
-      source.root ? config::loadForRepository(*source.root, &notices) : config::loadWithoutRepository(), parsed);
-  for (const auto& n : notices) err << "revline review: warning: " << n << "\n";
-  for (const auto& s : source.skipped) err << "revline review: warning: " << s << "\n";
-  session::ReviewRequest request{std::move(source.diff), root, config, {}};
-  // With --base, the branch's commits say what the change is for.
-  if (auto base = parsed.value("base"); base && source.root) request.commitMessages = git::commitMessages(*source.root, *base);
-  const session::ReviewResult result = session::ReviewService().review(std::move(request));
+  const session::ReviewResult result =
+      session::ReviewService().review(reviewRequestFor(readDiff(parsed, in), parsed, "revline review", err));
   const review::ReviewOutcome& outcome = result.outcome;
   const diff::Diff& selected = result.reviewed;
 

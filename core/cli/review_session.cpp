@@ -1,5 +1,7 @@
 #include "core/cli/review_session.h"
 
+#include "core/git/git.h"
+
 
 namespace revline::cli {
 
@@ -34,6 +36,21 @@ config::Config applyReviewFlags(config::Config config, const ParsedArgs& args) {
   if (auto v = args.intValue("max-tool-calls", 0, 100)) config.review.maxToolCalls = *v;
   if (auto v = args.value("description")) config.review.description = *v;
   return config;
+}
+
+session::ReviewRequest reviewRequestFor(DiffSource source, const ParsedArgs& args, const std::string& command,
+                                        std::ostream& err) {
+  std::vector<std::string> notices;
+  const config::Config config = applyReviewFlags(
+      source.root ? config::loadForRepository(*source.root, &notices) : config::loadWithoutRepository(), args);
+  for (const auto& n : notices) err << command << ": warning: " << n << "\n";
+  for (const auto& s : source.skipped) err << command << ": warning: " << s << "\n";
+  // No repository (--stdin elsewhere): no root, so no tools and no file reads,
+  // never the current directory (it may be $HOME).
+  session::ReviewRequest request{std::move(source.diff), source.root.value_or(std::filesystem::path()), config, {}};
+  // With --base, the branch's commits say what the change is for.
+  if (auto base = args.value("base"); base && source.root) request.commitMessages = git::commitMessages(*source.root, *base);
+  return request;
 }
 
 }  // namespace revline::cli

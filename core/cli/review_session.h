@@ -5,7 +5,9 @@
 #include <vector>
 
 #include "core/cli/args.h"
+#include "core/cli/diff_source.h"
 #include "core/config/config.h"
+#include "core/session/review_service.h"
 
 namespace revline::cli {
 
@@ -15,5 +17,12 @@ extern const char* const kReviewOptionsHelp;
 
 // Flags override the configuration file.
 config::Config applyReviewFlags(config::Config config, const ParsedArgs& args);
+
+// The review a command's flags ask for, on `source`: the layered config (user,
+// repository, flags), the intent's commit messages with --base, and no
+// repository root (no tools, no file reads) without a repository. Config
+// notices and skipped untracked files are warned about on `err` as `command`.
+session::ReviewRequest reviewRequestFor(DiffSource source, const ParsedArgs& args, const std::string& command,
+                                        std::ostream& err);
 
 }  // namespace revline::cli

@@ -21,6 +21,7 @@ struct Server::Job {
   std::string requestKey;  // id.dump() of the request waiting for it, if any
   std::chrono::steady_clock::time_point due;
   bool cacheOnly = false;  // publish a cached review or nothing; never call the provider
+  bool fullReview = false;  // asked for ("review this file now"): the whole change goes to the model
 };
 
 }  // namespace revline::lsp

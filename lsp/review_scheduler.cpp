@@ -56,6 +56,7 @@ void Server::scheduleReview(const fs::path& file, bool immediate, std::optional<
                             bool cacheOnly) {
   auto job = std::make_shared<Job>();
   job->cacheOnly = cacheOnly;
+  job->fullReview = immediate && !cacheOnly;  // a command, not a save
   {
     std::lock_guard<std::mutex> lock(mu_);
     auto root = repositoryOf(file);
@@ -77,6 +78,7 @@ void Server::scheduleWorkspaceReview(const fs::path& root, bool immediate, std::
                                      const json& requestId, bool cacheOnly) {
   auto job = std::make_shared<Job>();
   job->cacheOnly = cacheOnly;
+  job->fullReview = immediate && !cacheOnly;  // a command, not a save
   job->root = root;
   job->key = "workspace:" + root.string();
   {
@@ -180,7 +182,7 @@ void Server::runJob(Job& job) {
     }
     if (job.cancel.cancelled()) throw Cancelled();
     // The session selects the files (settings and default exclusions) and answers from cache when it can.
-    session::ReviewRequest reviewRequest{std::move(parsed), job.root, config, {}};
+    session::ReviewRequest reviewRequest{std::move(parsed), job.root, config, {}, job.fullReview};
     std::optional<session::ReviewResult> result;
     if (job.cacheOnly) {
       result = reviews_.cached(std::move(reviewRequest));

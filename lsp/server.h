@@ -161,7 +161,8 @@ class Server : public MessageHandler {
   int nextOutgoingId_ = 0;
 
   session::ReviewCache cache_;
-  session::ReviewService reviews_{options_.providerFactory, &cache_, options_.gitDiff};  // empty ones: the defaults
+  session::HunkCache hunks_;
+  session::ReviewService reviews_{options_.providerFactory, &cache_, options_.gitDiff, &hunks_};  // empty ones: the defaults
   ProgressReporter progress_{transport_};
 
   // Requests in flight (cancellable) and cancellations that arrived first.

@@ -1,5 +1,6 @@
 #include "core/session/review_service.h"
 
+#include <optional>
 #include <utility>
 
 #include "core/config/selection.h"
@@ -28,10 +29,11 @@ GitDiff defaultGitDiff() {
   return [](const std::filesystem::path& root, const git::DiffRequest& request) { return git::diffText(root, request); };
 }
 
-ReviewService::ReviewService(ProviderFactory factory, ReviewCache* cache, GitDiff gitDiff)
+ReviewService::ReviewService(ProviderFactory factory, ReviewCache* cache, GitDiff gitDiff, HunkCache* hunks)
     : factory_(factory ? std::move(factory) : defaultProviderFactory()),
       cache_(cache),
-      gitDiff_(gitDiff ? std::move(gitDiff) : defaultGitDiff()) {}
+      gitDiff_(gitDiff ? std::move(gitDiff) : defaultGitDiff()),
+      hunks_(hunks) {}
 
 diff::Diff ReviewService::readChange(const std::filesystem::path& root, git::DiffRequest request,
                                      std::vector<std::string>* skippedUntracked) const {
@@ -88,6 +90,7 @@ std::unique_ptr<review::Provider> nullProvider(const config::Config& config) {
 ReviewResult ReviewService::review(ReviewRequest request, const CancelToken& cancel, const ProviderWrapper& wrap) const {
   const std::filesystem::path root = request.root;
   const config::Config config = request.config;
+  const bool full = request.fullReview;
   PreparedReview prepared = prepare(std::move(request));
   ReviewResult result;
   if (prepared.reviewed.files.empty()) {
@@ -103,17 +106,34 @@ ReviewResult ReviewService::review(ReviewRequest request, const CancelToken& can
   std::string key;
   if (cache_ && !root.empty() && !prepared.reviewed.files.empty()) {
     key = cacheKey(*provider, prepared, config);
-    if (auto hit = cache_->get(root, key)) return fromCache(std::move(prepared), std::move(*hit), *provider, config);
+    auto hit = cache_->get(root, key);
+    if (hit && !(full && hit->composed)) return fromCache(std::move(prepared), std::move(*hit), *provider, config);
   }
-  if (root.empty()) {
-    // No repository (--stdin elsewhere): no tools and no file reads, never the current directory.
-    result.outcome = review::runReview(prepared.reviewed, *provider, config.review, nullptr, cancel, prepared.inputs);
-  } else {
-    tools::RepositoryTools tools(root);  // read-only, confined to the work tree under review
-    result.outcome = review::runReview(prepared.reviewed, *provider, config.review, &tools, cancel, prepared.inputs);
+  // No repository (--stdin elsewhere): no tools and no file reads, never the current directory.
+  std::optional<tools::RepositoryTools> tools;
+  if (!root.empty()) tools.emplace(root);  // read-only, confined to the work tree under review
+  review::ToolExecutor* toolsOrNull = tools ? &*tools : nullptr;
+
+  // Incremental review: only the hunks not reviewed before go on (hunk_cache.h).
+  std::optional<IncrementalPlan> plan;
+  if (hunks_ && tools && HunkCache::applies(provider->name()))
+    plan = hunks_->plan(root, prepared.reviewed,
+                        {provider->name(), provider->model(), &config.review, prepared.inputs.commitMessages},
+                        toolsOrNull, !full);
+  const diff::Diff& toSend = plan ? plan->toReview : prepared.reviewed;
+  result.outcome = review::runReview(toSend, *provider, config.review, toolsOrNull, cancel, prepared.inputs);
+  if (plan) {
+    hunks_->store(root, prepared.reviewed, *plan, result.outcome, config.review.policy);
+    result.outcome = mergeIncremental(*plan, std::move(result.outcome), prepared.reviewed, prepared.inputs,
+                                      config.review.policy);
+    result.fromCache = toSend.files.empty();
+    result.hunksReused = plan->hunksReused;
+    result.hunksTotal = plan->hunksTotal;
   }
+
   result.evidence = review::approvalEvidence(result.outcome);
-  if (!key.empty()) cache_->put(root, key, CachedReview{result.outcome.findings, result.evidence});
+  if (!key.empty())
+    cache_->put(root, key, CachedReview{result.outcome.findings, result.evidence, plan && plan->hunksReused > 0});
   result.reviewed = std::move(prepared.reviewed);
   return result;
 }

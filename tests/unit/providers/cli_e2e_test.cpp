@@ -106,7 +106,8 @@ json minorAt(int line) {
 // The hunk headers of the diff a chat request carried.
 int hunksIn(const testing::Received& request) {
   int n = 0;
-  for (const auto& m : request.parsed()["messages"]) {
+  const json body = request.parsed();
+  for (const auto& m : body["messages"]) {
     const std::string text = m.value("content", "");
     for (std::size_t at = text.find("\n@@ "); at != std::string::npos; at = text.find("\n@@ ", at + 1)) ++n;
   }

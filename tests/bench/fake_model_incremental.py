@@ -40,6 +40,7 @@ class CountingModel:
         self.bytes = 0
         self.requests = 0
         self.hunks = 0  # hunk headers in the diffs sent
+        self.diff_bytes = 0  # of those bytes, the diff message (the rest: system prompt, schema, tool specs)
         self.lock = threading.Lock()
         model = self
 
@@ -47,12 +48,15 @@ class CountingModel:
             def do_POST(self):
                 body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
                 request = json.loads(body)
-                prompt = "\n".join(m.get("content") or "" for m in request.get("messages", [])
-                                   if isinstance(m.get("content"), str) and "<diff>" in m.get("content"))
+                # The diff message: the user turn holding the annotated diff (the system prompt names <diff> too).
+                prompt = "\n".join(m["content"] for m in request.get("messages", [])
+                                   if m.get("role") == "user" and isinstance(m.get("content"), str)
+                                   and "<diff>\n" in m["content"])
                 with model.lock:
                     model.bytes += len(body)
                     model.requests += 1
                     model.hunks += prompt.count("\n@@ ")
+                    model.diff_bytes += len(json.dumps(prompt).encode())
                 report = {"summary": "Reviewed the hunks shown.", "findings": _findings(prompt), "verdict": "COMMENT"}
                 reply = json.dumps({"choices": [{"index": 0, "finish_reason": "stop",
                                                  "message": {"role": "assistant", "content": json.dumps(report)}}],
@@ -75,7 +79,7 @@ class CountingModel:
 
     def counts(self):
         with self.lock:
-            return self.bytes, self.requests, self.hunks
+            return self.bytes, self.requests, self.hunks, self.diff_bytes
 
     def stop(self):
         self.server.shutdown()

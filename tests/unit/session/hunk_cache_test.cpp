@@ -193,6 +193,10 @@ TEST(HunkCacheStore, AReviewWithUnplacedBlockingFindingsKeepsNothing) {
   cache.store(repo.root(), whole, plan, fresh, options.policy);
   EXPECT_EQ(cache.plan(repo.root(), whole, context, nullptr, true).hunksReused, 0);
   fresh.unplacedBlocking = 0;
+  fresh.coverage.filesSkipped = {{"a.py", "over the request budget", 10}};  // left out: not reviewed
+  cache.store(repo.root(), whole, plan, fresh, options.policy);
+  EXPECT_EQ(cache.plan(repo.root(), whole, context, nullptr, true).hunksReused, 0);
+  fresh.coverage.filesSkipped.clear();
   cache.store(repo.root(), whole, plan, fresh, options.policy);
   const IncrementalPlan again = cache.plan(repo.root(), whole, context, nullptr, true);
   EXPECT_EQ(again.hunksReused, 5);

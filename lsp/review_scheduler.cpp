@@ -187,6 +187,14 @@ void Server::runJob(Job& job) {
       if (!result || result->reviewed.files.empty()) return;  // not reviewed yet, or nothing changed: the next save does it
     } else {
       progress(json{{"kind", "report"}, {"message", "reviewing " + what}});
+      // A review split into several requests reports each one done (ProgressReporter is thread-safe).
+      reviewRequest.progress = [&](const session::ReviewProgress& p) {
+        if (p.total < 2) return;
+        progress(json{{"kind", "report"}, {"percentage", 100 * p.done / p.total},
+                      {"message", "reviewing " + what + ": " + std::to_string(p.done) + " of " + std::to_string(p.total) +
+                                      " requests done, " + std::to_string(p.usage.inputTokens + p.usage.outputTokens) +
+                                      " tokens so far"}});
+      };
       result = reviews_.review(std::move(reviewRequest), job.cancel, [this](std::unique_ptr<review::Provider> p) {
         return std::make_unique<CountingProvider>(std::move(p), [this] {
           std::lock_guard<std::mutex> lock(mu_);

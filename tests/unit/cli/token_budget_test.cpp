@@ -39,14 +39,14 @@ TEST(TokenBudgetCli, ALargeChangeGoesInRequestsWithinTheBudget) {
   std::istringstream in(patchOf(24, 30));
   std::ostringstream out, err;
   const int code = runMain({"review", "--stdin", "--format", "json", "--provider", "openai", "--model", "test",
-                            "--base-url", server.url("/v1"), "--max-input-tokens", "4000"},
+                            "--base-url", server.url("/v1"), "--max-input-tokens", "6000", "--max-requests", "100"},
                            in, out, err);
   ASSERT_EQ(code, 0) << err.str();
   const auto requests = server.requests();
   ASSERT_GT(requests.size(), 2u);
   std::set<std::string> sent;
   for (const auto& r : requests) {
-    EXPECT_LE(static_cast<std::int64_t>(r.body.size()), 4000 * 3) << "a request over the budget";
+    EXPECT_LE(static_cast<std::int64_t>(r.body.size()), 6000 * 3) << "a request over the budget";
     const json body = r.parsed();
     for (const auto& m : body["messages"]) {
       if (m["role"] != "user") continue;
@@ -72,7 +72,7 @@ TEST(TokenBudgetCli, TheRequestCapIsReportedAndTheVerdictIsNotApprove) {
   std::istringstream in(patchOf(24, 30));
   std::ostringstream out, err;
   const int code = runMain({"review", "--stdin", "--provider", "openai", "--model", "test", "--base-url",
-                            server.url("/v1"), "--max-input-tokens", "4000", "--max-requests", "2"},
+                            server.url("/v1"), "--max-input-tokens", "6000", "--max-requests", "2"},
                            in, out, err);
   EXPECT_EQ(code, 0) << err.str();  // COMMENT
   EXPECT_EQ(server.requestCount(), 2u);

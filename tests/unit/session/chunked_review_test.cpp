@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <memory>
@@ -248,6 +250,57 @@ TEST(ChunkedReview, CancellingStopsTheRequestsNotYetSent) {
   c.maxParallelRequests = 1;
   EXPECT_THROW(ReviewService(factoryFor(m)).review(f.request(c), cancel), Cancelled);
   EXPECT_EQ(m.requests.size(), 1u);
+}
+
+// Tool rounds stay within the budget too: each result is capped so that
+// max_tool_calls of them fit the reserve kept for them.
+TEST(ChunkedReview, ToolRoundsStayWithinTheBudget) {
+  ManyFiles f(30);
+  std::string big;
+  for (int i = 0; i < 2000; ++i) big += "a long line of the file the model reads, number " + std::to_string(i) + "\n";
+  f.repo.write("docs/big.txt", big);
+  f.repo.git("add docs/big.txt");
+  f.repo.git("commit -q -m big -- docs/big.txt");
+  Model m;
+  std::atomic<int> calls{0};
+  class ToolCaller : public review::Provider {
+   public:
+    ToolCaller(Model& m, std::atomic<int>& calls) : m_(m), calls_(calls) {}
+    std::string name() const override { return "fake"; }
+    std::string model() const override { return "fake-model"; }
+    review::ModelResponse complete(const review::ModelRequest& request, const CancelToken&) override {
+      {
+        std::lock_guard<std::mutex> lock(m_.mu);
+        m_.requests.push_back(request);
+      }
+      review::ModelResponse r;
+      const auto rounds = std::count_if(request.messages.begin(), request.messages.end(),
+                                        [](const review::Message& msg) { return msg.role == review::Role::Tool; });
+      if (!request.tools.empty() && rounds < 5) {
+        r.toolCalls.push_back({"c" + std::to_string(++calls_), "read_file", json{{"path", "docs/big.txt"}}});
+        r.finish = review::FinishReason::ToolCalls;
+      } else {
+        r.text = kApprove.dump();
+      }
+      return r;
+    }
+
+   private:
+    Model& m_;
+    std::atomic<int>& calls_;
+  };
+  ProviderFactory factory = [&](const config::Config&, const diff::Diff&, const fs::path&) {
+    return std::make_unique<ToolCaller>(m, calls);
+  };
+  const ReviewResult r = ReviewService(factory).review(f.request(budget(8000)));
+  EXPECT_GT(calls.load(), 10);  // several requests, each with its tool rounds
+  std::size_t withResults = 0;
+  for (const auto& request : m.requests) {
+    EXPECT_LE(review::estimateTokens(request), 8000);
+    withResults += request.messages.size() > 1;
+  }
+  EXPECT_GT(withResults, 0u);
+  EXPECT_GT(r.outcome.toolCalls, 10);
 }
 
 TEST(ChunkedReview, ProgressCountsTheRequests) {

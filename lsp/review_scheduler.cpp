@@ -181,8 +181,19 @@ void Server::runJob(const std::shared_ptr<Job>& job) {
         return deliver();
       }
     } else {
-      if (!job->progressToken.empty())
+      if (!job->progressToken.empty()) {
         progress_.report(job->progressToken, json{{"kind", "report"}, {"message", "reviewing " + what}});
+        // A review split into several requests reports each one done (ProgressReporter is thread-safe).
+        reviewRequest.progress = [this, job, what](const session::ReviewProgress& p) {
+          if (p.total < 2) return;
+          progress_.report(job->progressToken,
+                           json{{"kind", "report"}, {"percentage", 100 * p.done / p.total},
+                                {"message", "reviewing " + what + ": " + std::to_string(p.done) + " of " +
+                                                std::to_string(p.total) + " requests done, " +
+                                                std::to_string(p.usage.inputTokens + p.usage.outputTokens) +
+                                                " tokens so far"}});
+        };
+      }
       outcome->result = reviews_.review(std::move(reviewRequest), job->cancel, [this](std::unique_ptr<review::Provider> p) {
         return std::make_unique<CountingProvider>(std::move(p), [this] { count(&ServerStats::providerCalls); });
       });

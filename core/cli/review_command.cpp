@@ -46,8 +46,9 @@ int runReviewCommand(const std::vector<std::string>& args, std::istream& in, std
     if (!failOn) throw UsageError("--fail-on expects BLOCKER, MAJOR, MINOR or NIT, got \"" + *v + "\"");
   }
 
-  const session::ReviewResult result =
-      session::ReviewService().review(reviewRequestFor(readDiff(parsed, in), parsed, "revline review", err));
+  session::ReviewRequest request = reviewRequestFor(readDiff(parsed, in), parsed, "revline review", err);
+  request.progress = terminalProgress(err, "revline review");
+  const session::ReviewResult result = session::ReviewService().review(std::move(request));
   const review::ReviewOutcome& outcome = result.outcome;
   const diff::Diff& selected = result.reviewed;
 

@@ -5,6 +5,7 @@
 #include "core/config/selection.h"
 #include "core/diff/render.h"
 #include "core/providers/factory.h"
+#include "core/session/chunked_review.h"
 #include "core/tools/repository_tools.h"
 
 namespace revline::session {
@@ -88,6 +89,7 @@ std::unique_ptr<review::Provider> nullProvider(const config::Config& config) {
 ReviewResult ReviewService::review(ReviewRequest request, const CancelToken& cancel, const ProviderWrapper& wrap) const {
   const std::filesystem::path root = request.root;
   const config::Config config = request.config;
+  const ProgressSink progress = std::move(request.progress);
   PreparedReview prepared = prepare(std::move(request));
   ReviewResult result;
   if (prepared.reviewed.files.empty()) {
@@ -105,15 +107,15 @@ ReviewResult ReviewService::review(ReviewRequest request, const CancelToken& can
     key = cacheKey(*provider, prepared, config);
     if (auto hit = cache_->get(root, key)) return fromCache(std::move(prepared), std::move(*hit), *provider, config);
   }
-  if (root.empty()) {
-    // No repository (--stdin elsewhere): no tools and no file reads, never the current directory.
-    result.outcome = review::runReview(prepared.reviewed, *provider, config.review, nullptr, cancel, prepared.inputs);
-  } else {
-    tools::RepositoryTools tools(root);  // read-only, confined to the work tree under review
-    result.outcome = review::runReview(prepared.reviewed, *provider, config.review, &tools, cancel, prepared.inputs);
-  }
+  // Within the token budget: one request, or several (chunked_review.h). Without a
+  // root (--stdin elsewhere) no tools and no file reads, never the current directory;
+  // with one, read-only tools confined to the work tree under review.
+  result.outcome = reviewInChunks(prepared.reviewed, prepared.inputs, *provider,
+                                  {config, root, factory_, wrap, progress}, cancel);
   result.evidence = review::approvalEvidence(result.outcome);
-  if (!key.empty()) cache_->put(root, key, CachedReview{result.outcome.findings, result.evidence});
+  // A review with parts left out is not kept: a rerun with a larger budget reviews them.
+  if (!key.empty() && result.evidence.partsNotReviewed == 0)
+    cache_->put(root, key, CachedReview{result.outcome.findings, result.evidence});
   result.reviewed = std::move(prepared.reviewed);
   return result;
 }

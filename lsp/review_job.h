@@ -26,6 +26,7 @@ struct Server::Job {
   config::Config config;            // the effective configuration when the review was asked for
   bool reportProgress = false;      // the client takes $/progress
   bool cacheOnly = false;           // publish a cached review or nothing; never call the provider
+  bool fullReview = false;          // asked for ("review this file now"): the whole change goes to the model
   std::chrono::steady_clock::time_point due;
   CancelToken cancel;
   // Loop thread only: the request waiting for the result, if any.

@@ -61,6 +61,7 @@ void Server::scheduleReview(const fs::path& file, bool immediate, std::optional<
   }
   auto job = std::make_shared<Job>();
   job->cacheOnly = cacheOnly;
+  job->fullReview = immediate && !cacheOnly;  // a command, not a save
   job->root = *root;
   job->path = file.lexically_relative(*root).generic_string();
   job->key = "file:" + file.string();
@@ -76,6 +77,7 @@ void Server::scheduleWorkspaceReview(const fs::path& root, bool immediate, std::
                                      const json& requestId, bool cacheOnly) {
   auto job = std::make_shared<Job>();
   job->cacheOnly = cacheOnly;
+  job->fullReview = immediate && !cacheOnly;  // a command, not a save
   job->root = root;
   job->key = "workspace:" + root.string();
   job->config = configFor(root);
@@ -174,6 +176,7 @@ void Server::runJob(const std::shared_ptr<Job>& job) {
     if (job->cancel.cancelled()) throw Cancelled();
     // The session selects the files (settings and default exclusions) and answers from cache when it can.
     session::ReviewRequest reviewRequest{std::move(parsed), job->root, job->config, {}};
+    reviewRequest.fullReview = job->fullReview;
     if (job->cacheOnly) {
       outcome->result = reviews_.cached(std::move(reviewRequest));
       if (!outcome->result || outcome->result->reviewed.files.empty()) {  // not reviewed yet, or nothing changed

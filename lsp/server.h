@@ -181,7 +181,8 @@ class Server : public MessageHandler {
   ServerStats stats_;
   // Thread-safe, and used by the worker only (the cache locks its own files).
   session::ReviewCache cache_;
-  session::ReviewService reviews_{options_.providerFactory, &cache_, options_.gitDiff};  // empty ones: the defaults
+  session::HunkCache hunks_;
+  session::ReviewService reviews_{options_.providerFactory, &cache_, options_.gitDiff, &hunks_};  // empty ones: the defaults
   ProgressReporter progress_{transport_};                                                // locks its own state
 
   // Requests in flight (cancellable) and cancellations that arrived first.

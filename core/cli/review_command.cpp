@@ -14,11 +14,11 @@ namespace revline::cli {
 
 int runReviewCommand(const std::vector<std::string>& args, std::istream& in, std::ostream& out, std::ostream& err) {
   std::vector<OptionSpec> specs = reviewOptionSpecs();
-  specs.insert(specs.end(), {{"base", true}, {"staged"}, {"stdin"}, {"format", true}, {"fail-on", true}, {"help"}});
+  specs.insert(specs.end(), {{"base", true}, {"staged"}, {"stdin"}, {"format", true}, {"fail-on", true}, {"no-cache"}, {"help"}});
   const ParsedArgs parsed("revline review", specs, args);
   if (parsed.has("help")) {
     out << "usage: revline review [--base REF | --staged | --stdin] [--format text|json|sarif|github]\n"
-           "                      [--fail-on SEVERITY] [provider options]\n\n"
+           "                      [--fail-on SEVERITY] [--no-cache] [provider options]\n\n"
            "Reviews the working-tree diff (untracked, not-ignored files count as added), keeps only findings\n"
            "on lines the diff touches, and decides the verdict by policy.\n\n"
            "  --base REF           review the working tree against the merge base of REF and HEAD; the\n"
@@ -28,6 +28,9 @@ int runReviewCommand(const std::vector<std::string>& args, std::istream& in, std
            "                       model gets no repository tools (nothing but the patch is read)\n"
            "  --format F           text (default), json, sarif (code scanning), github (a PR review payload)\n"
            "  --fail-on SEVERITY   also exit 1 when any finding is at least BLOCKER|MAJOR|MINOR|NIT\n"
+           "  --no-cache           send the whole diff to the model; by default a model is sent only the\n"
+           "                       hunks it has not reviewed before (.git/revline/hunks/), and the findings\n"
+           "                       of the others are carried over\n"
         << kReviewOptionsHelp
         << "\nConfiguration: ~/.config/revline/config.json (yours), then .revline.json at the repository root;\n"
            "these flags override both. An untrusted repository's base_url, api_key_env, remote provider and\n"
@@ -48,7 +51,10 @@ int runReviewCommand(const std::vector<std::string>& args, std::istream& in, std
 
   session::ReviewRequest request = reviewRequestFor(readDiff(parsed, in), parsed, "revline review", err);
   request.progress = terminalProgress(err, "revline review");
-  const session::ReviewResult result = session::ReviewService().review(std::move(request));
+  request.fullReview = parsed.has("no-cache");
+  session::HunkCache hunks;  // the server's too: a re-run after an edit sends only the edited hunks
+  const session::ReviewResult result =
+      session::ReviewService({}, nullptr, {}, &hunks).review(std::move(request));
   const review::ReviewOutcome& outcome = result.outcome;
   const diff::Diff& selected = result.reviewed;
 

@@ -1,7 +1,6 @@
 #include "core/session/review_cache.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <stdexcept>
 
 #include "core/contract/coerce.h"
@@ -24,7 +23,8 @@ json toJson(const CachedReview& review) {
   }
   return json{{"findings", std::move(findings)},
               {"unplacedBlocking", review.evidence.unplacedBlocking},
-              {"changesRequestedButRejected", review.evidence.changesRequestedButRejected}};
+              {"changesRequestedButRejected", review.evidence.changesRequestedButRejected},
+              {"composed", review.composed}};
 }
 
 CachedReview cachedReviewFromJson(const json& j) {
@@ -52,6 +52,7 @@ CachedReview cachedReviewFromJson(const json& j) {
   }
   out.evidence.unplacedBlocking = j.value("unplacedBlocking", 0);
   out.evidence.changesRequestedButRejected = j.value("changesRequestedButRejected", false);
+  out.composed = j.value("composed", false);
   return out;
 }
 
@@ -66,10 +67,7 @@ std::string ReviewCache::key(const std::string& provider, const std::string& mod
 
 namespace {
 fs::path cacheFile(const fs::path& root, const std::string& key) {
-  char name[40];
-  std::snprintf(name, sizeof name, "%016llx%016llx", static_cast<unsigned long long>(fnv1a64(key)),
-                static_cast<unsigned long long>(fnv1a64(key, 0x9e3779b97f4a7c15ull)));
-  return git::gitDirectory(root) / "revline" / "cache" / (std::string(name) + ".json");
+  return git::gitDirectory(root) / "revline" / "cache" / (fingerprint128(key) + ".json");
 }
 }  // namespace
 
@@ -101,10 +99,10 @@ void ReviewCache::put(const fs::path& root, const std::string& key, const Cached
   const json j{{"key", key}, {"review", toJson(review)}};
   const fs::path file = cacheFile(root, key);
   writeFileAtomically(file, j.dump(1, ' ', false, json::error_handler_t::replace));
-  pruneDisk(file.parent_path());
+  pruneCacheDirectory(file.parent_path(), kDiskEntries);
 }
 
-void ReviewCache::pruneDisk(const fs::path& dir) {
+void pruneCacheDirectory(const fs::path& dir, std::size_t keep) {
   std::error_code ec;
   std::vector<std::pair<fs::file_time_type, fs::path>> entries;
   for (const auto& e : fs::directory_iterator(dir, ec)) {
@@ -113,9 +111,9 @@ void ReviewCache::pruneDisk(const fs::path& dir) {
     const auto t = fs::last_write_time(e.path(), tec);
     if (!tec) entries.emplace_back(t, e.path());
   }
-  if (entries.size() <= kDiskEntries) return;
+  if (entries.size() <= keep) return;
   std::sort(entries.begin(), entries.end());
-  for (std::size_t i = 0; i + kDiskEntries < entries.size(); ++i) fs::remove(entries[i].second, ec);
+  for (std::size_t i = 0; i + keep < entries.size(); ++i) fs::remove(entries[i].second, ec);
 }
 
 void ReviewCache::remember(const std::string& memoryKey, const CachedReview& review) {

@@ -21,6 +21,9 @@ namespace revline::session {
 struct CachedReview {
   std::vector<review::PublishedFinding> findings;
   review::ApprovalEvidence evidence;
+  // Put together from per-hunk reviews (hunk_cache.h), not one review of the
+  // whole diff: a forced full review does not take it.
+  bool composed = false;
 };
 
 // Cache form of a review (written and read only by revline): each finding as
@@ -29,6 +32,10 @@ json toJson(const CachedReview& review);
 // Reads it back through the contract's coercion (the same checks as a model's
 // answer); throws std::runtime_error naming what is malformed.
 CachedReview cachedReviewFromJson(const json& j);
+
+// Removes the oldest `.json` files of `dir` (by modification time) beyond
+// `keep`; errors are ignored (another process may be pruning the same files).
+void pruneCacheDirectory(const std::filesystem::path& dir, std::size_t keep);
 
 // Reviews keyed by provider, model, prompt version, the review settings and the
 // annotated diff. Thread-safe. Disk errors are ignored (the cache is an
@@ -53,7 +60,6 @@ class ReviewCache {
  private:
   // Callers hold mu_.
   void remember(const std::string& memoryKey, const CachedReview& review);
-  static void pruneDisk(const std::filesystem::path& cacheDir);
 
   std::mutex mu_;
   std::map<std::string, CachedReview> memory_;  // by root + key

@@ -1,5 +1,6 @@
 #include "core/session/review_service.h"
 
+#include <optional>
 #include <utility>
 
 #include "core/config/selection.h"
@@ -29,10 +30,11 @@ GitDiff defaultGitDiff() {
   return [](const std::filesystem::path& root, const git::DiffRequest& request) { return git::diffText(root, request); };
 }
 
-ReviewService::ReviewService(ProviderFactory factory, ReviewCache* cache, GitDiff gitDiff)
+ReviewService::ReviewService(ProviderFactory factory, ReviewCache* cache, GitDiff gitDiff, HunkCache* hunks)
     : factory_(factory ? std::move(factory) : defaultProviderFactory()),
       cache_(cache),
-      gitDiff_(gitDiff ? std::move(gitDiff) : defaultGitDiff()) {}
+      gitDiff_(gitDiff ? std::move(gitDiff) : defaultGitDiff()),
+      hunks_(hunks) {}
 
 diff::Diff ReviewService::readChange(const std::filesystem::path& root, git::DiffRequest request,
                                      std::vector<std::string>* skippedUntracked) const {
@@ -90,6 +92,7 @@ ReviewResult ReviewService::review(ReviewRequest request, const CancelToken& can
   const std::filesystem::path root = request.root;
   const config::Config config = request.config;
   const ProgressSink progress = std::move(request.progress);
+  const bool full = request.fullReview;
   PreparedReview prepared = prepare(std::move(request));
   ReviewResult result;
   if (prepared.reviewed.files.empty()) {
@@ -105,17 +108,39 @@ ReviewResult ReviewService::review(ReviewRequest request, const CancelToken& can
   std::string key;
   if (cache_ && !root.empty() && !prepared.reviewed.files.empty()) {
     key = cacheKey(*provider, prepared, config);
-    if (auto hit = cache_->get(root, key)) return fromCache(std::move(prepared), std::move(*hit), *provider, config);
+    auto hit = cache_->get(root, key);
+    if (hit && !(full && hit->composed)) return fromCache(std::move(prepared), std::move(*hit), *provider, config);
   }
-  // Within the token budget: one request, or several (chunked_review.h). Without a
-  // root (--stdin elsewhere) no tools and no file reads, never the current directory;
-  // with one, read-only tools confined to the work tree under review.
-  result.outcome = reviewInChunks(prepared.reviewed, prepared.inputs, *provider,
-                                  {config, root, factory_, wrap, progress}, cancel);
+  // No repository (--stdin elsewhere): no tools and no file reads, never the current directory.
+  std::optional<tools::RepositoryTools> tools;
+  if (!root.empty()) tools.emplace(root);  // read-only, confined to the work tree under review
+  review::ToolExecutor* toolsOrNull = tools ? &*tools : nullptr;
+
+  // Incremental review: only the hunks not reviewed before go on (hunk_cache.h).
+  std::optional<IncrementalPlan> plan;
+  if (hunks_ && tools && HunkCache::applies(provider->name()))
+    plan = hunks_->plan(root, prepared.reviewed,
+                        {provider->name(), provider->model(), &config.review, prepared.inputs.commitMessages},
+                        toolsOrNull, !full);
+  const diff::Diff& toSend = plan ? plan->toReview : prepared.reviewed;
+  // Within the token budget: one request, or several (chunked_review.h), each
+  // with its own read-only tools confined to the work tree (none without a root).
+  result.outcome = reviewInChunks(toSend, prepared.inputs, *provider, {config, root, factory_, wrap, progress}, cancel);
+  if (plan) {
+    // Parts a limit left out were never seen: no hunk is filled from such a review.
+    if (review::approvalEvidence(result.outcome).partsNotReviewed == 0)
+      hunks_->store(root, prepared.reviewed, *plan, result.outcome, config.review.policy);
+    result.outcome = mergeIncremental(*plan, std::move(result.outcome), prepared.reviewed, prepared.inputs,
+                                      config.review.policy);
+    result.fromCache = toSend.files.empty();
+    result.hunksReused = plan->hunksReused;
+    result.hunksTotal = plan->hunksTotal;
+  }
+
   result.evidence = review::approvalEvidence(result.outcome);
   // A review with parts left out is not kept: a rerun with a larger budget reviews them.
   if (!key.empty() && result.evidence.partsNotReviewed == 0)
-    cache_->put(root, key, CachedReview{result.outcome.findings, result.evidence});
+    cache_->put(root, key, CachedReview{result.outcome.findings, result.evidence, plan && plan->hunksReused > 0});
   result.reviewed = std::move(prepared.reviewed);
   return result;
 }

@@ -16,6 +16,7 @@
 #include "core/diff/diff.h"
 #include "core/git/git.h"
 #include "core/review/pipeline.h"
+#include "core/session/hunk_cache.h"
 #include "core/session/review_cache.h"
 #include "core/support/cancel.h"
 
@@ -54,6 +55,10 @@ struct ReviewRequest {
   config::Config config;                     // the layered configuration, flags applied
   std::vector<std::string> commitMessages;   // the commits under review, part of the intent (untrusted)
   ProgressSink progress = {};                // told after each request of a review split into several
+  // Send the whole change to the model: no hunk carried over from the per-hunk
+  // cache, no composed review answered from the review cache ("Review this
+  // file now", `revline review --no-cache`). The result still refreshes both.
+  bool fullReview = false;
 };
 
 // What the selection keeps of a request, and what the review is given besides.
@@ -68,14 +73,17 @@ struct ReviewResult {
   review::ReviewOutcome outcome;  // from cache: findings, verdict and coverage as the review had them
   review::ApprovalEvidence evidence;  // what kept it from approving: a verdict over fewer findings
                                       // (the server leaves dismissed ones out) still uses it
-  bool fromCache = false;
+  bool fromCache = false;              // no model was asked: every part was reviewed before
+  int hunksReused = 0, hunksTotal = 0;  // hunks answered by the per-hunk cache (hunk_cache.h)
 };
 
 class ReviewService {
  public:
-  // `cache`, when given, answers an unchanged review and keeps each new one.
+  // `cache`, when given, answers an unchanged review and keeps each new one;
+  // `hunks`, when given, sends a model provider only the hunks it has not
+  // reviewed before (incremental review).
   explicit ReviewService(ProviderFactory factory = defaultProviderFactory(), ReviewCache* cache = nullptr,
-                         GitDiff gitDiff = defaultGitDiff());
+                         GitDiff gitDiff = defaultGitDiff(), HunkCache* hunks = nullptr);
 
   // The change `request` names in the repository at `root` (working tree,
   // staged, against a base, limited to paths), parsed; untracked files left
@@ -84,7 +92,8 @@ class ReviewService {
                         std::vector<std::string>* skippedUntracked = nullptr) const;
 
   // Selects, builds the provider, looks in the cache, else reviews with the
-  // repository tools confined to the request's root, within the token budget
+  // repository tools confined to the request's root: only the hunks not in the
+  // per-hunk cache (whose findings are carried over), within the token budget
   // per request (chunked_review.h: a larger change in several requests, each
   // with its own provider from the factory, wrapped by `wrap`). Throws what
   // review::runReview throws, and ProviderError from the factory.
@@ -107,6 +116,7 @@ class ReviewService {
   ProviderFactory factory_;
   ReviewCache* cache_;
   GitDiff gitDiff_;
+  HunkCache* hunks_;
 };
 
 }  // namespace revline::session

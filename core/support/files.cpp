@@ -1,5 +1,8 @@
 #include "core/support/files.h"
 
+#include <unistd.h>
+
+#include <atomic>
 #include <fstream>
 #include <sstream>
 
@@ -20,7 +23,9 @@ std::optional<std::string> readWholeFile(const fs::path& path) {
 bool writeFileAtomically(const fs::path& path, const std::string& content) {
   std::error_code ec;
   if (path.has_parent_path()) fs::create_directories(path.parent_path(), ec);
-  const fs::path tmp = path.string() + ".tmp";
+  // A temporary of its own per writer: a server and a CLI run may write the same cache entry at once.
+  static std::atomic<unsigned> serial{0};
+  const fs::path tmp = path.string() + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(serial++);
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
     if (!out) return false;

@@ -4,8 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <map>
 
 #include "lsp/protocol.h"
+#include "tests/support/per_hunk_model.h"
 #include "tests/support/temp_repo.h"
 #include "tests/unit/lsp/lsp_client.h"
 
@@ -110,6 +112,67 @@ TEST_F(ReviewSession, TheChangeComesFromTheInjectedGitReader) {
   EXPECT_EQ(r["result"]["verdict"], "APPROVE") << r.dump();
   EXPECT_GE(reads.load(), 1);
   EXPECT_EQ(calls.load(), 1);
+  EXPECT_EQ(c.stop(), 0);
+}
+
+// Incremental review on save: editing one hunk of five sends only that hunk and
+// keeps five diagnostics published, the four untouched ones with their ids at
+// their moved lines; "Review this file now" sends the whole file again.
+TEST(IncrementalReviewOnSave, EditingOneHunkOfFiveSendsOnlyThatHunk) {
+  TempRepo repo;
+  repo.write("a.py", revline::testing::fiveFunctions());
+  repo.commitAll("init");
+  repo.write("a.py", revline::testing::fiveFunctions(revline::testing::allChanged()));
+  const std::filesystem::path root = std::filesystem::canonical(repo.root());
+  const std::string uri = uriFromPath((root / "a.py").string());
+  revline::testing::PerHunkLog log;
+  ServerOptions options;
+  options.sync = true;
+  options.providerFactory = [&log](const config::Config&, const diff::Diff&, const std::filesystem::path&) {
+    return std::make_unique<revline::testing::PerHunkModel>(log);
+  };
+  LspClient c(std::move(options));
+  c.initialize(uriFromPath(root.string()));
+  auto saved = [&] {
+    c.notify("textDocument/didSave", {{"textDocument", {{"uri", uri}}}});
+    const json d = c.notification("textDocument/publishDiagnostics");
+    EXPECT_EQ(d["params"]["uri"], uri);
+    std::map<std::string, int> lineById;
+    for (const auto& diag : d["params"]["diagnostics"]) lineById[diag["data"]["id"]] = diag["range"]["start"]["line"];
+    return lineById;
+  };
+  const auto first = saved();
+  ASSERT_EQ(log.reviews(), 1u);
+  EXPECT_EQ(log.hunksSent(0), 5);
+  ASSERT_EQ(first.size(), 5u);
+
+  // Function 0's hunk gets two more lines: the four hunks below it move down by two.
+  std::vector<std::string> changed = revline::testing::allChanged();
+  changed[0] = "    v5 = x * 20\n    w = v5 + 1\n    v5 = w - 1";
+  repo.write("a.py", revline::testing::fiveFunctions(changed));
+  const auto second = saved();
+  ASSERT_EQ(log.reviews(), 2u);
+  EXPECT_EQ(log.hunksSent(1), 1);
+  EXPECT_NE(log.prompts[1].find("w = v5 + 1"), std::string::npos);
+  ASSERT_EQ(second.size(), 5u);
+  int moved = 0;
+  for (const auto& [id, line] : first) {
+    if (auto it = second.find(id); it != second.end()) {
+      EXPECT_EQ(it->second, line + 2) << id;
+      ++moved;
+    }
+  }
+  EXPECT_EQ(moved, 4);
+
+  // "Review this file now": the whole file's diff goes to the model again.
+  const int id = c.request("workspace/executeCommand",
+                           {{"command", "revline.reviewFile"}, {"arguments", json::array({{{"uri", uri}}})}});
+  const json r = c.reply(id);
+  EXPECT_EQ(r["result"]["findings"], 5) << r.dump();
+  const json d = c.notification("textDocument/publishDiagnostics");
+  EXPECT_EQ(d["params"]["diagnostics"].size(), 5u);
+  ASSERT_EQ(log.reviews(), 3u);
+  EXPECT_EQ(log.hunksSent(2), 5);
   EXPECT_EQ(c.stop(), 0);
 }
 

@@ -2,6 +2,9 @@
 // provider server, once per wire format.
 #include <gtest/gtest.h>
 
+#include <set>
+
+#include "tests/support/per_hunk_model.h"
 #include "tests/support/temp_repo.h"
 #include "tests/unit/providers/fake_server.h"
 
@@ -84,6 +87,74 @@ TEST(CliEndToEnd, MissingKeyForTheRealApi) {
   auto result = testing::runRevline("review --provider openai --api-key-env REVLINE_TEST_UNSET_KEY", r.repo.root());
   EXPECT_EQ(result.exitCode, 2) << result.out << result.err;
   EXPECT_NE(result.err.find("REVLINE_TEST_UNSET_KEY"), std::string::npos) << result.err;
+}
+
+
+std::string chatReply(const json& findings) {
+  const json report{{"summary", "Reviewed."}, {"findings", findings}, {"verdict", "COMMENT"}};
+  return json{{"choices", {{{"index", 0}, {"message", {{"role", "assistant"}, {"content", report.dump()}}}, {"finish_reason", "stop"}}}},
+              {"usage", {{"prompt_tokens", 100}, {"completion_tokens", 10}}}}
+      .dump();
+}
+
+json minorAt(int line) {
+  return {{"file", "a.py"}, {"line", line}, {"endLine", nullptr}, {"severity", "MINOR"}, {"category", "CORRECTNESS"},
+          {"title", "Check this change"}, {"explanation", "It needs a second look."}, {"suggestedFix", nullptr},
+          {"edit", nullptr}, {"confidence", 0.8}};
+}
+
+// The hunk headers of the diff a chat request carried.
+int hunksIn(const testing::Received& request) {
+  int n = 0;
+  const json body = request.parsed();
+  for (const auto& m : body["messages"]) {
+    const std::string text = m.value("content", "");
+    for (std::size_t at = text.find("\n@@ "); at != std::string::npos; at = text.find("\n@@ ", at + 1)) ++n;
+  }
+  return n;
+}
+
+// `revline review` run again after editing one hunk of five sends only that hunk
+// (the per-hunk cache under .git/revline/hunks/ is the server's too) and still
+// reports all five findings, the four carried over at their moved lines;
+// --no-cache sends everything.
+TEST(CliEndToEnd, ARerunAfterEditingOneHunkSendsOnlyThatHunk) {
+  testing::TempRepo repo;
+  repo.write("a.py", testing::fiveFunctions());
+  repo.commitAll("init");
+  repo.write("a.py", testing::fiveFunctions(testing::allChanged()));
+  FakeServer server;
+  json five = json::array();
+  for (int i = 0; i < 5; ++i) five.push_back(minorAt(13 * i + 7));
+  server.enqueue(Reply::ok(chatReply(five)));
+  const std::string review = "review --provider openai --base-url " + server.url("/v1") +
+                             " --model test --max-tool-calls 0 --format json";
+  auto first = testing::runRevline(review, repo.root());
+  ASSERT_EQ(first.exitCode, 0) << first.out << first.err;
+  ASSERT_EQ(server.requestCount(), 1u);
+  EXPECT_EQ(hunksIn(server.requests()[0]), 5);
+
+  std::vector<std::string> changed = testing::allChanged();
+  changed[0] = "    v5 = x * 20\n    w = v5 + 1\n    v5 = w - 1";
+  repo.write("a.py", testing::fiveFunctions(changed));
+  server.enqueue(Reply::ok(chatReply(json::array({minorAt(7)}))));
+  auto second = testing::runRevline(review, repo.root());
+  ASSERT_EQ(second.exitCode, 0) << second.out << second.err;
+  ASSERT_EQ(server.requestCount(), 2u);
+  EXPECT_EQ(hunksIn(server.requests()[1]), 1);
+  EXPECT_NE(server.requests()[1].body.find("w = v5 + 1"), std::string::npos);
+  const json out = json::parse(second.out);
+  ASSERT_EQ(out["findings"].size(), 5u) << second.out;
+  std::set<int> lines;
+  for (const auto& f : out["findings"]) lines.insert(f["line"].get<int>());
+  EXPECT_EQ(lines, (std::set<int>{7, 22, 35, 48, 61}));  // four carried over, two lines down
+  EXPECT_EQ(out["verdict"], "COMMENT");
+
+  server.enqueue(Reply::ok(chatReply(json::array({minorAt(7)}))));
+  auto full = testing::runRevline(review + " --no-cache", repo.root());
+  ASSERT_EQ(full.exitCode, 0) << full.out << full.err;
+  ASSERT_EQ(server.requestCount(), 3u);
+  EXPECT_EQ(hunksIn(server.requests()[2]), 5);
 }
 
 }  // namespace

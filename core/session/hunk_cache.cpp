@@ -1,0 +1,239 @@
+#include "core/session/hunk_cache.h"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <set>
+#include <stdexcept>
+
+#include "core/diff/function_context.h"
+#include "core/git/git_directory.h"
+#include "core/review/prompt.h"
+#include "core/session/review_cache.h"
+#include "core/support/files.h"
+#include "core/support/hash.h"
+
+namespace revline::session {
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr int kEntryVersion = 1;
+
+void field(std::string& out, std::string_view name, std::string_view value) {
+  out += name;
+  out += ' ';
+  out += std::to_string(value.size());
+  out += '\n';
+  out += value;
+  out += '\n';
+}
+
+// What every unit's key starts with: the reviewer and how it was asked.
+std::string commonKey(const HunkReviewContext& c) {
+  std::string k = "revline-hunk-cache 1\n";
+  field(k, "provider", c.provider);
+  field(k, "model", c.model);
+  field(k, "prompt", std::to_string(review::kPromptVersion));
+  field(k, "settings", c.options ? review::settingsKey(*c.options) : std::string());
+  for (const auto& message : c.intent) field(k, "commit", message);
+  return k;
+}
+
+// The file as the model's section header names it (diff/render.h).
+std::string fileKey(const diff::FileDiff& f) {
+  std::string k;
+  field(k, "file", f.path());
+  field(k, "status", diff::toString(f.status));
+  field(k, "old", f.oldPath.value_or(""));
+  field(k, "modes", f.oldMode.value_or("") + " " + f.newMode.value_or(""));
+  field(k, "similarity", f.similarity ? std::to_string(*f.similarity) : "");
+  return k;
+}
+
+// A hunk's lines without their numbers, and the enclosing definition's lines
+// with their distance from the hunk: what the model reads of it, wherever it is.
+std::string hunkKey(const diff::Hunk& h, const diff::HunkContext* context) {
+  std::string k;
+  field(k, "section", h.section);
+  for (const auto& l : h.lines) {
+    k += l.kind == diff::LineKind::Added ? '+' : l.kind == diff::LineKind::Removed ? '-' : ' ';
+    k += l.text;
+    if (l.crlf) k += "\\r";
+    if (l.noNewlineAtEnd) k += "\\no-newline";
+    k += '\n';
+  }
+  if (context) {
+    for (const auto* side : {&context->before, &context->after}) {
+      k += side == &context->before ? "before\n" : "after\n";
+      for (const auto& c : *side) field(k, std::to_string(c.newLine - h.newStart), c.text);
+    }
+  }
+  return k;
+}
+
+fs::path entryFile(const fs::path& root, const std::string& key) {
+  return git::gitDirectory(root) / "revline" / "hunks" / (fingerprint128(key) + ".json");
+}
+
+// The enclosing definition of each hunk on its own (not trimmed by the other
+// hunks, so a change elsewhere in the same function changes this hunk's key).
+std::vector<std::optional<diff::HunkContext>> contextPerHunk(const diff::FileDiff& f, const review::ReviewOptions* options,
+                                                             const review::ToolExecutor* files) {
+  std::vector<std::optional<diff::HunkContext>> out(f.hunks.size());
+  if (!options || options->context != review::ContextMode::Function || !files || !f.newPath || f.binary ||
+      f.status == diff::FileStatus::Added)
+    return out;
+  const std::optional<std::string> text = files->newFileText(*f.newPath);
+  if (!text) return out;
+  diff::FileDiff one = f;
+  for (std::size_t i = 0; i < f.hunks.size(); ++i) {
+    one.hunks = {f.hunks[i]};
+    std::vector<diff::HunkContext> c = diff::functionContext(one, *text, options->functionContextMaxLines);
+    if (!c.empty()) out[i] = std::move(c.front());
+  }
+  return out;
+}
+
+// The right-side lines a hunk shows: newStart .. newStart + newCount - 1.
+bool holds(const diff::Hunk& h, const contract::Finding& f) {
+  return h.newCount > 0 && f.line >= h.newStart && f.lastLine() <= h.newStart + h.newCount - 1;
+}
+
+void shift(contract::Finding& f, std::int64_t by) {
+  f.line += by;
+  if (f.endLine) *f.endLine += by;
+}
+
+std::optional<CachedReview> readEntry(const fs::path& file) {
+  const std::optional<std::string> text = readWholeFile(file);
+  if (!text) return std::nullopt;
+  try {
+    const json j = json::parse(*text);
+    if (j.at("version").get<int>() != kEntryVersion) return std::nullopt;
+    return cachedReviewFromJson(j.at("review"));
+  } catch (const std::exception&) {
+    return std::nullopt;  // corrupt or from another version: a miss, rewritten by the review
+  }
+}
+
+}  // namespace
+
+bool HunkCache::applies(const std::string& provider) { return provider != "builtin" && provider != "replay"; }
+
+IncrementalPlan HunkCache::plan(const fs::path& root, const diff::Diff& whole, const HunkReviewContext& context,
+                                const review::ToolExecutor* files, bool lookup) const {
+  IncrementalPlan plan;
+  plan.toReview.source = whole.source;
+  const std::string common = commonKey(context);
+  for (std::size_t fi = 0; fi < whole.files.size(); ++fi) {
+    const diff::FileDiff& f = whole.files[fi];
+    const std::string prefix = common + fileKey(f);
+    diff::FileDiff kept = f;
+    kept.hunks.clear();
+    auto lookUp = [&](IncrementalPlan::Unit& unit, std::int64_t base) {
+      if (!lookup) return;
+      const fs::path file = entryFile(root, unit.key);
+      std::optional<CachedReview> hit = readEntry(file);
+      if (!hit) return;
+      std::error_code ec;
+      fs::last_write_time(file, fs::file_time_type::clock::now(), ec);  // recently used: pruned last
+      for (auto& p : hit->findings) {
+        shift(p.finding, base - 1);  // stored relative to the hunk's first line, as line 1
+        plan.carried.push_back(std::move(p));
+      }
+      unit.reused = true;
+    };
+    if (f.hunks.empty()) {
+      IncrementalPlan::Unit unit{prefix + "no hunks\n", fi, -1, false};
+      lookUp(unit, 1);
+      if (!unit.reused) plan.toReview.files.push_back(kept);
+      plan.units.push_back(std::move(unit));
+      continue;
+    }
+    const auto contexts = contextPerHunk(f, context.options, files);
+    for (std::size_t hi = 0; hi < f.hunks.size(); ++hi) {
+      const diff::Hunk& h = f.hunks[hi];
+      IncrementalPlan::Unit unit{prefix + hunkKey(h, contexts[hi] ? &*contexts[hi] : nullptr), fi,
+                                 static_cast<std::ptrdiff_t>(hi), false};
+      lookUp(unit, h.newStart);
+      ++plan.hunksTotal;
+      if (unit.reused) ++plan.hunksReused;
+      else kept.hunks.push_back(h);
+      plan.units.push_back(std::move(unit));
+    }
+    if (!kept.hunks.empty()) plan.toReview.files.push_back(std::move(kept));
+  }
+  return plan;
+}
+
+void HunkCache::store(const fs::path& root, const diff::Diff& whole, const IncrementalPlan& plan,
+                      const review::ReviewOutcome& fresh, const review::PolicyConfig& policy) const {
+  const review::ApprovalEvidence evidence = review::approvalEvidence(fresh);
+  if (evidence.unplacedBlocking > 0 || evidence.changesRequestedButRejected) return;
+  if (fresh.findings.size() >= policy.maxFindings) return;  // the cap may have cut any hunk's findings
+
+  // Each finding to the unit whose lines hold it; a file with a finding outside them keeps nothing.
+  std::map<std::pair<std::size_t, std::ptrdiff_t>, std::vector<review::PublishedFinding>> byUnit;
+  std::set<std::size_t> unsplittable;
+  for (const auto& p : fresh.findings) {
+    const diff::FileDiff* file = whole.findFile(p.finding.file);
+    if (!file) continue;  // cannot happen for a grounded finding; nothing to attribute it to
+    const std::size_t fi = static_cast<std::size_t>(file - whole.files.data());
+    const auto h = std::find_if(file->hunks.begin(), file->hunks.end(),
+                                [&](const diff::Hunk& hunk) { return holds(hunk, p.finding); });
+    if (h == file->hunks.end()) {
+      unsplittable.insert(fi);
+      continue;
+    }
+    review::PublishedFinding relative = p;
+    shift(relative.finding, 1 - h->newStart);
+    byUnit[{fi, h - file->hunks.begin()}].push_back(std::move(relative));
+  }
+
+  fs::path dir;
+  for (const auto& unit : plan.units) {
+    if (unit.reused || unsplittable.count(unit.file)) continue;
+    CachedReview entry;
+    if (auto it = byUnit.find({unit.file, unit.hunk}); it != byUnit.end()) entry.findings = it->second;
+    const json j{{"version", kEntryVersion}, {"review", toJson(entry)}};
+    const fs::path file = entryFile(root, unit.key);
+    writeFileAtomically(file, j.dump(-1, ' ', false, json::error_handler_t::replace));
+    dir = file.parent_path();
+  }
+  if (!dir.empty()) pruneCacheDirectory(dir, kDiskEntries);
+}
+
+review::ReviewOutcome mergeIncremental(const IncrementalPlan& plan, review::ReviewOutcome fresh,
+                                       const diff::Diff& whole, const review::ReviewInputs& inputs,
+                                       const review::PolicyConfig& policy) {
+  review::ReviewOutcome o = std::move(fresh);
+  const bool sent = !plan.toReview.files.empty();
+  const review::ApprovalEvidence evidence = review::approvalEvidence(o);
+  const std::size_t carried = plan.carried.size();
+  std::vector<review::PublishedFinding> all = plan.carried;
+  all.insert(all.end(), std::make_move_iterator(o.findings.begin()), std::make_move_iterator(o.findings.end()));
+  o.findings = review::applyPublicationFilters(std::move(all), policy);
+  // Coverage of the whole change; what a limit left out of this request stays left out.
+  review::Coverage coverage = review::coverageOf(whole, inputs);
+  for (auto& skipped : o.coverage.filesSkipped) {
+    if (!skipped.overLimit) continue;
+    coverage.linesReviewed -= skipped.lines;
+    coverage.filesReviewed -= !skipped.partial;
+    coverage.filesSkipped.push_back(std::move(skipped));
+  }
+  o.coverage = std::move(coverage);
+  o.verdict = review::decideVerdict(o.findings, policy, evidence);
+  if (!sent) {
+    o.modelVerdict = o.verdict;  // no model answered this time
+    o.summary = "Every hunk of this change was reviewed before; these are those reviews' findings (from the "
+                "per-hunk review cache).";
+  } else if (plan.hunksReused > 0) {
+    o.summary += " (" + std::to_string(plan.hunksReused) + " of " + std::to_string(plan.hunksTotal) +
+                 " hunks were unchanged since an earlier review and not sent again; their " + std::to_string(carried) +
+                 (carried == 1 ? " finding is" : " findings are") + " carried over.)";
+  }
+  return o;
+}
+
+}  // namespace revline::session

@@ -1,0 +1,80 @@
+// Incremental review: the review of each hunk kept on its own, keyed by what
+// the model is shown of that hunk apart from its position (its lines without
+// numbers, the enclosing definition, the file, the provider, model, prompt
+// version and review settings). A save that changes some hunks of a file sends
+// only those; the findings of the others are carried over with their ids, at
+// the lines where their hunk is now. Stored per repository under
+// `<git dir>/revline/hunks/`, shared by the server and the CLI.
+#pragma once
+#include <cstddef>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "core/diff/diff.h"
+#include "core/review/pipeline.h"
+
+namespace revline::session {
+
+// What a hunk's review depends on besides the hunk: provider, model, prompt
+// version, review::settingsKey and the intent (commit messages).
+struct HunkReviewContext {
+  std::string provider, model;
+  const review::ReviewOptions* options = nullptr;
+  std::vector<std::string> intent;
+};
+
+// A change split into the hunks whose review is cached and the rest.
+struct IncrementalPlan {
+  diff::Diff toReview;  // the uncached hunks, by file (a file with none left is absent)
+  std::vector<review::PublishedFinding> carried;  // the cached hunks' findings, at their current lines
+  int hunksTotal = 0, hunksReused = 0;
+
+  // Every unit of the change (a hunk, or a file without hunks): its key, and
+  // where it is in the whole diff. Filled by plan(), read by store().
+  struct Unit {
+    std::string key;
+    std::size_t file = 0;
+    std::ptrdiff_t hunk = -1;  // -1: a file without hunks (binary, mode or rename only)
+    bool reused = false;
+  };
+  std::vector<Unit> units;
+};
+
+class HunkCache {
+ public:
+  // Entries kept on disk per repository (one small file per distinct hunk
+  // review); the least recently used beyond it are pruned. A hit refreshes its
+  // entry, so the hunks a long session never touches stay.
+  static constexpr std::size_t kDiskEntries = 4096;
+
+  // The providers whose reviews are worth caching per hunk: every model
+  // provider; not the builtin reviewer (free, and its rules read the whole
+  // file) nor a replay cassette (recorded answers to whole requests, in order).
+  static bool applies(const std::string& provider);
+
+  // Splits `whole` (the selection) by what is cached for `root`. With
+  // `lookup` false (a forced full review) nothing is reused, but the units are
+  // still keyed so store() refreshes them. `files` reads the new files' text
+  // for the enclosing definitions (tools::RepositoryTools), may be null.
+  IncrementalPlan plan(const std::filesystem::path& root, const diff::Diff& whole, const HunkReviewContext& context,
+                       const review::ToolExecutor* files, bool lookup) const;
+
+  // Keeps, per unit that `fresh` reviewed, the findings on its lines. Nothing
+  // is kept from a review that cannot be split by hunk: findings it could not
+  // place (their hunk is unknown), a publication cap reached, or a finding
+  // outside every hunk (its file's units are not kept).
+  void store(const std::filesystem::path& root, const diff::Diff& whole, const IncrementalPlan& plan,
+             const review::ReviewOutcome& fresh, const review::PolicyConfig& policy) const;
+};
+
+// The outcome of the whole change from `fresh`, the review of
+// `plan.toReview` (when every hunk was reused, an outcome naming only the
+// provider and model), and the carried findings: the publication filters over
+// both, coverage of `whole`, and the verdict by review::decideVerdict with the
+// fresh review's evidence (reused hunks come only from reviews without any).
+review::ReviewOutcome mergeIncremental(const IncrementalPlan& plan, review::ReviewOutcome fresh,
+                                       const diff::Diff& whole, const review::ReviewInputs& inputs,
+                                       const review::PolicyConfig& policy);
+
+}  // namespace revline::session

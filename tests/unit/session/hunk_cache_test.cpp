@@ -1,0 +1,158 @@
+// Incremental review through the session: after a review, an edit of one hunk
+// sends only that hunk; the other hunks' findings are carried over with their
+// ids at their new lines; the verdict is policy's over all of them; a forced
+// full review, another setting or another model sends everything again; a
+// review whose findings cannot be split by hunk is not kept per hunk.
+#include "core/session/hunk_cache.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "core/git/git.h"
+#include "core/session/review_service.h"
+#include "tests/support/per_hunk_model.h"
+#include "tests/support/temp_repo.h"
+
+namespace revline::session {
+namespace {
+namespace fs = std::filesystem;
+using testing::PerHunkLog;
+using testing::PerHunkModel;
+
+struct Incremental : ::testing::Test {
+  testing::TempRepo repo;
+  PerHunkLog log;
+  std::string model = "m1";
+  HunkCache hunks;
+  ReviewService service{[this](const config::Config&, const diff::Diff&, const fs::path&) {
+                          return std::make_unique<PerHunkModel>(log, model);
+                        },
+                        nullptr, {}, &hunks};
+
+  void SetUp() override {
+    repo.write("a.py", testing::fiveFunctions());
+    repo.commitAll("init");
+    repo.write("a.py", testing::fiveFunctions(testing::allChanged()));
+  }
+  ReviewResult review(config::Config config = {}, bool full = false) {
+    ReviewRequest request{diff::parse(git::diffText(repo.root(), {})), repo.root(), std::move(config), {}};
+    request.fullReview = full;
+    return service.review(std::move(request));
+  }
+  // Function 0's hunk edited again, two lines longer: the four hunks after it move down by two.
+  void editFirstHunk() {
+    std::vector<std::string> c = testing::allChanged();
+    c[0] = "    v5 = x * 20\n    w = v5 + 1\n    v5 = w - 1";
+    repo.write("a.py", testing::fiveFunctions(c));
+  }
+  static std::map<std::string, std::int64_t> lineById(const ReviewResult& r) {
+    std::map<std::string, std::int64_t> out;
+    for (const auto& p : r.outcome.findings) out[p.id] = p.finding.line;
+    return out;
+  }
+};
+
+TEST_F(Incremental, EditingOneHunkSendsOnlyItAndCarriesTheOthersWithTheirIdsAtTheirNewLines) {
+  const ReviewResult first = review();
+  ASSERT_EQ(log.reviews(), 1u);
+  EXPECT_EQ(log.hunksSent(0), 5);
+  ASSERT_EQ(first.outcome.findings.size(), 5u);
+  EXPECT_EQ(first.hunksReused, 0);
+  EXPECT_EQ(first.hunksTotal, 5);
+
+  editFirstHunk();
+  const ReviewResult second = review();
+  ASSERT_EQ(log.reviews(), 2u);
+  EXPECT_EQ(log.hunksSent(1), 1);  // only the edited hunk went to the model
+  EXPECT_NE(log.prompts[1].find("w = v5 + 1"), std::string::npos);
+  EXPECT_EQ(log.prompts[1].find("x * 3"), std::string::npos);  // function 1's change is not sent again
+  EXPECT_EQ(second.hunksReused, 4);
+  EXPECT_FALSE(second.fromCache);
+  ASSERT_EQ(second.outcome.findings.size(), 5u);
+  const auto before = lineById(first), after = lineById(second);
+  int carried = 0;
+  for (const auto& [id, line] : before) {
+    auto it = after.find(id);
+    if (it == after.end()) continue;  // function 0's finding: its line's text changed, so its id did
+    EXPECT_EQ(it->second, line + 2) << id;
+    ++carried;
+  }
+  EXPECT_EQ(carried, 4);
+  EXPECT_EQ(second.outcome.verdict, contract::Verdict::Comment);  // policy over carried + new: MINOR findings
+  EXPECT_EQ(second.outcome.coverage.linesReviewed, first.outcome.coverage.linesReviewed + 2);  // hunk 0: one line out, three in
+  EXPECT_NE(second.outcome.summary.find("4 of 5 hunks"), std::string::npos) << second.outcome.summary;
+
+  // The same change once more: nothing is sent, the findings are those of the last review.
+  const ReviewResult third = review();
+  EXPECT_EQ(log.reviews(), 2u);
+  EXPECT_TRUE(third.fromCache);
+  EXPECT_EQ(lineById(third), after);
+}
+
+TEST_F(Incremental, AFullReviewSendsEveryHunkAndRefreshesTheCache) {
+  review();
+  editFirstHunk();
+  review({}, true);
+  ASSERT_EQ(log.reviews(), 2u);
+  EXPECT_EQ(log.hunksSent(1), 5);
+  review();
+  EXPECT_EQ(log.reviews(), 2u);  // the full review was kept hunk by hunk
+}
+
+TEST_F(Incremental, AnotherSettingOrModelInvalidates) {
+  review();
+  config::Config strict;
+  strict.review.extraInstructions = "Be strict.";
+  review(strict);
+  ASSERT_EQ(log.reviews(), 2u);
+  EXPECT_EQ(log.hunksSent(1), 5);
+  config::Config fewerTools;
+  fewerTools.review.maxToolCalls = 1;
+  review(fewerTools);
+  ASSERT_EQ(log.reviews(), 3u);
+  EXPECT_EQ(log.hunksSent(2), 5);
+  model = "m2";
+  review();
+  ASSERT_EQ(log.reviews(), 4u);
+  EXPECT_EQ(log.hunksSent(3), 5);
+  // Back to the first settings and model: still cached.
+  model = "m1";
+  review();
+  EXPECT_EQ(log.reviews(), 4u);
+}
+
+// Unplaced blocking findings belong to no hunk: such a review is not kept per hunk.
+TEST(HunkCacheStore, AReviewWithUnplacedBlockingFindingsKeepsNothing) {
+  testing::TempRepo repo;
+  repo.write("a.py", testing::fiveFunctions());
+  repo.commitAll("init");
+  repo.write("a.py", testing::fiveFunctions(testing::allChanged()));
+  const diff::Diff whole = diff::parse(git::diffText(repo.root(), {}));
+  HunkCache cache;
+  const review::ReviewOptions options;
+  const HunkReviewContext context{"openai", "m", &options, {}};
+  const IncrementalPlan plan = cache.plan(repo.root(), whole, context, nullptr, true);
+  EXPECT_EQ(plan.hunksTotal, 5);
+  review::ReviewOutcome fresh;
+  fresh.unplacedBlocking = 1;
+  cache.store(repo.root(), whole, plan, fresh, options.policy);
+  EXPECT_EQ(cache.plan(repo.root(), whole, context, nullptr, true).hunksReused, 0);
+  fresh.unplacedBlocking = 0;
+  cache.store(repo.root(), whole, plan, fresh, options.policy);
+  const IncrementalPlan again = cache.plan(repo.root(), whole, context, nullptr, true);
+  EXPECT_EQ(again.hunksReused, 5);
+  EXPECT_TRUE(again.toReview.files.empty());
+  EXPECT_TRUE(fs::is_directory(repo.root() / ".git" / "revline" / "hunks"));
+}
+
+TEST(HunkCacheStore, LocalReviewersAreNotCachedPerHunk) {
+  EXPECT_FALSE(HunkCache::applies("builtin"));
+  EXPECT_FALSE(HunkCache::applies("replay"));
+  EXPECT_TRUE(HunkCache::applies("openai"));
+  EXPECT_TRUE(HunkCache::applies("anthropic"));
+  EXPECT_TRUE(HunkCache::applies("ollama"));
+}
+
+}  // namespace
+}  // namespace revline::session

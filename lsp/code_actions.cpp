@@ -30,7 +30,6 @@ std::string joinLines(const std::vector<std::string>& lines, int first, int last
 
 void Server::handleCodeAction(const json& params, ReplyOnce& reply) {
   auto p = parseParams<CodeActionParams>(params, "textDocument/codeAction");
-  std::lock_guard<std::mutex> lock(mu_);
   const std::string& uri = p.textDocument.uri;
   auto wanted = [&](const std::string& kind) {
     if (!p.context.only) return true;

@@ -53,7 +53,6 @@ void Server::switchToPull(const std::string& uri) {
 
 void Server::handleDocumentDiagnostic(const json& params, ReplyOnce& reply) {
   auto p = parseParams<DocumentDiagnosticParams>(params, "textDocument/diagnostic");
-  std::lock_guard<std::mutex> lock(mu_);
   refresh_.pulled();
   const std::vector<Diagnostic> items = diagnosticsFor(p.textDocument.uri);
   json report = documentDiagnosticReport(items, p.previousResultId);

@@ -30,7 +30,6 @@ Target targetOf(const std::string& command, const json& arguments, bool idRequir
 
 void Server::handleDismissCommand(const std::string& command, const json& arguments, ReplyOnce& reply) {
   const Target t = targetOf(command, arguments, command == kDismissFinding);
-  std::lock_guard<std::mutex> lock(mu_);
   auto it = files_.find(t.uri);
   std::optional<fs::path> root;
   if (it != files_.end()) root = it->second.root;

@@ -4,30 +4,17 @@
 
 #include <algorithm>
 
-#include "core/support/repo_file.h"
-#include "core/support/text.h"
 #include "lsp/paths.h"
 
 namespace revline::lsp {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
-namespace {
-
-// The lines of a document as the editor counts them ("\r\n" and "\n" end a line).
-std::vector<std::string> documentLines(std::string_view text) {
-  const std::vector<std::string_view> views = splitLines(text);
-  return {views.begin(), views.end()};
-}
-
-}  // namespace
-
 void Server::handleDidOpen(const json& params) {
   auto p = parseParams<DidOpenTextDocumentParams>(params, "textDocument/didOpen");
   fs::path file, root;
   std::string scope;
   {
-    std::lock_guard<std::mutex> lock(mu_);
     documents_.open(p.textDocument);
     editsSinceSave_[p.textDocument.uri].clear();
     switchToPull(p.textDocument.uri);
@@ -49,7 +36,6 @@ void Server::handleDidOpen(const json& params) {
 
 void Server::handleDidClose(const json& params) {
   auto p = parseParams<DidCloseTextDocumentParams>(params, "textDocument/didClose");
-  std::lock_guard<std::mutex> lock(mu_);
   documents_.close(p.textDocument.uri);
   editsSinceSave_.erase(p.textDocument.uri);
   if (pullDiagnostics_) {  // no longer pulled: pushed again
@@ -60,7 +46,6 @@ void Server::handleDidClose(const json& params) {
 
 void Server::handleDidChange(const json& params) {
   auto p = parseParams<DidChangeTextDocumentParams>(params, "textDocument/didChange");
-  std::lock_guard<std::mutex> lock(mu_);
   const std::vector<LineEdit> edits = documents_.change(p);
   const std::string& uri = p.textDocument.uri;
   auto& log = editsSinceSave_[uri];
@@ -103,7 +88,6 @@ void Server::handleDidSave(const json& params) {
   fs::path root;
   std::string scope;
   {
-    std::lock_guard<std::mutex> lock(mu_);
     editsSinceSave_[p.textDocument.uri].clear();
     file = canonicalPath(pathFromUri(p.textDocument.uri));
     uriByPath_[file.string()] = p.textDocument.uri;
@@ -130,22 +114,15 @@ std::string Server::uriFor(const fs::path& absolutePath) {
 
 std::vector<std::string> Server::currentLines(const std::string& uri) {
   if (const Document* doc = documents_.get(uri)) return documentLines(doc->text());
+  // A file not open: as the worker read it for the review that found something in it.
+  if (auto it = files_.find(uri); it != files_.end() && it->second.reviewedLines) return *it->second.reviewedLines;
   try {
-    // An unopened file of a repository nobody here wrote: through the confined
-    // read (no FIFO, device or huge file; symlinks only inside the repository).
-    const fs::path path = pathFromUri(uri);
-    std::error_code ec;
-    const fs::path canonical = fs::canonical(path, ec);
-    if (ec) return {};
-    support::RepoFileRead read = support::readRegularFile(canonical, path.string());
-    if (!read) {
-      logMessage(MessageType::Log, "revline: " + read.skipped->message());
-      return {};
-    }
-    return documentLines(*read.content);
+    std::string why;
+    if (auto lines = readFileLines(pathFromUri(uri), &why)) return std::move(*lines);
+    if (!why.empty()) logMessage(MessageType::Log, "revline: " + why);
   } catch (const std::exception&) {
-    return {};
   }
+  return {};
 }
 
 std::optional<int> Server::versionOf(const std::string& uri) {

@@ -1,10 +1,34 @@
 #include "lsp/document_store.h"
 
 #include <algorithm>
+#include <filesystem>
 
+#include "core/support/repo_file.h"
+#include "core/support/text.h"
 #include "lsp/jsonrpc.h"
 
 namespace revline::lsp {
+
+std::vector<std::string> documentLines(std::string_view text) {
+  const std::vector<std::string_view> views = splitLines(text);
+  return {views.begin(), views.end()};
+}
+
+std::optional<std::vector<std::string>> readFileLines(const std::string& path, std::string* why) {
+  try {
+    std::error_code ec;
+    const std::filesystem::path canonical = std::filesystem::canonical(path, ec);
+    if (ec) return std::nullopt;
+    support::RepoFileRead read = support::readRegularFile(canonical, path);
+    if (!read) {
+      if (why) *why = read.skipped->message();
+      return std::nullopt;
+    }
+    return documentLines(*read.content);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
 
 namespace {
 // Length in bytes of the UTF-8 sequence starting with `lead` (1 for invalid).

@@ -19,6 +19,13 @@ int utf16Length(std::string_view utf8);
 // inside a surrogate pair rounds down to the character's start).
 std::size_t byteOffsetOfUtf16(std::string_view utf8, int character);
 
+// The lines of a document as the editor counts them ("\r\n" and "\n" end a line).
+std::vector<std::string> documentLines(std::string_view text);
+// The lines of a file on disk, through the confined read (support/repo_file.h:
+// no FIFO, device or huge file); nullopt, with the reason in `why` when given,
+// when it cannot be read.
+std::optional<std::vector<std::string>> readFileLines(const std::string& path, std::string* why = nullptr);
+
 // How one change moved lines, in terms of the text before it.
 struct LineEdit {
   Position start, end;      // the replaced range (old text)

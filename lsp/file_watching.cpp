@@ -57,7 +57,6 @@ namespace revline::lsp {
 void Server::handleDidChangeWatchedFiles(const json& params) {
   auto p = parseParams<DidChangeWatchedFilesParams>(params, "workspace/didChangeWatchedFiles");
   const fs::path userConfig = config::userConfigPath();
-  std::lock_guard<std::mutex> lock(mu_);
   bool configChanged = false;
   for (const auto& change : p.changes) {
     std::string path;

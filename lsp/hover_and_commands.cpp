@@ -23,7 +23,6 @@ std::string argumentUri(const json& arguments) {
 
 void Server::handleHover(const json& params, ReplyOnce& reply) {
   auto p = parseParams<TextDocumentPositionParams>(params, "textDocument/hover");
-  std::lock_guard<std::mutex> lock(mu_);
   auto it = files_.find(p.textDocument.uri);
   if (it == files_.end()) return reply(json(nullptr));
   DismissedFindings& dismissed = dismissedFor(it->second.root);
@@ -54,7 +53,6 @@ void Server::handleExecuteCommand(const json& params, ReplyOnce& reply, const js
   } else if (p.command == kReviewWorkspace) {
     std::vector<fs::path> roots;
     {
-      std::lock_guard<std::mutex> lock(mu_);
       const std::string uri = argumentUri(p.arguments);
       std::vector<fs::path> from = uri.empty() ? folders_ : std::vector<fs::path>{canonicalPath(pathFromUri(uri))};
       for (const auto& f : from)
@@ -69,7 +67,6 @@ void Server::handleExecuteCommand(const json& params, ReplyOnce& reply, const js
       reply(json(nullptr));
     }
   } else if (p.command == kClearDiagnostics) {
-    std::lock_guard<std::mutex> lock(mu_);
     const std::string uri = argumentUri(p.arguments);
     for (auto& [u, state] : files_) {
       if (!uri.empty() && u != uri) continue;

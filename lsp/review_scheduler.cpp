@@ -54,21 +54,20 @@ std::string failureHint(const review::ProviderError& e) {
 
 void Server::scheduleReview(const fs::path& file, bool immediate, std::optional<ReplyOnce> reply, const json& requestId,
                             bool cacheOnly) {
+  auto root = repositoryOf(file);
+  if (!root) {
+    if (reply) (*reply)(LspError(ErrorCode::RequestFailed, file.string() + " is not in a git repository"));
+    return;
+  }
   auto job = std::make_shared<Job>();
   job->cacheOnly = cacheOnly;
   job->fullReview = immediate && !cacheOnly;  // a command, not a save
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    auto root = repositoryOf(file);
-    if (!root) {
-      if (reply) (*reply)(LspError(ErrorCode::RequestFailed, file.string() + " is not in a git repository"));
-      return;
-    }
-    job->root = *root;
-    job->path = file.lexically_relative(*root).generic_string();
-    job->key = "file:" + file.string();
-    job->due = Clock::now() + std::chrono::milliseconds(immediate ? 0 : debounceFor(configFor(*root)));
-  }
+  job->root = *root;
+  job->path = file.lexically_relative(*root).generic_string();
+  job->key = "file:" + file.string();
+  job->config = configFor(*root);
+  job->reportProgress = clientProgress_;
+  job->due = Clock::now() + std::chrono::milliseconds(immediate ? 0 : debounceFor(job->config));
   job->reply = std::move(reply);
   if (job->reply) job->requestKey = requestId.dump();
   enqueue(std::move(job));
@@ -81,10 +80,9 @@ void Server::scheduleWorkspaceReview(const fs::path& root, bool immediate, std::
   job->fullReview = immediate && !cacheOnly;  // a command, not a save
   job->root = root;
   job->key = "workspace:" + root.string();
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    job->due = Clock::now() + std::chrono::milliseconds(immediate ? 0 : debounceFor(configFor(root)));
-  }
+  job->config = configFor(root);
+  job->reportProgress = clientProgress_;
+  job->due = Clock::now() + std::chrono::milliseconds(immediate ? 0 : debounceFor(job->config));
   job->reply = std::move(reply);
   if (job->reply) job->requestKey = requestId.dump();
   enqueue(std::move(job));
@@ -96,23 +94,27 @@ void Server::enqueue(std::shared_ptr<Job> job) {
     inflight_[job->requestKey] = job->cancel;
   }
   if (options_.sync) {
-    runJob(*job);
+    runJob(job);
     return;
   }
-  std::lock_guard<std::mutex> lock(mu_);
-  // A cached-review lookup never displaces a real review of the same file.
-  if (job->cacheOnly && (pending_.count(job->key) || running_.count(job->key))) return;
-  if (auto it = pending_.find(job->key); it != pending_.end()) {
-    if (it->second->reply) (*it->second->reply)(LspError(ErrorCode::RequestCancelled, "superseded by a newer review"));
-    pending_.erase(it);
+  std::shared_ptr<Job> superseded;
+  {
+    std::lock_guard<std::mutex> lock(queueMu_);
+    // A cached-review lookup never displaces a real review of the same file.
+    if (job->cacheOnly && (pending_.count(job->key) || running_.count(job->key))) return;
+    if (auto it = pending_.find(job->key); it != pending_.end()) {
+      superseded = std::move(it->second);
+      pending_.erase(it);
+    }
+    if (auto it = running_.find(job->key); it != running_.end()) it->second->cancel.cancel();
+    pending_[job->key] = std::move(job);
+    workCv_.notify_all();
   }
-  if (auto it = running_.find(job->key); it != running_.end()) it->second->cancel.cancel();
-  pending_[job->key] = std::move(job);
-  workCv_.notify_all();
+  if (superseded && superseded->reply) (*superseded->reply)(LspError(ErrorCode::RequestCancelled, "superseded by a newer review"));
 }
 
 void Server::workerLoop() {
-  std::unique_lock<std::mutex> lock(mu_);
+  std::unique_lock<std::mutex> lock(queueMu_);
   while (!stopping_) {
     if (pending_.empty()) {
       workCv_.wait(lock);
@@ -132,163 +134,179 @@ void Server::workerLoop() {
     pending_.erase(next);
     running_[job->key] = job;
     lock.unlock();
-    runJob(*job);
+    runJob(job);
     lock.lock();
     if (auto it = running_.find(job->key); it != running_.end() && it->second == job) running_.erase(it);
   }
 }
 
-void Server::runJob(Job& job) {
-  auto finish = [&](ReplyValue value) {
-    if (job.reply) (*job.reply)(std::move(value));
-    job.reply.reset();
-  };
-  if (job.cancel.cancelled()) {
-    if (job.cacheOnly) return;
-    std::lock_guard<std::mutex> lock(mu_);
-    ++stats_.reviewsCancelled;
-    finish(LspError(ErrorCode::RequestCancelled, "review cancelled"));
-    return;
+void Server::onLoop(std::function<void()> task) {
+  if (options_.sync) task();
+  else transport_.post(std::move(task));
+}
+
+void Server::count(int ServerStats::*counter) {
+  std::lock_guard<std::mutex> lock(statsMu_);
+  ++(stats_.*counter);
+}
+
+void Server::runJob(const std::shared_ptr<Job>& job) {
+  auto outcome = std::make_shared<JobOutcome>();
+  auto deliver = [&] { onLoop([this, job, outcome] { applyOutcome(*job, *outcome); }); };
+  if (job->cancel.cancelled()) {
+    outcome->kind = JobOutcome::Kind::Cancelled;
+    return deliver();
   }
-  config::Config config;
-  std::string progressToken;
-  const std::string what = job.path ? *job.path : "working tree of " + job.root.filename().string();
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (!job.cacheOnly) ++stats_.reviewsStarted;
-    config = configFor(job.root);
-    if (clientProgress_ && !job.cacheOnly) {
-      progressToken = "revline-review-" + std::to_string(++nextProgress_);
-      progress_.create(progressToken, "revline-" + std::to_string(++nextOutgoingId_),
-                       json{{"kind", "begin"}, {"title", "revline review"}, {"message", what}, {"cancellable", false}});
-    }
+  const std::string what = job->path ? *job->path : "working tree of " + job->root.filename().string();
+  if (!job->cacheOnly) count(&ServerStats::reviewsStarted);
+  if (job->reportProgress && !job->cacheOnly) {
+    job->progressToken = "revline-review-" + std::to_string(++nextProgress_);
+    progress_.create(job->progressToken, "revline-" + std::to_string(++nextOutgoingId_),
+                     json{{"kind", "begin"}, {"title", "revline review"}, {"message", what}, {"cancellable", false}});
   }
-  auto progress = [&](const json& value) {
-    if (progressToken.empty()) return;
-    if (value["kind"] == "end") progress_.end(progressToken, value["message"].get<std::string>());
-    else progress_.report(progressToken, value);
-  };
-  std::string endMessage = "done";
   try {
     git::DiffRequest request;
     request.mode = git::DiffRequest::Mode::WorkingTree;
     request.includeUntracked = true;
-    if (job.path) request.paths = {*job.path};
+    request.cancel = job->cancel;  // a newer save kills the git call still running
+    if (job->path) request.paths = {*job->path};
     std::vector<std::string> skippedUntracked;  // too large or not a regular file: reported, not read
-    diff::Diff parsed = reviews_.readChange(job.root, request, &skippedUntracked);
-    for (const auto& s : skippedUntracked) {
-      std::lock_guard<std::mutex> lock(mu_);
-      logMessage(MessageType::Log, "revline: " + s);
-    }
-    if (job.cancel.cancelled()) throw Cancelled();
+    diff::Diff parsed = reviews_.readChange(job->root, request, &skippedUntracked);
+    for (const auto& s : skippedUntracked) outcome->logs.push_back("revline: " + s);
+    if (job->cancel.cancelled()) throw Cancelled();
     // The session selects the files (settings and default exclusions) and answers from cache when it can.
-    session::ReviewRequest reviewRequest{std::move(parsed), job.root, config, {}, job.fullReview};
-    std::optional<session::ReviewResult> result;
-    if (job.cacheOnly) {
-      result = reviews_.cached(std::move(reviewRequest));
-      if (!result || result->reviewed.files.empty()) return;  // not reviewed yet, or nothing changed: the next save does it
+    session::ReviewRequest reviewRequest{std::move(parsed), job->root, job->config, {}};
+    reviewRequest.fullReview = job->fullReview;
+    if (job->cacheOnly) {
+      outcome->result = reviews_.cached(std::move(reviewRequest));
+      if (!outcome->result || outcome->result->reviewed.files.empty()) {  // not reviewed yet, or nothing changed
+        outcome->kind = JobOutcome::Kind::NothingCached;
+        return deliver();
+      }
     } else {
-      progress(json{{"kind", "report"}, {"message", "reviewing " + what}});
-      result = reviews_.review(std::move(reviewRequest), job.cancel, [this](std::unique_ptr<review::Provider> p) {
-        return std::make_unique<CountingProvider>(std::move(p), [this] {
-          std::lock_guard<std::mutex> lock(mu_);
-          ++stats_.providerCalls;
-        });
+      if (!job->progressToken.empty()) {
+        progress_.report(job->progressToken, json{{"kind", "report"}, {"message", "reviewing " + what}});
+        // A review split into several requests reports each one done (ProgressReporter is thread-safe).
+        reviewRequest.progress = [this, job, what](const session::ReviewProgress& p) {
+          if (p.total < 2) return;
+          progress_.report(job->progressToken,
+                           json{{"kind", "report"}, {"percentage", 100 * p.done / p.total},
+                                {"message", "reviewing " + what + ": " + std::to_string(p.done) + " of " +
+                                                std::to_string(p.total) + " requests done, " +
+                                                std::to_string(p.usage.inputTokens + p.usage.outputTokens) +
+                                                " tokens so far"}});
+        };
+      }
+      outcome->result = reviews_.review(std::move(reviewRequest), job->cancel, [this](std::unique_ptr<review::Provider> p) {
+        return std::make_unique<CountingProvider>(std::move(p), [this] { count(&ServerStats::providerCalls); });
       });
     }
-    if (result->fromCache) {
-      std::lock_guard<std::mutex> lock(mu_);
-      ++stats_.cacheHits;
+    if (outcome->result->fromCache) count(&ServerStats::cacheHits);
+    if (job->cancel.cancelled()) throw Cancelled();
+    // The files findings are shown on, read here so the loop thread does no file I/O to measure their ranges.
+    for (const auto& pf : outcome->result->outcome.findings) {
+      const std::string rel = diff::normalizePath(pf.finding.file);
+      if (outcome->fileLines.count(rel)) continue;
+      if (auto lines = readFileLines((job->root / rel).string())) outcome->fileLines[rel] = std::move(*lines);
     }
-    const diff::Diff& selected = result->reviewed;
-    const std::vector<review::PublishedFinding>& findings = result->outcome.findings;
-    if (job.cancel.cancelled()) throw Cancelled();
-
-    // Publish: every reviewed file gets its findings (or none, which clears it).
-    std::lock_guard<std::mutex> lock(mu_);
-    std::set<std::string> reviewed;
-    std::map<std::string, std::vector<PlacedFinding>> byUri;
-    for (const auto& f : selected.files) {
-      if (!f.newPath) continue;  // deleted: nothing to show it on
-      reviewed.insert(uriFor(job.root / *f.newPath));
-    }
-    if (job.path) reviewed.insert(uriFor(job.root / *job.path));
-    for (const auto& pf : findings) {
-      const std::string uri = uriFor(job.root / diff::normalizePath(pf.finding.file));
-      PlacedFinding placed = place(pf, selected.findFile(pf.finding.file));
-      bool alive = true;
-      if (auto e = editsSinceSave_.find(uri); e != editsSinceSave_.end())
-        for (const auto& edit : e->second) alive = alive && moveLines(placed.firstLine, placed.lastLine, edit);
-      if (alive) byUri[uri].push_back(std::move(placed));
-      reviewed.insert(uri);
-    }
-    if (!job.path) {  // workspace: files of this repository that left the diff are cleared
-      for (const auto& [uri, state] : files_)
-        if (state.root == job.root) reviewed.insert(uri);
-    }
-    for (const auto& uri : reviewed) {
-      FileState& state = files_[uri];
-      state.root = job.root;
-      state.findings = std::move(byUri[uri]);
-      publish(uri);
-    }
-    if (job.cacheOnly) return;
-    lastFailureShown_.clear();
-    // Dismissed findings are counted apart; the verdict is policy's, over the others.
-    std::vector<review::PublishedFinding> shown;
-    std::size_t dismissedCount = 0;
-    DismissedFindings& dismissed = dismissedFor(job.root);
-    for (const auto& f : findings) {
-      if (dismissed.contains(f.id)) ++dismissedCount;
-      else shown.push_back(f);
-    }
-    // No false approval here either: the review's evidence (unplaced blocking findings) still counts.
-    const std::string verdict(contract::toString(review::decideVerdict(shown, config.review.policy, result->evidence)));
-    endMessage = std::to_string(shown.size()) + (shown.size() == 1 ? " finding" : " findings") + ", verdict " + verdict;
-    if (dismissedCount) endMessage += " (" + std::to_string(dismissedCount) + " dismissed)";
-    finish(json{{"findings", shown.size()}, {"dismissed", dismissedCount}, {"verdict", verdict}});
+    outcome->kind = JobOutcome::Kind::Reviewed;
   } catch (const Cancelled&) {
-    if (job.cacheOnly) return;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      ++stats_.reviewsCancelled;
-    }
-    endMessage = "cancelled";
-    finish(LspError(ErrorCode::RequestCancelled, "review cancelled"));
+    outcome->kind = JobOutcome::Kind::Cancelled;
   } catch (const review::ProviderError& e) {
-    if (job.cacheOnly) {  // e.g. a missing API key: the save says so
-      std::lock_guard<std::mutex> lock(mu_);
-      logMessage(MessageType::Log, std::string("cached review lookup: ") + e.what());
-      return;
-    }
-    if (job.cancel.cancelled()) {  // the call failed because the review was cancelled
-      std::lock_guard<std::mutex> lock(mu_);
-      ++stats_.reviewsCancelled;
-      endMessage = "cancelled";
-      finish(LspError(ErrorCode::RequestCancelled, "review cancelled"));
+    if (job->cancel.cancelled()) {  // the call failed because the review was cancelled
+      outcome->kind = JobOutcome::Kind::Cancelled;
     } else {
-      const std::string message = std::string("revline: the review provider failed: ") + e.what() + failureHint(e);
-      reportFailure(message);
-      endMessage = "failed";
-      finish(LspError(ErrorCode::RequestFailed, message));
+      outcome->kind = JobOutcome::Kind::Failed;
+      outcome->providerFailure = true;
+      outcome->failure = job->cacheOnly ? std::string("cached review lookup: ") + e.what()  // e.g. a missing API key: the save says so
+                                        : std::string("revline: the review provider failed: ") + e.what() + failureHint(e);
     }
   } catch (const std::exception& e) {
-    if (job.cacheOnly) {
-      std::lock_guard<std::mutex> lock(mu_);
-      logMessage(MessageType::Log, std::string("cached review lookup: ") + e.what());
-      return;
-    }
-    const std::string message = std::string("revline: review of ") + what + " failed: " + e.what();
-    reportFailure(message);
-    endMessage = "failed";
-    finish(LspError(ErrorCode::RequestFailed, message));
+    outcome->kind = JobOutcome::Kind::Failed;
+    outcome->failure = job->cacheOnly ? std::string("cached review lookup: ") + e.what()
+                                      : std::string("revline: review of ") + what + " failed: " + e.what();
   }
-  progress(json{{"kind", "end"}, {"message", endMessage}});
+  deliver();
+}
+
+void Server::applyOutcome(Job& job, JobOutcome& outcome) {
+  for (const auto& line : outcome.logs) logMessage(MessageType::Log, line);
+  auto finish = [&](ReplyValue value, const std::string& progressEnd) {
+    if (job.reply) (*job.reply)(std::move(value));
+    job.reply.reset();
+    if (!job.progressToken.empty()) progress_.end(job.progressToken, progressEnd);
+  };
+  using Kind = JobOutcome::Kind;
+  if (job.cacheOnly && outcome.kind != Kind::Reviewed) {
+    // Nothing to show yet, or the lookup failed (logged, not shown: the next save says it).
+    if (outcome.kind == Kind::Failed) logMessage(MessageType::Log, outcome.failure);
+    return;
+  }
+  if (outcome.kind == Kind::Cancelled) {
+    count(&ServerStats::reviewsCancelled);
+    return finish(LspError(ErrorCode::RequestCancelled, "review cancelled"), "cancelled");
+  }
+  if (outcome.kind == Kind::Failed) {
+    reportFailure(outcome.failure);
+    return finish(LspError(ErrorCode::RequestFailed, outcome.failure), "failed");
+  }
+  if (job.cancel.cancelled()) {  // a newer save arrived while this result was on its way
+    count(&ServerStats::reviewsCancelled);
+    return finish(LspError(ErrorCode::RequestCancelled, "review cancelled"), "cancelled");
+  }
+  const session::ReviewResult& result = *outcome.result;
+  const diff::Diff& selected = result.reviewed;
+  const std::vector<review::PublishedFinding>& findings = result.outcome.findings;
+
+  // Publish: every reviewed file gets its findings (or none, which clears it).
+  std::set<std::string> reviewed;
+  std::map<std::string, std::vector<PlacedFinding>> byUri;
+  for (const auto& f : selected.files) {
+    if (!f.newPath) continue;  // deleted: nothing to show it on
+    reviewed.insert(uriFor(job.root / *f.newPath));
+  }
+  if (job.path) reviewed.insert(uriFor(job.root / *job.path));
+  for (const auto& pf : findings) {
+    const std::string rel = diff::normalizePath(pf.finding.file);
+    const std::string uri = uriFor(job.root / rel);
+    PlacedFinding placed = place(pf, selected.findFile(pf.finding.file));
+    bool alive = true;
+    if (auto e = editsSinceSave_.find(uri); e != editsSinceSave_.end())
+      for (const auto& edit : e->second) alive = alive && moveLines(placed.firstLine, placed.lastLine, edit);
+    if (alive) byUri[uri].push_back(std::move(placed));
+    reviewed.insert(uri);
+    if (auto lines = outcome.fileLines.find(rel); lines != outcome.fileLines.end())
+      files_[uri].reviewedLines = std::move(lines->second);
+  }
+  if (!job.path) {  // workspace: files of this repository that left the diff are cleared
+    for (const auto& [uri, state] : files_)
+      if (state.root == job.root) reviewed.insert(uri);
+  }
+  for (const auto& uri : reviewed) {
+    FileState& state = files_[uri];
+    state.root = job.root;
+    state.findings = std::move(byUri[uri]);
+    publish(uri);
+  }
+  if (job.cacheOnly) return;
+  lastFailureShown_.clear();
+  // Dismissed findings are counted apart; the verdict is policy's, over the others.
+  std::vector<review::PublishedFinding> shown;
+  std::size_t dismissedCount = 0;
+  DismissedFindings& dismissed = dismissedFor(job.root);
+  for (const auto& f : findings) {
+    if (dismissed.contains(f.id)) ++dismissedCount;
+    else shown.push_back(f);
+  }
+  // No false approval here either: the review's evidence (unplaced blocking findings) still counts.
+  const std::string verdict(contract::toString(review::decideVerdict(shown, job.config.review.policy, result.evidence)));
+  std::string endMessage = std::to_string(shown.size()) + (shown.size() == 1 ? " finding" : " findings") + ", verdict " + verdict;
+  if (dismissedCount) endMessage += " (" + std::to_string(dismissedCount) + " dismissed)";
+  finish(json{{"findings", shown.size()}, {"dismissed", dismissedCount}, {"verdict", verdict}}, endMessage);
 }
 
 void Server::reportFailure(const std::string& message) {
-  std::lock_guard<std::mutex> lock(mu_);
-  ++stats_.providerFailures;
+  count(&ServerStats::providerFailures);
   logMessage(MessageType::Error, message);
   // A new failure is shown at once; the same one again after a minute (a
   // provider that stays down must not go quiet while old diagnostics stay).

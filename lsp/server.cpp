@@ -26,12 +26,14 @@ Server::Server(Transport& transport, ServerOptions options) : transport_(transpo
 
 Server::~Server() {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    std::lock_guard<std::mutex> lock(queueMu_);
     stopping_ = true;
     for (auto& [key, job] : running_) job->cancel.cancel();
     workCv_.notify_all();
   }
   if (worker_.joinable()) worker_.join();
+  // Results the worker posted that the loop did not run: they would touch this server.
+  transport_.discardPosted();
   for (auto& [key, job] : pending_)
     if (job->reply) (*job->reply)(LspError(ErrorCode::RequestCancelled, "the server is stopping"));
   pending_.clear();
@@ -39,13 +41,12 @@ Server::~Server() {
 
 int Server::run() {
   const bool stoppedByExit = transport_.loop(*this);
-  std::lock_guard<std::mutex> lock(mu_);
   if (!stoppedByExit) logMessage(MessageType::Log, "input ended; stopping");
   return shutdownRequested_ ? 0 : 1;
 }
 
 ServerStats Server::stats() {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<std::mutex> lock(statsMu_);
   return stats_;
 }
 
@@ -68,12 +69,7 @@ bool Server::onCall(const std::string& method, const json& params, const json& i
     reply(LspError(ErrorCode::RequestCancelled, "request " + id.dump() + " was cancelled"));
     return true;
   }
-  bool initialized, shuttingDown;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    initialized = initialized_;
-    shuttingDown = shutdownRequested_;
-  }
+  const bool initialized = initialized_, shuttingDown = shutdownRequested_;
   try {
     if (method == "initialize") {
       if (initialized) throw LspError(ErrorCode::InvalidRequest, "initialize was already received");
@@ -83,12 +79,15 @@ bool Server::onCall(const std::string& method, const json& params, const json& i
     if (!initialized) throw LspError(ErrorCode::ServerNotInitialized, "the server is not initialized: send initialize first");
     if (shuttingDown) throw LspError(ErrorCode::InvalidRequest, "the server is shutting down; only exit is accepted");
     if (method == "shutdown") {
-      std::lock_guard<std::mutex> lock(mu_);
       shutdownRequested_ = true;
-      for (auto& [key, job] : running_) job->cancel.cancel();
-      for (auto& [key, job] : pending_)
+      std::map<std::string, std::shared_ptr<Job>> dropped;
+      {
+        std::lock_guard<std::mutex> lock(queueMu_);
+        for (auto& [key, job] : running_) job->cancel.cancel();
+        dropped.swap(pending_);
+      }
+      for (auto& [key, job] : dropped)
         if (job->reply) (*job->reply)(LspError(ErrorCode::RequestCancelled, "the server is shutting down"));
-      pending_.clear();
       reply(json(nullptr));
     } else if (method == "textDocument/codeAction") {
       handleCodeAction(params, reply);
@@ -121,10 +120,7 @@ bool Server::onNotify(const std::string& method, const json& params) {
     handleCancel(params);
     return true;
   }
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (!initialized_ || shutdownRequested_) return true;  // dropped, as LSP requires
-  }
+  if (!initialized_ || shutdownRequested_) return true;  // dropped, as LSP requires
   try {
     if (method == "textDocument/didOpen") handleDidOpen(params);
     else if (method == "textDocument/didChange") handleDidChange(params);
@@ -136,7 +132,6 @@ bool Server::onNotify(const std::string& method, const json& params) {
     else if (method == "initialized") handleInitialized();
     // Everything else ($/setTrace, unknown notifications) is ignored.
   } catch (const std::exception& e) {
-    std::lock_guard<std::mutex> lock(mu_);
     logMessage(MessageType::Error, method + ": " + e.what());
   }
   return true;
@@ -147,7 +142,6 @@ bool Server::onReply(const json& id, const std::optional<json>&, const std::opti
   if (progress_.onReply(id, !error)) return true;
   // Other replies (registerCapability, diagnostic refresh): nothing waits on them.
   if (error) {
-    std::lock_guard<std::mutex> lock(mu_);
     logMessage(MessageType::Log, "client answered a server request with an error: " + error->dump());
   }
   return true;
@@ -169,7 +163,6 @@ void Server::handleCancel(const json& params) {
 
 void Server::handleInitialize(const json& params, ReplyOnce& reply) {
   InitializeParams p = parseParams<InitializeParams>(params, "initialize");
-  std::lock_guard<std::mutex> lock(mu_);
   clientProgress_ = p.workDoneProgress;
   if (p.workspaceFolders) {
     for (const auto& f : *p.workspaceFolders) folders_.push_back(canonicalPath(pathFromUri(f.uri)));
@@ -210,7 +203,6 @@ void Server::handleInitialize(const json& params, ReplyOnce& reply) {
 }
 
 void Server::handleInitialized() {
-  std::lock_guard<std::mutex> lock(mu_);
   if (watchFiles_)
     transport_.call("client/registerCapability", watchedFilesRegistration(config::userConfigPath(), watchRelativePatterns_),
                     "revline-" + std::to_string(++nextOutgoingId_));
@@ -223,7 +215,6 @@ void Server::handleDidChangeConfiguration(const json& params) {
   // configuration): nothing for revline there, so initializationOptions stay.
   else if (settings.is_object() && settings.empty()) return;
   if (settings.is_array() && settings.empty()) settings = json::object();  // Neovim 0.7's {}
-  std::lock_guard<std::mutex> lock(mu_);
   if (!settings.is_object()) return;  // pull-model clients send null: keep what we have
   settings.erase("sync");
   // The notification carries the whole settings section: a key the user removed
@@ -234,7 +225,6 @@ void Server::handleDidChangeConfiguration(const json& params) {
 
 void Server::handleDidChangeWorkspaceFolders(const json& params) {
   auto p = parseParams<DidChangeWorkspaceFoldersParams>(params, "workspace/didChangeWorkspaceFolders");
-  std::lock_guard<std::mutex> lock(mu_);
   for (const auto& f : p.event.removed) {
     const fs::path path = canonicalPath(pathFromUri(f.uri));
     folders_.erase(std::remove(folders_.begin(), folders_.end(), path), folders_.end());

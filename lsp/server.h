@@ -3,12 +3,17 @@
 // and provider-agnostic: messages arrive through a Transport, the Provider
 // comes from a factory (providers::makeProvider unless a test injects one).
 //
-// Threads: messages are handled on the loop thread; reviews run on one worker
-// over what git reports (never the editor's buffers), holding no lock while
-// the provider works; results are published under the state lock. With
-// `sync`, reviews run inline on the loop thread without debounce (tests).
+// Threads (docs/ARCHITECTURE.md "Threads and state"): the loop thread owns all
+// protocol and workspace state and is the only one to touch it, so it needs no
+// lock. A review job carries an immutable snapshot (repository, path, the
+// effective config); the worker runs it (git, the review session, reads of the
+// reviewed files) and posts the result back to the loop (Transport::post),
+// which publishes it. Locks guard only the job queue, the statistics and the
+// in-flight table, and no I/O is done while one is held. With `sync`, reviews
+// run inline on the loop thread without debounce (tests).
 #pragma once
 #include <chrono>
+#include <atomic>
 #include <condition_variable>
 #include <filesystem>
 #include <functional>
@@ -74,7 +79,12 @@ class Server : public MessageHandler {
   struct FileState {
     std::filesystem::path root;
     std::vector<PlacedFinding> findings;
+    // The file as the worker read it for the review (ranges of a file not open
+    // are measured on it, without reading the disk on the loop thread).
+    std::optional<std::vector<std::string>> reviewedLines;
   };
+  // What the worker hands back to the loop thread for one job.
+  struct JobOutcome;
 
   // Request handlers (loop thread). They throw LspError.
   // A handler that throws leaves `reply` unanswered; onCall answers with the error.
@@ -107,11 +117,18 @@ class Server : public MessageHandler {
   void scheduleWorkspaceReview(const std::filesystem::path& root, bool immediate, std::optional<ReplyOnce> reply,
                                const json& requestId, bool cacheOnly = false);
   void enqueue(std::shared_ptr<Job> job);
-  void runJob(Job& job);
+  // Worker (or the loop, with sync): runs the job over its snapshot, doing all
+  // of its I/O with no lock held, then delivers what it found to the loop.
+  void runJob(const std::shared_ptr<Job>& job);
+  // Loop thread: publishes a job's outcome and answers the request waiting for it.
+  void applyOutcome(Job& job, JobOutcome& outcome);
+  // Runs `task` on the loop thread: posted, or at once with sync.
+  void onLoop(std::function<void()> task);
   void workerLoop();
   void reportFailure(const std::string& message);  // a new failure at once, the same one once a minute
+  void count(int ServerStats::*counter);           // any thread
 
-  // State helpers; callers hold mu_.
+  // State helpers (loop thread).
   std::optional<std::filesystem::path> repositoryOf(const std::filesystem::path& file);
   config::Config configFor(const std::filesystem::path& root);
   DismissedFindings& dismissedFor(const std::filesystem::path& root);
@@ -131,7 +148,7 @@ class Server : public MessageHandler {
   Transport& transport_;
   ServerOptions options_;
 
-  std::mutex mu_;  // everything below
+  // ---- Loop-thread state: only the loop thread reads or writes it (no lock).
   bool initialized_ = false;
   bool shutdownRequested_ = false;
   bool clientProgress_ = false;
@@ -156,21 +173,25 @@ class Server : public MessageHandler {
   std::map<std::filesystem::path, std::unique_ptr<DismissedFindings>> dismissed_;
   std::string lastFailureShown_;
   std::chrono::steady_clock::time_point lastFailureShownAt_{};
-  ServerStats stats_;
-  int nextProgress_ = 0;
-  int nextOutgoingId_ = 0;
 
+  // ---- Shared with the worker.
+  std::atomic<int> nextProgress_{0};
+  std::atomic<int> nextOutgoingId_{0};
+  std::mutex statsMu_;  // stats_ (read by tests from their own thread)
+  ServerStats stats_;
+  // Thread-safe, and used by the worker only (the cache locks its own files).
   session::ReviewCache cache_;
   session::HunkCache hunks_;
   session::ReviewService reviews_{options_.providerFactory, &cache_, options_.gitDiff, &hunks_};  // empty ones: the defaults
-  ProgressReporter progress_{transport_};
+  ProgressReporter progress_{transport_};                                                // locks its own state
 
   // Requests in flight (cancellable) and cancellations that arrived first.
   std::mutex inflightMu_;
   std::map<std::string, CancelToken> inflight_;  // by id.dump()
   std::set<std::string> cancelledEarly_;
 
-  // Worker.
+  // Worker: the job queue, under queueMu_ (held only to move jobs, never over I/O).
+  std::mutex queueMu_;
   std::condition_variable workCv_;
   std::map<std::string, std::shared_ptr<Job>> pending_;  // by job key
   std::map<std::string, std::shared_ptr<Job>> running_;  // by job key

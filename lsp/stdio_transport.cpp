@@ -1,7 +1,10 @@
 // Content-Length framing (LSP base protocol) over file descriptors.
+#include <poll.h>
+#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
 
 #include "lsp/jsonrpc.h"
 #include "lsp/transport.h"
@@ -9,7 +12,20 @@
 namespace revline::lsp {
 
 StdioTransport::StdioTransport(int inFd, int outFd, std::size_t maxMessageBytes)
-    : in_(inFd), out_(outFd), reader_(maxMessageBytes, [this](const std::string& line) { logInput(line); }) {}
+    : in_(inFd),
+      out_(outFd),
+      wakeFd_(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)),
+      reader_(maxMessageBytes, [this](const std::string& line) { logInput(line); }) {}
+
+StdioTransport::~StdioTransport() {
+  if (wakeFd_ >= 0) ::close(wakeFd_);
+}
+
+void StdioTransport::wake() {
+  const std::uint64_t one = 1;
+  if (wakeFd_ < 0) return;
+  [[maybe_unused]] const ssize_t n = ::write(wakeFd_, &one, sizeof one);  // EAGAIN: a wake is pending anyway
+}
 
 void StdioTransport::logInput(const std::string& line) {
   // Headerless input arrives as many reads: its first drop is logged, the
@@ -26,6 +42,17 @@ void StdioTransport::logInput(const std::string& line) {
 
 bool StdioTransport::readBatch(std::vector<std::string>& bodies) {
   while (!eof_) {
+    // Input or a wake (posted work). Without an eventfd (none left), a short
+    // poll timeout stands in for the wake.
+    pollfd fds[2] = {{in_, POLLIN, 0}, {wakeFd_, POLLIN, 0}};
+    const int ready = ::poll(fds, wakeFd_ >= 0 ? 2 : 1, wakeFd_ >= 0 ? -1 : 20);
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready == 0) return true;
+    if (ready > 0 && wakeFd_ >= 0 && (fds[1].revents & POLLIN)) {
+      std::uint64_t count = 0;
+      [[maybe_unused]] const ssize_t r = ::read(wakeFd_, &count, sizeof count);
+      if (!(fds[0].revents & (POLLIN | POLLHUP | POLLERR))) return true;  // posted work to run
+    }
     char chunk[kReadBytes];
     const ssize_t n = ::read(in_, chunk, sizeof chunk);
     if (n < 0 && errno == EINTR) continue;

@@ -30,6 +30,28 @@ void Transport::reply(const json& id, const ReplyValue& value) {
   send(m);
 }
 
+void Transport::post(std::function<void()> task) {
+  {
+    std::lock_guard<std::mutex> lock(postedMutex_);
+    posted_.push_back(std::move(task));
+  }
+  wake();
+}
+
+void Transport::discardPosted() {
+  std::lock_guard<std::mutex> lock(postedMutex_);
+  posted_.clear();
+}
+
+void Transport::runPosted() {
+  std::vector<std::function<void()>> tasks;
+  {
+    std::lock_guard<std::mutex> lock(postedMutex_);
+    tasks.swap(posted_);
+  }
+  for (auto& task : tasks) task();
+}
+
 namespace {
 struct Parsed {
   std::optional<Message> message;  // nullopt: not JSON
@@ -47,6 +69,7 @@ bool Transport::loop(MessageHandler& handler) {
   for (;;) {
     std::vector<std::string> bodies;
     const bool more = readBatch(bodies);
+    runPosted();  // results posted while waiting, before the messages that follow them
     std::vector<Parsed> parsed(bodies.size());
     for (std::size_t i = 0; i < bodies.size(); ++i) {
       parsed[i].body = &bodies[i];

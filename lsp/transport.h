@@ -43,18 +43,31 @@ class Transport {
   // first: cancellation is handled on receipt, ahead of the work it cancels.
   bool loop(MessageHandler& handler);
 
+  // Runs `task` on the loop thread, between messages (thread-safe): how work
+  // done elsewhere (a review on the worker) hands its result to the state the
+  // loop thread owns. Tasks still queued when the loop ends never run.
+  void post(std::function<void()> task);
+  // Drops the tasks not run yet (their owner is going away).
+  void discardPosted();
+
   // Diagnostics about the input (bad frames); goes to stderr by default.
   std::function<void(const std::string&)> log;
 
  protected:
   Transport();
-  // Blocks until at least one message body arrived (appended to `bodies`);
-  // false at end of input (bodies may still hold the last ones).
+  // Blocks until at least one message body arrived (appended to `bodies`) or
+  // wake() was called (true, maybe with no bodies); false at end of input
+  // (bodies may still hold the last ones).
   virtual bool readBatch(std::vector<std::string>& bodies) = 0;
   virtual void writeBody(const std::string& body) = 0;
+  // Makes a readBatch blocked now (or the next one) return soon. Thread-safe.
+  virtual void wake() = 0;
 
  private:
   void send(const json& message);
+  void runPosted();
+  std::mutex postedMutex_;
+  std::vector<std::function<void()>> posted_;
   bool dispatch(const std::string& body, const std::optional<Message>& message, const std::string& parseError,
                 MessageHandler& handler);
   std::mutex writeMutex_;
@@ -67,6 +80,9 @@ class StdioTransport : public Transport {
  public:
   static constexpr std::size_t kReadBytes = 65536;  // one read(2)
   explicit StdioTransport(int inFd = 0, int outFd = 1, std::size_t maxMessageBytes = 64u << 20);
+  ~StdioTransport() override;
+  StdioTransport(const StdioTransport&) = delete;
+  StdioTransport& operator=(const StdioTransport&) = delete;
 
   // The most input ever held at once (tests: bounded by the limit, a header and one read).
   std::size_t peakBufferedBytes() const { return reader_.peakBufferedBytes(); }
@@ -74,9 +90,11 @@ class StdioTransport : public Transport {
  protected:
   bool readBatch(std::vector<std::string>& bodies) override;
   void writeBody(const std::string& body) override;
+  void wake() override;
 
  private:
   int in_, out_;
+  int wakeFd_ = -1;  // an eventfd polled beside the input: post() interrupts a blocked read
   FrameReader reader_;
   bool eof_ = false;
   bool junkLogged_ = false;          // a drop of headerless input was logged since the last message

@@ -171,6 +171,7 @@ int runEvalCommand(const std::vector<std::string>& args, std::istream&, std::ost
           config::Config caseConfig = config;
           if (replay) caseConfig.cassette = fs::absolute(cassetteOf(c)).string();
           if (caseConfig.review.description.empty()) caseConfig.review.description = c.description;
+          caseConfig.maxParallelRequests = 1;  // the recording is one sequence of model calls
           eval::Recording recording;
           const auto started = std::chrono::steady_clock::now();
           try {

@@ -50,6 +50,7 @@ int runReviewCommand(const std::vector<std::string>& args, std::istream& in, std
   }
 
   session::ReviewRequest request = reviewRequestFor(readDiff(parsed, in), parsed, "revline review", err);
+  request.progress = terminalProgress(err, "revline review");
   request.fullReview = parsed.has("no-cache");
   session::HunkCache hunks;  // the server's too: a re-run after an edit sends only the edited hunks
   const session::ReviewResult result =

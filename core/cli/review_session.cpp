@@ -1,7 +1,10 @@
 #include "core/cli/review_session.h"
 
-#include "core/git/git.h"
+#include <unistd.h>
 
+#include <iostream>
+
+#include "core/git/git.h"
 
 namespace revline::cli {
 
@@ -9,6 +12,7 @@ const std::vector<OptionSpec>& reviewOptionSpecs() {
   static const std::vector<OptionSpec> specs = {
       {"provider", true},     {"model", true},        {"base-url", true},       {"api-key-env", true},
       {"cassette", true},     {"max-attempts", true}, {"max-tool-calls", true}, {"description", true},
+      {"max-input-tokens", true}, {"max-parallel-requests", true}, {"max-requests", true},
   };
   return specs;
 }
@@ -21,7 +25,12 @@ const char* const kReviewOptionsHelp =
     "  --cassette FILE      recorded model replies for --provider replay\n"
     "  --max-attempts N     answers the model may give, retries included (default 2)\n"
     "  --max-tool-calls N   repository tool calls per review (default 5)\n"
-    "  --description TEXT   what the change is for, shown to the model as the author's intent\n";
+    "  --description TEXT   what the change is for, shown to the model as the author's intent\n"
+    "  --max-input-tokens N estimated input tokens per model request; a larger change is split into\n"
+    "                       requests that fit (0: the provider's default; builtin: no limit)\n"
+    "  --max-parallel-requests N  requests of one review sent at once (default 4)\n"
+    "  --max-requests N     requests per review at most; what does not fit is listed as not reviewed\n"
+    "                       and the verdict is not APPROVE (default 10)\n";
 
 config::Config applyReviewFlags(config::Config config, const ParsedArgs& args) {
   if (auto v = args.value("provider")) config.provider = *v;
@@ -35,7 +44,20 @@ config::Config applyReviewFlags(config::Config config, const ParsedArgs& args) {
   if (auto v = args.intValue("max-attempts", 1, 10)) config.review.maxAttempts = *v;
   if (auto v = args.intValue("max-tool-calls", 0, 100)) config.review.maxToolCalls = *v;
   if (auto v = args.value("description")) config.review.description = *v;
+  if (auto v = args.intValue("max-input-tokens", 0, 100000000)) config.maxInputTokens = *v;
+  if (auto v = args.intValue("max-parallel-requests", 1, 64)) config.maxParallelRequests = *v;
+  if (auto v = args.intValue("max-requests", 1, 10000)) config.maxRequests = *v;
   return config;
+}
+
+session::ProgressSink terminalProgress(std::ostream& err, const std::string& command) {
+  if (&err != &std::cerr || !isatty(STDERR_FILENO)) return {};  // nothing on a pipe or a file
+  return [&err, command](const session::ReviewProgress& p) {
+    if (p.total < 2) return;  // one request: nothing to count
+    err << "\r" << command << ": " << p.done << " of " << p.total << " requests done, "
+        << p.usage.inputTokens + p.usage.outputTokens << " tokens so far" << (p.done == p.total ? "\n" : "")
+        << std::flush;
+  };
 }
 
 session::ReviewRequest reviewRequestFor(DiffSource source, const ParsedArgs& args, const std::string& command,

@@ -12,6 +12,7 @@
 namespace revline::cli {
 
 // --provider --model --base-url --api-key-env --cassette --max-attempts --max-tool-calls --description
+// --max-input-tokens --max-parallel-requests --max-requests
 const std::vector<OptionSpec>& reviewOptionSpecs();
 extern const char* const kReviewOptionsHelp;
 
@@ -22,6 +23,11 @@ config::Config applyReviewFlags(config::Config config, const ParsedArgs& args);
 // repository, flags), the intent's commit messages with --base, and no
 // repository root (no tools, no file reads) without a repository. Config
 // notices and skipped untracked files are warned about on `err` as `command`.
+// Progress of a review split into several requests, as one line rewritten in
+// place on `err` ("command: 3 of 12 requests done, 45200 tokens so far"), when
+// `err` is the process's stderr and a terminal; empty (nothing shown) otherwise.
+session::ProgressSink terminalProgress(std::ostream& err, const std::string& command);
+
 session::ReviewRequest reviewRequestFor(DiffSource source, const ParsedArgs& args, const std::string& command,
                                         std::ostream& err);
 

@@ -3,6 +3,7 @@
 // use these keys. API keys are never stored: the config names the variable.
 #pragma once
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <stdexcept>
@@ -31,6 +32,12 @@ struct Config {
   std::string reviewScope = "file";           // language server: "file" (the open file) | "workspace"
   int debounceMs = 300;                       // language server: quiet time before a review starts
   bool debounceSet = false;                   // debounce_ms was given (else the server picks by provider)
+  // The requests of one review (session/chunk_plan.h): the token budget of each
+  // (0: the provider's and model's default, session::defaultInputTokens), how
+  // many run at once, and how many at most (the rest is skipped and listed).
+  std::int64_t maxInputTokens = 0;
+  int maxParallelRequests = 4;
+  int maxRequests = 10;
 };
 
 // A key that is unknown or has the wrong type/value; what() names the key

@@ -174,6 +174,25 @@ std::vector<KeySpec> buildKeys() {
       "max_tool_calls", "Repository tool calls (reading files) the model may make per review.", 0, 100,
       [](Config& c, std::int64_t n) { c.review.maxToolCalls = static_cast<int>(n); },
       [](const Config& c) { return json(c.review.maxToolCalls); }));
+  // Requests per review: budget, parallelism, cap (session/chunk_plan.h).
+  keys.push_back(integerKey(
+      "max_input_tokens",
+      "Estimated input tokens per model request (3 bytes a token): a change that does not fit is reviewed in "
+      "several requests, each within this budget (system prompt, schema, intent and room for tool results "
+      "included). 0: the default for the provider and model (builtin and replay: no limit; Claude 150000; "
+      "GPT-4o, GPT-4.1, GPT-5 and o-series 100000; Ollama 8000; other models 24000).",
+      0, 100000000, [](Config& c, std::int64_t n) { c.maxInputTokens = n; },
+      [](const Config& c) { return json(c.maxInputTokens); }));
+  keys.push_back(integerKey(
+      "max_parallel_requests", "Requests of one review sent at the same time when it is split.", 1, 64,
+      [](Config& c, std::int64_t n) { c.maxParallelRequests = static_cast<int>(n); },
+      [](const Config& c) { return json(c.maxParallelRequests); }));
+  keys.push_back(integerKey(
+      "max_requests",
+      "At most this many requests per review; the parts of a larger change that do not fit are not reviewed, "
+      "listed in coverage.filesSkipped, and the verdict is not APPROVE.",
+      1, 10000, [](Config& c, std::int64_t n) { c.maxRequests = static_cast<int>(n); },
+      [](const Config& c) { return json(c.maxRequests); }));
 
   KeySpec instructions{.name = "instructions", .type = KeyType::String,
                        .description = "Project-specific review instructions appended to the system prompt."};

@@ -25,6 +25,7 @@ struct Runner {
   const GitOptions& options;
   fs::path cwd;
   std::map<std::string, std::optional<std::string>> extraEnv;
+  CancelToken cancel;  // never cancelled unless a request passes its own
 
   process::Result run(const std::vector<std::string>& args, const std::string& input = "") const {
     std::vector<std::string> argv{options.program};
@@ -35,6 +36,7 @@ struct Runner {
     po.input = input;
     po.timeout = options.timeout;
     po.env = options.env;
+    po.cancel = cancel;
     for (const auto& [k, v] : extraEnv) po.env[k] = v;
     try {
       return process::run(argv, po);
@@ -194,7 +196,7 @@ fs::path findRepositoryRoot(const fs::path& start, const GitOptions& options) {
     throw GitError("'" + start.string() + "' does not exist; run revline from a git work tree");
   }
   const fs::path dir = fs::is_directory(start, ec) ? start : start.parent_path();
-  const Runner git{options, dir.empty() ? fs::path(".") : dir, {}};
+  const Runner git{options, dir.empty() ? fs::path(".") : dir, {}, {}};
   const process::Result r = git.run({"rev-parse", "--show-toplevel"});
   if (r.exitCode != 0) {
     if (r.err.find("not a git repository") != std::string::npos) {
@@ -212,7 +214,7 @@ std::string diffText(const fs::path& root, const DiffRequest& request, const Git
     throw GitError("'" + root.string() + "' is not a directory; pass the repository's top-level directory");
   }
   // Paths are repository paths, not patterns: a file named `*.c` means itself.
-  Runner git{options, root, {{"GIT_LITERAL_PATHSPECS", "1"}}};
+  Runner git{options, root, {{"GIT_LITERAL_PATHSPECS", "1"}}, request.cancel};
 
   std::string against;
   switch (request.mode) {
@@ -253,7 +255,7 @@ std::string diffText(const fs::path& root, const DiffRequest& request, const Git
 
 std::vector<std::string> commitMessages(const fs::path& root, const std::string& base, std::size_t maxCommits,
                                         const GitOptions& options) {
-  const Runner git{options, root, {}};
+  const Runner git{options, root, {}, {}};
   const std::string from = mergeBase(git, base);
   // NUL after each message: subjects and bodies may hold any other character.
   const std::string out = git.checked({"log", "--no-color", "--reverse", "--format=%B%x00",

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "core/support/cancel.h"
+
 namespace revline::git {
 
 // git is missing, the directory is not a repository, a revision does not
@@ -52,6 +54,9 @@ struct DiffRequest {
   // `skippedUntracked`, when given, as "path: why".
   std::uintmax_t maxUntrackedBytes = kMaxUntrackedFileBytes;
   std::vector<std::string>* skippedUntracked = nullptr;
+  // The review that asked for the diff: once cancelled, the git call running is
+  // killed and diffText throws Cancelled (support/cancel.h).
+  CancelToken cancel;
 };
 
 // The unified diff of `root` (a work tree's top level) as `git diff` prints it,

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "core/support/cancel.h"
+
 namespace revline::process {
 
 struct Options {
@@ -17,6 +19,9 @@ struct Options {
   std::string input;                                  // written to the child's stdin, then closed
   std::chrono::milliseconds timeout{std::chrono::seconds(120)};
   std::map<std::string, std::optional<std::string>> env;  // overrides; nullopt removes a variable
+  // Polled while the child runs: once cancelled, the child and its process
+  // group are killed and run() throws Cancelled (support/cancel.h).
+  CancelToken cancel;
 };
 
 struct Result {
@@ -41,6 +46,7 @@ class Error : public std::runtime_error {
 // input is written, so any amount of output is fine. On timeout the child and
 // everything it started (its process group) are killed.
 // A non-zero exit code is not an error here: callers decide what it means.
+// Throws Error, or Cancelled when options.cancel was cancelled before it finished.
 Result run(const std::vector<std::string>& argv, const Options& options = {});
 
 }  // namespace revline::process

@@ -6,6 +6,7 @@
 #include <sstream>
 #include <tuple>
 
+#include "core/reports/coverage_text.h"
 #include "core/reports/names.h"
 #include "core/reports/text_report.h"
 #include "core/support/text.h"
@@ -242,6 +243,12 @@ GithubReview buildGithubReview(const review::ReviewOutcome& outcome, const diff:
             (outcome.unplacedBlocking == 1 ? " blocking finding" : " blocking findings") +
             " could not be placed on this diff**, so the change is not approved.\n";
   }
+  if (outcome.coverage.filesTotal > 0) {
+    std::string sentence = coverageSentence(outcome.coverage);
+    sentence[0] = 'R';
+    body += "\n" + sentence + ".\n";
+  }
+  if (const std::string reason = notReviewedReason(outcome.coverage); !reason.empty()) body += "\n**" + reason + "**\n";
   if (!outcome.coverage.filesSkipped.empty()) {
     const auto& skipped = outcome.coverage.filesSkipped;
     body += "\nNot reviewed:";

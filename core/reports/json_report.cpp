@@ -6,9 +6,19 @@ namespace revline::reports {
 
 json coverageJson(const review::Coverage& c) {
   json skipped = json::array();
-  for (const auto& s : c.filesSkipped) skipped.push_back({{"path", s.path}, {"reason", s.reason}});
+  for (const auto& s : c.filesSkipped) {
+    json entry = {{"path", s.path}, {"reason", s.reason}};
+    if (s.overLimit) entry["overLimit"] = true;  // a request limit, not a choice: not all reviewed
+    if (s.partial) entry["partial"] = true;      // only some hunks of the file
+    skipped.push_back(std::move(entry));
+  }
   return {{"filesReviewed", c.filesReviewed}, {"filesTotal", c.filesTotal}, {"linesReviewed", c.linesReviewed},
           {"linesTotal", c.linesTotal}, {"filesSkipped", std::move(skipped)}};
+}
+
+json chunkingJson(const review::Chunking& c) {
+  return {{"budgetTokens", c.budgetTokens},   {"fixedTokens", c.fixedTokens},     {"reserveTokens", c.reserveTokens},
+          {"diffTokens", c.diffTokens},       {"requests", c.requests},           {"minimumRequests", c.minimumRequests}};
 }
 
 json renderJson(const review::ReviewOutcome& outcome) {
@@ -39,6 +49,7 @@ json renderJson(const review::ReviewOutcome& outcome) {
   j["provider"] = outcome.provider;
   j["model"] = outcome.model;
   j["usage"] = {{"inputTokens", outcome.usage.inputTokens}, {"outputTokens", outcome.usage.outputTokens}};
+  if (outcome.chunking) j["chunking"] = chunkingJson(*outcome.chunking);
   return j;
 }
 

@@ -11,10 +11,15 @@ namespace revline::reports {
 //  "rejected": [{"finding": Finding, "reason"}], "unplacedBlocking",
 //  ("groundingRetry": {"rejected", "placed"} when the feedback round ran),
 //  "coverage": {"filesReviewed", "filesTotal", "linesReviewed", "linesTotal",
-//               "filesSkipped": [{"path", "reason"}]},
-//  "attempts", "toolCalls", "provider", "model", "usage": {"inputTokens", "outputTokens"}}
+//               "filesSkipped": [{"path", "reason" (+ "overLimit", "partial" when true)}]},
+//  "attempts", "toolCalls", "provider", "model", "usage": {"inputTokens", "outputTokens"},
+//  ("chunking": {"budgetTokens", "fixedTokens", "reserveTokens", "diffTokens", "requests",
+//                "minimumRequests"} when a token budget applied)}
 // Finding fields use the contract's JSON names (cli.md).
 json renderJson(const review::ReviewOutcome& outcome);
+
+// The report's "chunking" object (review/pipeline.h Chunking).
+json chunkingJson(const review::Chunking& chunking);
 
 // The report's "coverage" object.
 json coverageJson(const review::Coverage& coverage);

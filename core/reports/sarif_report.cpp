@@ -2,6 +2,7 @@
 
 #include <cstdint>
 
+#include "core/reports/coverage_text.h"
 #include "core/reports/json_report.h"
 #include "core/reports/names.h"
 
@@ -218,6 +219,7 @@ json renderSarif(const review::ReviewOutcome& outcome, const SarifOptions& optio
         {"rejectedFindings", outcome.rejected.size()},
         {"unplacedBlocking", outcome.unplacedBlocking},
         {"coverage", coverageJson(outcome.coverage)},
+        {"coverageText", coverageSentence(outcome.coverage)},
         {"provider", outcome.provider},
         {"model", outcome.model}}},
   };

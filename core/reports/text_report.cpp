@@ -5,6 +5,7 @@
 #include <sstream>
 #include <string_view>
 
+#include "core/reports/coverage_text.h"
 #include "core/reports/names.h"
 
 namespace revline::reports {
@@ -118,9 +119,8 @@ std::string renderText(const review::ReviewOutcome& outcome, bool colour) {
         << " could not be placed on the diff (see Rejected), so the verdict is not APPROVE.\n";
   for (const auto& s : outcome.coverage.filesSkipped) out << "Skipped " << s.path << ": " << s.reason << "\n";
   const auto& c = outcome.coverage;
-  if (c.filesTotal > 0)
-    out << "Coverage: " << c.filesReviewed << " of " << c.filesTotal << " files, " << c.linesReviewed << " of "
-        << c.linesTotal << " changed lines reviewed.\n";
+  if (c.filesTotal > 0) out << "Coverage: " << coverageSentence(c) << ".\n";
+  if (const std::string reason = notReviewedReason(c); !reason.empty()) out << reason << "\n";
 
   std::map<Severity, std::size_t> bySeverity;
   for (const auto& published : outcome.findings) ++bySeverity[published.finding.severity];

@@ -66,7 +66,7 @@ AttemptResult runAttempts(Provider& provider, ModelRequest request, const Attemp
       Message answers{Role::Tool, "", {}, {}};
       for (const ToolCall& tc : calls) {
         if (tools && result.toolCalls < budget) {
-          ToolResult r = tools->execute(tc);
+          ToolResult r = tools->execute(tc, cancel);
           r.callId = tc.id;
           r.name = tc.name;
           r.content = delimitToolResult(tc.name, r.content);

@@ -30,9 +30,12 @@ Coverage coverageOf(const diff::Diff& diff, const ReviewInputs& inputs) {
   c.filesReviewed = static_cast<int>(diff.files.size());
   for (const auto& f : diff.files) c.linesReviewed += changedLines(f);
   c.filesSkipped = inputs.filesSkipped;
-  c.filesTotal = c.filesReviewed + static_cast<int>(c.filesSkipped.size());
+  c.filesTotal = c.filesReviewed;
   c.linesTotal = c.linesReviewed;
-  for (const auto& s : c.filesSkipped) c.linesTotal += s.lines;
+  for (const auto& s : c.filesSkipped) {
+    c.filesTotal += !s.partial;  // a partly skipped file is one of the files reviewed
+    c.linesTotal += s.lines;
+  }
   return c;
 }
 
@@ -50,8 +53,11 @@ std::vector<std::vector<diff::HunkContext>> functionContextOf(const diff::Diff& 
 }
 
 ApprovalEvidence approvalEvidence(const ReviewOutcome& outcome) {
+  const auto notReviewed = std::count_if(outcome.coverage.filesSkipped.begin(), outcome.coverage.filesSkipped.end(),
+                                         [](const SkippedFile& s) { return s.overLimit; });
   return {outcome.unplacedBlocking,
-          outcome.modelVerdict == contract::Verdict::RequestChanges && !outcome.rejected.empty()};
+          outcome.modelVerdict == contract::Verdict::RequestChanges && !outcome.rejected.empty(),
+          static_cast<int>(notReviewed)};
 }
 
 ModelRequest firstRequest(const diff::Diff& diff, const Provider& provider, const ReviewOptions& options,

@@ -30,6 +30,10 @@ struct SkippedFile {
   std::string path;
   std::string reason;      // e.g. "lock file", "excluded by the exclude setting"
   std::int64_t lines = 0;  // its added and removed lines (counted in coverage.linesTotal)
+  // Left out by a limit (the request token budget, max_requests), not by
+  // choice: the change was not all reviewed, so the verdict cannot be APPROVE.
+  bool overLimit = false;
+  bool partial = false;  // only some hunks (`lines` of them) were left out; the file counts as reviewed
 };
 
 // Per-review input beyond the diff, supplied by the caller.
@@ -52,6 +56,16 @@ struct GroundingRetry {
   int placed = 0;    // findings of the second answer that grounded
 };
 
+// How a review under a token budget was sent (session/chunked_review.h).
+struct Chunking {
+  std::int64_t budgetTokens = 0;    // max_input_tokens in force
+  std::int64_t fixedTokens = 0;     // every request's part besides the diff (system, schema, intent, tools)
+  std::int64_t reserveTokens = 0;   // kept for the later turns (tool results, answers)
+  std::int64_t diffTokens = 0;      // the diff's parts, each once
+  int requests = 0;                 // reviews sent (each may take tool rounds and a retry)
+  std::int64_t minimumRequests = 0; // no split of the diff into requests needs fewer
+};
+
 struct ReviewOutcome {
   contract::Verdict verdict = contract::Verdict::Approve;  // decided by policy
   contract::Verdict modelVerdict = contract::Verdict::Approve;
@@ -69,6 +83,7 @@ struct ReviewOutcome {
   std::string provider;
   std::string model;
   Usage usage;
+  std::optional<Chunking> chunking;  // set when a token budget applied
 };
 
 // The contract could not be met within maxAttempts; what() lists every problem.

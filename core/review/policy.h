@@ -32,6 +32,7 @@ contract::Verdict decideVerdict(const std::vector<PublishedFinding>& findings, c
 struct ApprovalEvidence {
   int unplacedBlocking = 0;  // blocking findings the model meant that could not be placed
   bool changesRequestedButRejected = false;  // the model asked for changes and some findings were rejected
+  int partsNotReviewed = 0;  // files or hunks left out by a request limit (token budget, max_requests)
 };
 
 // decideVerdict, then no false approval: with any of `evidence`, APPROVE

@@ -110,7 +110,8 @@ class ToolExecutor {
  public:
   virtual ~ToolExecutor() = default;
   virtual std::vector<ToolSpec> specs() const = 0;
-  virtual ToolResult execute(const ToolCall& call) = 0;
+  // Throws Cancelled when `cancel` fires while the call runs (a long search).
+  virtual ToolResult execute(const ToolCall& call, const CancelToken& cancel) = 0;
   // Removes what `finder` finds from file text before it is numbered or
   // prefixed into a result (set by runReview for a remote provider).
   virtual void redactWith(SecretFinder /*finder*/) {}

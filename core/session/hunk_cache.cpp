@@ -218,7 +218,15 @@ review::ReviewOutcome mergeIncremental(const IncrementalPlan& plan, review::Revi
   std::vector<review::PublishedFinding> all = plan.carried;
   all.insert(all.end(), std::make_move_iterator(o.findings.begin()), std::make_move_iterator(o.findings.end()));
   o.findings = review::applyPublicationFilters(std::move(all), policy);
-  o.coverage = review::coverageOf(whole, inputs);
+  // Coverage of the whole change; what a limit left out of this request stays left out.
+  review::Coverage coverage = review::coverageOf(whole, inputs);
+  for (auto& skipped : o.coverage.filesSkipped) {
+    if (!skipped.overLimit) continue;
+    coverage.linesReviewed -= skipped.lines;
+    coverage.filesReviewed -= !skipped.partial;
+    coverage.filesSkipped.push_back(std::move(skipped));
+  }
+  o.coverage = std::move(coverage);
   o.verdict = review::decideVerdict(o.findings, policy, evidence);
   if (!sent) {
     o.modelVerdict = o.verdict;  // no model answered this time

@@ -6,6 +6,7 @@
 #include "core/config/selection.h"
 #include "core/diff/render.h"
 #include "core/providers/factory.h"
+#include "core/session/chunked_review.h"
 #include "core/tools/repository_tools.h"
 
 namespace revline::session {
@@ -90,6 +91,7 @@ std::unique_ptr<review::Provider> nullProvider(const config::Config& config) {
 ReviewResult ReviewService::review(ReviewRequest request, const CancelToken& cancel, const ProviderWrapper& wrap) const {
   const std::filesystem::path root = request.root;
   const config::Config config = request.config;
+  const ProgressSink progress = std::move(request.progress);
   const bool full = request.fullReview;
   PreparedReview prepared = prepare(std::move(request));
   ReviewResult result;
@@ -121,9 +123,13 @@ ReviewResult ReviewService::review(ReviewRequest request, const CancelToken& can
                         {provider->name(), provider->model(), &config.review, prepared.inputs.commitMessages},
                         toolsOrNull, !full);
   const diff::Diff& toSend = plan ? plan->toReview : prepared.reviewed;
-  result.outcome = review::runReview(toSend, *provider, config.review, toolsOrNull, cancel, prepared.inputs);
+  // Within the token budget: one request, or several (chunked_review.h), each
+  // with its own read-only tools confined to the work tree (none without a root).
+  result.outcome = reviewInChunks(toSend, prepared.inputs, *provider, {config, root, factory_, wrap, progress}, cancel);
   if (plan) {
-    hunks_->store(root, prepared.reviewed, *plan, result.outcome, config.review.policy);
+    // Parts a limit left out were never seen: no hunk is filled from such a review.
+    if (review::approvalEvidence(result.outcome).partsNotReviewed == 0)
+      hunks_->store(root, prepared.reviewed, *plan, result.outcome, config.review.policy);
     result.outcome = mergeIncremental(*plan, std::move(result.outcome), prepared.reviewed, prepared.inputs,
                                       config.review.policy);
     result.fromCache = toSend.files.empty();
@@ -132,7 +138,8 @@ ReviewResult ReviewService::review(ReviewRequest request, const CancelToken& can
   }
 
   result.evidence = review::approvalEvidence(result.outcome);
-  if (!key.empty())
+  // A review with parts left out is not kept: a rerun with a larger budget reviews them.
+  if (!key.empty() && result.evidence.partsNotReviewed == 0)
     cache_->put(root, key, CachedReview{result.outcome.findings, result.evidence, plan && plan->hunksReused > 0});
   result.reviewed = std::move(prepared.reviewed);
   return result;

@@ -39,12 +39,22 @@ GitDiff defaultGitDiff();
 // server counts its calls. An empty wrapper leaves it as it is.
 using ProviderWrapper = std::function<std::unique_ptr<review::Provider>(std::unique_ptr<review::Provider>)>;
 
+// How far a review split into several requests is (session/chunked_review.h):
+// requests done of the total, and the usage the providers reported so far.
+struct ReviewProgress {
+  int done = 0, total = 0;
+  review::Usage usage;
+};
+// Called from the review's worker threads, one call at a time.
+using ProgressSink = std::function<void(const ReviewProgress&)>;
+
 // One review asked for.
 struct ReviewRequest {
   diff::Diff diff;                           // the change as read (git or a patch), before the selection
   std::filesystem::path root;                // its work tree; empty: no repository (no tools, no file reads)
   config::Config config;                     // the layered configuration, flags applied
   std::vector<std::string> commitMessages;   // the commits under review, part of the intent (untrusted)
+  ProgressSink progress = {};                // told after each request of a review split into several
   // Send the whole change to the model: no hunk carried over from the per-hunk
   // cache, no composed review answered from the review cache ("Review this
   // file now", `revline review --no-cache`). The result still refreshes both.
@@ -82,8 +92,10 @@ class ReviewService {
                         std::vector<std::string>* skippedUntracked = nullptr) const;
 
   // Selects, builds the provider, looks in the cache, else reviews with the
-  // repository tools confined to the request's root (only the hunks not in the
-  // per-hunk cache, whose findings are carried over). Throws what
+  // repository tools confined to the request's root: only the hunks not in the
+  // per-hunk cache (whose findings are carried over), within the token budget
+  // per request (chunked_review.h: a larger change in several requests, each
+  // with its own provider from the factory, wrapped by `wrap`). Throws what
   // review::runReview throws, and ProviderError from the factory.
   ReviewResult review(ReviewRequest request, const CancelToken& cancel = CancelToken(),
                       const ProviderWrapper& wrap = {}) const;

@@ -96,7 +96,7 @@ std::string capResult(std::string text, std::size_t maxBytes) {
 // `pathGlob` null: every file (a pointer, not a temporary optional: GCC 12 warns of that one).
 template <class Match>
 std::string scan(const Sandbox& sandbox, const std::string* pathGlob, Match match,
-                 const std::string& header, const std::string& nothing) {
+                 const std::string& header, const std::string& nothing, const CancelToken& cancel) {
   const ToolLimits& limits = sandbox.limits();
   bool walkTruncated = false;
   const auto& files = sandbox.files(&walkTruncated);
@@ -104,6 +104,7 @@ std::string scan(const Sandbox& sandbox, const std::string* pathGlob, Match matc
   std::size_t matches = 0;
   bool capped = false;
   for (const std::string& rel : files) {
+    if (cancel.cancelled()) throw Cancelled("the repository search was cancelled");
     if (pathGlob && !globMatch(*pathGlob, rel)) continue;
     auto text = sandbox.readForSearch(rel);
     if (!text) continue;
@@ -209,7 +210,7 @@ Result<std::string> RepositoryTools::readFile(const ReadFileInput& in) const {
   return capResult(std::move(out), sandbox_.limits().maxResultBytes);
 }
 
-Result<std::string> RepositoryTools::searchText(const SearchTextInput& in) const {
+Result<std::string> RepositoryTools::searchText(const SearchTextInput& in, const CancelToken& cancel) const {
   if (in.query.find_first_not_of(" \t") == std::string::npos) return ToolError{"query is empty"};
   if (in.query.find('\n') != std::string::npos) return ToolError{"query must be a single line of text"};
   if (in.query.size() > 200) return ToolError{"query is longer than 200 characters; search for a shorter part"};
@@ -224,15 +225,16 @@ Result<std::string> RepositoryTools::searchText(const SearchTextInput& in) const
   };
   std::string where = in.pathGlob ? " in files matching '" + *in.pathGlob + "'" : "";
   return capResult(scan(sandbox_, in.pathGlob ? &*in.pathGlob : nullptr, match, "Lines containing \"" + in.query + "\"" + where,
-                        "No text file" + where + " contains \"" + in.query + "\"."),
+                        "No text file" + where + " contains \"" + in.query + "\".", cancel),
                    sandbox_.limits().maxResultBytes);
 }
 
-Result<std::string> RepositoryTools::glob(const GlobInput& in) const {
+Result<std::string> RepositoryTools::glob(const GlobInput& in, const CancelToken& cancel) const {
   if (in.pattern.find_first_not_of(" \t") == std::string::npos) return ToolError{"pattern is empty"};
   if (auto err = sandbox_.checkPattern(in.pattern, "pattern")) return *err;
   bool walkTruncated = false;
   const auto& files = sandbox_.files(&walkTruncated);
+  if (cancel.cancelled()) throw Cancelled("the repository listing was cancelled");
   const std::size_t cap = sandbox_.limits().maxPaths;
   std::string out;
   std::size_t count = 0;
@@ -256,7 +258,7 @@ Result<std::string> RepositoryTools::glob(const GlobInput& in) const {
   return capResult(std::move(result), sandbox_.limits().maxResultBytes);
 }
 
-Result<std::string> RepositoryTools::findUsages(const FindUsagesInput& in) const {
+Result<std::string> RepositoryTools::findUsages(const FindUsagesInput& in, const CancelToken& cancel) const {
   const std::string& sym = in.symbol;
   if (sym.empty()) return ToolError{"symbol is empty"};
   if (sym.size() > 200) return ToolError{"symbol is longer than 200 characters"};
@@ -279,11 +281,11 @@ Result<std::string> RepositoryTools::findUsages(const FindUsagesInput& in) const
     }
     return false;
   };
-  return capResult(scan(sandbox_, nullptr, match, "Usages of " + sym, "No usage of " + sym + " found."),
+  return capResult(scan(sandbox_, nullptr, match, "Usages of " + sym, "No usage of " + sym + " found.", cancel),
                    sandbox_.limits().maxResultBytes);
 }
 
-review::ToolResult RepositoryTools::execute(const review::ToolCall& call) {
+review::ToolResult RepositoryTools::execute(const review::ToolCall& call, const CancelToken& cancel) {
   review::ToolResult result;
   result.callId = call.id;
   result.name = call.name;
@@ -308,18 +310,20 @@ review::ToolResult RepositoryTools::execute(const review::ToolCall& call) {
     } else if (call.name == kSearchText) {
       auto in = parseInput<SearchTextInput>(call.arguments, kSearchText);
       if (auto* err = std::get_if<std::string>(&in)) fail(*err);
-      else finish(kSearchText, searchText(std::get<SearchTextInput>(in)));
+      else finish(kSearchText, searchText(std::get<SearchTextInput>(in), cancel));
     } else if (call.name == kGlob) {
       auto in = parseInput<GlobInput>(call.arguments, kGlob);
       if (auto* err = std::get_if<std::string>(&in)) fail(*err);
-      else finish(kGlob, glob(std::get<GlobInput>(in)));
+      else finish(kGlob, glob(std::get<GlobInput>(in), cancel));
     } else if (call.name == kFindUsages) {
       auto in = parseInput<FindUsagesInput>(call.arguments, kFindUsages);
       if (auto* err = std::get_if<std::string>(&in)) fail(*err);
-      else finish(kFindUsages, findUsages(std::get<FindUsagesInput>(in)));
+      else finish(kFindUsages, findUsages(std::get<FindUsagesInput>(in), cancel));
     } else {
       fail("unknown tool \"" + call.name + "\"; the tools are read_file, search_text, glob and find_usages");
     }
+  } catch (const Cancelled&) {
+    throw;  // not a tool failure for the model to see: the review stops
   } catch (const std::exception& e) {
     fail(call.name + ": the tool failed: " + e.what());
   }

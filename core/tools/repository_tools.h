@@ -21,16 +21,18 @@ class RepositoryTools : public review::ToolExecutor {
   explicit RepositoryTools(const std::filesystem::path& root, ToolLimits limits = {});
 
   std::vector<review::ToolSpec> specs() const override;
-  review::ToolResult execute(const review::ToolCall& call) override;
+  // Throws Cancelled when `cancel` is cancelled during a search (the review was cancelled).
+  review::ToolResult execute(const review::ToolCall& call, const CancelToken& cancel) override;
   void redactWith(review::SecretFinder finder) override { sandbox_.redactWith(std::move(finder)); }
   // A file's whole text through the sandbox (inside the root, text, under the size cap).
   std::optional<std::string> newFileText(const std::string& path) const override;
 
   // The tools one by one (also what execute() dispatches to).
   Result<std::string> readFile(const ReadFileInput& in) const;
-  Result<std::string> searchText(const SearchTextInput& in) const;
-  Result<std::string> glob(const GlobInput& in) const;
-  Result<std::string> findUsages(const FindUsagesInput& in) const;
+  // The scans check `cancel` between files.
+  Result<std::string> searchText(const SearchTextInput& in, const CancelToken& cancel = CancelToken()) const;
+  Result<std::string> glob(const GlobInput& in, const CancelToken& cancel = CancelToken()) const;
+  Result<std::string> findUsages(const FindUsagesInput& in, const CancelToken& cancel = CancelToken()) const;
 
   const Sandbox& sandbox() const { return sandbox_; }
 

@@ -137,7 +137,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       call.name = kNames[tool];
       call.arguments = json::parse(rest.begin(), rest.end(), nullptr, false);
       if (call.arguments.is_discarded()) call.arguments = json{{kField[tool], std::string(rest)}};
-      const review::ToolResult result = g_tools->execute(call);
+      const review::ToolResult result = g_tools->execute(call, CancelToken());
       checkNoSecret(result.content);
       break;
     }

@@ -1,5 +1,7 @@
 #include "tests/support/lsp/memory_transport.h"
 
+#include <utility>
+
 namespace revline::lsp {
 
 void MemoryTransport::clientSendRaw(std::string body) {
@@ -24,11 +26,18 @@ void MemoryTransport::clientClose() {
 
 bool MemoryTransport::readBatch(std::vector<std::string>& bodies) {
   std::unique_lock<std::mutex> lock(mu_);
-  cv_.wait(lock, [&] { return !toServer_.empty() || closed_; });
-  if (toServer_.empty()) return false;
+  cv_.wait(lock, [&] { return !toServer_.empty() || closed_ || woken_; });
+  const bool woken = std::exchange(woken_, false);
+  if (toServer_.empty()) return woken && !closed_;
   for (auto& b : toServer_.front()) bodies.push_back(std::move(b));
   toServer_.pop_front();
   return true;
+}
+
+void MemoryTransport::wake() {
+  std::lock_guard<std::mutex> lock(mu_);
+  woken_ = true;
+  cv_.notify_all();
 }
 
 void MemoryTransport::writeBody(const std::string& body) {

@@ -31,8 +31,10 @@ class MemoryTransport : public Transport {
  protected:
   bool readBatch(std::vector<std::string>& bodies) override;
   void writeBody(const std::string& body) override;
+  void wake() override;
 
  private:
+  bool woken_ = false;
   std::mutex mu_;
   std::condition_variable cv_;
   std::deque<std::vector<std::string>> toServer_;

@@ -289,7 +289,7 @@ TEST(TrustedReview, LockAndMinifiedFilesAreSkippedAndListed) {
 
   const std::string text = reports::renderText(outcome);
   EXPECT_NE(text.find("Skipped package-lock.json: lock file; list it in include to review it\n"), std::string::npos) << text;
-  EXPECT_NE(text.find("Coverage: 1 of 5 files, 2 of 9 changed lines reviewed.\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("Coverage: reviewed 1 of 5 files (2 of 9 changed lines).\n"), std::string::npos) << text;
 
   // include overrides the defaults.
   config::Config withInclude;

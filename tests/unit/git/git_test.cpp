@@ -3,8 +3,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "tests/support/temp_repo.h"
 
@@ -78,6 +80,36 @@ TEST(Git, MissingGitSaysHowToInstallIt) {
             "git was not found on PATH; install git (apt-get install git)");
   EXPECT_EQ(gitErrorOf([&] { diffText(repo.root(), {}, options); }),
             "git was not found on PATH; install git (apt-get install git)");
+}
+
+TEST(DiffText, ACancelledRequestRunsNoGit) {
+  TempRepo repo;
+  repo.write("a.txt", "one\n");
+  DiffRequest request;
+  request.cancel.cancel();
+  EXPECT_THROW(diffText(repo.root(), request, isolated(repo)), Cancelled);
+}
+
+TEST(DiffText, CancellationKillsTheGitCallRunning) {
+  // A git that hangs (a huge repository, a slow disk): the review that asked
+  // for the diff was cancelled, so the call stops now, not after the timeout.
+  TempRepo repo;
+  repo.write("a.txt", "one\n");
+  const fs::path slowGit = repo.root() / "slow-git";
+  {
+    std::ofstream script(slowGit);
+    script << "#!/bin/sh\nsleep 30\n";
+  }
+  fs::permissions(slowGit, fs::perms::owner_all);
+  GitOptions options = isolated(repo);
+  options.program = slowGit.string();
+  DiffRequest request;
+  std::thread canceller([cancel = request.cancel] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    cancel.cancel();
+  });
+  EXPECT_THROW(diffText(repo.root(), request, options), Cancelled);
+  canceller.join();
 }
 
 TEST(DiffText, ModifiedAddedDeletedRenamed) {

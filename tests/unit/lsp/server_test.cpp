@@ -143,6 +143,53 @@ TEST_F(Fixture, ANewSaveCancelsTheReviewInFlight) {
   EXPECT_EQ(c.stop(), 0);
 }
 
+// One cancellation, end to end: a newer save cancels the review in flight,
+// down to the git call it is waiting on; meanwhile the loop thread, which owns
+// the state, answers the editor.
+TEST_F(Fixture, ANewSaveCancelsTheGitCallOfTheReviewInFlight) {
+  Script s;
+  std::mutex mu;
+  std::condition_variable cv;
+  int gitCalls = 0, gitCancelled = 0;
+  ServerOptions options = scripted(s);
+  options.gitDiff = [&](const std::filesystem::path&, const git::DiffRequest& request) {
+    std::unique_lock<std::mutex> l(mu);
+    const bool first = ++gitCalls == 1;
+    cv.notify_all();
+    if (first) {
+      // A git that hangs until its review is cancelled (or 10 s, then fails the test).
+      const auto until = std::chrono::steady_clock::now() + 10s;
+      while (!request.cancel.cancelled() && std::chrono::steady_clock::now() < until) cv.wait_for(l, 5ms);
+      if (request.cancel.cancelled()) {
+        ++gitCancelled;
+        throw Cancelled("git was cancelled");
+      }
+    }
+    return std::string("diff --git a/a.txt b/a.txt\n--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n-one\n+one changed\n two\n");
+  };
+  LspClient c(std::move(options));
+  c.initialize(rootUri(), {{"debounce_ms", 0}});
+  save(c);
+  {
+    std::unique_lock<std::mutex> l(mu);
+    ASSERT_TRUE(cv.wait_for(l, 10s, [&] { return gitCalls == 1; }));
+  }
+  const int hover = c.request("textDocument/hover", {{"textDocument", {{"uri", uri}}}, {"position", {{"line", 0}, {"character", 0}}}});
+  EXPECT_EQ(c.reply(hover)["result"], json(nullptr));  // answered while the worker waits on git
+  save(c);
+  {
+    std::unique_lock<std::mutex> l(mu);
+    ASSERT_TRUE(cv.wait_for(l, 10s, [&] { return gitCalls >= 2; }));
+  }
+  json d = c.notification("textDocument/publishDiagnostics");
+  EXPECT_EQ(d["params"]["diagnostics"].size(), 1u);
+  EXPECT_EQ(gitCancelled, 1);
+  EXPECT_EQ(s.calls, 1);  // the cancelled review never reached the model
+  c.expectQuiet();
+  EXPECT_EQ(c.server().stats().reviewsCancelled, 1);
+  EXPECT_EQ(c.stop(), 0);
+}
+
 TEST_F(Fixture, CancelRequestStopsACommandReviewInFlight) {
   Script s;
   s.close();

@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <filesystem>
+#include <thread>
 
 #include "tests/support/temp_repo.h"
 
@@ -115,6 +117,27 @@ TEST(Process, TimeoutAlsoKillsGrandchildrenHoldingThePipes) {
   const auto start = std::chrono::steady_clock::now();
   EXPECT_THROW(run({"sh", "-c", "sleep 5 & sleep 5; wait"}, options), Error);
   EXPECT_LT(std::chrono::steady_clock::now() - start, 2s);
+}
+
+TEST(Process, CancellationKillsTheChildAndItsGroup) {
+  // A review that was cancelled (a newer save) must not wait for git: the
+  // child, and what it started, are killed, and run() says Cancelled.
+  Options options;
+  std::thread canceller([cancel = options.cancel] {
+    std::this_thread::sleep_for(100ms);
+    cancel.cancel();
+  });
+  EXPECT_THROW(run({"sh", "-c", "sleep 30 & sleep 30; wait"}, options), revline::Cancelled);
+  canceller.join();
+}
+
+TEST(Process, ACancelledTokenStartsNothing) {
+  Options options;
+  options.cancel.cancel();
+  const std::string marker = (std::filesystem::temp_directory_path() / "revline-cancel-marker").string();
+  std::filesystem::remove(marker);
+  EXPECT_THROW(run({"touch", marker}, options), revline::Cancelled);
+  EXPECT_FALSE(std::filesystem::exists(marker));
 }
 
 TEST(Process, RunsInTheGivenDirectory) {

@@ -174,7 +174,7 @@ class CountingTools : public review::ToolExecutor {
   std::vector<review::ToolSpec> specs() const override {
     return {{"read_file", "Reads a file.", json{{"type", "object"}}}};
   }
-  review::ToolResult execute(const review::ToolCall& call) override {
+  review::ToolResult execute(const review::ToolCall& call, const CancelToken&) override {
     ++executed;
     return {call.id, call.name, true, "contents"};
   }

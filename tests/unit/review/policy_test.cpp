@@ -118,6 +118,25 @@ std::vector<PublishedFinding> filter(std::vector<PublishedFinding> in, const Pol
   return applyPublicationFilters(std::move(in), policy);
 }
 
+// Part of the change left out by a request limit: what was shown may be fine,
+// the change was not shown to be.
+TEST(DecideVerdict, PartsNotReviewedNeverApprove) {
+  ApprovalEvidence evidence;
+  EXPECT_EQ(decideVerdict({}, PolicyConfig{}, evidence), Verdict::Approve);
+  evidence.partsNotReviewed = 1;
+  EXPECT_EQ(decideVerdict({}, PolicyConfig{}, evidence), Verdict::Comment);
+}
+
+TEST(ApprovalEvidence, CountsTheFilesSkippedByALimitNotThoseLeftOutByChoice) {
+  ReviewOutcome o;
+  o.coverage.filesSkipped.push_back({"yarn.lock", "lock file", 2});
+  EXPECT_EQ(approvalEvidence(o).partsNotReviewed, 0);
+  SkippedFile over{"big.c", "not reviewed: lines 1-9 past the max_requests cap", 9};
+  over.overLimit = true;
+  o.coverage.filesSkipped.push_back(over);
+  EXPECT_EQ(approvalEvidence(o).partsNotReviewed, 1);
+}
+
 TEST(PublicationFilters, TrimsTextFields) {
   PublishedFinding p = make(Severity::Major, Category::Correctness, 0.8);
   p.finding.title = "  \tNull dereference \n";

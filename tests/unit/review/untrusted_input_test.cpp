@@ -59,7 +59,7 @@ class ToolHappyProvider : public Provider {
 class CountingTools : public ToolExecutor {
  public:
   std::vector<ToolSpec> specs() const override { return {{"read_file", "reads", json::object()}}; }
-  ToolResult execute(const ToolCall& call) override {
+  ToolResult execute(const ToolCall& call, const CancelToken&) override {
     ++executed;
     return {call.id, call.name, true, "content"};
   }

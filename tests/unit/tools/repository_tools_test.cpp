@@ -42,7 +42,7 @@ class ToolsTest : public ::testing::Test {
 
   review::ToolResult call(const std::string& name, json args) {
     RepositoryTools tools(root);
-    return tools.execute({"call_1", name, std::move(args)});
+    return tools.execute({"call_1", name, std::move(args)}, CancelToken());
   }
 
   TempDir dir;
@@ -214,6 +214,17 @@ TEST_F(ToolsTest, SearchTextIsLiteralAndSmartCase) {
   EXPECT_NE(regexChars.content.find("src/Service.java:3:"), std::string::npos);
   auto empty = call("search_text", {{"query", "  "}});
   EXPECT_FALSE(empty.ok);
+}
+
+TEST_F(ToolsTest, ACancelledReviewStopsASearchInsteadOfFailingTheTool) {
+  // Cancellation is not a tool error for the model: the review stops (support/cancel.h).
+  RepositoryTools tools(root);
+  CancelToken cancel;
+  cancel.cancel();
+  EXPECT_THROW(tools.execute({"c1", "search_text", {{"query", "ok"}}}, cancel), Cancelled);
+  EXPECT_THROW(tools.execute({"c2", "find_usages", {{"symbol", "ok"}}}, cancel), Cancelled);
+  EXPECT_THROW(tools.execute({"c3", "glob", {{"pattern", "**/*.java"}}}, cancel), Cancelled);
+  EXPECT_TRUE(tools.execute({"c4", "search_text", {{"query", "ok"}}}, CancelToken()).ok);
 }
 
 TEST_F(ToolsTest, GlobPatterns) {

@@ -1,0 +1,264 @@
+#include "core/session/chunk_plan.h"
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <numeric>
+#include <string_view>
+#include <tuple>
+
+namespace revline::session {
+
+std::int64_t defaultInputTokens(const std::string& provider, const std::string& model) {
+  if (provider == "builtin" || provider == "replay") return 0;  // not a model's context window
+  std::string m;
+  for (char c : model) m += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  auto starts = [&](std::string_view prefix) { return m.rfind(prefix, 0) == 0; };
+  if (provider == "anthropic" || starts("claude")) return 150000;  // 200k context
+  if (starts("gpt-4o") || starts("gpt-4.1") || starts("gpt-4-turbo") || starts("gpt-5") || starts("o1") ||
+      starts("o3") || starts("o4"))
+    return 100000;  // 128k context or more
+  if (provider == "ollama") return 8000;  // local models: small contexts unless configured
+  return 24000;  // an unknown OpenAI-compatible model: fits a 32k context
+}
+
+namespace {
+
+std::string lower(std::string_view s) {
+  std::string out;
+  for (char c : s) out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+std::string_view directoryOf(std::string_view path) {
+  const auto slash = path.rfind('/');
+  return slash == std::string_view::npos ? std::string_view() : path.substr(0, slash);
+}
+
+bool looksLikeTest(std::string_view path) {
+  const std::string p = lower(path);
+  return p.find("test") != std::string::npos || p.find("spec") != std::string::npos;
+}
+
+// The name a source shares with its test and header: "src/Foo.java",
+// "tests/FooTest.java", "foo_test.cpp", "test_foo.py", "foo.spec.ts" -> "foo".
+std::string stemOf(std::string_view path) {
+  std::string_view name = path.substr(path.rfind('/') == std::string_view::npos ? 0 : path.rfind('/') + 1);
+  name = name.substr(0, name.find('.'));
+  std::string s;
+  for (char c : name)
+    if (c != '_' && c != '-') s += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  std::string stem = s;
+  for (std::string_view suffix : {"tests", "test", "spec"})
+    if (stem.size() > suffix.size() && stem.compare(stem.size() - suffix.size(), suffix.size(), suffix) == 0) {
+      stem.resize(stem.size() - suffix.size());
+      break;
+    }
+  if (stem.size() > 4 && stem.rfind("test", 0) == 0) stem = stem.substr(4);
+  return stem.empty() ? s : stem;
+}
+
+struct UnionFind {
+  std::vector<std::size_t> parent;
+  explicit UnionFind(std::size_t n) : parent(n) { std::iota(parent.begin(), parent.end(), 0); }
+  std::size_t find(std::size_t x) { return parent[x] == x ? x : parent[x] = find(parent[x]); }
+  void join(std::size_t a, std::size_t b) {
+    a = find(a), b = find(b);
+    if (a != b) parent[std::max(a, b)] = std::min(a, b);  // the root is the group's first file
+  }
+};
+
+// Something packed as a whole: a group of files, a file, or a group of a file's hunks.
+struct Item {
+  std::vector<ChunkPart> parts;
+  std::int64_t tokens = 0;
+};
+
+std::int64_t partTokens(const std::vector<FileCost>& files, const ChunkPart& p) {
+  std::int64_t t = files[p.file].headerTokens;
+  for (std::size_t h = p.firstHunk; h < p.endHunk; ++h) t += files[p.file].hunkTokens[h];
+  return t;
+}
+
+ChunkPart wholeFile(const std::vector<FileCost>& files, std::size_t f) { return {f, 0, files[f].hunkTokens.size()}; }
+
+// A file over the capacity: consecutive hunks, as many as fit, per item.
+void splitFile(const std::vector<FileCost>& files, std::size_t f, std::int64_t capacity, std::vector<Item>& items,
+               std::vector<SkippedPart>& skipped) {
+  const FileCost& file = files[f];
+  Item current;
+  auto flush = [&] {
+    if (!current.parts.empty()) items.push_back(std::move(current));
+    current = Item{};
+  };
+  for (std::size_t h = 0; h < file.hunkTokens.size(); ++h) {
+    const std::int64_t alone = file.headerTokens + file.hunkTokens[h];
+    if (alone > capacity) {
+      flush();
+      skipped.push_back({{f, h, h + 1}, SkippedPart::Why::TooLarge, alone});
+      continue;
+    }
+    if (!current.parts.empty() && current.tokens + file.hunkTokens[h] <= capacity) {
+      current.parts.back().endHunk = h + 1;
+      current.tokens += file.hunkTokens[h];
+    } else {
+      flush();
+      current.parts.push_back({f, h, h + 1});
+      current.tokens = alone;
+    }
+  }
+  flush();
+}
+
+// The items when related groups are kept whole up to `threshold` tokens.
+std::vector<Item> itemize(const std::vector<std::vector<std::vector<std::size_t>>>& directories,
+                          const std::vector<FileCost>& files, std::int64_t capacity, std::int64_t threshold,
+                          std::vector<SkippedPart>& skipped) {
+  std::vector<Item> items;
+  auto groupItem = [&](const std::vector<std::size_t>& members) {
+    Item item;
+    for (std::size_t f : members) {
+      item.parts.push_back(wholeFile(files, f));
+      item.tokens += partTokens(files, item.parts.back());
+    }
+    return item;
+  };
+  for (const auto& directory : directories) {
+    std::vector<std::size_t> all;
+    for (const auto& pair : directory) all.insert(all.end(), pair.begin(), pair.end());
+    if (Item whole = groupItem(all); whole.tokens <= threshold && whole.tokens <= capacity) {
+      items.push_back(std::move(whole));
+      continue;
+    }
+    for (const auto& pair : directory) {
+      if (Item group = groupItem(pair); group.tokens <= threshold && group.tokens <= capacity) {
+        items.push_back(std::move(group));
+        continue;
+      }
+      for (std::size_t f : pair) {
+        if (Item file = groupItem({f}); file.tokens <= capacity) items.push_back(std::move(file));
+        else splitFile(files, f, capacity, items, skipped);
+      }
+    }
+  }
+  return items;
+}
+
+// First-fit decreasing; each chunk's parts in diff order, chunks by first part.
+std::vector<Chunk> pack(std::vector<Item> items, std::int64_t capacity) {
+  std::stable_sort(items.begin(), items.end(), [](const Item& a, const Item& b) { return a.tokens > b.tokens; });
+  std::vector<Chunk> chunks;
+  for (Item& item : items) {
+    auto fits = std::find_if(chunks.begin(), chunks.end(),
+                             [&](const Chunk& c) { return c.tokens + item.tokens <= capacity; });
+    if (fits == chunks.end()) fits = chunks.insert(chunks.end(), Chunk{});
+    fits->parts.insert(fits->parts.end(), item.parts.begin(), item.parts.end());
+    fits->tokens += item.tokens;
+  }
+  auto key = [](const ChunkPart& p) { return std::tuple(p.file, p.firstHunk); };
+  for (Chunk& c : chunks)
+    std::sort(c.parts.begin(), c.parts.end(), [&](const ChunkPart& a, const ChunkPart& b) { return key(a) < key(b); });
+  std::sort(chunks.begin(), chunks.end(),
+            [&](const Chunk& a, const Chunk& b) { return key(a.parts.front()) < key(b.parts.front()); });
+  return chunks;
+}
+
+}  // namespace
+
+ChunkPlan planChunks(const std::vector<std::string>& paths, const std::vector<FileCost>& files,
+                     std::int64_t capacity, int maxRequests) {
+  ChunkPlan plan;
+  const std::size_t n = files.size();
+  for (std::size_t f = 0; f < n; ++f) plan.diffTokens += partTokens(files, wholeFile(files, f));
+  if (capacity > 0) plan.minimumRequests = (plan.diffTokens + capacity - 1) / capacity;
+
+  // Related files: the same stem in one directory (Foo.h, Foo.cpp), and a test
+  // with the first source of its stem anywhere.
+  UnionFind pairs(n);
+  std::map<std::pair<std::string, std::string>, std::size_t> byDirectoryStem;
+  std::map<std::string, std::size_t> sourceByStem;
+  for (std::size_t f = 0; f < n; ++f) {
+    const std::string stem = stemOf(paths[f]);
+    auto [it, fresh] = byDirectoryStem.try_emplace({std::string(directoryOf(paths[f])), stem}, f);
+    if (!fresh) pairs.join(it->second, f);
+    if (!looksLikeTest(paths[f])) sourceByStem.try_emplace(stem, f);
+  }
+  for (std::size_t f = 0; f < n; ++f)
+    if (looksLikeTest(paths[f]))
+      if (auto s = sourceByStem.find(stemOf(paths[f])); s != sourceByStem.end()) pairs.join(s->second, f);
+  // Pair groups, then directories (of each group's first file), in diff order.
+  std::map<std::size_t, std::vector<std::size_t>> pairGroups;
+  for (std::size_t f = 0; f < n; ++f) pairGroups[pairs.find(f)].push_back(f);
+  std::map<std::string_view, std::size_t> directoryIndex;
+  std::vector<std::vector<std::vector<std::size_t>>> directories;
+  for (auto& [first, members] : pairGroups) {
+    auto [it, fresh] = directoryIndex.try_emplace(directoryOf(paths[first]), directories.size());
+    if (fresh) directories.emplace_back();
+    directories[it->second].push_back(std::move(members));
+  }
+
+  // Related groups whole where they fit, unless that costs requests: then
+  // groups up to half a request, then files alone.
+  std::vector<SkippedPart> tooLarge;
+  std::vector<Chunk> best;
+  for (std::int64_t threshold : {std::int64_t{0}, capacity / 2, capacity}) {
+    std::vector<SkippedPart> skipped;
+    std::vector<Chunk> chunks = pack(itemize(directories, files, capacity, threshold, skipped), capacity);
+    if (threshold == 0 || chunks.size() <= best.size()) {
+      best = std::move(chunks);
+      tooLarge = std::move(skipped);
+    }
+  }
+  plan.skipped = std::move(tooLarge);
+  const auto cap = static_cast<std::size_t>(std::max(1, maxRequests));
+  for (std::size_t c = cap; c < best.size(); ++c)
+    for (const ChunkPart& p : best[c].parts)
+      plan.skipped.push_back({p, SkippedPart::Why::RequestCap, partTokens(files, p)});
+  if (best.size() > cap) best.resize(cap);
+  plan.chunks = std::move(best);
+  std::sort(plan.skipped.begin(), plan.skipped.end(), [](const SkippedPart& a, const SkippedPart& b) {
+    return std::tuple(a.part.file, a.part.firstHunk) < std::tuple(b.part.file, b.part.firstHunk);
+  });
+  return plan;
+}
+
+std::vector<diff::Hunk> splitHunk(const diff::Hunk& hunk, std::size_t pieces) {
+  pieces = std::clamp<std::size_t>(pieces, 1, hunk.lines.size());
+  std::vector<diff::Hunk> out;
+  const std::size_t per = (hunk.lines.size() + pieces - 1) / pieces;
+  int oldNext = hunk.oldStart, newNext = hunk.newStart;
+  for (std::size_t begin = 0; begin < hunk.lines.size(); begin += per) {
+    diff::Hunk piece;
+    piece.section = hunk.section;
+    piece.lines.assign(hunk.lines.begin() + static_cast<std::ptrdiff_t>(begin),
+                       hunk.lines.begin() + static_cast<std::ptrdiff_t>(std::min(hunk.lines.size(), begin + per)));
+    piece.oldStart = oldNext;
+    piece.newStart = newNext;
+    for (const diff::Line& l : piece.lines) {
+      piece.oldCount += l.kind != diff::LineKind::Added;
+      piece.newCount += l.kind != diff::LineKind::Removed;
+    }
+    oldNext += piece.oldCount;
+    newNext += piece.newCount;
+    out.push_back(std::move(piece));
+  }
+  return out;
+}
+
+diff::Diff chunkDiff(const diff::Diff& diff, const std::vector<ChunkPart>& parts) {
+  diff::Diff out;
+  out.source = diff.source;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    const ChunkPart& p = parts[i];
+    const diff::FileDiff& from = diff.files[p.file];
+    if (i == 0 || parts[i - 1].file != p.file) {  // a file's parts are adjacent (diff order)
+      diff::FileDiff file = from;
+      file.hunks.clear();
+      out.files.push_back(std::move(file));
+    }
+    for (std::size_t h = p.firstHunk; h < p.endHunk; ++h) out.files.back().hunks.push_back(from.hunks[h]);
+  }
+  return out;
+}
+
+}  // namespace revline::session

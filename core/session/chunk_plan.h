@@ -1,0 +1,109 @@
+// Splitting a change into model requests that each fit a token budget. Pure:
+// the caller measures what each file header and hunk costs (in estimated
+// tokens, review/token_estimate.h, rendered as the model sees them) and what
+// every request costs besides the diff; the plan says which hunks go in which
+// request and what did not fit. No I/O, no provider.
+//
+// The rules (docs/CONFIG.md "Token budget"):
+// - a request holds at most `capacity` tokens of diff: the budget less the
+//   fixed part (system prompt, schema, intent, tool specs) and the reserve
+//   kept for the later turns of its conversation (tool results, answers);
+// - a file's hunks stay together when the file fits; a file that does not is
+//   split into groups of consecutive hunks (each with the file's header), and a
+//   hunk larger than a whole request into pieces of lines (splitLargeHunks);
+// - related files stay together where they fit: a source and its test or
+//   header (same name stem), then the files of one directory;
+// - the requests are packed first-fit decreasing, and ordered by their first
+//   file in diff order;
+// - more than `maxRequests` requests: the later ones are not sent, and every
+//   file or hunk group they held is listed as skipped with the reason.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/diff/diff.h"
+#include "core/review/pipeline.h"
+
+namespace revline::session {
+
+// The default max_input_tokens for a provider and model (config max_input_tokens
+// 0): 0 (no limit) for the offline builtin and replay providers; otherwise what
+// leaves room for the answer in the model's context window.
+std::int64_t defaultInputTokens(const std::string& provider, const std::string& model);
+
+// What one file of the diff costs in a request.
+struct FileCost {
+  std::int64_t headerTokens = 0;             // the "File: ..." line, repeated in every request holding a part
+  std::vector<std::int64_t> hunkTokens;      // each hunk with its function context
+  std::vector<std::int64_t> hunkLines;       // each hunk's added and removed lines
+};
+
+// Hunks [firstHunk, endHunk) of file `file`.
+struct ChunkPart {
+  std::size_t file = 0;
+  std::size_t firstHunk = 0, endHunk = 0;
+};
+
+struct Chunk {
+  std::vector<ChunkPart> parts;  // in diff order
+  std::int64_t tokens = 0;       // diff tokens (headers and hunks), at most the capacity
+};
+
+// A part that is not sent, and why.
+struct SkippedPart {
+  enum class Why { TooLarge, RequestCap };  // alone over the capacity; past maxRequests
+  ChunkPart part;
+  Why why = Why::TooLarge;
+  std::int64_t tokens = 0;
+};
+
+struct ChunkPlan {
+  std::vector<Chunk> chunks;              // the requests to send, ordered by their first part
+  std::vector<SkippedPart> skipped;       // in diff order
+  std::int64_t diffTokens = 0;            // every part once, headers once per file
+  std::int64_t minimumRequests = 0;       // ceil(diffTokens / capacity): no plan needs fewer
+};
+
+// `paths[i]` is file i's path (for relatedness); `capacity` > 0.
+ChunkPlan planChunks(const std::vector<std::string>& paths, const std::vector<FileCost>& files,
+                     std::int64_t capacity, int maxRequests);
+
+// The diff with every hunk whose tokens (by `hunkTokens(file, hunk)`) exceed
+// `capacity` cut into consecutive pieces of lines that each fit (a single line
+// larger than that stays, and the plan skips it). Pieces are ordinary hunks
+// with their own counts; lines keep their numbers.
+template <class HunkTokens>
+diff::Diff splitLargeHunks(const diff::Diff& diff, std::int64_t capacity, HunkTokens hunkTokens);
+
+// Cuts `hunk` into `pieces` hunks of about equal line counts.
+std::vector<diff::Hunk> splitHunk(const diff::Hunk& hunk, std::size_t pieces);
+
+// The diff of one request: its parts' files, each with its hunks of the part(s).
+diff::Diff chunkDiff(const diff::Diff& diff, const std::vector<ChunkPart>& parts);
+
+template <class HunkTokens>
+diff::Diff splitLargeHunks(const diff::Diff& diff, std::int64_t capacity, HunkTokens hunkTokens) {
+  diff::Diff out;
+  out.source = diff.source;
+  for (std::size_t f = 0; f < diff.files.size(); ++f) {
+    diff::FileDiff file = diff.files[f];
+    file.hunks.clear();
+    for (std::size_t h = 0; h < diff.files[f].hunks.size(); ++h) {
+      const diff::Hunk& hunk = diff.files[f].hunks[h];
+      const std::int64_t tokens = hunkTokens(f, h);
+      if (tokens <= capacity || hunk.lines.size() < 2) {
+        file.hunks.push_back(hunk);
+        continue;
+      }
+      // 10% under the capacity: lines are not all the same length.
+      const auto pieces = static_cast<std::size_t>((tokens * 10 + capacity * 9 - 1) / (capacity * 9));
+      for (diff::Hunk& piece : splitHunk(hunk, pieces)) file.hunks.push_back(std::move(piece));
+    }
+    out.files.push_back(std::move(file));
+  }
+  return out;
+}
+
+}  // namespace revline::session

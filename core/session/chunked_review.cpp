@@ -1,0 +1,285 @@
+#include "core/session/chunked_review.h"
+
+#include <algorithm>
+#include <atomic>
+#include <exception>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include "core/diff/render.h"
+#include "core/review/token_estimate.h"
+#include "core/session/chunk_plan.h"
+#include "core/tools/repository_tools.h"
+
+namespace revline::session {
+namespace {
+
+// Room kept in every request for what its conversation adds after the first
+// turn: tool results (at most two thirds of it, shared by max_tool_calls
+// results) and the model's own answers and the feedback on them.
+constexpr std::int64_t kReservePercentWithTools = 30;
+constexpr std::int64_t kReservePercentWithoutTools = 10;
+constexpr std::int64_t kMinimumDiffTokens = 200;  // a budget that leaves less for the diff is an error
+
+// The tools of one request: results capped so max_tool_calls of them fit the reserve.
+tools::ToolLimits limitsFor(const config::Config& config, std::int64_t reserveTokens) {
+  tools::ToolLimits limits;
+  if (reserveTokens > 0 && config.review.maxToolCalls > 0) {
+    const auto share = static_cast<std::size_t>(reserveTokens * 2 / 3 / config.review.maxToolCalls * review::kBytesPerToken);
+    limits.maxResultBytes = std::clamp<std::size_t>(share, 512, limits.maxResultBytes);
+  }
+  return limits;
+}
+
+std::unique_ptr<tools::RepositoryTools> toolsFor(const std::filesystem::path& root, const tools::ToolLimits& limits) {
+  if (root.empty()) return nullptr;  // no repository: no tools, no file reads
+  return std::make_unique<tools::RepositoryTools>(root, limits);
+}
+
+// Estimated tokens of each file header and hunk as the model is shown them.
+std::vector<FileCost> costsOf(const diff::Diff& diff, const review::ReviewOptions& options,
+                              const review::ToolExecutor* files) {
+  const auto context = review::functionContextOf(diff, options, files);
+  std::vector<FileCost> costs;
+  for (std::size_t f = 0; f < diff.files.size(); ++f) {
+    diff::Diff one;
+    one.source = diff.source;
+    one.files.push_back(diff.files[f]);
+    one.files[0].hunks.clear();
+    FileCost cost;
+    cost.headerTokens = review::estimateTokens(diff::annotate(one));
+    for (std::size_t h = 0; h < diff.files[f].hunks.size(); ++h) {
+      one.files[0].hunks = {diff.files[f].hunks[h]};
+      std::vector<std::vector<diff::HunkContext>> hunkContext;
+      if (!context.empty() && h < context[f].size()) hunkContext = {{context[f][h]}};
+      cost.hunkTokens.push_back(review::estimateTokens(diff::annotate(one, hunkContext)) - cost.headerTokens);
+      cost.hunkLines.push_back(review::changedLines(one.files[0]));
+    }
+    costs.push_back(std::move(cost));
+  }
+  return costs;
+}
+
+bool anyHunkOver(const std::vector<FileCost>& costs, std::int64_t capacity) {
+  for (const auto& c : costs)
+    for (auto t : c.hunkTokens)
+      if (c.headerTokens + t > capacity) return true;
+  return false;
+}
+
+std::string lineRange(const diff::FileDiff& file, const ChunkPart& p) {
+  int first = 0, last = 0;
+  for (std::size_t h = p.firstHunk; h < p.endHunk; ++h)
+    for (const auto& l : file.hunks[h].lines) {
+      const int n = l.newLine ? l.newLine : l.oldLine;
+      if (!first) first = n;
+      last = n;
+    }
+  return first == last ? "line " + std::to_string(first) : "lines " + std::to_string(first) + "-" + std::to_string(last);
+}
+
+// The skipped parts as coverage entries, one per file, and what they take from the reviewed counts.
+void addSkipped(const diff::Diff& diff, const ChunkPlan& plan, std::int64_t budget, int maxRequests,
+                review::Coverage& coverage) {
+  std::set<std::size_t> sent;
+  for (const Chunk& c : plan.chunks)
+    for (const ChunkPart& p : c.parts) sent.insert(p.file);
+  std::map<std::size_t, review::SkippedFile> byFile;
+  for (const SkippedPart& s : plan.skipped) {
+    const diff::FileDiff& file = diff.files[s.part.file];
+    review::SkippedFile& entry = byFile[s.part.file];
+    entry.path = file.path();
+    entry.overLimit = true;
+    entry.partial = sent.count(s.part.file) > 0;
+    std::int64_t lines = 0;
+    for (std::size_t h = s.part.firstHunk; h < s.part.endHunk; ++h) {
+      diff::FileDiff one = file;
+      one.hunks = {file.hunks[h]};
+      lines += review::changedLines(one);
+    }
+    entry.lines += lines;
+    const std::string why =
+        s.why == SkippedPart::Why::TooLarge
+            ? "needs ~" + std::to_string(s.tokens) + " tokens, more than one request under max_input_tokens " +
+                  std::to_string(budget) + " holds"
+            : "past the max_requests cap of " + std::to_string(maxRequests) + " requests per review";
+    entry.reason += (entry.reason.empty() ? "not reviewed: " : "; ") + lineRange(file, s.part) + " " + why;
+  }
+  for (auto& [f, entry] : byFile) {
+    coverage.linesReviewed -= entry.lines;
+    coverage.filesReviewed -= !entry.partial;
+    coverage.filesSkipped.push_back(std::move(entry));
+  }
+}
+
+contract::Verdict worse(contract::Verdict a, contract::Verdict b) {
+  auto rank = [](contract::Verdict v) {
+    return v == contract::Verdict::RequestChanges ? 2 : v == contract::Verdict::Comment ? 1 : 0;
+  };
+  return rank(a) >= rank(b) ? a : b;
+}
+
+// One outcome from the requests' outcomes (in plan order).
+review::ReviewOutcome merge(std::vector<review::ReviewOutcome> parts, const review::ReviewOptions& options) {
+  review::ReviewOutcome out;
+  std::vector<review::PublishedFinding> findings;
+  std::set<std::string> ids;
+  bool anyRetry = false;
+  review::GroundingRetry retry;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    review::ReviewOutcome& p = parts[i];
+    if (i == 0) {
+      out.provider = p.provider;
+      out.model = p.model;
+      out.modelVerdict = p.modelVerdict;
+    }
+    for (auto& f : p.findings)
+      if (ids.insert(f.id).second) findings.push_back(std::move(f));
+    for (auto& r : p.rejected) out.rejected.push_back(std::move(r));
+    out.unplacedBlocking += p.unplacedBlocking;
+    if (p.groundingRetry) {
+      anyRetry = true;
+      retry.rejected += p.groundingRetry->rejected;
+      retry.placed += p.groundingRetry->placed;
+    }
+    out.modelVerdict = worse(out.modelVerdict, p.modelVerdict);
+    if (!p.summary.empty())
+      out.summary += (out.summary.empty() ? "" : "\n") + ("[" + std::to_string(i + 1) + "/" +
+                                                          std::to_string(parts.size()) + "] " + p.summary);
+    for (auto& w : p.warnings) out.warnings.push_back("request " + std::to_string(i + 1) + ": " + w);
+    out.attempts += p.attempts;
+    out.toolCalls += p.toolCalls;
+    out.usage += p.usage;
+  }
+  if (anyRetry) out.groundingRetry = retry;
+  out.findings = review::applyPublicationFilters(std::move(findings), options.policy);
+  return out;
+}
+
+}  // namespace
+
+std::int64_t inputTokenBudget(const config::Config& config, const review::Provider& provider) {
+  return config.maxInputTokens > 0 ? config.maxInputTokens : defaultInputTokens(provider.name(), provider.model());
+}
+
+review::ReviewOutcome reviewInChunks(const diff::Diff& diff, const review::ReviewInputs& inputs,
+                                     review::Provider& provider, const ChunkedReviewSetup& setup,
+                                     const CancelToken& cancel) {
+  const config::Config& config = setup.config;
+  const review::ReviewOptions& options = config.review;
+  const std::int64_t budget = inputTokenBudget(config, provider);
+  if (budget <= 0 || diff.files.empty()) {
+    auto tools = toolsFor(setup.root, {});
+    return review::runReview(diff, provider, options, tools.get(), cancel, inputs);
+  }
+  const bool toolsOffered = !setup.root.empty() && options.maxToolCalls > 0;
+  const std::int64_t reserve = budget * (toolsOffered ? kReservePercentWithTools : kReservePercentWithoutTools) / 100;
+  const tools::ToolLimits limits = limitsFor(config, reserve);
+
+  // What every request holds besides the diff: system prompt, schema, intent, tool specs.
+  review::ReviewInputs requestInputs{inputs.commitMessages, {}};
+  auto measuring = toolsFor(setup.root, limits);
+  review::ModelRequest empty = review::firstRequest(diff::Diff{diff.source, {}}, provider, options, measuring.get(),
+                                                    requestInputs);
+  if (toolsOffered) empty.tools = measuring->specs();
+  const std::int64_t fixed = review::estimateTokens(empty);
+  const std::int64_t capacity = budget - fixed - reserve;
+  if (capacity < kMinimumDiffTokens)
+    throw review::ProviderError(
+        review::ProviderError::Kind::Config,
+        "max_input_tokens " + std::to_string(budget) + " is too small: every request needs ~" + std::to_string(fixed) +
+            " tokens for the system prompt, schema, intent and tool specs, and " + std::to_string(reserve) +
+            " are kept for tool results and answers; use at least " +
+            std::to_string((fixed + kMinimumDiffTokens) * 100 /
+                           (100 - (toolsOffered ? kReservePercentWithTools : kReservePercentWithoutTools)) + 1));
+
+  review::Chunking chunking{budget, fixed, reserve, 0, 1, 1};
+  // The whole change fits: one request, as without a budget.
+  {
+    review::ModelRequest whole = review::firstRequest(diff, provider, options, measuring.get(), requestInputs);
+    if (toolsOffered) whole.tools = measuring->specs();
+    if (review::estimateTokens(whole) <= budget - reserve) {
+      auto tools = toolsFor(setup.root, limits);
+      review::ReviewOutcome outcome = review::runReview(diff, provider, options, tools.get(), cancel, inputs);
+      chunking.diffTokens = review::estimateTokens(whole) - fixed;
+      outcome.chunking = chunking;
+      return outcome;
+    }
+  }
+
+  // Split: hunks larger than a request into pieces (a few rounds: lines differ in length), then plan.
+  diff::Diff split = diff;
+  std::vector<FileCost> costs = costsOf(split, options, measuring.get());
+  for (int round = 0; round < 4 && anyHunkOver(costs, capacity); ++round) {
+    split = splitLargeHunks(split, capacity, [&](std::size_t f, std::size_t h) {
+      return costs[f].headerTokens + costs[f].hunkTokens[h];
+    });
+    costs = costsOf(split, options, measuring.get());
+  }
+  std::vector<std::string> paths;
+  for (const auto& f : split.files) paths.push_back(f.path());
+  const ChunkPlan plan = planChunks(paths, costs, capacity, config.maxRequests);
+  chunking.diffTokens = plan.diffTokens;
+  chunking.minimumRequests = plan.minimumRequests;
+  chunking.requests = static_cast<int>(plan.chunks.size());
+
+  // Run: up to max_parallel_requests at once; the first failure stops the rest from starting.
+  const std::size_t total = plan.chunks.size();
+  std::vector<review::ReviewOutcome> outcomes(total);
+  std::atomic<std::size_t> next{0};
+  std::atomic<bool> failed{false};
+  std::exception_ptr failure;
+  std::mutex mu;  // failure, progress
+  ReviewProgress progress{0, static_cast<int>(total), {}};
+  if (setup.progress) setup.progress(progress);
+  auto work = [&] {
+    for (std::size_t c; !failed && !cancel.cancelled() && (c = next++) < total;) {
+      try {
+        const diff::Diff part = chunkDiff(split, plan.chunks[c].parts);
+        std::unique_ptr<review::Provider> own = setup.factory(config, part, setup.root);
+        if (setup.wrap) own = setup.wrap(std::move(own));
+        auto tools = toolsFor(setup.root, limits);
+        outcomes[c] = review::runReview(part, *own, options, tools.get(), cancel, requestInputs);
+        std::lock_guard<std::mutex> lock(mu);
+        ++progress.done;
+        progress.usage += outcomes[c].usage;
+        if (setup.progress) setup.progress(progress);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(mu);
+        if (!failure) failure = std::current_exception();
+        failed = true;
+      }
+    }
+  };
+  const std::size_t workers = std::min<std::size_t>(total, static_cast<std::size_t>(std::max(1, config.maxParallelRequests)));
+  std::vector<std::thread> threads;
+  for (std::size_t w = 1; w < workers; ++w) threads.emplace_back(work);
+  work();
+  for (auto& t : threads) t.join();
+  if (failure) std::rethrow_exception(failure);
+  if (cancel.cancelled()) throw Cancelled();
+
+  review::ReviewOutcome out = merge(std::move(outcomes), options);
+  if (out.provider.empty()) {
+    out.provider = provider.name();
+    out.model = provider.model();
+  }
+  out.coverage = review::coverageOf(diff, inputs);
+  addSkipped(split, plan, budget, config.maxRequests, out.coverage);
+  out.chunking = chunking;
+  const review::ApprovalEvidence evidence = review::approvalEvidence(out);
+  out.verdict = review::decideVerdict(out.findings, options.policy, evidence);
+  std::string head = "Reviewed in " + std::to_string(total) + " requests (the change exceeds max_input_tokens " +
+                     std::to_string(budget) + ").";
+  if (evidence.partsNotReviewed > 0)
+    head += " Not all of the change was reviewed (" + std::to_string(evidence.partsNotReviewed) +
+            (evidence.partsNotReviewed == 1 ? " file" : " files") +
+            " over the budget or the request cap, listed as skipped), so the verdict cannot be APPROVE.";
+  out.summary = head + (out.summary.empty() ? "" : "\n" + out.summary);
+  return out;
+}
+
+}  // namespace revline::session

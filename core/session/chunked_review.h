@@ -1,0 +1,42 @@
+// A review within a token budget per request: a change that fits is one
+// review::runReview as before; one that does not is planned into requests
+// (chunk_plan.h), up to max_parallel_requests of them run at once (each with
+// its own provider from the factory and its own repository tools), and their
+// outcomes are merged into one: findings deduplicated by id, usage summed,
+// the verdict decided over all of them by policy, and coverage listing every
+// part that was not sent (which keeps the verdict from APPROVE).
+#pragma once
+#include <cstdint>
+#include <filesystem>
+
+#include "core/config/config.h"
+#include "core/diff/diff.h"
+#include "core/review/pipeline.h"
+#include "core/session/review_service.h"
+#include "core/support/cancel.h"
+
+namespace revline::session {
+
+// The budget of a request under `config` for `provider` (max_input_tokens, or
+// defaultInputTokens when 0); 0: no limit.
+std::int64_t inputTokenBudget(const config::Config& config, const review::Provider& provider);
+
+// What surrounds the review of one (selected) diff.
+struct ChunkedReviewSetup {
+  const config::Config& config;
+  const std::filesystem::path& root;   // empty: no repository tools
+  const ProviderFactory& factory;      // a provider per request past the first
+  const ProviderWrapper& wrap;         // applied to each of them
+  const ProgressSink& progress;        // may be empty
+};
+
+// Reviews `diff` with `provider` (built for the whole diff: it serves a change
+// that fits, and names the provider and model for the budget). Throws what
+// review::runReview throws (the first failure of any request; the requests not
+// yet started are not sent), and ProviderError (Config) when the budget cannot
+// hold even the fixed part of a request.
+review::ReviewOutcome reviewInChunks(const diff::Diff& diff, const review::ReviewInputs& inputs,
+                                     review::Provider& provider, const ChunkedReviewSetup& setup,
+                                     const CancelToken& cancel);
+
+}  // namespace revline::session

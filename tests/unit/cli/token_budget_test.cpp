@@ -1,0 +1,94 @@
+// `revline review --max-input-tokens N` as a user runs it (cli::runMain, a
+// patch on stdin, the OpenAI-compatible provider against a fake server on
+// 127.0.0.1): a change larger than the budget goes out in several requests,
+// none over it, every file in one of them, and the report states the coverage.
+#include <gtest/gtest.h>
+
+#include <set>
+#include <sstream>
+
+#include "core/cli/commands.h"
+#include "core/support/json.h"
+#include "tests/unit/providers/fake_server.h"
+
+namespace revline::cli {
+namespace {
+
+std::string patchOf(int files, int linesEach) {
+  std::string p;
+  for (int f = 0; f < files; ++f) {
+    const std::string path = "pkg" + std::to_string(f % 3) + "/mod" + std::to_string(f) + ".py";
+    p += "diff --git a/" + path + " b/" + path + "\nnew file mode 100644\n--- /dev/null\n+++ b/" + path + "\n@@ -0,0 +1," +
+         std::to_string(linesEach) + " @@\n";
+    for (int i = 0; i < linesEach; ++i) p += "+def handler_" + std::to_string(f) + "_" + std::to_string(i) + "(event): return event\n";
+  }
+  return p;
+}
+
+std::string approveReply() {
+  const json answer = {{"summary", "Fine."}, {"findings", json::array()}, {"verdict", "APPROVE"}};
+  return json{{"choices", {{{"index", 0}, {"message", {{"role", "assistant"}, {"content", answer.dump()}}}, {"finish_reason", "stop"}}}},
+              {"usage", {{"prompt_tokens", 1000}, {"completion_tokens", 20}}}}
+      .dump();
+}
+
+TEST(TokenBudgetCli, ALargeChangeGoesInRequestsWithinTheBudget) {
+  testing::FakeServer server;
+  server.expectAllRepliesUsed(false);
+  for (int i = 0; i < 40; ++i) server.enqueue(testing::Reply::ok(approveReply()));
+  std::istringstream in(patchOf(24, 30));
+  std::ostringstream out, err;
+  const int code = runMain({"review", "--stdin", "--format", "json", "--provider", "openai", "--model", "test",
+                            "--base-url", server.url("/v1"), "--max-input-tokens", "6000", "--max-requests", "100"},
+                           in, out, err);
+  ASSERT_EQ(code, 0) << err.str();
+  const auto requests = server.requests();
+  ASSERT_GT(requests.size(), 2u);
+  std::set<std::string> sent;
+  for (const auto& r : requests) {
+    EXPECT_LE(static_cast<std::int64_t>(r.body.size()), 6000 * 3) << "a request over the budget";
+    const json body = r.parsed();
+    for (const auto& m : body["messages"]) {
+      if (m["role"] != "user") continue;
+      std::istringstream text(m["content"].get<std::string>());
+      for (std::string line; std::getline(text, line);)
+        if (line.rfind("File: ", 0) == 0) sent.insert(line.substr(6, line.find(" (") - 6));
+    }
+  }
+  EXPECT_EQ(sent.size(), 24u);
+  const json report = json::parse(out.str());
+  EXPECT_EQ(report["coverage"]["filesReviewed"], 24);
+  EXPECT_EQ(report["coverage"]["filesTotal"], 24);
+  EXPECT_EQ(report["verdict"], "APPROVE");
+  EXPECT_EQ(report["chunking"]["requests"], static_cast<int>(requests.size()));
+  EXPECT_EQ(report["usage"]["inputTokens"], 1000 * static_cast<int>(requests.size()));
+  EXPECT_EQ(err.str().find(" requests done"), std::string::npos);  // no progress on a stream that is not a terminal
+}
+
+TEST(TokenBudgetCli, TheRequestCapIsReportedAndTheVerdictIsNotApprove) {
+  testing::FakeServer server;
+  server.expectAllRepliesUsed(false);
+  for (int i = 0; i < 4; ++i) server.enqueue(testing::Reply::ok(approveReply()));
+  std::istringstream in(patchOf(24, 30));
+  std::ostringstream out, err;
+  const int code = runMain({"review", "--stdin", "--provider", "openai", "--model", "test", "--base-url",
+                            server.url("/v1"), "--max-input-tokens", "6000", "--max-requests", "2"},
+                           in, out, err);
+  EXPECT_EQ(code, 0) << err.str();  // COMMENT
+  EXPECT_EQ(server.requestCount(), 2u);
+  const std::string text = out.str();
+  EXPECT_NE(text.find("revline: COMMENT"), std::string::npos) << text;
+  EXPECT_NE(text.find("past the max_requests cap of 2"), std::string::npos) << text;
+  EXPECT_NE(text.find("of 24 files ("), std::string::npos) << text;
+  EXPECT_NE(text.find("so the verdict cannot be APPROVE"), std::string::npos) << text;
+}
+
+TEST(TokenBudgetCli, FlagsAreChecked) {
+  std::istringstream in("");
+  std::ostringstream out, err;
+  EXPECT_EQ(runMain({"review", "--stdin", "--max-input-tokens", "lots"}, in, out, err), 2);
+  EXPECT_NE(err.str().find("--max-input-tokens"), std::string::npos) << err.str();
+}
+
+}  // namespace
+}  // namespace revline::cli

@@ -1,0 +1,99 @@
+// A review split into several requests by the token budget reports each
+// request done through $/progress ("N of M requests done, T tokens so far"),
+// after the client accepted the progress token.
+#include <gtest/gtest.h>
+
+#include <condition_variable>
+#include <mutex>
+
+#include "lsp/protocol.h"
+#include "tests/support/temp_repo.h"
+#include "tests/unit/lsp/lsp_client.h"
+
+namespace revline::lsp {
+namespace {
+
+using revline::testing::TempRepo;
+using testing::LspClient;
+
+// Opens when the test has seen the progress begin: no request is answered before.
+struct Gate {
+  std::mutex mu;
+  std::condition_variable cv;
+  bool open = false;
+  void release() {
+    std::lock_guard<std::mutex> lock(mu);
+    open = true;
+    cv.notify_all();
+  }
+  void wait() {
+    std::unique_lock<std::mutex> lock(mu);
+    cv.wait_for(lock, std::chrono::seconds(10), [&] { return open; });
+  }
+};
+
+class GatedProvider : public review::Provider {
+ public:
+  explicit GatedProvider(Gate& gate) : gate_(gate) {}
+  std::string name() const override { return "gated"; }
+  std::string model() const override { return "m1"; }
+  review::ModelResponse complete(const review::ModelRequest&, const CancelToken&) override {
+    gate_.wait();
+    review::ModelResponse r;
+    r.text = json{{"summary", "ok"}, {"verdict", "APPROVE"}, {"findings", json::array()}}.dump();
+    r.usage.inputTokens = 1000;
+    return r;
+  }
+
+ private:
+  Gate& gate_;
+};
+
+TEST(ReviewProgress, ASplitReviewReportsEachRequestDone) {
+  TempRepo repo;
+  repo.write("a.txt", "start\n");
+  repo.commitAll("init");
+  std::string text = "start\n";
+  for (int i = 0; i < 400; ++i) text += "a changed line of text number " + std::to_string(i) + "\n";
+  repo.write("a.txt", text);
+  const auto root = std::filesystem::canonical(repo.root());
+  const std::string uri = uriFromPath((root / "a.txt").string());
+
+  Gate gate;
+  ServerOptions options;
+  options.providerFactory = [&gate](const config::Config&, const diff::Diff&, const std::filesystem::path&) {
+    return std::make_unique<GatedProvider>(gate);
+  };
+  LspClient c(std::move(options));
+  c.initialize(uriFromPath(root.string()),
+               {{"max_input_tokens", 4000}, {"max_tool_calls", 0}, {"max_requests", 100}, {"debounce_ms", 0}},
+               {{"window", {{"workDoneProgress", true}}}});
+  const int id = c.request("workspace/executeCommand",
+                           {{"command", "revline.reviewFile"}, {"arguments", json::array({{{"uri", uri}}})}});
+  const json create = c.waitFor([](const json& m) { return m.value("method", "") == "window/workDoneProgress/create"; },
+                                "window/workDoneProgress/create");
+  c.transport().clientSend(json{{"jsonrpc", "2.0"}, {"id", create["id"]}, {"result", nullptr}});
+  const auto progress = [&] { return c.notification("$/progress")["params"]["value"]; };
+  EXPECT_EQ(progress()["kind"], "begin");
+  gate.release();
+  std::vector<json> reports;
+  for (json v = progress(); v.value("kind", "") != "end" && !v.is_null(); v = progress()) reports.push_back(v);
+  ASSERT_FALSE(reports.empty());
+  const json& last = reports.back();
+  const std::string message = last["message"].get<std::string>();
+  EXPECT_NE(message.find(" requests done, "), std::string::npos) << message;
+  EXPECT_EQ(last["percentage"], 100) << last.dump();
+  // "N of N requests done, 1000*N tokens so far"
+  const int total = std::stoi(message.substr(message.find(": ") + 2));
+  EXPECT_GE(total, 2);
+  EXPECT_NE(message.find(std::to_string(total) + " of " + std::to_string(total) + " requests done, " +
+                         std::to_string(1000 * total) + " tokens so far"),
+            std::string::npos)
+      << message;
+  EXPECT_EQ(c.reply(id)["result"]["verdict"], "APPROVE");
+  c.notification("textDocument/publishDiagnostics");
+  EXPECT_EQ(c.stop(), 0);
+}
+
+}  // namespace
+}  // namespace revline::lsp

@@ -1,0 +1,158 @@
+// The request planner (pure): every part sent once or listed as skipped, no
+// request over its capacity, a file's hunks together when the file fits,
+// related files together, the request cap, and packing close to the minimum.
+#include "core/session/chunk_plan.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <random>
+#include <set>
+
+namespace revline::session {
+namespace {
+
+FileCost file(std::int64_t header, std::vector<std::int64_t> hunks) {
+  FileCost c;
+  c.headerTokens = header;
+  c.hunkTokens = hunks;
+  c.hunkLines.assign(hunks.size(), 1);
+  return c;
+}
+
+// Each (file, hunk) sent or skipped exactly once; every chunk within capacity and its tokens right.
+void expectSound(const ChunkPlan& plan, const std::vector<FileCost>& files, std::int64_t capacity) {
+  std::map<std::pair<std::size_t, std::size_t>, int> seen;
+  for (const Chunk& c : plan.chunks) {
+    std::int64_t tokens = 0;
+    EXPECT_LE(c.tokens, capacity);
+    for (const ChunkPart& p : c.parts) {
+      tokens += files[p.file].headerTokens;
+      for (std::size_t h = p.firstHunk; h < p.endHunk; ++h) {
+        ++seen[{p.file, h}];
+        tokens += files[p.file].hunkTokens[h];
+      }
+    }
+    EXPECT_EQ(tokens, c.tokens);
+  }
+  for (const SkippedPart& s : plan.skipped)
+    for (std::size_t h = s.part.firstHunk; h < s.part.endHunk; ++h) ++seen[{s.part.file, h}];
+  for (std::size_t f = 0; f < files.size(); ++f)
+    for (std::size_t h = 0; h < files[f].hunkTokens.size(); ++h) EXPECT_EQ((seen[{f, h}]), 1) << f << ":" << h;
+}
+
+std::size_t chunkOf(const ChunkPlan& plan, std::size_t file) {
+  for (std::size_t c = 0; c < plan.chunks.size(); ++c)
+    for (const ChunkPart& p : plan.chunks[c].parts)
+      if (p.file == file) return c;
+  return SIZE_MAX;
+}
+
+TEST(ChunkPlan, AFileThatFitsKeepsItsHunksTogether) {
+  const std::vector<FileCost> files = {file(5, {100, 100, 100}), file(5, {200, 200})};
+  const ChunkPlan plan = planChunks({"a.c", "b.c"}, files, 450, 10);
+  expectSound(plan, files, 450);
+  ASSERT_EQ(plan.chunks.size(), 2u);
+  for (const Chunk& c : plan.chunks) EXPECT_EQ(c.parts.size(), 1u);  // each file whole, in one part
+  EXPECT_TRUE(plan.skipped.empty());
+}
+
+TEST(ChunkPlan, AFileOverTheBudgetGoesInGroupsOfHunks) {
+  const std::vector<FileCost> files = {file(10, {300, 300, 300, 300, 300})};
+  const ChunkPlan plan = planChunks({"big.c"}, files, 700, 10);
+  expectSound(plan, files, 700);
+  EXPECT_EQ(plan.chunks.size(), 3u);  // 2 + 2 + 1 hunks, each group with the header
+  EXPECT_TRUE(plan.skipped.empty());
+  EXPECT_EQ(plan.minimumRequests, 3);
+}
+
+TEST(ChunkPlan, AHunkLargerThanARequestIsSkippedAndSaysSo) {
+  const std::vector<FileCost> files = {file(10, {100, 5000, 100})};
+  const ChunkPlan plan = planChunks({"big.c"}, files, 700, 10);
+  expectSound(plan, files, 700);
+  ASSERT_EQ(plan.skipped.size(), 1u);
+  EXPECT_EQ(plan.skipped[0].part.firstHunk, 1u);
+  EXPECT_EQ(plan.skipped[0].why, SkippedPart::Why::TooLarge);
+}
+
+TEST(ChunkPlan, ASourceAndItsTestStayTogetherWhereTheyFit) {
+  // Diff order puts other files between them; each pair fits one request.
+  const std::vector<std::string> paths = {"src/main/Foo.java", "src/main/Bar.java", "lib/util.c", "lib/other.c",
+                                          "src/test/FooTest.java", "src/test/BarTest.java", "lib/util.h"};
+  const std::vector<FileCost> files = {file(5, {300}), file(5, {300}), file(5, {200}), file(5, {500}),
+                                       file(5, {300}), file(5, {300}), file(5, {100})};
+  const ChunkPlan plan = planChunks(paths, files, 1000, 10);
+  expectSound(plan, files, 1000);
+  EXPECT_EQ(chunkOf(plan, 0), chunkOf(plan, 4));  // Foo.java with FooTest.java
+  EXPECT_EQ(chunkOf(plan, 1), chunkOf(plan, 5));  // Bar.java with BarTest.java
+  EXPECT_EQ(chunkOf(plan, 2), chunkOf(plan, 6));  // util.c with util.h
+}
+
+TEST(ChunkPlan, PastTheRequestCapThePartsAreSkippedNotDropped) {
+  std::vector<FileCost> files;
+  std::vector<std::string> paths;
+  for (int i = 0; i < 10; ++i) {
+    files.push_back(file(5, {400}));
+    paths.push_back("d" + std::to_string(i) + "/f.c");
+  }
+  const ChunkPlan plan = planChunks(paths, files, 500, 3);
+  expectSound(plan, files, 500);
+  EXPECT_EQ(plan.chunks.size(), 3u);
+  ASSERT_EQ(plan.skipped.size(), 7u);
+  for (const auto& s : plan.skipped) EXPECT_EQ(s.why, SkippedPart::Why::RequestCap);
+  EXPECT_EQ(plan.minimumRequests, 9);  // 4050 tokens in requests of 500
+}
+
+TEST(ChunkPlan, PacksCloseToTheMinimum) {
+  std::mt19937 rng(7);
+  std::uniform_int_distribution<int> size(20, 1500), hunks(1, 6), dir(0, 30);
+  std::vector<FileCost> files;
+  std::vector<std::string> paths;
+  for (int i = 0; i < 400; ++i) {
+    std::vector<std::int64_t> h(static_cast<std::size_t>(hunks(rng)));
+    for (auto& t : h) t = size(rng);
+    files.push_back(file(12, h));
+    paths.push_back("dir" + std::to_string(dir(rng)) + "/file" + std::to_string(i) + ".cpp");
+  }
+  const ChunkPlan plan = planChunks(paths, files, 6000, 100000);
+  expectSound(plan, files, 6000);
+  EXPECT_TRUE(plan.skipped.empty());
+  EXPECT_LE(static_cast<double>(plan.chunks.size()), 1.3 * static_cast<double>(plan.minimumRequests))
+      << plan.chunks.size() << " requests, minimum " << plan.minimumRequests;
+}
+
+TEST(ChunkPlan, SplitHunkKeepsEveryLineAndNumbersTheCounts) {
+  diff::Hunk h;
+  h.oldStart = 10;
+  h.newStart = 12;
+  for (int i = 0; i < 7; ++i) {
+    const auto kind = i % 3 == 0 ? diff::LineKind::Removed : i % 3 == 1 ? diff::LineKind::Added : diff::LineKind::Context;
+    h.lines.push_back({kind, 0, 0, "x"});
+  }
+  const auto pieces = splitHunk(h, 3);
+  ASSERT_EQ(pieces.size(), 3u);
+  std::size_t lines = 0;
+  int oldNext = 10, newNext = 12;
+  for (const auto& p : pieces) {
+    lines += p.lines.size();
+    EXPECT_EQ(p.oldStart, oldNext);
+    EXPECT_EQ(p.newStart, newNext);
+    oldNext += p.oldCount;
+    newNext += p.newCount;
+  }
+  EXPECT_EQ(lines, 7u);
+  EXPECT_EQ(oldNext - 10, 5);  // removed at 0, 3, 6 and context at 2, 5
+  EXPECT_EQ(newNext - 12, 4);  // added at 1,4; context at 2,5
+}
+
+TEST(ChunkPlan, DefaultBudgetsByProviderAndModel) {
+  EXPECT_EQ(defaultInputTokens("builtin", ""), 0);
+  EXPECT_EQ(defaultInputTokens("replay", "x"), 0);
+  EXPECT_EQ(defaultInputTokens("anthropic", "claude-sonnet-4-5"), 150000);
+  EXPECT_EQ(defaultInputTokens("openai", "gpt-4o-mini"), 100000);
+  EXPECT_EQ(defaultInputTokens("ollama", "qwen2.5-coder"), 8000);
+  EXPECT_EQ(defaultInputTokens("openai", "some-local-model"), 24000);
+}
+
+}  // namespace
+}  // namespace revline::session

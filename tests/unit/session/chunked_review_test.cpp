@@ -1,0 +1,320 @@
+// A review under a token budget, through ReviewService with an injected
+// provider factory (a provider per request, each recording what it was sent):
+// no request over the budget, every file sent or listed as skipped, findings of
+// parallel requests merged and deduplicated, usage summed, a skipped part keeps
+// the verdict from APPROVE, the max_requests cap skips visibly, cancellation.
+#include "core/session/chunked_review.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <sstream>
+
+#include "core/git/git.h"
+#include "core/review/token_estimate.h"
+#include "tests/support/temp_repo.h"
+
+namespace revline::session {
+namespace {
+namespace fs = std::filesystem;
+
+const json kApprove = {{"summary", "Fine."}, {"verdict", "APPROVE"}, {"findings", json::array()}};
+
+// What every provider of one review shares: the requests and how to answer.
+struct Model {
+  std::mutex mu;
+  std::condition_variable changed;
+  std::vector<review::ModelRequest> requests;
+  std::function<json(const std::string& userText)> answer = [](const std::string&) { return kApprove; };
+  int inFlight = 0, maxInFlight = 0;
+  int awaitConcurrent = 0;  // > 0: calls wait (at most 5 s) until this many have been in flight at once
+  std::function<void()> onCall;
+};
+
+class RecordingProvider : public review::Provider {
+ public:
+  explicit RecordingProvider(Model& m) : m_(m) {}
+  std::string name() const override { return "fake"; }
+  std::string model() const override { return "fake-model"; }
+  review::ModelResponse complete(const review::ModelRequest& request, const CancelToken&) override {
+    std::unique_lock<std::mutex> lock(m_.mu);
+    m_.requests.push_back(request);
+    m_.maxInFlight = std::max(m_.maxInFlight, ++m_.inFlight);
+    m_.changed.notify_all();
+    if (m_.awaitConcurrent > 0)
+      m_.changed.wait_for(lock, std::chrono::seconds(5), [&] { return m_.maxInFlight >= m_.awaitConcurrent; });
+    if (m_.onCall) m_.onCall();
+    review::ModelResponse r;
+    r.text = m_.answer(request.messages.at(0).text).dump();
+    r.usage.inputTokens = 100;
+    r.usage.outputTokens = 10;
+    --m_.inFlight;
+    return r;
+  }
+
+ private:
+  Model& m_;
+};
+
+ProviderFactory factoryFor(Model& m) {
+  return [&m](const config::Config&, const diff::Diff&, const fs::path&) { return std::make_unique<RecordingProvider>(m); };
+}
+
+std::string lines(const std::string& prefix, int n) {
+  std::string out;
+  for (int i = 0; i < n; ++i) out += "int " + prefix + "_" + std::to_string(i) + "(int x) { return x * " + std::to_string(i) + "; }\n";
+  return out;
+}
+
+// A repository whose working tree changes `files` files of ~40 lines each, in a few directories.
+struct ManyFiles {
+  testing::TempRepo repo;
+  std::vector<std::string> paths;
+  explicit ManyFiles(int files) {
+    for (int i = 0; i < files; ++i) {
+      paths.push_back("src/d" + std::to_string(i % 4) + "/file" + std::to_string(i) + ".c");
+      repo.write(paths.back(), "// file " + std::to_string(i) + "\n");
+    }
+    repo.commitAll("init");
+    for (int i = 0; i < files; ++i) repo.write(paths[i], "// file " + std::to_string(i) + "\n" + lines("f" + std::to_string(i), 40));
+  }
+  ReviewRequest request(config::Config config) const {
+    return {diff::parse(git::diffText(repo.root(), {})), repo.root(), std::move(config), {}};
+  }
+};
+
+// The paths of the "File: PATH (...)" headers of an annotated diff.
+std::set<std::string> filesIn(const std::string& userText) {
+  std::set<std::string> out;
+  std::istringstream in(userText);
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("File: ", 0) == 0) out.insert(line.substr(6, line.find(" (") - 6));
+  return out;
+}
+
+config::Config budget(std::int64_t tokens) {
+  config::Config c;
+  c.maxInputTokens = tokens;
+  return c;
+}
+
+TEST(ChunkedReview, NoRequestIsOverTheBudgetAndTheRequestsCoverEveryFile) {
+  ManyFiles f(30);
+  Model m;
+  const ReviewResult r = ReviewService(factoryFor(m)).review(f.request(budget(8000)));
+  ASSERT_GT(m.requests.size(), 2u);
+  std::set<std::string> sent;
+  for (const auto& request : m.requests) {
+    EXPECT_LE(review::estimateTokens(request), 8000);
+    for (const auto& p : filesIn(request.messages[0].text)) EXPECT_TRUE(sent.insert(p).second) << p << " sent twice";
+  }
+  EXPECT_EQ(sent, std::set<std::string>(f.paths.begin(), f.paths.end()));
+  EXPECT_TRUE(r.outcome.coverage.filesSkipped.empty());
+  EXPECT_EQ(r.outcome.coverage.filesReviewed, 30);
+  EXPECT_EQ(r.outcome.coverage.linesReviewed, r.outcome.coverage.linesTotal);
+  EXPECT_EQ(r.outcome.verdict, contract::Verdict::Approve);
+  ASSERT_TRUE(r.outcome.chunking);
+  EXPECT_EQ(r.outcome.chunking->requests, static_cast<int>(m.requests.size()));
+  EXPECT_LE(static_cast<double>(m.requests.size()), 1.3 * static_cast<double>(r.outcome.chunking->minimumRequests) + 1);
+  // Usage is summed over the requests.
+  EXPECT_EQ(r.outcome.usage.inputTokens, 100 * static_cast<std::int64_t>(m.requests.size()));
+}
+
+TEST(ChunkedReview, AChangeThatFitsIsOneRequestAsBefore) {
+  ManyFiles f(3);
+  Model m;
+  const ReviewResult r = ReviewService(factoryFor(m)).review(f.request(budget(50000)));
+  EXPECT_EQ(m.requests.size(), 1u);
+  EXPECT_EQ(filesIn(m.requests[0].messages[0].text).size(), 3u);
+  ASSERT_TRUE(r.outcome.chunking);
+  EXPECT_EQ(r.outcome.chunking->requests, 1);
+}
+
+TEST(ChunkedReview, RequestsRunInParallelAndTheirFindingsAreMergedAndDeduplicated) {
+  // One added file, too large for a request: its one hunk goes in pieces. The
+  // same statement sits at line 50 and line 650, in different pieces; each
+  // request finds it, with the same id.
+  testing::TempRepo repo;
+  repo.write("README", "x\n");
+  repo.commitAll("init");
+  std::string text;
+  for (int i = 1; i <= 700; ++i) text += i == 50 || i == 650 ? "  total += price * 2;\n" : "  step(" + std::to_string(i) + ");\n";
+  repo.write("src/cart.c", text);
+  Model m;
+  m.awaitConcurrent = 2;
+  m.answer = [](const std::string& user) {
+    std::istringstream in(user);
+    json findings = json::array();
+    for (std::string line; std::getline(in, line);)
+      if (line.find("+   total += price * 2;") != std::string::npos)
+        findings.push_back({{"file", "src/cart.c"}, {"line", std::stoi(line)}, {"endLine", nullptr},
+                            {"severity", "MAJOR"}, {"category", "CORRECTNESS"}, {"title", "Doubles the price"},
+                            {"explanation", "The price is added twice."}, {"suggestedFix", nullptr},
+                            {"edit", nullptr}, {"confidence", 0.9}});
+    return json{{"summary", "Looked."}, {"verdict", findings.empty() ? "APPROVE" : "REQUEST_CHANGES"}, {"findings", findings}};
+  };
+  config::Config c = budget(6000);
+  c.review.maxToolCalls = 0;
+  const ReviewResult r = ReviewService(factoryFor(m)).review({diff::parse(git::diffText(repo.root(), {})), repo.root(), c, {}});
+  ASSERT_GE(m.requests.size(), 2u);
+  EXPECT_GE(m.maxInFlight, 2);  // two requests were in flight at once
+  int withIt = 0;
+  for (const auto& request : m.requests) {
+    EXPECT_LE(review::estimateTokens(request), 6000);
+    withIt += request.messages[0].text.find("+   total += price * 2;") != std::string::npos;
+  }
+  EXPECT_EQ(withIt, 2);
+  ASSERT_EQ(r.outcome.findings.size(), 1u);  // two findings with one id: published once
+  EXPECT_EQ(r.outcome.verdict, contract::Verdict::RequestChanges);
+  EXPECT_EQ(r.outcome.coverage.linesReviewed, 700);
+  EXPECT_TRUE(r.outcome.coverage.filesSkipped.empty());
+}
+
+TEST(ChunkedReview, TheRequestCapSkipsVisiblyAndKeepsTheVerdictFromApprove) {
+  ManyFiles f(30);
+  Model m;
+  config::Config c = budget(8000);
+  c.maxRequests = 1;
+  ReviewCache cache;
+  const ReviewService service(factoryFor(m), &cache);
+  const ReviewResult r = service.review(f.request(c));
+  ASSERT_EQ(m.requests.size(), 1u);
+  const auto& cov = r.outcome.coverage;
+  ASSERT_FALSE(cov.filesSkipped.empty());
+  for (const auto& s : cov.filesSkipped) {
+    EXPECT_TRUE(s.overLimit) << s.path;
+    EXPECT_NE(s.reason.find("max_requests cap of 1"), std::string::npos) << s.reason;
+  }
+  EXPECT_EQ(cov.filesTotal, 30);
+  EXPECT_EQ(cov.filesReviewed + static_cast<int>(cov.filesSkipped.size()), 30);
+  EXPECT_EQ(static_cast<std::size_t>(cov.filesReviewed), filesIn(m.requests[0].messages[0].text).size());
+  EXPECT_LT(cov.linesReviewed, cov.linesTotal);
+  // The model approved what it saw; the change as a whole was not shown to be fine.
+  EXPECT_EQ(r.outcome.verdict, contract::Verdict::Comment);
+  EXPECT_GT(r.evidence.partsNotReviewed, 0);
+  EXPECT_EQ(review::decideVerdict({}, c.review.policy, r.evidence), contract::Verdict::Comment);
+  EXPECT_NE(r.outcome.summary.find("cannot be APPROVE"), std::string::npos) << r.outcome.summary;
+  // Not cached: the next review sends again (a larger budget would review the rest).
+  service.review(f.request(c));
+  EXPECT_EQ(m.requests.size(), 2u);
+}
+
+TEST(ChunkedReview, ALineLargerThanARequestIsSkippedWithItsReason) {
+  testing::TempRepo repo;
+  repo.write("a.c", "int a;\n");
+  repo.write("data/blob.c", "int b;\n");
+  repo.commitAll("init");
+  repo.write("a.c", "int a;\nint a2;\n");
+  repo.write("data/blob.c", "int b;\nconst char* s = \"" + std::string(60000, 'q') + "\";\n");
+  Model m;
+  config::Config c = budget(8000);
+  const ReviewResult r = ReviewService(factoryFor(m)).review({diff::parse(git::diffText(repo.root(), {})), repo.root(), c, {}});
+  ASSERT_EQ(m.requests.size(), 1u);
+  EXPECT_EQ(m.requests[0].messages[0].text.find("qqqq"), std::string::npos);  // the line never went out
+  ASSERT_EQ(r.outcome.coverage.filesSkipped.size(), 1u);
+  EXPECT_EQ(r.outcome.coverage.filesSkipped[0].path, "data/blob.c");
+  EXPECT_TRUE(r.outcome.coverage.filesSkipped[0].partial);  // its context line went, in a piece of its own
+  EXPECT_EQ(r.outcome.coverage.filesSkipped[0].lines, 1);
+  EXPECT_EQ(r.outcome.coverage.linesReviewed, 1);  // a.c's added line
+  EXPECT_EQ(r.outcome.coverage.linesTotal, 2);
+  EXPECT_NE(r.outcome.coverage.filesSkipped[0].reason.find("more than one request under max_input_tokens 8000"),
+            std::string::npos)
+      << r.outcome.coverage.filesSkipped[0].reason;
+  EXPECT_EQ(r.outcome.verdict, contract::Verdict::Comment);
+}
+
+TEST(ChunkedReview, ABudgetTooSmallForTheFixedPartIsAClearError) {
+  ManyFiles f(2);
+  Model m;
+  try {
+    ReviewService(factoryFor(m)).review(f.request(budget(500)));
+    FAIL() << "no error";
+  } catch (const review::ProviderError& e) {
+    EXPECT_NE(std::string(e.what()).find("max_input_tokens 500 is too small"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(m.requests.empty());
+}
+
+TEST(ChunkedReview, CancellingStopsTheRequestsNotYetSent) {
+  ManyFiles f(30);
+  Model m;
+  CancelToken cancel;
+  m.onCall = [&] { cancel.cancel(); };
+  config::Config c = budget(8000);
+  c.maxParallelRequests = 1;
+  EXPECT_THROW(ReviewService(factoryFor(m)).review(f.request(c), cancel), Cancelled);
+  EXPECT_EQ(m.requests.size(), 1u);
+}
+
+// Tool rounds stay within the budget too: each result is capped so that
+// max_tool_calls of them fit the reserve kept for them.
+TEST(ChunkedReview, ToolRoundsStayWithinTheBudget) {
+  ManyFiles f(30);
+  std::string big;
+  for (int i = 0; i < 2000; ++i) big += "a long line of the file the model reads, number " + std::to_string(i) + "\n";
+  f.repo.write("docs/big.txt", big);
+  f.repo.git("add docs/big.txt");
+  f.repo.git("commit -q -m big -- docs/big.txt");
+  Model m;
+  std::atomic<int> calls{0};
+  class ToolCaller : public review::Provider {
+   public:
+    ToolCaller(Model& m, std::atomic<int>& calls) : m_(m), calls_(calls) {}
+    std::string name() const override { return "fake"; }
+    std::string model() const override { return "fake-model"; }
+    review::ModelResponse complete(const review::ModelRequest& request, const CancelToken&) override {
+      {
+        std::lock_guard<std::mutex> lock(m_.mu);
+        m_.requests.push_back(request);
+      }
+      review::ModelResponse r;
+      const auto rounds = std::count_if(request.messages.begin(), request.messages.end(),
+                                        [](const review::Message& msg) { return msg.role == review::Role::Tool; });
+      if (!request.tools.empty() && rounds < 5) {
+        r.toolCalls.push_back({"c" + std::to_string(++calls_), "read_file", json{{"path", "docs/big.txt"}}});
+        r.finish = review::FinishReason::ToolCalls;
+      } else {
+        r.text = kApprove.dump();
+      }
+      return r;
+    }
+
+   private:
+    Model& m_;
+    std::atomic<int>& calls_;
+  };
+  ProviderFactory factory = [&](const config::Config&, const diff::Diff&, const fs::path&) {
+    return std::make_unique<ToolCaller>(m, calls);
+  };
+  const ReviewResult r = ReviewService(factory).review(f.request(budget(8000)));
+  EXPECT_GT(calls.load(), 10);  // several requests, each with its tool rounds
+  std::size_t withResults = 0;
+  for (const auto& request : m.requests) {
+    EXPECT_LE(review::estimateTokens(request), 8000);
+    withResults += request.messages.size() > 1;
+  }
+  EXPECT_GT(withResults, 0u);
+  EXPECT_GT(r.outcome.toolCalls, 10);
+}
+
+TEST(ChunkedReview, ProgressCountsTheRequests) {
+  ManyFiles f(30);
+  Model m;
+  std::vector<ReviewProgress> seen;
+  ReviewRequest request = f.request(budget(8000));
+  request.progress = [&](const ReviewProgress& p) { seen.push_back(p); };
+  ReviewService(factoryFor(m)).review(std::move(request));
+  ASSERT_EQ(seen.size(), m.requests.size() + 1);  // 0 of N, then each done
+  EXPECT_EQ(seen.front().done, 0);
+  EXPECT_EQ(seen.back().done, seen.back().total);
+  EXPECT_EQ(seen.back().usage.inputTokens, 100 * static_cast<std::int64_t>(m.requests.size()));
+}
+
+}  // namespace
+}  // namespace revline::session

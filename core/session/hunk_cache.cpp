@@ -176,6 +176,10 @@ void HunkCache::store(const fs::path& root, const diff::Diff& whole, const Incre
   // Each finding to the unit whose lines hold it; a file with a finding outside them keeps nothing.
   std::map<std::pair<std::size_t, std::ptrdiff_t>, std::vector<review::PublishedFinding>> byUnit;
   std::set<std::size_t> unsplittable;
+  // A file the review left out (e.g. over a request budget) was not reviewed: nothing of it is kept.
+  for (const auto& skipped : fresh.coverage.filesSkipped)
+    if (const diff::FileDiff* file = whole.findFile(skipped.path))
+      unsplittable.insert(static_cast<std::size_t>(file - whole.files.data()));
   for (const auto& p : fresh.findings) {
     const diff::FileDiff* file = whole.findFile(p.finding.file);
     if (!file) continue;  // cannot happen for a grounded finding; nothing to attribute it to

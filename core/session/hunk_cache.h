@@ -63,7 +63,8 @@ class HunkCache {
   // Keeps, per unit that `fresh` reviewed, the findings on its lines. Nothing
   // is kept from a review that cannot be split by hunk: findings it could not
   // place (their hunk is unknown), a publication cap reached, or a finding
-  // outside every hunk (its file's units are not kept).
+  // outside every hunk (its file's units are not kept); nor the units of a file
+  // `fresh.coverage.filesSkipped` lists (not reviewed).
   void store(const std::filesystem::path& root, const diff::Diff& whole, const IncrementalPlan& plan,
              const review::ReviewOutcome& fresh, const review::PolicyConfig& policy) const;
 };

@@ -7,7 +7,9 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <map>
+#include <thread>
 
 #include "core/git/git.h"
 #include "core/session/review_service.h"
@@ -122,6 +124,58 @@ TEST_F(Incremental, AnotherSettingOrModelInvalidates) {
   EXPECT_EQ(log.reviews(), 4u);
 }
 
+// A hunk's key holds its enclosing definition: a change elsewhere in the same
+// function (a hunk of its own) sends the hunk again, since the model reads that
+// function with it; hunks in other functions are reused.
+TEST_F(Incremental, AChangeElsewhereInTheSameFunctionSendsTheHunkAgain) {
+  auto longFunction = [](const std::string& early, const std::string& late) {
+    std::string out = "def long(x):\n";
+    for (int j = 0; j < 30; ++j)
+      out += j == 3 ? early + "\n" : j == 26 ? late + "\n" : "    w" + std::to_string(j) + " = x - " + std::to_string(j) + "\n";
+    return out + "    return w29\n\n" + testing::fiveFunctions(testing::allChanged());
+  };
+  repo.write("a.py", longFunction("    w3 = x - 3", "    w26 = x - 26"));
+  repo.commitAll("long");
+  repo.write("a.py", longFunction("    w3 = x * 3", "    w26 = x - 26"));
+  review();
+  ASSERT_EQ(log.reviews(), 1u);
+  EXPECT_EQ(log.hunksSent(0), 1);
+  repo.write("a.py", longFunction("    w3 = x * 3", "    w26 = x * 26"));  // 23 lines below: a hunk of its own
+  const ReviewResult r = review();
+  ASSERT_EQ(log.reviews(), 2u);
+  EXPECT_EQ(r.hunksTotal, 2);
+  EXPECT_EQ(log.hunksSent(1), 2);  // the new hunk, and the first one: its function changed
+  EXPECT_EQ(r.outcome.findings.size(), 2u);
+}
+
+// The server and a CLI run may review the same repository at once: entries are
+// written whole (a temporary per writer, then a rename), so every review
+// succeeds and reads either a whole entry or none.
+TEST_F(Incremental, ConcurrentReviewsOfOneRepositoryShareTheCache) {
+  std::vector<std::thread> threads;
+  std::atomic<int> failures{0};
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&] {
+      try {
+        for (int i = 0; i < 5; ++i) {
+          const ReviewResult r = review();
+          if (r.outcome.findings.size() != 5u) ++failures;
+        }
+      } catch (const std::exception&) {
+        ++failures;
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(failures.load(), 0);
+  std::size_t files = 0;
+  for (const auto& e : fs::directory_iterator(repo.root() / ".git" / "revline" / "hunks")) {
+    EXPECT_EQ(e.path().extension(), ".json") << e.path();  // no temporary left behind
+    ++files;
+  }
+  EXPECT_EQ(files, 5u);
+}
+
 // Unplaced blocking findings belong to no hunk: such a review is not kept per hunk.
 TEST(HunkCacheStore, AReviewWithUnplacedBlockingFindingsKeepsNothing) {
   testing::TempRepo repo;
@@ -139,6 +193,10 @@ TEST(HunkCacheStore, AReviewWithUnplacedBlockingFindingsKeepsNothing) {
   cache.store(repo.root(), whole, plan, fresh, options.policy);
   EXPECT_EQ(cache.plan(repo.root(), whole, context, nullptr, true).hunksReused, 0);
   fresh.unplacedBlocking = 0;
+  fresh.coverage.filesSkipped = {{"a.py", "over the request budget", 10}};  // left out: not reviewed
+  cache.store(repo.root(), whole, plan, fresh, options.policy);
+  EXPECT_EQ(cache.plan(repo.root(), whole, context, nullptr, true).hunksReused, 0);
+  fresh.coverage.filesSkipped.clear();
   cache.store(repo.root(), whole, plan, fresh, options.policy);
   const IncrementalPlan again = cache.plan(repo.root(), whole, context, nullptr, true);
   EXPECT_EQ(again.hunksReused, 5);

@@ -9,6 +9,7 @@
 #include "core/contract/enums.h"
 #include "core/review/pipeline.h"
 #include "core/review/policy.h"
+#include "core/reports/usage_report.h"
 #include "lsp/review_job.h"
 
 namespace revline::lsp {
@@ -197,6 +198,14 @@ void Server::runJob(Job& job) {
     if (result->fromCache) {
       std::lock_guard<std::mutex> lock(mu_);
       ++stats_.cacheHits;
+    } else if (!job.cacheOnly) {  // the session's running totals (revline/stats, the progress text)
+      std::lock_guard<std::mutex> lock(mu_);
+      stats_.usage += result->outcome.usage;
+      if (auto c = review::costOf(result->outcome.usage, result->outcome.prices)) {
+        if (!stats_.cost) stats_.cost = review::Cost{};
+        stats_.cost->input += c->input;
+        stats_.cost->output += c->output;
+      }
     }
     const diff::Diff& selected = result->reviewed;
     const std::vector<review::PublishedFinding>& findings = result->outcome.findings;
@@ -244,6 +253,8 @@ void Server::runJob(Job& job) {
     const std::string verdict(contract::toString(review::decideVerdict(shown, config.review.policy, result->evidence)));
     endMessage = std::to_string(shown.size()) + (shown.size() == 1 ? " finding" : " findings") + ", verdict " + verdict;
     if (dismissedCount) endMessage += " (" + std::to_string(dismissedCount) + " dismissed)";
+    if (const std::string spent = reports::usageSentence(result->outcome.usage, result->outcome.prices); !spent.empty())
+      endMessage += "; " + spent + " (session: " + reports::usageSentence(stats_.usage, stats_.cost) + ")";
     finish(json{{"findings", shown.size()}, {"dismissed", dismissedCount}, {"verdict", verdict}});
   } catch (const Cancelled&) {
     if (job.cacheOnly) return;

@@ -12,7 +12,9 @@ namespace revline::reports {
 //  ("groundingRetry": {"rejected", "placed"} when the feedback round ran),
 //  "coverage": {"filesReviewed", "filesTotal", "linesReviewed", "linesTotal",
 //               "filesSkipped": [{"path", "reason"}]},
-//  "attempts", "toolCalls", "provider", "model", "usage": {"inputTokens", "outputTokens"}}
+//  "attempts", "toolCalls", "requests", "provider", "model",
+//  "usage": {"requests", "inputTokens", "outputTokens", "cachedInputTokens", "cacheWriteTokens",
+//            "toolCalls", "toolCallBudget" (+ "cost": {"input", "output", "total"} when priced)}}
 // Finding fields use the contract's JSON names (cli.md).
 json renderJson(const review::ReviewOutcome& outcome);
 

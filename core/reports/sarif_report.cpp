@@ -3,6 +3,7 @@
 #include <cstdint>
 
 #include "core/reports/json_report.h"
+#include "core/reports/usage_report.h"
 #include "core/reports/names.h"
 
 namespace revline::reports {
@@ -219,7 +220,8 @@ json renderSarif(const review::ReviewOutcome& outcome, const SarifOptions& optio
         {"unplacedBlocking", outcome.unplacedBlocking},
         {"coverage", coverageJson(outcome.coverage)},
         {"provider", outcome.provider},
-        {"model", outcome.model}}},
+        {"model", outcome.model},
+        {"usage", usageJson(outcome.usage, outcome.prices)}}},
   };
   if (options.informationUri) run["tool"]["driver"]["informationUri"] = *options.informationUri;
   if (options.sourceRoot) run["originalUriBaseIds"] = {{kSrcRoot, {{"uri", fileUri(*options.sourceRoot)}}}};

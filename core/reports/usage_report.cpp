@@ -39,7 +39,8 @@ std::string usageSentence(const review::Usage& u, const review::Prices& prices) 
 }
 
 std::string usageSentence(const review::Usage& u, const std::optional<review::Cost>& cost) {
-  if (u.requests == 0 && u.inputTokens == 0 && u.outputTokens == 0) return "";
+  // Nothing metered (no model asked, or an offline reviewer such as builtin): nothing to say.
+  if (u.inputTokens == 0 && u.outputTokens == 0) return "";
   std::string s = count(u.requests, "model request", "model requests") + ", " +
                   count(u.inputTokens, "input token", "input tokens");
   if (u.cachedInputTokens || u.cacheWriteTokens) {

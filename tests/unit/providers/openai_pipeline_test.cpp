@@ -51,13 +51,7 @@ std::string completion(const std::string& content, const std::string& finish = "
 }
 
 std::string toolCalls(const std::vector<std::pair<std::string, json>>& calls, int round) {
-  json list = json::array();
-  int i = 0;
-  for (const auto& [name, args] : calls) {
-    list.push_back({{"id", "call_" + std::to_string(round) + "_" + std::to_string(++i)},
-                    {"type", "function"},
-                    {"function", {{"name", name}, {"arguments", args.dump()}}}});
-  }
+  const json list = testing::openAiToolCallList(calls, round);
   return json{{"choices", {{{"index", 0},
                             {"message", {{"role", "assistant"}, {"content", nullptr}, {"tool_calls", list}}},
                             {"finish_reason", "tool_calls"}}}},

@@ -88,13 +88,7 @@ std::string openAiUsage(int prompt, int cached) {
 }
 
 std::string openAiToolCalls(const std::vector<std::pair<std::string, json>>& calls, int round, int cached) {
-  json list = json::array();
-  int i = 0;
-  for (const auto& [name, args] : calls) {
-    list.push_back({{"id", "call_" + std::to_string(round) + "_" + std::to_string(++i)},
-                    {"type", "function"},
-                    {"function", {{"name", name}, {"arguments", args.dump()}}}});
-  }
+  const json list = testing::openAiToolCallList(calls, round);
   const json message = {{"role", "assistant"}, {"content", nullptr}, {"tool_calls", list}};
   return R"({"choices":[{"index":0,"message":)" + message.dump() + R"(,"finish_reason":"tool_calls"}],)" +
          openAiUsage(1000, cached) + "}";

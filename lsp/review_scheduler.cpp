@@ -9,6 +9,7 @@
 #include "core/contract/enums.h"
 #include "core/review/pipeline.h"
 #include "core/review/policy.h"
+#include "core/reports/usage_report.h"
 #include "lsp/review_job.h"
 
 namespace revline::lsp {
@@ -201,7 +202,17 @@ void Server::runJob(const std::shared_ptr<Job>& job) {
         return std::make_unique<CountingProvider>(std::move(p), [this] { count(&ServerStats::providerCalls); });
       });
     }
-    if (outcome->result->fromCache) count(&ServerStats::cacheHits);
+    if (outcome->result->fromCache) {
+      count(&ServerStats::cacheHits);
+    } else if (!job->cacheOnly) {  // the session's running totals (revline/stats, the progress text)
+      std::lock_guard<std::mutex> lock(statsMu_);
+      stats_.usage += outcome->result->outcome.usage;
+      if (auto c = review::costOf(outcome->result->outcome.usage, outcome->result->outcome.prices)) {
+        if (!stats_.cost) stats_.cost = review::Cost{};
+        stats_.cost->input += c->input;
+        stats_.cost->output += c->output;
+      }
+    }
     if (job->cancel.cancelled()) throw Cancelled();
     // The files findings are shown on, read here so the loop thread does no file I/O to measure their ranges.
     for (const auto& pf : outcome->result->outcome.findings) {
@@ -302,6 +313,10 @@ void Server::applyOutcome(Job& job, JobOutcome& outcome) {
   const std::string verdict(contract::toString(review::decideVerdict(shown, job.config.review.policy, result.evidence)));
   std::string endMessage = std::to_string(shown.size()) + (shown.size() == 1 ? " finding" : " findings") + ", verdict " + verdict;
   if (dismissedCount) endMessage += " (" + std::to_string(dismissedCount) + " dismissed)";
+  if (const std::string spent = reports::usageSentence(result.outcome.usage, result.outcome.prices); !spent.empty()) {
+    std::lock_guard<std::mutex> lock(statsMu_);
+    endMessage += "; " + spent + " (session: " + reports::usageSentence(stats_.usage, stats_.cost) + ")";
+  }
   finish(json{{"findings", shown.size()}, {"dismissed", dismissedCount}, {"verdict", verdict}}, endMessage);
 }
 

@@ -10,6 +10,7 @@
 #include <iostream>
 
 #include "core/config/user_config.h"
+#include "core/reports/usage_report.h"
 #include "core/support/version.h"
 #include "lsp/commands.h"
 #include "lsp/file_watching.h"
@@ -100,7 +101,8 @@ bool Server::onCall(const std::string& method, const json& params, const json& i
     } else if (method == "revline/stats") {
       ServerStats s = stats();
       reply(json{{"reviewsStarted", s.reviewsStarted}, {"providerCalls", s.providerCalls}, {"cacheHits", s.cacheHits},
-                 {"reviewsCancelled", s.reviewsCancelled}, {"providerFailures", s.providerFailures}});
+                 {"reviewsCancelled", s.reviewsCancelled}, {"providerFailures", s.providerFailures},
+                 {"usage", reports::usageJson(s.usage, s.cost)}});
     } else {
       throw LspError(ErrorCode::MethodNotFound, "method not found: " + method);
     }

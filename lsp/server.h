@@ -55,6 +55,8 @@ struct ServerStats {
   int cacheHits = 0;        // reviews answered from the cache
   int reviewsCancelled = 0;
   int providerFailures = 0;
+  review::Usage usage;               // the session's running totals over the reviews that asked a model
+  std::optional<review::Cost> cost;  // summed over those whose model has prices configured
 };
 
 class Server : public MessageHandler {

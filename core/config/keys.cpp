@@ -194,6 +194,28 @@ std::vector<KeySpec> buildKeys() {
       1, 10000, [](Config& c, std::int64_t n) { c.maxRequests = static_cast<int>(n); },
       [](const Config& c) { return json(c.maxRequests); }));
 
+  // The model's prices, for the cost every report states (review/cost.h); unset: no cost is stated.
+  auto price = [](std::string name, std::string description, std::optional<double> review::Prices::*field) {
+    KeySpec k{.name = std::move(name), .type = KeyType::Number, .description = std::move(description),
+              .minimum = 0, .maximum = 1e6};
+    k.set = [field](Config& c, const Value& v) { c.review.prices.*field = std::get<double>(v); };
+    return k;  // no default: an unset price is absent, not 0
+  };
+  keys.push_back(price("price_per_million_input",
+                       "The model's price per million input tokens (any currency; reports state the cost in it). "
+                       "Unset: reports state tokens but no cost.",
+                       &review::Prices::input));
+  keys.push_back(price("price_per_million_output", "The model's price per million output tokens.",
+                       &review::Prices::output));
+  keys.push_back(price("price_per_million_cached_input",
+                       "The price per million input tokens read from the provider's prompt cache (e.g. 0.1x the "
+                       "input price for Anthropic, 0.1x to 0.5x for OpenAI models). Unset: the input price.",
+                       &review::Prices::cachedInput));
+  keys.push_back(price("price_per_million_cache_write",
+                       "The price per million input tokens written to the prompt cache (Anthropic: 1.25x the input "
+                       "price). Unset: the input price.",
+                       &review::Prices::cacheWrite));
+
   KeySpec instructions{.name = "instructions", .type = KeyType::String,
                        .description = "Project-specific review instructions appended to the system prompt."};
   instructions.set = [](Config& c, const Value& v) { c.review.extraInstructions = str(v); };

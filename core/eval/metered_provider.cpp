@@ -19,6 +19,9 @@ review::ModelResponse MeteredProvider::complete(const review::ModelRequest& requ
     turn["finishReason"] = response.finish == review::FinishReason::Length ? "length" : "stop";
   }
   turn["usage"] = {{"inputTokens", response.usage.inputTokens}, {"outputTokens", response.usage.outputTokens}};
+  // Cache figures only when the provider reported any, so older cassettes and new ones read the same.
+  if (response.usage.cachedInputTokens) turn["usage"]["cachedInputTokens"] = response.usage.cachedInputTokens;
+  if (response.usage.cacheWriteTokens) turn["usage"]["cacheWriteTokens"] = response.usage.cacheWriteTokens;
   recording_.interactions.push_back(std::move(turn));
   return response;
 }

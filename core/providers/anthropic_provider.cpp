@@ -29,6 +29,21 @@ void appendTurn(ojson& messages, const std::string& role, ojson blocks) {
 
 ojson textBlock(const std::string& text) { return {{"type", "text"}, {"text", text}}; }
 
+// Prompt caching (cache_control breakpoints; the prefix up to each is cached
+// for reuse by a later request that starts with the same bytes):
+// - the system block: tools and system prompt, shared by every review of a session;
+// - when tools are offered (a conversation of several calls is likely), the
+//   last block of the first user turn (the diff, identical in every call of
+//   the review) and of the last turn (what the next round re-sends).
+// Three of the four breakpoints the API allows.
+void markCacheBreakpoints(ojson& body, ojson& messages, bool conversation) {
+  const ojson ephemeral = {{"type", "ephemeral"}};
+  if (body.contains("system")) body["system"].back()["cache_control"] = ephemeral;
+  if (!conversation || messages.empty()) return;
+  messages.front()["content"].back()["cache_control"] = ephemeral;
+  if (messages.size() > 1) messages.back()["content"].back()["cache_control"] = ephemeral;
+}
+
 std::string argumentsText(const json& args) {
   return args.is_string() ? args.get<std::string>() : args.dump(-1, ' ', false, json::error_handler_t::replace);
 }
@@ -104,11 +119,9 @@ ojson AnthropicProvider::buildRequest(const review::ModelRequest& request) const
 
   std::string system = request.system;
   if (!native && !request.schema.is_null()) system += schemaInstructions(request.schema);
-  ojson body = {{"model", endpoint_.model},
-               {"max_tokens", settings_.maxOutputTokens},
-               {"temperature", 0},
-               {"messages", std::move(messages)}};
-  if (!system.empty()) body["system"] = system;
+  // Keys in the order the API builds its cache prefix (tools, system, messages),
+  // so a conversation's bodies also share their bytes up to the first user turn.
+  ojson body = {{"model", endpoint_.model}, {"max_tokens", settings_.maxOutputTokens}, {"temperature", 0}};
 
   ojson tools = ojson::array();
   if (native) {
@@ -125,6 +138,9 @@ ojson AnthropicProvider::buildRequest(const review::ModelRequest& request) const
   if (native) {
     body["tool_choice"] = request.tools.empty() ? ojson{{"type", "tool"}, {"name", kReportName}} : ojson{{"type", "any"}};
   }
+  if (!system.empty()) body["system"] = ojson::array({textBlock(system)});
+  markCacheBreakpoints(body, messages, !request.tools.empty());
+  body["messages"] = std::move(messages);
   return body;
 }
 
@@ -185,8 +201,11 @@ review::ModelResponse AnthropicProvider::parseResponse(const json& body) const {
   }
   if (body.contains("usage") && body["usage"].is_object()) {
     const json& u = body["usage"];
-    out.usage.inputTokens =
-        intOr0(u, "input_tokens") + intOr0(u, "cache_creation_input_tokens") + intOr0(u, "cache_read_input_tokens");
+    // input_tokens counts only what came after the last cache breakpoint; the
+    // cached and newly cached parts are reported beside it.
+    out.usage.cachedInputTokens = intOr0(u, "cache_read_input_tokens");
+    out.usage.cacheWriteTokens = intOr0(u, "cache_creation_input_tokens");
+    out.usage.inputTokens = intOr0(u, "input_tokens") + out.usage.cacheWriteTokens + out.usage.cachedInputTokens;
     out.usage.outputTokens = intOr0(u, "output_tokens");
   }
   return out;

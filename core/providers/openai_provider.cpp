@@ -98,13 +98,16 @@ ojson OpenAiProvider::buildRequest(const review::ModelRequest& request) const {
         break;
     }
   }
-  ojson body = {{"model", endpoint_.model}, {"messages", std::move(messages)}, {"stream", false}};
+  // The messages last: what stays the same in every call of a conversation
+  // (schema, tools, system prompt, the diff) leads the body, byte for byte.
+  ojson body = {{"model", endpoint_.model}, {"stream", false}};
   if (native && !request.schema.is_null()) {
     body["response_format"] = {
         {"type", "json_schema"},
         {"json_schema", {{"name", "review_report"}, {"strict", true}, {"schema", request.schema}}}};
   }
   if (!request.tools.empty()) body["tools"] = functionTools(request.tools);
+  body["messages"] = std::move(messages);
   return body;
 }
 
@@ -175,8 +178,10 @@ review::ModelResponse OpenAiProvider::parseResponse(const json& body) const {
   }
 
   if (body.contains("usage") && body["usage"].is_object()) {
-    out.usage.inputTokens = intOr0(body["usage"], "prompt_tokens");
-    out.usage.outputTokens = intOr0(body["usage"], "completion_tokens");
+    const json& u = body["usage"];
+    out.usage.inputTokens = intOr0(u, "prompt_tokens");  // cached tokens included
+    out.usage.outputTokens = intOr0(u, "completion_tokens");
+    if (u.contains("prompt_tokens_details")) out.usage.cachedInputTokens = intOr0(u["prompt_tokens_details"], "cached_tokens");
   }
   return out;
 }

@@ -31,6 +31,8 @@ review::ModelResponse readInteraction(const json& item, const std::string& where
       if (!value.is_object()) fail(origin, where + ".usage: expected {\"inputTokens\": N, \"outputTokens\": N}");
       r.usage.inputTokens = value.value("inputTokens", 0);
       r.usage.outputTokens = value.value("outputTokens", 0);
+      r.usage.cachedInputTokens = value.value("cachedInputTokens", 0);
+      r.usage.cacheWriteTokens = value.value("cacheWriteTokens", 0);
     } else if (key == "toolCalls") {
       if (!value.is_array()) fail(origin, where + ".toolCalls: expected an array");
       for (std::size_t i = 0; i < value.size(); ++i) {

@@ -9,6 +9,7 @@
 #include "core/reports/coverage_text.h"
 #include "core/reports/names.h"
 #include "core/reports/text_report.h"
+#include "core/reports/usage_report.h"
 #include "core/support/text.h"
 
 namespace revline::reports {
@@ -260,6 +261,9 @@ GithubReview buildGithubReview(const review::ReviewOutcome& outcome, const diff:
   if (!outcome.provider.empty()) footerLine += " · " + outcome.provider;
   if (!outcome.model.empty() && outcome.model != outcome.provider) footerLine += " " + outcome.model;
   footerLine += "</sub>\n";
+  // What the review spent goes last, above the footer (kept within the body's cap with it).
+  if (const std::string usage = usageSentence(outcome.usage, outcome.prices); !usage.empty())
+    footerLine = "\nUsage: " + usage + ".\n" + footerLine;
 
   if (!listed.empty()) {
     body += "\n**Findings not shown inline** (" + std::to_string(listed.size()) + ")\n\n";

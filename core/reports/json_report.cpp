@@ -1,6 +1,7 @@
 #include "core/reports/json_report.h"
 
 #include "core/reports/names.h"
+#include "core/reports/usage_report.h"
 
 namespace revline::reports {
 
@@ -46,9 +47,10 @@ json renderJson(const review::ReviewOutcome& outcome) {
   j["coverage"] = coverageJson(outcome.coverage);
   j["attempts"] = outcome.attempts;
   j["toolCalls"] = outcome.toolCalls;
+  j["requests"] = outcome.usage.requests;
   j["provider"] = outcome.provider;
   j["model"] = outcome.model;
-  j["usage"] = {{"inputTokens", outcome.usage.inputTokens}, {"outputTokens", outcome.usage.outputTokens}};
+  j["usage"] = usageJson(outcome.usage, outcome.prices);
   if (outcome.chunking) j["chunking"] = chunkingJson(*outcome.chunking);
   return j;
 }

@@ -12,7 +12,9 @@ namespace revline::reports {
 //  ("groundingRetry": {"rejected", "placed"} when the feedback round ran),
 //  "coverage": {"filesReviewed", "filesTotal", "linesReviewed", "linesTotal",
 //               "filesSkipped": [{"path", "reason" (+ "overLimit", "partial" when true)}]},
-//  "attempts", "toolCalls", "provider", "model", "usage": {"inputTokens", "outputTokens"},
+//  "attempts", "toolCalls", "requests", "provider", "model",
+//  "usage": {"requests", "inputTokens", "outputTokens", "cachedInputTokens", "cacheWriteTokens",
+//            "toolCalls", "toolCallBudget" (+ "cost": {"input", "output", "total"} when priced)},
 //  ("chunking": {"budgetTokens", "fixedTokens", "reserveTokens", "diffTokens", "requests",
 //                "minimumRequests"} when a token budget applied)}
 // Finding fields use the contract's JSON names (cli.md).

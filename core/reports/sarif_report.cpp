@@ -4,6 +4,7 @@
 
 #include "core/reports/coverage_text.h"
 #include "core/reports/json_report.h"
+#include "core/reports/usage_report.h"
 #include "core/reports/names.h"
 
 namespace revline::reports {
@@ -221,7 +222,8 @@ json renderSarif(const review::ReviewOutcome& outcome, const SarifOptions& optio
         {"coverage", coverageJson(outcome.coverage)},
         {"coverageText", coverageSentence(outcome.coverage)},
         {"provider", outcome.provider},
-        {"model", outcome.model}}},
+        {"model", outcome.model},
+        {"usage", usageJson(outcome.usage, outcome.prices)}}},
   };
   if (options.informationUri) run["tool"]["driver"]["informationUri"] = *options.informationUri;
   if (options.sourceRoot) run["originalUriBaseIds"] = {{kSrcRoot, {{"uri", fileUri(*options.sourceRoot)}}}};

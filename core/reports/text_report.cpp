@@ -7,6 +7,7 @@
 
 #include "core/reports/coverage_text.h"
 #include "core/reports/names.h"
+#include "core/reports/usage_report.h"
 
 namespace revline::reports {
 
@@ -140,10 +141,8 @@ std::string renderText(const review::ReviewOutcome& outcome, bool colour) {
     out << "; " << outcome.provider;
     if (!outcome.model.empty() && outcome.model != outcome.provider) out << " " << outcome.model;
   }
-  if (outcome.usage.inputTokens || outcome.usage.outputTokens) {
-    out << "; " << outcome.usage.inputTokens << " input + " << outcome.usage.outputTokens << " output tokens";
-  }
   out << "\n";
+  if (const std::string usage = usageSentence(outcome.usage, outcome.prices); !usage.empty()) out << "Usage: " << usage << ".\n";
   return out.str();
 }
 

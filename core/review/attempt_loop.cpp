@@ -49,9 +49,13 @@ AttemptResult runAttempts(Provider& provider, ModelRequest request, const Attemp
       throw ContractFailure("the model kept calling tools after its budget of " + std::to_string(budget) +
                             " tool calls was spent and gave no final answer");
     }
-    request.tools = (tools && result.toolCalls < budget) ? tools->specs() : std::vector<ToolSpec>{};
+    // The same tools in every call of the conversation, even once the budget is
+    // spent (calls past it are refused with a note): the tools lead the prefix a
+    // provider caches, so withdrawing them would re-bill the whole conversation.
+    request.tools = tools ? tools->specs() : std::vector<ToolSpec>{};
     ModelResponse response = provider.complete(request, cancel);
     result.usage += response.usage;
+    ++result.usage.requests;
     checkCancelled(cancel);
 
     if (!response.toolCalls.empty()) {

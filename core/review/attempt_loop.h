@@ -33,7 +33,8 @@ struct AttemptResult {
 };
 
 // `request` holds the system prompt, the first user message and the schema;
-// its `tools` are replaced by `tools->specs()` while the budget lasts.
+// its `tools` are set to `tools->specs()` in every call (the prefix stays
+// byte-identical for the provider's cache); calls past the budget are refused.
 // Throws ProviderError (not retried), ContractFailure (attempts exhausted; lists
 // every problem of the last answer) or Cancelled.
 AttemptResult runAttempts(Provider& provider, ModelRequest request, const AttemptOptions& options,

@@ -4,6 +4,7 @@
 #pragma once
 #include <string>
 
+#include "core/review/cost.h"
 #include "core/review/policy.h"
 
 namespace revline::review {
@@ -19,6 +20,7 @@ struct ReviewOptions {
   ContextMode context = ContextMode::Function;
   int functionContextMaxLines = 200;  // a longer enclosing definition shows only its first line
   std::string description;            // what the change is for, in the author's words (untrusted)
+  Prices prices;                      // the model's prices, for the cost in reports (not part of settingsKey)
 };
 
 // The options that change what a review publishes, as text: part of every

@@ -63,7 +63,7 @@ ApprovalEvidence approvalEvidence(const ReviewOutcome& outcome) {
 ModelRequest firstRequest(const diff::Diff& diff, const Provider& provider, const ReviewOptions& options,
                           ToolExecutor* tools, const ReviewInputs& inputs) {
   ModelRequest request;
-  request.system = systemPrompt(options.extraInstructions, tools && options.maxToolCalls > 0);
+  request.system = systemPrompt(options.extraInstructions, tools ? options.maxToolCalls : 0);
   // A remote provider gets the diff (and the tools' reads) with secrets removed
   // from the raw text, before any line number is added.
   const SecretFinder finder = provider.remote() ? provider.secretFinder() : SecretFinder{};
@@ -83,6 +83,7 @@ ReviewOutcome runReview(const diff::Diff& diff, Provider& provider, const Review
   ReviewOutcome outcome;
   outcome.provider = provider.name();
   outcome.model = provider.model();
+  outcome.prices = options.prices;
   outcome.coverage = coverageOf(diff, inputs);
   if (diff.files.empty()) {
     // Nothing changed: nothing to ask, nothing to find.
@@ -107,8 +108,10 @@ ReviewOutcome runReview(const diff::Diff& diff, Provider& provider, const Review
     const int toolsLeft = std::max(0, options.maxToolCalls - answer.toolCalls);
     GroundingRetry round{static_cast<int>(grounded.rejected.size()), 0};
     try {
+      // The tools stay offered (with what is left of the budget) so the
+      // conversation's cached prefix is unchanged.
       AttemptResult second = runAttempts(provider, std::move(retry), {options.maxAttempts - answer.attempts, toolsLeft},
-                                         toolsOffered && toolsLeft > 0 ? tools : nullptr, cancel);
+                                         toolsOffered ? tools : nullptr, cancel);
       answer.attempts += second.attempts;
       answer.toolCalls += second.toolCalls;
       answer.usage += second.usage;
@@ -142,6 +145,8 @@ ReviewOutcome runReview(const diff::Diff& diff, Provider& provider, const Review
   outcome.attempts = answer.attempts;
   outcome.toolCalls = answer.toolCalls;
   outcome.usage = answer.usage;
+  outcome.usage.toolCalls = answer.toolCalls;
+  outcome.usage.toolCallBudget = toolsOffered ? options.maxToolCalls : 0;
   return outcome;
 }
 

@@ -82,7 +82,8 @@ struct ReviewOutcome {
   int toolCalls = 0;
   std::string provider;
   std::string model;
-  Usage usage;
+  Usage usage;    // requests, tokens (cached among them), tool calls of the budget
+  Prices prices;  // as configured, for the cost the reports state (cost.h)
   std::optional<Chunking> chunking;  // set when a token budget applied
 };
 

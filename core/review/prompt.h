@@ -10,10 +10,14 @@
 
 namespace revline::review {
 
-inline constexpr int kPromptVersion = 2;
+inline constexpr int kPromptVersion = 3;
 
 // The system prompt; `extraInstructions` (from configuration) is appended.
-std::string systemPrompt(const std::string& extraInstructions, bool toolsAvailable);
+// `toolBudget` > 0: the repository tools are offered, and the prompt states the
+// budget and asks for the calls batched in one turn (each turn re-sends the
+// conversation). The text depends on nothing else: it is the start of the
+// prefix providers cache, identical in every call of a review.
+std::string systemPrompt(const std::string& extraInstructions, int toolBudget);
 
 // What the first user message holds besides the diff.
 struct PromptInput {

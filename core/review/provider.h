@@ -66,10 +66,26 @@ struct ModelRequest {
 
 enum class FinishReason { Stop, Length, ToolCalls, Refusal };
 
+// What a review (or one model call) consumed. Every field sums with +=, so
+// usages of rounds, attempts and chunks add up; never sum them field by field.
 struct Usage {
-  std::int64_t inputTokens = 0;
+  std::int64_t inputTokens = 0;        // every input token of the calls, cached or not
   std::int64_t outputTokens = 0;
-  Usage& operator+=(const Usage& o) { inputTokens += o.inputTokens; outputTokens += o.outputTokens; return *this; }
+  std::int64_t cachedInputTokens = 0;  // of inputTokens: read from the provider's prompt cache
+  std::int64_t cacheWriteTokens = 0;   // of inputTokens: written to the prompt cache (Anthropic bills these higher)
+  std::int64_t requests = 0;           // model calls made (set by the attempt loop, not by providers)
+  std::int64_t toolCalls = 0;          // repository tool calls served
+  std::int64_t toolCallBudget = 0;     // tool calls the review(s) allowed
+  Usage& operator+=(const Usage& o) {
+    inputTokens += o.inputTokens;
+    outputTokens += o.outputTokens;
+    cachedInputTokens += o.cachedInputTokens;
+    cacheWriteTokens += o.cacheWriteTokens;
+    requests += o.requests;
+    toolCalls += o.toolCalls;
+    toolCallBudget += o.toolCallBudget;
+    return *this;
+  }
 };
 
 struct ModelResponse {

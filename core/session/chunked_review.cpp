@@ -263,6 +263,7 @@ review::ReviewOutcome reviewInChunks(const diff::Diff& diff, const review::Revie
   if (cancel.cancelled()) throw Cancelled();
 
   review::ReviewOutcome out = merge(std::move(outcomes), options);
+  out.prices = options.prices;  // the cost of the summed usage (cost.h)
   if (out.provider.empty()) {
     out.provider = provider.name();
     out.model = provider.model();

@@ -131,6 +131,19 @@ TEST(ApplyJsonErrors, NumbersOutOfRange) {
   EXPECT_DOUBLE_EQ(applyJson(Config{}, {{"policy", {{"confidence_threshold", 1}}}}, "x").review.policy.confidenceThreshold, 1.0);
 }
 
+TEST(ApplyJson, PricesAreSetOnlyWhenGiven) {
+  EXPECT_FALSE(Config{}.review.prices.input.has_value()) << "no default price: no cost is stated";
+  const Config c = applyJson(Config{}, json::parse(R"({"price_per_million_input": 3, "price_per_million_output": 15.5,
+      "price_per_million_cached_input": 0.3, "price_per_million_cache_write": 3.75})"), ".revline.json");
+  EXPECT_EQ(c.review.prices.input, 3.0);
+  EXPECT_EQ(c.review.prices.output, 15.5);
+  EXPECT_EQ(c.review.prices.cachedInput, 0.3);
+  EXPECT_EQ(c.review.prices.cacheWrite, 3.75);
+  EXPECT_THAT(errorOf({{"price_per_million_input", -1}}),
+              HasSubstr(".revline.json: key \"price_per_million_input\": expected a number from 0 to"));
+  EXPECT_THAT(errorOf({{"price_per_million_output", "3$"}}), HasSubstr("expected a number"));
+}
+
 TEST(ApplyJsonErrors, BadCategoryInListNamesTheIndex) {
   EXPECT_EQ(errorOf({{"policy", {{"blocking_categories", {"SECURITY", "BUGS"}}}}}),
             ".revline.json: key \"policy.blocking_categories[1]\": expected one of CORRECTNESS, SECURITY, CONCURRENCY, "

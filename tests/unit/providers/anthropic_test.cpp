@@ -33,7 +33,8 @@ TEST(Anthropic, ForcedSubmitReviewToolCarriesTheContract) {
   json body = req.parsed();
   EXPECT_EQ(body["model"], "test-model");
   EXPECT_EQ(body["max_tokens"], 8192);
-  EXPECT_EQ(body["system"], "You are a code reviewer.");
+  EXPECT_EQ(body["system"], json::parse(R"([{"type":"text","text":"You are a code reviewer.",
+                                             "cache_control":{"type":"ephemeral"}}])"));
   EXPECT_EQ(body["messages"],
             json::parse(R"([{"role":"user","content":[{"type":"text","text":"Review this diff."}]}])"));
   ASSERT_EQ(body["tools"].size(), 1u);
@@ -163,7 +164,7 @@ TEST(Anthropic, PromptModeHasNoForcedToolAndFlattensToolHistory) {
   json body = server.requests()[0].parsed();
   EXPECT_FALSE(body.contains("tool_choice"));
   EXPECT_FALSE(body.contains("tools"));
-  EXPECT_NE(body["system"].get<std::string>().find("Reply with only one JSON object"), std::string::npos);
+  EXPECT_NE(body["system"][0]["text"].get<std::string>().find("Reply with only one JSON object"), std::string::npos);
   EXPECT_EQ(body.dump().find("tool_use"), std::string::npos) << "no tool blocks without tool definitions";
   EXPECT_NE(body.dump().find("[result of tool glob]"), std::string::npos);
 }

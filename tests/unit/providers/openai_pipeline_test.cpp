@@ -51,13 +51,7 @@ std::string completion(const std::string& content, const std::string& finish = "
 }
 
 std::string toolCalls(const std::vector<std::pair<std::string, json>>& calls, int round) {
-  json list = json::array();
-  int i = 0;
-  for (const auto& [name, args] : calls) {
-    list.push_back({{"id", "call_" + std::to_string(round) + "_" + std::to_string(++i)},
-                    {"type", "function"},
-                    {"function", {{"name", name}, {"arguments", args.dump()}}}});
-  }
+  const json list = testing::openAiToolCallList(calls, round);
   return json{{"choices", {{{"index", 0},
                             {"message", {{"role", "assistant"}, {"content", nullptr}, {"tool_calls", list}}},
                             {"finish_reason", "tool_calls"}}}},
@@ -195,7 +189,8 @@ TEST(OpenAiPipeline, TheBudgetEndsAModelThatKeepsCallingTools) {
   ASSERT_EQ(server.requestCount(), 3u);
   EXPECT_TRUE(server.requests()[1].parsed().contains("tools"));
   json last = server.requests()[2].parsed();
-  EXPECT_FALSE(last.contains("tools")) << "past the budget the tools are withdrawn";
+  EXPECT_EQ(last["tools"], server.requests()[0].parsed()["tools"])
+      << "past the budget the same tools stay offered (the cached prefix is unchanged); calls are refused";
   const json& msgs = last["messages"];
   EXPECT_EQ(msgs.back(), (json{{"role", "user"}, {"content", review::toolBudgetSpentMessage(3)}}));
   // The fourth call was answered with the budget message, not executed.

@@ -7,6 +7,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/providers/remote_common.h"
@@ -66,6 +67,18 @@ inline review::ToolSpec readFileSpec() {
                {"properties", {{"path", {{"type", "string"}}}}},
                {"required", json::array({"path"})},
                {"additionalProperties", false}}};
+}
+
+// OpenAI `tool_calls` entries, ids "call_<round>_<n>", for (name, arguments) pairs.
+inline json openAiToolCallList(const std::vector<std::pair<std::string, json>>& calls, int round) {
+  json list = json::array();
+  int i = 0;
+  for (const auto& [name, args] : calls) {
+    list.push_back({{"id", "call_" + std::to_string(round) + "_" + std::to_string(++i)},
+                    {"type", "function"},
+                    {"function", {{"name", name}, {"arguments", args.dump()}}}});
+  }
+  return list;
 }
 
 }  // namespace revline::testing

@@ -198,8 +198,13 @@ TEST(AttemptLoop, ToolBudgetEndsExploration) {
   ASSERT_EQ(requests.size(), 4u);
   EXPECT_FALSE(requests[0].tools.empty());
   EXPECT_FALSE(requests[1].tools.empty());
-  EXPECT_TRUE(requests[2].tools.empty());  // budget spent: no tools offered
-  EXPECT_TRUE(requests[3].tools.empty());
+  // Budget spent: the same tools stay offered (the provider's cached prefix is
+  // unchanged) and a call past the budget is refused.
+  EXPECT_EQ(requests[2].tools.size(), requests[0].tools.size());
+  EXPECT_EQ(requests[3].tools.size(), requests[0].tools.size());
+  EXPECT_EQ(outcome.usage.requests, 4);
+  EXPECT_EQ(outcome.usage.toolCalls, 2);
+  EXPECT_EQ(outcome.usage.toolCallBudget, 2);
   // Executed results reach the model delimited as untrusted data.
   const auto& firstToolTurn = requests[1].messages.back();
   ASSERT_EQ(firstToolTurn.role, review::Role::Tool);

@@ -187,6 +187,21 @@ TEST(GithubReview, SuggestionFencesAndRanges) {
   EXPECT_NE(review.comments[2].body.find("```diff\n-lots\n+less\n```"), std::string::npos) << review.comments[2].body;
 }
 
+TEST(GithubReview, BodyStatesWhatTheReviewSpent) {
+  const diff::Diff d = sampleDiff();
+  auto o = outcome(Verdict::Comment);
+  o.usage = {.inputTokens = 5000, .outputTokens = 400, .cachedInputTokens = 3000, .requests = 3, .toolCalls = 2,
+             .toolCallBudget = 5};
+  std::string body = buildGithubReview(o, d).body;
+  EXPECT_NE(body.find("Usage: 3 model requests, 5000 input tokens (3000 cached), 400 output tokens, 2 of 5 tool calls.\n"),
+            std::string::npos)
+      << body;
+  EXPECT_EQ(body.find("cost"), std::string::npos);
+  o.prices = {.input = 1.0, .output = 10.0};
+  body = buildGithubReview(o, d).body;
+  EXPECT_NE(body.find("; cost 0.0090 at the configured prices (input 0.0050, output 0.0040)."), std::string::npos) << body;
+}
+
 TEST(GithubReview, EventFollowsThePolicy) {
   const diff::Diff d = sampleDiff();
   EXPECT_EQ(buildGithubReview(outcome(Verdict::RequestChanges), d).event, "REQUEST_CHANGES");

@@ -13,7 +13,8 @@ TEST(JsonReport, HasExactlyTheDocumentedShape) {
   o.modelVerdict = Verdict::Approve;
   o.attempts = 2;
   o.toolCalls = 3;
-  o.usage = {100, 20};
+  o.usage = {.inputTokens = 100, .outputTokens = 20, .cachedInputTokens = 60, .cacheWriteTokens = 30, .requests = 3,
+             .toolCalls = 3, .toolCallBudget = 5};
   auto f = finding("src/Pay.java", 11, Severity::Major, Category::DataLoss, "Lost write", 12);
   f.suggestedFix = "Check the result.";
   f.edit = contract::Edit{"a", "b"};
@@ -46,9 +47,22 @@ TEST(JsonReport, HasExactlyTheDocumentedShape) {
     "unplacedBlocking": 0,
     "coverage": {"filesReviewed": 1, "filesTotal": 2, "linesReviewed": 5, "linesTotal": 9,
                  "filesSkipped": [{"path": "package-lock.json", "reason": "lock file"}]},
-    "attempts": 2, "toolCalls": 3, "provider": "builtin", "model": "builtin-rules",
-    "usage": {"inputTokens": 100, "outputTokens": 20}})");
+    "attempts": 2, "toolCalls": 3, "requests": 3, "provider": "builtin", "model": "builtin-rules",
+    "usage": {"requests": 3, "inputTokens": 100, "outputTokens": 20, "cachedInputTokens": 60, "cacheWriteTokens": 30,
+              "toolCalls": 3, "toolCallBudget": 5}})");
   EXPECT_EQ(j, expected) << j.dump(2);
+}
+
+TEST(JsonReport, CostFromTheConfiguredPrices) {
+  auto o = outcome(Verdict::Approve);
+  o.usage = {.inputTokens = 2'000'000, .outputTokens = 1'000'000, .cachedInputTokens = 1'000'000, .requests = 2};
+  EXPECT_FALSE(renderJson(o)["usage"].contains("cost")) << "no price configured: no cost";
+  o.prices.input = 2.0;
+  o.prices.output = 8.0;
+  // No cached-input price: cached tokens are billed at the input price.
+  EXPECT_EQ(renderJson(o)["usage"]["cost"], (json{{"input", 4.0}, {"output", 8.0}, {"total", 12.0}}));
+  o.prices.cachedInput = 0.5;
+  EXPECT_EQ(renderJson(o)["usage"]["cost"], (json{{"input", 2.5}, {"output", 8.0}, {"total", 10.5}}));
 }
 
 TEST(JsonReport, EmptyListsStayArrays) {

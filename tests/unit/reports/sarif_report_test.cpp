@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "tests/support/temp_repo.h"
+#include "core/reports/usage_report.h"
 #include "tests/unit/reports/json_schema_check.h"
 #include "tests/unit/reports/report_fixtures.h"
 
@@ -147,6 +148,21 @@ TEST(SarifReport, ResultsCarryLevelLocationFingerprintAndFix) {
 
   EXPECT_EQ(sarif["runs"][0]["properties"]["rejectedFindings"], 1);
   EXPECT_EQ(sarif["version"], "2.1.0");
+}
+
+TEST(SarifReport, RunPropertiesStateWhatTheReviewSpent) {
+  auto o = richOutcome();
+  o.usage = {.inputTokens = 900, .outputTokens = 90, .cachedInputTokens = 500, .requests = 2, .toolCalls = 1,
+             .toolCallBudget = 5};
+  o.prices = {.input = 10.0, .output = 30.0};
+  const json props = renderSarif(o)["runs"][0]["properties"];
+  EXPECT_EQ(props["usage"]["requests"], 2);
+  EXPECT_EQ(props["usage"]["cachedInputTokens"], 500);
+  EXPECT_EQ(props["usage"]["toolCalls"], 1);
+  EXPECT_EQ(props["usage"]["toolCallBudget"], 5);
+  EXPECT_DOUBLE_EQ(props["usage"]["cost"]["total"].get<double>(), 900 * 10.0 / 1e6 + 90 * 30.0 / 1e6);
+  o.prices = {};
+  EXPECT_FALSE(renderSarif(o)["runs"][0]["properties"]["usage"].contains("cost"));
 }
 
 TEST(SarifReport, UtfColumnsCountUtf16CodeUnits) {

@@ -11,7 +11,7 @@ using namespace testing;
 TEST(TextReport, RendersFindingsRejectedAndCounts) {
   auto o = outcome(Verdict::RequestChanges);
   o.modelVerdict = Verdict::Comment;
-  o.usage = {1200, 300};
+  o.usage = {.inputTokens = 1200, .outputTokens = 300, .cachedInputTokens = 800, .requests = 2, .toolCallBudget = 5};
   auto f = finding("src/Pay.java", 11, Severity::Major, Category::Correctness, "String compared by identity", 13);
   f.confidence = 0.82;
   f.explanation = "Compares references.\nAlways true for new strings.";
@@ -46,9 +46,26 @@ TEST(TextReport, RendersFindingsRejectedAndCounts) {
       "  src/Pay.java:412: BLOCKER SECURITY SQL injection\n"
       "    line 412 of 'src/Pay.java' is not among the lines this diff touches\n"
       "\n"
-      "2 findings (1 MAJOR, 1 NIT), 1 rejected; 1 attempt, 0 tool calls; builtin builtin-rules; "
-      "1200 input + 300 output tokens\n";
+      "2 findings (1 MAJOR, 1 NIT), 1 rejected; 1 attempt, 0 tool calls; builtin builtin-rules\n"
+      "Usage: 2 model requests, 1200 input tokens (800 cached), 300 output tokens, 0 of 5 tool calls.\n";
   EXPECT_EQ(renderText(o), expected);
+}
+
+TEST(TextReport, StatesTheCostOnlyWhenPricesAreConfigured) {
+  auto o = outcome(Verdict::Approve);
+  o.usage = {.inputTokens = 1'000'000, .outputTokens = 100'000, .cachedInputTokens = 600'000,
+             .cacheWriteTokens = 200'000, .requests = 4, .toolCalls = 3, .toolCallBudget = 5};
+  const std::string unpriced = renderText(o);
+  EXPECT_NE(unpriced.find("Usage: 4 model requests, 1000000 input tokens (600000 cached, 200000 written to the "
+                          "cache), 100000 output tokens, 3 of 5 tool calls.\n"),
+            std::string::npos)
+      << unpriced;
+  EXPECT_EQ(unpriced.find("cost"), std::string::npos) << "no price configured: no cost";
+  // Anthropic-like prices: 3 per million input, cache reads 0.1x, writes 1.25x, 15 per million output.
+  o.prices = {.input = 3.0, .output = 15.0, .cachedInput = 0.3, .cacheWrite = 3.75};
+  // 200000 uncached * 3 + 600000 * 0.3 + 200000 * 3.75 = 0.6 + 0.18 + 0.75 = 1.53; output 1.5.
+  EXPECT_NE(renderText(o).find("; cost 3.0300 at the configured prices (input 1.5300, output 1.5000).\n"), std::string::npos)
+      << renderText(o);
 }
 
 TEST(TextReport, ApprovalWithoutFindings) {

@@ -89,7 +89,10 @@ TEST(ToolCallCap, TwentyThousandCallsInOneReplyAreCappedAndCounted) {
                        "refused and count against the budget of 50 tool calls."),
             std::string::npos)
       << notes;
-  EXPECT_TRUE(second.tools.empty()) << "the budget is spent";
+  // The budget is spent, but the tools stay offered (the provider's cached
+  // prefix is unchanged); the budget note tells the model to answer.
+  EXPECT_EQ(second.tools.size(), 1u);
+  EXPECT_NE(notes.find(toolBudgetSpentMessage(50)), std::string::npos) << notes;
 }
 
 TEST(RedactDiff, SecretsLeaveTheLinesBeforeTheyAreNumbered) {

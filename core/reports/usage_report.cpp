@@ -1,0 +1,60 @@
+#include "core/reports/usage_report.h"
+
+#include <cstdio>
+
+#include "core/review/cost.h"
+
+namespace revline::reports {
+
+namespace {
+
+std::string count(std::int64_t n, const char* one, const char* many) {
+  return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
+}  // namespace
+
+std::string formatCost(double cost) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, cost != 0 && cost < 0.0001 ? "%.8f" : "%.4f", cost);
+  return buf;
+}
+
+json usageJson(const review::Usage& u, const review::Prices& prices) { return usageJson(u, review::costOf(u, prices)); }
+
+json usageJson(const review::Usage& u, const std::optional<review::Cost>& cost) {
+  json j = {{"requests", u.requests},
+            {"inputTokens", u.inputTokens},
+            {"outputTokens", u.outputTokens},
+            {"cachedInputTokens", u.cachedInputTokens},
+            {"cacheWriteTokens", u.cacheWriteTokens},
+            {"toolCalls", u.toolCalls},
+            {"toolCallBudget", u.toolCallBudget}};
+  if (cost) j["cost"] = {{"input", cost->input}, {"output", cost->output}, {"total", cost->total()}};
+  return j;
+}
+
+std::string usageSentence(const review::Usage& u, const review::Prices& prices) {
+  return usageSentence(u, review::costOf(u, prices));
+}
+
+std::string usageSentence(const review::Usage& u, const std::optional<review::Cost>& cost) {
+  // Nothing metered (no model asked, or an offline reviewer such as builtin): nothing to say.
+  if (u.inputTokens == 0 && u.outputTokens == 0) return "";
+  std::string s = count(u.requests, "model request", "model requests") + ", " +
+                  count(u.inputTokens, "input token", "input tokens");
+  if (u.cachedInputTokens || u.cacheWriteTokens) {
+    s += " (" + std::to_string(u.cachedInputTokens) + " cached";
+    if (u.cacheWriteTokens) s += ", " + std::to_string(u.cacheWriteTokens) + " written to the cache";
+    s += ")";
+  }
+  s += ", " + count(u.outputTokens, "output token", "output tokens") + ", " + std::to_string(u.toolCalls) + " of " +
+       count(u.toolCallBudget, "tool call", "tool calls");
+  if (cost) {
+    s += "; cost " + formatCost(cost->total()) + " at the configured prices (input " + formatCost(cost->input) +
+         ", output " + formatCost(cost->output) + ")";
+  }
+  return s;
+}
+
+}  // namespace revline::reports

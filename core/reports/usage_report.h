@@ -1,0 +1,29 @@
+// What a review spent, as every report states it: model requests, input
+// (cached and cache-written among them) and output tokens, tool calls of the
+// budget, and the cost when the model's prices are configured (review/cost.h).
+#pragma once
+#include <optional>
+#include <string>
+
+#include "core/review/pipeline.h"
+#include "core/support/json.h"
+
+namespace revline::reports {
+
+// {"requests", "inputTokens", "outputTokens", "cachedInputTokens", "cacheWriteTokens",
+//  "toolCalls", "toolCallBudget" (+ "cost": {"input", "output", "total"} when priced)}
+json usageJson(const review::Usage& usage, const review::Prices& prices);
+// The same with the cost already known (e.g. a session's sum over reviews priced differently).
+json usageJson(const review::Usage& usage, const std::optional<review::Cost>& cost);
+
+// One clause, e.g. "4 model requests, 41230 input tokens (30000 cached, 5000
+// written to the cache), 1200 output tokens, 3 of 5 tool calls; cost 0.0312 at
+// the configured prices (input 0.0201, output 0.0111)". Empty when no token was
+// metered (no model asked, or an offline reviewer): the JSON usage still has the counts.
+std::string usageSentence(const review::Usage& usage, const review::Prices& prices);
+std::string usageSentence(const review::Usage& usage, const std::optional<review::Cost>& cost);
+
+// A cost as text: 4 decimals, more for sums below 0.0001 (so it never reads 0.0000).
+std::string formatCost(double cost);
+
+}  // namespace revline::reports

@@ -1,0 +1,24 @@
+#include "core/review/cost.h"
+
+#include <algorithm>
+
+namespace revline::review {
+
+std::optional<Cost> costOf(const Usage& usage, const Prices& prices) {
+  if (!prices.input && !prices.output) return std::nullopt;
+  const double in = prices.input.value_or(0);
+  const double read = prices.cachedInput.value_or(in);
+  const double write = prices.cacheWrite.value_or(in);
+  // Cached and written tokens are part of inputTokens; a provider reporting
+  // more of them than input tokens is not trusted to make the rest negative.
+  const auto cached = std::min(usage.cachedInputTokens, usage.inputTokens);
+  const auto written = std::min(usage.cacheWriteTokens, usage.inputTokens - cached);
+  const auto uncached = usage.inputTokens - cached - written;
+  Cost c;
+  c.input = (static_cast<double>(uncached) * in + static_cast<double>(cached) * read +
+             static_cast<double>(written) * write) / 1e6;
+  c.output = static_cast<double>(usage.outputTokens) * prices.output.value_or(0) / 1e6;
+  return c;
+}
+
+}  // namespace revline::review

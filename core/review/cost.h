@@ -1,0 +1,29 @@
+// What a review cost, from its Usage and the model's configured prices
+// (settings price_per_million_*). No price configured: no cost is stated.
+#pragma once
+#include <optional>
+
+#include "core/review/provider.h"
+
+namespace revline::review {
+
+// Per million tokens, in the currency the user priced in (revline names none).
+struct Prices {
+  std::optional<double> input;        // uncached input tokens
+  std::optional<double> output;
+  std::optional<double> cachedInput;  // tokens read from the prompt cache; unset: billed as input
+  std::optional<double> cacheWrite;   // tokens written to the prompt cache; unset: billed as input
+};
+
+struct Cost {
+  double input = 0;   // every input token at its price (uncached, cache reads, cache writes)
+  double output = 0;
+  double total() const { return input + output; }
+};
+
+// The cost of `usage`, or nullopt when neither the input nor the output price
+// is configured. A price left unset counts as 0 for its tokens only when the
+// other one is set (e.g. a free local model with a priced output is odd, but honest).
+std::optional<Cost> costOf(const Usage& usage, const Prices& prices);
+
+}  // namespace revline::review

@@ -1,0 +1,102 @@
+// The language server's running totals of what the session's reviews spent:
+// revline/stats "usage" (requests, tokens, cached tokens, tool calls, and the
+// cost when the model's prices are configured) and the review's progress text.
+#include <gtest/gtest.h>
+
+#include "lsp/protocol.h"
+#include "tests/support/temp_repo.h"
+#include "tests/unit/lsp/lsp_client.h"
+
+namespace revline::lsp {
+namespace {
+
+using revline::testing::TempRepo;
+using testing::LspClient;
+
+// Answers every review at once with one finding and a fixed usage.
+class MeteredProvider : public review::Provider {
+ public:
+  std::string name() const override { return "metered"; }
+  std::string model() const override { return "m1"; }
+  review::ModelResponse complete(const review::ModelRequest&, const CancelToken&) override {
+    review::ModelResponse r;
+    r.text = json{{"summary", "s"},
+                  {"verdict", "COMMENT"},
+                  {"findings",
+                   {{{"file", "a.txt"}, {"line", 1}, {"endLine", nullptr}, {"severity", "MINOR"}, {"category", "STYLE"},
+                     {"title", "Scripted finding"}, {"explanation", "Because."}, {"suggestedFix", nullptr},
+                     {"edit", nullptr}, {"confidence", 0.9}}}}}
+                 .dump();
+    r.usage.inputTokens = 1000;
+    r.usage.cachedInputTokens = 600;
+    r.usage.outputTokens = 100;
+    return r;
+  }
+};
+
+struct SessionUsage : ::testing::Test {
+  TempRepo repo;
+  std::string uri;
+  void SetUp() override {
+    repo.write("a.txt", "one\ntwo\n");
+    repo.commitAll("init");
+    uri = uriFromPath((std::filesystem::canonical(repo.root()) / "a.txt").string());
+  }
+  std::string rootUri() { return uriFromPath(std::filesystem::canonical(repo.root()).string()); }
+  ServerOptions options() {
+    ServerOptions o;
+    o.sync = true;
+    o.providerFactory = [](const config::Config&, const diff::Diff&, const std::filesystem::path&) {
+      return std::make_unique<MeteredProvider>();
+    };
+    return o;
+  }
+  // A new change each time (no review-cache hit), saved and reviewed.
+  void editAndSave(LspClient& c, int n) {
+    repo.write("a.txt", "one changed " + std::to_string(n) + "\ntwo\n");
+    c.notify("textDocument/didSave", {{"textDocument", {{"uri", uri}}}});
+    EXPECT_EQ(c.notification("textDocument/publishDiagnostics")["params"]["diagnostics"].size(), 1u);
+  }
+  json stats(LspClient& c) { return c.reply(c.request("revline/stats", json::object()))["result"]; }
+};
+
+TEST_F(SessionUsage, StatsSumEveryReviewAndPriceThem) {
+  LspClient c(options());
+  c.initialize(rootUri(), {{"price_per_million_input", 2.0},
+                           {"price_per_million_cached_input", 0.2},
+                           {"price_per_million_output", 10.0},
+                           {"max_tool_calls", 4}});
+  editAndSave(c, 1);
+  editAndSave(c, 2);
+  const json usage = stats(c)["usage"];
+  EXPECT_EQ(usage["requests"], 2);
+  EXPECT_EQ(usage["inputTokens"], 2000);
+  EXPECT_EQ(usage["cachedInputTokens"], 1200);
+  EXPECT_EQ(usage["outputTokens"], 200);
+  EXPECT_EQ(usage["toolCalls"], 0);
+  EXPECT_EQ(usage["toolCallBudget"], 8) << "two reviews of 4 tool calls each";
+  // Per review: 400 uncached * 2 + 600 cached * 0.2 = 920 per million input; 100 * 10 output.
+  EXPECT_NEAR(usage["cost"]["input"].get<double>(), 2 * 920 / 1e6, 1e-12);
+  EXPECT_NEAR(usage["cost"]["output"].get<double>(), 2 * 1000 / 1e6, 1e-12);
+  EXPECT_NEAR(usage["cost"]["total"].get<double>(), 2 * 1920 / 1e6, 1e-12);
+
+  // Saving again without a change is answered from the cache: nothing more spent.
+  c.notify("textDocument/didSave", {{"textDocument", {{"uri", uri}}}});
+  c.notification("textDocument/publishDiagnostics");
+  EXPECT_EQ(stats(c)["usage"]["requests"], 2);
+  EXPECT_EQ(c.stop(), 0);
+}
+
+TEST_F(SessionUsage, NoPriceNoCost) {
+  LspClient c(options());
+  c.initialize(rootUri());
+  editAndSave(c, 1);
+  const json usage = stats(c)["usage"];
+  EXPECT_EQ(usage["requests"], 1);
+  EXPECT_EQ(usage["inputTokens"], 1000);
+  EXPECT_FALSE(usage.contains("cost"));
+  EXPECT_EQ(c.stop(), 0);
+}
+
+}  // namespace
+}  // namespace revline::lsp

@@ -286,8 +286,10 @@ void Server::applyOutcome(Job& job, JobOutcome& outcome) {
       for (const auto& edit : e->second) alive = alive && moveLines(placed.firstLine, placed.lastLine, edit);
     if (alive) byUri[uri].push_back(std::move(placed));
     reviewed.insert(uri);
-    if (auto lines = outcome.fileLines.find(rel); lines != outcome.fileLines.end())
+    if (auto lines = outcome.fileLines.find(rel); lines != outcome.fileLines.end()) {  // once per file
       files_[uri].reviewedLines = std::move(lines->second);
+      outcome.fileLines.erase(lines);
+    }
   }
   if (!job.path) {  // workspace: files of this repository that left the diff are cleared
     for (const auto& [uri, state] : files_)

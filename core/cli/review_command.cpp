@@ -52,9 +52,12 @@ int runReviewCommand(const std::vector<std::string>& args, std::istream& in, std
   session::ReviewRequest request = reviewRequestFor(readDiff(parsed, in), parsed, "revline review", err);
   request.progress = terminalProgress(err, "revline review");
   request.fullReview = parsed.has("no-cache");
-  session::HunkCache hunks;  // the server's too: a re-run after an edit sends only the edited hunks
+  // The server's per-hunk cache too: a re-run after an edit sends only the edited
+  // hunks. Not for a patch on stdin: it need not be this work tree's change, and
+  // its review must leave nothing behind in the repository it runs in.
+  session::HunkCache hunks;
   const session::ReviewResult result =
-      session::ReviewService({}, nullptr, {}, &hunks).review(std::move(request));
+      session::ReviewService({}, nullptr, {}, parsed.has("stdin") ? nullptr : &hunks).review(std::move(request));
   const review::ReviewOutcome& outcome = result.outcome;
   const diff::Diff& selected = result.reviewed;
 

@@ -112,6 +112,7 @@ class BatchTransport : public lsp::Transport {
     return next_ < batches_.size();
   }
   void writeBody(const std::string& body) override { written.push_back(body); }
+  void wake() override {}  // readBatch never blocks: posted work runs after each batch
 
  private:
   std::vector<std::vector<std::string>> batches_;

@@ -235,7 +235,9 @@ TEST(PromptCache, CliReportsCachedTokensAndTheCostFromConfiguredPrices) {
   const std::string answer = anthropicSubmit(json::parse(reportOnLine(4)), 2000, 6000);  // 100 plain, 20 output
   server.enqueue(Reply::ok(answer));
   server.enqueue(Reply::ok(answer));
-  const std::string args = "review --provider anthropic --base-url " + server.url() + " --model test --max-tool-calls 0";
+  // --no-cache: the second run is asked again (it would be answered by the per-hunk cache).
+  const std::string args =
+      "review --no-cache --provider anthropic --base-url " + server.url() + " --model test --max-tool-calls 0";
   const auto json_run = testing::runRevline(args + " --format json", f.repo.root());
   ASSERT_EQ(json_run.exitCode, 1) << json_run.out << json_run.err;
   const json usage = json::parse(json_run.out)["usage"];

@@ -112,17 +112,16 @@ ReviewResult ReviewService::review(ReviewRequest request, const CancelToken& can
     auto hit = cache_->get(root, key);
     if (hit && !(full && hit->composed)) return fromCache(std::move(prepared), std::move(*hit), *provider, config);
   }
-  // No repository (--stdin elsewhere): no tools and no file reads, never the current directory.
-  std::optional<tools::RepositoryTools> tools;
-  if (!root.empty()) tools.emplace(root);  // read-only, confined to the work tree under review
-  review::ToolExecutor* toolsOrNull = tools ? &*tools : nullptr;
-
-  // Incremental review: only the hunks not reviewed before go on (hunk_cache.h).
+  // Incremental review: only the hunks not reviewed before go on (hunk_cache.h). The
+  // plan reads each hunk's function context through tools confined to the work
+  // tree; without a repository (--stdin elsewhere) there is no plan and no file read.
   std::optional<IncrementalPlan> plan;
-  if (hunks_ && tools && HunkCache::applies(provider->name()))
+  if (hunks_ && !root.empty() && HunkCache::applies(provider->name())) {
+    tools::RepositoryTools files(root);
     plan = hunks_->plan(root, prepared.reviewed,
                         {provider->name(), provider->model(), &config.review, prepared.inputs.commitMessages},
-                        toolsOrNull, !full);
+                        &files, !full);
+  }
   const diff::Diff& toSend = plan ? plan->toReview : prepared.reviewed;
   // Within the token budget: one request, or several (chunked_review.h), each
   // with its own read-only tools confined to the work tree (none without a root).

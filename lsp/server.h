@@ -129,6 +129,8 @@ class Server : public MessageHandler {
   void workerLoop();
   void reportFailure(const std::string& message);  // a new failure at once, the same one once a minute
   void count(int ServerStats::*counter);           // any thread
+  // Adds a review's spend (and its cost, when priced) to revline/stats; any thread.
+  void addToSessionTotals(const review::Usage& usage, const review::Prices& prices);
 
   // State helpers (loop thread).
   std::optional<std::filesystem::path> repositoryOf(const std::filesystem::path& file);

@@ -30,7 +30,8 @@ int runDiffCommand(const std::vector<std::string>& args, std::istream& in, std::
            "\"NUMBER : TEXT\" lines (for reference, not valid targets), and only the files the selection sends\n"
            "(the others are listed on stderr with the reason).\n\n"
            "  --prompt    the whole first request instead: system prompt, intent (--description, and the\n"
-           "              commit messages with --base) and diff, redacted as a remote provider receives it\n"
+           "              commit messages with --base) and diff, redacted as a remote provider receives it;\n"
+           "              a change split to fit max_input_tokens shows each of its requests\n"
            "  --json      the parsed structure of the whole diff: files, status, every line's new number\n"
            "  --numstat   added and deleted line counts per file, as `git apply --numstat` prints them\n"
            "  --stdin     read a patch (any `git diff` / `git log -p` output) from standard input\n"
@@ -64,9 +65,16 @@ int runDiffCommand(const std::vector<std::string>& args, std::istream& in, std::
   // The request a `revline review` with the same flags would make.
   session::ReviewRequest request = reviewRequestFor(std::move(source), parsed, "revline diff", err);
   if (parsed.has("prompt")) {
-    const review::ModelRequest first = session::ReviewService().preview(std::move(request));
-    out << "=== system ===\n" << first.system << "\n";
-    for (const auto& m : first.messages) out << "=== user ===\n" << m.text;
+    std::vector<std::string> notSent;
+    const std::vector<review::ModelRequest> requests = session::ReviewService().preview(std::move(request), &notSent);
+    for (std::size_t i = 0; i < requests.size(); ++i) {
+      // A change split to fit max_input_tokens is several requests: each is shown.
+      if (requests.size() > 1)
+        out << "=== request " << i + 1 << " of " << requests.size() << " (the change exceeds max_input_tokens) ===\n";
+      out << "=== system ===\n" << requests[i].system << "\n";
+      for (const auto& m : requests[i].messages) out << "=== user ===\n" << m.text;
+    }
+    for (const auto& s : notSent) err << "revline diff: not sent (" << s << ")\n";
     return 0;
   }
   const std::filesystem::path root = request.root;

@@ -5,6 +5,7 @@
 #include <system_error>
 
 #include "core/config/config.h"
+#include "core/support/files.h"
 #include "core/support/repo_file.h"
 
 namespace revline::config {
@@ -91,15 +92,9 @@ bool trustRepository(const fs::path& file, const fs::path& root) {
   std::error_code ec;
   fs::create_directories(file.parent_path(), ec);
   if (ec) throw ConfigError("cannot create " + file.parent_path().string() + ": " + ec.message());
-  // Written next to the file and renamed over it: a crash never leaves half a config.
-  const fs::path temporary = file.string() + ".tmp";
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    out << object.dump(2) << "\n";
-    if (!out) throw ConfigError("cannot write " + temporary.string());
-  }
-  fs::rename(temporary, file, ec);
-  if (ec) throw ConfigError("cannot write " + file.string() + ": " + ec.message());
+  // Written to a temporary of its own and renamed over the file: a crash never
+  // leaves half a config, and two `revline trust` at once never share a temporary.
+  if (!writeFileAtomically(file, object.dump(2) + "\n")) throw ConfigError("cannot write " + file.string());
   return true;
 }
 

@@ -37,8 +37,11 @@ std::string OllamaProvider::notFoundHint() const { return "pull the model first:
 
 ojson OllamaProvider::buildRequest(const review::ModelRequest& request) const {
   const bool hasSchema = !request.schema.is_null();
-  const bool useFormat =
-      hasSchema && settings_.structuredOutput == config::StructuredOutput::Native && request.tools.empty();
+  // A format constraint leaves no room for a tool call, so it is sent only when
+  // no tool can be called: none offered, or the budget spent (the tools stay
+  // listed so the prompt Ollama's KV cache holds is unchanged).
+  const bool useFormat = hasSchema && settings_.structuredOutput == config::StructuredOutput::Native &&
+                         (request.tools.empty() || request.toolBudgetSpent);
   ojson messages = ojson::array();
   std::string system = request.system;
   // The schema is always worth showing to a local model; with `format` it is also enforced.
@@ -71,10 +74,20 @@ ojson OllamaProvider::buildRequest(const review::ModelRequest& request) const {
         break;
     }
   }
+  ojson options = {{"temperature", 0}};
+  if (request.inputTokenBudget > 0) {
+    // Ollama's context window defaults to a few thousand tokens whatever the
+    // model holds, and a longer prompt is cut from the front without an error
+    // (the system prompt first). Sized for the request's budget and the answer,
+    // in steps of 1,024 so one review keeps one window (a new size reloads the model).
+    const std::int64_t window = request.inputTokenBudget + settings_.maxOutputTokens;
+    options["num_ctx"] = (window + 1023) / 1024 * 1024;
+    options["num_predict"] = settings_.maxOutputTokens;
+  }
   ojson body = {{"model", endpoint_.model},
                {"messages", std::move(messages)},
                {"stream", false},
-               {"options", {{"temperature", 0}}}};
+               {"options", std::move(options)}};
   if (useFormat) body["format"] = request.schema;
   if (!request.tools.empty()) body["tools"] = functionTools(request.tools);
   return body;

@@ -1,9 +1,11 @@
 // Ollama's native chat API: `POST {base_url}/api/chat` with stream:false.
 //
 // Structured output (native): `format` = the contract schema. A format constraint
-// leaves no room for tool calls, so while repository tools are offered the schema
-// travels in the system prompt instead and `format` is sent once the tools are
-// withdrawn (the final answer). Prompt mode never sends `format`.
+// leaves no room for tool calls, so while repository tools can be called the schema
+// travels in the system prompt only, and `format` is added once the tool budget is
+// spent (the final answer). Prompt mode never sends `format`.
+// Context window: `options.num_ctx` is sized from the request's max_input_tokens
+// and max_output_tokens (Ollama would otherwise cut a long prompt from the front).
 // Token counts come from prompt_eval_count / eval_count.
 #pragma once
 #include <string>

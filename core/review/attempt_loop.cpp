@@ -4,6 +4,7 @@
 
 #include "core/contract/feedback.h"
 #include "core/contract/reply_parser.h"
+#include "core/review/conversation_fit.h"
 #include "core/review/pipeline.h"
 #include "core/review/prompt.h"
 
@@ -47,12 +48,19 @@ AttemptResult runAttempts(Provider& provider, ModelRequest request, const Attemp
     checkCancelled(cancel);
     if (++modelCalls > maxModelCalls) {
       throw ContractFailure("the model kept calling tools after its budget of " + std::to_string(budget) +
-                            " tool calls was spent and gave no final answer");
+                                " tool calls was spent and gave no final answer",
+                            result.usage);
     }
     // The same tools in every call of the conversation, even once the budget is
     // spent (calls past it are refused with a note): the tools lead the prefix a
     // provider caches, so withdrawing them would re-bill the whole conversation.
     request.tools = tools ? tools->specs() : std::vector<ToolSpec>{};
+    request.toolBudgetSpent = tools && result.toolCalls >= budget;
+    request.inputTokenBudget = options.maxInputTokens;
+    if (const int cut = fitConversation(request, options.maxInputTokens); cut > 0)
+      result.warnings.push_back(std::to_string(cut) + (cut == 1 ? " earlier turn was" : " earlier turns were") +
+                                " shortened to keep the request within max_input_tokens " +
+                                std::to_string(options.maxInputTokens));
     ModelResponse response = provider.complete(request, cancel);
     result.usage += response.usage;
     ++result.usage.requests;
@@ -120,8 +128,9 @@ AttemptResult runAttempts(Provider& provider, ModelRequest request, const Attemp
     last = std::move(parse);
   }
   throw ContractFailure("the model's answer did not meet the review contract after " +
-                        std::to_string(result.attempts) + (result.attempts == 1 ? " attempt" : " attempts") +
-                        "; problems in the last answer:" + listProblems(last));
+                            std::to_string(result.attempts) + (result.attempts == 1 ? " attempt" : " attempts") +
+                            "; problems in the last answer:" + listProblems(last),
+                        result.usage);
 }
 
 }  // namespace revline::review

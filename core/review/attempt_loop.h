@@ -19,6 +19,7 @@ inline constexpr std::size_t kMaxToolCallsPerReply = 8;
 struct AttemptOptions {
   int maxAttempts = 2;   // answers the model may give (the first + contract retries)
   int maxToolCalls = 5;  // tool calls served per review; past it the model must answer
+  std::int64_t maxInputTokens = 0;  // every call fitted to it (conversation_fit.h); 0: no cap
 };
 
 struct AttemptResult {

@@ -2,6 +2,7 @@
 // header so configuration (core/config) names the options without the whole
 // pipeline.
 #pragma once
+#include <cstdint>
 #include <string>
 
 #include "core/review/cost.h"
@@ -21,6 +22,10 @@ struct ReviewOptions {
   int functionContextMaxLines = 200;  // a longer enclosing definition shows only its first line
   std::string description;            // what the change is for, in the author's words (untrusted)
   Prices prices;                      // the model's prices, for the cost in reports (not part of settingsKey)
+  // Not a setting: the max_input_tokens the session resolved for this review's
+  // provider (session/chunked_review.h), which every call is fitted to; 0: none.
+  // Not part of settingsKey (it changes what is sent, not what is asked).
+  std::int64_t inputTokenBudget = 0;
 };
 
 // The options that change what a review publishes, as text: part of every

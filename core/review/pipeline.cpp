@@ -80,6 +80,13 @@ ModelRequest firstRequest(const diff::Diff& diff, const Provider& provider, cons
 
 ReviewOutcome runReview(const diff::Diff& diff, Provider& provider, const ReviewOptions& options,
                         ToolExecutor* tools, const CancelToken& cancel, const ReviewInputs& inputs) {
+  if (diff.files.empty()) return runReview(diff, provider, options, tools, cancel, inputs, ModelRequest{});
+  return runReview(diff, provider, options, tools, cancel, inputs, firstRequest(diff, provider, options, tools, inputs));
+}
+
+ReviewOutcome runReview(const diff::Diff& diff, Provider& provider, const ReviewOptions& options,
+                        ToolExecutor* tools, const CancelToken& cancel, const ReviewInputs& inputs,
+                        ModelRequest request) {
   ReviewOutcome outcome;
   outcome.provider = provider.name();
   outcome.model = provider.model();
@@ -93,9 +100,8 @@ ReviewOutcome runReview(const diff::Diff& diff, Provider& provider, const Review
   }
 
   const bool toolsOffered = tools && options.maxToolCalls > 0;
-  ModelRequest request = firstRequest(diff, provider, options, tools, inputs);
-
-  AttemptResult answer = runAttempts(provider, request, {options.maxAttempts, options.maxToolCalls},
+  AttemptResult answer = runAttempts(provider, std::move(request),
+                                     {options.maxAttempts, options.maxToolCalls, options.inputTokenBudget},
                                      toolsOffered ? tools : nullptr, cancel);
   GroundingResult grounded = ground(answer.report.findings, diff);
   int unplacedBlocking = countBlocking(grounded.rejected, options.policy);
@@ -110,8 +116,10 @@ ReviewOutcome runReview(const diff::Diff& diff, Provider& provider, const Review
     try {
       // The tools stay offered (with what is left of the budget) so the
       // conversation's cached prefix is unchanged.
-      AttemptResult second = runAttempts(provider, std::move(retry), {options.maxAttempts - answer.attempts, toolsLeft},
-                                         toolsOffered ? tools : nullptr, cancel);
+      AttemptResult second =
+          runAttempts(provider, std::move(retry),
+                      {options.maxAttempts - answer.attempts, toolsLeft, options.inputTokenBudget},
+                      toolsOffered ? tools : nullptr, cancel);
       answer.attempts += second.attempts;
       answer.toolCalls += second.toolCalls;
       answer.usage += second.usage;
@@ -127,6 +135,7 @@ ReviewOutcome runReview(const diff::Diff& diff, Provider& provider, const Review
       grounded.rejected = std::move(again.rejected);
     } catch (const ContractFailure& e) {
       answer.attempts = options.maxAttempts;  // the round used every attempt left
+      answer.usage += e.spent();              // and its calls were paid for
       answer.warnings.push_back(std::string("the corrected findings did not meet the contract; the first answer is kept: ") +
                                 e.what());
     }

@@ -90,7 +90,13 @@ struct ReviewOutcome {
 // The contract could not be met within maxAttempts; what() lists every problem.
 class ContractFailure : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  // `spent`: what the failed conversation consumed (a failure still costs).
+  explicit ContractFailure(const std::string& message, Usage spent = {})
+      : std::runtime_error(message), spent_(spent) {}
+  const Usage& spent() const { return spent_; }
+
+ private:
+  Usage spent_;
 };
 
 // What the reviewer is shown of a change: `diff` (the selection) against the
@@ -119,6 +125,11 @@ ModelRequest firstRequest(const diff::Diff& diff, const Provider& provider, cons
 // the new files' text for function context (ToolExecutor::newFileText).
 ReviewOutcome runReview(const diff::Diff& diff, Provider& provider, const ReviewOptions& options,
                         ToolExecutor* tools, const CancelToken& cancel, const ReviewInputs& inputs = {});
+// The same with the first request already built by firstRequest(diff, provider,
+// options, tools, inputs) (a caller that measured it need not build it again).
+ReviewOutcome runReview(const diff::Diff& diff, Provider& provider, const ReviewOptions& options,
+                        ToolExecutor* tools, const CancelToken& cancel, const ReviewInputs& inputs,
+                        ModelRequest first);
 
 // Added plus removed lines of one file section.
 std::int64_t changedLines(const diff::FileDiff& file);

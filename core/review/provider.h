@@ -61,7 +61,13 @@ struct ModelRequest {
   // JSON Schema of contract::ReviewReport, properties in contract order (models
   // tend to fill fields in the order they are listed).
   nlohmann::ordered_json schema;
-  std::vector<ToolSpec> tools;  // empty: no tools offered (e.g. budget spent)
+  std::vector<ToolSpec> tools;  // empty: no tools offered
+  // Set by the attempt loop for the provider's wire format: the tool budget is
+  // spent (calls are refused, the next answer must be the report; Ollama then
+  // enforces the schema with `format`), and the max_input_tokens this request
+  // was fitted to (0: none; Ollama sizes its context window, num_ctx, from it).
+  bool toolBudgetSpent = false;
+  std::int64_t inputTokenBudget = 0;
 };
 
 enum class FinishReason { Stop, Length, ToolCalls, Refusal };

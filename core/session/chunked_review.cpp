@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -159,32 +160,40 @@ review::ReviewOutcome merge(std::vector<review::ReviewOutcome> parts, const revi
   return out;
 }
 
-}  // namespace
+// How a review is sent: one request or a plan of several (reviewInChunks and
+// previewRequests share it, so `revline diff --prompt` shows what is sent).
+struct RequestPlan {
+  std::int64_t budget = 0;  // 0: no budget, the diff as one request
+  review::ReviewOptions options;  // config.review, with the budget every call is fitted to
+  review::ReviewInputs requestInputs;  // what each request of a split review is given (no skipped files)
+  tools::ToolLimits limits;
+  std::unique_ptr<tools::RepositoryTools> measuring;  // the tools the requests were measured with
+  std::optional<review::ModelRequest> whole;          // the change fits: this request, as measured
+  diff::Diff split;                                   // otherwise: the diff cut to the plan's parts
+  ChunkPlan plan;
+  review::Chunking chunking;
+};
 
-std::int64_t inputTokenBudget(const config::Config& config, const review::Provider& provider) {
-  return config.maxInputTokens > 0 ? config.maxInputTokens : defaultInputTokens(provider.name(), provider.model());
-}
-
-review::ReviewOutcome reviewInChunks(const diff::Diff& diff, const review::ReviewInputs& inputs,
-                                     review::Provider& provider, const ChunkedReviewSetup& setup,
-                                     const CancelToken& cancel) {
+RequestPlan planRequests(const diff::Diff& diff, const review::ReviewInputs& inputs, review::Provider& provider,
+                         const ChunkedReviewSetup& setup) {
   const config::Config& config = setup.config;
-  const review::ReviewOptions& options = config.review;
-  const std::int64_t budget = inputTokenBudget(config, provider);
-  if (budget <= 0 || diff.files.empty()) {
-    auto tools = toolsFor(setup.root, {});
-    return review::runReview(diff, provider, options, tools.get(), cancel, inputs);
-  }
+  RequestPlan out;
+  out.options = config.review;
+  out.budget = inputTokenBudget(config, provider);
+  if (out.budget <= 0 || diff.files.empty()) return out;
+  const std::int64_t budget = out.budget;
+  review::ReviewOptions& options = out.options;
+  options.inputTokenBudget = budget;  // every call of every request is fitted to it
   const bool toolsOffered = !setup.root.empty() && options.maxToolCalls > 0;
   const std::int64_t reserve = budget * (toolsOffered ? kReservePercentWithTools : kReservePercentWithoutTools) / 100;
-  const tools::ToolLimits limits = limitsFor(config, reserve);
+  out.limits = limitsFor(config, reserve);
 
   // What every request holds besides the diff: system prompt, schema, intent, tool specs.
-  review::ReviewInputs requestInputs{inputs.commitMessages, {}};
-  auto measuring = toolsFor(setup.root, limits);
-  review::ModelRequest empty = review::firstRequest(diff::Diff{diff.source, {}}, provider, options, measuring.get(),
-                                                    requestInputs);
-  if (toolsOffered) empty.tools = measuring->specs();
+  out.requestInputs = review::ReviewInputs{inputs.commitMessages, {}};
+  out.measuring = toolsFor(setup.root, out.limits);
+  review::ModelRequest empty = review::firstRequest(diff::Diff{diff.source, {}}, provider, options,
+                                                    out.measuring.get(), out.requestInputs);
+  if (toolsOffered) empty.tools = out.measuring->specs();
   const std::int64_t fixed = review::estimateTokens(empty);
   const std::int64_t capacity = budget - fixed - reserve;
   if (capacity < kMinimumDiffTokens)
@@ -196,35 +205,87 @@ review::ReviewOutcome reviewInChunks(const diff::Diff& diff, const review::Revie
             std::to_string((fixed + kMinimumDiffTokens) * 100 /
                            (100 - (toolsOffered ? kReservePercentWithTools : kReservePercentWithoutTools)) + 1));
 
-  review::Chunking chunking{budget, fixed, reserve, 0, 1, 1};
+  out.chunking = review::Chunking{budget, fixed, reserve, 0, 1, 1};
   // The whole change fits: one request, as without a budget.
-  {
-    review::ModelRequest whole = review::firstRequest(diff, provider, options, measuring.get(), requestInputs);
-    if (toolsOffered) whole.tools = measuring->specs();
-    if (review::estimateTokens(whole) <= budget - reserve) {
-      auto tools = toolsFor(setup.root, limits);
-      review::ReviewOutcome outcome = review::runReview(diff, provider, options, tools.get(), cancel, inputs);
-      chunking.diffTokens = review::estimateTokens(whole) - fixed;
-      outcome.chunking = chunking;
-      return outcome;
-    }
+  review::ModelRequest whole = review::firstRequest(diff, provider, options, out.measuring.get(), inputs);
+  if (toolsOffered) whole.tools = out.measuring->specs();
+  const std::int64_t wholeTokens = review::estimateTokens(whole);
+  if (wholeTokens <= budget - reserve) {
+    whole.tools.clear();  // runAttempts offers them
+    out.whole = std::move(whole);
+    out.chunking.diffTokens = wholeTokens - fixed;
+    return out;
   }
 
   // Split: hunks larger than a request into pieces (a few rounds: lines differ in length), then plan.
-  diff::Diff split = diff;
-  std::vector<FileCost> costs = costsOf(split, options, measuring.get());
+  out.split = diff;
+  std::vector<FileCost> costs = costsOf(out.split, options, out.measuring.get());
   for (int round = 0; round < 4 && anyHunkOver(costs, capacity); ++round) {
-    split = splitLargeHunks(split, capacity, [&](std::size_t f, std::size_t h) {
+    out.split = splitLargeHunks(out.split, capacity, [&](std::size_t f, std::size_t h) {
       return costs[f].headerTokens + costs[f].hunkTokens[h];
     });
-    costs = costsOf(split, options, measuring.get());
+    costs = costsOf(out.split, options, out.measuring.get());
   }
   std::vector<std::string> paths;
-  for (const auto& f : split.files) paths.push_back(f.path());
-  const ChunkPlan plan = planChunks(paths, costs, capacity, config.maxRequests);
-  chunking.diffTokens = plan.diffTokens;
-  chunking.minimumRequests = plan.minimumRequests;
-  chunking.requests = static_cast<int>(plan.chunks.size());
+  for (const auto& f : out.split.files) paths.push_back(f.path());
+  out.plan = planChunks(paths, costs, capacity, config.maxRequests);
+  out.chunking.diffTokens = out.plan.diffTokens;
+  out.chunking.minimumRequests = out.plan.minimumRequests;
+  out.chunking.requests = static_cast<int>(out.plan.chunks.size());
+  return out;
+}
+
+}  // namespace
+
+std::int64_t inputTokenBudget(const config::Config& config, const review::Provider& provider) {
+  return config.maxInputTokens > 0 ? config.maxInputTokens : defaultInputTokens(provider.name(), provider.model());
+}
+
+std::vector<review::ModelRequest> previewRequests(const diff::Diff& diff, const review::ReviewInputs& inputs,
+                                                  review::Provider& provider, const ChunkedReviewSetup& setup,
+                                                  std::vector<std::string>* notSent) {
+  RequestPlan p = planRequests(diff, inputs, provider, setup);
+  if (p.budget <= 0 || diff.files.empty()) {
+    auto tools = toolsFor(setup.root, {});
+    return {review::firstRequest(diff, provider, setup.config.review, tools.get(), inputs)};
+  }
+  if (p.whole) return {std::move(*p.whole)};
+  std::vector<review::ModelRequest> out;
+  for (const Chunk& c : p.plan.chunks) {
+    auto tools = toolsFor(setup.root, p.limits);
+    out.push_back(review::firstRequest(chunkDiff(p.split, c.parts), provider, p.options, tools.get(), p.requestInputs));
+  }
+  if (notSent) {
+    review::Coverage skipped;
+    addSkipped(p.split, p.plan, p.budget, setup.config.maxRequests, skipped);
+    for (const auto& s : skipped.filesSkipped) notSent->push_back(s.path + ": " + s.reason);
+  }
+  return out;
+}
+
+review::ReviewOutcome reviewInChunks(const diff::Diff& diff, const review::ReviewInputs& inputs,
+                                     review::Provider& provider, const ChunkedReviewSetup& setup,
+                                     const CancelToken& cancel) {
+  const config::Config& config = setup.config;
+  RequestPlan p = planRequests(diff, inputs, provider, setup);
+  if (p.budget <= 0 || diff.files.empty()) {
+    auto tools = toolsFor(setup.root, {});
+    return review::runReview(diff, provider, config.review, tools.get(), cancel, inputs);
+  }
+  const review::ReviewOptions& options = p.options;
+  const std::int64_t budget = p.budget;
+  const tools::ToolLimits limits = p.limits;
+  const review::ReviewInputs& requestInputs = p.requestInputs;
+  const diff::Diff& split = p.split;
+  const ChunkPlan& plan = p.plan;
+  review::Chunking chunking = p.chunking;
+  if (p.whole) {
+    // Sent as measured, with the tools it was measured with (no second build of the prompt).
+    review::ReviewOutcome outcome =
+        review::runReview(diff, provider, options, p.measuring.get(), cancel, inputs, std::move(*p.whole));
+    outcome.chunking = chunking;
+    return outcome;
+  }
 
   // Run: up to max_parallel_requests at once; the first failure stops the rest from starting.
   const std::size_t total = plan.chunks.size();

@@ -8,6 +8,8 @@
 #pragma once
 #include <cstdint>
 #include <filesystem>
+#include <string>
+#include <vector>
 
 #include "core/config/config.h"
 #include "core/diff/diff.h"
@@ -38,5 +40,12 @@ struct ChunkedReviewSetup {
 review::ReviewOutcome reviewInChunks(const diff::Diff& diff, const review::ReviewInputs& inputs,
                                      review::Provider& provider, const ChunkedReviewSetup& setup,
                                      const CancelToken& cancel);
+
+// The first request of each request reviewInChunks would send, in order, byte
+// for byte (the same plan; calls no model). `notSent`, when given, gets one
+// line per file a limit leaves out: "path: reason".
+std::vector<review::ModelRequest> previewRequests(const diff::Diff& diff, const review::ReviewInputs& inputs,
+                                                  review::Provider& provider, const ChunkedReviewSetup& setup,
+                                                  std::vector<std::string>* notSent = nullptr);
 
 }  // namespace revline::session

@@ -162,14 +162,15 @@ std::optional<ReviewResult> ReviewService::cached(ReviewRequest request) const {
   return fromCache(std::move(prepared), std::move(*hit), *provider, config);
 }
 
-review::ModelRequest ReviewService::preview(ReviewRequest request) const {
+std::vector<review::ModelRequest> ReviewService::preview(ReviewRequest request, std::vector<std::string>* notSent) const {
   const std::filesystem::path root = request.root;
   const config::Config config = request.config;
   PreparedReview prepared = prepare(std::move(request));
   std::unique_ptr<review::Provider> provider = factory_(config, prepared.reviewed, root);
-  if (root.empty()) return review::firstRequest(prepared.reviewed, *provider, config.review, nullptr, prepared.inputs);
-  tools::RepositoryTools tools(root);
-  return review::firstRequest(prepared.reviewed, *provider, config.review, &tools, prepared.inputs);
+  const ProviderWrapper noWrap;
+  const ProgressSink noProgress;
+  return previewRequests(prepared.reviewed, prepared.inputs, *provider, {config, root, factory_, noWrap, noProgress},
+                         notSent);
 }
 
 }  // namespace revline::session

@@ -105,9 +105,11 @@ class ReviewService {
   // review after the selection answers an empty result.
   std::optional<ReviewResult> cached(ReviewRequest request) const;
 
-  // The first request the model would receive for this request, byte for
-  // byte (`revline diff --prompt`); calls no model.
-  review::ModelRequest preview(ReviewRequest request) const;
+  // The first request of each model request a full review of this request
+  // sends, byte for byte (`revline diff --prompt`): one, or several when the
+  // change is split to fit max_input_tokens; calls no model. `notSent`, when
+  // given, gets "path: reason" for each file a limit leaves out.
+  std::vector<review::ModelRequest> preview(ReviewRequest request, std::vector<std::string>* notSent = nullptr) const;
 
  private:
   std::string cacheKey(const review::Provider& provider, const PreparedReview& prepared,

@@ -58,5 +58,32 @@ TEST(DiffCommand, PromptPrintsTheWholeFirstRequestWithTheIntent) {
   EXPECT_EQ(runRevline("diff --prompt --json", repo.root()).exitCode, 2);  // one output form at a time
 }
 
+// A change too big for one request under max_input_tokens is sent as several:
+// --prompt shows each of them, and the parts a cap leaves out on stderr.
+TEST(DiffCommand, PromptShowsEveryRequestOfASplitReview) {
+  TempRepo repo;
+  for (int f = 0; f < 12; ++f) repo.write("src/f" + std::to_string(f) + ".c", "int f(void);\n");
+  repo.commitAll("init");
+  for (int f = 0; f < 12; ++f) {
+    std::string body;
+    for (int i = 0; i < 60; ++i) body += "int f" + std::to_string(f) + "_" + std::to_string(i) + "(int x) { return x + " + std::to_string(i) + "; }\n";
+    repo.write("src/f" + std::to_string(f) + ".c", "int f(void);\n" + body);
+  }
+  const auto r = runRevline("diff --prompt --max-input-tokens 6000 --max-requests 30", repo.root());
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("=== request 1 of ", 0), 0u) << r.out.substr(0, 200);
+  const auto requests = r.out.find("(the change exceeds max_input_tokens) ===");
+  EXPECT_NE(requests, std::string::npos);
+  std::size_t shown = 0;
+  for (auto at = r.out.find("=== system ===\n"); at != std::string::npos; at = r.out.find("=== system ===\n", at + 1)) ++shown;
+  EXPECT_GT(shown, 1u);
+  for (int f = 0; f < 12; ++f) EXPECT_NE(r.out.find("File: src/f" + std::to_string(f) + ".c"), std::string::npos) << f;
+  const auto capped = runRevline("diff --prompt --max-input-tokens 6000 --max-requests 1", repo.root());
+  ASSERT_EQ(capped.exitCode, 0) << capped.err;
+  EXPECT_EQ(capped.out.find("=== request "), std::string::npos) << "one request: shown as before";
+  EXPECT_NE(capped.err.find("revline diff: not sent (src/"), std::string::npos) << capped.err;
+  EXPECT_NE(capped.err.find("past the max_requests cap of 1"), std::string::npos) << capped.err;
+}
+
 }  // namespace
 }  // namespace revline

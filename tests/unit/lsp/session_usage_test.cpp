@@ -14,13 +14,16 @@ using revline::testing::TempRepo;
 using testing::LspClient;
 
 // Answers every review at once with one finding and a fixed usage.
+// With `broken`, every answer is prose, so the review fails the contract after
+// its attempts, which were still paid for.
 class MeteredProvider : public review::Provider {
  public:
+  explicit MeteredProvider(bool broken = false) : broken_(broken) {}
   std::string name() const override { return "metered"; }
   std::string model() const override { return "m1"; }
   review::ModelResponse complete(const review::ModelRequest&, const CancelToken&) override {
     review::ModelResponse r;
-    r.text = json{{"summary", "s"},
+    r.text = broken_ ? "I looked at it and it seems fine to me." : json{{"summary", "s"},
                   {"verdict", "COMMENT"},
                   {"findings",
                    {{{"file", "a.txt"}, {"line", 1}, {"endLine", nullptr}, {"severity", "MINOR"}, {"category", "STYLE"},
@@ -32,6 +35,9 @@ class MeteredProvider : public review::Provider {
     r.usage.outputTokens = 100;
     return r;
   }
+
+ private:
+  bool broken_;
 };
 
 struct SessionUsage : ::testing::Test {
@@ -43,11 +49,11 @@ struct SessionUsage : ::testing::Test {
     uri = uriFromPath((std::filesystem::canonical(repo.root()) / "a.txt").string());
   }
   std::string rootUri() { return uriFromPath(std::filesystem::canonical(repo.root()).string()); }
-  ServerOptions options() {
+  ServerOptions options(bool broken = false) {
     ServerOptions o;
     o.sync = true;
-    o.providerFactory = [](const config::Config&, const diff::Diff&, const std::filesystem::path&) {
-      return std::make_unique<MeteredProvider>();
+    o.providerFactory = [broken](const config::Config&, const diff::Diff&, const std::filesystem::path&) {
+      return std::make_unique<MeteredProvider>(broken);
     };
     return o;
   }
@@ -95,6 +101,24 @@ TEST_F(SessionUsage, NoPriceNoCost) {
   EXPECT_EQ(usage["requests"], 1);
   EXPECT_EQ(usage["inputTokens"], 1000);
   EXPECT_FALSE(usage.contains("cost"));
+  EXPECT_EQ(c.stop(), 0);
+}
+
+// A review that ends in a contract failure published nothing, but its two
+// answers were billed: the session's totals say so.
+TEST_F(SessionUsage, AFailedReviewStillCountsWhatItSpent) {
+  LspClient c(options(/*broken=*/true));
+  c.initialize(rootUri(), {{"price_per_million_input", 2.0}, {"price_per_million_output", 10.0}});
+  repo.write("a.txt", "one changed\ntwo\n");
+  c.notify("textDocument/didSave", {{"textDocument", {{"uri", uri}}}});
+  EXPECT_NE(c.notification("window/showMessage")["params"]["message"].get<std::string>().find("did not meet the review contract"),
+            std::string::npos);
+  const json usage = stats(c)["usage"];
+  EXPECT_EQ(usage["requests"], 2) << usage.dump();
+  EXPECT_EQ(usage["inputTokens"], 2000);
+  EXPECT_EQ(usage["outputTokens"], 200);
+  EXPECT_NEAR(usage["cost"]["total"].get<double>(), (2000 * 2.0 + 200 * 10.0) / 1e6, 1e-12);
+  EXPECT_EQ(stats(c)["providerCalls"], 2);
   EXPECT_EQ(c.stop(), 0);
 }
 

@@ -70,6 +70,39 @@ TEST(Ollama, ToolsWithoutFormatThenToolTurns) {
   EXPECT_EQ(msgs[3], (json{{"role", "tool"}, {"tool_name", "find_usages"}, {"content", "src/A.java:3: ok()"}}));
 }
 
+// The path a review takes now: the tools stay listed in every call (so the prompt
+// Ollama keeps in its KV cache is unchanged), and `format` comes in once the tool
+// budget is spent. The context window is sized from the request's budget.
+TEST(Ollama, TheToolsStayAndFormatComesOnceTheBudgetIsSpentInAWindowSizedForTheBudget) {
+  FakeServer server;
+  server.enqueue(Reply::fromFixture("ollama_review.json"));
+  server.enqueue(Reply::fromFixture("ollama_review.json"));
+  server.enqueue(Reply::fromFixture("ollama_review.json"));
+  SleepRecorder sleeps;
+  auto settings = settingsFor(server.url(), sleeps);
+  settings.maxOutputTokens = 4096;
+  OllamaProvider provider(settings);
+  auto request = testing::sampleRequest();
+  request.tools = {testing::readFileSpec()};
+  request.inputTokenBudget = 8000;
+  provider.complete(request, CancelToken());
+  request.toolBudgetSpent = true;
+  provider.complete(request, CancelToken());
+  const json open = server.requests()[0].parsed(), spent = server.requests()[1].parsed();
+  EXPECT_FALSE(open.contains("format"));
+  EXPECT_EQ(spent["format"], testing::sampleSchema());
+  EXPECT_EQ(spent["tools"], open["tools"]) << "the tools stay listed";
+  EXPECT_EQ(spent["messages"], open["messages"]);
+  // 8,000 + 4,096 rounded up to a multiple of 1,024; Ollama's default (2,048 or
+  // 4,096) would silently cut the prompt from the front.
+  EXPECT_EQ(open["options"]["num_ctx"], 12288);
+  EXPECT_EQ(open["options"]["num_predict"], 4096);
+  EXPECT_EQ(open["options"]["temperature"], 0);
+  // No budget (a test's request): the server's defaults, as before.
+  provider.complete(testing::sampleRequest(), CancelToken());
+  EXPECT_FALSE(server.requests()[2].parsed()["options"].contains("num_ctx"));
+}
+
 TEST(Ollama, DoneReasonLengthAndMissingModel) {
   FakeServer server;
   server.enqueue(Reply::fromFixture("ollama_length.json"));

@@ -35,6 +35,8 @@ struct Model {
   int inFlight = 0, maxInFlight = 0;
   int awaitConcurrent = 0;  // > 0: calls wait (at most 5 s) until this many have been in flight at once
   std::function<void()> onCall;
+  // When set, the raw text of every answer (e.g. prose first, then a report), instead of `answer`.
+  std::function<std::string(const review::ModelRequest&)> reply;
 };
 
 class RecordingProvider : public review::Provider {
@@ -51,7 +53,7 @@ class RecordingProvider : public review::Provider {
       m_.changed.wait_for(lock, std::chrono::seconds(5), [&] { return m_.maxInFlight >= m_.awaitConcurrent; });
     if (m_.onCall) m_.onCall();
     review::ModelResponse r;
-    r.text = m_.answer(request.messages.at(0).text).dump();
+    r.text = m_.reply ? m_.reply(request) : m_.answer(request.messages.at(0).text).dump();
     r.usage.inputTokens = 100;
     r.usage.outputTokens = 10;
     --m_.inFlight;
@@ -301,6 +303,52 @@ TEST(ChunkedReview, ToolRoundsStayWithinTheBudget) {
   }
   EXPECT_GT(withResults, 0u);
   EXPECT_GT(r.outcome.toolCalls, 10);
+}
+
+// The contract retry echoes the model's broken answer: a long one would push the
+// retry over the budget the planner kept room for; it is cut instead.
+TEST(ChunkedReview, AContractRetryAfterALongBrokenAnswerStaysWithinTheBudget) {
+  ManyFiles f(30);
+  Model m;
+  // 40 KB of prose first (~13,000 tokens, more than the whole budget), then the report.
+  m.reply = [](const review::ModelRequest& request) {
+    return request.messages.size() == 1 ? std::string(40000, 'z') : kApprove.dump();
+  };
+  ProviderFactory factory = factoryFor(m);
+  const ReviewResult r = ReviewService(factory).review(f.request(budget(8000)));
+  std::size_t retries = 0;
+  for (const auto& request : m.requests) {
+    EXPECT_LE(review::estimateTokens(request), 8000);
+    retries += request.messages.size() > 1;
+  }
+  EXPECT_GT(retries, 1u);
+  EXPECT_EQ(r.outcome.verdict, contract::Verdict::Approve);
+  EXPECT_EQ(r.outcome.coverage.filesReviewed, 30);
+}
+
+// `revline diff --prompt` shows what a split review sends: the same requests, in order.
+TEST(ChunkedReview, ThePreviewOfASplitReviewIsEveryRequestItSends) {
+  ManyFiles f(30);
+  Model m;
+  config::Config config = budget(8000);
+  config.maxParallelRequests = 1;  // the requests in plan order
+  const ReviewService service(factoryFor(m));
+  const std::vector<review::ModelRequest> previews = service.preview(f.request(config));
+  EXPECT_TRUE(m.requests.empty()) << "a preview calls no model";
+  service.review(f.request(config));
+  ASSERT_GT(previews.size(), 2u);
+  ASSERT_EQ(previews.size(), m.requests.size());
+  for (std::size_t i = 0; i < previews.size(); ++i) {
+    EXPECT_EQ(previews[i].system, m.requests[i].system);
+    ASSERT_EQ(previews[i].messages.size(), 1u);
+    EXPECT_EQ(previews[i].messages[0].text, m.requests[i].messages[0].text) << "request " << i;
+  }
+  // A cap that leaves files out names them.
+  config.maxRequests = 2;
+  std::vector<std::string> notSent;
+  EXPECT_EQ(service.preview(f.request(config), &notSent).size(), 2u);
+  ASSERT_FALSE(notSent.empty());
+  EXPECT_NE(notSent[0].find("past the max_requests cap of 2"), std::string::npos) << notSent[0];
 }
 
 TEST(ChunkedReview, ProgressCountsTheRequests) {

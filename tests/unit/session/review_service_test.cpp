@@ -124,7 +124,9 @@ TEST(ReviewService, ThePreviewIsTheFirstRequestTheModelReceives) {
   config::Config config;
   config.review.description = "Sums must be exact.";
   const ReviewService service(scripted(s));
-  const review::ModelRequest preview = service.preview(f.request(config));
+  const std::vector<review::ModelRequest> previews = service.preview(f.request(config));
+  ASSERT_EQ(previews.size(), 1u);
+  const review::ModelRequest& preview = previews[0];
   EXPECT_TRUE(s.requests.empty());  // a preview calls no model
   service.review(f.request(config));
   ASSERT_EQ(s.requests.size(), 1u);

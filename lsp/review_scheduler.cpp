@@ -10,6 +10,7 @@
 #include "core/review/pipeline.h"
 #include "core/review/policy.h"
 #include "core/reports/usage_report.h"
+#include "core/session/spend_meter.h"
 #include "lsp/review_job.h"
 
 namespace revline::lsp {
@@ -19,31 +20,22 @@ using Clock = std::chrono::steady_clock;
 namespace {
 
 // Counts model calls for revline/stats; otherwise transparent.
-// Counts the model calls (revline/stats providerCalls) and what each answered
-// call consumed, so a review that fails or is cancelled after paying for some
-// calls still adds them to the session's totals.
 class CountingProvider : public review::Provider {
  public:
-  CountingProvider(std::unique_ptr<review::Provider> inner, std::function<void()> onCall,
-                   std::function<void(const review::Usage&)> onAnswer)
-      : inner_(std::move(inner)), onCall_(std::move(onCall)), onAnswer_(std::move(onAnswer)) {}
+  CountingProvider(std::unique_ptr<review::Provider> inner, std::function<void()> onCall)
+      : inner_(std::move(inner)), onCall_(std::move(onCall)) {}
   std::string name() const override { return inner_->name(); }
   std::string model() const override { return inner_->model(); }
   bool remote() const override { return inner_->remote(); }
   review::SecretFinder secretFinder() const override { return inner_->secretFinder(); }
   review::ModelResponse complete(const review::ModelRequest& request, const CancelToken& cancel) override {
     onCall_();
-    review::ModelResponse response = inner_->complete(request, cancel);
-    review::Usage used = response.usage;
-    used.requests = 1;
-    onAnswer_(used);
-    return response;
+    return inner_->complete(request, cancel);
   }
 
  private:
   std::unique_ptr<review::Provider> inner_;
   std::function<void()> onCall_;
-  std::function<void(const review::Usage&)> onAnswer_;
 };
 
 std::string failureHint(const review::ProviderError& e) {
@@ -173,18 +165,12 @@ void Server::addToSessionTotals(const review::Usage& usage, const review::Prices
 void Server::runJob(const std::shared_ptr<Job>& job) {
   auto outcome = std::make_shared<JobOutcome>();
   // What this review's model calls consumed, for the session's totals when it
-  // ends without an outcome to take them from (failed, cancelled).
-  struct Spent {
-    std::mutex mu;
-    review::Usage usage;
-    bool settled = false;  // the outcome's usage (which also counts tool calls) was added instead
-    void add(const review::Usage& u) {
-      std::lock_guard<std::mutex> lock(mu);
-      usage += u;
-    }
-  } spent;
+  // ends without an outcome to take them from (failed, cancelled: still paid for).
+  session::SpendMeter spent;
+  bool settled = false;  // the outcome's usage (which also counts tool calls) was added instead
   auto deliver = [&] {
-    if (!spent.settled && spent.usage.requests > 0) addToSessionTotals(spent.usage, job->config.review.prices);
+    if (const review::Usage u = spent.total(); !settled && u.requests > 0)
+      addToSessionTotals(u, job->config.review.prices);
     onLoop([this, job, outcome] { applyOutcome(*job, *outcome); });
   };
   if (job->cancel.cancelled()) {
@@ -231,17 +217,16 @@ void Server::runJob(const std::shared_ptr<Job>& job) {
                                                 " tokens so far"}});
         };
       }
-      outcome->result = reviews_.review(std::move(reviewRequest), job->cancel, [this, &spent](std::unique_ptr<review::Provider> p) {
-        return std::make_unique<CountingProvider>(
-            std::move(p), [this] { count(&ServerStats::providerCalls); },
-            [&spent](const review::Usage& u) { spent.add(u); });  // the calls of a split review run in parallel
+      const session::ProviderWrapper meter = session::meteredBy(spent);
+      outcome->result = reviews_.review(std::move(reviewRequest), job->cancel, [this, &meter](std::unique_ptr<review::Provider> p) {
+        return std::make_unique<CountingProvider>(meter(std::move(p)), [this] { count(&ServerStats::providerCalls); });
       });
     }
     if (outcome->result->fromCache) {
       count(&ServerStats::cacheHits);
     } else if (!job->cacheOnly) {  // the session's running totals (revline/stats, the progress text)
       addToSessionTotals(outcome->result->outcome.usage, outcome->result->outcome.prices);
-      spent.settled = true;
+      settled = true;
     }
     if (job->cancel.cancelled()) throw Cancelled();
     // The files findings are shown on, read here so the loop thread does no file I/O to measure their ranges.

@@ -10,7 +10,6 @@
 #include "core/diff/diff.h"
 #include "core/git/git.h"
 #include "core/process/process.h"
-#include "core/reports/usage_report.h"
 #include "core/review/pipeline.h"
 #include "core/support/version.h"
 
@@ -88,9 +87,6 @@ int runMain(const std::vector<std::string>& args, std::istream& in, std::ostream
     err << "revline " << args[0] << ": provider error: " << e.what() << "\n";
   } catch (const review::ContractFailure& e) {
     err << "revline " << args[0] << ": " << e.what() << "\n";
-    // The failed answers were still paid for.
-    if (const std::string spent = reports::usageSentence(e.spent(), std::optional<review::Cost>{}); !spent.empty())
-      err << "Spent before the failure: " << spent << ".\n";
   } catch (const process::Error& e) {
     err << "revline " << args[0] << ": " << e.what() << "\n";
   } catch (const std::exception& e) {

@@ -48,8 +48,10 @@ std::string usageSentence(const review::Usage& u, const std::optional<review::Co
     if (u.cacheWriteTokens) s += ", " + std::to_string(u.cacheWriteTokens) + " written to the cache";
     s += ")";
   }
-  s += ", " + count(u.outputTokens, "output token", "output tokens") + ", " + std::to_string(u.toolCalls) + " of " +
-       count(u.toolCallBudget, "tool call", "tool calls");
+  s += ", " + count(u.outputTokens, "output token", "output tokens");
+  // No tools offered (max_tool_calls 0, no repository) or not counted (what a failed review spent): no clause.
+  if (u.toolCallBudget || u.toolCalls)
+    s += ", " + std::to_string(u.toolCalls) + " of " + count(u.toolCallBudget, "tool call", "tool calls");
   if (cost) {
     s += "; cost " + formatCost(cost->total()) + " at the configured prices (input " + formatCost(cost->input) +
          ", output " + formatCost(cost->output) + ")";

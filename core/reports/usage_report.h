@@ -18,8 +18,9 @@ json usageJson(const review::Usage& usage, const std::optional<review::Cost>& co
 
 // One clause, e.g. "4 model requests, 41230 input tokens (30000 cached, 5000
 // written to the cache), 1200 output tokens, 3 of 5 tool calls; cost 0.0312 at
-// the configured prices (input 0.0201, output 0.0111)". Empty when no token was
-// metered (no model asked, or an offline reviewer): the JSON usage still has the counts.
+// the configured prices (input 0.0201, output 0.0111)"; the tool clause only when
+// tools were offered or counted. Empty when no token was metered (no model asked,
+// or an offline reviewer): the JSON usage still has the counts.
 std::string usageSentence(const review::Usage& usage, const review::Prices& prices);
 std::string usageSentence(const review::Usage& usage, const std::optional<review::Cost>& cost);
 

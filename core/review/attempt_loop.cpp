@@ -43,13 +43,20 @@ AttemptResult runAttempts(Provider& provider, ModelRequest request, const Attemp
   int modelCalls = 0;
   bool budgetAnnounced = false;
   contract::ReplyParse last;
+  // What the conversation spent, for a ContractFailure (a failure is still paid for).
+  auto spent = [&] {
+    Usage u = result.usage;
+    u.toolCalls = result.toolCalls;
+    u.toolCallBudget = budget;
+    return u;
+  };
 
   while (result.attempts < maxAttempts) {
     checkCancelled(cancel);
     if (++modelCalls > maxModelCalls) {
       throw ContractFailure("the model kept calling tools after its budget of " + std::to_string(budget) +
                                 " tool calls was spent and gave no final answer",
-                            result.usage);
+                            spent());
     }
     // The same tools in every call of the conversation, even once the budget is
     // spent (calls past it are refused with a note): the tools lead the prefix a
@@ -130,7 +137,7 @@ AttemptResult runAttempts(Provider& provider, ModelRequest request, const Attemp
   throw ContractFailure("the model's answer did not meet the review contract after " +
                             std::to_string(result.attempts) + (result.attempts == 1 ? " attempt" : " attempts") +
                             "; problems in the last answer:" + listProblems(last),
-                        result.usage);
+                        spent());
 }
 
 }  // namespace revline::review

@@ -82,6 +82,34 @@ TEST(CliEndToEnd, ProviderErrorsExitWithTwoAndSayWhy) {
   EXPECT_NE(result.err.find("model \"gpt-9-ultra\""), std::string::npos) << result.err;
 }
 
+// A review that fails after paying for some model calls says what they cost:
+// here a contract failure (prose twice), and a server error on the retry.
+TEST(CliEndToEnd, AFailedReviewSaysWhatItSpent) {
+  Repo r;
+  FakeServer server;
+  const std::string prose =
+      json{{"choices", {{{"index", 0}, {"message", {{"role", "assistant"}, {"content", "Looks fine to me."}}}, {"finish_reason", "stop"}}}},
+           {"usage", {{"prompt_tokens", 1000}, {"completion_tokens", 7}}}}
+          .dump();
+  server.enqueue(Reply::ok(prose));
+  server.enqueue(Reply::ok(prose));
+  const std::string review = "review --provider openai --base-url " + server.url("/v1") + " --model test --no-cache";
+  auto failed = testing::runRevline(review, r.repo.root());
+  EXPECT_EQ(failed.exitCode, 2) << failed.out << failed.err;
+  EXPECT_NE(failed.err.find("did not meet the review contract after 2 attempts"), std::string::npos) << failed.err;
+  EXPECT_NE(failed.err.find("spent before the failure: 2 model requests, 2000 input tokens, 14 output tokens"),
+            std::string::npos)
+      << failed.err;
+
+  server.enqueue(Reply::ok(prose));
+  server.enqueue(Reply::fromFixture("openai_404.json", 404));
+  auto broken = testing::runRevline(review, r.repo.root());
+  EXPECT_EQ(broken.exitCode, 2) << broken.out << broken.err;
+  EXPECT_NE(broken.err.find("spent before the failure: 1 model request, 1000 input tokens, 7 output tokens"),
+            std::string::npos)
+      << broken.err;
+}
+
 TEST(CliEndToEnd, MissingKeyForTheRealApi) {
   Repo r;
   auto result = testing::runRevline("review --provider openai --api-key-env REVLINE_TEST_UNSET_KEY", r.repo.root());

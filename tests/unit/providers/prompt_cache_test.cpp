@@ -252,7 +252,7 @@ TEST(PromptCache, CliReportsCachedTokensAndTheCostFromConfiguredPrices) {
 
   const auto text_run = testing::runRevline(args + " --format text", f.repo.root());
   EXPECT_NE(text_run.out.find("Usage: 1 model request, 8100 input tokens (6000 cached, 2000 written to the cache), "
-                              "20 output tokens, 0 of 0 tool calls; cost 0.0099 at the configured prices"),
+                              "20 output tokens; cost 0.0099 at the configured prices"),
             std::string::npos)
       << text_run.out;
 }

@@ -121,6 +121,7 @@ TEST(ConversationFit, AContractFailureCarriesWhatItsAttemptsSpent) {
     EXPECT_EQ(e.spent().requests, 2);
     EXPECT_EQ(e.spent().inputTokens, 2000);
     EXPECT_EQ(e.spent().outputTokens, 100);
+    EXPECT_EQ(e.spent().toolCallBudget, 0) << "no tools offered";
   }
 }
 

@@ -41,6 +41,9 @@ class CountingModel:
         self.requests = 0
         self.hunks = 0  # hunk headers in the diffs sent
         self.diff_bytes = 0  # of those bytes, the diff message (the rest: system prompt, schema, tool specs)
+        # Everything before the diff message (model, schema, tools, system prompt), as sent: one
+        # value over a whole editing session, or no provider could cache it from save to save.
+        self.fixed_parts = set()
         self.lock = threading.Lock()
         model = self
 
@@ -52,7 +55,10 @@ class CountingModel:
                 prompt = "\n".join(m["content"] for m in request.get("messages", [])
                                    if m.get("role") == "user" and isinstance(m.get("content"), str)
                                    and "<diff>\n" in m["content"])
+                fixed = json.dumps({k: v for k, v in request.items() if k != "messages"}, sort_keys=True) + \
+                    json.dumps([m for m in request.get("messages", []) if m.get("role") == "system"])
                 with model.lock:
+                    model.fixed_parts.add(fixed)
                     model.bytes += len(body)
                     model.requests += 1
                     model.hunks += prompt.count("\n@@ ")
@@ -79,7 +85,7 @@ class CountingModel:
 
     def counts(self):
         with self.lock:
-            return self.bytes, self.requests, self.hunks, self.diff_bytes
+            return self.bytes, self.requests, self.hunks, self.diff_bytes, len(self.fixed_parts)
 
     def stop(self):
         self.server.shutdown()

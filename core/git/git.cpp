@@ -216,20 +216,23 @@ std::string diffText(const fs::path& root, const DiffRequest& request, const Git
   // Paths are repository paths, not patterns: a file named `*.c` means itself.
   Runner git{options, root, {{"GIT_LITERAL_PATHSPECS", "1"}}, request.cancel};
 
-  std::string against;
-  switch (request.mode) {
-    case DiffRequest::Mode::WorkingTree:
-    case DiffRequest::Mode::Staged:
-      against = headCommit(git).value_or(std::string());
-      if (against.empty()) against = emptyTree(git);
-      break;
-    case DiffRequest::Mode::Base:
-      against = mergeBase(git, request.base);
-      break;
-  }
-
   // `git rev-parse --git-path index` follows linked work trees and GIT_INDEX_FILE.
-  fs::path realIndex = trimNewline(git.checked({"rev-parse", "--git-path", "index"}));
+  std::string against;
+  fs::path realIndex;
+  if (request.mode == DiffRequest::Mode::Base) {
+    against = mergeBase(git, request.base);
+    realIndex = trimNewline(git.checked({"rev-parse", "--git-path", "index"}));
+  } else {
+    // The index path and HEAD from one git process: the server runs this on every save.
+    const std::vector<std::string> args{"rev-parse", "--git-path", "index", "-q", "--verify", "HEAD^{commit}"};
+    const process::Result r = git.run(args);
+    const auto nl = r.out.find('\n');
+    if (nl == std::string::npos || nl == 0) throw GitError(Runner::failure(args, r));  // not even the index path
+    realIndex = r.out.substr(0, nl);
+    // A non-zero exit with the path printed: HEAD is unborn (no commits yet).
+    if (r.exitCode == 0) against = trimNewline(r.out.substr(nl + 1));
+    if (against.empty()) against = emptyTree(git);
+  }
   if (realIndex.is_relative()) realIndex = root / realIndex;
   // Every command below uses the copy: even a read-only `git diff` may rewrite
   // the index it is given to refresh stat information.

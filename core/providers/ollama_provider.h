@@ -4,8 +4,9 @@
 // leaves no room for tool calls, so while repository tools can be called the schema
 // travels in the system prompt only, and `format` is added once the tool budget is
 // spent (the final answer). Prompt mode never sends `format`.
-// Context window: `options.num_ctx` is sized from the request's max_input_tokens
-// and max_output_tokens (Ollama would otherwise cut a long prompt from the front).
+// Context window: `options.num_ctx` is sized from the request's max_input_tokens and
+// the answer's cap, RemoteSettings::maxOutputTokens (Ollama would otherwise cut a
+// long prompt from the front).
 // Token counts come from prompt_eval_count / eval_count.
 #pragma once
 #include <string>

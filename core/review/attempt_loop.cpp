@@ -64,7 +64,13 @@ AttemptResult runAttempts(Provider& provider, ModelRequest request, const Attemp
     request.tools = tools ? tools->specs() : std::vector<ToolSpec>{};
     request.toolBudgetSpent = tools && result.toolCalls >= budget;
     request.inputTokenBudget = options.maxInputTokens;
-    if (const int cut = fitConversation(request, options.maxInputTokens); cut > 0)
+    int cut = 0;
+    try {
+      cut = fitConversation(request, options.maxInputTokens);
+    } catch (const BudgetExceeded& e) {
+      throw BudgetExceeded(e.what(), spent());  // the calls before it were paid for
+    }
+    if (cut > 0)
       result.warnings.push_back(std::to_string(cut) + (cut == 1 ? " earlier turn was" : " earlier turns were") +
                                 " shortened to keep the request within max_input_tokens " +
                                 std::to_string(options.maxInputTokens));

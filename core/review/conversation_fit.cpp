@@ -59,8 +59,7 @@ int fitConversation(ModelRequest& request, std::int64_t budget) {
     }
   }
   if (tokens > budget)
-    throw ProviderError(ProviderError::Kind::Config,
-                        "a request of this review needs ~" + std::to_string(tokens) +
+    throw BudgetExceeded("a request of this review needs ~" + std::to_string(tokens) +
                             " tokens, more than max_input_tokens " + std::to_string(budget) +
                             " allows even with its later turns shortened; raise max_input_tokens, or lower "
                             "max_tool_calls so fewer turns follow the diff");

@@ -7,16 +7,31 @@
 // (the prefix providers cache) are never touched.
 #pragma once
 #include <cstdint>
+#include <string>
 
 #include "core/review/provider.h"
 
 namespace revline::review {
 
+// A conversation that cannot be fitted: a configuration problem (the budget is
+// too small for what the review asks), so a ProviderError of Kind::Config; its
+// own type so a follow-up round can fall back on the answer it already has.
+class BudgetExceeded : public ProviderError {
+ public:
+  // `spent`: what the conversation's earlier calls consumed (set by the attempt loop).
+  explicit BudgetExceeded(const std::string& message, Usage spent = {})
+      : ProviderError(Kind::Config, message), spent_(spent) {}
+  const Usage& spent() const { return spent_; }
+
+ private:
+  Usage spent_;
+};
+
 // Shortens `request`'s turns after the first (tool results, then the model's
 // own answers and tool-call arguments, oldest first) until
 // estimateTokens(request) <= budget. Returns how many turns were shortened.
-// Does nothing when budget <= 0. Throws ProviderError(Kind::Config) naming the
-// estimate, the budget and the fix when even the shortened request is over it.
+// Does nothing when budget <= 0. Throws BudgetExceeded naming the estimate, the
+// budget and the fix when even the shortened request is over it.
 int fitConversation(ModelRequest& request, std::int64_t budget);
 
 }  // namespace revline::review

@@ -4,6 +4,7 @@
 
 #include "core/contract/schema.h"
 #include "core/review/attempt_loop.h"
+#include "core/review/conversation_fit.h"
 #include "core/review/grounding.h"
 #include "core/review/prompt.h"
 #include "core/review/redaction.h"
@@ -135,8 +136,16 @@ ReviewOutcome runReview(const diff::Diff& diff, Provider& provider, const Review
       grounded.rejected = std::move(again.rejected);
     } catch (const ContractFailure& e) {
       answer.attempts = options.maxAttempts;  // the round used every attempt left
-      answer.usage += e.spent();              // and its calls were paid for
+      answer.usage += e.spent();              // and its calls (and tool calls) were paid for
+      answer.toolCalls += e.spent().toolCalls;
       answer.warnings.push_back(std::string("the corrected findings did not meet the contract; the first answer is kept: ") +
+                                e.what());
+    } catch (const BudgetExceeded& e) {
+      // The feedback round no longer fits the request budget: the first answer,
+      // valid and grounded, is what the review has (its unplaced findings stay rejected).
+      answer.usage += e.spent();
+      answer.toolCalls += e.spent().toolCalls;
+      answer.warnings.push_back(std::string("the grounding feedback round was not sent; the first answer is kept: ") +
                                 e.what());
     }
     outcome.groundingRetry = round;

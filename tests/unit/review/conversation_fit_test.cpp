@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include "core/diff/diff.h"
 #include "core/review/attempt_loop.h"
 #include "core/review/pipeline.h"
 #include "core/review/token_estimate.h"
@@ -123,6 +124,55 @@ TEST(ConversationFit, AContractFailureCarriesWhatItsAttemptsSpent) {
     EXPECT_EQ(e.spent().outputTokens, 100);
     EXPECT_EQ(e.spent().toolCallBudget, 0) << "no tools offered";
   }
+}
+
+// The grounding feedback round lists the findings that could not be placed; with
+// many of them it may not fit the budget. The first answer, valid and grounded,
+// is then the review's: the round is not sent, and the review does not fail.
+TEST(ConversationFit, AGroundingRoundThatCannotFitKeepsTheFirstAnswer) {
+  const diff::Diff change = diff::parse(
+      "diff --git a/a.c b/a.c\n--- a/a.c\n+++ b/a.c\n@@ -1,2 +1,2 @@\n int a;\n-int b;\n+int b = 1;\n");
+  json findings = json::array();
+  auto finding = [](int line, const std::string& title) {
+    return json{{"file", "a.c"}, {"line", line}, {"endLine", nullptr}, {"severity", "MINOR"},
+                {"category", "CORRECTNESS"}, {"title", title}, {"explanation", "Because."},
+                {"suggestedFix", nullptr}, {"edit", nullptr}, {"confidence", 0.8}};
+  };
+  findings.push_back(finding(2, "Placed"));
+  for (int i = 0; i < 60; ++i) findings.push_back(finding(500 + i, "Not in the diff, number " + std::to_string(i)));
+  class OneAnswer : public Provider {
+   public:
+    explicit OneAnswer(std::string text) : text_(std::move(text)) {}
+    int calls = 0;
+    std::string name() const override { return "one"; }
+    std::string model() const override { return "o1"; }
+    ModelResponse complete(const ModelRequest&, const CancelToken&) override {
+      ++calls;
+      ModelResponse r;
+      r.text = text_;
+      r.usage.inputTokens = 10;
+      return r;
+    }
+
+   private:
+    std::string text_;
+  } model(json{{"summary", "One real, sixty misplaced."}, {"findings", findings}, {"verdict", "COMMENT"}}.dump());
+  ReviewOptions options;
+  const std::int64_t first = estimateTokens(firstRequest(change, model, options, nullptr));
+  options.inputTokenBudget = first + 1500;  // room for the answer (cut if need be), not for sixty reasons
+  const ReviewOutcome outcome = runReview(change, model, options, nullptr, CancelToken());
+  EXPECT_EQ(model.calls, 1) << "the round that cannot fit is not sent";
+  ASSERT_EQ(outcome.findings.size(), 1u);
+  EXPECT_EQ(outcome.findings[0].finding.title, "Placed");
+  EXPECT_EQ(outcome.rejected.size(), 60u);
+  bool warned = false;
+  for (const auto& w : outcome.warnings) warned |= w.find("the grounding feedback round was not sent") != std::string::npos;
+  EXPECT_TRUE(warned);
+  // With room for the round, it is sent.
+  OneAnswer roomy(json{{"summary", "s"}, {"findings", findings}, {"verdict", "COMMENT"}}.dump());
+  options.inputTokenBudget = 0;
+  runReview(change, roomy, options, nullptr, CancelToken());
+  EXPECT_EQ(roomy.calls, 2);
 }
 
 }  // namespace

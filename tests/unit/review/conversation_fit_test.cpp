@@ -175,5 +175,51 @@ TEST(ConversationFit, AGroundingRoundThatCannotFitKeepsTheFirstAnswer) {
   EXPECT_EQ(roomy.calls, 2);
 }
 
+// A grounding round that calls a tool and then fails the contract: the first
+// answer is kept, and the round's tool call is counted with its tokens.
+TEST(ConversationFit, AFailedGroundingRoundStillCountsItsToolCalls) {
+  const diff::Diff change = diff::parse(
+      "diff --git a/a.c b/a.c\n--- a/a.c\n+++ b/a.c\n@@ -1,2 +1,2 @@\n int a;\n-int b;\n+int b = 1;\n");
+  auto finding = [](int line) {
+    return json{{"file", "a.c"}, {"line", line}, {"endLine", nullptr}, {"severity", "MINOR"},
+                {"category", "CORRECTNESS"}, {"title", "T"}, {"explanation", "Because."},
+                {"suggestedFix", nullptr}, {"edit", nullptr}, {"confidence", 0.8}};
+  };
+  class Script : public Provider {
+   public:
+    std::string first;
+    int calls = 0;
+    std::string name() const override { return "script"; }
+    std::string model() const override { return "s1"; }
+    ModelResponse complete(const ModelRequest&, const CancelToken&) override {
+      ModelResponse r;
+      r.usage.inputTokens = 10;
+      if (++calls == 1) {
+        r.text = first;  // one placed finding, one misplaced: the grounding round follows
+      } else if (calls == 2) {
+        r.toolCalls.push_back({"c1", "read_file", json{{"path", "a.c"}}});  // the round asks for a file
+        r.finish = FinishReason::ToolCalls;
+      } else {
+        r.text = "No JSON here.";  // and then breaks the contract
+      }
+      return r;
+    }
+  } model;
+  model.first = json{{"summary", "s"}, {"findings", {finding(2), finding(900)}}, {"verdict", "COMMENT"}}.dump();
+  class OneTool : public ToolExecutor {
+   public:
+    std::vector<ToolSpec> specs() const override { return {{"read_file", "Reads a file.", json{{"type", "object"}}}}; }
+    ToolResult execute(const ToolCall& call, const CancelToken&) override { return {call.id, call.name, true, "int a;"}; }
+  } tools;
+  ReviewOptions options;
+  const ReviewOutcome outcome = runReview(change, model, options, &tools, CancelToken());
+  EXPECT_EQ(model.calls, 3);
+  EXPECT_EQ(outcome.findings.size(), 1u) << "the first answer is kept";
+  EXPECT_EQ(outcome.toolCalls, 1) << "the failed round's tool call was served";
+  EXPECT_EQ(outcome.usage.toolCalls, 1);
+  EXPECT_EQ(outcome.usage.requests, 3);
+  EXPECT_EQ(outcome.usage.inputTokens, 30);
+}
+
 }  // namespace
 }  // namespace revline::review

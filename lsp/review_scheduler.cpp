@@ -10,6 +10,7 @@
 #include "core/review/pipeline.h"
 #include "core/review/policy.h"
 #include "core/reports/usage_report.h"
+#include "core/review/delegating_provider.h"
 #include "core/session/spend_meter.h"
 #include "lsp/review_job.h"
 
@@ -20,21 +21,16 @@ using Clock = std::chrono::steady_clock;
 namespace {
 
 // Counts model calls for revline/stats; otherwise transparent.
-class CountingProvider : public review::Provider {
+class CountingProvider : public review::DelegatingProvider {
  public:
   CountingProvider(std::unique_ptr<review::Provider> inner, std::function<void()> onCall)
-      : inner_(std::move(inner)), onCall_(std::move(onCall)) {}
-  std::string name() const override { return inner_->name(); }
-  std::string model() const override { return inner_->model(); }
-  bool remote() const override { return inner_->remote(); }
-  review::SecretFinder secretFinder() const override { return inner_->secretFinder(); }
+      : DelegatingProvider(std::move(inner)), onCall_(std::move(onCall)) {}
   review::ModelResponse complete(const review::ModelRequest& request, const CancelToken& cancel) override {
     onCall_();
     return inner_->complete(request, cancel);
   }
 
  private:
-  std::unique_ptr<review::Provider> inner_;
   std::function<void()> onCall_;
 };
 

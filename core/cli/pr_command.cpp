@@ -277,7 +277,9 @@ int runPrCommand(const std::vector<std::string>& args, std::istream&, std::ostre
       }
     }
     const session::ReviewResult result =
-        session::ReviewService().review({std::move(parsedDiff), workspace, config, {}, terminalProgress(err, "revline pr")});
+        reviewReportingSpend(session::ReviewService(),
+                             {std::move(parsedDiff), workspace, config, {}, terminalProgress(err, "revline pr")}, err,
+                             "revline pr");
     const review::ReviewOutcome& outcome = result.outcome;
     const diff::Diff& selected = result.reviewed;
     for (const auto& w : outcome.warnings) err << "revline pr: warning: " << w << "\n";

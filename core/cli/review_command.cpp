@@ -8,10 +8,7 @@
 #include "core/reports/json_report.h"
 #include "core/reports/sarif_report.h"
 #include "core/reports/text_report.h"
-#include "core/reports/usage_report.h"
 #include "core/session/review_service.h"
-#include "core/session/spend_meter.h"
-#include "core/support/cancel.h"
 
 namespace revline::cli {
 
@@ -59,19 +56,9 @@ int runReviewCommand(const std::vector<std::string>& args, std::istream& in, std
   // hunks. Not for a patch on stdin: it need not be this work tree's change, and
   // its review must leave nothing behind in the repository it runs in.
   session::HunkCache hunks;
-  const review::Prices prices = request.config.review.prices;
-  session::SpendMeter spent;
-  const session::ReviewResult result = [&] {
-    try {
-      return session::ReviewService({}, nullptr, {}, parsed.has("stdin") ? nullptr : &hunks)
-          .review(std::move(request), CancelToken(), session::meteredBy(spent));
-    } catch (...) {
-      // The model calls answered before the failure were still paid for (the error itself follows).
-      if (const std::string s = reports::usageSentence(spent.total(), prices); !s.empty())
-        err << "revline review: spent before the failure: " << s << ".\n";
-      throw;
-    }
-  }();
+  const session::ReviewResult result = reviewReportingSpend(
+      session::ReviewService({}, nullptr, {}, parsed.has("stdin") ? nullptr : &hunks), std::move(request), err,
+      "revline review");
   const review::ReviewOutcome& outcome = result.outcome;
   const diff::Diff& selected = result.reviewed;
 

@@ -5,6 +5,9 @@
 #include <iostream>
 
 #include "core/git/git.h"
+#include "core/reports/usage_report.h"
+#include "core/session/spend_meter.h"
+#include "core/support/cancel.h"
 
 namespace revline::cli {
 
@@ -73,6 +76,20 @@ session::ReviewRequest reviewRequestFor(DiffSource source, const ParsedArgs& arg
   // With --base, the branch's commits say what the change is for.
   if (auto base = args.value("base"); base && source.root) request.commitMessages = git::commitMessages(*source.root, *base);
   return request;
+}
+
+session::ReviewResult reviewReportingSpend(const session::ReviewService& service, session::ReviewRequest request,
+                                           std::ostream& err, const std::string& command) {
+  const review::Prices prices = request.config.review.prices;
+  session::SpendMeter spent;
+  try {
+    return service.review(std::move(request), CancelToken(), session::meteredBy(spent));
+  } catch (...) {
+    // The model calls answered before the failure were still paid for (the error itself follows).
+    if (const std::string s = reports::usageSentence(spent.total(), prices); !s.empty())
+      err << command << ": spent before the failure: " << s << ".\n";
+    throw;
+  }
 }
 
 }  // namespace revline::cli

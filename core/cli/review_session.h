@@ -19,16 +19,22 @@ extern const char* const kReviewOptionsHelp;
 // Flags override the configuration file.
 config::Config applyReviewFlags(config::Config config, const ParsedArgs& args);
 
-// The review a command's flags ask for, on `source`: the layered config (user,
-// repository, flags), the intent's commit messages with --base, and no
-// repository root (no tools, no file reads) without a repository. Config
-// notices and skipped untracked files are warned about on `err` as `command`.
 // Progress of a review split into several requests, as one line rewritten in
 // place on `err` ("command: 3 of 12 requests done, 45200 tokens so far"), when
 // `err` is the process's stderr and a terminal; empty (nothing shown) otherwise.
 session::ProgressSink terminalProgress(std::ostream& err, const std::string& command);
 
+// The review a command's flags ask for, on `source`: the layered config (user,
+// repository, flags), the intent's commit messages with --base, and no
+// repository root (no tools, no file reads) without a repository. Config
+// notices and skipped untracked files are warned about on `err` as `command`.
 session::ReviewRequest reviewRequestFor(DiffSource source, const ParsedArgs& args, const std::string& command,
                                         std::ostream& err);
+
+// `service.review(request)` with its model calls metered: when the review then
+// fails, `err` says what the answered calls spent ("command: spent before the
+// failure: 2 model requests, ...") before the error goes on to the caller.
+session::ReviewResult reviewReportingSpend(const session::ReviewService& service, session::ReviewRequest request,
+                                           std::ostream& err, const std::string& command);
 
 }  // namespace revline::cli

@@ -4,7 +4,7 @@
 #pragma once
 #include <memory>
 
-#include "core/review/provider.h"
+#include "core/review/delegating_provider.h"
 #include "core/support/json.h"
 
 namespace revline::eval {
@@ -18,18 +18,13 @@ struct Recording {
   json cassette() const { return {{"interactions", interactions}}; }
 };
 
-class MeteredProvider : public review::Provider {
+class MeteredProvider : public review::DelegatingProvider {
  public:
   MeteredProvider(std::unique_ptr<review::Provider> inner, Recording& recording)
-      : inner_(std::move(inner)), recording_(recording) {}
-
-  std::string name() const override { return inner_->name(); }
-  std::string model() const override { return inner_->model(); }
-  bool remote() const override { return inner_->remote(); }
+      : DelegatingProvider(std::move(inner)), recording_(recording) {}
   review::ModelResponse complete(const review::ModelRequest& request, const CancelToken& cancel) override;
 
  private:
-  std::unique_ptr<review::Provider> inner_;
   Recording& recording_;
 };
 

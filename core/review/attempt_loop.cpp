@@ -51,6 +51,7 @@ AttemptResult runAttempts(Provider& provider, ModelRequest request, const Attemp
     return u;
   };
 
+  request.inputTokenBudget = options.maxInputTokens;  // for the wire format (Ollama's window)
   while (result.attempts < maxAttempts) {
     checkCancelled(cancel);
     if (++modelCalls > maxModelCalls) {
@@ -63,7 +64,6 @@ AttemptResult runAttempts(Provider& provider, ModelRequest request, const Attemp
     // provider caches, so withdrawing them would re-bill the whole conversation.
     request.tools = tools ? tools->specs() : std::vector<ToolSpec>{};
     request.toolBudgetSpent = tools && result.toolCalls >= budget;
-    request.inputTokenBudget = options.maxInputTokens;
     int cut = 0;
     try {
       cut = fitConversation(request, options.maxInputTokens);

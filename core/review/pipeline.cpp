@@ -114,6 +114,12 @@ ReviewOutcome runReview(const diff::Diff& diff, Provider& provider, const Review
     retry.messages.push_back({Role::User, groundingFeedbackMessage(grounded.rejected), {}, {}});
     const int toolsLeft = std::max(0, options.maxToolCalls - answer.toolCalls);
     GroundingRetry round{static_cast<int>(grounded.rejected.size()), 0};
+    // The round failed: the first answer is kept, and what the round's calls spent is counted.
+    auto keepFirstAnswer = [&](const Usage& spent, const std::string& why) {
+      answer.usage += spent;
+      answer.toolCalls += static_cast<int>(spent.toolCalls);
+      answer.warnings.push_back(why);
+    };
     try {
       // The tools stay offered (with what is left of the budget) so the
       // conversation's cached prefix is unchanged.
@@ -136,17 +142,12 @@ ReviewOutcome runReview(const diff::Diff& diff, Provider& provider, const Review
       grounded.rejected = std::move(again.rejected);
     } catch (const ContractFailure& e) {
       answer.attempts = options.maxAttempts;  // the round used every attempt left
-      answer.usage += e.spent();              // and its calls (and tool calls) were paid for
-      answer.toolCalls += e.spent().toolCalls;
-      answer.warnings.push_back(std::string("the corrected findings did not meet the contract; the first answer is kept: ") +
-                                e.what());
+      keepFirstAnswer(e.spent(), std::string("the corrected findings did not meet the contract; the first answer is kept: ") +
+                                     e.what());
     } catch (const BudgetExceeded& e) {
-      // The feedback round no longer fits the request budget: the first answer,
-      // valid and grounded, is what the review has (its unplaced findings stay rejected).
-      answer.usage += e.spent();
-      answer.toolCalls += e.spent().toolCalls;
-      answer.warnings.push_back(std::string("the grounding feedback round was not sent; the first answer is kept: ") +
-                                e.what());
+      // The round no longer fits the request budget; its unplaced findings stay rejected.
+      keepFirstAnswer(e.spent(), std::string("the grounding feedback round was not sent; the first answer is kept: ") +
+                                     e.what());
     }
     outcome.groundingRetry = round;
   }

@@ -2,17 +2,15 @@
 
 #include <utility>
 
+#include "core/review/delegating_provider.h"
+
 namespace revline::session {
 namespace {
 
-class MeteredProvider : public review::Provider {
+class SpendMeteringProvider : public review::DelegatingProvider {
  public:
-  MeteredProvider(std::unique_ptr<review::Provider> inner, SpendMeter& meter)
-      : inner_(std::move(inner)), meter_(meter) {}
-  std::string name() const override { return inner_->name(); }
-  std::string model() const override { return inner_->model(); }
-  bool remote() const override { return inner_->remote(); }
-  review::SecretFinder secretFinder() const override { return inner_->secretFinder(); }
+  SpendMeteringProvider(std::unique_ptr<review::Provider> inner, SpendMeter& meter)
+      : DelegatingProvider(std::move(inner)), meter_(meter) {}
   review::ModelResponse complete(const review::ModelRequest& request, const CancelToken& cancel) override {
     review::ModelResponse response = inner_->complete(request, cancel);
     review::Usage used = response.usage;
@@ -22,7 +20,6 @@ class MeteredProvider : public review::Provider {
   }
 
  private:
-  std::unique_ptr<review::Provider> inner_;
   SpendMeter& meter_;
 };
 
@@ -40,7 +37,7 @@ review::Usage SpendMeter::total() const {
 
 ProviderWrapper meteredBy(SpendMeter& meter) {
   return [&meter](std::unique_ptr<review::Provider> inner) -> std::unique_ptr<review::Provider> {
-    return std::make_unique<MeteredProvider>(std::move(inner), meter);
+    return std::make_unique<SpendMeteringProvider>(std::move(inner), meter);
   };
 }
 

@@ -69,6 +69,10 @@ TEST(CliEndToEnd, Ollama) {
   expectRequestChanges(result, "ollama");
   ASSERT_EQ(server.requestCount(), 1u);
   EXPECT_EQ(server.requests()[0].path, "/api/chat");
+  // No budget configured: ollama's default 8,000 tokens plus the 8,192-token answer
+  // cap sizes the window, so Ollama's small default cannot cut the prompt.
+  EXPECT_EQ(server.requests()[0].parsed()["options"]["num_ctx"], 16384);
+  EXPECT_EQ(server.requests()[0].parsed()["options"]["num_predict"], 8192);
 }
 
 TEST(CliEndToEnd, ProviderErrorsExitWithTwoAndSayWhy) {

@@ -1,9 +1,5 @@
 #include "lsp/dismissals.h"
 
-#include <fcntl.h>
-#include <sys/file.h>
-#include <unistd.h>
-
 #include "core/git/git_directory.h"
 #include "core/support/files.h"
 #include "core/support/json.h"
@@ -12,28 +8,6 @@ namespace revline::lsp {
 namespace fs = std::filesystem;
 
 namespace {
-
-// An exclusive advisory lock on `<file>.lock` for the lifetime of the object.
-class FileLock {
- public:
-  explicit FileLock(const fs::path& file) {
-    std::error_code ec;
-    fs::create_directories(file.parent_path(), ec);
-    fd_ = ::open((file.string() + ".lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (fd_ >= 0) ::flock(fd_, LOCK_EX);
-  }
-  ~FileLock() {
-    if (fd_ >= 0) {
-      ::flock(fd_, LOCK_UN);
-      ::close(fd_);
-    }
-  }
-  FileLock(const FileLock&) = delete;
-  FileLock& operator=(const FileLock&) = delete;
-
- private:
-  int fd_ = -1;
-};
 
 std::set<std::string> readIds(const fs::path& file) {
   std::set<std::string> ids;

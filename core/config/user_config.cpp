@@ -83,6 +83,8 @@ bool trustRepository(const fs::path& file, const fs::path& root) {
   if (file.empty()) {
     throw ConfigError("cannot find the user configuration: set XDG_CONFIG_HOME or HOME");
   }
+  // Locked from the read to the rename: two `revline trust` at once both land.
+  const FileLock lock(file);
   json object = readObject(file);
   UserConfig current = loadUserConfig(file);  // validates before anything is rewritten
   const fs::path canonical = canonicalOrNormal(root);

@@ -1,8 +1,11 @@
 #include "core/support/files.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <fstream>
 #include <sstream>
 
@@ -41,6 +44,22 @@ bool writeFileAtomically(const fs::path& path, const std::string& content) {
   fs::rename(tmp, path, renamed);
   if (renamed) fs::remove(tmp, ec);
   return !renamed;
+}
+
+FileLock::FileLock(const fs::path& file) {
+  std::error_code ec;
+  if (file.has_parent_path()) fs::create_directories(file.parent_path(), ec);
+  fd_ = ::open((file.string() + ".lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd_ >= 0) {
+    while (::flock(fd_, LOCK_EX) != 0 && errno == EINTR) {
+    }
+  }
+}
+
+FileLock::~FileLock() {
+  if (fd_ < 0) return;
+  ::flock(fd_, LOCK_UN);
+  ::close(fd_);
 }
 
 }  // namespace revline

@@ -17,4 +17,20 @@ std::optional<std::string> readWholeFile(const std::filesystem::path& path);
 // False, with `path` untouched, when any step fails.
 bool writeFileAtomically(const std::filesystem::path& path, const std::string& content);
 
+// An exclusive advisory lock (flock) on `<file>.lock` for the object's lifetime,
+// around a read-modify-write of `file` that several processes may do at once
+// (two servers dismissing findings, two `revline trust`): no update is lost.
+// Creates the parent directories; when the lock file cannot be opened it
+// locks nothing (the write stays atomic, only a concurrent update may be lost).
+class FileLock {
+ public:
+  explicit FileLock(const std::filesystem::path& file);
+  ~FileLock();
+  FileLock(const FileLock&) = delete;
+  FileLock& operator=(const FileLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
 }  // namespace revline

@@ -212,6 +212,21 @@ TEST_F(PrEndToEnd, FailOnGatesOnFindings) {
   EXPECT_EQ(revline("octo-org/payments 42 --fail-on MINOR" + provider).exitCode, 0);
 }
 
+// A pull-request review that fails after paying for model calls says what they
+// cost, as `revline review` does, and posts nothing.
+TEST_F(PrEndToEnd, AFailedReviewSaysWhatItSpentAndPostsNothing) {
+  const fs::path cassette = dir_.path() / "prose.json";
+  const json prose = {{"reply", "Looks fine to me."}, {"usage", {{"inputTokens", 1200}, {"outputTokens", 6}}}};
+  std::ofstream(cassette) << json({{"interactions", json::array({prose, prose})}}).dump();
+  const CommandResult r = revline("octo-org/payments 42 --post --provider replay --cassette " + shellQuote(cassette.string()));
+  EXPECT_EQ(r.exitCode, 2) << r.err;
+  EXPECT_NE(r.err.find("did not meet the review contract after 2 attempts"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("revline pr: spent before the failure: 2 model requests, 2400 input tokens, 12 output tokens"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(calls(), expectedCalls(false));  // no `gh api`
+}
+
 TEST_F(PrEndToEnd, ThePreviousWorkspaceIsRemoved) {
   fs::create_directories(work() / ".revline" / "workspaces" / "octo-org-payments-42");
   std::ofstream(work() / ".revline" / "workspaces" / "octo-org-payments-42" / "stale.txt") << "old";

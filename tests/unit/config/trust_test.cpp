@@ -7,6 +7,8 @@
 #include <chrono>
 #include <fstream>
 #include <sstream>
+#include <thread>
+#include <vector>
 
 #include "core/config/config.h"
 #include "core/config/user_config.h"
@@ -148,6 +150,27 @@ TEST(Trust, SpecialConfigFilesAreRefusedBeforeTheyAreRead) {
     fs::create_symlink(r.home.path() / "elsewhere.json", r.dir.path() / ".revline.json");
     expectRefusedQuickly(r, "outside the repository");
   }
+}
+
+// Two `revline trust` at once (two terminals, a script trusting many clones):
+// each reads, adds and renames; unlocked, the later rename drops the other's entry.
+TEST(Trust, ConcurrentTrustsAllLand) {
+  Repo r;
+  r.user(R"({"model": "kept"})");
+  constexpr int kWriters = 12;
+  std::vector<fs::path> roots;
+  for (int i = 0; i < kWriters; ++i) roots.push_back(r.dir.path() / ("clone" + std::to_string(i)));
+  for (int round = 0; round < 3; ++round) {
+    std::vector<std::thread> writers;
+    for (int i = 0; i < kWriters; ++i) {
+      writers.emplace_back([&, i] { trustRepository(r.userFile(), roots[i] / std::to_string(round)); });
+    }
+    for (auto& w : writers) w.join();
+  }
+  const UserConfig user = loadUserConfig(r.userFile());
+  EXPECT_EQ(user.trusted.size(), static_cast<std::size_t>(3 * kWriters));
+  std::ifstream in(r.userFile());
+  EXPECT_EQ(json::parse(in).value("model", ""), "kept");  // the rest of the file survives too
 }
 
 TEST(UserConfigSchema, ShippedFileIsUpToDate) {

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <map>
 #include <numeric>
+#include <set>
 #include <string_view>
 #include <tuple>
 
@@ -211,15 +212,49 @@ ChunkPlan planChunks(const std::vector<std::string>& paths, const std::vector<Fi
   }
   plan.skipped = std::move(tooLarge);
   const auto cap = static_cast<std::size_t>(std::max(1, maxRequests));
-  for (std::size_t c = cap; c < best.size(); ++c)
-    for (const ChunkPart& p : best[c].parts)
-      plan.skipped.push_back({p, SkippedPart::Why::RequestCap, partTokens(files, p)});
-  if (best.size() > cap) best.resize(cap);
+  if (best.size() > cap) {
+    // The requests that matter most are sent: by their best file's rank, then in diff order.
+    auto rankOf = [&](const Chunk& c) {
+      int r = 4;
+      for (const ChunkPart& p : c.parts) r = std::min(r, files[p.file].rank);
+      return r;
+    };
+    std::stable_sort(best.begin(), best.end(), [&](const Chunk& a, const Chunk& b) { return rankOf(a) < rankOf(b); });
+    for (std::size_t c = cap; c < best.size(); ++c)
+      for (const ChunkPart& p : best[c].parts)
+        plan.skipped.push_back({p, SkippedPart::Why::RequestCap, partTokens(files, p)});
+    best.resize(cap);
+    auto key = [](const Chunk& c) { return std::tuple(c.parts.front().file, c.parts.front().firstHunk); };
+    std::sort(best.begin(), best.end(), [&](const Chunk& a, const Chunk& b) { return key(a) < key(b); });
+  }
   plan.chunks = std::move(best);
   std::sort(plan.skipped.begin(), plan.skipped.end(), [](const SkippedPart& a, const SkippedPart& b) {
     return std::tuple(a.part.file, a.part.firstHunk) < std::tuple(b.part.file, b.part.firstHunk);
   });
   return plan;
+}
+
+int fileRank(const diff::FileDiff& file) {
+  if (file.hunks.empty() || file.binary) return 4;
+  if (file.status == diff::FileStatus::Deleted) return 3;
+  const std::string path = file.path();
+  const std::size_t slash = path.rfind('/');
+  const std::string name = path.substr(slash == std::string::npos ? 0 : slash + 1);
+  std::string lower;
+  for (char c : name) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const std::size_t dot = lower.rfind('.');
+  const std::string ext = dot == std::string::npos ? "" : lower.substr(dot + 1);
+  static const std::set<std::string> prose = {"md", "markdown", "rst", "txt", "adoc", "asciidoc", "org", "rtf", "tex"};
+  static const std::set<std::string> prosePrefixes = {"license", "licence", "copying", "authors", "contributors",
+                                                      "changelog", "changes", "history", "news", "notice", "readme"};
+  if (prose.count(ext)) return 2;
+  if (dot == std::string::npos)  // LICENSE, AUTHORS, HISTORY; not readme_parser.py
+    for (const auto& p : prosePrefixes)
+      if (lower.rfind(p, 0) == 0) return 2;
+  static const std::set<std::string> config = {"json", "yml", "yaml", "toml", "ini", "cfg", "conf", "xml", "properties",
+                                               "lock", "csv", "svg", "editorconfig", "gitignore", "gitattributes"};
+  if (config.count(ext) || (dot == 0 && ext.size() + 1 == lower.size())) return 1;  // ".coveragerc" and the like
+  return 0;
 }
 
 std::vector<diff::Hunk> splitHunk(const diff::Hunk& hunk, std::size_t pieces) {

@@ -15,8 +15,10 @@
 //   header (same name stem), then the files of one directory;
 // - the requests are packed first-fit decreasing, and ordered by their first
 //   file in diff order;
-// - more than `maxRequests` requests: the later ones are not sent, and every
-//   file or hunk group they held is listed as skipped with the reason.
+// - more than `maxRequests` requests: the ones sent are those holding the
+//   files that matter most (FileCost::rank: code before configuration, docs,
+//   deleted and binary files; then diff order); every file or hunk group the
+//   others held is listed as skipped with the reason.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -38,7 +40,14 @@ struct FileCost {
   std::int64_t headerTokens = 0;             // the "File: ..." line, repeated in every request holding a part
   std::vector<std::int64_t> hunkTokens;      // each hunk with its function context
   std::vector<std::int64_t> hunkLines;       // each hunk's added and removed lines
+  int rank = 0;  // what is sent first when max_requests cannot hold every request (fileRank)
 };
+
+// How much a file's review matters when not every request can be sent: 0 code
+// (and anything not named below), 1 configuration and build files, 2 prose
+// (docs, licences, changelogs), 3 a deleted file, 4 a file without text hunks
+// (binary, mode or rename only).
+int fileRank(const diff::FileDiff& file);
 
 // Hunks [firstHunk, endHunk) of file `file`.
 struct ChunkPart {

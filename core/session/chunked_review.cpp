@@ -9,6 +9,7 @@
 #include <optional>
 #include <set>
 #include <thread>
+#include <tuple>
 
 #include "core/diff/render.h"
 #include "core/review/token_estimate.h"
@@ -40,10 +41,31 @@ std::unique_ptr<tools::RepositoryTools> toolsFor(const std::filesystem::path& ro
   return std::make_unique<tools::RepositoryTools>(root, limits);
 }
 
+// How a hunk's enclosing function is priced. Shared: as in a request of the
+// whole change, where a function's lines another hunk shows are shown once
+// (exact when the hunks stay together). Alone: as in a request holding only
+// that hunk, the whole enclosing function with it: never less than any request
+// holding the hunk shows, so a plan priced so always fits.
+// None: the hunk without its function (what the function adds is the difference).
+enum class ContextPricing { Shared, Alone, None };
+
 // Estimated tokens of each file header and hunk as the model is shown them.
 std::vector<FileCost> costsOf(const diff::Diff& diff, const review::ReviewOptions& options,
-                              const review::ToolExecutor* files) {
-  const auto context = review::functionContextOf(diff, options, files);
+                              const review::ToolExecutor* files, ContextPricing pricing) {
+  const auto shared = pricing == ContextPricing::Shared ? review::functionContextOf(diff, options, files)
+                                                        : std::vector<std::vector<diff::HunkContext>>{};
+  auto contextOf = [&](std::size_t f, std::size_t h) -> std::vector<std::vector<diff::HunkContext>> {
+    if (pricing == ContextPricing::None) return {};
+    if (pricing == ContextPricing::Shared) {
+      if (!shared.empty() && h < shared[f].size()) return {{shared[f][h]}};
+      return {};
+    }
+    diff::Diff alone{diff.source, {diff.files[f]}};
+    alone.files[0].hunks = {diff.files[f].hunks[h]};
+    auto context = review::functionContextOf(alone, options, files);
+    if (context.empty() || context[0].empty()) return {};
+    return {{context[0][0]}};
+  };
   std::vector<FileCost> costs;
   for (std::size_t f = 0; f < diff.files.size(); ++f) {
     diff::Diff one;
@@ -51,12 +73,11 @@ std::vector<FileCost> costsOf(const diff::Diff& diff, const review::ReviewOption
     one.files.push_back(diff.files[f]);
     one.files[0].hunks.clear();
     FileCost cost;
+    cost.rank = fileRank(diff.files[f]);
     cost.headerTokens = review::estimateTokens(diff::annotate(one));
     for (std::size_t h = 0; h < diff.files[f].hunks.size(); ++h) {
       one.files[0].hunks = {diff.files[f].hunks[h]};
-      std::vector<std::vector<diff::HunkContext>> hunkContext;
-      if (!context.empty() && h < context[f].size()) hunkContext = {{context[f][h]}};
-      cost.hunkTokens.push_back(review::estimateTokens(diff::annotate(one, hunkContext)) - cost.headerTokens);
+      cost.hunkTokens.push_back(review::estimateTokens(diff::annotate(one, contextOf(f, h))) - cost.headerTokens);
       cost.hunkLines.push_back(review::changedLines(one.files[0]));
     }
     costs.push_back(std::move(cost));
@@ -71,15 +92,27 @@ bool anyHunkOver(const std::vector<FileCost>& costs, std::int64_t capacity) {
   return false;
 }
 
+// The part's lines as the new file numbers them; a part of removed lines only
+// by the old file's numbers; a file without hunks (binary, mode) as a whole.
 std::string lineRange(const diff::FileDiff& file, const ChunkPart& p) {
-  int first = 0, last = 0;
-  for (std::size_t h = p.firstHunk; h < p.endHunk; ++h)
+  std::int64_t first = 0, last = 0, oldFirst = 0, oldLast = 0;
+  for (std::size_t h = p.firstHunk; h < p.endHunk && h < file.hunks.size(); ++h)
     for (const auto& l : file.hunks[h].lines) {
-      const int n = l.newLine ? l.newLine : l.oldLine;
-      if (!first) first = n;
-      last = n;
+      if (l.newLine) {
+        if (!first) first = l.newLine;
+        last = l.newLine;
+      } else if (l.oldLine) {
+        if (!oldFirst) oldFirst = l.oldLine;
+        oldLast = l.oldLine;
+      }
     }
-  return first == last ? "line " + std::to_string(first) : "lines " + std::to_string(first) + "-" + std::to_string(last);
+  auto range = [](const char* what, std::int64_t a, std::int64_t b) {
+    return a == b ? std::string(what) + " " + std::to_string(a)
+                  : std::string(what) + "s " + std::to_string(a) + "-" + std::to_string(b);
+  };
+  if (first) return range("line", first, last);
+  if (oldFirst) return "removed " + range("line", oldFirst, oldLast);
+  return file.binary ? "the binary file" : "the file";
 }
 
 // The skipped parts as coverage entries, one per file, and what they take from the reviewed counts.
@@ -88,8 +121,19 @@ void addSkipped(const diff::Diff& diff, const ChunkPlan& plan, std::int64_t budg
   std::set<std::size_t> sent;
   for (const Chunk& c : plan.chunks)
     for (const ChunkPart& p : c.parts) sent.insert(p.file);
-  std::map<std::size_t, review::SkippedFile> byFile;
+  // Parts of a file past the cap that follow each other are one range, said once.
+  std::vector<SkippedPart> parts;
   for (const SkippedPart& s : plan.skipped) {
+    if (!parts.empty() && s.why == SkippedPart::Why::RequestCap && parts.back().why == s.why &&
+        parts.back().part.file == s.part.file && parts.back().part.endHunk == s.part.firstHunk) {
+      parts.back().part.endHunk = s.part.endHunk;
+      parts.back().tokens += s.tokens;
+      continue;
+    }
+    parts.push_back(s);
+  }
+  std::map<std::size_t, review::SkippedFile> byFile;
+  for (const SkippedPart& s : parts) {
     const diff::FileDiff& file = diff.files[s.part.file];
     review::SkippedFile& entry = byFile[s.part.file];
     entry.path = file.path();
@@ -106,7 +150,8 @@ void addSkipped(const diff::Diff& diff, const ChunkPlan& plan, std::int64_t budg
         s.why == SkippedPart::Why::TooLarge
             ? "needs ~" + std::to_string(s.tokens) + " tokens, more than one request under max_input_tokens " +
                   std::to_string(budget) + " holds"
-            : "past the max_requests cap of " + std::to_string(maxRequests) + " requests per review";
+            : "past the max_requests cap of " + std::to_string(maxRequests) + (maxRequests == 1 ? " request" : " requests") +
+                  " per review";
     entry.reason += (entry.reason.empty() ? "not reviewed: " : "; ") + lineRange(file, s.part) + " " + why;
   }
   for (auto& [f, entry] : byFile) {
@@ -127,7 +172,9 @@ contract::Verdict worse(contract::Verdict a, contract::Verdict b) {
 review::ReviewOutcome merge(std::vector<review::ReviewOutcome> parts, const review::ReviewOptions& options) {
   review::ReviewOutcome out;
   std::vector<review::PublishedFinding> findings;
-  std::set<std::string> ids;
+  // A finding's id leaves its line out (it follows the code when lines move), so
+  // the same id on two lines is two findings: `free(p);` added in two functions.
+  std::set<std::tuple<std::string, std::string, std::int64_t>> seen;
   bool anyRetry = false;
   review::GroundingRetry retry;
   for (std::size_t i = 0; i < parts.size(); ++i) {
@@ -138,7 +185,7 @@ review::ReviewOutcome merge(std::vector<review::ReviewOutcome> parts, const revi
       out.modelVerdict = p.modelVerdict;
     }
     for (auto& f : p.findings)
-      if (ids.insert(f.id).second) findings.push_back(std::move(f));
+      if (seen.emplace(f.id, f.finding.file, f.finding.line).second) findings.push_back(std::move(f));
     for (auto& r : p.rejected) out.rejected.push_back(std::move(r));
     out.unplacedBlocking += p.unplacedBlocking;
     if (p.groundingRetry) {
@@ -172,6 +219,7 @@ struct RequestPlan {
   diff::Diff split;                                   // otherwise: the diff cut to the plan's parts
   ChunkPlan plan;
   review::Chunking chunking;
+  std::string contextNote;  // set when long functions were cut to fit the budget (a warning of the review)
 };
 
 RequestPlan planRequests(const diff::Diff& diff, const review::ReviewInputs& inputs, review::Provider& provider,
@@ -218,20 +266,59 @@ RequestPlan planRequests(const diff::Diff& diff, const review::ReviewInputs& inp
   }
 
   // Split: hunks larger than a request into pieces (a few rounds: lines differ in length), then plan.
-  out.split = diff;
-  std::vector<FileCost> costs = costsOf(out.split, options, out.measuring.get());
-  for (int round = 0; round < 4 && anyHunkOver(costs, capacity); ++round) {
-    out.split = splitLargeHunks(out.split, capacity, [&](std::size_t f, std::size_t h) {
-      return costs[f].headerTokens + costs[f].hunkTokens[h];
-    });
-    costs = costsOf(out.split, options, out.measuring.get());
+  auto planWith = [&](ContextPricing pricing) {
+    out.split = diff;
+    std::vector<FileCost> costs = costsOf(out.split, options, out.measuring.get(), pricing);
+    for (int round = 0; round < 4 && anyHunkOver(costs, capacity); ++round) {
+      out.split = splitLargeHunks(out.split, capacity, [&](std::size_t f, std::size_t h) {
+        return costs[f].headerTokens + costs[f].hunkTokens[h];
+      });
+      costs = costsOf(out.split, options, out.measuring.get(), pricing);
+    }
+    std::vector<std::string> paths;
+    for (const auto& f : out.split.files) paths.push_back(f.path());
+    out.plan = planChunks(paths, costs, capacity, config.maxRequests);
+    out.chunking.diffTokens = out.plan.diffTokens;
+    out.chunking.minimumRequests = out.plan.minimumRequests;
+    out.chunking.requests = static_cast<int>(out.plan.chunks.size());
+  };
+  // Every planned request as it will be sent fits what the budget leaves it.
+  auto everyRequestFits = [&] {
+    for (const Chunk& c : out.plan.chunks) {
+      review::ModelRequest request = review::firstRequest(chunkDiff(out.split, c.parts), provider, options,
+                                                          out.measuring.get(), out.requestInputs);
+      if (toolsOffered) request.tools = out.measuring->specs();
+      if (review::estimateTokens(request) > budget - reserve) return false;
+    }
+    return true;
+  };
+  // Priced as one request would show the functions; when hunks of one function
+  // land in different requests, each shows that function whole: priced again so.
+  planWith(ContextPricing::Shared);
+  if (everyRequestFits()) return out;
+  // A function longer than half a request would leave no room for its hunk (its
+  // pieces would each repeat it): such functions are shown by their first line.
+  const int configured = options.functionContextMaxLines;
+  if (options.context == review::ContextMode::Function) {
+    int maxLines = configured;
+    auto contextFits = [&] {
+      const auto with = costsOf(diff, options, out.measuring.get(), ContextPricing::Alone);
+      const auto without = costsOf(diff, options, out.measuring.get(), ContextPricing::None);
+      for (std::size_t f = 0; f < with.size(); ++f)
+        for (std::size_t h = 0; h < with[f].hunkTokens.size(); ++h)
+          if (with[f].hunkTokens[h] - without[f].hunkTokens[h] > capacity / 2) return false;
+      return true;
+    };
+    while (maxLines > 0 && !contextFits()) options.functionContextMaxLines = maxLines = maxLines > 12 ? maxLines / 2 : 0;
+    if (maxLines < configured) {
+      out.contextNote = "enclosing functions longer than " + std::to_string(maxLines) + " lines (function_context_max_lines " +
+                        std::to_string(configured) + ") were shown by their first line only, to fit max_input_tokens " +
+                        std::to_string(budget);
+      planWith(ContextPricing::Shared);
+      if (everyRequestFits()) return out;
+    }
   }
-  std::vector<std::string> paths;
-  for (const auto& f : out.split.files) paths.push_back(f.path());
-  out.plan = planChunks(paths, costs, capacity, config.maxRequests);
-  out.chunking.diffTokens = out.plan.diffTokens;
-  out.chunking.minimumRequests = out.plan.minimumRequests;
-  out.chunking.requests = static_cast<int>(out.plan.chunks.size());
+  planWith(ContextPricing::Alone);
   return out;
 }
 
@@ -332,6 +419,7 @@ review::ReviewOutcome reviewInChunks(const diff::Diff& diff, const review::Revie
   out.coverage = review::coverageOf(diff, inputs);
   addSkipped(split, plan, budget, config.maxRequests, out.coverage);
   out.chunking = chunking;
+  if (!p.contextNote.empty()) out.warnings.push_back(p.contextNote);
   const review::ApprovalEvidence evidence = review::approvalEvidence(out);
   out.verdict = review::decideVerdict(out.findings, options.policy, evidence);
   std::string head = "Reviewed in " + std::to_string(total) + " requests (the change exceeds max_input_tokens " +

@@ -152,10 +152,14 @@ IncrementalPlan HunkCache::plan(const fs::path& root, const diff::Diff& whole, c
       continue;
     }
     const auto contexts = contextPerHunk(f, context.options, files);
+    std::map<std::string, int> occurrences;  // hunks of this file that read the same
     for (std::size_t hi = 0; hi < f.hunks.size(); ++hi) {
       const diff::Hunk& h = f.hunks[hi];
-      IncrementalPlan::Unit unit{prefix + hunkKey(h, contexts[hi] ? &*contexts[hi] : nullptr), fi,
-                                 static_cast<std::ptrdiff_t>(hi), false};
+      std::string key = prefix + hunkKey(h, contexts[hi] ? &*contexts[hi] : nullptr);
+      // Two hunks that read alike (the same block changed in two places) are two
+      // reviews: the n-th of them is told apart by n, which moving lines keeps.
+      if (const int n = occurrences[key]++; n > 0) field(key, "occurrence", std::to_string(n));
+      IncrementalPlan::Unit unit{std::move(key), fi, static_cast<std::ptrdiff_t>(hi), false};
       lookUp(unit, h.newStart);
       ++plan.hunksTotal;
       if (unit.reused) ++plan.hunksReused;
@@ -220,8 +224,13 @@ review::ReviewOutcome mergeIncremental(const IncrementalPlan& plan, review::Revi
   o.findings = review::applyPublicationFilters(std::move(all), policy);
   // Coverage of the whole change; what a limit left out of this request stays left out.
   review::Coverage coverage = review::coverageOf(whole, inputs);
+  std::set<std::size_t> reusedFiles;  // files some of whose hunks were reviewed before
+  for (const auto& unit : plan.units)
+    if (unit.reused) reusedFiles.insert(unit.file);
   for (auto& skipped : o.coverage.filesSkipped) {
     if (!skipped.overLimit) continue;
+    if (const diff::FileDiff* file = whole.findFile(skipped.path))
+      skipped.partial = skipped.partial || reusedFiles.count(static_cast<std::size_t>(file - whole.files.data())) > 0;
     coverage.linesReviewed -= skipped.lines;
     coverage.filesReviewed -= !skipped.partial;
     coverage.filesSkipped.push_back(std::move(skipped));

@@ -43,8 +43,10 @@ diff::Diff ReviewService::readChange(const std::filesystem::path& root, git::Dif
 }
 
 std::string ReviewService::cacheKey(const review::Provider& provider, const PreparedReview& prepared,
-                                    const config::Config& config) const {
-  return ReviewCache::key(provider.name(), provider.model(), diff::annotate(prepared.reviewed), config.review,
+                                    const config::Config& config, const std::filesystem::path& root) const {
+  const tools::RepositoryTools files(root);
+  const auto context = review::functionContextOf(prepared.reviewed, config.review, &files);
+  return ReviewCache::key(provider.name(), provider.model(), diff::annotate(prepared.reviewed, context), config.review,
                           prepared.inputs.commitMessages);
 }
 
@@ -108,7 +110,7 @@ ReviewResult ReviewService::review(ReviewRequest request, const CancelToken& can
 
   std::string key;
   if (cache_ && !root.empty() && !prepared.reviewed.files.empty()) {
-    key = cacheKey(*provider, prepared, config);
+    key = cacheKey(*provider, prepared, config, root);
     auto hit = cache_->get(root, key);
     if (hit && !(full && hit->composed)) return fromCache(std::move(prepared), std::move(*hit), *provider, config);
   }
@@ -157,7 +159,7 @@ std::optional<ReviewResult> ReviewService::cached(ReviewRequest request) const {
   }
   if (!cache_ || root.empty()) return std::nullopt;
   std::unique_ptr<review::Provider> provider = factory_(config, prepared.reviewed, root);
-  auto hit = cache_->get(root, cacheKey(*provider, prepared, config));
+  auto hit = cache_->get(root, cacheKey(*provider, prepared, config, root));
   if (!hit) return std::nullopt;
   return fromCache(std::move(prepared), std::move(*hit), *provider, config);
 }

@@ -112,8 +112,10 @@ class ReviewService {
   std::vector<review::ModelRequest> preview(ReviewRequest request, std::vector<std::string>* notSent = nullptr) const;
 
  private:
-  std::string cacheKey(const review::Provider& provider, const PreparedReview& prepared,
-                       const config::Config& config) const;
+  // The change as the model reads it, enclosing functions included (a commit
+  // elsewhere in a changed function changes what it is shown), and how it is asked.
+  std::string cacheKey(const review::Provider& provider, const PreparedReview& prepared, const config::Config& config,
+                       const std::filesystem::path& root) const;
 
   ProviderFactory factory_;
   ReviewCache* cache_;

@@ -103,6 +103,54 @@ TEST(ChunkPlan, PastTheRequestCapThePartsAreSkippedNotDropped) {
   EXPECT_EQ(plan.minimumRequests, 9);  // 4050 tokens in requests of 500
 }
 
+// Past the cap, the requests sent are those with the code: docs, configuration,
+// deleted and binary files wait, whatever their place in the diff.
+TEST(ChunkPlan, PastTheRequestCapTheCodeIsSentFirst) {
+  std::vector<FileCost> files;
+  std::vector<std::string> paths;
+  const std::vector<std::pair<std::string, int>> named = {{".github/ci.yml", 1}, {"AUTHORS", 2}, {"HISTORY.md", 2},
+                                                          {"logo.png", 4},       {"old/gone.py", 3}, {"src/a.py", 0},
+                                                          {"src/b.py", 0},       {"tests/test_a.py", 0}};
+  for (const auto& [path, rank] : named) {
+    files.push_back(file(5, {400}));
+    files.back().rank = rank;
+    paths.push_back(path);
+  }
+  const ChunkPlan plan = planChunks(paths, files, 500, 4);
+  expectSound(plan, files, 500);
+  ASSERT_EQ(plan.chunks.size(), 4u);
+  std::set<std::string> sent;
+  for (const auto& c : plan.chunks)
+    for (const auto& p : c.parts) sent.insert(paths[p.file]);
+  EXPECT_EQ(sent, (std::set<std::string>{"src/a.py", "src/b.py", "tests/test_a.py", ".github/ci.yml"}));
+  for (std::size_t i = 1; i < plan.chunks.size(); ++i)  // still in diff order
+    EXPECT_LT(plan.chunks[i - 1].parts.front().file, plan.chunks[i].parts.front().file);
+  EXPECT_EQ(plan.skipped.size(), 4u);
+}
+
+TEST(ChunkPlan, FileRanks) {
+  auto ranked = [](const std::string& path, diff::FileStatus status = diff::FileStatus::Modified, bool binary = false) {
+    diff::FileDiff f;
+    f.newPath = path;
+    f.oldPath = path;
+    f.status = status;
+    f.binary = binary;
+    if (!binary) f.hunks.push_back(diff::Hunk{});
+    return fileRank(f);
+  };
+  EXPECT_EQ(ranked("src/requests/models.py"), 0);
+  EXPECT_EQ(ranked("Makefile"), 0);
+  EXPECT_EQ(ranked("tools/readme_parser.py"), 0);
+  EXPECT_EQ(ranked("pom.xml"), 1);
+  EXPECT_EQ(ranked(".coveragerc"), 1);
+  EXPECT_EQ(ranked(".github/workflows/ci.yml"), 1);
+  EXPECT_EQ(ranked("docs/api.rst"), 2);
+  EXPECT_EQ(ranked("LICENSE"), 2);
+  EXPECT_EQ(ranked("HISTORY.md"), 2);
+  EXPECT_EQ(ranked("requests/packages/urllib3/connection.py", diff::FileStatus::Deleted), 3);
+  EXPECT_EQ(ranked("ext/kr.png", diff::FileStatus::Added, true), 4);
+}
+
 TEST(ChunkPlan, PacksCloseToTheMinimum) {
   std::mt19937 rng(7);
   std::uniform_int_distribution<int> size(20, 1500), hunks(1, 6), dir(0, 30);

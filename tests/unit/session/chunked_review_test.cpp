@@ -141,7 +141,7 @@ TEST(ChunkedReview, AChangeThatFitsIsOneRequestAsBefore) {
 TEST(ChunkedReview, RequestsRunInParallelAndTheirFindingsAreMergedAndDeduplicated) {
   // One added file, too large for a request: its one hunk goes in pieces. The
   // same statement sits at line 50 and line 650, in different pieces; each
-  // request finds it, with the same id.
+  // request finds it there, with the same id.
   testing::TempRepo repo;
   repo.write("README", "x\n");
   repo.commitAll("init");
@@ -172,10 +172,65 @@ TEST(ChunkedReview, RequestsRunInParallelAndTheirFindingsAreMergedAndDeduplicate
     withIt += request.messages[0].text.find("+   total += price * 2;") != std::string::npos;
   }
   EXPECT_EQ(withIt, 2);
-  ASSERT_EQ(r.outcome.findings.size(), 1u);  // two findings with one id: published once
+  // One id (it leaves the line out) on two lines is two findings: both are
+  // published, as one request would, and a blocking one is never merged away.
+  ASSERT_EQ(r.outcome.findings.size(), 2u);
+  EXPECT_EQ(r.outcome.findings[0].id, r.outcome.findings[1].id);
+  std::set<std::int64_t> at;
+  for (const auto& f : r.outcome.findings) at.insert(f.finding.line);
+  EXPECT_EQ(at, (std::set<std::int64_t>{50, 650}));
   EXPECT_EQ(r.outcome.verdict, contract::Verdict::RequestChanges);
   EXPECT_EQ(r.outcome.coverage.linesReviewed, 700);
   EXPECT_TRUE(r.outcome.coverage.filesSkipped.empty());
+}
+
+// Four hunks in one long function. Together they show the function once; when
+// the budget puts them in different requests, each request shows the whole
+// function again, and the plan must price them so: every request fits. A
+// function too long for that is shown by its first line, and the review says so.
+TEST(ChunkedReview, HunksOfOneLongFunctionSplitApartStillFitTheirRequests) {
+  auto function = [](int lines, int addedPerHunk) {
+    std::string out = "int process(struct item *p) {\n";
+    for (int i = 0; i < lines; ++i) {
+      if (addedPerHunk && i % (lines / 4) == 10)
+        for (int k = 0; k < addedPerHunk; ++k)
+          out += "  check_and_record_the_state_of_the_item_before_it_is_priced(p, " + std::to_string(i) + ", " +
+                 std::to_string(k) + ", RECORD_ALL | RECORD_TIMESTAMPS | RECORD_CALLER);\n";
+      out += "  p->field_" + std::to_string(i) + " = compute_value(p, " + std::to_string(i) + ");\n";
+    }
+    return out + "  return 0;\n}\n";
+  };
+  struct Case {
+    int lines, addedPerHunk;  // the function stays within function_context_max_lines (200)
+    std::int64_t tokens;
+    std::size_t minRequests;
+  };
+  for (const Case& k : {Case{100, 24, 6500, 2}, Case{150, 1, 4000, 1}, Case{150, 1, 5000, 1}}) {
+    testing::TempRepo repo;
+    repo.write("src/process.c", function(k.lines, 0));
+    repo.commitAll("init");
+    repo.write("src/process.c", function(k.lines, k.addedPerHunk));
+    const diff::Diff change = diff::parse(git::diffText(repo.root(), {}));
+    ASSERT_EQ(change.files.at(0).hunks.size(), 4u);
+    Model m;
+    config::Config c = budget(k.tokens);
+    c.review.maxToolCalls = 0;
+    const ReviewResult r = ReviewService(factoryFor(m)).review({change, repo.root(), c, {}});
+    ASSERT_GE(m.requests.size(), k.minRequests) << k.tokens;
+    bool anyCut = false;
+    for (const auto& request : m.requests) {
+      EXPECT_LE(review::estimateTokens(request), k.tokens);
+      const std::string& text = request.messages[0].text;
+      EXPECT_NE(text.find("int process(struct item *p) {"), std::string::npos);  // its function, at least its first line
+      anyCut |= text.find("p->field_" + std::to_string(k.lines - 1) + " ") == std::string::npos;
+    }
+    const bool said = std::any_of(r.outcome.warnings.begin(), r.outcome.warnings.end(), [](const std::string& w) {
+      return w.find("shown by their first line only, to fit max_input_tokens") != std::string::npos;
+    });
+    EXPECT_EQ(said, anyCut) << k.tokens;  // a function shown cut is said
+    EXPECT_EQ(r.outcome.coverage.linesReviewed, r.outcome.coverage.linesTotal) << k.tokens;
+    EXPECT_TRUE(r.outcome.coverage.filesSkipped.empty()) << k.tokens;
+  }
 }
 
 TEST(ChunkedReview, TheRequestCapSkipsVisiblyAndKeepsTheVerdictFromApprove) {

@@ -204,6 +204,77 @@ TEST(HunkCacheStore, AReviewWithUnplacedBlockingFindingsKeepsNothing) {
   EXPECT_TRUE(fs::is_directory(repo.root() / ".git" / "revline" / "hunks"));
 }
 
+// Two hunks that read alike: the same block, outside any definition, changed
+// the same way in two places. Each has its own review: a finding on the first
+// is carried back to the first only, and the second's "nothing" does not
+// overwrite it.
+TEST(HunkCacheStore, HunksThatReadAlikeKeepTheirOwnReviews) {
+  auto text = [](const std::string& change) {
+    std::string out;
+    for (int block = 0; block < 2; ++block) {
+      for (int k = 0; k < 8; ++k) out += "  step_" + std::to_string(block) + "_" + std::to_string(k) + "();\n";
+      out += "  x = 0;\n  lock(m);\n  a = read(x);\n  b = a " + change + ";\n  unlock(m);\n  use(b);\n  done();\n";
+    }
+    return out + "  finish();\n";
+  };
+  testing::TempRepo repo;
+  repo.write("s.c", text("+ 1"));
+  repo.commitAll("init");
+  repo.write("s.c", text("+ 2"));
+  const diff::Diff whole = diff::parse(git::diffText(repo.root(), {}));
+  ASSERT_EQ(whole.files.at(0).hunks.size(), 2u);
+  HunkCache cache;
+  const review::ReviewOptions options;
+  const HunkReviewContext context{"openai", "m", &options, {}};
+  const IncrementalPlan plan = cache.plan(repo.root(), whole, context, nullptr, true);
+  ASSERT_EQ(plan.units.size(), 2u);
+  EXPECT_NE(plan.units[0].key, plan.units[1].key);
+  const std::int64_t first = whole.files[0].hunks[0].newStart + 3;  // "  b = a + 2;" of the first block
+  review::ReviewOutcome fresh;
+  contract::Finding f;
+  f.file = "s.c";
+  f.line = first;
+  f.severity = contract::Severity::Blocker;
+  f.category = contract::Category::Correctness;
+  f.title = "Reads x unlocked";
+  f.explanation = "The first block only.";
+  f.confidence = 0.9;
+  fresh.findings.push_back({f, "id-1", std::nullopt, std::nullopt});
+  cache.store(repo.root(), whole, plan, fresh, options.policy);
+  const IncrementalPlan again = cache.plan(repo.root(), whole, context, nullptr, true);
+  EXPECT_EQ(again.hunksReused, 2);
+  ASSERT_EQ(again.carried.size(), 1u);
+  EXPECT_EQ(again.carried[0].finding.line, first);
+}
+
+// A part the budget left out, in a file whose other hunks were reused: the
+// file was reviewed in part, as a review of the whole change would say.
+TEST(HunkCacheStore, ASkippedHunkBesideReusedOnesIsAPartialFile) {
+  testing::TempRepo repo;
+  repo.write("a.py", testing::fiveFunctions());
+  repo.commitAll("init");
+  repo.write("a.py", testing::fiveFunctions(testing::allChanged()));
+  const diff::Diff whole = diff::parse(git::diffText(repo.root(), {}));
+  IncrementalPlan plan;
+  for (std::size_t h = 0; h < 5; ++h) plan.units.push_back({"k" + std::to_string(h), 0, static_cast<std::ptrdiff_t>(h), h > 0});
+  plan.hunksTotal = 5;
+  plan.hunksReused = 4;
+  plan.toReview = whole;
+  plan.toReview.files[0].hunks = {whole.files[0].hunks[0]};
+  review::ReviewOutcome fresh;
+  review::SkippedFile skipped{"a.py", "not reviewed: line 7 needs ~9000 tokens", 2};
+  skipped.overLimit = true;  // partial stays false: the fresh review saw only this hunk of the file
+  fresh.coverage.filesSkipped = {skipped};
+  const review::ReviewOptions options;
+  const review::ReviewOutcome merged = mergeIncremental(plan, fresh, whole, {}, options.policy);
+  EXPECT_EQ(merged.coverage.filesTotal, 1);
+  EXPECT_EQ(merged.coverage.filesReviewed, 1);
+  ASSERT_EQ(merged.coverage.filesSkipped.size(), 1u);
+  EXPECT_TRUE(merged.coverage.filesSkipped[0].partial);
+  EXPECT_EQ(merged.coverage.linesReviewed, merged.coverage.linesTotal - 2);
+  EXPECT_NE(merged.verdict, contract::Verdict::Approve);
+}
+
 TEST(HunkCacheStore, LocalReviewersAreNotCachedPerHunk) {
   EXPECT_FALSE(HunkCache::applies("builtin"));
   EXPECT_FALSE(HunkCache::applies("replay"));

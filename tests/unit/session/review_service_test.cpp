@@ -98,6 +98,39 @@ TEST(ReviewService, ASecondReviewOfTheSameChangeComesFromTheCacheWithoutTheModel
   EXPECT_EQ(s.requests.size(), 2u);  // another setting, another review
 }
 
+// The model reads a changed line with its enclosing function: a commit that
+// changes that function elsewhere (the working-tree diff itself unchanged) is
+// another review, not the cached one.
+TEST(ReviewService, ACommitElsewhereInTheChangedFunctionIsNotServedFromTheCache) {
+  testing::TempRepo repo;
+  auto body = [](const std::string& early, const std::string& late) {
+    std::string out = "int total(int a) {\n" + early + "\n";
+    for (int i = 0; i < 12; ++i) out += "  a += " + std::to_string(i) + ";\n";
+    return out + late + "\n  return a;\n}\n";
+  };
+  repo.write("src/total.c", body("  int guard = 0;", "  a *= 2;"));
+  repo.commitAll("init");
+  repo.write("src/total.c", body("  int guard = 0;", "  a *= 3;"));
+  Script s{{{"summary", "ok"}, {"verdict", "APPROVE"}, {"findings", json::array()}}, {}};
+  ReviewCache cache;
+  const ReviewService service(scripted(s), &cache);
+  auto request = [&] { return ReviewRequest{diff::parse(git::diffText(repo.root(), {})), repo.root(), {}, {}}; };
+  service.review(request());
+  ASSERT_EQ(s.requests.size(), 1u);
+  const std::string diffBefore = git::diffText(repo.root(), {});
+  // Commit a change at the top of the function, then put the working-tree change back.
+  repo.write("src/total.c", body("  int guard = 1;", "  a *= 2;"));
+  repo.commitAll("guard");
+  repo.write("src/total.c", body("  int guard = 1;", "  a *= 3;"));
+  ASSERT_EQ(git::diffText(repo.root(), {}).substr(git::diffText(repo.root(), {}).find("@@")),
+            diffBefore.substr(diffBefore.find("@@")));  // the hunk reads the same
+  EXPECT_FALSE(service.cached(request()));
+  const ReviewResult second = service.review(request());
+  EXPECT_FALSE(second.fromCache);
+  ASSERT_EQ(s.requests.size(), 2u);
+  EXPECT_NE(s.requests[1].messages[0].text.find("int guard = 1;"), std::string::npos);
+}
+
 // The no-false-approval rule holds for a review answered from cache: the
 // model asked for changes, its blocking finding could not be placed.
 TEST(ReviewService, NoFalseApprovalFromTheCacheEither) {

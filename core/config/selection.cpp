@@ -74,6 +74,10 @@ std::optional<std::string> defaultExclusion(const diff::FileDiff& file) {
         return "generated file (line " + std::to_string(l.newLine) + " says it is generated)";
       if (script && l.kind == diff::LineKind::Added && l.text.size() > kMinifiedLineChars)
         return "minified file (a line of " + std::to_string(l.text.size()) + " characters)";
+      // git calls a file binary only for a NUL in its first 8,000 bytes: a PDF or
+      // an .ai file may reach the diff as "text" and cost a model its budget.
+      if (l.text.find('\0') != std::string_view::npos)
+        return "binary content (a NUL byte on line " + std::to_string(l.newLine) + ", past where git looks)";
     }
   }
   return std::nullopt;

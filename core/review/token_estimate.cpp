@@ -1,9 +1,31 @@
 #include "core/review/token_estimate.h"
 
+#include "core/support/utf8.h"
+
 namespace revline::review {
 
 std::int64_t estimateTokens(std::string_view text) {
-  return (static_cast<std::int64_t>(text.size()) + kBytesPerToken - 1) / kBytesPerToken;
+  // Bytes, except what the model reads as one character each however it is
+  // sent: a byte that is not UTF-8 (U+FFFD, 3 bytes on the wire) and a control
+  // character ("\u0000" in JSON) are a token each, not a third of one.
+  std::int64_t units = 0;
+  for (std::size_t i = 0; i < text.size();) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c >= 0x20 && c < 0x7f) {
+      ++units;
+      ++i;
+    } else if (c == '\n' || c == '\t' || c == '\r') {
+      ++units;
+      ++i;
+    } else if (const std::size_t n = c < 0x80 ? 0 : utf8SequenceAt(text, i); n > 0) {
+      units += static_cast<std::int64_t>(n);
+      i += n;
+    } else {
+      units += kBytesPerToken;
+      ++i;
+    }
+  }
+  return (units + kBytesPerToken - 1) / kBytesPerToken;
 }
 
 std::int64_t estimateTokens(const ModelRequest& request) {

@@ -16,7 +16,8 @@ inline constexpr std::int64_t kBytesPerToken = 3;
 // Per message: the role and the framing a provider adds around it.
 inline constexpr std::int64_t kMessageOverheadTokens = 8;
 
-// ceil(bytes / kBytesPerToken).
+// ceil(bytes / kBytesPerToken), where a byte that is not UTF-8 and a control
+// character (other than tab, newline, carriage return) count a token each.
 std::int64_t estimateTokens(std::string_view text);
 
 // Everything in `request`: the system prompt, every message (text, tool calls

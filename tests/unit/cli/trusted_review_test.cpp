@@ -257,6 +257,31 @@ TEST(TrustedReview, DescriptionAndCommitMessagesAreDelimitedInTheRequest) {
   EXPECT_LT(prompt.find("</intent>"), prompt.find("<diff>"));
 }
 
+// git looks for a NUL in a file's first 8,000 bytes only: a PDF-like file with
+// its NULs later is a "text" diff, which is not sent (it would spend a model's
+// budget on bytes it reads as U+FFFD), and says why.
+TEST(TrustedReview, BinaryContentGitTookForTextIsSkippedAndListed) {
+  testing::TempRepo repo;
+  repo.write("app.js", "x();\n");
+  repo.commitAll("base");
+  std::string pdf = "%PDF-1.5\n";
+  for (int i = 0; i < 300; ++i) pdf += "<< /Type /Page /Contents " + std::to_string(i) + " 0 R >>\n";
+  ASSERT_GT(pdf.size(), 8000u);
+  pdf += std::string("stream\n\x00\x01\x02\xff\x00endstream\n", 24);
+  repo.write("ext/logo.ai", pdf);
+  repo.write("app.js", "y();\n");
+  repo.git("add -A");
+  const std::string patch = repo.git("diff --cached HEAD");
+  ASSERT_EQ(patch.find("Binary files"), std::string::npos);  // git took it for text
+  const config::Selection selection = config::selectFiles(diff::parse(patch), config::Config{});
+  ASSERT_EQ(selection.diff.files.size(), 1u);
+  EXPECT_EQ(selection.diff.files[0].path(), "app.js");
+  ASSERT_EQ(selection.skipped.size(), 1u);
+  EXPECT_EQ(selection.skipped[0].path, "ext/logo.ai");
+  EXPECT_EQ(selection.skipped[0].reason,
+            "binary content (a NUL byte on line 303, past where git looks); list it in include to review it");
+}
+
 TEST(TrustedReview, LockAndMinifiedFilesAreSkippedAndListed) {
   testing::TempRepo repo;
   repo.write("app.js", "x();\n");

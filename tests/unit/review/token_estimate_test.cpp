@@ -29,6 +29,17 @@ TEST(TokenEstimate, ThreeBytesATokenRoundedUp) {
   EXPECT_EQ(estimateTokens(std::string(3000, 'x')), 1000);
 }
 
+// A Latin-1 or binary-ish file reaches the model as one U+FFFD per bad byte,
+// and a control character as a JSON escape: a token each, not a third of one.
+TEST(TokenEstimate, BytesThatAreNotTextCountATokenEach) {
+  EXPECT_EQ(estimateTokens(std::string(300, '\xe9')), 300);       // Latin-1 "é" alone
+  EXPECT_EQ(estimateTokens(std::string(300, '\0')), 300);         // NUL bytes
+  EXPECT_EQ(estimateTokens(std::string(100, '\x1b')), 100);       // ESC
+  EXPECT_EQ(estimateTokens("r\xe9sum\xe9"), 4);                    // 4 text bytes + 2 bad ones: (4 + 6) / 3, up
+  EXPECT_EQ(estimateTokens("caf\xc3\xa9\n\tok"), 3);               // valid UTF-8, newline and tab: bytes as usual
+  EXPECT_EQ(estimateTokens("\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac"), 3);  // three euro signs
+}
+
 TEST(TokenEstimate, ARequestCountsEverythingItHolds) {
   ModelRequest r;
   r.system = std::string(300, 's');

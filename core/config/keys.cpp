@@ -100,7 +100,10 @@ std::vector<KeySpec> policyKeys() {
   keys.push_back(std::move(confidence));
 
   keys.push_back(integerKey(
-      "max_findings", "At most this many findings are published, most severe and most confident first.", 1,
+      "max_findings",
+      "At most this many findings are published, most severe and most confident first; the summary says how many "
+      "more there were.",
+      1,
       INT_MAX, [](Config& c, std::int64_t n) { c.review.policy.maxFindings = static_cast<std::size_t>(n); },
       [](const Config& c) { return json(c.review.policy.maxFindings); }));
   keys.push_back(integerKey(

@@ -152,7 +152,8 @@ ReviewOutcome runReview(const diff::Diff& diff, Provider& provider, const Review
     outcome.groundingRetry = round;
   }
 
-  outcome.findings = applyPublicationFilters(std::move(grounded.grounded), options.policy);
+  std::size_t overCap = 0;
+  outcome.findings = applyPublicationFilters(std::move(grounded.grounded), options.policy, &overCap);
   outcome.rejected = std::move(grounded.rejected);
   outcome.unplacedBlocking = std::max(0, unplacedBlocking);
   outcome.modelVerdict = answer.report.verdict;
@@ -160,6 +161,8 @@ ReviewOutcome runReview(const diff::Diff& diff, Provider& provider, const Review
   // change was not shown to be fine.
   outcome.verdict = decideVerdict(outcome.findings, options.policy, approvalEvidence(outcome));
   outcome.summary = std::move(answer.report.summary);
+  if (const std::string note = publicationCapNote(overCap, options.policy); !note.empty())
+    outcome.summary += (outcome.summary.empty() ? "" : " ") + note;
   outcome.warnings = std::move(answer.warnings);
   outcome.attempts = answer.attempts;
   outcome.toolCalls = answer.toolCalls;

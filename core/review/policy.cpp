@@ -80,7 +80,7 @@ contract::Verdict decideVerdict(const std::vector<PublishedFinding>& findings, c
 }
 
 std::vector<PublishedFinding> applyPublicationFilters(std::vector<PublishedFinding> findings,
-                                                      const PolicyConfig& policy) {
+                                                      const PolicyConfig& policy, std::size_t* overCap) {
   std::vector<PublishedFinding> kept;
   kept.reserve(findings.size());
   for (auto& p : findings) {
@@ -113,8 +113,16 @@ std::vector<PublishedFinding> applyPublicationFilters(std::vector<PublishedFindi
     return std::tuple(rank(x.severity), -x.confidence, std::string_view(x.file), x.line, x.lastLine()) <
            std::tuple(rank(y.severity), -y.confidence, std::string_view(y.file), y.line, y.lastLine());
   });
+  if (overCap) *overCap = kept.size() > policy.maxFindings ? kept.size() - policy.maxFindings : 0;
   if (kept.size() > policy.maxFindings) kept.resize(policy.maxFindings);
   return kept;
+}
+
+std::string publicationCapNote(std::size_t overCap, const PolicyConfig& policy) {
+  if (overCap == 0) return {};
+  return "Not shown: " + std::to_string(overCap) + (overCap == 1 ? " more finding" : " more findings") +
+         ", past the max_findings cap of " + std::to_string(policy.maxFindings) +
+         " (the most severe and most confident are shown; raise policy.max_findings to see more).";
 }
 
 }  // namespace revline::review

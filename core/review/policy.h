@@ -41,7 +41,13 @@ contract::Verdict decideVerdict(const std::vector<PublishedFinding>& findings, c
                                 const ApprovalEvidence& evidence);
 
 // Trim text, drop empties, cap explanation length, dedupe (file, line, title),
-// order by severity then confidence (descending), cap the count.
-std::vector<PublishedFinding> applyPublicationFilters(std::vector<PublishedFinding> findings, const PolicyConfig& policy);
+// order by severity then confidence (descending), cap the count; `overCap`,
+// when given, is set to how many the count cap left out.
+std::vector<PublishedFinding> applyPublicationFilters(std::vector<PublishedFinding> findings, const PolicyConfig& policy,
+                                                      std::size_t* overCap = nullptr);
+
+// The sentence a review's summary ends with when the cap left `overCap`
+// findings out (empty when none): the user is told, never silently cut.
+std::string publicationCapNote(std::size_t overCap, const PolicyConfig& policy);
 
 }  // namespace revline::review

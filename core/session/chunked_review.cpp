@@ -203,7 +203,10 @@ review::ReviewOutcome merge(std::vector<review::ReviewOutcome> parts, const revi
     out.usage += p.usage;
   }
   if (anyRetry) out.groundingRetry = retry;
-  out.findings = review::applyPublicationFilters(std::move(findings), options.policy);
+  std::size_t overCap = 0;
+  out.findings = review::applyPublicationFilters(std::move(findings), options.policy, &overCap);
+  if (const std::string note = review::publicationCapNote(overCap, options.policy); !note.empty())
+    out.summary += (out.summary.empty() ? "" : "\n") + note;
   return out;
 }
 

@@ -221,7 +221,8 @@ review::ReviewOutcome mergeIncremental(const IncrementalPlan& plan, review::Revi
   const std::size_t carried = plan.carried.size();
   std::vector<review::PublishedFinding> all = plan.carried;
   all.insert(all.end(), std::make_move_iterator(o.findings.begin()), std::make_move_iterator(o.findings.end()));
-  o.findings = review::applyPublicationFilters(std::move(all), policy);
+  std::size_t overCap = 0;
+  o.findings = review::applyPublicationFilters(std::move(all), policy, &overCap);
   // Coverage of the whole change; what a limit left out of this request stays left out.
   review::Coverage coverage = review::coverageOf(whole, inputs);
   std::set<std::size_t> reusedFiles;  // files some of whose hunks were reviewed before
@@ -246,6 +247,8 @@ review::ReviewOutcome mergeIncremental(const IncrementalPlan& plan, review::Revi
                  " hunks were unchanged since an earlier review and not sent again; their " + std::to_string(carried) +
                  (carried == 1 ? " finding is" : " findings are") + " carried over.)";
   }
+  const std::string note = review::publicationCapNote(overCap, policy);
+  if (!note.empty() && o.summary.find("past the max_findings cap") == std::string::npos) o.summary += " " + note;
   return o;
 }
 

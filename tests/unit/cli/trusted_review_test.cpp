@@ -63,6 +63,26 @@ struct PaymentRepo {
   diff::Diff diff() const { return diff::parse(repo.git("diff HEAD")); }
 };
 
+// The max_findings cap publishes the most severe findings and says how many it
+// left out, in the summary every report shows: never a silent cut.
+TEST(TrustedReview, FindingsPastTheCapAreSaidNotSilentlyDropped) {
+  PaymentRepo r;
+  auto provider = cassette({report(finding("src/Payment.java", 31, std::nullopt, "One", "null", "MINOR") + "," +
+                                   finding("src/Payment.java", 32, std::nullopt, "Two", "null", "BLOCKER") + "," +
+                                   finding("src/Payment.java", 33, std::nullopt, "Three", "null", "NIT"))});
+  review::ReviewOptions options;
+  options.policy.maxFindings = 1;
+  const auto outcome = review::runReview(r.diff(), provider, options, nullptr, CancelToken());
+  ASSERT_EQ(outcome.findings.size(), 1u);
+  EXPECT_EQ(outcome.findings[0].finding.title, "Two");
+  EXPECT_NE(outcome.summary.find("Not shown: 2 more findings, past the max_findings cap of 1"), std::string::npos)
+      << outcome.summary;
+  EXPECT_NE(reports::renderText(outcome).find("Not shown: 2 more findings"), std::string::npos);
+
+  auto few = cassette({report(finding("src/Payment.java", 32, std::nullopt, "Two"))});
+  EXPECT_EQ(review::runReview(r.diff(), few, options, nullptr, CancelToken()).summary, "Checks the amount.");
+}
+
 TEST(TrustedReview, RangeRunningPastTheHunkIsClampedAndKept) {
   PaymentRepo r;
   const auto d = r.diff();  // shown: 29-35

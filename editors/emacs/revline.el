@@ -76,10 +76,36 @@ For example: (:provider \"openai\" :model \"gpt-4o-mini\"
 (:exclude [\"vendor/**\"]).  They override `.revline.json'."
   :type 'plist)
 
+(defcustom revline-command-timeout 600
+  "Seconds to wait for the answer to a server command, such as a review.
+A review takes as long as the model: Emacs is not blocked meanwhile."
+  :type 'integer)
+
+(defvar revline-last-result nil
+  "The result of the last server command, once it came.
+For a review: a plist with :findings and :verdict.")
+
 (defun revline--contact (&optional _interactive)
-  "The eglot contact for revline: the command and its initializationOptions."
-  (list revline-executable "lsp"
-        :initializationOptions (lambda (_server) (or revline-settings (make-hash-table)))))
+  "The eglot contact for revline: server class, command, initializationOptions."
+  (cons 'revline-eglot-server
+        (list revline-executable "lsp"
+              :initializationOptions (lambda (_server) (or revline-settings (make-hash-table))))))
+
+;; Eglot runs a code action's command with a blocking request that gives up
+;; after 10 s: a review by a model takes longer. revline's own server class
+;; runs them without waiting, like `revline--command'.
+(eval-and-compile  ; the class is known when the methods below are compiled
+  (when (featurep 'eglot)
+    (defclass revline-eglot-server (eglot-lsp-server) ()
+      :documentation "The revline language server under eglot: its commands do not block Emacs.")))
+(when (featurep 'eglot)
+  (cl-defmethod eglot-execute-command ((server revline-eglot-server) command arguments)
+    (revline--command (format "%s" command) arguments server))
+  (when (cl-generic-p 'eglot-execute)  ; eglot 1.14+: code actions and commands go through it
+    (cl-defmethod eglot-execute ((server revline-eglot-server) action)
+      (if (and (stringp (plist-get action :command)) (not (plist-get action :edit)))
+          (revline--command (plist-get action :command) (plist-get action :arguments) server)
+        (cl-call-next-method)))))
 
 (defun revline--server-entry-p (entry)
   "Non-nil when ENTRY of `eglot-server-programs' is revline's."
@@ -109,14 +135,28 @@ This replaces other eglot servers for those modes; to keep them, use
   "The file URI of PATH (percent-encoded, as `revline lsp' and eglot write it)."
   (concat "file://" (url-hexify-string (file-truename path) url-path-allowed-chars)))
 
-(defun revline--command (command arguments)
-  "Run the server's COMMAND with ARGUMENTS (a vector) and report the result."
-  (let ((result (jsonrpc-request (revline--server) :workspace/executeCommand
-                                 (list :command command :arguments arguments))))
-    (when (and (listp result) (plist-member result :findings))
-      (let ((n (plist-get result :findings)))
-        (message "revline: %d finding%s" n (if (eql n 1) "" "s"))))
-    result))
+(defun revline--report-result (result)
+  "Keep RESULT in `revline-last-result' and say a review's findings count."
+  (setq revline-last-result result)
+  (when (and (listp result) (plist-member result :findings))
+    (let ((n (plist-get result :findings)))
+      (message "revline: %d finding%s" n (if (eql n 1) "" "s")))))
+
+(defun revline--command (command arguments &optional server)
+  "Ask SERVER (default: the buffer's) to run COMMAND with ARGUMENTS (a vector).
+Returns at once: a review takes as long as the model, so the result is
+reported in the echo area, and kept in `revline-last-result', when it comes."
+  (setq revline-last-result nil)
+  (jsonrpc-async-request (or server (revline--server)) :workspace/executeCommand
+                         (list :command command :arguments arguments)
+                         :success-fn #'revline--report-result
+                         :error-fn (lambda (err)
+                                     (message "revline: %s failed: %s" command
+                                              (or (and (listp err) (plist-get err :message)) err)))
+                         :timeout revline-command-timeout
+                         :timeout-fn (lambda ()
+                                       (message "revline: %s: no answer in %d s" command revline-command-timeout)))
+  nil)
 
 ;;;###autoload
 (defun revline-review-file ()
@@ -124,6 +164,7 @@ This replaces other eglot servers for those modes; to keep them, use
   (interactive)
   (unless buffer-file-name (user-error "revline: this buffer visits no file"))
   (when (buffer-modified-p) (save-buffer))
+  (message "revline: reviewing %s..." (file-name-nondirectory buffer-file-name))
   (revline--command "revline.reviewFile"
                     (vector (list :uri (revline--uri (expand-file-name buffer-file-name))))))
 
@@ -218,9 +259,13 @@ The server receives them as workspace/didChangeConfiguration."
 (defun revline--report ()
   "Give Flymake the current buffer's revline diagnostics."
   (when revline--report-fn
+    ;; :region replaces what was reported before: without it, Flymake adds a
+    ;; later report of the same check on top of the earlier one (stale and
+    ;; doubled diagnostics), as eglot also notes.
     (funcall revline--report-fn
              (revline--flymake-diagnostics
-              (gethash (revline--uri buffer-file-name) revline--diagnostics [])))))
+              (gethash (revline--uri buffer-file-name) revline--diagnostics []))
+             :region (cons (point-min) (point-max)))))
 
 (defun revline-flymake-backend (report-fn &rest _)
   "Flymake backend: revline's review findings for this buffer (via REPORT-FN).
@@ -385,8 +430,7 @@ changed since the fix was computed."
 (defun revline--run-action-command (action)
   "Run the server command of ACTION."
   (let ((command (plist-get action :command)))
-    (jsonrpc-request (revline--server) :workspace/executeCommand
-                     (list :command (plist-get command :command) :arguments (plist-get command :arguments)))))
+    (revline--command (plist-get command :command) (plist-get command :arguments))))
 
 (defun revline-dismiss ()
   "Dismiss the revline finding on the current line (undo with `revline-undismiss')."

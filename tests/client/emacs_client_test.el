@@ -87,7 +87,7 @@
                                              (flymake-diagnostics)))
                                   10)
               ;; revline-settings survive eglot's empty workspace/didChangeConfiguration.
-              (let ((result (revline-review-file)))
+              (let ((result (revline-test--command-result "revline-review-file" #'revline-review-file)))
                 (unless (and (equal (plist-get result :findings) 1) (equal (plist-get result :verdict) "COMMENT"))
                   (revline-test--fail "revline-settings ignored: %S (expected 1 finding, verdict COMMENT)" result)))
               ;; A stale fix: get it, change the line, apply it: eglot refuses (version), the text stays.
@@ -135,11 +135,20 @@
                                   (lambda () (= 0 (length (revline-test--latest-for uri)))))
               ;; The commands.
               (save-buffer)
-              (let ((result (revline-review-file)))
+              (let ((result (revline-test--command-result "revline-review-file" #'revline-review-file)))
                 (unless (equal (plist-get result :findings) 0)
                   (revline-test--fail "revline-review-file on the fixed file: %S" result)))
+              ;; A code action's command, as eglot runs it ("Review this file now"): revline's
+              ;; server class runs it without blocking (eglot's own request gives up after 10 s).
+              (unless (eq (eieio-object-class server) 'revline-eglot-server)
+                (revline-test--fail "eglot runs revline as %S, not revline-eglot-server" (eieio-object-class server)))
+              (let ((result (revline-test--command-result
+                             "eglot's Review this file now"
+                             (lambda () (eglot-execute-command server 'revline.reviewFile (vector (list :uri uri)))))))
+                (unless (equal (plist-get result :findings) 0)
+                  (revline-test--fail "eglot's Review this file now: %S" result)))
               (revline-clear)
-              (let ((result (revline-review-workspace)))
+              (let ((result (revline-test--command-result "revline-review-workspace" #'revline-review-workspace)))
                 (unless (equal (plist-get result :findings) 0)
                   (revline-test--fail "revline-review-workspace: %S" result)))
               (revline-send-settings))

@@ -31,6 +31,13 @@
     (unless (funcall predicate)
       (revline-test--fail "timed out waiting for %s" what))))
 
+(defun revline-test--command-result (what thunk)
+  "Run THUNK (a revline command), which must return at once, then wait for its result."
+  (let ((returned (funcall thunk)))
+    (when returned (revline-test--fail "%s waited for the server: returned %S" what returned)))
+  (revline-test--wait what (lambda () revline-last-result) 60)
+  revline-last-result)
+
 (defun revline-test--git (dir &rest args)
   (let ((default-directory dir))
     (with-temp-buffer

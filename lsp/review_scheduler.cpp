@@ -44,8 +44,17 @@ std::string failureHint(const review::ProviderError& e) {
     case K::Quota:
     case K::RateLimited: return " The provider refused for quota or rate limits; try again later or change \"model\".";
     case K::Config: return "";  // the message already says how to fix it
+    case K::Server: return " The provider failed on its side (not a settings problem); the next save tries again.";
     default: return " Check the provider settings (\"provider\", \"model\", \"base_url\") in .revline.json or the editor settings.";
   }
+}
+
+// The failure as one message: the provider's words (ended as a sentence), then what to do.
+std::string failureMessage(const review::ProviderError& e) {
+  std::string what = e.what();
+  while (!what.empty() && (what.back() == ' ' || what.back() == '\n')) what.pop_back();
+  if (!what.empty() && what.back() != '.' && what.back() != '!' && what.back() != '?') what += '.';
+  return "revline: the review provider failed: " + what + failureHint(e);
 }
 
 }  // namespace
@@ -241,7 +250,7 @@ void Server::runJob(const std::shared_ptr<Job>& job) {
       outcome->kind = JobOutcome::Kind::Failed;
       outcome->providerFailure = true;
       outcome->failure = job->cacheOnly ? std::string("cached review lookup: ") + e.what()  // e.g. a missing API key: the save says so
-                                        : std::string("revline: the review provider failed: ") + e.what() + failureHint(e);
+                                        : failureMessage(e);
     }
   } catch (const std::exception& e) {
     outcome->kind = JobOutcome::Kind::Failed;

@@ -23,8 +23,7 @@ json toJson(const CachedReview& review) {
   }
   return json{{"findings", std::move(findings)},
               {"unplacedBlocking", review.evidence.unplacedBlocking},
-              {"changesRequestedButRejected", review.evidence.changesRequestedButRejected},
-              {"composed", review.composed}};
+              {"changesRequestedButRejected", review.evidence.changesRequestedButRejected}};
 }
 
 CachedReview cachedReviewFromJson(const json& j) {
@@ -52,7 +51,6 @@ CachedReview cachedReviewFromJson(const json& j) {
   }
   out.evidence.unplacedBlocking = j.value("unplacedBlocking", 0);
   out.evidence.changesRequestedButRejected = j.value("changesRequestedButRejected", false);
-  out.composed = j.value("composed", false);
   return out;
 }
 

@@ -21,9 +21,6 @@ namespace revline::session {
 struct CachedReview {
   std::vector<review::PublishedFinding> findings;
   review::ApprovalEvidence evidence;
-  // Put together from per-hunk reviews (hunk_cache.h), not one review of the
-  // whole diff: a forced full review does not take it.
-  bool composed = false;
 };
 
 // Cache form of a review (written and read only by revline): each finding as

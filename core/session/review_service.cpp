@@ -112,7 +112,7 @@ ReviewResult ReviewService::review(ReviewRequest request, const CancelToken& can
   if (cache_ && !root.empty() && !prepared.reviewed.files.empty()) {
     key = cacheKey(*provider, prepared, config, root);
     auto hit = cache_->get(root, key);
-    if (hit && !(full && hit->composed)) return fromCache(std::move(prepared), std::move(*hit), *provider, config);
+    if (hit && !full) return fromCache(std::move(prepared), std::move(*hit), *provider, config);
   }
   // Incremental review: only the hunks not reviewed before go on (hunk_cache.h). The
   // plan reads each hunk's function context through tools confined to the work
@@ -142,7 +142,7 @@ ReviewResult ReviewService::review(ReviewRequest request, const CancelToken& can
   result.evidence = review::approvalEvidence(result.outcome);
   // A review with parts left out is not kept: a rerun with a larger budget reviews them.
   if (!key.empty() && result.evidence.partsNotReviewed == 0)
-    cache_->put(root, key, CachedReview{result.outcome.findings, result.evidence, plan && plan->hunksReused > 0});
+    cache_->put(root, key, CachedReview{result.outcome.findings, result.evidence});
   result.reviewed = std::move(prepared.reviewed);
   return result;
 }

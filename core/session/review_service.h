@@ -55,9 +55,10 @@ struct ReviewRequest {
   config::Config config;                     // the layered configuration, flags applied
   std::vector<std::string> commitMessages;   // the commits under review, part of the intent (untrusted)
   ProgressSink progress = {};                // told after each request of a review split into several
-  // Send the whole change to the model: no hunk carried over from the per-hunk
-  // cache, no composed review answered from the review cache ("Review this
-  // file now", `revline review --no-cache`). The result still refreshes both.
+  // Send the whole change to the model, now: nothing answered from the review
+  // cache, no hunk carried over from the per-hunk cache ("Review this file
+  // now", `revline review --no-cache`: a fresh opinion is what is asked for).
+  // The result still refreshes both.
   bool fullReview = false;
 };
 

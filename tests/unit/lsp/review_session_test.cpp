@@ -85,13 +85,21 @@ TEST_F(ReviewSession, AnUnplacedBlockingFindingNeverApprovesFreshOrFromCache) {
   }
   const int asked = calls.load();
   EXPECT_GE(asked, 1);
-  // A restarted server answers the same change from the cache, with the same verdict.
+  // A restarted server answers a save of the same change from the cache, with
+  // the same verdict (its progress says it; "Review this file now" would ask again).
   LspClient again(fixed(answer, calls));
-  again.initialize(uriFromPath(root.string()));
-  const json r = reviewFile(again);
-  EXPECT_EQ(r["result"]["verdict"], "COMMENT") << r.dump();
+  again.initialize(uriFromPath(root.string()), json::object(), {{"window", {{"workDoneProgress", true}}}});
+  again.notify("textDocument/didSave", {{"textDocument", {{"uri", uri}}}});
+  const json create = again.waitFor(
+      [](const json& m) { return m.value("method", "") == "window/workDoneProgress/create"; }, "progress create");
+  again.transport().clientSend(json{{"jsonrpc", "2.0"}, {"id", create["id"]}, {"result", nullptr}});
+  json end;
+  for (json v; end.is_null();)
+    if ((v = again.notification("$/progress")["params"]["value"]).value("kind", "") == "end") end = v;
+  EXPECT_NE(end.value("message", "").find("verdict COMMENT"), std::string::npos) << end.dump();
   EXPECT_EQ(calls.load(), asked);  // no model call
   EXPECT_EQ(again.server().stats().cacheHits, 1);
+  again.notification("textDocument/publishDiagnostics");
   EXPECT_EQ(again.stop(), 0);
 }
 

@@ -29,6 +29,7 @@ struct Script {
   int cancelled = 0;
   bool fail = false;
   std::string failure = "401 Unauthorized";  // what a failing call says (with fail)
+  review::ProviderError::Kind failureKind = review::ProviderError::Kind::Auth;
   std::string file = "a.txt";
 
   void close() { std::lock_guard<std::mutex> l(mu); gateOpen = false; }
@@ -55,7 +56,7 @@ class ScriptedProvider : public review::Provider {
       }
       s_.cv.wait_for(l, 5ms);
     }
-    if (s_.fail) throw review::ProviderError(review::ProviderError::Kind::Auth, s_.failure);
+    if (s_.fail) throw review::ProviderError(s_.failureKind, s_.failure);
     review::ModelResponse r;
     r.text = json{{"summary", "s"},
                   {"verdict", "COMMENT"},
@@ -224,6 +225,22 @@ TEST_F(Fixture, ProviderFailureIsShownOnceAndKeepsTheLastDiagnostics) {
   const int hover = c.request("textDocument/hover", {{"textDocument", {{"uri", uri}}}, {"position", {{"line", 0}, {"character", 1}}}});
   EXPECT_NE(c.reply(hover)["result"]["contents"]["value"].get<std::string>().find("Scripted finding"), std::string::npos);
   EXPECT_EQ(c.server().stats().providerFailures, 3);
+  EXPECT_EQ(c.stop(), 0);
+}
+
+// The message reads as sentences, and a failure on the provider's side does
+// not send the user to their settings.
+TEST_F(Fixture, AServerSideFailureSaysSoInSentences) {
+  Script s;
+  s.fail = true;
+  s.failureKind = review::ProviderError::Kind::Server;
+  s.failure = "openai: server error HTTP 500 after 2 retries; try again later";
+  LspClient c(scripted(s, /*sync=*/true));
+  c.initialize(rootUri());
+  save(c);
+  const std::string shown = c.notification("window/showMessage")["params"]["message"].get<std::string>();
+  EXPECT_EQ(shown, "revline: the review provider failed: openai: server error HTTP 500 after 2 retries; try again "
+                   "later. The provider failed on its side (not a settings problem); the next save tries again.");
   EXPECT_EQ(c.stop(), 0);
 }
 

@@ -52,15 +52,13 @@ TEST(CachedReviewJson, TheWholeFindingAndTheEvidenceRoundTrip) {
   b.rangeClamped.reset();
   b.finding.category = contract::Category::Style;
   b.finding.severity = contract::Severity::Nit;
-  const CachedReview review{{a, b}, {2, true}, true};
+  const CachedReview review{{a, b}, {2, true}};
   const CachedReview back = cachedReviewFromJson(toJson(review));
   ASSERT_EQ(back.findings.size(), 2u);
   expectSame(back.findings[0], a);
   expectSame(back.findings[1], b);
   EXPECT_EQ(back.evidence.unplacedBlocking, 2);
   EXPECT_TRUE(back.evidence.changesRequestedButRejected);
-  EXPECT_TRUE(back.composed);  // put together from per-hunk reviews: a forced full review does not take it
-  EXPECT_FALSE(cachedReviewFromJson(toJson(CachedReview{{a}, {}})).composed);
 }
 
 TEST(CachedReviewJson, AMalformedEntryNamesWhatIsWrong) {

@@ -96,6 +96,12 @@ TEST(ReviewService, ASecondReviewOfTheSameChangeComesFromTheCacheWithoutTheModel
   other.review.extraInstructions = "Be strict.";
   service.review(f.request(other));
   EXPECT_EQ(s.requests.size(), 2u);  // another setting, another review
+
+  // "Review this file now" (a full review) asks the model again, though the change was reviewed.
+  ReviewRequest full = f.request();
+  full.fullReview = true;
+  EXPECT_FALSE(service.review(std::move(full)).fromCache);
+  EXPECT_EQ(s.requests.size(), 3u);
 }
 
 // The model reads a changed line with its enclosing function: a commit that

@@ -314,9 +314,10 @@ RequestPlan planRequests(const diff::Diff& diff, const review::ReviewInputs& inp
     };
     while (maxLines > 0 && !contextFits()) options.functionContextMaxLines = maxLines = maxLines > 12 ? maxLines / 2 : 0;
     if (maxLines < configured) {
-      out.contextNote = "enclosing functions longer than " + std::to_string(maxLines) + " lines (function_context_max_lines " +
-                        std::to_string(configured) + ") were shown by their first line only, to fit max_input_tokens " +
-                        std::to_string(budget);
+      out.contextNote = (maxLines > 0 ? "enclosing functions longer than " + std::to_string(maxLines) + " lines"
+                                      : std::string("all enclosing functions")) +
+                        " (function_context_max_lines " + std::to_string(configured) +
+                        ") were shown by their first line only, to fit max_input_tokens " + std::to_string(budget);
       planWith(ContextPricing::Shared);
       if (everyRequestFits()) return out;
     }

@@ -69,15 +69,18 @@ std::optional<std::string> defaultExclusion(const diff::FileDiff& file) {
   const bool script = endsWith(name, ".js") || endsWith(name, ".mjs") || endsWith(name, ".cjs") || endsWith(name, ".css");
   for (const auto& h : file.hunks) {
     for (const auto& l : h.lines) {
+      // git calls a file binary only for a NUL in its first 8,000 bytes: a PDF or
+      // an .ai file may reach the diff as "text" and cost a model its budget.
+      if (l.text.find('\0') != std::string_view::npos)
+        return "binary content (a NUL byte on " +
+               (l.kind == diff::LineKind::Removed ? "removed line " + std::to_string(l.oldLine)
+                                                  : "line " + std::to_string(l.newLine)) +
+               ", past where git looks)";
       if (l.kind == diff::LineKind::Removed) continue;
       if (l.newLine <= kGeneratedHeaderLines && generatedMarker(l.text))
         return "generated file (line " + std::to_string(l.newLine) + " says it is generated)";
       if (script && l.kind == diff::LineKind::Added && l.text.size() > kMinifiedLineChars)
         return "minified file (a line of " + std::to_string(l.text.size()) + " characters)";
-      // git calls a file binary only for a NUL in its first 8,000 bytes: a PDF or
-      // an .ai file may reach the diff as "text" and cost a model its budget.
-      if (l.text.find('\0') != std::string_view::npos)
-        return "binary content (a NUL byte on line " + std::to_string(l.newLine) + ", past where git looks)";
     }
   }
   return std::nullopt;

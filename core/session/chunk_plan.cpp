@@ -211,27 +211,32 @@ ChunkPlan planChunks(const std::vector<std::string>& paths, const std::vector<Fi
     }
   }
   plan.skipped = std::move(tooLarge);
+  plan.chunks = std::move(best);
+  capRequests(plan, files, maxRequests);
+  return plan;
+}
+
+void capRequests(ChunkPlan& plan, const std::vector<FileCost>& files, int maxRequests) {
   const auto cap = static_cast<std::size_t>(std::max(1, maxRequests));
-  if (best.size() > cap) {
+  std::vector<Chunk>& chunks = plan.chunks;
+  if (chunks.size() > cap) {
     // The requests that matter most are sent: by their best file's rank, then in diff order.
     auto rankOf = [&](const Chunk& c) {
       int r = 4;
       for (const ChunkPart& p : c.parts) r = std::min(r, files[p.file].rank);
       return r;
     };
-    std::stable_sort(best.begin(), best.end(), [&](const Chunk& a, const Chunk& b) { return rankOf(a) < rankOf(b); });
-    for (std::size_t c = cap; c < best.size(); ++c)
-      for (const ChunkPart& p : best[c].parts)
+    std::stable_sort(chunks.begin(), chunks.end(), [&](const Chunk& a, const Chunk& b) { return rankOf(a) < rankOf(b); });
+    for (std::size_t c = cap; c < chunks.size(); ++c)
+      for (const ChunkPart& p : chunks[c].parts)
         plan.skipped.push_back({p, SkippedPart::Why::RequestCap, partTokens(files, p)});
-    best.resize(cap);
-    auto key = [](const Chunk& c) { return std::tuple(c.parts.front().file, c.parts.front().firstHunk); };
-    std::sort(best.begin(), best.end(), [&](const Chunk& a, const Chunk& b) { return key(a) < key(b); });
+    chunks.resize(cap);
   }
-  plan.chunks = std::move(best);
+  auto key = [](const Chunk& c) { return std::tuple(c.parts.front().file, c.parts.front().firstHunk); };
+  std::sort(chunks.begin(), chunks.end(), [&](const Chunk& a, const Chunk& b) { return key(a) < key(b); });
   std::sort(plan.skipped.begin(), plan.skipped.end(), [](const SkippedPart& a, const SkippedPart& b) {
     return std::tuple(a.part.file, a.part.firstHunk) < std::tuple(b.part.file, b.part.firstHunk);
   });
-  return plan;
 }
 
 int fileRank(const diff::FileDiff& file) {
@@ -247,6 +252,7 @@ int fileRank(const diff::FileDiff& file) {
   static const std::set<std::string> prose = {"md", "markdown", "rst", "txt", "adoc", "asciidoc", "org", "rtf", "tex"};
   static const std::set<std::string> prosePrefixes = {"license", "licence", "copying", "authors", "contributors",
                                                       "changelog", "changes", "history", "news", "notice", "readme"};
+  if (lower == "cmakelists.txt" || (lower.rfind("requirements", 0) == 0 && ext == "txt")) return 1;  // build files
   if (prose.count(ext)) return 2;
   if (dot == std::string::npos)  // LICENSE, AUTHORS, HISTORY; not readme_parser.py
     for (const auto& p : prosePrefixes)

@@ -79,6 +79,12 @@ struct ChunkPlan {
 ChunkPlan planChunks(const std::vector<std::string>& paths, const std::vector<FileCost>& files,
                      std::int64_t capacity, int maxRequests);
 
+// At most `maxRequests` chunks of `plan`: the ones kept are those holding the
+// files that matter most (FileCost::rank, then diff order); the parts of the
+// others are added to plan.skipped (RequestCap). Chunks and skipped parts end in
+// diff order. planChunks applies it; so does a caller that changed the chunks.
+void capRequests(ChunkPlan& plan, const std::vector<FileCost>& files, int maxRequests);
+
 // The diff with every hunk whose tokens (by `hunkTokens(file, hunk)`) exceed
 // `capacity` cut into consecutive pieces of lines that each fit (a single line
 // larger than that stays, and the plan skips it). Pieces are ordinary hunks

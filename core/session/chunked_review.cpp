@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <exception>
+#include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -54,30 +55,41 @@ std::vector<FileCost> costsOf(const diff::Diff& diff, const review::ReviewOption
                               const review::ToolExecutor* files, ContextPricing pricing) {
   const auto shared = pricing == ContextPricing::Shared ? review::functionContextOf(diff, options, files)
                                                         : std::vector<std::vector<diff::HunkContext>>{};
-  auto contextOf = [&](std::size_t f, std::size_t h) -> std::vector<std::vector<diff::HunkContext>> {
-    if (pricing == ContextPricing::None) return {};
-    if (pricing == ContextPricing::Shared) {
-      if (!shared.empty() && h < shared[f].size()) return {{shared[f][h]}};
-      return {};
-    }
-    diff::Diff alone{diff.source, {diff.files[f]}};
-    alone.files[0].hunks = {diff.files[f].hunks[h]};
-    auto context = review::functionContextOf(alone, options, files);
-    if (context.empty() || context[0].empty()) return {};
-    return {{context[0][0]}};
-  };
   std::vector<FileCost> costs;
   for (std::size_t f = 0; f < diff.files.size(); ++f) {
+    const diff::FileDiff& file = diff.files[f];
     diff::Diff one;
     one.source = diff.source;
-    one.files.push_back(diff.files[f]);
-    one.files[0].hunks.clear();
+    one.files.push_back(file);
+    auto measure = [&](std::vector<diff::Hunk> hunks, const std::vector<std::vector<diff::HunkContext>>& context) {
+      one.files[0].hunks = std::move(hunks);
+      return review::estimateTokens(diff::annotate(one, context));
+    };
+    // Alone: the file's text read once, each hunk's enclosing function found for that hunk by itself.
+    std::optional<std::string> text;
+    if (pricing == ContextPricing::Alone && options.context == review::ContextMode::Function && files &&
+        file.newPath && !file.binary && !file.hunks.empty() && file.status != diff::FileStatus::Added)
+      text = files->newFileText(*file.newPath);
     FileCost cost;
-    cost.rank = fileRank(diff.files[f]);
-    cost.headerTokens = review::estimateTokens(diff::annotate(one));
-    for (std::size_t h = 0; h < diff.files[f].hunks.size(); ++h) {
-      one.files[0].hunks = {diff.files[f].hunks[h]};
-      cost.hunkTokens.push_back(review::estimateTokens(diff::annotate(one, contextOf(f, h))) - cost.headerTokens);
+    cost.rank = fileRank(file);
+    // The header as a request of the file shows it (its wording depends on the file having hunks):
+    // the file with one hunk costs header + hunk, with that hunk twice header + 2 hunks.
+    if (file.hunks.empty()) {
+      cost.headerTokens = measure({}, {});
+    } else {
+      const std::int64_t once = measure({file.hunks[0]}, {}), twice = measure({file.hunks[0], file.hunks[0]}, {});
+      cost.headerTokens = std::max<std::int64_t>(0, 2 * once - twice);
+    }
+    for (std::size_t h = 0; h < file.hunks.size(); ++h) {
+      std::vector<std::vector<diff::HunkContext>> context;
+      if (pricing == ContextPricing::Shared && !shared.empty() && h < shared[f].size()) {
+        context = {{shared[f][h]}};
+      } else if (text) {
+        one.files[0].hunks = {file.hunks[h]};
+        auto alone = diff::functionContext(one.files[0], *text, options.functionContextMaxLines);
+        if (!alone.empty()) context = {{std::move(alone.front())}};
+      }
+      cost.hunkTokens.push_back(measure({file.hunks[h]}, context) - cost.headerTokens);
       cost.hunkLines.push_back(review::changedLines(one.files[0]));
     }
     costs.push_back(std::move(cost));
@@ -223,6 +235,7 @@ struct RequestPlan {
   ChunkPlan plan;
   review::Chunking chunking;
   std::string contextNote;  // set when long functions were cut to fit the budget (a warning of the review)
+  std::vector<FileCost> costs;  // of `split`, as the plan priced it
 };
 
 RequestPlan planRequests(const diff::Diff& diff, const review::ReviewInputs& inputs, review::Provider& provider,
@@ -281,18 +294,22 @@ RequestPlan planRequests(const diff::Diff& diff, const review::ReviewInputs& inp
     std::vector<std::string> paths;
     for (const auto& f : out.split.files) paths.push_back(f.path());
     out.plan = planChunks(paths, costs, capacity, config.maxRequests);
+    out.costs = std::move(costs);
     out.chunking.diffTokens = out.plan.diffTokens;
     out.chunking.minimumRequests = out.plan.minimumRequests;
     out.chunking.requests = static_cast<int>(out.plan.chunks.size());
   };
+  // A request of these parts as it will be sent, measured.
+  auto requestTokens = [&](const std::vector<ChunkPart>& parts) {
+    review::ModelRequest request = review::firstRequest(chunkDiff(out.split, parts), provider, options,
+                                                        out.measuring.get(), out.requestInputs);
+    if (toolsOffered) request.tools = out.measuring->specs();
+    return review::estimateTokens(request);
+  };
   // Every planned request as it will be sent fits what the budget leaves it.
   auto everyRequestFits = [&] {
-    for (const Chunk& c : out.plan.chunks) {
-      review::ModelRequest request = review::firstRequest(chunkDiff(out.split, c.parts), provider, options,
-                                                          out.measuring.get(), out.requestInputs);
-      if (toolsOffered) request.tools = out.measuring->specs();
-      if (review::estimateTokens(request) > budget - reserve) return false;
-    }
+    for (const Chunk& c : out.plan.chunks)
+      if (requestTokens(c.parts) > budget - reserve) return false;
     return true;
   };
   // Priced as one request would show the functions; when hunks of one function
@@ -323,6 +340,33 @@ RequestPlan planRequests(const diff::Diff& diff, const review::ReviewInputs& inp
     }
   }
   planWith(ContextPricing::Alone);
+  // What pricing part by part still misses (the line numbers' width follows the
+  // request's largest one; rounding): a request that does not fit as built is
+  // halved, down to one hunk, which is skipped (and said) if it alone does not fit.
+  std::vector<Chunk> fitted;
+  std::vector<std::vector<ChunkPart>> work;
+  for (auto it = out.plan.chunks.rbegin(); it != out.plan.chunks.rend(); ++it) work.push_back(it->parts);
+  while (!work.empty()) {
+    std::vector<ChunkPart> parts = std::move(work.back());
+    work.pop_back();
+    const std::int64_t tokens = requestTokens(parts);
+    if (tokens <= budget - reserve) {
+      fitted.push_back(Chunk{std::move(parts), tokens - fixed});
+    } else if (parts.size() > 1) {
+      const auto half = parts.begin() + static_cast<std::ptrdiff_t>(parts.size() / 2);
+      work.emplace_back(half, parts.end());
+      work.emplace_back(parts.begin(), half);
+    } else if (const ChunkPart p = parts[0]; p.endHunk - p.firstHunk > 1) {
+      const std::size_t mid = p.firstHunk + (p.endHunk - p.firstHunk) / 2;
+      work.push_back({ChunkPart{p.file, mid, p.endHunk}});
+      work.push_back({ChunkPart{p.file, p.firstHunk, mid}});
+    } else {
+      out.plan.skipped.push_back({p, SkippedPart::Why::TooLarge, tokens - fixed});
+    }
+  }
+  out.plan.chunks = std::move(fitted);
+  capRequests(out.plan, out.costs, config.maxRequests);
+  out.chunking.requests = static_cast<int>(out.plan.chunks.size());
   return out;
 }
 
@@ -378,6 +422,10 @@ review::ReviewOutcome reviewInChunks(const diff::Diff& diff, const review::Revie
     return outcome;
   }
 
+  // Each request's findings whole: the max_findings cap applies once, to the
+  // merged findings, so the review can say how many it left out.
+  review::ReviewOptions partOptions = options;
+  partOptions.policy.maxFindings = std::numeric_limits<std::size_t>::max();
   // Run: up to max_parallel_requests at once; the first failure stops the rest from starting.
   const std::size_t total = plan.chunks.size();
   std::vector<review::ReviewOutcome> outcomes(total);
@@ -394,7 +442,7 @@ review::ReviewOutcome reviewInChunks(const diff::Diff& diff, const review::Revie
         std::unique_ptr<review::Provider> own = setup.factory(config, part, setup.root);
         if (setup.wrap) own = setup.wrap(std::move(own));
         auto tools = toolsFor(setup.root, limits);
-        outcomes[c] = review::runReview(part, *own, options, tools.get(), cancel, requestInputs);
+        outcomes[c] = review::runReview(part, *own, partOptions, tools.get(), cancel, requestInputs);
         std::lock_guard<std::mutex> lock(mu);
         ++progress.done;
         progress.usage += outcomes[c].usage;

@@ -247,8 +247,8 @@ review::ReviewOutcome mergeIncremental(const IncrementalPlan& plan, review::Revi
                  " hunks were unchanged since an earlier review and not sent again; their " + std::to_string(carried) +
                  (carried == 1 ? " finding is" : " findings are") + " carried over.)";
   }
-  const std::string note = review::publicationCapNote(overCap, policy);
-  if (!note.empty() && o.summary.find("past the max_findings cap") == std::string::npos) o.summary += " " + note;
+  // The fresh review was not capped (review_service.cpp): this is the one cut.
+  if (const std::string note = review::publicationCapNote(overCap, policy); !note.empty()) o.summary += " " + note;
   return o;
 }
 

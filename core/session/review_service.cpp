@@ -1,5 +1,6 @@
 #include "core/session/review_service.h"
 
+#include <limits>
 #include <optional>
 #include <utility>
 
@@ -125,13 +126,19 @@ ReviewResult ReviewService::review(ReviewRequest request, const CancelToken& can
                         &files, !full);
   }
   const diff::Diff& toSend = plan ? plan->toReview : prepared.reviewed;
+  // Reviewed hunk by hunk, the new findings are kept whole: the max_findings cap
+  // applies once, over them and the carried ones (mergeIncremental), and no hunk
+  // is stored with findings a cap cut.
+  config::Config sendConfig = config;
+  if (plan) sendConfig.review.policy.maxFindings = std::numeric_limits<std::size_t>::max();
   // Within the token budget: one request, or several (chunked_review.h), each
   // with its own read-only tools confined to the work tree (none without a root).
-  result.outcome = reviewInChunks(toSend, prepared.inputs, *provider, {config, root, factory_, wrap, progress}, cancel);
+  result.outcome =
+      reviewInChunks(toSend, prepared.inputs, *provider, {sendConfig, root, factory_, wrap, progress}, cancel);
   if (plan) {
     // Parts a limit left out were never seen: no hunk is filled from such a review.
     if (review::approvalEvidence(result.outcome).partsNotReviewed == 0)
-      hunks_->store(root, prepared.reviewed, *plan, result.outcome, config.review.policy);
+      hunks_->store(root, prepared.reviewed, *plan, result.outcome, sendConfig.review.policy);
     result.outcome = mergeIncremental(*plan, std::move(result.outcome), prepared.reviewed, prepared.inputs,
                                       config.review.policy);
     result.fromCache = toSend.files.empty();

@@ -49,6 +49,7 @@
 (require 'flymake)
 (require 'subr-x)
 (require 'url-util)
+(require 'eieio)   ; `find-class', for the eglot server class
 (require 'eglot nil t) ; only `revline-eglot-setup' needs it
 (defvar eglot-server-programs)
 (declare-function eglot-current-server "eglot")
@@ -85,27 +86,34 @@ A review takes as long as the model: Emacs is not blocked meanwhile."
   "The result of the last server command, once it came.
 For a review: a plist with :findings and :verdict.")
 
-(defun revline--contact (&optional _interactive)
-  "The eglot contact for revline: server class, command, initializationOptions."
-  (cons 'revline-eglot-server
-        (list revline-executable "lsp"
-              :initializationOptions (lambda (_server) (or revline-settings (make-hash-table))))))
-
 ;; Eglot runs a code action's command with a blocking request that gives up
 ;; after 10 s: a review by a model takes longer. revline's own server class
-;; runs them without waiting, like `revline--command'.
-(eval-and-compile  ; the class is known when the methods below are compiled
-  (when (featurep 'eglot)
-    (defclass revline-eglot-server (eglot-lsp-server) ()
-      :documentation "The revline language server under eglot: its commands do not block Emacs.")))
-(when (featurep 'eglot)
-  (cl-defmethod eglot-execute-command ((server revline-eglot-server) command arguments)
-    (revline--command (format "%s" command) arguments server))
-  (when (cl-generic-p 'eglot-execute)  ; eglot 1.14+: code actions and commands go through it
-    (cl-defmethod eglot-execute ((server revline-eglot-server) action)
-      (if (and (stringp (plist-get action :command)) (not (plist-get action :edit)))
-          (revline--command (plist-get action :command) (plist-get action :arguments) server)
-        (cl-call-next-method)))))
+;; runs them without waiting, like `revline--command'. It is defined once
+;; eglot is loaded, whenever that is (before or after this file); quoted, so
+;; this file compiles the same with or without eglot.
+(defun revline--define-eglot-server ()
+  "Define `revline-eglot-server' if eglot is loaded and it is not defined yet."
+  (when (and (featurep 'eglot) (not (find-class 'revline-eglot-server nil)))
+    (eval '(progn
+             (defclass revline-eglot-server (eglot-lsp-server) ()
+               :documentation "The revline language server under eglot: its commands do not block Emacs.")
+             (cl-defmethod eglot-execute-command ((server revline-eglot-server) command arguments)
+               (revline--command (format "%s" command) arguments server))
+             (when (cl-generic-p 'eglot-execute) ; eglot 1.14+: code actions and commands go through it
+               (cl-defmethod eglot-execute ((server revline-eglot-server) action)
+                 (if (and (stringp (plist-get action :command)) (not (plist-get action :edit)))
+                     (revline--command (plist-get action :command) (plist-get action :arguments) server)
+                   (cl-call-next-method)))))
+          t)))
+
+(with-eval-after-load 'eglot (revline--define-eglot-server))
+
+(defun revline--contact (&optional _interactive)
+  "The eglot contact for revline: server class, command, initializationOptions."
+  (revline--define-eglot-server)
+  (let ((contact (list revline-executable "lsp"
+                       :initializationOptions (lambda (_server) (or revline-settings (make-hash-table))))))
+    (if (find-class 'revline-eglot-server nil) (cons 'revline-eglot-server contact) contact)))
 
 (defun revline--server-entry-p (entry)
   "Non-nil when ENTRY of `eglot-server-programs' is revline's."
@@ -262,10 +270,11 @@ The server receives them as workspace/didChangeConfiguration."
     ;; :region replaces what was reported before: without it, Flymake adds a
     ;; later report of the same check on top of the earlier one (stale and
     ;; doubled diagnostics), as eglot also notes.
+    ;; The whole buffer, narrowed or not: diagnostics outside a narrowing are replaced too.
     (funcall revline--report-fn
              (revline--flymake-diagnostics
               (gethash (revline--uri buffer-file-name) revline--diagnostics []))
-             :region (cons (point-min) (point-max)))))
+             :region (save-restriction (widen) (cons (point-min) (point-max))))))
 
 (defun revline-flymake-backend (report-fn &rest _)
   "Flymake backend: revline's review findings for this buffer (via REPORT-FN).

@@ -28,6 +28,11 @@
     (delete-region (line-beginning-position) (line-end-position))
     (insert text)))
 
+(defun revline-test--finding-on (uri line)
+  "Non-nil when the server's latest diagnostics for URI have their first on LINE (0-based)."
+  (let ((d (gethash uri revline--diagnostics)))
+    (and (> (length d) 0) (= line (plist-get (plist-get (plist-get (aref d 0) :range) :start) :line)))))
+
 (defun revline-test--flymake-has (regexp)
   (flymake-start)
   (cl-some (lambda (d) (string-match-p regexp (flymake-diagnostic-text d))) (flymake-diagnostics)))
@@ -73,10 +78,7 @@
               (dotimes (k 3)
                 (save-excursion (goto-char (point-min)) (insert "// typed above\n"))
                 (revline-test--wait (format "the finding moved down %d lines" (1+ k))
-                                    (lambda ()
-                                      (let ((d (gethash uri revline--diagnostics)))
-                                        (and (> (length d) 0)
-                                             (= (+ 3 k) (plist-get (plist-get (plist-get (aref d 0) :range) :start) :line))))))))
+                                    (lambda () (revline-test--finding-on uri (+ 3 k))))))
             (let ((shown (cl-remove-if-not (lambda (d) (string-prefix-p "revline:" (flymake-diagnostic-text d)))
                                            (flymake-diagnostics))))
               (unless (= 1 (length shown))
@@ -87,11 +89,24 @@
             (save-excursion (goto-char (point-min)) (dotimes (_ 3) (delete-region (point) (line-beginning-position 2))))
             (let ((uri (revline--uri buffer-file-name)))
               (revline-test--wait "the finding back on line 3"
-                                  (lambda ()
-                                    (let ((d (gethash uri revline--diagnostics)))
-                                      (and (> (length d) 0)
-                                           (= 2 (plist-get (plist-get (plist-get (aref d 0) :range) :start) :line)))))))
+                                  (lambda () (revline-test--finding-on uri 2))))
             (revline-test--log "typing above a finding moves it, shown once")
+            ;; The same with the buffer narrowed above the finding: it is outside the
+            ;; narrowing, and still replaced, not doubled.
+            (let ((uri (revline--uri buffer-file-name)))
+              (save-restriction
+                (narrow-to-region (point-min) (save-excursion (goto-char (point-min)) (line-end-position 2)))
+                (save-excursion (goto-char (point-min)) (insert "// typed above\n"))
+                (revline-test--wait "the finding moved below the narrowing"
+                                    (lambda () (revline-test--finding-on uri 3))))
+              (let ((shown (cl-remove-if-not (lambda (d) (string-prefix-p "revline:" (flymake-diagnostic-text d)))
+                                             (flymake-diagnostics))))
+                (unless (= 1 (length shown))
+                  (revline-test--fail "narrowed: Flymake shows %d revline diagnostics for 1 finding" (length shown))))
+              (save-excursion (goto-char (point-min)) (delete-region (point) (line-beginning-position 2)))
+              (revline-test--wait "the finding back on line 3 after the narrowed edit"
+                                  (lambda () (revline-test--finding-on uri 2))))
+            (revline-test--log "narrowed: still shown once")
             ;; A stale fix is refused; the text stays as the user wrote it.
             (goto-char (point-min))
             (forward-line 2)

@@ -282,24 +282,33 @@ TEST(TrustedReview, DescriptionAndCommitMessagesAreDelimitedInTheRequest) {
 // budget on bytes it reads as U+FFFD), and says why.
 TEST(TrustedReview, BinaryContentGitTookForTextIsSkippedAndListed) {
   testing::TempRepo repo;
-  repo.write("app.js", "x();\n");
-  repo.commitAll("base");
   std::string pdf = "%PDF-1.5\n";
   for (int i = 0; i < 300; ++i) pdf += "<< /Type /Page /Contents " + std::to_string(i) + " 0 R >>\n";
   ASSERT_GT(pdf.size(), 8000u);
-  pdf += std::string("stream\n\x00\x01\x02\xff\x00endstream\n", 24);
+  static const char kStream[] = "stream\n\x00\x01\x02\xff\x00" "endstream\n";
+  pdf += std::string(kStream, sizeof kStream - 1);
+  repo.write("app.js", "x();\n");
+  std::string manual = "%PDF-1.4\n";  // unlike the new file, so git sees no rename
+  for (int i = 0; i < 300; ++i) manual += "<< /Title (chapter " + std::to_string(i) + ") /Count 12 >>\n";
+  static const char kOther[] = "stream\n\x00\x07\xfe\x00" "endstream\n";
+  manual += std::string(kOther, sizeof kOther - 1);
+  repo.write("old/manual.pdf", manual);  // deleted by the change: its NUL is on a removed line
+  repo.commitAll("base");
   repo.write("ext/logo.ai", pdf);
   repo.write("app.js", "y();\n");
+  repo.git("rm -q old/manual.pdf");
   repo.git("add -A");
   const std::string patch = repo.git("diff --cached HEAD");
-  ASSERT_EQ(patch.find("Binary files"), std::string::npos);  // git took it for text
+  ASSERT_EQ(patch.find("Binary files"), std::string::npos);  // git took both for text
   const config::Selection selection = config::selectFiles(diff::parse(patch), config::Config{});
   ASSERT_EQ(selection.diff.files.size(), 1u);
   EXPECT_EQ(selection.diff.files[0].path(), "app.js");
-  ASSERT_EQ(selection.skipped.size(), 1u);
-  EXPECT_EQ(selection.skipped[0].path, "ext/logo.ai");
-  EXPECT_EQ(selection.skipped[0].reason,
+  std::map<std::string, std::string> skipped;
+  for (const auto& f : selection.skipped) skipped[f.path] = f.reason;
+  EXPECT_EQ(skipped["ext/logo.ai"],
             "binary content (a NUL byte on line 303, past where git looks); list it in include to review it");
+  EXPECT_EQ(skipped["old/manual.pdf"],
+            "binary content (a NUL byte on removed line 303, past where git looks); list it in include to review it");
 }
 
 TEST(TrustedReview, LockAndMinifiedFilesAreSkippedAndListed) {

@@ -142,6 +142,8 @@ TEST(ChunkPlan, FileRanks) {
   EXPECT_EQ(ranked("Makefile"), 0);
   EXPECT_EQ(ranked("tools/readme_parser.py"), 0);
   EXPECT_EQ(ranked("pom.xml"), 1);
+  EXPECT_EQ(ranked("src/CMakeLists.txt"), 1);
+  EXPECT_EQ(ranked("requirements-dev.txt"), 1);
   EXPECT_EQ(ranked(".coveragerc"), 1);
   EXPECT_EQ(ranked(".github/workflows/ci.yml"), 1);
   EXPECT_EQ(ranked("docs/api.rst"), 2);

@@ -233,6 +233,63 @@ TEST(ChunkedReview, HunksOfOneLongFunctionSplitApartStillFitTheirRequests) {
   }
 }
 
+// Thousands of one-line hunks (git diff -U0): what pricing part by part
+// misses (each header's wording, the line numbers' width) adds up; every
+// request is measured as built and split until it fits.
+TEST(ChunkedReview, ManySmallHunksStillFitTheirRequestsAsBuilt) {
+  testing::TempRepo repo;
+  auto table = [](bool changed) {
+    std::string out;
+    for (int i = 0; i < 6000; ++i)
+      out += "ROW_" + std::to_string(i) + " = " + std::to_string(changed && i % 3 == 1 ? i * 7 : i) + "\n";
+    return out;
+  };
+  repo.write("t.py", table(false));
+  repo.commitAll("init");
+  repo.write("t.py", table(true));
+  const diff::Diff change = diff::parse(repo.git("diff -U0 HEAD"));
+  ASSERT_EQ(change.files.at(0).hunks.size(), 2000u);
+  Model m;
+  config::Config c = budget(8000);
+  c.review.maxToolCalls = 0;
+  c.maxRequests = 1000;
+  const ReviewResult r = ReviewService(factoryFor(m)).review({change, repo.root(), c, {}});
+  ASSERT_GE(m.requests.size(), 2u);
+  for (const auto& request : m.requests) EXPECT_LE(review::estimateTokens(request), 8000);
+  EXPECT_EQ(r.outcome.coverage.linesReviewed, r.outcome.coverage.linesTotal);
+  EXPECT_TRUE(r.outcome.coverage.filesSkipped.empty());
+}
+
+// The max_findings cap applies once, to the merged findings of a split review,
+// and the summary says how many it left out, once.
+TEST(ChunkedReview, TheFindingsCapIsCountedOnceOverTheWholeReview) {
+  ManyFiles f(3);
+  Model m;
+  m.answer = [](const std::string& user) {
+    std::istringstream in(user);
+    json findings = json::array();
+    std::string file;
+    for (std::string line; std::getline(in, line);) {
+      if (line.rfind("File: ", 0) == 0) file = line.substr(6, line.find(" (") - 6);
+      else if (line.find(" + int ") != std::string::npos && findings.size() < 100)
+        findings.push_back({{"file", file}, {"line", std::stoi(line)}, {"endLine", nullptr}, {"severity", "MINOR"},
+                            {"category", "CORRECTNESS"}, {"title", "Check it"}, {"explanation", "It needs a look."},
+                            {"suggestedFix", nullptr}, {"edit", nullptr}, {"confidence", 0.8}});
+    }
+    return json{{"summary", "Looked."}, {"verdict", "COMMENT"}, {"findings", findings}};
+  };
+  config::Config c = budget(3500);
+  c.review.maxToolCalls = 0;
+  c.review.policy.maxFindings = 2;
+  const ReviewResult r = ReviewService(factoryFor(m)).review(f.request(c));
+  ASSERT_GE(m.requests.size(), 2u);
+  ASSERT_EQ(r.outcome.findings.size(), 2u);
+  const std::string& summary = r.outcome.summary;
+  const std::string note = "Not shown: " + std::to_string(3 * 40 - 2) + " more findings, past the max_findings cap of 2";
+  EXPECT_NE(summary.find(note), std::string::npos) << summary;
+  EXPECT_EQ(summary.find("Not shown:"), summary.rfind("Not shown:")) << summary;  // said once
+}
+
 TEST(ChunkedReview, TheRequestCapSkipsVisiblyAndKeepsTheVerdictFromApprove) {
   ManyFiles f(30);
   Model m;

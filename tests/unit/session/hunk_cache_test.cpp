@@ -92,6 +92,25 @@ TEST_F(Incremental, EditingOneHunkSendsOnlyItAndCarriesTheOthersWithTheirIdsAtTh
   EXPECT_EQ(lineById(third), after);
 }
 
+// Under a max_findings cap the new review is kept whole, hunk by hunk; the cap
+// applies once, to the carried and the new findings, and is said with its count.
+TEST_F(Incremental, TheFindingsCapCutsWhatIsPublishedNotWhatIsKept) {
+  config::Config capped;
+  capped.review.policy.maxFindings = 3;
+  const ReviewResult first = review(capped);
+  EXPECT_EQ(first.outcome.findings.size(), 3u);
+  EXPECT_NE(first.outcome.summary.find("Not shown: 2 more findings, past the max_findings cap of 3"), std::string::npos)
+      << first.outcome.summary;
+  editFirstHunk();
+  const ReviewResult second = review(capped);
+  ASSERT_EQ(log.reviews(), 2u);
+  EXPECT_EQ(log.hunksSent(1), 1);  // the other four were kept whole, though only three were published
+  EXPECT_EQ(second.outcome.findings.size(), 3u);
+  const std::string& summary = second.outcome.summary;
+  EXPECT_NE(summary.find("Not shown: 2 more findings, past the max_findings cap of 3"), std::string::npos) << summary;
+  EXPECT_EQ(summary.find("Not shown:"), summary.rfind("Not shown:")) << summary;
+}
+
 TEST_F(Incremental, AFullReviewSendsEveryHunkAndRefreshesTheCache) {
   review();
   editFirstHunk();

@@ -291,10 +291,30 @@ Reviews happen on save; this reports the latest ones."
        (when-let ((buffer (revline--buffer-for-uri uri)))
          (with-current-buffer buffer (revline--report)))))
     ('window/showMessage (message "%s" (plist-get params :message)))
+    ('$/progress (revline--progress (plist-get params :value)))
     (_ nil)))
 
+(defcustom revline-show-progress t
+  "Non-nil: say in the echo area how a review is going.
+At its end: what it found, the verdict, and what it spent."
+  :type 'boolean)
+
+(defvar revline-last-progress nil
+  "The last progress text of a review (the end says findings, verdict and spend).")
+
+(defun revline--progress (value)
+  "Show the `$/progress' VALUE of a review (begin, report or end)."
+  (let ((text (or (plist-get value :message) (plist-get value :title))))
+    (when (stringp text)
+      (setq revline-last-progress text)
+      (when revline-show-progress
+        (let ((message-log-max (and (equal (plist-get value :kind) "end") message-log-max)))
+          (message "revline: %s" text))))))
+
 (defun revline--handle-request (_connection _method _params)
-  "Answer a request from `revline lsp' (none needs anything from Emacs)."
+  "Answer a request from `revline lsp' (none needs anything from Emacs).
+window/workDoneProgress/create is answered null: the progress then comes as
+`$/progress' notifications."
   nil)
 
 (defun revline--connect (root)
@@ -313,7 +333,8 @@ Reviews happen on save; this reports the latest ones."
                                   :request-dispatcher #'revline--handle-request))
         (jsonrpc-request conn :initialize
                          (list :processId (emacs-pid) :rootUri (revline--uri root)
-                               :capabilities (list :workspace (list :workspaceEdit (list :documentChanges t)))
+                               :capabilities (list :workspace (list :workspaceEdit (list :documentChanges t))
+                                                   :window (list :workDoneProgress t))
                                :initializationOptions (or revline-settings (make-hash-table))))
         (jsonrpc-notify conn :initialized (make-hash-table))
         (puthash root conn revline--connections)))

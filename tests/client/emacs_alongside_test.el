@@ -72,6 +72,10 @@
                                 (lambda () (revline-test--flymake-has "stub: the user's own server")))
             (unless (eq (eglot-current-server) own) (revline-test--fail "eglot's server changed after a save"))
             (revline-test--log "Flymake shows both servers' diagnostics")
+            ;; The review's end is said in the echo area: what it found, the verdict.
+            (revline-test--wait "the review's progress end"
+                                (lambda () (and revline-last-progress (string-match-p "verdict" revline-last-progress))))
+            (revline-test--log "progress: %s" revline-last-progress)
             ;; Lines typed above the finding: the server moves it and publishes each time,
             ;; all within one Flymake check. Flymake shows it once, where it is now.
             (let ((uri (revline--uri buffer-file-name)))

@@ -84,7 +84,10 @@ int runMain(const std::vector<std::string>& args, std::istream& in, std::ostream
   } catch (const config::ConfigError& e) {
     err << "revline " << args[0] << ": configuration error: " << e.what() << "\n";
   } catch (const review::ProviderError& e) {
-    err << "revline " << args[0] << ": provider error: " << e.what() << "\n";
+    // A provider that cannot be used as configured (no key, a bad URL, a budget too small) is the user's to fix.
+    err << "revline " << args[0]
+        << (e.kind() == review::ProviderError::Kind::Config ? ": configuration error: " : ": provider error: ") << e.what()
+        << "\n";
   } catch (const review::ContractFailure& e) {
     err << "revline " << args[0] << ": " << e.what() << "\n";
   } catch (const process::Error& e) {

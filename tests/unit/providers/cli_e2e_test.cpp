@@ -119,6 +119,7 @@ TEST(CliEndToEnd, MissingKeyForTheRealApi) {
   auto result = testing::runRevline("review --provider openai --api-key-env REVLINE_TEST_UNSET_KEY", r.repo.root());
   EXPECT_EQ(result.exitCode, 2) << result.out << result.err;
   EXPECT_NE(result.err.find("REVLINE_TEST_UNSET_KEY"), std::string::npos) << result.err;
+  EXPECT_NE(result.err.find("revline review: configuration error: "), std::string::npos) << result.err;  // the user's to fix
 }
 
 

@@ -210,6 +210,10 @@ ChunkPlan planChunks(const std::vector<std::string>& paths, const std::vector<Fi
       tooLarge = std::move(skipped);
     }
   }
+  // The fewest requests any plan needs for what can be sent: a line larger than a request never is.
+  std::int64_t sendable = plan.diffTokens;
+  for (const SkippedPart& s : tooLarge) sendable -= s.tokens;
+  if (capacity > 0) plan.minimumRequests = (std::max<std::int64_t>(0, sendable) + capacity - 1) / capacity;
   plan.skipped = std::move(tooLarge);
   plan.chunks = std::move(best);
   capRequests(plan, files, maxRequests);

@@ -72,7 +72,7 @@ struct ChunkPlan {
   std::vector<Chunk> chunks;              // the requests to send, ordered by their first part
   std::vector<SkippedPart> skipped;       // in diff order
   std::int64_t diffTokens = 0;            // every part once, headers once per file
-  std::int64_t minimumRequests = 0;       // ceil(diffTokens / capacity): no plan needs fewer
+  std::int64_t minimumRequests = 0;       // ceil(sendable diff tokens / capacity): no plan needs fewer
 };
 
 // `paths[i]` is file i's path (for relatedness); `capacity` > 0.

@@ -73,6 +73,8 @@ TEST(ChunkPlan, AHunkLargerThanARequestIsSkippedAndSaysSo) {
   ASSERT_EQ(plan.skipped.size(), 1u);
   EXPECT_EQ(plan.skipped[0].part.firstHunk, 1u);
   EXPECT_EQ(plan.skipped[0].why, SkippedPart::Why::TooLarge);
+  EXPECT_EQ(plan.chunks.size(), 1u);
+  EXPECT_EQ(plan.minimumRequests, 1);  // what can be sent fits one request: the skipped hunk is not counted
 }
 
 TEST(ChunkPlan, ASourceAndItsTestStayTogetherWhereTheyFit) {

@@ -40,17 +40,43 @@ Coverage coverageOf(const diff::Diff& diff, const ReviewInputs& inputs) {
   return c;
 }
 
+namespace {
+
+// The new text of `f` when its hunks get function context: not a file added
+// whole (it is all shown), binary, or without hunks; read through `files`.
+std::optional<std::string> contextSource(const diff::FileDiff& f, const ToolExecutor& files) {
+  if (!f.newPath || f.binary || f.hunks.empty() || f.status == diff::FileStatus::Added) return std::nullopt;
+  return files.newFileText(*f.newPath);
+}
+
+}  // namespace
+
 std::vector<std::vector<diff::HunkContext>> functionContextOf(const diff::Diff& diff, const ReviewOptions& options,
                                                                const ToolExecutor* files) {
   std::vector<std::vector<diff::HunkContext>> context;
   if (options.context != ContextMode::Function || !files) return context;
   for (const diff::FileDiff& f : diff.files) {
-    std::optional<std::string> text;
-    if (f.newPath && !f.binary && !f.hunks.empty() && f.status != diff::FileStatus::Added) text = files->newFileText(*f.newPath);
+    const std::optional<std::string> text = contextSource(f, *files);
     context.push_back(text ? diff::functionContext(f, *text, options.functionContextMaxLines)
                            : std::vector<diff::HunkContext>{});
   }
   return context;
+}
+
+std::vector<std::optional<diff::HunkContext>> functionContextPerHunk(const diff::FileDiff& file,
+                                                                     const ReviewOptions& options,
+                                                                     const ToolExecutor* files) {
+  std::vector<std::optional<diff::HunkContext>> out(file.hunks.size());
+  if (options.context != ContextMode::Function || !files) return out;
+  const std::optional<std::string> text = contextSource(file, *files);
+  if (!text) return out;
+  diff::FileDiff one = file;
+  for (std::size_t i = 0; i < file.hunks.size(); ++i) {
+    one.hunks = {file.hunks[i]};
+    std::vector<diff::HunkContext> c = diff::functionContext(one, *text, options.functionContextMaxLines);
+    if (!c.empty()) out[i] = std::move(c.front());
+  }
+  return out;
 }
 
 ApprovalEvidence approvalEvidence(const ReviewOutcome& outcome) {
@@ -161,8 +187,7 @@ ReviewOutcome runReview(const diff::Diff& diff, Provider& provider, const Review
   // change was not shown to be fine.
   outcome.verdict = decideVerdict(outcome.findings, options.policy, approvalEvidence(outcome));
   outcome.summary = std::move(answer.report.summary);
-  if (const std::string note = publicationCapNote(overCap, options.policy); !note.empty())
-    outcome.summary += (outcome.summary.empty() ? "" : " ") + note;
+  notePublicationCap(outcome.summary, overCap, options.policy);
   outcome.warnings = std::move(answer.warnings);
   outcome.attempts = answer.attempts;
   outcome.toolCalls = answer.toolCalls;

@@ -110,6 +110,14 @@ Coverage coverageOf(const diff::Diff& diff, const ReviewInputs& inputs);
 std::vector<std::vector<diff::HunkContext>> functionContextOf(const diff::Diff& diff, const ReviewOptions& options,
                                                               const ToolExecutor* files);
 
+// Each hunk's enclosing function found for that hunk alone, not trimmed by the
+// file's other hunks: what a request holding only that hunk shows, and what a
+// hunk's cache key holds. One entry per hunk of `file` (nullopt: none); the
+// file's text is read once, under the same conditions as functionContextOf.
+std::vector<std::optional<diff::HunkContext>> functionContextPerHunk(const diff::FileDiff& file,
+                                                                     const ReviewOptions& options,
+                                                                     const ToolExecutor* files);
+
 // What kept this outcome from approving (policy.h ApprovalEvidence).
 ApprovalEvidence approvalEvidence(const ReviewOutcome& outcome);
 

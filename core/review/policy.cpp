@@ -118,11 +118,12 @@ std::vector<PublishedFinding> applyPublicationFilters(std::vector<PublishedFindi
   return kept;
 }
 
-std::string publicationCapNote(std::size_t overCap, const PolicyConfig& policy) {
-  if (overCap == 0) return {};
-  return "Not shown: " + std::to_string(overCap) + (overCap == 1 ? " more finding" : " more findings") +
-         ", past the max_findings cap of " + std::to_string(policy.maxFindings) +
-         " (the most severe and most confident are shown; raise policy.max_findings to see more).";
+void notePublicationCap(std::string& summary, std::size_t overCap, const PolicyConfig& policy) {
+  if (overCap == 0) return;
+  if (!summary.empty()) summary += summary.find('\n') == std::string::npos ? " " : "\n";
+  summary += "Not shown: " + std::to_string(overCap) + (overCap == 1 ? " more finding" : " more findings") +
+             ", past the max_findings cap of " + std::to_string(policy.maxFindings) +
+             " (the most severe and most confident are shown; raise policy.max_findings to see more).";
 }
 
 }  // namespace revline::review

@@ -46,8 +46,9 @@ contract::Verdict decideVerdict(const std::vector<PublishedFinding>& findings, c
 std::vector<PublishedFinding> applyPublicationFilters(std::vector<PublishedFinding> findings, const PolicyConfig& policy,
                                                       std::size_t* overCap = nullptr);
 
-// The sentence a review's summary ends with when the cap left `overCap`
-// findings out (empty when none): the user is told, never silently cut.
-std::string publicationCapNote(std::size_t overCap, const PolicyConfig& policy);
+// Ends `summary` with the sentence that says the cap left `overCap` findings
+// out (nothing when none): the user is told, never silently cut. On a line of
+// its own when the summary has several (a split review's).
+void notePublicationCap(std::string& summary, std::size_t overCap, const PolicyConfig& policy);
 
 }  // namespace revline::review

@@ -246,24 +246,21 @@ void capRequests(ChunkPlan& plan, const std::vector<FileCost>& files, int maxReq
 int fileRank(const diff::FileDiff& file) {
   if (file.hunks.empty() || file.binary) return 4;
   if (file.status == diff::FileStatus::Deleted) return 3;
-  const std::string path = file.path();
-  const std::size_t slash = path.rfind('/');
-  const std::string name = path.substr(slash == std::string::npos ? 0 : slash + 1);
-  std::string lower;
-  for (char c : name) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  const std::size_t dot = lower.rfind('.');
-  const std::string ext = dot == std::string::npos ? "" : lower.substr(dot + 1);
+  const std::string& path = file.path();
+  const std::string name = lower(std::string_view(path).substr(path.rfind('/') + 1));  // npos + 1: the whole path
+  const std::size_t dot = name.rfind('.');
+  const std::string ext = dot == std::string::npos ? "" : name.substr(dot + 1);
   static const std::set<std::string> prose = {"md", "markdown", "rst", "txt", "adoc", "asciidoc", "org", "rtf", "tex"};
   static const std::set<std::string> prosePrefixes = {"license", "licence", "copying", "authors", "contributors",
                                                       "changelog", "changes", "history", "news", "notice", "readme"};
-  if (lower == "cmakelists.txt" || (lower.rfind("requirements", 0) == 0 && ext == "txt")) return 1;  // build files
+  if (name == "cmakelists.txt" || (name.rfind("requirements", 0) == 0 && ext == "txt")) return 1;  // build files
   if (prose.count(ext)) return 2;
   if (dot == std::string::npos)  // LICENSE, AUTHORS, HISTORY; not readme_parser.py
     for (const auto& p : prosePrefixes)
-      if (lower.rfind(p, 0) == 0) return 2;
+      if (name.rfind(p, 0) == 0) return 2;
   static const std::set<std::string> config = {"json", "yml", "yaml", "toml", "ini", "cfg", "conf", "xml", "properties",
                                                "lock", "csv", "svg", "editorconfig", "gitignore", "gitattributes"};
-  if (config.count(ext) || (dot == 0 && ext.size() + 1 == lower.size())) return 1;  // ".coveragerc" and the like
+  if (config.count(ext) || dot == 0) return 1;  // and dotfiles: ".coveragerc" and the like
   return 0;
 }
 

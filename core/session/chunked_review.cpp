@@ -65,11 +65,8 @@ std::vector<FileCost> costsOf(const diff::Diff& diff, const review::ReviewOption
       one.files[0].hunks = std::move(hunks);
       return review::estimateTokens(diff::annotate(one, context));
     };
-    // Alone: the file's text read once, each hunk's enclosing function found for that hunk by itself.
-    std::optional<std::string> text;
-    if (pricing == ContextPricing::Alone && options.context == review::ContextMode::Function && files &&
-        file.newPath && !file.binary && !file.hunks.empty() && file.status != diff::FileStatus::Added)
-      text = files->newFileText(*file.newPath);
+    const auto alone = pricing == ContextPricing::Alone ? review::functionContextPerHunk(file, options, files)
+                                                        : std::vector<std::optional<diff::HunkContext>>{};
     FileCost cost;
     cost.rank = fileRank(file);
     // The header as a request of the file shows it (its wording depends on the file having hunks):
@@ -82,13 +79,8 @@ std::vector<FileCost> costsOf(const diff::Diff& diff, const review::ReviewOption
     }
     for (std::size_t h = 0; h < file.hunks.size(); ++h) {
       std::vector<std::vector<diff::HunkContext>> context;
-      if (pricing == ContextPricing::Shared && !shared.empty() && h < shared[f].size()) {
-        context = {{shared[f][h]}};
-      } else if (text) {
-        one.files[0].hunks = {file.hunks[h]};
-        auto alone = diff::functionContext(one.files[0], *text, options.functionContextMaxLines);
-        if (!alone.empty()) context = {{std::move(alone.front())}};
-      }
+      if (!shared.empty() && h < shared[f].size()) context = {{shared[f][h]}};
+      else if (h < alone.size() && alone[h]) context = {{*alone[h]}};
       cost.hunkTokens.push_back(measure({file.hunks[h]}, context) - cost.headerTokens);
       cost.hunkLines.push_back(review::changedLines(one.files[0]));
     }
@@ -217,8 +209,7 @@ review::ReviewOutcome merge(std::vector<review::ReviewOutcome> parts, const revi
   if (anyRetry) out.groundingRetry = retry;
   std::size_t overCap = 0;
   out.findings = review::applyPublicationFilters(std::move(findings), options.policy, &overCap);
-  if (const std::string note = review::publicationCapNote(overCap, options.policy); !note.empty())
-    out.summary += (out.summary.empty() ? "" : "\n") + note;
+  review::notePublicationCap(out.summary, overCap, options.policy);
   return out;
 }
 
@@ -321,9 +312,9 @@ RequestPlan planRequests(const diff::Diff& diff, const review::ReviewInputs& inp
   const int configured = options.functionContextMaxLines;
   if (options.context == review::ContextMode::Function) {
     int maxLines = configured;
+    const auto without = costsOf(diff, options, out.measuring.get(), ContextPricing::None);
     auto contextFits = [&] {
       const auto with = costsOf(diff, options, out.measuring.get(), ContextPricing::Alone);
-      const auto without = costsOf(diff, options, out.measuring.get(), ContextPricing::None);
       for (std::size_t f = 0; f < with.size(); ++f)
         for (std::size_t h = 0; h < with[f].hunkTokens.size(); ++h)
           if (with[f].hunkTokens[h] - without[f].hunkTokens[h] > capacity / 2) return false;

@@ -76,25 +76,6 @@ fs::path entryFile(const fs::path& root, const std::string& key) {
   return git::gitDirectory(root) / "revline" / "hunks" / (fingerprint128(key) + ".json");
 }
 
-// The enclosing definition of each hunk on its own (not trimmed by the other
-// hunks, so a change elsewhere in the same function changes this hunk's key).
-std::vector<std::optional<diff::HunkContext>> contextPerHunk(const diff::FileDiff& f, const review::ReviewOptions* options,
-                                                             const review::ToolExecutor* files) {
-  std::vector<std::optional<diff::HunkContext>> out(f.hunks.size());
-  if (!options || options->context != review::ContextMode::Function || !files || !f.newPath || f.binary ||
-      f.status == diff::FileStatus::Added)
-    return out;
-  const std::optional<std::string> text = files->newFileText(*f.newPath);
-  if (!text) return out;
-  diff::FileDiff one = f;
-  for (std::size_t i = 0; i < f.hunks.size(); ++i) {
-    one.hunks = {f.hunks[i]};
-    std::vector<diff::HunkContext> c = diff::functionContext(one, *text, options->functionContextMaxLines);
-    if (!c.empty()) out[i] = std::move(c.front());
-  }
-  return out;
-}
-
 // The right-side lines a hunk shows: newStart .. newStart + newCount - 1.
 bool holds(const diff::Hunk& h, const contract::Finding& f) {
   return h.newCount > 0 && f.line >= h.newStart && f.lastLine() <= h.newStart + h.newCount - 1;
@@ -151,7 +132,9 @@ IncrementalPlan HunkCache::plan(const fs::path& root, const diff::Diff& whole, c
       plan.units.push_back(std::move(unit));
       continue;
     }
-    const auto contexts = contextPerHunk(f, context.options, files);
+    // Each hunk's function for the hunk alone: a change elsewhere in the same function changes its key.
+    const auto contexts = context.options ? review::functionContextPerHunk(f, *context.options, files)
+                                          : std::vector<std::optional<diff::HunkContext>>(f.hunks.size());
     std::map<std::string, int> occurrences;  // hunks of this file that read the same
     for (std::size_t hi = 0; hi < f.hunks.size(); ++hi) {
       const diff::Hunk& h = f.hunks[hi];
@@ -248,7 +231,7 @@ review::ReviewOutcome mergeIncremental(const IncrementalPlan& plan, review::Revi
                  (carried == 1 ? " finding is" : " findings are") + " carried over.)";
   }
   // The fresh review was not capped (review_service.cpp): this is the one cut.
-  if (const std::string note = review::publicationCapNote(overCap, policy); !note.empty()) o.summary += " " + note;
+  review::notePublicationCap(o.summary, overCap, policy);
   return o;
 }
 

@@ -44,8 +44,7 @@ diff::Diff ReviewService::readChange(const std::filesystem::path& root, git::Dif
 }
 
 std::string ReviewService::cacheKey(const review::Provider& provider, const PreparedReview& prepared,
-                                    const config::Config& config, const std::filesystem::path& root) const {
-  const tools::RepositoryTools files(root);
+                                    const config::Config& config, const review::ToolExecutor& files) const {
   const auto context = review::functionContextOf(prepared.reviewed, config.review, &files);
   return ReviewCache::key(provider.name(), provider.model(), diff::annotate(prepared.reviewed, context), config.review,
                           prepared.inputs.commitMessages);
@@ -109,21 +108,23 @@ ReviewResult ReviewService::review(ReviewRequest request, const CancelToken& can
   std::unique_ptr<review::Provider> provider = factory_(config, prepared.reviewed, root);
   if (wrap) provider = wrap(std::move(provider));
 
+  // The work tree's files, read through tools confined to it, for the function
+  // context of the cache key and of the per-hunk plan; none without a root.
+  std::optional<tools::RepositoryTools> files;
+  if (!root.empty()) files.emplace(root);
   std::string key;
-  if (cache_ && !root.empty() && !prepared.reviewed.files.empty()) {
-    key = cacheKey(*provider, prepared, config, root);
+  if (cache_ && files) {
+    key = cacheKey(*provider, prepared, config, *files);
     auto hit = cache_->get(root, key);
     if (hit && !full) return fromCache(std::move(prepared), std::move(*hit), *provider, config);
   }
-  // Incremental review: only the hunks not reviewed before go on (hunk_cache.h). The
-  // plan reads each hunk's function context through tools confined to the work
-  // tree; without a repository (--stdin elsewhere) there is no plan and no file read.
+  // Incremental review: only the hunks not reviewed before go on (hunk_cache.h);
+  // without a repository (--stdin elsewhere) there is no plan and no file read.
   std::optional<IncrementalPlan> plan;
-  if (hunks_ && !root.empty() && HunkCache::applies(provider->name())) {
-    tools::RepositoryTools files(root);
+  if (hunks_ && files && HunkCache::applies(provider->name())) {
     plan = hunks_->plan(root, prepared.reviewed,
                         {provider->name(), provider->model(), &config.review, prepared.inputs.commitMessages},
-                        &files, !full);
+                        &*files, !full);
   }
   const diff::Diff& toSend = plan ? plan->toReview : prepared.reviewed;
   // Reviewed hunk by hunk, the new findings are kept whole: the max_findings cap
@@ -166,7 +167,8 @@ std::optional<ReviewResult> ReviewService::cached(ReviewRequest request) const {
   }
   if (!cache_ || root.empty()) return std::nullopt;
   std::unique_ptr<review::Provider> provider = factory_(config, prepared.reviewed, root);
-  auto hit = cache_->get(root, cacheKey(*provider, prepared, config, root));
+  const tools::RepositoryTools files(root);
+  auto hit = cache_->get(root, cacheKey(*provider, prepared, config, files));
   if (!hit) return std::nullopt;
   return fromCache(std::move(prepared), std::move(*hit), *provider, config);
 }

@@ -116,7 +116,7 @@ class ReviewService {
   // The change as the model reads it, enclosing functions included (a commit
   // elsewhere in a changed function changes what it is shown), and how it is asked.
   std::string cacheKey(const review::Provider& provider, const PreparedReview& prepared, const config::Config& config,
-                       const std::filesystem::path& root) const;
+                       const review::ToolExecutor& files) const;
 
   ProviderFactory factory_;
   ReviewCache* cache_;

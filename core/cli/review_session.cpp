@@ -27,7 +27,7 @@ const char* const kReviewOptionsHelp =
     "  --api-key-env NAME   environment variable that holds the API key\n"
     "  --cassette FILE      recorded model replies for --provider replay\n"
     "  --max-attempts N     answers the model may give, retries included (default 2)\n"
-    "  --max-tool-calls N   repository tool calls per review (default 5)\n"
+    "  --max-tool-calls N   repository tool calls per request (default 5; each request of a split review has its own)\n"
     "  --description TEXT   what the change is for, shown to the model as the author's intent\n"
     "  --max-input-tokens N estimated input tokens per model request; a larger change is split into\n"
     "                       requests that fit (0: the provider's default; builtin: no limit)\n"

@@ -1,8 +1,10 @@
 #include "core/config/config.h"
 
 #include <algorithm>
+#include <limits>
 #include <sstream>
 
+#include "core/config/input_budget.h"
 #include "core/config/keys.h"
 #include "core/config/user_config.h"
 #include "core/support/repo_file.h"
@@ -215,14 +217,60 @@ std::vector<std::string> withoutRoutingKeys(json& object, const std::filesystem:
   return ignored;
 }
 
+// What an untrusted repository's file may change of what a review spends on
+// the user's key: it may lower the limits, never raise them above the layer
+// below (the user's own config, or the defaults), and it may not replace the
+// prices the user set. `c` is that layer with the file applied; what the file
+// raised is put back, and named in the returned list.
+std::vector<std::string> withinTheUsersSpend(const Config& below, Config& c, const json& object) {
+  std::vector<std::string> kept;
+  auto keep = [&](const char* key, auto& value, auto limit) {
+    if (value <= limit) return;
+    kept.push_back(std::string(key) + " stays " + std::to_string(limit) + " (the file asks " + std::to_string(value) + ")");
+    value = limit;
+  };
+  keep("max_requests", c.maxRequests, below.maxRequests);
+  keep("max_tool_calls", c.review.maxToolCalls, below.review.maxToolCalls);
+  keep("max_attempts", c.review.maxAttempts, below.review.maxAttempts);
+  keep("max_parallel_requests", c.maxParallelRequests, below.maxParallelRequests);
+  // The budget of a request as the session resolves it (0 there: no limit);
+  // the file's model may change the default, so both sides are resolved.
+  auto budget = [](const Config& x) {
+    const std::int64_t b = x.maxInputTokens > 0 ? x.maxInputTokens : defaultInputTokens(x.provider, x.model);
+    return b > 0 ? b : std::numeric_limits<std::int64_t>::max();
+  };
+  if (budget(c) > budget(below)) {
+    kept.push_back("max_input_tokens stays " + std::to_string(budget(below)) + " (the file asks " +
+                   (c.maxInputTokens > 0 ? std::to_string(c.maxInputTokens) : std::string("its model's default, ") +
+                                                                                   std::to_string(budget(c))) +
+                   ")");
+    c.maxInputTokens = budget(below);
+  }
+  // Prices only state the cost: a team's file may give them, but not replace the user's own.
+  const review::Prices& own = below.review.prices;
+  if (own.input || own.output || own.cachedInput || own.cacheWrite) {
+    std::string prices;
+    for (const char* key : {"price_per_million_input", "price_per_million_output", "price_per_million_cached_input",
+                            "price_per_million_cache_write"}) {
+      if (object.contains(key)) prices += (prices.empty() ? "" : ", ") + std::string(key);
+    }
+    if (!prices.empty()) {
+      kept.push_back(prices + " ignored (your own prices apply)");
+      c.review.prices = own;
+    }
+  }
+  return kept;
+}
+
+// "FILE: WHAT: this repository is not trusted, so WHY. If you trust it, ..." (`what` joined by `separator`).
 std::string untrustedNotice(const std::filesystem::path& file, const std::filesystem::path& root,
-                            const std::vector<std::string>& ignored, const std::filesystem::path& userFile) {
-  std::string keys;
-  for (const auto& k : ignored) keys += (keys.empty() ? "" : ", ") + k;
+                            const std::string& lead, const std::vector<std::string>& what, const char* separator,
+                            const std::string& why, const std::filesystem::path& userFile) {
+  std::string items;
+  for (const auto& w : what) items += (items.empty() ? "" : separator) + w;
   const std::string where = userFile.empty() ? std::string("the user configuration") : userFile.string();
-  return file.string() + ": ignored " + keys +
-         ": this repository is not trusted, so its configuration may not choose where code and credentials are "
-         "sent. If you trust it, run `revline trust " + root.string() + "` (adds it to " + where +
+  return file.string() + ": " + lead + items + ": this repository is not trusted, so " + why +
+         ". If you trust it, run `revline trust " + root.string() + "` (adds it to " + where +
          "); or set these keys yourself with command-line flags, in the editor settings, or in " + where + ".";
 }
 
@@ -269,11 +317,22 @@ Config loadForRepository(const std::filesystem::path& root, const UserConfig& us
     }
     throw ConfigError(file.string() + ": invalid JSON: " + what);
   }
-  if (parsed.is_object() && !trusted.value_or(isTrusted(user, root))) {
-    const std::vector<std::string> ignored = withoutRoutingKeys(parsed, ec ? root : canonicalRoot);
-    if (!ignored.empty() && notices) notices->push_back(untrustedNotice(file, ec ? root : canonicalRoot, ignored, user.file));
-  }
-  return applyJson(userLayer(user), parsed, file.string());
+  const Config below = userLayer(user);
+  if (!parsed.is_object() || trusted.value_or(isTrusted(user, root))) return applyJson(below, parsed, file.string());
+  const std::filesystem::path where = ec ? root : canonicalRoot;
+  const std::vector<std::string> ignored = withoutRoutingKeys(parsed, where);
+  if (!ignored.empty() && notices)
+    notices->push_back(untrustedNotice(file, where, "ignored ", ignored, ", ",
+                                       "its configuration may not choose where code and credentials are sent",
+                                       user.file));
+  Config c = applyJson(below, parsed, file.string());
+  const std::vector<std::string> kept = withinTheUsersSpend(below, c, parsed);
+  if (!kept.empty() && notices)
+    notices->push_back(untrustedNotice(file, where, "", kept, "; ",
+                                       "its configuration may lower what a review spends on your key but not raise "
+                                       "it, nor replace your prices",
+                                       user.file));
+  return c;
 }
 
 }  // namespace revline::config

@@ -33,7 +33,7 @@ struct Config {
   int debounceMs = 300;                       // language server: quiet time before a review starts
   bool debounceSet = false;                   // debounce_ms was given (else the server picks by provider)
   // The requests of one review (session/chunk_plan.h): the token budget of each
-  // (0: the provider's and model's default, session::defaultInputTokens), how
+  // (0: the provider's and model's default, config::defaultInputTokens), how
   // many run at once, and how many at most (the rest is skipped and listed).
   std::int64_t maxInputTokens = 0;
   int maxParallelRequests = 4;

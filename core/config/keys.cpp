@@ -174,7 +174,10 @@ std::vector<KeySpec> buildKeys() {
       10, [](Config& c, std::int64_t n) { c.review.maxAttempts = static_cast<int>(n); },
       [](const Config& c) { return json(c.review.maxAttempts); }));
   keys.push_back(integerKey(
-      "max_tool_calls", "Repository tool calls (reading files) the model may make per review.", 0, 100,
+      "max_tool_calls",
+      "Repository tool calls (reading files) the model may make per request: a review that fits one request has "
+      "this many, and each request of a split review has its own. An untrusted repository may lower it, not raise it.",
+      0, 100,
       [](Config& c, std::int64_t n) { c.review.maxToolCalls = static_cast<int>(n); },
       [](const Config& c) { return json(c.review.maxToolCalls); }));
   // Requests per review: budget, parallelism, cap (session/chunk_plan.h).
@@ -192,8 +195,9 @@ std::vector<KeySpec> buildKeys() {
       [](const Config& c) { return json(c.maxParallelRequests); }));
   keys.push_back(integerKey(
       "max_requests",
-      "At most this many requests per review; the parts of a larger change that do not fit are not reviewed, "
-      "listed in coverage.filesSkipped, and the verdict is not APPROVE.",
+      "At most this many requests per review (each may take more model calls: tool rounds, a contract retry); the "
+      "parts of a larger change that do not fit are not reviewed, listed in coverage.filesSkipped, and the verdict is "
+      "not APPROVE. An untrusted repository may lower it, not raise it.",
       1, 10000, [](Config& c, std::int64_t n) { c.maxRequests = static_cast<int>(n); },
       [](const Config& c) { return json(c.maxRequests); }));
 

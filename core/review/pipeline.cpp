@@ -95,7 +95,8 @@ ModelRequest firstRequest(const diff::Diff& diff, const Provider& provider, cons
   // from the raw text, before any line number is added.
   const SecretFinder finder = provider.remote() ? provider.secretFinder() : SecretFinder{};
   if (finder && tools) tools->redactWith(finder);
-  PromptInput prompt{functionContextOf(diff, options, tools), options.description, inputs.commitMessages};
+  PromptInput prompt{functionContextOf(diff, options, tools), options.description, inputs.commitMessages,
+                     maxIntentCharsFor(options.inputTokenBudget)};
   if (finder) {
     prompt.description = redactSpans(prompt.description, finder(prompt.description, ""));
     for (std::string& m : prompt.commitMessages) m = redactSpans(m, finder(m, ""));

@@ -93,7 +93,7 @@ std::string userPrompt(const diff::Diff& diff) { return userPrompt(diff, {}); }
 
 namespace {
 
-// The author's description and the commit messages, cut to kMaxIntentChars on a UTF-8 boundary.
+// The author's description and the commit messages, cut to maxIntentChars on a UTF-8 boundary.
 std::string intentText(const PromptInput& input) {
   std::string text;
   if (!input.description.empty()) text += "Description:\n" + input.description + "\n";
@@ -101,9 +101,9 @@ std::string intentText(const PromptInput& input) {
     text += (text.empty() ? "" : "\n") + std::string("Commits (oldest first):\n");
     for (const auto& message : input.commitMessages) text += "- " + message + "\n";
   }
-  if (text.size() > kMaxIntentChars) {
-    text = text.substr(0, utf8Boundary(text, kMaxIntentChars)) + "\n[cut: the intent was longer than " + std::to_string(kMaxIntentChars) +
-           " characters]\n";
+  if (text.size() > input.maxIntentChars) {
+    text = text.substr(0, utf8Boundary(text, input.maxIntentChars)) + "\n[cut: the intent was longer than " +
+           std::to_string(input.maxIntentChars) + " characters]\n";
   }
   return text;
 }

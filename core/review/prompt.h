@@ -1,7 +1,9 @@
 // The prompts, in one place, with a version: the version is part of every
 // cache key, so changing a prompt invalidates cached reviews.
 #pragma once
+#include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -24,9 +26,17 @@ struct PromptInput {
   std::vector<std::vector<diff::HunkContext>> functionContext;  // per file, per hunk; empty: none
   std::string description;                                      // the author's description (untrusted)
   std::vector<std::string> commitMessages;                      // the commits' subjects and bodies (untrusted)
+  std::size_t maxIntentChars = 8000;                            // description plus commit messages, cut beyond
 };
 
-inline constexpr std::size_t kMaxIntentChars = 8000;  // description plus commit messages, cut beyond
+inline constexpr std::size_t kMaxIntentChars = 8000;
+// The intent's share of a request of `inputTokenBudget` tokens (0: none): an
+// eighth at 3 bytes a token, at most kMaxIntentChars, so a long branch history
+// never leaves a small budget (a local model's) without room for the diff.
+inline std::size_t maxIntentCharsFor(std::int64_t inputTokenBudget) {
+  if (inputTokenBudget <= 0) return kMaxIntentChars;
+  return std::min<std::size_t>(kMaxIntentChars, static_cast<std::size_t>(inputTokenBudget) * 3 / 8);
+}
 
 // The first user message: the intent (when given) and the annotated diff, each
 // delimited as untrusted data.

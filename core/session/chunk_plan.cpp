@@ -1,6 +1,7 @@
 #include "core/session/chunk_plan.h"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <map>
 #include <numeric>
@@ -9,19 +10,6 @@
 #include <tuple>
 
 namespace revline::session {
-
-std::int64_t defaultInputTokens(const std::string& provider, const std::string& model) {
-  if (provider == "builtin" || provider == "replay") return 0;  // not a model's context window
-  std::string m;
-  for (char c : model) m += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  auto starts = [&](std::string_view prefix) { return m.rfind(prefix, 0) == 0; };
-  if (provider == "anthropic" || starts("claude")) return 150000;  // 200k context
-  if (starts("gpt-4o") || starts("gpt-4.1") || starts("gpt-4-turbo") || starts("gpt-5") || starts("o1") ||
-      starts("o3") || starts("o4"))
-    return 100000;  // 128k context or more
-  if (provider == "ollama") return 8000;  // local models: small contexts unless configured
-  return 24000;  // an unknown OpenAI-compatible model: fits a 32k context
-}
 
 namespace {
 
@@ -145,9 +133,11 @@ std::vector<Item> itemize(const std::vector<std::vector<std::vector<std::size_t>
   return items;
 }
 
-// First-fit decreasing; each chunk's parts in diff order, chunks by first part.
-std::vector<Chunk> pack(std::vector<Item> items, std::int64_t capacity) {
-  std::stable_sort(items.begin(), items.end(), [](const Item& a, const Item& b) { return a.tokens > b.tokens; });
+// First fit, by decreasing size unless the items come in the order to pack them;
+// each chunk's parts in diff order, chunks by first part.
+std::vector<Chunk> pack(std::vector<Item> items, std::int64_t capacity, bool sortBySize = true) {
+  if (sortBySize)
+    std::stable_sort(items.begin(), items.end(), [](const Item& a, const Item& b) { return a.tokens > b.tokens; });
   std::vector<Chunk> chunks;
   for (Item& item : items) {
     auto fits = std::find_if(chunks.begin(), chunks.end(),
@@ -162,6 +152,30 @@ std::vector<Chunk> pack(std::vector<Item> items, std::int64_t capacity) {
   std::sort(chunks.begin(), chunks.end(),
             [&](const Chunk& a, const Chunk& b) { return key(a.parts.front()) < key(b.parts.front()); });
   return chunks;
+}
+
+// Past the request cap what is sent is chosen by rank (fileRank), so the items
+// are split by their files' rank and packed most important first: a request of
+// code never carries prose while other code is left out. Less important items
+// still fill the room left in earlier requests (first fit).
+std::vector<Chunk> packByRank(const std::vector<Item>& items, const std::vector<FileCost>& files,
+                              std::int64_t capacity) {
+  std::vector<std::pair<int, Item>> ranked;
+  for (const Item& item : items) {
+    std::map<int, Item> byRank;
+    for (const ChunkPart& p : item.parts) {
+      Item& r = byRank[files[p.file].rank];
+      r.parts.push_back(p);
+      r.tokens += partTokens(files, p);
+    }
+    for (auto& [rank, r] : byRank) ranked.emplace_back(rank, std::move(r));
+  }
+  std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) {
+    return std::tuple(a.first, -a.second.tokens) < std::tuple(b.first, -b.second.tokens);
+  });
+  std::vector<Item> ordered;
+  for (auto& [rank, item] : ranked) ordered.push_back(std::move(item));
+  return pack(std::move(ordered), capacity, /*sortBySize=*/false);
 }
 
 }  // namespace
@@ -202,13 +216,19 @@ ChunkPlan planChunks(const std::vector<std::string>& paths, const std::vector<Fi
   // groups up to half a request, then files alone.
   std::vector<SkippedPart> tooLarge;
   std::vector<Chunk> best;
+  std::int64_t bestThreshold = 0;
   for (std::int64_t threshold : {std::int64_t{0}, capacity / 2, capacity}) {
     std::vector<SkippedPart> skipped;
     std::vector<Chunk> chunks = pack(itemize(directories, files, capacity, threshold, skipped), capacity);
     if (threshold == 0 || chunks.size() <= best.size()) {
       best = std::move(chunks);
       tooLarge = std::move(skipped);
+      bestThreshold = threshold;
     }
+  }
+  if (best.size() > static_cast<std::size_t>(std::max(1, maxRequests))) {
+    std::vector<SkippedPart> unused;  // the same parts as tooLarge
+    best = packByRank(itemize(directories, files, capacity, bestThreshold, unused), files, capacity);
   }
   // The fewest requests any plan needs for what can be sent: a line larger than a request never is.
   std::int64_t sendable = plan.diffTokens;
@@ -224,13 +244,15 @@ void capRequests(ChunkPlan& plan, const std::vector<FileCost>& files, int maxReq
   const auto cap = static_cast<std::size_t>(std::max(1, maxRequests));
   std::vector<Chunk>& chunks = plan.chunks;
   if (chunks.size() > cap) {
-    // The requests that matter most are sent: by their best file's rank, then in diff order.
-    auto rankOf = [&](const Chunk& c) {
-      int r = 4;
-      for (const ChunkPart& p : c.parts) r = std::min(r, files[p.file].rank);
-      return r;
+    // The requests that matter most are sent: those holding the most code, then
+    // the most configuration, and so on down the ranks; then in diff order.
+    auto weightOf = [&](const Chunk& c) {
+      std::array<std::int64_t, 5> tokensByRank{};
+      for (const ChunkPart& p : c.parts) tokensByRank[std::clamp(files[p.file].rank, 0, 4)] += partTokens(files, p);
+      return tokensByRank;
     };
-    std::stable_sort(chunks.begin(), chunks.end(), [&](const Chunk& a, const Chunk& b) { return rankOf(a) < rankOf(b); });
+    std::stable_sort(chunks.begin(), chunks.end(),
+                     [&](const Chunk& a, const Chunk& b) { return weightOf(a) > weightOf(b); });
     for (std::size_t c = cap; c < chunks.size(); ++c)
       for (const ChunkPart& p : chunks[c].parts)
         plan.skipped.push_back({p, SkippedPart::Why::RequestCap, partTokens(files, p)});

@@ -30,11 +30,6 @@
 
 namespace revline::session {
 
-// The default max_input_tokens for a provider and model (config max_input_tokens
-// 0): 0 (no limit) for the offline builtin and replay providers; otherwise what
-// leaves room for the answer in the model's context window.
-std::int64_t defaultInputTokens(const std::string& provider, const std::string& model);
-
 // What one file of the diff costs in a request.
 struct FileCost {
   std::int64_t headerTokens = 0;             // the "File: ..." line, repeated in every request holding a part
@@ -62,7 +57,8 @@ struct Chunk {
 
 // A part that is not sent, and why.
 struct SkippedPart {
-  enum class Why { TooLarge, RequestCap };  // alone over the capacity; past maxRequests
+  // alone over the capacity; past maxRequests; in a request the failed review never had answered
+  enum class Why { TooLarge, RequestCap, NotAnswered };
   ChunkPart part;
   Why why = Why::TooLarge;
   std::int64_t tokens = 0;
@@ -75,12 +71,15 @@ struct ChunkPlan {
   std::int64_t minimumRequests = 0;       // ceil(sendable diff tokens / capacity): no plan needs fewer
 };
 
-// `paths[i]` is file i's path (for relatedness); `capacity` > 0.
+// `paths[i]` is file i's path (for relatedness); `capacity` > 0. When the plan
+// needs more than `maxRequests` requests, files are packed by rank instead (the
+// most important together, first), so that the cap leaves out the least important.
 ChunkPlan planChunks(const std::vector<std::string>& paths, const std::vector<FileCost>& files,
                      std::int64_t capacity, int maxRequests);
 
 // At most `maxRequests` chunks of `plan`: the ones kept are those holding the
-// files that matter most (FileCost::rank, then diff order); the parts of the
+// most of the files that matter most (the most code tokens, then configuration,
+// and so on by FileCost::rank; then diff order); the parts of the
 // others are added to plan.skipped (RequestCap). Chunks and skipped parts end in
 // diff order. planChunks applies it; so does a caller that changed the chunks.
 void capRequests(ChunkPlan& plan, const std::vector<FileCost>& files, int maxRequests);

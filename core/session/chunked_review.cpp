@@ -12,6 +12,7 @@
 #include <thread>
 #include <tuple>
 
+#include "core/config/input_budget.h"
 #include "core/diff/render.h"
 #include "core/review/token_estimate.h"
 #include "core/session/chunk_plan.h"
@@ -128,7 +129,7 @@ void addSkipped(const diff::Diff& diff, const ChunkPlan& plan, std::int64_t budg
   // Parts of a file past the cap that follow each other are one range, said once.
   std::vector<SkippedPart> parts;
   for (const SkippedPart& s : plan.skipped) {
-    if (!parts.empty() && s.why == SkippedPart::Why::RequestCap && parts.back().why == s.why &&
+    if (!parts.empty() && s.why != SkippedPart::Why::TooLarge && parts.back().why == s.why &&
         parts.back().part.file == s.part.file && parts.back().part.endHunk == s.part.firstHunk) {
       parts.back().part.endHunk = s.part.endHunk;
       parts.back().tokens += s.tokens;
@@ -154,8 +155,10 @@ void addSkipped(const diff::Diff& diff, const ChunkPlan& plan, std::int64_t budg
         s.why == SkippedPart::Why::TooLarge
             ? "needs ~" + std::to_string(s.tokens) + " tokens, more than one request under max_input_tokens " +
                   std::to_string(budget) + " holds"
-            : "past the max_requests cap of " + std::to_string(maxRequests) + (maxRequests == 1 ? " request" : " requests") +
-                  " per review";
+        : s.why == SkippedPart::Why::RequestCap
+            ? "past the max_requests cap of " + std::to_string(maxRequests) + (maxRequests == 1 ? " request" : " requests") +
+                  " per review"
+            : std::string("in a request the review failed before it was answered");
     entry.reason += (entry.reason.empty() ? "not reviewed: " : "; ") + lineRange(file, s.part) + " " + why;
   }
   for (auto& [f, entry] : byFile) {
@@ -364,7 +367,7 @@ RequestPlan planRequests(const diff::Diff& diff, const review::ReviewInputs& inp
 }  // namespace
 
 std::int64_t inputTokenBudget(const config::Config& config, const review::Provider& provider) {
-  return config.maxInputTokens > 0 ? config.maxInputTokens : defaultInputTokens(provider.name(), provider.model());
+  return config.maxInputTokens > 0 ? config.maxInputTokens : config::defaultInputTokens(provider.name(), provider.model());
 }
 
 std::vector<review::ModelRequest> previewRequests(const diff::Diff& diff, const review::ReviewInputs& inputs,
@@ -420,6 +423,7 @@ review::ReviewOutcome reviewInChunks(const diff::Diff& diff, const review::Revie
   // Run: up to max_parallel_requests at once; the first failure stops the rest from starting.
   const std::size_t total = plan.chunks.size();
   std::vector<review::ReviewOutcome> outcomes(total);
+  std::vector<char> answered(total, 0);  // under mu
   std::atomic<std::size_t> next{0};
   std::atomic<bool> failed{false};
   std::exception_ptr failure;
@@ -435,6 +439,7 @@ review::ReviewOutcome reviewInChunks(const diff::Diff& diff, const review::Revie
         auto tools = toolsFor(setup.root, limits);
         outcomes[c] = review::runReview(part, *own, partOptions, tools.get(), cancel, requestInputs);
         std::lock_guard<std::mutex> lock(mu);
+        answered[c] = 1;
         ++progress.done;
         progress.usage += outcomes[c].usage;
         if (setup.progress) setup.progress(progress);
@@ -450,7 +455,32 @@ review::ReviewOutcome reviewInChunks(const diff::Diff& diff, const review::Revie
   for (std::size_t w = 1; w < workers; ++w) threads.emplace_back(work);
   work();
   for (auto& t : threads) t.join();
-  if (failure) std::rethrow_exception(failure);
+  if (failure) {
+    // What the answered requests found was paid for: the caller may keep it
+    // (the per-hunk cache), so a rerun sends only the rest.
+    if (setup.keepAnswered && std::find(answered.begin(), answered.end(), 1) != answered.end()) {
+      ChunkPlan reached = plan;
+      reached.chunks.clear();
+      std::vector<review::ReviewOutcome> found;
+      for (std::size_t c = 0; c < total; ++c) {
+        if (answered[c]) {
+          reached.chunks.push_back(plan.chunks[c]);
+          found.push_back(std::move(outcomes[c]));
+        } else {
+          for (const ChunkPart& part : plan.chunks[c].parts)
+            reached.skipped.push_back({part, SkippedPart::Why::NotAnswered, 0});
+        }
+      }
+      std::sort(reached.skipped.begin(), reached.skipped.end(), [](const SkippedPart& a, const SkippedPart& b) {
+        return std::tuple(a.part.file, a.part.firstHunk) < std::tuple(b.part.file, b.part.firstHunk);
+      });
+      review::ReviewOutcome partial = merge(std::move(found), options);
+      partial.coverage = review::coverageOf(diff, inputs);
+      addSkipped(split, reached, budget, config.maxRequests, partial.coverage);
+      setup.keepAnswered(partial);
+    }
+    std::rethrow_exception(failure);
+  }
   if (cancel.cancelled()) throw Cancelled();
 
   review::ReviewOutcome out = merge(std::move(outcomes), options);

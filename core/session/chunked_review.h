@@ -8,6 +8,7 @@
 #pragma once
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -20,7 +21,7 @@
 namespace revline::session {
 
 // The budget of a request under `config` for `provider` (max_input_tokens, or
-// defaultInputTokens when 0); 0: no limit.
+// config::defaultInputTokens when 0); 0: no limit.
 std::int64_t inputTokenBudget(const config::Config& config, const review::Provider& provider);
 
 // What surrounds the review of one (selected) diff.
@@ -30,13 +31,17 @@ struct ChunkedReviewSetup {
   const ProviderFactory& factory;      // a provider per request past the first
   const ProviderWrapper& wrap;         // applied to each of them
   const ProgressSink& progress;        // may be empty
+  // When a split review fails, called before the failure is thrown with what
+  // the answered requests found: their findings, and in coverage every part
+  // not answered (so what was paid for can be kept; may be empty).
+  std::function<void(const review::ReviewOutcome&)> keepAnswered = {};
 };
 
 // Reviews `diff` with `provider` (built for the whole diff: it serves a change
 // that fits, and names the provider and model for the budget). Throws what
 // review::runReview throws (the first failure of any request; the requests not
-// yet started are not sent), and ProviderError (Config) when the budget cannot
-// hold even the fixed part of a request.
+// yet started are not sent; setup.keepAnswered gets the answered ones first),
+// and ProviderError (Config) when the budget cannot hold even the fixed part of a request.
 review::ReviewOutcome reviewInChunks(const diff::Diff& diff, const review::ReviewInputs& inputs,
                                      review::Provider& provider, const ChunkedReviewSetup& setup,
                                      const CancelToken& cancel);

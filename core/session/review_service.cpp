@@ -134,12 +134,16 @@ ReviewResult ReviewService::review(ReviewRequest request, const CancelToken& can
   if (plan) sendConfig.review.policy.maxFindings = std::numeric_limits<std::size_t>::max();
   // Within the token budget: one request, or several (chunked_review.h), each
   // with its own read-only tools confined to the work tree (none without a root).
-  result.outcome =
-      reviewInChunks(toSend, prepared.inputs, *provider, {sendConfig, root, factory_, wrap, progress}, cancel);
+  // A split review that fails keeps, per hunk, what its answered requests found.
+  auto keepAnswered = [&](const review::ReviewOutcome& answered) {
+    if (plan) hunks_->store(root, prepared.reviewed, *plan, answered, sendConfig.review.policy);
+  };
+  result.outcome = reviewInChunks(toSend, prepared.inputs, *provider,
+                                  {sendConfig, root, factory_, wrap, progress, keepAnswered}, cancel);
   if (plan) {
-    // Parts a limit left out were never seen: no hunk is filled from such a review.
-    if (review::approvalEvidence(result.outcome).partsNotReviewed == 0)
-      hunks_->store(root, prepared.reviewed, *plan, result.outcome, sendConfig.review.policy);
+    // What a limit left out is listed in coverage, and store() keeps nothing of
+    // those files; the rest was reviewed, and a rerun sends only what was not.
+    hunks_->store(root, prepared.reviewed, *plan, result.outcome, sendConfig.review.policy);
     result.outcome = mergeIncremental(*plan, std::move(result.outcome), prepared.reviewed, prepared.inputs,
                                       config.review.policy);
     result.fromCache = toSend.files.empty();

@@ -277,6 +277,31 @@ TEST(TrustedReview, DescriptionAndCommitMessagesAreDelimitedInTheRequest) {
   EXPECT_LT(prompt.find("</intent>"), prompt.find("<diff>"));
 }
 
+// A branch's long history (cobra's last 40 commits: 11 KB) under a local
+// model's budget: the intent takes at most an eighth of the request, cut and
+// said, so the diff still has room (it used to fail: "max_input_tokens 8000 is too small").
+TEST(TrustedReview, ALongHistoryIsCutToItsShareOfASmallBudget) {
+  PaymentRepo r;
+  const auto d = r.diff();
+  review::ReviewInputs inputs;
+  for (int i = 0; i < 40; ++i) inputs.commitMessages.push_back("Commit " + std::to_string(i) + ": " + std::string(270, 'x'));
+  review::ReviewOptions options;
+  options.inputTokenBudget = 8000;
+  auto provider = cassette({report("", "APPROVE")});
+  review::runReview(d, provider, options, nullptr, CancelToken(), inputs);
+  const std::string prompt = provider.requests()[0].messages[0].text;
+  const auto open = prompt.find("<intent>\n"), close = prompt.find("</intent>");
+  ASSERT_NE(close, std::string::npos) << prompt;
+  EXPECT_LE(close - open, 3000u + 100u);
+  EXPECT_NE(prompt.find("[cut: the intent was longer than 3000 characters]"), std::string::npos);
+  // Without a budget (the builtin reviewer) the usual 8,000 characters.
+  review::ReviewOptions unbounded;
+  auto wide = cassette({report("", "APPROVE")});
+  review::runReview(d, wide, unbounded, nullptr, CancelToken(), inputs);
+  EXPECT_NE(wide.requests()[0].messages[0].text.find("[cut: the intent was longer than 8000 characters]"),
+            std::string::npos);
+}
+
 // git looks for a NUL in a file's first 8,000 bytes only: a PDF-like file with
 // its NULs later is a "text" diff, which is not sent (it would spend a model's
 // budget on bytes it reads as U+FFFD), and says why.

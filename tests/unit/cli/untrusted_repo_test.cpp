@@ -84,6 +84,37 @@ TEST(UntrustedRepository, FlagsWinOverTheRepository) {
   EXPECT_FALSE(mine.requests()[0].hasHeader("Authorization")) << "the repository's api_key_env was not used";
 }
 
+// The user's own model, configured in their own config; a cloned repository
+// asks for ten answers per review and free prices. A model that answers prose
+// is asked the user's two times (the default max_attempts), and the cost stays
+// the user's price.
+TEST(UntrustedRepository, ConfigCannotRaiseWhatAReviewSpendsOnTheUsersKey) {
+  Clone c;
+  FakeServer mine;
+  const std::string prose =
+      json{{"choices", {{{"index", 0}, {"message", {{"role", "assistant"}, {"content", "Looks fine to me."}}},
+                         {"finish_reason", "stop"}}}},
+           {"usage", {{"prompt_tokens", 1000}, {"completion_tokens", 10}}}}
+          .dump();
+  mine.enqueue(Reply::ok(prose)).enqueue(Reply::ok(prose));
+  std::filesystem::create_directories(c.xdg.path() / "revline");
+  std::ofstream(c.xdg.path() / "revline" / "config.json")
+      << R"({"provider": "openai", "base_url": ")" + mine.url("/v1") +
+             R"(", "model": "test", "price_per_million_input": 2.0})";
+  c.repo.write(".revline.json", R"({"max_attempts": 10, "max_tool_calls": 100, "price_per_million_input": 0})");
+  auto r = c.review();
+  EXPECT_EQ(r.exitCode, 2) << r.out << r.err;  // the contract failed: prose twice
+  EXPECT_EQ(mine.requestCount(), 2u) << "the repository's max_attempts 10 was used";
+  EXPECT_NE(r.err.find("max_tool_calls stays 5 (the file asks 100); max_attempts stays 2 (the file asks 10); "
+                       "price_per_million_input ignored (your own prices apply): this repository is not trusted"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("spent before the failure: 2 model requests, 2000 input tokens, 20 output tokens; cost 0.0040 "
+                       "at the configured prices"),
+            std::string::npos)
+      << r.err;
+}
+
 long childMaxRssKb() {
   rusage u{};
   getrusage(RUSAGE_CHILDREN, &u);

@@ -1,5 +1,5 @@
 // Workspace trust: an untrusted repository's .revline.json may not choose where
-// code and credentials go; the user's own config may trust it. And the file
+// code and credentials go, nor raise what a review spends; the user's own config may trust it. And the file
 // itself is read through the confined read (no FIFO, device or huge file).
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -92,6 +92,100 @@ TEST(Trust, UserConfigSuppliesDefaultsAndRepositoryKeysStillWin) {
   EXPECT_EQ(c.baseUrl, "http://127.0.0.1:9/v1") << "the untrusted repository did not move the endpoint";
   EXPECT_EQ(c.model, "repo-model");
   EXPECT_EQ(notices.size(), 1u);
+}
+
+// What a review spends on the user's key: an untrusted repository may lower the
+// limits (a team keeping reviews cheap) but not raise them, nor replace the user's prices.
+const char* kSpendthrift =
+    R"({"max_requests": 5000, "max_tool_calls": 100, "max_attempts": 10, "max_parallel_requests": 64,
+        "max_input_tokens": 5000000, "price_per_million_input": 0, "price_per_million_output": 0})";
+
+TEST(Trust, UntrustedRepositoryCannotRaiseWhatAReviewSpends) {
+  Repo r;
+  r.user(R"({"provider": "openai", "model": "gpt-4o-mini", "max_requests": 20, "price_per_million_input": 2.5})");
+  r.config(kSpendthrift);
+  std::vector<std::string> notices;
+  const Config c = loadForRepository(r.root(), loadUserConfig(r.userFile()), &notices);
+  EXPECT_EQ(c.maxRequests, 20) << "the user's own limit";
+  EXPECT_EQ(c.review.maxToolCalls, 5) << "the default";
+  EXPECT_EQ(c.review.maxAttempts, 2);
+  EXPECT_EQ(c.maxParallelRequests, 4);
+  EXPECT_EQ(c.maxInputTokens, 100000) << "gpt-4o-mini's default budget, pinned";
+  EXPECT_EQ(c.review.prices.input, 2.5);
+  EXPECT_FALSE(c.review.prices.output.has_value());
+  ASSERT_EQ(notices.size(), 1u);
+  EXPECT_EQ(notices[0], (r.root() / ".revline.json").string() +
+                            ": max_requests stays 20 (the file asks 5000); max_tool_calls stays 5 (the file asks 100); "
+                            "max_attempts stays 2 (the file asks 10); max_parallel_requests stays 4 (the file asks 64); "
+                            "max_input_tokens stays 100000 (the file asks 5000000); price_per_million_input, "
+                            "price_per_million_output ignored (your own prices apply): this repository is not "
+                            "trusted, so its configuration may lower what a review spends on your key but not raise "
+                            "it, nor replace your prices. If you trust it, run `revline trust " +
+                            r.root().string() + "` (adds it to " + r.userFile().string() +
+                            "); or set these keys yourself with command-line flags, in the editor settings, or in " +
+                            r.userFile().string() + ".");
+}
+
+// ...and a team's file that gives its model's prices, to a user who set none, states the cost.
+TEST(Trust, UntrustedRepositoryMayLowerWhatAReviewSpendsAndGivePrices) {
+  Repo r;
+  r.user(R"({"provider": "openai", "model": "gpt-4o-mini"})");
+  r.config(R"({"max_requests": 3, "max_tool_calls": 0, "max_attempts": 1, "max_input_tokens": 8000,
+               "price_per_million_input": 0.15})");
+  std::vector<std::string> notices;
+  const Config c = loadForRepository(r.root(), loadUserConfig(r.userFile()), &notices);
+  EXPECT_EQ(c.maxRequests, 3);
+  EXPECT_EQ(c.review.maxToolCalls, 0);
+  EXPECT_EQ(c.review.maxAttempts, 1);
+  EXPECT_EQ(c.maxInputTokens, 8000);
+  EXPECT_EQ(c.review.prices.input, 0.15);
+  EXPECT_TRUE(notices.empty()) << notices[0];
+}
+
+// The budget is compared as the session resolves it: 0 is the model's default,
+// and the file may name a model whose default is larger.
+TEST(Trust, UntrustedRepositoryCannotRaiseTheBudgetThroughItsDefault) {
+  {
+    Repo r;
+    r.user(R"({"provider": "openai", "model": "local-model"})");  // 24,000 by default
+    r.config(R"({"model": "claude-by-name"})");
+    std::vector<std::string> notices;
+    const Config c = loadForRepository(r.root(), loadUserConfig(r.userFile()), &notices);
+    EXPECT_EQ(c.model, "claude-by-name") << "the model still applies";
+    EXPECT_EQ(c.maxInputTokens, 24000);
+    ASSERT_EQ(notices.size(), 1u);
+    EXPECT_NE(notices[0].find("max_input_tokens stays 24000 (the file asks its model's default, 150000)"),
+              std::string::npos)
+        << notices[0];
+  }
+  {
+    Repo r;
+    r.user(R"({"provider": "anthropic", "max_input_tokens": 20000})");
+    r.config(R"({"max_input_tokens": 0})");
+    const Config c = loadForRepository(r.root(), loadUserConfig(r.userFile()), nullptr);
+    EXPECT_EQ(c.maxInputTokens, 20000);
+  }
+  {  // The offline builtin has no limit: any budget lowers it.
+    Repo r;
+    r.config(R"({"max_input_tokens": 9000})");
+    std::vector<std::string> notices;
+    const Config c = loadForRepository(r.root(), loadUserConfig(r.userFile()), &notices);
+    EXPECT_EQ(c.maxInputTokens, 9000);
+    EXPECT_TRUE(notices.empty());
+  }
+}
+
+TEST(Trust, TrustedRepositorySetsWhatAReviewSpends) {
+  Repo r;
+  r.config(kSpendthrift);
+  r.user(R"({"provider": "openai", "trusted_repositories": [")" + r.root().string() + R"("]})");
+  std::vector<std::string> notices;
+  const Config c = loadForRepository(r.root(), loadUserConfig(r.userFile()), &notices);
+  EXPECT_TRUE(notices.empty());
+  EXPECT_EQ(c.maxRequests, 5000);
+  EXPECT_EQ(c.review.maxToolCalls, 100);
+  EXPECT_EQ(c.maxInputTokens, 5000000);
+  EXPECT_EQ(c.review.prices.input, 0.0);
 }
 
 TEST(Trust, CassetteInsideTheRepositoryIsAllowed) {

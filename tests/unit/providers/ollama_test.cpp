@@ -1,7 +1,10 @@
 // The Ollama provider against a fake /api/chat server.
 #include <gtest/gtest.h>
 
+#include "core/config/input_budget.h"
+#include "core/providers/anthropic_provider.h"
 #include "core/providers/ollama_provider.h"
+#include "core/providers/openai_provider.h"
 #include "tests/unit/providers/provider_test_util.h"
 
 namespace revline::providers {
@@ -132,6 +135,15 @@ TEST(Ollama, DefaultsNeedNoKey) {
   auto remote = settingsFor("https://ollama.example.com", sleeps);
   OllamaProvider remoteProvider(remote);
   EXPECT_TRUE(remoteProvider.remote());
+}
+
+// config::defaultInputTokens reads an empty model as the provider's default
+// model without knowing the providers: this keeps the two in step.
+TEST(DefaultBudget, AnEmptyModelIsTheProvidersDefaultModel) {
+  EXPECT_EQ(config::defaultInputTokens("openai", ""), config::defaultInputTokens("openai", OpenAiProvider::kDefaultModel));
+  EXPECT_EQ(config::defaultInputTokens("anthropic", ""),
+            config::defaultInputTokens("anthropic", AnthropicProvider::kDefaultModel));
+  EXPECT_EQ(config::defaultInputTokens("ollama", ""), config::defaultInputTokens("ollama", OllamaProvider::kDefaultModel));
 }
 
 }  // namespace

@@ -9,6 +9,8 @@
 #include <random>
 #include <set>
 
+#include "core/config/input_budget.h"
+
 namespace revline::session {
 namespace {
 
@@ -46,6 +48,13 @@ std::size_t chunkOf(const ChunkPlan& plan, std::size_t file) {
     for (const ChunkPart& p : plan.chunks[c].parts)
       if (p.file == file) return c;
   return SIZE_MAX;
+}
+
+std::set<std::string> sentPaths(const ChunkPlan& plan, const std::vector<std::string>& paths) {
+  std::set<std::string> sent;
+  for (const auto& c : plan.chunks)
+    for (const auto& p : c.parts) sent.insert(paths[p.file]);
+  return sent;
 }
 
 TEST(ChunkPlan, AFileThatFitsKeepsItsHunksTogether) {
@@ -121,13 +130,37 @@ TEST(ChunkPlan, PastTheRequestCapTheCodeIsSentFirst) {
   const ChunkPlan plan = planChunks(paths, files, 500, 4);
   expectSound(plan, files, 500);
   ASSERT_EQ(plan.chunks.size(), 4u);
-  std::set<std::string> sent;
-  for (const auto& c : plan.chunks)
-    for (const auto& p : c.parts) sent.insert(paths[p.file]);
-  EXPECT_EQ(sent, (std::set<std::string>{"src/a.py", "src/b.py", "tests/test_a.py", ".github/ci.yml"}));
+  EXPECT_EQ(sentPaths(plan, paths), (std::set<std::string>{"src/a.py", "src/b.py", "tests/test_a.py", ".github/ci.yml"}));
   for (std::size_t i = 1; i < plan.chunks.size(); ++i)  // still in diff order
     EXPECT_LT(plan.chunks[i - 1].parts.front().file, plan.chunks[i].parts.front().file);
   EXPECT_EQ(plan.skipped.size(), 4u);
+}
+
+// As on spf13/cobra under --max-requests 3: the small files at the root (CI
+// configuration, prose and one small source) are related by directory and were
+// packed into one request that counted as code, so it was sent while a source
+// file elsewhere was left out. Past the cap files are packed by rank.
+TEST(ChunkPlan, PastTheRequestCapNoRequestCarriesProseWhileCodeIsLeftOut) {
+  const std::vector<std::pair<std::string, int>> named = {
+      {".goreleaser.yml", 1}, {"README.md", 2}, {"SECURITY.md", 2}, {"args.go", 0},
+      {"completions/bash.go", 0}, {"completions/fish.go", 0}, {"completions/zsh.go", 0}};
+  const std::vector<std::int64_t> sizes = {195, 195, 195, 195, 895, 895, 895};
+  std::vector<FileCost> files;
+  std::vector<std::string> paths;
+  for (std::size_t i = 0; i < named.size(); ++i) {
+    files.push_back(file(5, {sizes[i]}));
+    files.back().rank = named[i].second;
+    paths.push_back(named[i].first);
+  }
+  const ChunkPlan plan = planChunks(paths, files, 1000, 3);
+  expectSound(plan, files, 1000);
+  ASSERT_EQ(plan.chunks.size(), 3u);
+  EXPECT_EQ(sentPaths(plan, paths), (std::set<std::string>{"completions/bash.go", "completions/fish.go", "completions/zsh.go"}));
+  // Without the cap, related files still go together.
+  const ChunkPlan all = planChunks(paths, files, 1000, 10);
+  expectSound(all, files, 1000);
+  EXPECT_EQ(chunkOf(all, 0), chunkOf(all, 3)) << "the root's files in one request";
+  EXPECT_TRUE(all.skipped.empty());
 }
 
 TEST(ChunkPlan, FileRanks) {
@@ -198,12 +231,16 @@ TEST(ChunkPlan, SplitHunkKeepsEveryLineAndNumbersTheCounts) {
 }
 
 TEST(ChunkPlan, DefaultBudgetsByProviderAndModel) {
-  EXPECT_EQ(defaultInputTokens("builtin", ""), 0);
-  EXPECT_EQ(defaultInputTokens("replay", "x"), 0);
-  EXPECT_EQ(defaultInputTokens("anthropic", "claude-sonnet-4-5"), 150000);
-  EXPECT_EQ(defaultInputTokens("openai", "gpt-4o-mini"), 100000);
-  EXPECT_EQ(defaultInputTokens("ollama", "qwen2.5-coder"), 8000);
-  EXPECT_EQ(defaultInputTokens("openai", "some-local-model"), 24000);
+  EXPECT_EQ(config::defaultInputTokens("builtin", ""), 0);
+  EXPECT_EQ(config::defaultInputTokens("replay", "x"), 0);
+  EXPECT_EQ(config::defaultInputTokens("anthropic", "claude-sonnet-4-5"), 150000);
+  EXPECT_EQ(config::defaultInputTokens("openai", "gpt-4o-mini"), 100000);
+  EXPECT_EQ(config::defaultInputTokens("ollama", "qwen2.5-coder"), 8000);
+  EXPECT_EQ(config::defaultInputTokens("openai", "some-local-model"), 24000);
+  // An empty model is the provider's default model.
+  EXPECT_EQ(config::defaultInputTokens("openai", ""), 100000);
+  EXPECT_EQ(config::defaultInputTokens("anthropic", ""), 150000);
+  EXPECT_EQ(config::defaultInputTokens("ollama", ""), 8000);
 }
 
 }  // namespace

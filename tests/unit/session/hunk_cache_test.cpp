@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <map>
+#include <set>
 #include <thread>
 
 #include "core/git/git.h"
@@ -22,13 +23,34 @@ namespace fs = std::filesystem;
 using testing::PerHunkLog;
 using testing::PerHunkModel;
 
+// max_input_tokens under which a request of PerHunkModel holds one five-hunk
+// file of fiveFunctions() but not two (no tools offered).
+constexpr std::int64_t kOneFileBudget = 3100;  // ~2,130 fixed, 10% reserve, ~400 a file
+
+// PerHunkModel failing every request that shows `failOn` (when set), as a
+// provider answering HTTP 500 would.
+class FailingOn : public PerHunkModel {
+ public:
+  FailingOn(PerHunkLog& log, std::string model, const std::string& failOn)
+      : PerHunkModel(log, std::move(model)), failOn_(failOn) {}
+  review::ModelResponse complete(const review::ModelRequest& request, const CancelToken& cancel) override {
+    if (!failOn_.empty() && request.messages.at(0).text.find(failOn_) != std::string::npos)
+      throw review::ProviderError(review::ProviderError::Kind::Server, "the fake provider failed (HTTP 500)");
+    return PerHunkModel::complete(request, cancel);
+  }
+
+ private:
+  const std::string& failOn_;
+};
+
 struct Incremental : ::testing::Test {
   testing::TempRepo repo;
   PerHunkLog log;
   std::string model = "m1";
+  std::string failOn;  // FailingOn
   HunkCache hunks;
   ReviewService service{[this](const config::Config&, const diff::Diff&, const fs::path&) {
-                          return std::make_unique<PerHunkModel>(log, model);
+                          return std::make_unique<FailingOn>(log, model, failOn);
                         },
                         nullptr, {}, &hunks};
 
@@ -47,6 +69,12 @@ struct Incremental : ::testing::Test {
     std::vector<std::string> c = testing::allChanged();
     c[0] = "    v5 = x * 20\n    w = v5 + 1\n    v5 = w - 1";
     repo.write("a.py", testing::fiveFunctions(c));
+  }
+  // a.py, b.py and c.py, each with its five functions changed.
+  void threeChangedFiles() {
+    for (const char* name : {"a.py", "b.py", "c.py"}) repo.write(name, testing::fiveFunctions());
+    repo.commitAll("three files");
+    for (const char* name : {"a.py", "b.py", "c.py"}) repo.write(name, testing::fiveFunctions(testing::allChanged()));
   }
   static std::map<std::string, std::int64_t> lineById(const ReviewResult& r) {
     std::map<std::string, std::int64_t> out;
@@ -196,6 +224,63 @@ TEST_F(Incremental, ConcurrentReviewsOfOneRepositoryShareTheCache) {
 }
 
 // Unplaced blocking findings belong to no hunk: such a review is not kept per hunk.
+// A review that max_requests cut short keeps what it did review: the rerun
+// sends only the files left out, not the whole change again (as on spf13/cobra
+// under --max-requests 3: every rerun paid for the same requests).
+TEST_F(Incremental, AReviewCutShortByTheRequestCapKeepsWhatItReviewed) {
+  threeChangedFiles();
+  config::Config capped;
+  capped.review.maxToolCalls = 0;
+  capped.maxInputTokens = kOneFileBudget;  // a request holds one file of the three
+  capped.maxRequests = 1;
+  const ReviewResult first = review(capped);
+  ASSERT_EQ(log.reviews(), 1u);
+  EXPECT_EQ(log.hunksSent(0), 5);
+  ASSERT_EQ(first.outcome.coverage.filesSkipped.size(), 2u);
+  EXPECT_NE(first.outcome.verdict, contract::Verdict::Approve);
+
+  const ReviewResult second = review(capped);
+  ASSERT_EQ(log.reviews(), 2u);
+  EXPECT_EQ(log.hunksSent(1), 5) << "the next file, not the first again";
+  EXPECT_EQ(second.hunksReused, 5);
+  ASSERT_EQ(second.outcome.coverage.filesSkipped.size(), 1u);
+
+  config::Config room = capped;
+  room.maxRequests = 10;
+  const ReviewResult third = review(room);
+  ASSERT_EQ(log.reviews(), 3u);
+  EXPECT_EQ(log.hunksSent(2), 5) << "only the file no review had reached";
+  EXPECT_EQ(third.hunksReused, 10);
+  EXPECT_TRUE(third.outcome.coverage.filesSkipped.empty());
+  EXPECT_EQ(third.outcome.findings.size(), 15u);
+  std::set<std::string> files;
+  for (const auto& p : third.outcome.findings) files.insert(p.finding.file);
+  EXPECT_EQ(files, (std::set<std::string>{"a.py", "b.py", "c.py"}));
+}
+
+// A split review whose provider fails part-way keeps what the answered
+// requests found: the rerun sends only the requests that failed (on cobra a
+// 500 from the 9th request made the next run pay for all 15 again).
+TEST_F(Incremental, AFailedSplitReviewKeepsWhatItsAnsweredRequestsFound) {
+  threeChangedFiles();
+  config::Config split;
+  split.review.maxToolCalls = 0;
+  split.maxInputTokens = kOneFileBudget;  // a request holds one file of the three
+  split.maxParallelRequests = 1;          // in diff order: a.py, b.py, then c.py fails
+  failOn = "File: c.py (";
+  EXPECT_THROW(review(split), review::ProviderError);
+  ASSERT_EQ(log.reviews(), 2u);
+
+  failOn.clear();
+  const ReviewResult again = review(split);
+  ASSERT_EQ(log.reviews(), 3u);
+  EXPECT_EQ(log.hunksSent(2), 5);
+  EXPECT_NE(log.prompts[2].find("File: c.py ("), std::string::npos) << "only the file whose request failed";
+  EXPECT_EQ(again.hunksReused, 10);
+  EXPECT_EQ(again.outcome.findings.size(), 15u);
+  EXPECT_TRUE(again.outcome.coverage.filesSkipped.empty());
+}
+
 TEST(HunkCacheStore, AReviewWithUnplacedBlockingFindingsKeepsNothing) {
   testing::TempRepo repo;
   repo.write("a.py", testing::fiveFunctions());

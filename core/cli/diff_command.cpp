@@ -21,17 +21,21 @@ void printSkipped(const std::vector<review::SkippedFile>& skipped, std::ostream&
 
 int runDiffCommand(const std::vector<std::string>& args, std::istream& in, std::ostream& out, std::ostream& err) {
   std::vector<OptionSpec> specs = reviewOptionSpecs();
-  specs.insert(specs.end(), {{"json"}, {"numstat"}, {"prompt"}, {"stdin"}, {"staged"}, {"base", true}, {"help"}});
+  specs.insert(specs.end(),
+               {{"json"}, {"numstat"}, {"prompt"}, {"stdin"}, {"staged"}, {"base", true}, {"no-cache"}, {"help"}});
   const ParsedArgs parsed("revline diff", specs, args);
   if (parsed.has("help")) {
-    out << "usage: revline diff [--json | --numstat | --prompt] [--stdin] [--base REF | --staged] [review options]\n\n"
+    out << "usage: revline diff [--json | --numstat | --prompt [--no-cache]] [--stdin] [--base REF | --staged]\n"
+           "                    [review options]\n\n"
            "Prints the working-tree diff (untracked, not-ignored files count as added) as the model is shown it:\n"
            "every line prefixed by its new-file line number, the function context around each hunk as\n"
            "\"NUMBER : TEXT\" lines (for reference, not valid targets), and only the files the selection sends\n"
            "(the others are listed on stderr with the reason).\n\n"
            "  --prompt    the whole first request instead: system prompt, intent (--description, and the\n"
            "              commit messages with --base) and diff, redacted as a remote provider receives it;\n"
-           "              a change split to fit max_input_tokens shows each of its requests\n"
+           "              a change split to fit max_input_tokens shows each of its requests; as `revline\n"
+           "              review` would send it now: with a model, only the hunks not reviewed before\n"
+           "  --no-cache  with --prompt: the requests of the whole change (as `revline review --no-cache`)\n"
            "  --json      the parsed structure of the whole diff: files, status, every line's new number\n"
            "  --numstat   added and deleted line counts per file, as `git apply --numstat` prints them\n"
            "  --stdin     read a patch (any `git diff` / `git log -p` output) from standard input\n"
@@ -66,7 +70,12 @@ int runDiffCommand(const std::vector<std::string>& args, std::istream& in, std::
   session::ReviewRequest request = reviewRequestFor(std::move(source), parsed, "revline diff", err);
   if (parsed.has("prompt")) {
     std::vector<std::string> notSent;
-    const std::vector<review::ModelRequest> requests = session::ReviewService().preview(std::move(request), &notSent);
+    request.fullReview = parsed.has("no-cache");
+    // The per-hunk cache `revline review` reads (read here, never written); none for a patch on stdin.
+    session::HunkCache hunks;
+    const std::vector<review::ModelRequest> requests =
+        session::ReviewService({}, nullptr, {}, parsed.has("stdin") ? nullptr : &hunks).preview(std::move(request), &notSent);
+    if (requests.empty()) out << "=== nothing to send: every hunk was reviewed before ===\n";
     for (std::size_t i = 0; i < requests.size(); ++i) {
       // A change split to fit max_input_tokens is several requests: each is shown.
       if (requests.size() > 1)

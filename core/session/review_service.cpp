@@ -180,12 +180,29 @@ std::optional<ReviewResult> ReviewService::cached(ReviewRequest request) const {
 std::vector<review::ModelRequest> ReviewService::preview(ReviewRequest request, std::vector<std::string>* notSent) const {
   const std::filesystem::path root = request.root;
   const config::Config config = request.config;
+  const bool full = request.fullReview;
   PreparedReview prepared = prepare(std::move(request));
   std::unique_ptr<review::Provider> provider = factory_(config, prepared.reviewed, root);
+  // What review() would send now: with the per-hunk cache, only the hunks not
+  // reviewed before (the same plan, looked up and not changed).
+  std::optional<IncrementalPlan> plan;
+  config::Config sendConfig = config;
+  if (hunks_ && !root.empty() && HunkCache::applies(provider->name())) {
+    const tools::RepositoryTools files(root);
+    plan = hunks_->plan(root, prepared.reviewed,
+                        {provider->name(), provider->model(), &config.review, prepared.inputs.commitMessages}, &files,
+                        !full);
+    sendConfig.review.policy.maxFindings = std::numeric_limits<std::size_t>::max();
+    if (plan->hunksReused > 0 && notSent)
+      notSent->push_back(std::to_string(plan->hunksReused) + " of " + std::to_string(plan->hunksTotal) +
+                         (plan->hunksTotal == 1 ? " hunk" : " hunks") +
+                         ": reviewed before, their findings are carried over; --no-cache sends them");
+    if (plan->toReview.files.empty()) return {};
+  }
   const ProviderWrapper noWrap;
   const ProgressSink noProgress;
-  return previewRequests(prepared.reviewed, prepared.inputs, *provider, {config, root, factory_, noWrap, noProgress},
-                         notSent);
+  return previewRequests(plan ? plan->toReview : prepared.reviewed, prepared.inputs, *provider,
+                         {sendConfig, root, factory_, noWrap, noProgress}, notSent);
 }
 
 }  // namespace revline::session

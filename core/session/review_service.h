@@ -106,10 +106,12 @@ class ReviewService {
   // review after the selection answers an empty result.
   std::optional<ReviewResult> cached(ReviewRequest request) const;
 
-  // The first request of each model request a full review of this request
-  // sends, byte for byte (`revline diff --prompt`): one, or several when the
-  // change is split to fit max_input_tokens; calls no model. `notSent`, when
-  // given, gets "path: reason" for each file a limit leaves out.
+  // The first request of each model request review() would send now, byte for
+  // byte (`revline diff --prompt`): with a per-hunk cache only the hunks not
+  // reviewed before (none: empty; request.fullReview: all), one request or
+  // several when the change is split to fit max_input_tokens; calls no model.
+  // `notSent`, when given, gets "path: reason" for each file a limit leaves out,
+  // and a line for the hunks reviewed before.
   std::vector<review::ModelRequest> preview(ReviewRequest request, std::vector<std::string>* notSent = nullptr) const;
 
  private:

@@ -255,10 +255,9 @@ GithubReview buildGithubReview(const review::ReviewOutcome& outcome, const diff:
   if (const std::string reason = notReviewedReason(outcome.coverage); !reason.empty()) body += "\n**" + reason + "**\n";
   if (!outcome.coverage.filesSkipped.empty()) {
     const auto& skipped = outcome.coverage.filesSkipped;
-    body += "\nNot reviewed:";
-    for (std::size_t i = 0; i < skipped.size() && i < 20; ++i) body += " `" + skipped[i].path + "` (" + skipped[i].reason + ")";
-    if (skipped.size() > 20) body += " and " + std::to_string(skipped.size() - 20) + " more";
-    body += "\n";
+    body += "\nNot reviewed:\n\n";
+    for (std::size_t i = 0; i < skipped.size() && i < 20; ++i) body += "- " + skippedFileText(skipped[i], true) + "\n";
+    if (skipped.size() > 20) body += "- …and " + std::to_string(skipped.size() - 20) + " more.\n";
   }
   std::string footerLine = "\n<sub>revline " + options.toolVersion;
   if (!outcome.provider.empty()) footerLine += " · " + outcome.provider;

@@ -1,13 +1,60 @@
 #include "core/reports/coverage_text.h"
 
 #include <algorithm>
+#include <vector>
 
 namespace revline::reports {
 
+namespace {
+
+constexpr std::size_t kExcludedNamesShown = 3;
+
+std::string count(std::int64_t n, const std::string& one, const std::string& many) {
+  return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
+}  // namespace
+
+Excluded excludedOf(const review::Coverage& c) {
+  Excluded e;
+  for (const auto& s : c.filesSkipped) {
+    if (s.overLimit) continue;  // left out by a limit, not by choice
+    ++e.files;
+    e.lines += s.lines;
+  }
+  return e;
+}
+
 std::string coverageSentence(const review::Coverage& c) {
-  return "reviewed " + std::to_string(c.filesReviewed) + " of " + std::to_string(c.filesTotal) +
-         (c.filesTotal == 1 ? " file (" : " files (") + std::to_string(c.linesReviewed) + " of " +
-         std::to_string(c.linesTotal) + " changed lines)";
+  const Excluded excluded = excludedOf(c);
+  const auto partly = std::count_if(c.filesSkipped.begin(), c.filesSkipped.end(),
+                                    [](const review::SkippedFile& s) { return s.partial; });
+  // Excluded files were never meant to be reviewed: counting them in the total
+  // would make a complete review read as an incomplete one.
+  const int filesMeant = c.filesTotal - excluded.files;
+  std::string s = "reviewed " + std::to_string(c.filesReviewed) + " of " +
+                  count(filesMeant, "file", "files") + (excluded.files > 0 ? " not excluded" : "");
+  if (partly > 0) s += ", " + std::to_string(partly) + " of them partly";
+  s += " (" + std::to_string(c.linesReviewed) + " of " + std::to_string(c.linesTotal - excluded.lines) +
+       " changed lines)";
+  if (excluded.files == 0) return s;
+
+  std::vector<std::string> names;
+  for (const auto& skipped : c.filesSkipped)
+    if (!skipped.overLimit) names.push_back(skipped.path);
+  const std::string lines = count(excluded.lines, "changed line", "changed lines");
+  if (names.size() == 1) return s + "; excluded: " + names[0] + " (" + lines + ")";
+  s += "; excluded: " + count(excluded.files, "file", "files") + " (" + lines + "): ";
+  for (std::size_t i = 0; i < names.size() && i < kExcludedNamesShown; ++i) s += (i == 0 ? "" : ", ") + names[i];
+  if (names.size() > kExcludedNamesShown) s += " and " + std::to_string(names.size() - kExcludedNamesShown) + " more";
+  return s;
+}
+
+std::string skippedFileText(const review::SkippedFile& skipped, bool asCode) {
+  std::string text = asCode ? "`" + skipped.path + "`" : skipped.path;
+  // Its reason names only the lines left out: without this it reads as the whole file.
+  if (skipped.partial) text += " (partly reviewed)";
+  return text + ": " + skipped.reason;
 }
 
 std::string notReviewedReason(const review::Coverage& c) {

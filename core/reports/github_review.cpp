@@ -150,11 +150,12 @@ std::string verdictHeading(const std::string& event, Verdict verdict) {
   return verdict == Verdict::Approve ? "### revline: no problems found" : "### revline: comments";
 }
 
-std::string countsLine(const review::ReviewOutcome& outcome, std::size_t published) {
+// Counts the findings the review shows (inline or listed), not those dropped as duplicates.
+std::string countsLine(const std::vector<const review::PublishedFinding*>& shown) {
   std::map<Severity, std::size_t> bySeverity;
-  for (const auto& p : outcome.findings) ++bySeverity[p.finding.severity];
-  if (published == 0) return "No findings.";
-  std::string s = std::to_string(published) + (published == 1 ? " finding" : " findings");
+  for (const auto* p : shown) ++bySeverity[p->finding.severity];
+  if (shown.empty()) return "No findings.";
+  std::string s = std::to_string(shown.size()) + (shown.size() == 1 ? " finding" : " findings");
   s += " (";
   bool first = true;
   for (const auto& [severity, n] : bySeverity) {
@@ -192,20 +193,22 @@ GithubReview buildGithubReview(const review::ReviewOutcome& outcome, const diff:
     return a->finding.confidence > b->finding.confidence;
   });
 
-  std::set<std::string> seenIds;
+  // An id leaves the line out (it follows the code when lines move), so the
+  // same id on two lines is two findings, as in the session's merge.
+  std::set<std::tuple<std::string, std::string, std::int64_t>> seenIds;
   std::set<std::tuple<std::string, std::int64_t, std::int64_t, std::string>> seenSpots;
   std::vector<Listed> listed;
-  std::size_t kept = 0;
+  std::vector<const review::PublishedFinding*> shown;
   for (const auto* p : ordered) {
     const Finding& f = p->finding;
     const std::string file = diff::normalizePath(f.file);
-    const bool dupId = !p->id.empty() && !seenIds.insert(p->id).second;
+    const bool dupId = !p->id.empty() && !seenIds.insert({p->id, file, f.line}).second;
     const bool dupSpot = !seenSpots.insert({file, f.line, f.lastLine(), f.title}).second;
     if (dupId || dupSpot) {
       ++review.duplicatesDropped;
       continue;
     }
-    ++kept;
+    shown.push_back(p);
     const auto placement = place(f, diff);
     if (!placement) {
       listed.push_back({p, true});
@@ -228,7 +231,7 @@ GithubReview buildGithubReview(const review::ReviewOutcome& outcome, const diff:
   // The review body: verdict, summary, counts, then the findings that are not inline.
   std::string body = "<!-- revline:review -->\n" + verdictHeading(review.event, outcome.verdict) + "\n\n";
   if (!outcome.summary.empty()) body += outcome.summary + "\n\n";
-  body += countsLine(outcome, kept);
+  body += countsLine(shown);
   if (!review.comments.empty()) {
     body += " " + std::to_string(review.comments.size()) +
             (review.comments.size() == 1 ? " is an inline comment." : " are inline comments.");
@@ -252,10 +255,9 @@ GithubReview buildGithubReview(const review::ReviewOutcome& outcome, const diff:
   if (const std::string reason = notReviewedReason(outcome.coverage); !reason.empty()) body += "\n**" + reason + "**\n";
   if (!outcome.coverage.filesSkipped.empty()) {
     const auto& skipped = outcome.coverage.filesSkipped;
-    body += "\nNot reviewed:";
-    for (std::size_t i = 0; i < skipped.size() && i < 20; ++i) body += " `" + skipped[i].path + "` (" + skipped[i].reason + ")";
-    if (skipped.size() > 20) body += " and " + std::to_string(skipped.size() - 20) + " more";
-    body += "\n";
+    body += "\nNot reviewed:\n\n";
+    for (std::size_t i = 0; i < skipped.size() && i < 20; ++i) body += "- " + skippedFileText(skipped[i], true) + "\n";
+    if (skipped.size() > 20) body += "- …and " + std::to_string(skipped.size() - 20) + " more.\n";
   }
   std::string footerLine = "\n<sub>revline " + options.toolVersion;
   if (!outcome.provider.empty()) footerLine += " · " + outcome.provider;

@@ -1,5 +1,6 @@
 #include "core/reports/json_report.h"
 
+#include "core/reports/coverage_text.h"
 #include "core/reports/names.h"
 #include "core/reports/usage_report.h"
 
@@ -13,8 +14,13 @@ json coverageJson(const review::Coverage& c) {
     if (s.partial) entry["partial"] = true;      // only some hunks of the file
     skipped.push_back(std::move(entry));
   }
-  return {{"filesReviewed", c.filesReviewed}, {"filesTotal", c.filesTotal}, {"linesReviewed", c.linesReviewed},
-          {"linesTotal", c.linesTotal}, {"filesSkipped", std::move(skipped)}};
+  // The totals are of the whole change; what of it was excluded by choice is
+  // given beside them (added fields: the totals keep their meaning).
+  const Excluded excluded = excludedOf(c);
+  return {{"filesReviewed", c.filesReviewed}, {"filesTotal", c.filesTotal},
+          {"linesReviewed", c.linesReviewed}, {"linesTotal", c.linesTotal},
+          {"filesExcluded", excluded.files},  {"linesExcluded", excluded.lines},
+          {"filesSkipped", std::move(skipped)}};
 }
 
 json chunkingJson(const review::Chunking& c) {

@@ -1,6 +1,10 @@
 #include "core/reports/sarif_report.h"
 
+#include <algorithm>
 #include <cstdint>
+#include <map>
+#include <tuple>
+#include <vector>
 
 #include "core/reports/coverage_text.h"
 #include "core/reports/json_report.h"
@@ -127,6 +131,27 @@ std::string fileUri(const std::filesystem::path& dir) {
   return "file://" + encoded;
 }
 
+// One fingerprint per finding (empty without an id). An id leaves the line out,
+// so findings sharing one (the same statement added twice in a file; the id
+// holds the file) are told apart by their order by line: that survives lines
+// moving above them, and a unique id, or the first of its kind, stays the bare id.
+std::vector<std::string> fingerprints(const std::vector<review::PublishedFinding>& findings) {
+  std::map<std::string, std::vector<std::size_t>> alike;
+  for (std::size_t i = 0; i < findings.size(); ++i)
+    if (!findings[i].id.empty()) alike[findings[i].id].push_back(i);
+  std::vector<std::string> out(findings.size());
+  for (auto& [id, indices] : alike) {
+    std::stable_sort(indices.begin(), indices.end(), [&](std::size_t a, std::size_t b) {
+      const contract::Finding& x = findings[a].finding;
+      const contract::Finding& y = findings[b].finding;
+      return std::tuple(x.line, x.lastLine()) < std::tuple(y.line, y.lastLine());
+    });
+    for (std::size_t n = 0; n < indices.size(); ++n)
+      out[indices[n]] = n == 0 ? id : id + ":" + std::to_string(n + 1);
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string sarifUri(std::string_view path) {
@@ -163,7 +188,9 @@ json renderSarif(const review::ReviewOutcome& outcome, const SarifOptions& optio
   for (Category c : kAllCategories) rules.push_back(ruleJson(c));
 
   json results = json::array();
-  for (const auto& published : outcome.findings) {
+  const std::vector<std::string> fingerprintOf = fingerprints(outcome.findings);
+  for (std::size_t i = 0; i < outcome.findings.size(); ++i) {
+    const review::PublishedFinding& published = outcome.findings[i];
     const contract::Finding& f = published.finding;
     const std::int64_t start = f.line < 1 ? 1 : f.line;
     const std::int64_t end = f.lastLine() < start ? start : f.lastLine();
@@ -179,7 +206,7 @@ json renderSarif(const review::ReviewOutcome& outcome, const SarifOptions& optio
         {"properties",
          {{"severity", severityName(f.severity)}, {"category", categoryName(f.category)}, {"confidence", f.confidence}}},
     };
-    if (!published.id.empty()) result["partialFingerprints"] = {{kFingerprintKey, published.id}};
+    if (!fingerprintOf[i].empty()) result["partialFingerprints"] = {{kFingerprintKey, fingerprintOf[i]}};
     if (published.editDroppedReason) {
       result["message"]["text"] = messageText(f) + "\n\nFix withheld: " + *published.editDroppedReason;
       result["properties"]["editDroppedReason"] = *published.editDroppedReason;

@@ -24,7 +24,8 @@ struct SarifOptions {
 //   ruleId = category (e.g. "DATA_LOSS"), level BLOCKER/MAJOR -> error, MINOR -> warning, NIT -> note,
 //   message = title, explanation and suggested fix,
 //   location = %SRCROOT%-relative percent-encoded uri + region startLine..endLine,
-//   partialFingerprints {"revlineFindingId/v1": id} so re-runs update the same alert,
+//   partialFingerprints {"revlineFindingId/v1": id} so re-runs update the same alert; findings
+//     sharing an id (it leaves the line out) get "id:2", "id:3"... after the first, by line in the file,
 //   fixes from the edit (the region of the edited lines replaced by the replacement).
 // Rejected findings are not results (they are not on the diff); their count is in run.properties.
 json renderSarif(const review::ReviewOutcome& outcome, const SarifOptions& options = {});

@@ -118,7 +118,7 @@ std::string renderText(const review::ReviewOutcome& outcome, bool colour) {
   if (outcome.unplacedBlocking > 0)
     out << "\n" << plural(static_cast<std::size_t>(outcome.unplacedBlocking), "blocking finding", "blocking findings")
         << " could not be placed on the diff (see Rejected), so the verdict is not APPROVE.\n";
-  for (const auto& s : outcome.coverage.filesSkipped) out << "Skipped " << s.path << ": " << s.reason << "\n";
+  for (const auto& s : outcome.coverage.filesSkipped) out << "Skipped " << skippedFileText(s) << "\n";
   const auto& c = outcome.coverage;
   if (c.filesTotal > 0) out << "Coverage: " << coverageSentence(c) << ".\n";
   if (const std::string reason = notReviewedReason(c); !reason.empty()) out << reason << "\n";

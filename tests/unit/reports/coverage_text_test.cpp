@@ -1,6 +1,7 @@
 // Coverage in every report: the sentence "reviewed X of Y files (Z of W
-// changed lines)", what was skipped and why, and the reason the verdict is not
-// APPROVE when a request limit left part of the change out.
+// changed lines)", over the files not excluded when some were, what was skipped
+// and why, and the reason the verdict is not APPROVE when a request limit left
+// part of the change out.
 #include "core/reports/coverage_text.h"
 
 #include <gtest/gtest.h>
@@ -30,7 +31,8 @@ review::ReviewOutcome partlyReviewed() {
 }
 
 TEST(CoverageText, TheSentence) {
-  EXPECT_EQ(coverageSentence(partlyReviewed().coverage), "reviewed 3 of 5 files (120 of 400 changed lines)");
+  EXPECT_EQ(coverageSentence(partlyReviewed().coverage),
+            "reviewed 3 of 4 files not excluded (120 of 370 changed lines); excluded: package-lock.json (30 changed lines)");
   EXPECT_NE(notReviewedReason(partlyReviewed().coverage).find("1 file over the request token budget"), std::string::npos);
   review::Coverage chosen;  // left out by the user's choice only: no reason against approving
   chosen.filesSkipped.push_back({"yarn.lock", "lock file", 3});
@@ -40,7 +42,10 @@ TEST(CoverageText, TheSentence) {
 TEST(CoverageText, EveryReportSaysWhatWasReviewedAndWhatWasNot) {
   const auto o = partlyReviewed();
   const std::string text = renderText(o);
-  EXPECT_NE(text.find("Coverage: reviewed 3 of 5 files (120 of 400 changed lines).\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("Coverage: reviewed 3 of 4 files not excluded (120 of 370 changed lines); excluded: "
+                      "package-lock.json (30 changed lines).\n"),
+            std::string::npos)
+      << text;
   EXPECT_NE(text.find("Skipped src/big.c: not reviewed: lines 1-250 past the max_requests cap"), std::string::npos);
   EXPECT_NE(text.find("so the verdict cannot be APPROVE"), std::string::npos);
 
@@ -49,13 +54,67 @@ TEST(CoverageText, EveryReportSaysWhatWasReviewedAndWhatWasNot) {
   EXPECT_FALSE(j["coverage"]["filesSkipped"][0].contains("overLimit"));
 
   const json sarif = renderSarif(o);
-  EXPECT_EQ(sarif["runs"][0]["properties"]["coverageText"], "reviewed 3 of 5 files (120 of 400 changed lines)");
+  EXPECT_EQ(sarif["runs"][0]["properties"]["coverageText"], coverageSentence(o.coverage));
   EXPECT_EQ(sarif["runs"][0]["properties"]["coverage"]["filesSkipped"].size(), 2u);
 
   const std::string body = renderGithubReview(o, diff::Diff{}, {})["body"].get<std::string>();
-  EXPECT_NE(body.find("Reviewed 3 of 5 files (120 of 400 changed lines)."), std::string::npos) << body;
-  EXPECT_NE(body.find("`src/big.c` (not reviewed: lines 1-250"), std::string::npos) << body;
+  EXPECT_NE(body.find("Reviewed 3 of 4 files not excluded (120 of 370 changed lines); excluded:"), std::string::npos)
+      << body;
+  EXPECT_NE(body.find("\n- `src/big.c`: not reviewed: lines 1-250"), std::string::npos) << body;
   EXPECT_NE(body.find("so the verdict cannot be APPROVE"), std::string::npos) << body;
+}
+
+// Lock files and the like are left out by design: a review of everything else
+// is complete, and the sentence says so rather than "62 of 63".
+TEST(CoverageText, FilesExcludedByChoiceAreNotCountedAsUnreviewed) {
+  review::Coverage c;
+  c.filesReviewed = 62;
+  c.filesTotal = 63;
+  c.linesReviewed = 4382;
+  c.linesTotal = 4398;
+  c.filesSkipped.push_back({"go.sum", "lock file; list it in include to review it", 16});
+  EXPECT_EQ(coverageSentence(c),
+            "reviewed 62 of 62 files not excluded (4382 of 4382 changed lines); excluded: go.sum (16 changed lines)");
+  // The JSON fields keep their meaning (the whole change); what was excluded is added.
+  const json j = coverageJson(c);
+  EXPECT_EQ(j["filesTotal"], 63);
+  EXPECT_EQ(j["linesTotal"], 4398);
+  EXPECT_EQ(j["filesExcluded"], 1);
+  EXPECT_EQ(j["linesExcluded"], 16);
+
+  for (const char* path : {"a.lock", "b.min.js", "c.min.js", "d.min.js"}) c.filesSkipped.push_back({path, "minified", 1});
+  c.filesTotal += 4;
+  c.linesTotal += 4;
+  EXPECT_EQ(coverageSentence(c), "reviewed 62 of 62 files not excluded (4382 of 4382 changed lines); excluded: 5 files "
+                                 "(20 changed lines): go.sum, a.lock, b.min.js and 2 more");
+
+  review::Coverage nothingExcluded{3, 3, 12, 12, {}};
+  EXPECT_EQ(coverageSentence(nothingExcluded), "reviewed 3 of 3 files (12 of 12 changed lines)");
+  EXPECT_EQ(coverageJson(nothingExcluded)["filesExcluded"], 0);
+}
+
+// A file some of whose hunks were reviewed counts as reviewed; every report
+// says it was only partly, not just that lines of it were skipped.
+TEST(CoverageText, PartlyReviewedFilesAreSaidToBe) {
+  auto o = outcome(Verdict::Comment);
+  o.coverage = {2, 2, 100, 609, {}};
+  review::SkippedFile part{"command_test.go", "not reviewed: lines 1-509 past the max_requests cap of 2 requests per review",
+                           509};
+  part.overLimit = true;
+  part.partial = true;
+  o.coverage.filesSkipped.push_back(part);
+  EXPECT_EQ(coverageSentence(o.coverage), "reviewed 2 of 2 files, 1 of them partly (100 of 609 changed lines)");
+
+  const std::string text = renderText(o);
+  EXPECT_NE(text.find("Skipped command_test.go (partly reviewed): not reviewed: lines 1-509 past"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("Coverage: reviewed 2 of 2 files, 1 of them partly (100 of 609 changed lines).\n"),
+            std::string::npos)
+      << text;
+  const std::string body = renderGithubReview(o, diff::Diff{}, {})["body"].get<std::string>();
+  EXPECT_NE(body.find("\n- `command_test.go` (partly reviewed): not reviewed: lines 1-509"), std::string::npos) << body;
+  EXPECT_NE(body.find("Reviewed 2 of 2 files, 1 of them partly"), std::string::npos) << body;
+  EXPECT_EQ(renderSarif(o)["runs"][0]["properties"]["coverageText"], coverageSentence(o.coverage));
 }
 
 }  // namespace

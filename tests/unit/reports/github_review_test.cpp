@@ -134,6 +134,24 @@ TEST(GithubReview, RemovesDuplicates) {
   const GithubReview review = buildGithubReview(o, d);
   EXPECT_EQ(review.comments.size(), 2u);
   EXPECT_EQ(review.duplicatesDropped, 3u);
+  // The count is of what the review shows, severities included.
+  EXPECT_NE(review.body.find("2 findings (1 MAJOR, 1 MINOR). 2 are inline comments."), std::string::npos)
+      << review.body;
+}
+
+// An id leaves the line out (a carried-over finding follows its code), so the
+// same statement added in two places shares one id: still two findings.
+TEST(GithubReview, KeepsFindingsThatShareAnIdOnDifferentLines) {
+  const diff::Diff d = sampleDiff();
+  auto o = outcome(Verdict::Comment);
+  o.findings.push_back(published(finding("src/Pay.java", 11, Severity::Minor, Category::Correctness, "Unchecked"), "same-id"));
+  o.findings.push_back(published(finding("src/Pay.java", 41, Severity::Minor, Category::Correctness, "Unchecked"), "same-id"));
+  const GithubReview review = buildGithubReview(o, d);
+  ASSERT_EQ(review.comments.size(), 2u);
+  EXPECT_EQ(review.comments[0].line, 11);
+  EXPECT_EQ(review.comments[1].line, 41);
+  EXPECT_EQ(review.duplicatesDropped, 0u);
+  EXPECT_NE(review.body.find("2 findings (2 MINOR). 2 are inline comments."), std::string::npos) << review.body;
 }
 
 TEST(GithubReview, RendersEditsAsSuggestions) {

@@ -46,6 +46,7 @@ TEST(JsonReport, HasExactlyTheDocumentedShape) {
                   "reason": "not in the diff"}],
     "unplacedBlocking": 0,
     "coverage": {"filesReviewed": 1, "filesTotal": 2, "linesReviewed": 5, "linesTotal": 9,
+                 "filesExcluded": 1, "linesExcluded": 4,
                  "filesSkipped": [{"path": "package-lock.json", "reason": "lock file"}]},
     "attempts": 2, "toolCalls": 3, "requests": 3, "provider": "builtin", "model": "builtin-rules",
     "usage": {"requests": 3, "inputTokens": 100, "outputTokens": 20, "cachedInputTokens": 60, "cacheWriteTokens": 30,

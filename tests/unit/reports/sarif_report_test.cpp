@@ -150,6 +150,28 @@ TEST(SarifReport, ResultsCarryLevelLocationFingerprintAndFix) {
   EXPECT_EQ(sarif["version"], "2.1.0");
 }
 
+std::vector<std::string> fingerprints(const review::ReviewOutcome& o) {
+  const json sarif = renderSarif(o);  // kept alive: a range-for would not extend it
+  std::vector<std::string> out;
+  for (const auto& r : sarif["runs"][0]["results"]) out.push_back(r["partialFingerprints"]["revlineFindingId/v1"]);
+  return out;
+}
+
+// Code scanning makes one alert of results with equal fingerprints, and an id
+// leaves the line out: the same statement added twice shares one id.
+TEST(SarifReport, FindingsThatShareAnIdGetDistinctFingerprintsThatSurviveMovedLines) {
+  auto o = outcome();
+  o.findings.push_back(published(finding("src/Pay.java", 41, Severity::Minor, Category::Correctness, "Unchecked"), "aaaaaaaaaaaaaaaa"));
+  o.findings.push_back(published(finding("src/Pay.java", 11, Severity::Minor, Category::Correctness, "Unchecked"), "aaaaaaaaaaaaaaaa"));
+  o.findings.push_back(published(finding("src/Pay.java", 12, Severity::Major, Category::Security, "Unique"), "bbbbbbbbbbbbbbbb"));
+  // Ordered by line within the file: the first keeps the bare id, a unique id is unchanged.
+  const std::vector<std::string> expected = {"aaaaaaaaaaaaaaaa:2", "aaaaaaaaaaaaaaaa", "bbbbbbbbbbbbbbbb"};
+  EXPECT_EQ(fingerprints(o), expected);
+
+  for (auto& p : o.findings) p.finding.line += 7;  // lines added above all of them
+  EXPECT_EQ(fingerprints(o), expected);
+}
+
 TEST(SarifReport, RunPropertiesStateWhatTheReviewSpent) {
   auto o = richOutcome();
   o.usage = {.inputTokens = 900, .outputTokens = 90, .cachedInputTokens = 500, .requests = 2, .toolCalls = 1,

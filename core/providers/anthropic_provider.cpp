@@ -32,6 +32,10 @@ void appendTurn(ojson& messages, const std::string& role, ojson blocks) {
 
 ojson textBlock(const std::string& text) { return {{"type", "text"}, {"text", text}}; }
 
+// The API rejects a text block without visible text ("text content blocks must
+// contain non-whitespace text"), e.g. the "\n\n" a model writes before a tool_use.
+bool blank(const std::string& text) { return text.find_first_not_of(" \t\r\n\f\v") == std::string::npos; }
+
 // The limit in "max_tokens: 8192 > 4096, which is the maximum allowed number of
 // output tokens for claude-3-haiku-20240307"; nullopt for any other message
 // (such as the context overflow "input length and `max_tokens` exceed context limit").
@@ -122,11 +126,11 @@ ojson AnthropicProvider::buildRequest(const review::ModelRequest& request) const
   for (const review::Message& m : request.messages) {
     switch (m.role) {
       case Role::User:
-        appendTurn(messages, "user", ojson::array({textBlock(m.text.empty() ? "(empty)" : m.text)}));
+        appendTurn(messages, "user", ojson::array({textBlock(blank(m.text) ? "(empty)" : m.text)}));
         break;
       case Role::Assistant: {
         ojson blocks = ojson::array();
-        if (!m.text.empty()) blocks.push_back(textBlock(m.text));
+        if (!blank(m.text)) blocks.push_back(textBlock(m.text));
         for (const review::ToolCall& c : m.toolCalls) {
           if (toolsAsText) {
             blocks.push_back(textBlock("[called tool " + c.name + " with " + argumentsText(c.arguments) + "]"));
@@ -152,7 +156,7 @@ ojson AnthropicProvider::buildRequest(const review::ModelRequest& request) const
             blocks.push_back(std::move(block));
           }
         }
-        if (!m.text.empty()) blocks.push_back(textBlock(m.text));
+        if (!blank(m.text)) blocks.push_back(textBlock(m.text));
         appendTurn(messages, "user", std::move(blocks));
         break;
       }

@@ -153,6 +153,36 @@ TEST(Anthropic, StopReasonsAndErrors) {
   }
 }
 
+// "\n\n" before a tool_use, echoed as a text block, is rejected by the API
+// ("text content blocks must contain non-whitespace text").
+TEST(Anthropic, WhitespaceOnlyAssistantTextIsNotEchoed) {
+  FakeServer server;
+  server.enqueue(Reply::fromFixture("anthropic_review.json"));
+  SleepRecorder sleeps;
+  AnthropicProvider provider(settingsFor(server.url(), sleeps));
+  auto request = testing::sampleRequest();
+  request.tools = {testing::readFileSpec()};
+  request.messages.push_back({review::Role::Assistant, "\n\n", {{"t1", "read_file", {{"path", "a"}}}}, {}});
+  request.messages.push_back({review::Role::Tool, " \n", {}, {{"t1", "read_file", true, "1: a"}}});
+  request.messages.push_back({review::Role::Assistant, " \t\n", {}, {}});  // a blank answer, retried
+  request.messages.push_back({review::Role::User, "Answer with the report.", {}, {}});
+  provider.complete(request, CancelToken());
+  const json msgs = server.requests()[0].parsed()["messages"];
+  ASSERT_EQ(msgs.size(), 5u) << msgs.dump(2);
+  ASSERT_EQ(msgs[1]["content"].size(), 1u) << msgs[1].dump();
+  EXPECT_EQ(msgs[1]["content"][0]["type"], "tool_use");
+  ASSERT_EQ(msgs[2]["content"].size(), 1u) << "no blank text beside the tool result: " << msgs[2].dump();
+  EXPECT_EQ(msgs[2]["content"][0]["type"], "tool_result");
+  EXPECT_EQ(msgs[3]["content"][0]["text"], "(empty reply)");
+  for (const json& m : msgs) {
+    for (const json& block : m["content"]) {
+      if (block["type"] == "text") {
+        EXPECT_NE(block["text"].get<std::string>().find_first_not_of(" \t\r\n"), std::string::npos) << m.dump();
+      }
+    }
+  }
+}
+
 // Anthropic's 400 for a parameter the model does not take.
 std::string invalidRequest(const std::string& message) {
   return json{{"type", "error"}, {"error", {{"type", "invalid_request_error"}, {"message", message}}}}.dump();

@@ -238,7 +238,8 @@ review::ModelResponse AnthropicProvider::parseResponse(const json& body) const {
     out.finish = FinishReason::Refusal;
     out.refusal = text.empty() ? "the model declined to answer (stop_reason \"refusal\")" : text;
     out.toolCalls.clear();
-  } else if (stop == "max_tokens") {
+  } else if (stop == "max_tokens" || stop == "model_context_window_exceeded") {
+    // Either way the answer was cut off.
     out.finish = FinishReason::Length;
     out.toolCalls.clear();
   } else if (!out.toolCalls.empty()) {

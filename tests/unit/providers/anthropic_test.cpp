@@ -153,6 +153,21 @@ TEST(Anthropic, StopReasonsAndErrors) {
   }
 }
 
+TEST(Anthropic, ContextWindowExceededIsACutOffAnswer) {
+  FakeServer server;
+  server.enqueue(Reply::ok(R"({"type":"message","role":"assistant","content":[
+      {"type":"text","text":"Let me read more."},
+      {"type":"tool_use","id":"toolu_1","name":"read_file","input":{"path":"src/A.java"}}],
+      "stop_reason":"model_context_window_exceeded","usage":{"input_tokens":5,"output_tokens":6}})"));
+  SleepRecorder sleeps;
+  AnthropicProvider provider(settingsFor(server.url(), sleeps));
+  auto request = testing::sampleRequest();
+  request.tools = {testing::readFileSpec()};
+  const auto response = provider.complete(request, CancelToken());
+  EXPECT_EQ(response.finish, FinishReason::Length) << "treated as max_tokens: the answer was cut off";
+  EXPECT_TRUE(response.toolCalls.empty()) << "a cut-off tool call is not run";
+}
+
 // "\n\n" before a tool_use, echoed as a text block, is rejected by the API
 // ("text content blocks must contain non-whitespace text").
 TEST(Anthropic, WhitespaceOnlyAssistantTextIsNotEchoed) {

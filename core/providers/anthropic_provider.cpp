@@ -1,5 +1,8 @@
 #include "core/providers/anthropic_provider.h"
 
+#include <charconv>
+#include <string_view>
+
 namespace revline::providers {
 
 using review::FinishReason;
@@ -28,6 +31,32 @@ void appendTurn(ojson& messages, const std::string& role, ojson blocks) {
 }
 
 ojson textBlock(const std::string& text) { return {{"type", "text"}, {"text", text}}; }
+
+// The API rejects a text block without visible text ("text content blocks must
+// contain non-whitespace text"), e.g. the "\n\n" a model writes before a tool_use.
+bool blank(const std::string& text) { return text.find_first_not_of(" \t\r\n\f\v") == std::string::npos; }
+
+// The limit in "max_tokens: 8192 > 4096, which is the maximum allowed number of
+// output tokens for claude-3-haiku-20240307"; nullopt for any other message
+// (such as the context overflow "input length and `max_tokens` exceed context limit").
+std::optional<int> modelOutputLimit(std::string_view message) {
+  constexpr std::string_view kLead = "max_tokens: ";
+  const std::size_t at = message.find(kLead);
+  if (at == std::string_view::npos) return std::nullopt;
+  std::string_view rest = message.substr(at + kLead.size());
+  const auto number = [&rest]() -> std::optional<int> {
+    int n = 0;
+    const auto [end, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), n);
+    if (ec != std::errc()) return std::nullopt;
+    rest.remove_prefix(static_cast<std::size_t>(end - rest.data()));
+    return n;
+  };
+  if (!number() || !rest.starts_with(" > ")) return std::nullopt;
+  rest.remove_prefix(3);
+  const std::optional<int> allowed = number();
+  if (!allowed || *allowed <= 0) return std::nullopt;
+  return allowed;
+}
 
 // Prompt caching (cache_control breakpoints; the prefix up to each is cached
 // for reuse by a later request that starts with the same bytes):
@@ -68,6 +97,23 @@ std::string AnthropicProvider::notFoundHint() const {
   return "the base URL is the host only, e.g. https://api.anthropic.com";
 }
 
+bool AnthropicProvider::adaptToRejection(const HttpResponse& response) {
+  if (response.status != 400 || providerErrorCode(response.body) != "invalid_request_error") return false;
+  const std::string message = providerErrorMessage(response.body);
+  if (sendTemperature_ && message.find("temperature") != std::string::npos) {
+    sendTemperature_ = false;  // "`temperature` is deprecated for this model"
+    return true;
+  }
+  if (!modelOutputCap_) {
+    const std::optional<int> limit = modelOutputLimit(message);
+    if (limit && *limit < settings_.maxOutputTokens) {
+      modelOutputCap_ = limit;
+      return true;
+    }
+  }
+  return false;
+}
+
 ojson AnthropicProvider::buildRequest(const review::ModelRequest& request) const {
   const bool native = settings_.structuredOutput == config::StructuredOutput::Native && !request.schema.is_null();
   bool historyHasTools = false;
@@ -80,11 +126,11 @@ ojson AnthropicProvider::buildRequest(const review::ModelRequest& request) const
   for (const review::Message& m : request.messages) {
     switch (m.role) {
       case Role::User:
-        appendTurn(messages, "user", ojson::array({textBlock(m.text.empty() ? "(empty)" : m.text)}));
+        appendTurn(messages, "user", ojson::array({textBlock(blank(m.text) ? "(empty)" : m.text)}));
         break;
       case Role::Assistant: {
         ojson blocks = ojson::array();
-        if (!m.text.empty()) blocks.push_back(textBlock(m.text));
+        if (!blank(m.text)) blocks.push_back(textBlock(m.text));
         for (const review::ToolCall& c : m.toolCalls) {
           if (toolsAsText) {
             blocks.push_back(textBlock("[called tool " + c.name + " with " + argumentsText(c.arguments) + "]"));
@@ -110,7 +156,7 @@ ojson AnthropicProvider::buildRequest(const review::ModelRequest& request) const
             blocks.push_back(std::move(block));
           }
         }
-        if (!m.text.empty()) blocks.push_back(textBlock(m.text));
+        if (!blank(m.text)) blocks.push_back(textBlock(m.text));
         appendTurn(messages, "user", std::move(blocks));
         break;
       }
@@ -121,7 +167,8 @@ ojson AnthropicProvider::buildRequest(const review::ModelRequest& request) const
   if (!native && !request.schema.is_null()) system += schemaInstructions(request.schema);
   // Keys in the order the API builds its cache prefix (tools, system, messages),
   // so a conversation's bodies also share their bytes up to the first user turn.
-  ojson body = {{"model", endpoint_.model}, {"max_tokens", settings_.maxOutputTokens}, {"temperature", 0}};
+  ojson body = {{"model", endpoint_.model}, {"max_tokens", modelOutputCap_.value_or(settings_.maxOutputTokens)}};
+  if (sendTemperature_) body["temperature"] = 0;
 
   ojson tools = ojson::array();
   if (native) {
@@ -191,7 +238,8 @@ review::ModelResponse AnthropicProvider::parseResponse(const json& body) const {
     out.finish = FinishReason::Refusal;
     out.refusal = text.empty() ? "the model declined to answer (stop_reason \"refusal\")" : text;
     out.toolCalls.clear();
-  } else if (stop == "max_tokens") {
+  } else if (stop == "max_tokens" || stop == "model_context_window_exceeded") {
+    // Either way the answer was cut off.
     out.finish = FinishReason::Length;
     out.toolCalls.clear();
   } else if (!out.toolCalls.empty()) {

@@ -6,7 +6,13 @@
 // repository tools offered, tool_choice is {"type":"any"} so the model either
 // explores or submits. The submit_review input, dumped as JSON, is the reply text.
 // Prompt mode: no forced tool; the schema travels in the system prompt.
+//
+// Negotiated per provider object: temperature 0 is sent (determinism) until the
+// model rejects any temperature (Opus 4.7 and later), and max_tokens is lowered
+// to the model's own cap when it rejects 8192 (Claude 3 Haiku/Opus: 4096). Each
+// costs one rejected call, once; later requests are sent as adjusted.
 #pragma once
+#include <optional>
 #include <string>
 
 #include "core/config/config.h"
@@ -38,6 +44,12 @@ class AnthropicProvider : public RemoteProvider {
   const char* path() const override;
   Headers headers() const override;
   std::string notFoundHint() const override;
+  bool adaptToRejection(const HttpResponse& response) override;
+
+  // Kept for the provider's life, so later requests neither fail again nor
+  // change the prefix the prompt cache holds.
+  bool sendTemperature_ = true;
+  std::optional<int> modelOutputCap_;  // the model's max_tokens limit, once it named one below ours
 };
 
 }  // namespace revline::providers

@@ -138,10 +138,7 @@ std::string providerErrorMessage(const std::string& body) {
   return cut(t.substr(b), 300);
 }
 
-namespace {
-
-// error.type / error.code, where the provider gives one ("insufficient_quota", "overloaded_error").
-std::string errorCode(const std::string& body) {
+std::string providerErrorCode(const std::string& body) {
   json j = json::parse(body, nullptr, false);
   if (j.is_discarded() || !j.is_object() || !j.contains("error") || !j["error"].is_object()) return "";
   const json& e = j["error"];
@@ -154,14 +151,12 @@ std::string errorCode(const std::string& body) {
   return "";
 }
 
-}  // namespace
-
 void throwHttpError(const Endpoint& endpoint, const std::string& path, const HttpResponse& res,
                     const std::string& hint404) {
   const std::string url = endpoint.base.str() + path;
   const int status = res.status;
   const std::string message = cut(providerErrorMessage(res.body), 500);
-  const std::string code = errorCode(res.body);
+  const std::string code = providerErrorCode(res.body);
   const std::string p = endpoint.provider;
   const std::string retried =
       res.retries > 0 ? " after " + std::to_string(res.retries) + (res.retries == 1 ? " retry" : " retries") : "";

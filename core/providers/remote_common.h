@@ -49,6 +49,10 @@ Endpoint withoutTrailingV1(Endpoint e);
 // {"error":{"message"}}, Ollama {"error":"..."}, vLLM {"message"}; else the body, cut.
 std::string providerErrorMessage(const std::string& body);
 
+// The error's error.code, else error.type, where the provider gives one
+// ("insufficient_quota", "invalid_request_error"); else "".
+std::string providerErrorCode(const std::string& body);
+
 // Turns a non-2xx response into the ProviderError the user sees. `path` is the
 // endpoint path ("/chat/completions"); `hint404` is appended to a 404 message.
 [[noreturn]] void throwHttpError(const Endpoint& endpoint, const std::string& path, const HttpResponse& response,

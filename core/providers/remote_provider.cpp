@@ -9,10 +9,19 @@ RemoteProvider::RemoteProvider(RemoteSettings settings, const std::function<Endp
 
 void RemoteProvider::explainFailure(const review::ProviderError&, const HttpResponse&) const {}
 
+bool RemoteProvider::adaptToRejection(const HttpResponse&) { return false; }
+
 review::ModelResponse RemoteProvider::complete(const review::ModelRequest& request, const CancelToken& cancel) {
-  const std::string payload = buildRequest(request).dump(-1, ' ', false, json::error_handler_t::replace);
-  const HttpResponse res = transport_.postJson(path(), headers(), payload, cancel);
-  if (res.status < 200 || res.status >= 300) {
+  const auto post = [&] {
+    const std::string payload = buildRequest(request).dump(-1, ' ', false, json::error_handler_t::replace);
+    return transport_.postJson(path(), headers(), payload, cancel);
+  };
+  const auto failed = [](const HttpResponse& r) { return r.status < 200 || r.status >= 300; };
+  HttpResponse res = post();
+  // Capability negotiation, not a retry: the rejected call was not answered, so
+  // the caller sees one call (one attempt, the answer's usage only).
+  while (failed(res) && adaptToRejection(res)) res = post();
+  if (failed(res)) {
     try {
       throwHttpError(endpoint_, path(), res, notFoundHint());
     } catch (const review::ProviderError& e) {

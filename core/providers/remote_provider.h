@@ -2,7 +2,8 @@
 // and endpoint resolved once, one POST of the request in the provider's wire
 // format, an HTTP failure turned into an actionable ProviderError, the body
 // parsed back. A subclass gives only what differs: the wire format, the path,
-// the headers, and what to say about a 404.
+// the headers, what to say about a 404, and which rejections it can negotiate
+// away (a parameter the model does not take) by sending the request again.
 #pragma once
 #include <functional>
 #include <string>
@@ -36,6 +37,12 @@ class RemoteProvider : public review::Provider {
   // A failure this provider can explain better (the error as thrown, the
   // response); the default adds nothing. Throw to replace the error.
   virtual void explainFailure(const review::ProviderError& error, const HttpResponse& response) const;
+  // A rejection of something the model does not support (a parameter, a limit)
+  // that this provider can negotiate away: adjust what buildRequest sends from
+  // now on and return true to have the same request sent again. Each adjustment
+  // must be made at most once per provider, so the resending ends. The default
+  // makes none.
+  virtual bool adaptToRejection(const HttpResponse& response);
 
   RemoteSettings settings_;
   Endpoint endpoint_;

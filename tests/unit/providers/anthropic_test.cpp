@@ -1,6 +1,10 @@
 // The Anthropic provider against a fake /v1/messages server: headers, the forced
-// submit_review tool carrying the contract, tool_use/tool_result turns, stop reasons.
+// submit_review tool carrying the contract, tool_use/tool_result turns, stop reasons,
+// and the parameters negotiated with a model that rejects them (temperature, max_tokens).
 #include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
 
 #include "core/providers/anthropic_provider.h"
 #include "tests/unit/providers/provider_test_util.h"
@@ -33,6 +37,7 @@ TEST(Anthropic, ForcedSubmitReviewToolCarriesTheContract) {
   json body = req.parsed();
   EXPECT_EQ(body["model"], "test-model");
   EXPECT_EQ(body["max_tokens"], 8192);
+  EXPECT_EQ(body["temperature"], 0) << "deterministic where the model takes a temperature";
   EXPECT_EQ(body["system"], json::parse(R"([{"type":"text","text":"You are a code reviewer.",
                                              "cache_control":{"type":"ephemeral"}}])"));
   EXPECT_EQ(body["messages"],
@@ -146,6 +151,158 @@ TEST(Anthropic, StopReasonsAndErrors) {
     EXPECT_NE(std::string(e.what()).find("ANTHROPIC_API_KEY was rejected"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("invalid x-api-key"), std::string::npos) << e.what();
   }
+}
+
+TEST(Anthropic, ContextWindowExceededIsACutOffAnswer) {
+  FakeServer server;
+  server.enqueue(Reply::ok(R"({"type":"message","role":"assistant","content":[
+      {"type":"text","text":"Let me read more."},
+      {"type":"tool_use","id":"toolu_1","name":"read_file","input":{"path":"src/A.java"}}],
+      "stop_reason":"model_context_window_exceeded","usage":{"input_tokens":5,"output_tokens":6}})"));
+  SleepRecorder sleeps;
+  AnthropicProvider provider(settingsFor(server.url(), sleeps));
+  auto request = testing::sampleRequest();
+  request.tools = {testing::readFileSpec()};
+  const auto response = provider.complete(request, CancelToken());
+  EXPECT_EQ(response.finish, FinishReason::Length) << "treated as max_tokens: the answer was cut off";
+  EXPECT_TRUE(response.toolCalls.empty()) << "a cut-off tool call is not run";
+}
+
+// "\n\n" before a tool_use, echoed as a text block, is rejected by the API
+// ("text content blocks must contain non-whitespace text").
+TEST(Anthropic, WhitespaceOnlyAssistantTextIsNotEchoed) {
+  FakeServer server;
+  server.enqueue(Reply::fromFixture("anthropic_review.json"));
+  SleepRecorder sleeps;
+  AnthropicProvider provider(settingsFor(server.url(), sleeps));
+  auto request = testing::sampleRequest();
+  request.tools = {testing::readFileSpec()};
+  request.messages.push_back({review::Role::Assistant, "\n\n", {{"t1", "read_file", {{"path", "a"}}}}, {}});
+  request.messages.push_back({review::Role::Tool, " \n", {}, {{"t1", "read_file", true, "1: a"}}});
+  request.messages.push_back({review::Role::Assistant, " \t\n", {}, {}});  // a blank answer, retried
+  request.messages.push_back({review::Role::User, "Answer with the report.", {}, {}});
+  provider.complete(request, CancelToken());
+  const json msgs = server.requests()[0].parsed()["messages"];
+  ASSERT_EQ(msgs.size(), 5u) << msgs.dump(2);
+  ASSERT_EQ(msgs[1]["content"].size(), 1u) << msgs[1].dump();
+  EXPECT_EQ(msgs[1]["content"][0]["type"], "tool_use");
+  ASSERT_EQ(msgs[2]["content"].size(), 1u) << "no blank text beside the tool result: " << msgs[2].dump();
+  EXPECT_EQ(msgs[2]["content"][0]["type"], "tool_result");
+  EXPECT_EQ(msgs[3]["content"][0]["text"], "(empty reply)");
+  for (const json& m : msgs) {
+    for (const json& block : m["content"]) {
+      if (block["type"] == "text") {
+        EXPECT_NE(block["text"].get<std::string>().find_first_not_of(" \t\r\n"), std::string::npos) << m.dump();
+      }
+    }
+  }
+}
+
+// Anthropic's 400 for a parameter the model does not take.
+std::string invalidRequest(const std::string& message) {
+  return json{{"type", "error"}, {"error", {{"type", "invalid_request_error"}, {"message", message}}}}.dump();
+}
+
+// `body` without one key, serialised as sent (key order kept).
+std::string withoutKey(const std::string& body, const std::string& key) {
+  ojson j = ojson::parse(body);
+  j.erase(key);
+  return j.dump();
+}
+
+TEST(Anthropic, TemperatureRejectedIsDroppedOnceAndForTheProvidersLife) {
+  FakeServer server;
+  server.enqueue(Reply{400, invalidRequest("`temperature` is deprecated for this model."), {}, {}});
+  server.enqueue(Reply::fromFixture("anthropic_review.json"));
+  server.enqueue(Reply::fromFixture("anthropic_review.json"));
+  SleepRecorder sleeps;
+  AnthropicProvider provider(settingsFor(server.url(), sleeps));
+
+  const auto first = provider.complete(testing::sampleRequest(), CancelToken());
+  EXPECT_EQ(first.finish, FinishReason::Stop);
+  EXPECT_EQ(first.usage.inputTokens, 1021) << "the answered call's usage only";
+  EXPECT_EQ(first.usage.outputTokens, 143);
+  provider.complete(testing::sampleRequest(), CancelToken());
+
+  const auto requests = server.requests();
+  ASSERT_EQ(requests.size(), 3u) << "one rejected call, then no second failing one";
+  EXPECT_TRUE(sleeps.sleeps->empty()) << "not a transport retry";
+  EXPECT_EQ(requests[0].parsed()["temperature"], 0);
+  EXPECT_FALSE(requests[1].parsed().contains("temperature"));
+  EXPECT_EQ(requests[1].body, withoutKey(requests[0].body, "temperature")) << "the same request, less temperature";
+  EXPECT_EQ(requests[2].body, requests[1].body) << "remembered: the cached prefix stays byte-identical";
+}
+
+TEST(Anthropic, MaxTokensOverTheModelsLimitIsLoweredOnceAndForTheProvidersLife) {
+  FakeServer server;
+  server.enqueue(Reply{400,
+                       invalidRequest("max_tokens: 8192 > 4096, which is the maximum allowed number of output tokens "
+                                      "for claude-3-haiku-20240307"),
+                       {},
+                       {}});
+  server.enqueue(Reply::fromFixture("anthropic_review.json"));
+  server.enqueue(Reply::fromFixture("anthropic_review.json"));
+  SleepRecorder sleeps;
+  AnthropicProvider provider(settingsFor(server.url(), sleeps));
+
+  const auto first = provider.complete(testing::sampleRequest(), CancelToken());
+  EXPECT_EQ(first.usage.inputTokens, 1021);
+  provider.complete(testing::sampleRequest(), CancelToken());
+
+  const auto requests = server.requests();
+  ASSERT_EQ(requests.size(), 3u);
+  EXPECT_EQ(requests[0].parsed()["max_tokens"], 8192);
+  for (std::size_t i = 1; i < requests.size(); ++i) {
+    EXPECT_EQ(requests[i].parsed()["max_tokens"], 4096) << "request " << i;
+    EXPECT_EQ(requests[i].parsed()["temperature"], 0) << "the model takes a temperature: kept";
+  }
+  EXPECT_EQ(requests[2].body, requests[1].body);
+}
+
+TEST(Anthropic, OtherRejectionsAreNotSentAgain) {
+  const std::vector<std::string> messages = {
+      "messages: text content blocks must contain non-whitespace text",
+      "input length and `max_tokens` exceed context limit: 197202 + 8192 > 200000, decrease input length or "
+      "`max_tokens` and try again",
+      "max_tokens: 4096 > 8192, which is the maximum allowed number of output tokens for x",  // not a lower cap
+  };
+  for (const std::string& message : messages) {
+    FakeServer server;
+    server.enqueue(Reply{400, invalidRequest(message), {}, {}});
+    SleepRecorder sleeps;
+    AnthropicProvider provider(settingsFor(server.url(), sleeps));
+    try {
+      provider.complete(testing::sampleRequest(), CancelToken());
+      ADD_FAILURE() << "must throw: " << message;
+    } catch (const ProviderError& e) {
+      EXPECT_EQ(e.kind(), Kind::BadRequest);
+      EXPECT_NE(std::string(e.what()).find(message.substr(0, 20)), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(server.requestCount(), 1u) << message;
+  }
+}
+
+TEST(Anthropic, EachNegotiationHappensOnce) {
+  // Both limits in turn, then a server that still rejects the temperature: the
+  // third rejection is the user's error, not another resend.
+  FakeServer server;
+  server.enqueue(Reply{400, invalidRequest("`temperature` is deprecated for this model."), {}, {}});
+  server.enqueue(Reply{400,
+                       invalidRequest("max_tokens: 8192 > 4096, which is the maximum allowed number of output tokens "
+                                      "for m"),
+                       {},
+                       {}});
+  server.enqueue(Reply::fromFixture("anthropic_review.json"));
+  server.enqueue(Reply{400, invalidRequest("`temperature` is deprecated for this model."), {}, {}});
+  SleepRecorder sleeps;
+  AnthropicProvider provider(settingsFor(server.url(), sleeps));
+  provider.complete(testing::sampleRequest(), CancelToken());
+  EXPECT_EQ(server.requestCount(), 3u);
+  const json sent = server.requests()[2].parsed();
+  EXPECT_FALSE(sent.contains("temperature"));
+  EXPECT_EQ(sent["max_tokens"], 4096);
+  EXPECT_THROW(provider.complete(testing::sampleRequest(), CancelToken()), ProviderError);
+  EXPECT_EQ(server.requestCount(), 4u);
 }
 
 TEST(Anthropic, PromptModeHasNoForcedToolAndFlattensToolHistory) {

@@ -212,6 +212,38 @@ TEST(PromptCache, AnthropicMarksTheStablePrefixAndReadsCacheUsage) {
   EXPECT_EQ(outcome.usage.toolCalls, 5);
 }
 
+// A model that takes no temperature (Opus 4.7 and later) rejects the first call;
+// the provider drops the temperature and asks again. To the review that is one
+// call: no contract attempt, no usage, and from then on every request of the
+// conversation shares its prefix byte for byte.
+TEST(PromptCache, AnthropicTemperatureNegotiationIsNotAnAttemptAndKeepsThePrefix) {
+  Fixture f;
+  FakeServer server;
+  server.enqueue(Reply{400,
+                       R"({"type":"error","error":{"type":"invalid_request_error",)"
+                       R"("message":"`temperature` is deprecated for this model."}})",
+                       {},
+                       {}});
+  server.enqueue(Reply::ok(anthropicToolUse(kRounds[0], 1, 3000, 0)));
+  server.enqueue(Reply::ok(anthropicSubmit(json::parse(reportOnLine(4)), 100, 3000)));
+  SleepRecorder sleeps;
+  AnthropicProvider provider(settingsFor(server.url(), sleeps));
+  tools::RepositoryTools repoTools(f.repo.root());
+
+  const auto outcome = review::runReview(f.diff, provider, conversationOptions(), &repoTools, CancelToken());
+  ASSERT_EQ(server.requestCount(), 3u);
+  EXPECT_EQ(outcome.findings.size(), 1u);
+  EXPECT_EQ(outcome.attempts, 1);
+  EXPECT_EQ(outcome.usage.requests, 2) << "answered calls only";
+  EXPECT_EQ(outcome.usage.inputTokens, 2 * 100 + 3000 + 100 + 3000);
+
+  auto requests = server.requests();
+  EXPECT_EQ(requests[0].parsed()["temperature"], 0);
+  requests.erase(requests.begin());
+  for (const auto& r : requests) EXPECT_FALSE(r.parsed().contains("temperature")) << "remembered";
+  expectStablePrefix(requests, "/messages/0");
+}
+
 TEST(PromptCache, AnthropicWithoutToolsCachesOnlyTheSharedSystemPrefix) {
   // One call is expected: marking the diff would bill a cache write (1.25x) no later call reads.
   FakeServer server;

@@ -148,6 +148,18 @@ std::string mergeBase(const Runner& git, const std::string& base) {
   return trimNewline(r.out);
 }
 
+// The fields of git's NUL-terminated output (-z): a final field without its NUL counts too.
+std::vector<std::string> splitAtNul(const std::string& text) {
+  std::vector<std::string> fields;
+  for (std::size_t start = 0; start < text.size();) {
+    std::size_t end = text.find('\0', start);
+    if (end == std::string::npos) end = text.size();
+    fields.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  return fields;
+}
+
 // ls-files lists an untracked embedded repository as "dir/". It is another
 // repository, not files of this one, and `git add -N` fails on one without
 // commits, so such entries are dropped. Input and output are NUL-separated.
@@ -155,12 +167,7 @@ std::string mergeBase(const Runner& git, const std::string& base) {
 // file nor a symlink) are dropped too, and reported.
 std::string untrackedFilesOnly(const std::string& list, const fs::path& root, const DiffRequest& request) {
   std::string out;
-  std::size_t start = 0;
-  while (start < list.size()) {
-    std::size_t end = list.find('\0', start);
-    if (end == std::string::npos) end = list.size();
-    const std::string name = list.substr(start, end - start);
-    start = end + 1;
+  for (const std::string& name : splitAtNul(list)) {
     if (name.empty() || name.back() == '/') continue;
     std::error_code ec;
     const auto status = fs::symlink_status(root / name, ec);
@@ -186,6 +193,42 @@ std::string untrackedFilesOnly(const std::string& list, const fs::path& root, co
 void addPaths(std::vector<std::string>& args, const std::vector<std::string>& paths) {
   args.push_back("--");
   args.insert(args.end(), paths.begin(), paths.end());
+}
+
+// Whether `path` is matched by the literal pathspec `paths`: one of them, or inside one.
+bool withinPaths(const std::string& path, const std::vector<std::string>& paths) {
+  for (std::string p : paths) {
+    while (!p.empty() && p.back() == '/') p.pop_back();
+    if (p.empty() || p == "." || path == p || (path.size() > p.size() && path.compare(0, p.size(), p) == 0 &&
+                                               path[p.size()] == '/'))
+      return true;
+  }
+  return false;
+}
+
+// Whether the diff shows a file as added. A content line starts with ' ', '+',
+// '-' or '\', so "new file mode" at a line's start is always a header.
+bool showsAnAddedFile(const std::string& text) { return text.find("\nnew file mode ") != std::string::npos; }
+
+// The old paths, outside `paths`, of files renamed into `paths`. A diff limited
+// to `paths` cannot see them (the pathspec filters before rename detection), so
+// such a file shows as added whole; naming its source in the pathspec lets git
+// pair them again. Rename detection runs over the whole tree, like an unlimited
+// diff, but reads no hunks. `diffArgs` is the diff command without its pathspec.
+std::vector<std::string> renameSourcesOutside(const Runner& git, std::vector<std::string> diffArgs,
+                                              const std::vector<std::string>& paths) {
+  diffArgs.insert(diffArgs.begin() + 1, {"--name-status", "-z", "--diff-filter=R"});
+  const std::string out = git.checked(diffArgs);
+  // -z: "R<score>\0<old>\0<new>\0" per rename, the paths unquoted.
+  const std::vector<std::string> fields = splitAtNul(out);
+  std::vector<std::string> sources;
+  for (std::size_t i = 0; i + 2 < fields.size(); i += 3) {
+    if (fields[i].empty() || fields[i][0] != 'R') break;  // only renames were asked for
+    const std::string& from = fields[i + 1];
+    const std::string& to = fields[i + 2];
+    if (withinPaths(to, paths) && !withinPaths(from, paths)) sources.push_back(from);
+  }
+  return sources;
 }
 
 }  // namespace
@@ -252,8 +295,22 @@ std::string diffText(const fs::path& root, const DiffRequest& request, const Git
                                     "--src-prefix=a/", "--dst-prefix=b/", "-M",            "--submodule=short"};
   if (request.mode == DiffRequest::Mode::Staged) diffArgs.push_back("--cached");
   diffArgs.push_back(against);
-  addPaths(diffArgs, request.paths);
-  return git.checked(diffArgs);
+  std::vector<std::string> limited = diffArgs;
+  addPaths(limited, request.paths);
+  std::string text = git.checked(limited);
+  // A file renamed into the paths shows as added until its source is in the
+  // pathspec too. Looked for only when something is added: a save of a file
+  // that is merely modified stays one git diff.
+  if (!request.paths.empty() && showsAnAddedFile(text)) {
+    const std::vector<std::string> sources = renameSourcesOutside(git, diffArgs, request.paths);
+    if (!sources.empty()) {
+      std::vector<std::string> paths = request.paths;
+      paths.insert(paths.end(), sources.begin(), sources.end());
+      addPaths(diffArgs, paths);
+      text = git.checked(diffArgs);
+    }
+  }
+  return text;
 }
 
 std::vector<std::string> commitMessages(const fs::path& root, const std::string& base, std::size_t maxCommits,
@@ -264,14 +321,9 @@ std::vector<std::string> commitMessages(const fs::path& root, const std::string&
   const std::string out = git.checked({"log", "--no-color", "--reverse", "--format=%B%x00",
                                        "--max-count=" + std::to_string(maxCommits), from + "..HEAD"});
   std::vector<std::string> messages;
-  std::size_t start = 0;
-  while (start < out.size()) {
-    std::size_t end = out.find('\0', start);
-    if (end == std::string::npos) end = out.size();
-    std::string m = out.substr(start, end - start);
+  for (const std::string& m : splitAtNul(out)) {
     const auto first = m.find_first_not_of(" \t\r\n");
     if (first != std::string::npos) messages.push_back(m.substr(first, m.find_last_not_of(" \t\r\n") - first + 1));
-    start = end + 1;
   }
   return messages;
 }

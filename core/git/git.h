@@ -46,7 +46,9 @@ struct DiffRequest {
   };
   Mode mode = Mode::WorkingTree;
   std::string base;                // Base mode: a branch, tag or commit
-  std::vector<std::string> paths;  // repository-relative files or directories (literal, no globs); empty: all
+  // Repository-relative files or directories (literal, no globs); empty: all. A
+  // file renamed into them from outside shows as the rename, as without paths.
+  std::vector<std::string> paths;
   bool includeUntracked = true;    // WorkingTree and Base: untracked, not-ignored files show as added
   // Untracked files over this size are left out (git would read them whole to
   // show them as added: a 2 GB sparse file is 2 GB of work); symlinks always

@@ -1,5 +1,6 @@
 #include "core/session/review_service.h"
 
+#include <algorithm>
 #include <limits>
 #include <optional>
 #include <utility>
@@ -89,6 +90,30 @@ std::unique_ptr<review::Provider> nullProvider(const config::Config& config) {
   return std::make_unique<NamedOnlyProvider>(config);
 }
 
+// Whether the model would be shown a line of the change. A file renamed, copied
+// or given a new mode without an edit, or added or deleted empty, shows its
+// name alone, and a finding needs a line to sit on: asking about such files
+// alone is a request that can find nothing. Binary files are sent as before.
+bool showsALine(const diff::Diff& diff) {
+  return std::any_of(diff.files.begin(), diff.files.end(),
+                     [](const diff::FileDiff& f) { return f.binary || !f.hunks.empty(); });
+}
+
+// The review of a change with no line to show: no provider is built (a missing
+// API key does not fail it), nothing is sent, nothing is found.
+ReviewResult nothingToSend(PreparedReview prepared, const config::Config& config, const CancelToken& cancel) {
+  ReviewResult result;
+  diff::Diff none;
+  none.source = prepared.reviewed.source;
+  result.outcome = review::runReview(none, *nullProvider(config), config.review, nullptr, cancel, prepared.inputs);
+  if (!prepared.reviewed.files.empty()) {
+    result.outcome.coverage = review::coverageOf(prepared.reviewed, prepared.inputs);
+    result.outcome.summary = "No lines to review: the changed files are renamed, copied, empty or change mode only.";
+  }
+  result.reviewed = std::move(prepared.reviewed);
+  return result;
+}
+
 }  // namespace
 
 ReviewResult ReviewService::review(ReviewRequest request, const CancelToken& cancel, const ProviderWrapper& wrap) const {
@@ -97,14 +122,8 @@ ReviewResult ReviewService::review(ReviewRequest request, const CancelToken& can
   const ProgressSink progress = std::move(request.progress);
   const bool full = request.fullReview;
   PreparedReview prepared = prepare(std::move(request));
+  if (!showsALine(prepared.reviewed)) return nothingToSend(std::move(prepared), config, cancel);
   ReviewResult result;
-  if (prepared.reviewed.files.empty()) {
-    // Nothing to send: no provider is built (a missing API key does not fail an empty change).
-    result.outcome = review::runReview(prepared.reviewed, *nullProvider(config), config.review, nullptr, cancel,
-                                       prepared.inputs);
-    result.reviewed = std::move(prepared.reviewed);
-    return result;
-  }
   std::unique_ptr<review::Provider> provider = factory_(config, prepared.reviewed, root);
   if (wrap) provider = wrap(std::move(provider));
 
@@ -163,12 +182,7 @@ std::optional<ReviewResult> ReviewService::cached(ReviewRequest request) const {
   const std::filesystem::path root = request.root;
   const config::Config config = request.config;
   PreparedReview prepared = prepare(std::move(request));
-  if (prepared.reviewed.files.empty()) {
-    ReviewResult empty;
-    empty.outcome.coverage = review::coverageOf(prepared.reviewed, prepared.inputs);
-    empty.reviewed = std::move(prepared.reviewed);
-    return empty;
-  }
+  if (!showsALine(prepared.reviewed)) return nothingToSend(std::move(prepared), config, CancelToken());
   if (!cache_ || root.empty()) return std::nullopt;
   std::unique_ptr<review::Provider> provider = factory_(config, prepared.reviewed, root);
   const tools::RepositoryTools files(root);

@@ -96,14 +96,17 @@ class ReviewService {
   // repository tools confined to the request's root: only the hunks not in the
   // per-hunk cache (whose findings are carried over), within the token budget
   // per request (chunked_review.h: a larger change in several requests, each
-  // with its own provider from the factory, wrapped by `wrap`). Throws what
-  // review::runReview throws, and ProviderError from the factory.
+  // with its own provider from the factory, wrapped by `wrap`). A change whose
+  // files show no line (renamed, copied, empty or changing mode only) builds no
+  // provider and sends nothing. Throws what review::runReview throws, and
+  // ProviderError from the factory.
   ReviewResult review(ReviewRequest request, const CancelToken& cancel = CancelToken(),
                       const ProviderWrapper& wrap = {}) const;
 
   // The cached review of this request, or nullopt: never calls the model (a
   // reopened file shows its last findings). A request with nothing left to
-  // review after the selection answers an empty result.
+  // review after the selection, or no line to show (renames, mode changes),
+  // answers a result without findings, as review() does without a request.
   std::optional<ReviewResult> cached(ReviewRequest request) const;
 
   // The first request of each model request review() would send now, byte for

@@ -326,6 +326,109 @@ TEST(DiffText, PathsLimitTheDiffLiterally) {
   EXPECT_THAT(literal, Not(HasSubstr("starX.txt")));
 }
 
+// `n` distinct lines, enough for rename detection to be sure; line `changed` (1-based) edited.
+std::string numberedLines(int n, int changed = 0) {
+  std::string out;
+  for (int i = 1; i <= n; ++i)
+    out += "line " + std::to_string(i) + (i == changed ? " was edited here" : " of the file, unchanged") + "\n";
+  return out;
+}
+
+int countOf(const std::string& text, const std::string& what) {
+  int n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size())) ++n;
+  return n;
+}
+
+// The server reviews a save with the diff limited to the saved path. A path
+// limit hides a renamed file's source from git's rename detection, so the file
+// read as added whole: every line went to the model as new.
+TEST(DiffText, AFileRenamedIntoThePathsIsShownAsTheRename) {
+  TempRepo repo;
+  repo.write("cmd/main.go", numberedLines(40));
+  repo.write("src/orders.py", "# orders\n" + numberedLines(30));
+  repo.write("old name.txt", "# caf\xc3\xa9\n" + numberedLines(20));
+  repo.write("lib/util.txt", "# util\n" + numberedLines(20));
+  repo.write("gone.txt", "unrelated\n");
+  repo.commitAll("base");
+  repo.git("mv cmd/main.go cmd/app.go");  // staged, content unchanged
+  // A plain mv: the new path is untracked (added through the intent-to-add index), the old one deleted.
+  fs::rename(repo.root() / "src/orders.py", repo.root() / "src/orders2.py");
+  repo.write("src/orders2.py", "# orders\n" + numberedLines(30, 12));
+  fs::rename(repo.root() / "old name.txt", repo.root() / "caf\xc3\xa9 new.txt");
+  repo.git("mv lib/util.txt cmd/util.txt");
+  repo.remove("gone.txt");
+  repo.write("brand_new.txt", numberedLines(5));
+
+  DiffRequest request;
+  auto limitedTo = [&](const std::string& path) {
+    request.paths = {path};
+    return diff(repo, request);
+  };
+  const std::string pure = "diff --git a/cmd/main.go b/cmd/app.go\nsimilarity index 100%\n"
+                           "rename from cmd/main.go\nrename to cmd/app.go\n";
+  EXPECT_EQ(limitedTo("cmd/app.go"), pure);
+  request.mode = DiffRequest::Mode::Staged;
+  EXPECT_EQ(limitedTo("cmd/app.go"), pure);
+  request.mode = DiffRequest::Mode::WorkingTree;
+
+  // Edited after the move: only the edited line's hunk, not the whole file.
+  const std::string edited = limitedTo("src/orders2.py");
+  EXPECT_THAT(edited, HasSubstr("rename from src/orders.py\nrename to src/orders2.py\n"));
+  EXPECT_EQ(countOf(edited, "\n@@ "), 1) << edited;
+  EXPECT_THAT(edited, HasSubstr("-line 12 of the file, unchanged\n+line 12 was edited here\n"));
+  EXPECT_THAT(edited, Not(HasSubstr("new file mode")));
+  EXPECT_THAT(edited, Not(HasSubstr("gone.txt")));  // an unrelated deletion stays outside the paths
+
+  // Unusual names come back from git unquoted (-z) and go in the pathspec literally.
+  EXPECT_THAT(limitedTo("caf\xc3\xa9 new.txt"), HasSubstr("similarity index 100%\nrename from old name.txt\n"
+                                                        "rename to \"caf\\303\\251 new.txt\"\n"));
+
+  // A directory: the file moved into it from outside is a rename too, the others are untouched.
+  const std::string directory = limitedTo("cmd/");
+  for (const char* rename : {"rename from cmd/main.go\nrename to cmd/app.go\n",
+                             "rename from lib/util.txt\nrename to cmd/util.txt\n"})
+    EXPECT_THAT(directory, HasSubstr(rename));
+  EXPECT_THAT(directory, Not(HasSubstr("orders")));
+
+  // A new file is still a new file, and the deletion elsewhere is not drawn in.
+  const std::string added = limitedTo("brand_new.txt");
+  EXPECT_THAT(added, HasSubstr("diff --git a/brand_new.txt b/brand_new.txt\nnew file mode 100644\n"));
+  for (const char* absent : {"gone.txt", "rename"}) EXPECT_THAT(added, Not(HasSubstr(absent)));
+}
+
+// The server diffs on every save (docs/PERFORMANCE.md): renames are looked for
+// only when the limited diff adds a file, and read in full only when found.
+TEST(DiffText, RenamesAreLookedForOnlyWhenTheLimitedDiffAddsAFile) {
+  TempRepo repo;
+  repo.write("a.txt", numberedLines(20));
+  repo.write("moved.txt", numberedLines(30));
+  repo.commitAll("base");
+  repo.write("a.txt", numberedLines(20, 3));
+  repo.git("mv moved.txt there.txt");
+  repo.write("new.txt", "new\n");
+  const fs::path log = repo.root() / ".git" / "calls.log";
+  const fs::path wrapper = repo.root() / ".git" / "logging-git";
+  {
+    std::ofstream script(wrapper);
+    script << "#!/bin/sh\necho \"$*\" >> '" << log.string() << "'\nexec git \"$@\"\n";
+  }
+  fs::permissions(wrapper, fs::perms::owner_all);
+  GitOptions options = isolated(repo);
+  options.program = wrapper.string();
+  auto callsFor = [&](const std::string& path) {
+    fs::remove(log);
+    DiffRequest request;
+    request.paths = {path};
+    diffText(repo.root(), request, options);
+    const std::string calls = bytes(log);
+    return std::make_pair(countOf(calls, " diff --no-color"), countOf(calls, " diff --name-status"));
+  };
+  EXPECT_EQ(callsFor("a.txt"), std::make_pair(1, 0));      // modified: one diff, as before
+  EXPECT_EQ(callsFor("new.txt"), std::make_pair(1, 1));    // added, no rename: the names only
+  EXPECT_EQ(callsFor("there.txt"), std::make_pair(2, 1));  // renamed: the pair diffed again
+}
+
 TEST(DiffText, UserConfigDoesNotChangeTheFormat) {
   TempRepo repo;
   repo.write("a.txt", "one\n\nthree\n");

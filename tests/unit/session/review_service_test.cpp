@@ -191,5 +191,40 @@ TEST(ReviewService, AnEmptyChangeBuildsNoProvider) {
   EXPECT_EQ(r.outcome.summary, "No changes to review.");
 }
 
+// A rename or a mode change without an edit shows the model a file name and no
+// line: a finding could sit nowhere, so no request is made for it alone.
+TEST(ReviewService, AChangeWithNoLineToShowSendsNothing) {
+  testing::TempRepo repo;
+  repo.write("old.txt", "one\ntwo\nthree\n");
+  repo.write("run.sh", "echo hi\n");
+  repo.write("b.txt", "b\n");
+  repo.commitAll("init");
+  repo.git("mv old.txt new.txt");
+  repo.git("update-index --chmod=+x run.sh");
+  int built = 0;
+  const ReviewService service([&](const config::Config&, const diff::Diff&, const fs::path&) -> std::unique_ptr<review::Provider> {
+    ++built;
+    throw review::ProviderError(review::ProviderError::Kind::Config, "no API key");
+  });
+  git::DiffRequest staged;
+  staged.mode = git::DiffRequest::Mode::Staged;
+  const ReviewResult r = service.review({diff::parse(git::diffText(repo.root(), staged)), repo.root(), {}, {}});
+  EXPECT_EQ(built, 0);
+  ASSERT_EQ(r.reviewed.files.size(), 2u);  // still the files the review covers
+  EXPECT_EQ(r.outcome.coverage.filesReviewed, 2);
+  EXPECT_EQ(r.outcome.verdict, contract::Verdict::Approve);
+  EXPECT_EQ(r.outcome.summary, "No lines to review: the changed files are renamed, copied, empty or change mode only.");
+  const auto cached = service.cached({diff::parse(git::diffText(repo.root(), staged)), repo.root(), {}, {}});
+  ASSERT_TRUE(cached);
+  EXPECT_EQ(cached->reviewed.files.size(), 2u);
+
+  // Beside an edited file the rename is still shown, as part of the change.
+  repo.write("b.txt", "b2\n");
+  Script s{{{"summary", "ok"}, {"verdict", "APPROVE"}, {"findings", json::array()}}, {}};
+  ReviewService(scripted(s)).review({diff::parse(git::diffText(repo.root(), {})), repo.root(), {}, {}});
+  ASSERT_EQ(s.requests.size(), 1u);
+  EXPECT_NE(s.requests[0].messages[0].text.find("renamed from old.txt"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace revline::session

@@ -91,12 +91,11 @@ std::unique_ptr<review::Provider> nullProvider(const config::Config& config) {
 }
 
 // Whether the model would be shown a line of the change. A file renamed, copied
-// or given a new mode without an edit, or added or deleted empty, shows its
-// name alone, and a finding needs a line to sit on: asking about such files
-// alone is a request that can find nothing. Binary files are sent as before.
+// or given a new mode without an edit, added or deleted empty, or binary, shows
+// its name alone, and a finding needs a line to sit on: asking about such files
+// alone is a request that can find nothing.
 bool showsALine(const diff::Diff& diff) {
-  return std::any_of(diff.files.begin(), diff.files.end(),
-                     [](const diff::FileDiff& f) { return f.binary || !f.hunks.empty(); });
+  return std::any_of(diff.files.begin(), diff.files.end(), [](const diff::FileDiff& f) { return !f.hunks.empty(); });
 }
 
 // The review of a change with no line to show: no provider is built (a missing
@@ -108,7 +107,8 @@ ReviewResult nothingToSend(PreparedReview prepared, const config::Config& config
   result.outcome = review::runReview(none, *nullProvider(config), config.review, nullptr, cancel, prepared.inputs);
   if (!prepared.reviewed.files.empty()) {
     result.outcome.coverage = review::coverageOf(prepared.reviewed, prepared.inputs);
-    result.outcome.summary = "No lines to review: the changed files are renamed, copied, empty or change mode only.";
+    result.outcome.summary =
+        "No lines to review: the changed files are binary, renamed, copied, empty or change mode only.";
   }
   result.reviewed = std::move(prepared.reviewed);
   return result;
@@ -196,6 +196,7 @@ std::vector<review::ModelRequest> ReviewService::preview(ReviewRequest request, 
   const config::Config config = request.config;
   const bool full = request.fullReview;
   PreparedReview prepared = prepare(std::move(request));
+  if (!showsALine(prepared.reviewed)) return {};  // review() sends nothing
   std::unique_ptr<review::Provider> provider = factory_(config, prepared.reviewed, root);
   // What review() would send now: with the per-hunk cache, only the hunks not
   // reviewed before (the same plan, looked up and not changed).

@@ -97,7 +97,7 @@ class ReviewService {
   // per-hunk cache (whose findings are carried over), within the token budget
   // per request (chunked_review.h: a larger change in several requests, each
   // with its own provider from the factory, wrapped by `wrap`). A change whose
-  // files show no line (renamed, copied, empty or changing mode only) builds no
+  // files show no line (binary, renamed, copied, empty or changing mode only) builds no
   // provider and sends nothing. Throws what review::runReview throws, and
   // ProviderError from the factory.
   ReviewResult review(ReviewRequest request, const CancelToken& cancel = CancelToken(),

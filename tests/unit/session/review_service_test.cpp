@@ -213,7 +213,8 @@ TEST(ReviewService, AChangeWithNoLineToShowSendsNothing) {
   ASSERT_EQ(r.reviewed.files.size(), 2u);  // still the files the review covers
   EXPECT_EQ(r.outcome.coverage.filesReviewed, 2);
   EXPECT_EQ(r.outcome.verdict, contract::Verdict::Approve);
-  EXPECT_EQ(r.outcome.summary, "No lines to review: the changed files are renamed, copied, empty or change mode only.");
+  EXPECT_EQ(r.outcome.summary,
+            "No lines to review: the changed files are binary, renamed, copied, empty or change mode only.");
   const auto cached = service.cached({diff::parse(git::diffText(repo.root(), staged)), repo.root(), {}, {}});
   ASSERT_TRUE(cached);
   EXPECT_EQ(cached->reviewed.files.size(), 2u);
@@ -224,6 +225,15 @@ TEST(ReviewService, AChangeWithNoLineToShowSendsNothing) {
   ReviewService(scripted(s)).review({diff::parse(git::diffText(repo.root(), {})), repo.root(), {}, {}});
   ASSERT_EQ(s.requests.size(), 1u);
   EXPECT_NE(s.requests[0].messages[0].text.find("renamed from old.txt"), std::string::npos);
+
+  // A binary file alone likewise: git shows no line of it (it cost a request of file headers).
+  repo.commitAll("moved and edited");
+  repo.write("logo.png", std::string("\x89PNG\r\n\x1a\n\0\0\0\rIHDR", 16));
+  const ReviewResult binary = service.review({diff::parse(git::diffText(repo.root(), {})), repo.root(), {}, {}});
+  EXPECT_EQ(built, 0);
+  ASSERT_EQ(binary.reviewed.files.size(), 1u);
+  EXPECT_TRUE(binary.reviewed.files[0].binary) << binary.reviewed.files[0].path();
+  EXPECT_EQ(binary.outcome.verdict, contract::Verdict::Approve);
 }
 
 }  // namespace

@@ -75,7 +75,7 @@ int runDiffCommand(const std::vector<std::string>& args, std::istream& in, std::
     session::HunkCache hunks;
     const std::vector<review::ModelRequest> requests =
         session::ReviewService({}, nullptr, {}, parsed.has("stdin") ? nullptr : &hunks).preview(std::move(request), &notSent);
-    if (requests.empty()) out << "=== nothing to send: no changed line that was not reviewed before ===\n";
+    if (requests.empty()) out << "=== nothing to send: no changed line is left to review ===\n";
     for (std::size_t i = 0; i < requests.size(); ++i) {
       // A change split to fit max_input_tokens is several requests: each is shown.
       if (requests.size() > 1)

@@ -47,7 +47,10 @@ config::Config applyReviewFlags(config::Config config, const ParsedArgs& args) {
   if (auto v = args.intValue("max-attempts", 1, 10)) config.review.maxAttempts = *v;
   if (auto v = args.intValue("max-tool-calls", 0, 100)) config.review.maxToolCalls = *v;
   if (auto v = args.value("description")) config.review.description = *v;
-  if (auto v = args.intValue("max-input-tokens", 0, 100000000)) config.maxInputTokens = *v;
+  if (auto v = args.intValue("max-input-tokens", 0, 100000000)) {
+    config.maxInputTokens = *v;
+    config.maxInputTokensCeiling.reset();  // the user's own choice
+  }
   if (auto v = args.intValue("max-parallel-requests", 1, 64)) config.maxParallelRequests = *v;
   if (auto v = args.intValue("max-requests", 1, 10000)) config.maxRequests = *v;
   return config;

@@ -1,5 +1,5 @@
 // `revline trust [PATH]`: lets a repository's .revline.json choose where code
-// and credentials go (base_url, api_key_env, a remote provider, a cassette
+// and credentials go (base_url, api_key_env, model, a remote provider, a cassette
 // outside it), by adding its root to the user's own configuration.
 #include "core/cli/args.h"
 #include "core/cli/subcommands.h"
@@ -38,7 +38,8 @@ int runTrustCommand(const std::vector<std::string>& args, std::istream&, std::os
   const std::filesystem::path root = std::filesystem::canonical(git::findRepositoryRoot(start));
   const bool added = config::trustRepository(userFile, root);
   out << "revline trust: " << root.string() << (added ? " is now trusted" : " was already trusted") << " (in "
-      << userFile.string() << "): its .revline.json may set base_url, api_key_env, provider and cassette\n";
+      << userFile.string() << "): its .revline.json may set base_url, api_key_env, model, provider and cassette, and raise what a review "
+         "spends\n";
   return 0;
 }
 

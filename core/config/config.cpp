@@ -189,7 +189,9 @@ namespace {
 // credentials are sent: removed from `object`, and named in the returned list.
 std::vector<std::string> withoutRoutingKeys(json& object, const std::filesystem::path& root) {
   std::vector<std::string> ignored;
-  for (const char* key : {"base_url", "api_key_env"}) {
+  // The model too: on a gateway its name routes the code to a company
+  // ("anthropic/...", "openai/..."), and it sets the price of every token.
+  for (const char* key : {"base_url", "api_key_env", "model"}) {
     if (object.contains(key)) ignored.push_back(key), object.erase(key);
   }
   if (object.contains("provider") && object["provider"].is_string()) {
@@ -245,6 +247,10 @@ std::vector<std::string> withinTheUsersSpend(const Config& below, Config& c, con
                                                                                    std::to_string(budget(c))) +
                    ")");
     c.maxInputTokens = budget(below);
+  } else if (object.contains("max_input_tokens") && c.maxInputTokens > 0) {
+    // Lower than the user's budget for the provider known now; flags may still
+    // choose another provider: the session caps it again then.
+    c.maxInputTokensCeiling = below.maxInputTokens;
   }
   // Prices only state the cost: a team's file may give them, but not replace the user's own.
   const review::Prices& own = below.review.prices;

@@ -36,6 +36,11 @@ struct Config {
   // (0: the provider's and model's default, config::defaultInputTokens), how
   // many run at once, and how many at most (the rest is skipped and listed).
   std::int64_t maxInputTokens = 0;
+  // Set when maxInputTokens came from an untrusted repository's file: the
+  // budget of the layer below it (0: the model's default), which the session
+  // caps it at once the provider is known (flags may choose it after the file
+  // is read). Any later setting of max_input_tokens clears it.
+  std::optional<std::int64_t> maxInputTokensCeiling;
   int maxParallelRequests = 4;
   int maxRequests = 10;
 };

@@ -187,7 +187,11 @@ std::vector<KeySpec> buildKeys() {
       "several requests, each within this budget (system prompt, schema, intent and room for tool results "
       "included). 0: the default for the provider and model (builtin and replay: no limit; Claude 150000; "
       "GPT-4o, GPT-4.1, GPT-5 and o-series 100000; Ollama 8000; other models 24000).",
-      0, 100000000, [](Config& c, std::int64_t n) { c.maxInputTokens = n; },
+      0, 100000000,
+      [](Config& c, std::int64_t n) {
+        c.maxInputTokens = n;
+        c.maxInputTokensCeiling.reset();  // a later layer's own choice
+      },
       [](const Config& c) { return json(c.maxInputTokens); }));
   keys.push_back(integerKey(
       "max_parallel_requests", "Requests of one review sent at the same time when it is split.", 1, 64,

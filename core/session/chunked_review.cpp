@@ -229,6 +229,7 @@ struct RequestPlan {
   ChunkPlan plan;
   review::Chunking chunking;
   std::string contextNote;  // set when long functions were cut to fit the budget (a warning of the review)
+  std::string budgetNote;   // set when an untrusted repository's budget was capped (a warning of the review)
   std::vector<FileCost> costs;  // of `split`, as the plan priced it
 };
 
@@ -238,6 +239,11 @@ RequestPlan planRequests(const diff::Diff& diff, const review::ReviewInputs& inp
   RequestPlan out;
   out.options = config.review;
   out.budget = inputTokenBudget(config, provider);
+  if (config.maxInputTokensCeiling && out.budget > 0 && out.budget < config.maxInputTokens)
+    out.budgetNote = "max_input_tokens " + std::to_string(config.maxInputTokens) +
+                     " from the repository's .revline.json is more than your own budget for " + provider.name() +
+                     " and " + provider.model() + "; " + std::to_string(out.budget) +
+                     " was used (an untrusted repository may lower what a review spends, not raise it)";
   if (out.budget <= 0 || diff.files.empty()) return out;
   const std::int64_t budget = out.budget;
   review::ReviewOptions& options = out.options;
@@ -367,7 +373,14 @@ RequestPlan planRequests(const diff::Diff& diff, const review::ReviewInputs& inp
 }  // namespace
 
 std::int64_t inputTokenBudget(const config::Config& config, const review::Provider& provider) {
-  return config.maxInputTokens > 0 ? config.maxInputTokens : config::defaultInputTokens(provider.name(), provider.model());
+  const std::int64_t byDefault = config::defaultInputTokens(provider.name(), provider.model());
+  std::int64_t budget = config.maxInputTokens > 0 ? config.maxInputTokens : byDefault;
+  // An untrusted repository's budget is capped at the user's for this provider.
+  if (config.maxInputTokensCeiling) {
+    const std::int64_t ceiling = *config.maxInputTokensCeiling > 0 ? *config.maxInputTokensCeiling : byDefault;
+    if (ceiling > 0 && (budget <= 0 || budget > ceiling)) budget = ceiling;
+  }
+  return budget;
 }
 
 std::vector<review::ModelRequest> previewRequests(const diff::Diff& diff, const review::ReviewInputs& inputs,
@@ -413,6 +426,7 @@ review::ReviewOutcome reviewInChunks(const diff::Diff& diff, const review::Revie
     review::ReviewOutcome outcome =
         review::runReview(diff, provider, options, p.measuring.get(), cancel, inputs, std::move(*p.whole));
     outcome.chunking = chunking;
+    if (!p.budgetNote.empty()) outcome.warnings.push_back(p.budgetNote);
     return outcome;
   }
 
@@ -492,6 +506,7 @@ review::ReviewOutcome reviewInChunks(const diff::Diff& diff, const review::Revie
   out.coverage = review::coverageOf(diff, inputs);
   addSkipped(split, plan, budget, config.maxRequests, out.coverage);
   out.chunking = chunking;
+  if (!p.budgetNote.empty()) out.warnings.push_back(p.budgetNote);
   if (!p.contextNote.empty()) out.warnings.push_back(p.contextNote);
   const review::ApprovalEvidence evidence = review::approvalEvidence(out);
   out.verdict = review::decideVerdict(out.findings, options.policy, evidence);

@@ -145,6 +145,9 @@ ReviewResult ReviewService::review(ReviewRequest request, const CancelToken& can
                         {provider->name(), provider->model(), &config.review, prepared.inputs.commitMessages},
                         &*files, !full);
   }
+  // What is left may be files that show no line (renamed, binary...), whose
+  // units are never stored: alone they are not worth a request.
+  if (plan && !showsALine(plan->toReview)) plan->toReview.files.clear();
   const diff::Diff& toSend = plan ? plan->toReview : prepared.reviewed;
   // Reviewed hunk by hunk, the new findings are kept whole: the max_findings cap
   // applies once, over them and the carried ones (mergeIncremental), and no hunk
@@ -212,7 +215,7 @@ std::vector<review::ModelRequest> ReviewService::preview(ReviewRequest request, 
       notSent->push_back(std::to_string(plan->hunksReused) + " of " + std::to_string(plan->hunksTotal) +
                          (plan->hunksTotal == 1 ? " hunk" : " hunks") +
                          ": reviewed before, their findings are carried over; --no-cache sends them");
-    if (plan->toReview.files.empty()) return {};
+    if (!showsALine(plan->toReview)) return {};
   }
   const ProviderWrapper noWrap;
   const ProgressSink noProgress;

@@ -124,7 +124,7 @@ TEST(DiffCommand, PromptShowsWhatAReviewWouldSendNow) {
 
   repo.write("a.py", testing::fiveFunctions(testing::allChanged()));  // back to what was reviewed
   const auto nothing = runRevline("diff --prompt" + provider, repo.root());
-  EXPECT_EQ(nothing.out, "=== nothing to send: no changed line that was not reviewed before ===\n");
+  EXPECT_EQ(nothing.out, "=== nothing to send: no changed line is left to review ===\n");
 }
 
 }  // namespace

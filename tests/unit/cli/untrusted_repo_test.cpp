@@ -50,7 +50,7 @@ TEST(UntrustedRepository, ConfigCannotSendTheKeyOrTheCodeAnywhere) {
   EXPECT_EQ(json::parse(r.out)["provider"], "builtin");
   const std::string file = (c.root() / ".revline.json").string();
   EXPECT_NE(r.err.find("revline review: warning: " + file +
-                       ": ignored base_url, api_key_env, provider (\"openai\"): this repository is not trusted"),
+                       ": ignored base_url, api_key_env, model, provider (\"openai\"): this repository is not trusted"),
             std::string::npos)
       << r.err;
   EXPECT_NE(r.err.find("run `revline trust " + c.root().string() + "`"), std::string::npos) << r.err;
@@ -111,6 +111,26 @@ TEST(UntrustedRepository, ConfigCannotRaiseWhatAReviewSpendsOnTheUsersKey) {
       << r.err;
   EXPECT_NE(r.err.find("spent before the failure: 2 model requests, 2000 input tokens, 20 output tokens; cost 0.0040 "
                        "at the configured prices"),
+            std::string::npos)
+      << r.err;
+}
+
+// The provider chosen by flags (CI) after the file was read: a budget the file
+// raised past the user's for that provider is capped at it, and said.
+TEST(UntrustedRepository, ABudgetRaisedForAProviderChosenByFlagsIsCapped) {
+  Clone c;
+  FakeServer mine;
+  const json report = {{"summary", "Fine."}, {"findings", json::array()}, {"verdict", "APPROVE"}};
+  mine.enqueue(Reply::ok(
+      json{{"choices", {{{"index", 0}, {"message", {{"role", "assistant"}, {"content", report.dump()}}}, {"finish_reason", "stop"}}}},
+           {"usage", {{"prompt_tokens", 100}, {"completion_tokens", 10}}}}
+          .dump()));
+  c.repo.write(".revline.json", R"({"max_input_tokens": 100000000})");
+  auto r = c.review("--provider openai --base-url " + mine.url("/v1") + " --model gpt-4.1 --max-tool-calls 0");
+  ASSERT_EQ(r.exitCode, 0) << r.out << r.err;
+  EXPECT_EQ(json::parse(r.out)["chunking"]["budgetTokens"], 100000) << "gpt-4.1's default, the user's budget";
+  EXPECT_NE(r.err.find("max_input_tokens 100000000 from the repository's .revline.json is more than your own budget "
+                       "for openai and gpt-4.1; 100000 was used"),
             std::string::npos)
       << r.err;
 }

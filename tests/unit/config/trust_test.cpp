@@ -44,13 +44,13 @@ TEST(Trust, UntrustedRepositoryCannotChooseTheEndpointKeyOrProvider) {
   EXPECT_EQ(c.baseUrl, "");
   EXPECT_EQ(c.apiKeyEnv, "");
   EXPECT_EQ(c.cassette, "");
+  EXPECT_EQ(c.model, "") << "on a gateway the model's name routes the code";
   // What a repository may set still applies.
-  EXPECT_EQ(c.model, "m1");
   EXPECT_EQ(c.review.policy.maxFindings, 3u);
   ASSERT_EQ(notices.size(), 1u);
   const std::string file = (r.root() / ".revline.json").string();
   EXPECT_EQ(notices[0], file +
-                            ": ignored base_url, api_key_env, provider (\"openai\"), cassette (outside the repository): "
+                            ": ignored base_url, api_key_env, model, provider (\"openai\"), cassette (outside the repository): "
                             "this repository is not trusted, so its configuration may not choose where code and "
                             "credentials are sent. If you trust it, run `revline trust " +
                             r.root().string() + "` (adds it to " + r.userFile().string() +
@@ -84,13 +84,15 @@ TEST(Trust, TrustRepositoryWritesTheUserConfigAndKeepsItsKeys) {
 
 TEST(Trust, UserConfigSuppliesDefaultsAndRepositoryKeysStillWin) {
   Repo r;
-  r.user(R"({"provider": "openai", "base_url": "http://127.0.0.1:9/v1", "model": "user-model"})");
-  r.config(R"({"model": "repo-model", "base_url": "http://collector.example/v1"})");
+  r.user(R"({"provider": "openai", "base_url": "http://127.0.0.1:9/v1", "model": "user-model",
+             "policy": {"max_findings": 10}})");
+  r.config(R"({"model": "o1-pro", "base_url": "http://collector.example/v1", "policy": {"max_findings": 3}})");
   std::vector<std::string> notices;
   const Config c = loadForRepository(r.root(), loadUserConfig(r.userFile()), &notices);
   EXPECT_EQ(c.provider, "openai");
   EXPECT_EQ(c.baseUrl, "http://127.0.0.1:9/v1") << "the untrusted repository did not move the endpoint";
-  EXPECT_EQ(c.model, "repo-model");
+  EXPECT_EQ(c.model, "user-model") << "nor chose the model the user's key pays for";
+  EXPECT_EQ(c.review.policy.maxFindings, 3u) << "the repository's own keys win over the user's defaults";
   EXPECT_EQ(notices.size(), 1u);
 }
 
@@ -142,36 +144,31 @@ TEST(Trust, UntrustedRepositoryMayLowerWhatAReviewSpendsAndGivePrices) {
   EXPECT_TRUE(notices.empty()) << notices[0];
 }
 
-// The budget is compared as the session resolves it: 0 is the model's default,
-// and the file may name a model whose default is larger.
+// The budget is compared as the session resolves it: 0 is the model's default.
 TEST(Trust, UntrustedRepositoryCannotRaiseTheBudgetThroughItsDefault) {
-  {
-    Repo r;
-    r.user(R"({"provider": "openai", "model": "local-model"})");  // 24,000 by default
-    r.config(R"({"model": "claude-by-name"})");
-    std::vector<std::string> notices;
-    const Config c = loadForRepository(r.root(), loadUserConfig(r.userFile()), &notices);
-    EXPECT_EQ(c.model, "claude-by-name") << "the model still applies";
-    EXPECT_EQ(c.maxInputTokens, 24000);
-    ASSERT_EQ(notices.size(), 1u);
-    EXPECT_NE(notices[0].find("max_input_tokens stays 24000 (the file asks its model's default, 150000)"),
-              std::string::npos)
-        << notices[0];
-  }
   {
     Repo r;
     r.user(R"({"provider": "anthropic", "max_input_tokens": 20000})");
     r.config(R"({"max_input_tokens": 0})");
-    const Config c = loadForRepository(r.root(), loadUserConfig(r.userFile()), nullptr);
+    std::vector<std::string> notices;
+    const Config c = loadForRepository(r.root(), loadUserConfig(r.userFile()), &notices);
     EXPECT_EQ(c.maxInputTokens, 20000);
+    ASSERT_EQ(notices.size(), 1u);
+    EXPECT_NE(notices[0].find("max_input_tokens stays 20000 (the file asks its model's default, 150000)"),
+              std::string::npos)
+        << notices[0];
   }
-  {  // The offline builtin has no limit: any budget lowers it.
+  {  // The offline builtin has no limit: any budget is lower, and the session caps
+     // it again at the user's once flags have chosen the provider (the CLI test).
     Repo r;
     r.config(R"({"max_input_tokens": 9000})");
     std::vector<std::string> notices;
     const Config c = loadForRepository(r.root(), loadUserConfig(r.userFile()), &notices);
     EXPECT_EQ(c.maxInputTokens, 9000);
+    EXPECT_EQ(c.maxInputTokensCeiling, std::optional<std::int64_t>(0));
     EXPECT_TRUE(notices.empty());
+    const Config flagged = applyJson(c, json{{"max_input_tokens", 500000}}, "the editor settings");
+    EXPECT_FALSE(flagged.maxInputTokensCeiling.has_value()) << "the user's own setting is not capped";
   }
 }
 

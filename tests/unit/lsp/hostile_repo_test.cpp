@@ -106,7 +106,7 @@ TEST_F(Hostile, UntrustedConfigIsIgnoredWithAMessageAndEditorSettingsWin) {
     const std::vector<json> seen = untilDiagnostics(c);
     const std::string messages = shown(seen);
     EXPECT_NE(messages.find("revline: " + (root() / ".revline.json").string() +
-                            ": ignored base_url, api_key_env, provider (\"openai\"): this repository is not trusted"),
+                            ": ignored base_url, api_key_env, model, provider (\"openai\"): this repository is not trusted"),
               std::string::npos)
         << messages;
     EXPECT_EQ(collector.requestCount(), 0u);

@@ -281,6 +281,21 @@ TEST_F(Incremental, AFailedSplitReviewKeepsWhatItsAnsweredRequestsFound) {
   EXPECT_TRUE(again.outcome.coverage.filesSkipped.empty());
 }
 
+// Beside hunks reviewed before, what is left may be a file that shows no line
+// (a rename): alone it is not worth a request (one went out with only its name).
+TEST_F(Incremental, ARenameBesideHunksReviewedBeforeSendsNothing) {
+  repo.write("a.py", testing::fiveFunctions());
+  repo.write("notes.txt", "one\ntwo\n");
+  repo.commitAll("with notes");
+  repo.write("a.py", testing::fiveFunctions(testing::allChanged()));
+  review();
+  ASSERT_EQ(log.reviews(), 1u);
+  repo.git("mv notes.txt readme.txt");
+  const ReviewResult again = review();
+  EXPECT_EQ(log.reviews(), 1u) << "a request for the rename alone";
+  EXPECT_EQ(again.outcome.findings.size(), 5u);
+}
+
 TEST(HunkCacheStore, AReviewWithUnplacedBlockingFindingsKeepsNothing) {
   testing::TempRepo repo;
   repo.write("a.py", testing::fiveFunctions());

@@ -111,9 +111,20 @@ void Server::enqueue(std::shared_ptr<Job> job) {
     if (job->cacheOnly && (pending_.count(job->key) || running_.count(job->key))) return;
     if (auto it = pending_.find(job->key); it != pending_.end()) {
       superseded = std::move(it->second);
+      superseded->cancel.cancel();  // stops a probe of it
       pending_.erase(it);
     }
-    if (auto it = running_.find(job->key); it != running_.end()) it->second->cancel.cancel();
+    if (auto it = running_.find(job->key); it != running_.end()) {
+      // A save (not a command, which asks for a fresh review) while a review of the
+      // same file runs: the prober tells whether it changed the diff. Else stop it now.
+      const bool plainSave = !job->cacheOnly && !job->fullReview && !job->reply;
+      if (plainSave && !it->second->cacheOnly) {
+        probes_.insert(job->key);
+        probeCv_.notify_all();
+      } else {
+        it->second->cancel.cancel();
+      }
+    }
     pending_[job->key] = std::move(job);
     workCv_.notify_all();
   }
@@ -190,14 +201,13 @@ void Server::runJob(const std::shared_ptr<Job>& job) {
                      json{{"kind", "begin"}, {"title", "revline review"}, {"message", what}, {"cancellable", false}});
   }
   try {
-    git::DiffRequest request;
-    request.mode = git::DiffRequest::Mode::WorkingTree;
-    request.includeUntracked = true;
-    request.cancel = job->cancel;  // a newer save kills the git call still running
-    if (job->path) request.paths = {*job->path};
     std::vector<std::string> skippedUntracked;  // too large or not a regular file: reported, not read
-    diff::Diff parsed = reviews_.readChange(job->root, request, &skippedUntracked);
+    diff::Diff parsed = reviews_.readChange(job->root, job->diffRequest(), &skippedUntracked);
     for (const auto& s : skippedUntracked) outcome->logs.push_back("revline: " + s);
+    {
+      std::lock_guard<std::mutex> lock(queueMu_);  // a save meanwhile is compared with it (the prober)
+      job->changeRead = parsed.source;
+    }
     if (job->cancel.cancelled()) throw Cancelled();
     // The session selects the files (settings and default exclusions) and answers from cache when it can.
     session::ReviewRequest reviewRequest{std::move(parsed), job->root, job->config, {}};

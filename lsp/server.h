@@ -9,8 +9,10 @@
 // effective config); the worker runs it (git, the review session, reads of the
 // reviewed files) and posts the result back to the loop (Transport::post),
 // which publishes it. Locks guard only the job queue, the statistics and the
-// in-flight table, and no I/O is done while one is held. With `sync`, reviews
-// run inline on the loop thread without debounce (tests).
+// in-flight table, and no I/O is done while one is held. A third thread, the
+// prober, tells whether a save made while the same review runs changed the diff
+// (lsp/change_probe.cpp). With `sync`, reviews run inline on the loop thread
+// without debounce (tests).
 #pragma once
 #include <chrono>
 #include <atomic>
@@ -119,6 +121,11 @@ class Server : public MessageHandler {
   void scheduleWorkspaceReview(const std::filesystem::path& root, bool immediate, std::optional<ReplyOnce> reply,
                                const json& requestId, bool cacheOnly = false);
   void enqueue(std::shared_ptr<Job> job);
+  // lsp/change_probe.cpp: a save while the same review runs is probed (its diff read
+  // again) instead of cancelling that review; the review goes on when nothing changed.
+  void proberLoop();
+  // Under queueMu_: settles the save `job` probed, whose change read as `change` (null: unknown).
+  void settleProbe(const std::shared_ptr<Job>& job, const std::shared_ptr<const std::string>& change);
   // Worker (or the loop, with sync): runs the job over its snapshot, doing all
   // of its I/O with no lock held, then delivers what it found to the loop.
   void runJob(const std::shared_ptr<Job>& job);
@@ -199,8 +206,11 @@ class Server : public MessageHandler {
   std::condition_variable workCv_;
   std::map<std::string, std::shared_ptr<Job>> pending_;  // by job key
   std::map<std::string, std::shared_ptr<Job>> running_;  // by job key
+  std::set<std::string> probes_;                         // job keys whose pending save is to be probed
+  std::condition_variable probeCv_;
   bool stopping_ = false;
   std::thread worker_;
+  std::thread prober_;
 };
 
 }  // namespace revline::lsp

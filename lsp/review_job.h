@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/config/config.h"
@@ -31,6 +32,9 @@ struct Server::Job {
   bool fullReview = false;          // asked for ("review this file now"): the whole change goes to the model
   std::chrono::steady_clock::time_point due;
   CancelToken cancel;
+  // The files of this repository that have findings shown, (uri, repository-relative
+  // path): the worker tells which of them no longer exist (deleted, renamed away).
+  std::vector<std::pair<std::string, std::string>> shownFiles;
   // Under queueMu_: the change the worker read (the git diff text), which a save
   // arriving meanwhile is compared with (lsp/change_probe.cpp).
   std::shared_ptr<const std::string> changeRead;
@@ -56,6 +60,9 @@ struct Server::JobOutcome {
   std::optional<session::ReviewResult> result;
   // The reviewed files that have findings, as read by the worker (repository-relative path -> lines).
   std::map<std::string, std::vector<std::string>> fileLines;
+  // Each file of the change as read: the digest of its diff (lsp/diff_fingerprint.h).
+  std::map<std::string, std::string> diffFingerprints;
+  std::vector<std::string> goneUris;  // of the job's shownFiles, those that no longer exist
   std::vector<std::string> logs;  // for window/logMessage
   std::string failure;            // Failed: the message shown to the user
   bool providerFailure = false;   // Failed: a ProviderError (counted, shown once a minute)

@@ -82,7 +82,11 @@ class Server : public MessageHandler {
   struct Job;
   struct FileState {
     std::filesystem::path root;
+    std::string path;  // repository-relative
     std::vector<PlacedFinding> findings;
+    // The digest of the file's diff the findings were computed on (lsp/diff_fingerprint.h);
+    // empty: the file had no diff.
+    std::string reviewedDiff;
     // The file as the worker read it for the review (ranges of a file not open
     // are measured on it, without reading the disk on the loop thread).
     std::optional<std::vector<std::string>> reviewedLines;
@@ -138,6 +142,18 @@ class Server : public MessageHandler {
   void count(int ServerStats::*counter);           // any thread
   // Adds a review's spend (and its cost, when priced) to revline/stats; any thread.
   void addToSessionTotals(const review::Usage& usage, const review::Prices& prices);
+
+  // lsp/findings_lifetime.cpp: when shown findings go (loop thread).
+  // Clears the file's diagnostics and drops what the server keeps of it.
+  void forgetFile(const std::string& uri);
+  // The same for the files at or under `uri` (a deleted folder) that no longer exist;
+  // true when some went.
+  bool forgetIfGone(const std::string& uri);
+  // A cached-review lookup found no review of the current diff: files in its scope
+  // whose findings were computed on another diff (`current`, the lookup's) are cleared.
+  void dropStaleFindings(const Job& job, const std::map<std::string, std::string>& current);
+  // (uri, repository-relative path) of the files of `root` the server keeps findings for.
+  std::vector<std::pair<std::string, std::string>> filesShownIn(const std::filesystem::path& root) const;
 
   // State helpers (loop thread).
   std::optional<std::filesystem::path> repositoryOf(const std::filesystem::path& file);

@@ -38,10 +38,9 @@ void Server::handleDidClose(const json& params) {
   auto p = parseParams<DidCloseTextDocumentParams>(params, "textDocument/didClose");
   documents_.close(p.textDocument.uri);
   editsSinceSave_.erase(p.textDocument.uri);
-  if (pullDiagnostics_) {  // no longer pulled: pushed again
-    pulledResultId_.erase(p.textDocument.uri);
-    publish(p.textDocument.uri);
-  }
+  pulledResultId_.erase(p.textDocument.uri);  // no longer pulled
+  if (forgetIfGone(p.textDocument.uri)) return;  // deleted (editors close its buffer): cleared
+  if (pullDiagnostics_) publish(p.textDocument.uri);  // pushed again
 }
 
 void Server::handleDidChange(const json& params) {

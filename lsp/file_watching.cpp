@@ -71,6 +71,7 @@ void Server::handleDidChangeWatchedFiles(const json& params) {
       case WatchedKind::Repository: rootByDir_.clear(); break;  // a repository appeared or went
       case WatchedKind::Other: break;
     }
+    if (change.type == kFileDeleted) forgetIfGone(change.uri);  // its findings go with it
   }
   if (configChanged) reloadConfigs();
 }

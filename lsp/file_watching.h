@@ -2,7 +2,8 @@
 // `.revline.json` (a git pull, another editor), the user config (trust and the
 // user's own settings: `revline trust` run in a terminal) and a repository that
 // appears after a file was opened (`git init`). Registered dynamically
-// (client/registerCapability) when the client supports it.
+// (client/registerCapability) when the client supports it. A deleted file the
+// client reports (any watcher of its own) takes its findings with it.
 #pragma once
 #include <filesystem>
 #include <string>
@@ -26,6 +27,7 @@ enum class WatchedKind { Config, UserConfig, Repository, Other };
 WatchedKind classifyWatched(const std::string& path, const std::filesystem::path& userConfig);
 
 struct FileEvent { std::string uri; int type = 0; };  // 1 created, 2 changed, 3 deleted
+constexpr int kFileDeleted = 3;
 inline void from_json(const json& j, FileEvent& e) {
   field(j, "uri", e.uri);
   field(j, "type", e.type);

@@ -4,11 +4,14 @@
 #include <chrono>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/config/config.h"
+#include "core/git/git.h"
 #include "core/session/review_service.h"
 #include "core/support/cancel.h"
 #include "lsp/jsonrpc.h"
@@ -29,10 +32,26 @@ struct Server::Job {
   bool fullReview = false;          // asked for ("review this file now"): the whole change goes to the model
   std::chrono::steady_clock::time_point due;
   CancelToken cancel;
+  // The files of this repository that have findings shown, (uri, repository-relative
+  // path): the worker tells which of them no longer exist (deleted, renamed away).
+  std::vector<std::pair<std::string, std::string>> shownFiles;
+  // Under queueMu_: the change the worker read (the git diff text), which a save
+  // arriving meanwhile is compared with (lsp/change_probe.cpp).
+  std::shared_ptr<const std::string> changeRead;
   // Loop thread only: the request waiting for the result, if any.
   std::optional<ReplyOnce> reply;
   std::string requestKey;  // id.dump() of that request
   std::string progressToken;  // set by the worker when it starts (ProgressReporter is thread-safe)
+
+  // The git diff this job reviews: the working tree with untracked files, of its path or all of it.
+  git::DiffRequest diffRequest() const {
+    git::DiffRequest request;
+    request.mode = git::DiffRequest::Mode::WorkingTree;
+    request.includeUntracked = true;
+    request.cancel = cancel;  // a newer save kills the git call still running
+    if (path) request.paths = {*path};
+    return request;
+  }
 };
 
 // What the worker found, for the loop thread to apply.
@@ -41,6 +60,9 @@ struct Server::JobOutcome {
   std::optional<session::ReviewResult> result;
   // The reviewed files that have findings, as read by the worker (repository-relative path -> lines).
   std::map<std::string, std::vector<std::string>> fileLines;
+  // Each file of the change as read: the digest of its diff (lsp/diff_fingerprint.h).
+  std::map<std::string, std::string> diffFingerprints;
+  std::vector<std::string> goneUris;  // of the job's shownFiles, those that no longer exist
   std::vector<std::string> logs;  // for window/logMessage
   std::string failure;            // Failed: the message shown to the user
   bool providerFailure = false;   // Failed: a ProviderError (counted, shown once a minute)

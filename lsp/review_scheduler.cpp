@@ -12,6 +12,7 @@
 #include "core/reports/usage_report.h"
 #include "core/review/delegating_provider.h"
 #include "core/session/spend_meter.h"
+#include "lsp/diff_fingerprint.h"
 #include "lsp/review_job.h"
 
 namespace revline::lsp {
@@ -74,6 +75,7 @@ void Server::scheduleReview(const fs::path& file, bool immediate, std::optional<
   job->key = "file:" + file.string();
   job->config = configFor(*root);
   job->reportProgress = clientProgress_;
+  job->shownFiles = filesShownIn(job->root);
   job->due = Clock::now() + std::chrono::milliseconds(immediate ? 0 : debounceFor(job->config));
   job->reply = std::move(reply);
   if (job->reply) job->requestKey = requestId.dump();
@@ -89,6 +91,7 @@ void Server::scheduleWorkspaceReview(const fs::path& root, bool immediate, std::
   job->key = "workspace:" + root.string();
   job->config = configFor(root);
   job->reportProgress = clientProgress_;
+  job->shownFiles = filesShownIn(job->root);
   job->due = Clock::now() + std::chrono::milliseconds(immediate ? 0 : debounceFor(job->config));
   job->reply = std::move(reply);
   if (job->reply) job->requestKey = requestId.dump();
@@ -111,9 +114,20 @@ void Server::enqueue(std::shared_ptr<Job> job) {
     if (job->cacheOnly && (pending_.count(job->key) || running_.count(job->key))) return;
     if (auto it = pending_.find(job->key); it != pending_.end()) {
       superseded = std::move(it->second);
+      superseded->cancel.cancel();  // stops a probe of it
       pending_.erase(it);
     }
-    if (auto it = running_.find(job->key); it != running_.end()) it->second->cancel.cancel();
+    if (auto it = running_.find(job->key); it != running_.end()) {
+      // A save (not a command, which asks for a fresh review) while a review of the
+      // same file runs: the prober tells whether it changed the diff. Else stop it now.
+      const bool plainSave = !job->cacheOnly && !job->fullReview && !job->reply;
+      if (plainSave && !it->second->cacheOnly) {
+        probes_.insert(job->key);
+        probeCv_.notify_all();
+      } else {
+        it->second->cancel.cancel();
+      }
+    }
     pending_[job->key] = std::move(job);
     workCv_.notify_all();
   }
@@ -176,6 +190,10 @@ void Server::runJob(const std::shared_ptr<Job>& job) {
   auto deliver = [&] {
     if (const review::Usage u = spent.total(); !settled && u.requests > 0)
       addToSessionTotals(u, job->config.review.prices);
+    for (const auto& [uri, rel] : job->shownFiles) {  // deleted or renamed away since they were reviewed
+      std::error_code ec;
+      if (!fs::exists(fs::symlink_status(job->root / rel, ec))) outcome->goneUris.push_back(uri);
+    }
     onLoop([this, job, outcome] { applyOutcome(*job, *outcome); });
   };
   if (job->cancel.cancelled()) {
@@ -190,14 +208,14 @@ void Server::runJob(const std::shared_ptr<Job>& job) {
                      json{{"kind", "begin"}, {"title", "revline review"}, {"message", what}, {"cancellable", false}});
   }
   try {
-    git::DiffRequest request;
-    request.mode = git::DiffRequest::Mode::WorkingTree;
-    request.includeUntracked = true;
-    request.cancel = job->cancel;  // a newer save kills the git call still running
-    if (job->path) request.paths = {*job->path};
     std::vector<std::string> skippedUntracked;  // too large or not a regular file: reported, not read
-    diff::Diff parsed = reviews_.readChange(job->root, request, &skippedUntracked);
+    diff::Diff parsed = reviews_.readChange(job->root, job->diffRequest(), &skippedUntracked);
     for (const auto& s : skippedUntracked) outcome->logs.push_back("revline: " + s);
+    {
+      std::lock_guard<std::mutex> lock(queueMu_);  // a save meanwhile is compared with it (the prober)
+      job->changeRead = parsed.source;
+    }
+    outcome->diffFingerprints = fileDiffFingerprints(parsed);
     if (job->cancel.cancelled()) throw Cancelled();
     // The session selects the files (settings and default exclusions) and answers from cache when it can.
     session::ReviewRequest reviewRequest{std::move(parsed), job->root, job->config, {}};
@@ -262,6 +280,8 @@ void Server::runJob(const std::shared_ptr<Job>& job) {
 
 void Server::applyOutcome(Job& job, JobOutcome& outcome) {
   for (const auto& line : outcome.logs) logMessage(MessageType::Log, line);
+  const std::set<std::string> gone(outcome.goneUris.begin(), outcome.goneUris.end());
+  for (const auto& uri : gone) forgetFile(uri);
   auto finish = [&](ReplyValue value, const std::string& progressEnd) {
     if (job.reply) (*job.reply)(std::move(value));
     job.reply.reset();
@@ -269,7 +289,9 @@ void Server::applyOutcome(Job& job, JobOutcome& outcome) {
   };
   using Kind = JobOutcome::Kind;
   if (job.cacheOnly && outcome.kind != Kind::Reviewed) {
-    // Nothing to show yet, or the lookup failed (logged, not shown: the next save says it).
+    // No review of this diff: findings of another one are not shown on it (a reopen after
+    // `git stash`). Or the lookup failed (logged, not shown: the next save says it).
+    if (outcome.kind == Kind::NothingCached) dropStaleFindings(job, outcome.diffFingerprints);
     if (outcome.kind == Kind::Failed) logMessage(MessageType::Log, outcome.failure);
     return;
   }
@@ -290,34 +312,42 @@ void Server::applyOutcome(Job& job, JobOutcome& outcome) {
   const std::vector<review::PublishedFinding>& findings = result.outcome.findings;
 
   // Publish: every reviewed file gets its findings (or none, which clears it).
-  std::set<std::string> reviewed;
+  std::map<std::string, std::string> reviewed;  // uri -> repository-relative path
   std::map<std::string, std::vector<PlacedFinding>> byUri;
+  auto addReviewed = [&](const std::string& rel) {
+    const std::string uri = uriFor(job.root / rel);
+    if (!gone.count(uri)) reviewed.emplace(uri, rel);
+    return uri;
+  };
   for (const auto& f : selected.files) {
     if (!f.newPath) continue;  // deleted: nothing to show it on
-    reviewed.insert(uriFor(job.root / *f.newPath));
+    addReviewed(diff::normalizePath(*f.newPath));
   }
-  if (job.path) reviewed.insert(uriFor(job.root / *job.path));
+  if (job.path) addReviewed(*job.path);
   for (const auto& pf : findings) {
     const std::string rel = diff::normalizePath(pf.finding.file);
-    const std::string uri = uriFor(job.root / rel);
+    const std::string uri = addReviewed(rel);
     PlacedFinding placed = place(pf, selected.findFile(pf.finding.file));
     bool alive = true;
     if (auto e = editsSinceSave_.find(uri); e != editsSinceSave_.end())
       for (const auto& edit : e->second) alive = alive && moveLines(placed.firstLine, placed.lastLine, edit);
     if (alive) byUri[uri].push_back(std::move(placed));
-    reviewed.insert(uri);
-    if (auto lines = outcome.fileLines.find(rel); lines != outcome.fileLines.end()) {  // once per file
+    auto lines = outcome.fileLines.find(rel);
+    if (lines != outcome.fileLines.end() && reviewed.count(uri)) {  // once per file
       files_[uri].reviewedLines = std::move(lines->second);
       outcome.fileLines.erase(lines);
     }
   }
   if (!job.path) {  // workspace: files of this repository that left the diff are cleared
     for (const auto& [uri, state] : files_)
-      if (state.root == job.root) reviewed.insert(uri);
+      if (state.root == job.root) reviewed.emplace(uri, state.path);
   }
-  for (const auto& uri : reviewed) {
+  for (const auto& [uri, rel] : reviewed) {
     FileState& state = files_[uri];
     state.root = job.root;
+    state.path = rel;
+    const auto digest = outcome.diffFingerprints.find(rel);
+    state.reviewedDiff = digest != outcome.diffFingerprints.end() ? digest->second : "";
     state.findings = std::move(byUri[uri]);
     publish(uri);
   }

@@ -22,7 +22,10 @@ namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
 Server::Server(Transport& transport, ServerOptions options) : transport_(transport), options_(std::move(options)) {
-  if (!options_.sync) worker_ = std::thread([this] { workerLoop(); });
+  if (!options_.sync) {
+    worker_ = std::thread([this] { workerLoop(); });
+    prober_ = std::thread([this] { proberLoop(); });
+  }
 }
 
 Server::~Server() {
@@ -30,9 +33,12 @@ Server::~Server() {
     std::lock_guard<std::mutex> lock(queueMu_);
     stopping_ = true;
     for (auto& [key, job] : running_) job->cancel.cancel();
+    for (auto& [key, job] : pending_) job->cancel.cancel();  // stops a probe of it
     workCv_.notify_all();
+    probeCv_.notify_all();
   }
   if (worker_.joinable()) worker_.join();
+  if (prober_.joinable()) prober_.join();
   // Results the worker posted that the loop did not run: they would touch this server.
   transport_.discardPosted();
   for (auto& [key, job] : pending_)
@@ -85,6 +91,7 @@ bool Server::onCall(const std::string& method, const json& params, const json& i
       {
         std::lock_guard<std::mutex> lock(queueMu_);
         for (auto& [key, job] : running_) job->cancel.cancel();
+        for (auto& [key, job] : pending_) job->cancel.cancel();
         dropped.swap(pending_);
       }
       for (auto& [key, job] : dropped)

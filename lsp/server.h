@@ -9,8 +9,10 @@
 // effective config); the worker runs it (git, the review session, reads of the
 // reviewed files) and posts the result back to the loop (Transport::post),
 // which publishes it. Locks guard only the job queue, the statistics and the
-// in-flight table, and no I/O is done while one is held. With `sync`, reviews
-// run inline on the loop thread without debounce (tests).
+// in-flight table, and no I/O is done while one is held. A third thread, the
+// prober, tells whether a save made while the same review runs changed the diff
+// (lsp/change_probe.cpp). With `sync`, reviews run inline on the loop thread
+// without debounce (tests).
 #pragma once
 #include <chrono>
 #include <atomic>
@@ -80,7 +82,11 @@ class Server : public MessageHandler {
   struct Job;
   struct FileState {
     std::filesystem::path root;
+    std::string path;  // repository-relative
     std::vector<PlacedFinding> findings;
+    // The digest of the file's diff the findings were computed on (lsp/diff_fingerprint.h);
+    // empty: the file had no diff.
+    std::string reviewedDiff;
     // The file as the worker read it for the review (ranges of a file not open
     // are measured on it, without reading the disk on the loop thread).
     std::optional<std::vector<std::string>> reviewedLines;
@@ -119,6 +125,11 @@ class Server : public MessageHandler {
   void scheduleWorkspaceReview(const std::filesystem::path& root, bool immediate, std::optional<ReplyOnce> reply,
                                const json& requestId, bool cacheOnly = false);
   void enqueue(std::shared_ptr<Job> job);
+  // lsp/change_probe.cpp: a save while the same review runs is probed (its diff read
+  // again) instead of cancelling that review; the review goes on when nothing changed.
+  void proberLoop();
+  // Under queueMu_: settles the save `job` probed, whose change read as `change` (null: unknown).
+  void settleProbe(const std::shared_ptr<Job>& job, const std::shared_ptr<const std::string>& change);
   // Worker (or the loop, with sync): runs the job over its snapshot, doing all
   // of its I/O with no lock held, then delivers what it found to the loop.
   void runJob(const std::shared_ptr<Job>& job);
@@ -131,6 +142,18 @@ class Server : public MessageHandler {
   void count(int ServerStats::*counter);           // any thread
   // Adds a review's spend (and its cost, when priced) to revline/stats; any thread.
   void addToSessionTotals(const review::Usage& usage, const review::Prices& prices);
+
+  // lsp/findings_lifetime.cpp: when shown findings go (loop thread).
+  // Clears the file's diagnostics and drops what the server keeps of it.
+  void forgetFile(const std::string& uri);
+  // The same for the files at or under `uri` (a deleted folder) that no longer exist;
+  // true when some went.
+  bool forgetIfGone(const std::string& uri);
+  // A cached-review lookup found no review of the current diff: files in its scope
+  // whose findings were computed on another diff (`current`, the lookup's) are cleared.
+  void dropStaleFindings(const Job& job, const std::map<std::string, std::string>& current);
+  // (uri, repository-relative path) of the files of `root` the server keeps findings for.
+  std::vector<std::pair<std::string, std::string>> filesShownIn(const std::filesystem::path& root) const;
 
   // State helpers (loop thread).
   std::optional<std::filesystem::path> repositoryOf(const std::filesystem::path& file);
@@ -199,8 +222,11 @@ class Server : public MessageHandler {
   std::condition_variable workCv_;
   std::map<std::string, std::shared_ptr<Job>> pending_;  // by job key
   std::map<std::string, std::shared_ptr<Job>> running_;  // by job key
+  std::set<std::string> probes_;                         // job keys whose pending save is to be probed
+  std::condition_variable probeCv_;
   bool stopping_ = false;
   std::thread worker_;
+  std::thread prober_;
 };
 
 }  // namespace revline::lsp

@@ -43,6 +43,8 @@ struct Config {
   std::optional<std::int64_t> maxInputTokensCeiling;
   int maxParallelRequests = 4;
   int maxRequests = 10;
+  // The same settings (the server keeps a review in flight only for them).
+  friend bool operator==(const Config&, const Config&) = default;
 };
 
 // A key that is unknown or has the wrong type/value; what() names the key

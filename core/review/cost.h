@@ -13,6 +13,7 @@ struct Prices {
   std::optional<double> output;
   std::optional<double> cachedInput;  // tokens read from the prompt cache; unset: billed as input
   std::optional<double> cacheWrite;   // tokens written to the prompt cache; unset: billed as input
+  friend bool operator==(const Prices&, const Prices&) = default;
 };
 
 struct Cost {

@@ -26,6 +26,7 @@ struct ReviewOptions {
   // provider (session/chunked_review.h), which every call is fitted to; 0: none.
   // Not part of settingsKey (it changes what is sent, not what is asked).
   std::int64_t inputTokenBudget = 0;
+  friend bool operator==(const ReviewOptions&, const ReviewOptions&) = default;
 };
 
 // The options that change what a review publishes, as text: part of every

@@ -19,6 +19,7 @@ struct PolicyConfig {
   double confidenceThreshold = contract::kDefaultConfidenceThreshold;
   std::size_t maxFindings = 50;             // publication cap
   std::size_t maxExplanationChars = 2000;   // longer explanations are cut with "…"
+  friend bool operator==(const PolicyConfig&, const PolicyConfig&) = default;
 };
 
 // True when this finding alone makes the verdict REQUEST_CHANGES.

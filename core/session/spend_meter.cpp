@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "core/review/delegating_provider.h"
+#include "core/support/cancel.h"
 
 namespace revline::session {
 namespace {
@@ -12,7 +13,15 @@ class SpendMeteringProvider : public review::DelegatingProvider {
   SpendMeteringProvider(std::unique_ptr<review::Provider> inner, SpendMeter& meter)
       : DelegatingProvider(std::move(inner)), meter_(meter) {}
   review::ModelResponse complete(const review::ModelRequest& request, const CancelToken& cancel) override {
-    review::ModelResponse response = inner_->complete(request, cancel);
+    const bool sent = !cancel.cancelled();  // else the provider stops before sending
+    review::ModelResponse response;
+    try {
+      response = inner_->complete(request, cancel);
+    } catch (const Cancelled&) {
+      // Cancelled while the model was answering: sent, so maybe billed; no answer said how many tokens.
+      if (sent) meter_.add(review::Usage{.requests = 1});
+      throw;
+    }
     review::Usage used = response.usage;
     used.requests = 1;
     meter_.add(used);

@@ -1,6 +1,8 @@
 // What a review's model calls consumed, counted as they are answered, so it is
 // known even when the review then fails or is cancelled (a failed review is
 // still paid for): the server adds it to its session totals, the CLI prints it.
+// A call cancelled while the model was answering counts as a request with no
+// tokens: it was sent, and no answer said what it used.
 #pragma once
 #include <memory>
 #include <mutex>

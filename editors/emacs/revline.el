@@ -211,6 +211,9 @@ The server receives them as workspace/didChangeConfiguration."
   "The latest LSP diagnostics (a vector) published by revline, by URI.")
 
 (defvar-local revline--version 0 "The LSP version of this buffer's text.")
+(defvar-local revline--document nil
+  "The URI the server has open for this buffer (didOpen sent, no didClose), or nil.
+Change notifications name it: `buffer-file-name' is nil during a revert.")
 (defvar-local revline--report-fn nil "Flymake's report function for `revline-flymake-backend'.")
 (defvar-local revline--change-start nil "LSP start position of the change in progress.")
 (defvar-local revline--change-end nil "LSP end position of the change in progress.")
@@ -273,7 +276,7 @@ The server receives them as workspace/didChangeConfiguration."
     ;; The whole buffer, narrowed or not: diagnostics outside a narrowing are replaced too.
     (funcall revline--report-fn
              (revline--flymake-diagnostics
-              (gethash (revline--uri buffer-file-name) revline--diagnostics []))
+              (if buffer-file-name (gethash (revline--uri buffer-file-name) revline--diagnostics []) []))
              :region (save-restriction (widen) (cons (point-min) (point-max))))))
 
 (defun revline-flymake-backend (report-fn &rest _)
@@ -340,33 +343,58 @@ window/workDoneProgress/create is answered null: the progress then comes as
         (puthash root conn revline--connections)))
     conn))
 
+;; Change hooks must never signal: Emacs then empties `after-change-functions'
+;; (or `before-change-functions') of the buffer, every mode's hooks with ours.
 (defun revline--before-change (beg end)
   "Remember the LSP range BEG..END that is about to change."
-  (setq revline--change-start (revline--lsp-position beg)
-        revline--change-end (revline--lsp-position end)))
+  (with-demoted-errors "revline: %S"
+    (setq revline--change-start (revline--lsp-position beg)
+          revline--change-end (revline--lsp-position end))))
 
 (defun revline--after-change (beg end _old-length)
   "Send the change that inserted BEG..END in place of the remembered range."
-  (when (and revline--connection revline--change-start (jsonrpc-running-p revline--connection))
-    (cl-incf revline--version)
-    (jsonrpc-notify revline--connection :textDocument/didChange
-                    (list :textDocument (list :uri (revline--uri buffer-file-name) :version revline--version)
-                          :contentChanges
-                          (vector (list :range (list :start revline--change-start :end revline--change-end)
-                                        :text (buffer-substring-no-properties beg end)))))
-    (setq revline--change-start nil)))
+  (with-demoted-errors "revline: %S"
+    (when (and revline--document revline--change-start revline--connection
+               (jsonrpc-running-p revline--connection))
+      (cl-incf revline--version)
+      (jsonrpc-notify revline--connection :textDocument/didChange
+                      (list :textDocument (list :uri revline--document :version revline--version)
+                            :contentChanges
+                            (vector (list :range (list :start revline--change-start :end revline--change-end)
+                                          :text (buffer-substring-no-properties beg end)))))
+      (setq revline--change-start nil))))
+
+(defun revline--did-open ()
+  "Give revline the buffer's text.
+The server shows the last review of the file's diff, or clears it."
+  (when (and buffer-file-name (not revline--document) revline--connection
+             (jsonrpc-running-p revline--connection))
+    (setq revline--document (revline--uri buffer-file-name))
+    (jsonrpc-notify revline--connection :textDocument/didOpen
+                    (list :textDocument (list :uri revline--document :languageId "text"
+                                              :version (cl-incf revline--version)
+                                              :text (save-restriction (widen) (buffer-substring-no-properties
+                                                                               (point-min) (point-max))))))))
 
 (defun revline--did-save ()
   "Tell revline the file was saved: it reviews the diff."
-  (when (and revline--connection (jsonrpc-running-p revline--connection))
+  (when (and buffer-file-name revline--connection (jsonrpc-running-p revline--connection))
     (jsonrpc-notify revline--connection :textDocument/didSave
                     (list :textDocument (list :uri (revline--uri buffer-file-name))))))
 
 (defun revline--did-close ()
-  "Tell revline the buffer is gone."
-  (when (and revline--connection (jsonrpc-running-p revline--connection))
+  "Tell revline the buffer is gone (or about to be reread from disk)."
+  (when (and revline--document revline--connection (jsonrpc-running-p revline--connection))
     (jsonrpc-notify revline--connection :textDocument/didClose
-                    (list :textDocument (list :uri (revline--uri buffer-file-name))))))
+                    (list :textDocument (list :uri revline--document))))
+  (setq revline--document nil))
+
+(defvar revert-buffer-preserve-modes)
+
+(defun revline--after-revert ()
+  "Open the buffer again after it was reread from disk (auto-revert, magit, vc).
+Its changes were not sent (the document was closed): the whole text is."
+  (when revert-buffer-preserve-modes (revline--did-open)))
 
 ;;;###autoload
 (define-minor-mode revline-mode
@@ -381,23 +409,28 @@ It runs `revline lsp' beside the buffer's own eglot server, if any."
     (remove-hook 'after-change-functions #'revline--after-change t)
     (remove-hook 'after-save-hook #'revline--did-save t)
     (remove-hook 'kill-buffer-hook #'revline--did-close t)
+    (remove-hook 'change-major-mode-hook #'revline--did-close t)
+    (remove-hook 'before-revert-hook #'revline--did-close t)
+    (remove-hook 'after-revert-hook #'revline--after-revert t)
     (setq revline--connection nil))
    ((not (and buffer-file-name (revline--root)))
     (setq revline-mode nil)
     (message "revline: %s is not inside a git repository" (or buffer-file-name (buffer-name))))
    (t
     (setq revline--connection (revline--connect (revline--root))
-          revline--version 1)
-    (jsonrpc-notify revline--connection :textDocument/didOpen
-                    (list :textDocument (list :uri (revline--uri buffer-file-name) :languageId "text"
-                                              :version revline--version
-                                              :text (save-restriction (widen) (buffer-substring-no-properties
-                                                                               (point-min) (point-max))))))
+          revline--version 0
+          revline--document nil)
+    (revline--did-open)
     (add-hook 'flymake-diagnostic-functions #'revline-flymake-backend nil t)
     (add-hook 'before-change-functions #'revline--before-change nil t)
     (add-hook 'after-change-functions #'revline--after-change nil t)
     (add-hook 'after-save-hook #'revline--did-save nil t)
     (add-hook 'kill-buffer-hook #'revline--did-close nil t)
+    ;; A new major mode kills this mode's buffer-local state: the server closes the document first.
+    (add-hook 'change-major-mode-hook #'revline--did-close nil t)
+    ;; As eglot does: closed while the text is reread, opened again after.
+    (add-hook 'before-revert-hook #'revline--did-close nil t)
+    (add-hook 'after-revert-hook #'revline--after-revert nil t)
     (flymake-mode 1))))
 
 (defun revline--diagnostics-at-point ()

@@ -134,6 +134,22 @@
             (revline-test--wait "the applied fix to leave Flymake"
                                 (lambda () (not (revline-test--flymake-has "revline: String compared"))))
             (revline-test--log "fix applied")
+            ;; The file changes on disk (git stash) and the buffer is reverted, as
+            ;; auto-revert, magit and vc do: no error, every mode keeps its change
+            ;; hooks (eglot's too), and the finding of the stashed change goes.
+            (revline-test--set-line 3 "    if (status == \"APPROVED\") {")
+            (save-buffer)
+            (revline-test--wait "the finding back after a save"
+                                (lambda () (revline-test--flymake-has "revline: String compared with ==")))
+            (revline-test--git repo "stash" "-q")
+            (condition-case err (revert-buffer t t t)
+              (error (revline-test--fail "revert-buffer signalled %S" err)))
+            (dolist (hook '(revline--after-change eglot--after-change))
+              (unless (memq hook after-change-functions)
+                (revline-test--fail "%s left after-change-functions in the revert: %S" hook after-change-functions)))
+            (revline-test--wait "the stashed change's finding to leave Flymake"
+                                (lambda () (not (revline-test--flymake-has "revline: String compared"))))
+            (revline-test--log "reverted to HEAD: no error, change hooks kept, the finding gone")
             (set-buffer-modified-p nil)
             (revline-shutdown-all)
             (eglot-shutdown own)))

@@ -6,7 +6,9 @@
 --      refuses it (version), the text is the user's;
 --   3. reopen the file (:bwipeout, :edit) -> the diagnostic is back without a save;
 --   4. restart the server -> the cached review is shown without a save, with no provider call;
---   5. the 0.11 `lsp/revline.lua` and the lspconfig config start a server that initializes
+--   5. git stash, and Neovim reloads the file (:checktime) -> the finding goes, and a line
+--      typed above its old line does not bring it back;
+--   6. the 0.11 `lsp/revline.lua` and the lspconfig config start a server that initializes
 --      (their init_options: none, or an empty table, which Neovim 0.7 sends as []).
 -- Exits 0 on success, 1 with a message on stderr.
 local TIMEOUT = 10000
@@ -106,7 +108,22 @@ local function run()
   end
   log('restarted: the cached finding is shown, no provider call')
 
-  -- 5. The 0.11 config and the lspconfig config, started as those would start them.
+  -- 5. The change stashed: the file equals HEAD, and Neovim reloads it (didClose, didOpen).
+  sh('git stash -q', repo)
+  vim.o.autoread = true
+  vim.cmd('silent checktime')
+  wait_for('the finding to go after git stash and :checktime', function()
+    return #revline_diagnostics(bufnr) == 0
+  end)
+  vim.api.nvim_buf_set_lines(bufnr, 0, 0, false, { '// typed above' })
+  vim.wait(1000, function()
+    return #revline_diagnostics(bufnr) > 0
+  end, 20)
+  check_eq(#revline_diagnostics(bufnr), 0, 'revline diagnostics after typing a line at the top')
+  vim.cmd('silent edit!')
+  log('stashed and reloaded: the finding is gone and stays gone')
+
+  -- 6. The 0.11 config and the lspconfig config, started as those would start them.
   local configs = {
     ['lsp/revline.lua'] = dofile(plugin .. '/lsp/revline.lua'),
     ['lspconfig'] = require('revline.lspconfig').default_config,

@@ -1,6 +1,6 @@
 // Drives the real Server through the in-memory transport from a test, like an
 // editor would (clangd's unittests/LSPClient). Every server message must be
-// consumed by the test (window/logMessage excepted): leftovers fail it.
+// consumed by the test (window/logMessage excepted: kept for `log`, never required).
 #pragma once
 #include <gtest/gtest.h>
 
@@ -51,12 +51,36 @@ class LspClient {
       if (left.count() <= 0) break;
       auto m = transport_.clientReceive(left);
       if (!m) break;
-      if (m->value("method", "") == "window/logMessage") continue;
+      if (m->value("method", "") == "window/logMessage") {
+        logs_.push_back((*m)["params"].value("message", ""));
+        continue;
+      }
       if (pred(*m)) return *m;
       backlog_.push_back(*m);
     }
     ADD_FAILURE() << "timed out waiting for " << what;
     return json();
+  }
+  // Waits for a window/logMessage containing `text` (one the server writes for
+  // troubleshooting: a decision with nothing else to see yet); returns it.
+  std::string log(const std::string& text, std::chrono::milliseconds timeout = std::chrono::seconds(10)) {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    for (;;) {
+      for (auto it = logs_.begin(); it != logs_.end(); ++it) {
+        if (it->find(text) == std::string::npos) continue;
+        std::string found = *it;
+        logs_.erase(it);
+        return found;
+      }
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+      if (left.count() <= 0) break;
+      auto m = transport_.clientReceive(left);
+      if (!m) break;
+      if (m->value("method", "") == "window/logMessage") logs_.push_back((*m)["params"].value("message", ""));
+      else backlog_.push_back(*m);
+    }
+    ADD_FAILURE() << "timed out waiting for a log message containing \"" << text << "\"";
+    return {};
   }
   json reply(int id) {
     return waitFor([id](const json& m) { return m.contains("id") && m["id"] == id && !m.contains("method"); },
@@ -109,6 +133,7 @@ class LspClient {
   int exitCode_ = -1;
   int nextId_ = 1;
   std::deque<json> backlog_;
+  std::deque<std::string> logs_;  // window/logMessage texts not yet looked for
 };
 
 }  // namespace revline::lsp::testing

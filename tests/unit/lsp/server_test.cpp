@@ -92,6 +92,13 @@ struct Fixture : ::testing::Test {
   }
   std::string rootUri() { return uriFromPath(std::filesystem::canonical(repo.root()).string()); }
   void save(LspClient& c) { c.notify("textDocument/didSave", {{"textDocument", {{"uri", uri}}}}); }
+  // Saved with no debounce: the review's model call is made and waits on the script's gate.
+  void startBlockedReview(Script& s, LspClient& c) {
+    s.close();
+    c.initialize(rootUri(), {{"debounce_ms", 0}});
+    save(c);
+    ASSERT_TRUE(s.waitForCalls(1));
+  }
 };
 
 TEST_F(Fixture, ReviewRunsOnTheWorkerAfterTheDebounceWhileRequestsAreAnswered) {
@@ -124,13 +131,12 @@ TEST_F(Fixture, SavesWithinTheDebounceMakeOneReview) {
   EXPECT_EQ(c.stop(), 0);
 }
 
-TEST_F(Fixture, ANewSaveCancelsTheReviewInFlight) {
+// The cancelled request was sent, and may be billed: the session's usage counts
+// it as a request (its tokens are unknown: the model never answered).
+TEST_F(Fixture, ANewSaveCancelsTheReviewInFlightWhichStillCountsAsARequest) {
   Script s;
-  s.close();
   LspClient c(scripted(s));
-  c.initialize(rootUri(), {{"debounce_ms", 0}});
-  save(c);
-  ASSERT_TRUE(s.waitForCalls(1));
+  ASSERT_NO_FATAL_FAILURE(startBlockedReview(s, c));
   repo.write("a.txt", "one changed again\ntwo\n");
   save(c);
   // The first review notices the cancellation; the second one is blocked in turn.
@@ -140,7 +146,30 @@ TEST_F(Fixture, ANewSaveCancelsTheReviewInFlight) {
   json d = c.notification("textDocument/publishDiagnostics");
   EXPECT_EQ(d["params"]["diagnostics"].size(), 1u);
   c.expectQuiet();
-  EXPECT_EQ(c.server().stats().reviewsCancelled, 1);
+  const json stats = c.reply(c.request("revline/stats", json::object()))["result"];
+  EXPECT_EQ(stats["reviewsCancelled"], 1);
+  EXPECT_EQ(stats["providerCalls"], 2);
+  EXPECT_EQ(stats["usage"]["requests"], 2) << stats.dump();
+  EXPECT_EQ(c.stop(), 0);
+}
+
+// :w again with nothing changed while the model answers: the same request must
+// not be cancelled and sent again; the review in flight is the answer to both.
+TEST_F(Fixture, ASaveWithoutAChangeKeepsTheReviewInFlight) {
+  Script s;
+  LspClient c(scripted(s));
+  ASSERT_NO_FATAL_FAILURE(startBlockedReview(s, c));
+  save(c);
+  c.log("the review in flight goes on");
+  s.open();
+  EXPECT_EQ(c.notification("textDocument/publishDiagnostics")["params"]["diagnostics"].size(), 1u);
+  c.expectQuiet(300ms);
+  EXPECT_EQ(s.calls, 1);
+  EXPECT_EQ(s.cancelled, 0);
+  const ServerStats stats = c.server().stats();
+  EXPECT_EQ(stats.reviewsCancelled, 0);
+  EXPECT_EQ(stats.providerCalls, 1);
+  EXPECT_EQ(stats.usage.requests, 1);
   EXPECT_EQ(c.stop(), 0);
 }
 

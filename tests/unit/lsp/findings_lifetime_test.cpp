@@ -1,0 +1,178 @@
+// How long shown findings live: a file reopened after its change went away (git
+// stash) or changed on disk, a file deleted or renamed away. The server in
+// process, as an editor drives it, with a provider that flags the first added
+// line of every file it is shown.
+#include <gtest/gtest.h>
+
+#include <memory>
+
+#include "lsp/protocol.h"
+#include "tests/support/temp_repo.h"
+#include "tests/unit/lsp/lsp_client.h"
+
+namespace revline::lsp {
+namespace {
+
+using revline::testing::TempRepo;
+using testing::LspClient;
+
+class FirstAddedLineProvider : public review::Provider {
+ public:
+  explicit FirstAddedLineProvider(const diff::Diff& diff) {
+    for (const auto& file : diff.files) {
+      bool found = false;
+      for (const auto& hunk : file.hunks)
+        for (const auto& line : hunk.lines)
+          if (!found && line.kind == diff::LineKind::Added) {
+            findings_.push_back({{"file", file.path()}, {"line", line.newLine}, {"endLine", nullptr},
+                                 {"severity", "MINOR"}, {"category", "STYLE"}, {"title", "Added line"},
+                                 {"explanation", "Because."}, {"suggestedFix", nullptr}, {"edit", nullptr},
+                                 {"confidence", 0.9}});
+            found = true;
+          }
+    }
+  }
+  std::string name() const override { return "first-added"; }
+  std::string model() const override { return "m1"; }
+  review::ModelResponse complete(const review::ModelRequest&, const CancelToken&) override {
+    review::ModelResponse r;
+    r.text = json{{"summary", "s"}, {"verdict", "COMMENT"}, {"findings", findings_}}.dump();
+    return r;
+  }
+
+ private:
+  json findings_ = json::array();
+};
+
+struct FindingsLifetime : ::testing::Test {
+  TempRepo repo;
+  std::unique_ptr<LspClient> client;
+  void SetUp() override {
+    repo.write("a.txt", "one\ntwo\n");
+    repo.write("b.txt", "uno\ndos\n");
+    repo.commitAll("init");
+  }
+  std::string uriOf(const std::string& rel) {
+    return uriFromPath((std::filesystem::canonical(repo.root()) / rel).string());
+  }
+  std::string rootUri() { return uriFromPath(std::filesystem::canonical(repo.root()).string()); }
+  static ServerOptions options() {
+    ServerOptions o;
+    o.sync = true;
+    o.providerFactory = [](const config::Config&, const diff::Diff& diff, const std::filesystem::path&) {
+      return std::make_unique<FirstAddedLineProvider>(diff);
+    };
+    return o;
+  }
+  void open(LspClient& c, const std::string& rel) {
+    c.notify("textDocument/didOpen", {{"textDocument", {{"uri", uriOf(rel)}, {"languageId", "text"}, {"version", 1},
+                                                        {"text", repo.read(rel)}}}});
+  }
+  void close(LspClient& c, const std::string& rel) {
+    c.notify("textDocument/didClose", {{"textDocument", {{"uri", uriOf(rel)}}}});
+  }
+  void save(LspClient& c, const std::string& rel) {
+    c.notify("textDocument/didSave", {{"textDocument", {{"uri", uriOf(rel)}}}});
+  }
+  json published(LspClient& c, const std::string& rel) {
+    const std::string uri = uriOf(rel);
+    return c.waitFor(
+        [&](const json& m) {
+          return m.value("method", "") == "textDocument/publishDiagnostics" && m["params"]["uri"] == uri;
+        },
+        "publishDiagnostics for " + rel)["params"]["diagnostics"];
+  }
+  // a.txt changed, saved (opened in the editor first, with `opened`) and
+  // reviewed: its finding is shown.
+  LspClient& reviewed(bool opened) {
+    repo.write("a.txt", "one changed\ntwo\n");
+    client = std::make_unique<LspClient>(options());
+    client->initialize(rootUri());
+    if (opened) open(*client, "a.txt");
+    save(*client, "a.txt");
+    EXPECT_EQ(published(*client, "a.txt").size(), 1u);
+    return *client;
+  }
+  json hover(LspClient& c, const std::string& rel, int line) {
+    const int id = c.request("textDocument/hover", {{"textDocument", {{"uri", uriOf(rel)}}},
+                                                    {"position", {{"line", line}, {"character", 0}}}});
+    return c.reply(id)["result"];
+  }
+};
+
+// git stash while the file is open: the editor reloads it (didClose, didOpen)
+// and it equals HEAD. The old finding goes, and typing does not bring it back.
+TEST_F(FindingsLifetime, AFileReopenedAtHeadIsCleared) {
+  LspClient& c = reviewed(/*opened=*/true);
+  repo.git("stash -q");
+  close(c, "a.txt");
+  open(c, "a.txt");
+  EXPECT_TRUE(published(c, "a.txt").empty());
+  c.notify("textDocument/didChange",
+           {{"textDocument", {{"uri", uriOf("a.txt")}, {"version", 2}}},
+            {"contentChanges", {{{"range", {{"start", {{"line", 0}, {"character", 0}}}, {"end", {{"line", 0}, {"character", 0}}}}},
+                                 {"text", "zero\n"}}}}});
+  c.expectQuiet();  // nothing to move: no finding comes back on a committed line
+  EXPECT_EQ(hover(c, "a.txt", 1), json(nullptr));
+  EXPECT_EQ(c.stop(), 0);
+}
+
+// Changed on disk by another tool, then reopened: findings of the diff they were
+// computed on are not shown on another diff; the cached review of a diff is.
+TEST_F(FindingsLifetime, AFileReopenedWithAnotherDiffShowsOnlyThatDiffsReview) {
+  LspClient& c = reviewed(/*opened=*/true);
+  repo.write("a.txt", "one\ntwo\nthree\n");  // not reviewed yet
+  close(c, "a.txt");
+  open(c, "a.txt");
+  EXPECT_TRUE(published(c, "a.txt").empty());
+  repo.write("a.txt", "one changed\ntwo\n");  // the reviewed diff again: its cached review
+  close(c, "a.txt");
+  open(c, "a.txt");
+  const json back = published(c, "a.txt");
+  ASSERT_EQ(back.size(), 1u);
+  EXPECT_EQ(back[0]["range"]["start"]["line"], 0);
+  EXPECT_EQ(c.stop(), 0);
+}
+
+// The buffer stays open (Neovim keeps it), the file is gone: the watcher says so.
+TEST_F(FindingsLifetime, AFileTheWatcherReportsDeletedIsCleared) {
+  LspClient& c = reviewed(/*opened=*/true);
+  repo.remove("a.txt");
+  c.notify("workspace/didChangeWatchedFiles", {{"changes", {{{"uri", uriOf("a.txt")}, {"type", 3}}}}});
+  EXPECT_TRUE(published(c, "a.txt").empty());
+  EXPECT_EQ(hover(c, "a.txt", 0), json(nullptr));
+  EXPECT_EQ(c.stop(), 0);
+}
+
+// An atomic save reports a delete, then the file is there again: nothing to clear.
+TEST_F(FindingsLifetime, ADeleteEventForAFileThatIsThereKeepsItsFindings) {
+  LspClient& c = reviewed(/*opened=*/false);
+  c.notify("workspace/didChangeWatchedFiles", {{"changes", {{{"uri", uriOf("a.txt")}, {"type", 3}}}}});
+  c.expectQuiet();
+  EXPECT_NE(hover(c, "a.txt", 0), json(nullptr));
+  EXPECT_EQ(c.stop(), 0);
+}
+
+// Deleted, and its buffer closed (as editors do): cleared then.
+TEST_F(FindingsLifetime, ADeletedFileIsClearedWhenItsBufferCloses) {
+  LspClient& c = reviewed(/*opened=*/true);
+  repo.remove("a.txt");
+  close(c, "a.txt");
+  EXPECT_TRUE(published(c, "a.txt").empty());
+  EXPECT_EQ(c.stop(), 0);
+}
+
+// Renamed away with no event (mv in a terminal): the next review, of another
+// file, finds it gone and clears it.
+TEST_F(FindingsLifetime, AFileRenamedAwayIsClearedByTheNextReview) {
+  LspClient& c = reviewed(/*opened=*/false);
+  std::filesystem::rename(repo.root() / "a.txt", repo.root() / "c.txt");
+  save(c, "c.txt");
+  EXPECT_EQ(published(c, "c.txt").size(), 1u);
+  EXPECT_TRUE(published(c, "a.txt").empty());
+  EXPECT_EQ(hover(c, "a.txt", 0), json(nullptr));
+  EXPECT_EQ(c.stop(), 0);
+}
+
+}  // namespace
+}  // namespace revline::lsp

@@ -98,6 +98,31 @@ bool showsALine(const diff::Diff& diff) {
   return std::any_of(diff.files.begin(), diff.files.end(), [](const diff::FileDiff& f) { return !f.hunks.empty(); });
 }
 
+// The per-hunk plan (hunk_cache.h) where it applies: a model provider and a
+// repository whose files `files` reads. What is left to send is emptied when it
+// shows no line: renamed or binary files, whose units are never stored, are
+// not worth a request alone.
+std::optional<IncrementalPlan> planIncremental(const HunkCache* hunks, const std::filesystem::path& root,
+                                               const PreparedReview& prepared, const config::Config& config,
+                                               const review::Provider& provider, const review::ToolExecutor* files,
+                                               bool full) {
+  if (!hunks || root.empty() || !files || !HunkCache::applies(provider.name())) return std::nullopt;
+  IncrementalPlan plan =
+      hunks->plan(root, prepared.reviewed,
+                  {provider.name(), provider.model(), &config.review, prepared.inputs.commitMessages}, files, !full);
+  if (!showsALine(plan.toReview)) plan.toReview.files.clear();
+  return plan;
+}
+
+// Reviewed hunk by hunk, the new findings are kept whole: the max_findings cap
+// applies once, over them and the carried ones (mergeIncremental), and no hunk
+// is stored with findings a cap cut.
+config::Config sendConfigFor(const config::Config& config, bool incremental) {
+  config::Config send = config;
+  if (incremental) send.review.policy.maxFindings = std::numeric_limits<std::size_t>::max();
+  return send;
+}
+
 // The review of a change with no line to show: no provider is built (a missing
 // API key does not fail it), nothing is sent, nothing is found.
 ReviewResult nothingToSend(PreparedReview prepared, const config::Config& config, const CancelToken& cancel) {
@@ -139,21 +164,10 @@ ReviewResult ReviewService::review(ReviewRequest request, const CancelToken& can
   }
   // Incremental review: only the hunks not reviewed before go on (hunk_cache.h);
   // without a repository (--stdin elsewhere) there is no plan and no file read.
-  std::optional<IncrementalPlan> plan;
-  if (hunks_ && files && HunkCache::applies(provider->name())) {
-    plan = hunks_->plan(root, prepared.reviewed,
-                        {provider->name(), provider->model(), &config.review, prepared.inputs.commitMessages},
-                        &*files, !full);
-  }
-  // What is left may be files that show no line (renamed, binary...), whose
-  // units are never stored: alone they are not worth a request.
-  if (plan && !showsALine(plan->toReview)) plan->toReview.files.clear();
+  std::optional<IncrementalPlan> plan =
+      planIncremental(hunks_, root, prepared, config, *provider, files ? &*files : nullptr, full);
   const diff::Diff& toSend = plan ? plan->toReview : prepared.reviewed;
-  // Reviewed hunk by hunk, the new findings are kept whole: the max_findings cap
-  // applies once, over them and the carried ones (mergeIncremental), and no hunk
-  // is stored with findings a cap cut.
-  config::Config sendConfig = config;
-  if (plan) sendConfig.review.policy.maxFindings = std::numeric_limits<std::size_t>::max();
+  const config::Config sendConfig = sendConfigFor(config, plan.has_value());
   // Within the token budget: one request, or several (chunked_review.h), each
   // with its own read-only tools confined to the work tree (none without a root).
   // A split review that fails keeps, per hunk, what its answered requests found.
@@ -203,24 +217,19 @@ std::vector<review::ModelRequest> ReviewService::preview(ReviewRequest request, 
   std::unique_ptr<review::Provider> provider = factory_(config, prepared.reviewed, root);
   // What review() would send now: with the per-hunk cache, only the hunks not
   // reviewed before (the same plan, looked up and not changed).
-  std::optional<IncrementalPlan> plan;
-  config::Config sendConfig = config;
-  if (hunks_ && !root.empty() && HunkCache::applies(provider->name())) {
-    const tools::RepositoryTools files(root);
-    plan = hunks_->plan(root, prepared.reviewed,
-                        {provider->name(), provider->model(), &config.review, prepared.inputs.commitMessages}, &files,
-                        !full);
-    sendConfig.review.policy.maxFindings = std::numeric_limits<std::size_t>::max();
-    if (plan->hunksReused > 0 && notSent)
-      notSent->push_back(std::to_string(plan->hunksReused) + " of " + std::to_string(plan->hunksTotal) +
-                         (plan->hunksTotal == 1 ? " hunk" : " hunks") +
-                         ": reviewed before, their findings are carried over; --no-cache sends them");
-    if (!showsALine(plan->toReview)) return {};
-  }
+  std::optional<tools::RepositoryTools> files;
+  if (!root.empty()) files.emplace(root);
+  const std::optional<IncrementalPlan> plan =
+      planIncremental(hunks_, root, prepared, config, *provider, files ? &*files : nullptr, full);
+  if (plan && plan->hunksReused > 0 && notSent)
+    notSent->push_back(std::to_string(plan->hunksReused) + " of " + std::to_string(plan->hunksTotal) +
+                       (plan->hunksTotal == 1 ? " hunk" : " hunks") +
+                       ": reviewed before, their findings are carried over; --no-cache sends them");
+  if (plan && plan->toReview.files.empty()) return {};
   const ProviderWrapper noWrap;
   const ProgressSink noProgress;
   return previewRequests(plan ? plan->toReview : prepared.reviewed, prepared.inputs, *provider,
-                         {sendConfig, root, factory_, noWrap, noProgress}, notSent);
+                         {sendConfigFor(config, plan.has_value()), root, factory_, noWrap, noProgress}, notSent);
 }
 
 }  // namespace revline::session

@@ -98,10 +98,7 @@ TEST(DiffCommand, PromptShowsWhatAReviewWouldSendNow) {
   repo.write("a.py", testing::fiveFunctions(testing::allChanged()));
   testing::FakeServer model;
   const json report = {{"summary", "Fine."}, {"findings", json::array()}, {"verdict", "APPROVE"}};
-  model.enqueue(testing::Reply::ok(
-      json{{"choices", {{{"index", 0}, {"message", {{"role", "assistant"}, {"content", report.dump()}}}, {"finish_reason", "stop"}}}},
-           {"usage", {{"prompt_tokens", 100}, {"completion_tokens", 10}}}}
-          .dump()));
+  model.enqueue(testing::Reply::openAiAnswer(report.dump()));
   const std::string provider = " --provider openai --base-url " + model.url("/v1") + " --model test --max-tool-calls 0";
   const auto reviewed = runRevline("review" + provider, repo.root());
   ASSERT_EQ(reviewed.exitCode, 0) << reviewed.err;

@@ -91,12 +91,7 @@ TEST(UntrustedRepository, FlagsWinOverTheRepository) {
 TEST(UntrustedRepository, ConfigCannotRaiseWhatAReviewSpendsOnTheUsersKey) {
   Clone c;
   FakeServer mine;
-  const std::string prose =
-      json{{"choices", {{{"index", 0}, {"message", {{"role", "assistant"}, {"content", "Looks fine to me."}}},
-                         {"finish_reason", "stop"}}}},
-           {"usage", {{"prompt_tokens", 1000}, {"completion_tokens", 10}}}}
-          .dump();
-  mine.enqueue(Reply::ok(prose)).enqueue(Reply::ok(prose));
+  mine.enqueue(Reply::openAiAnswer("Looks fine to me.", 1000)).enqueue(Reply::openAiAnswer("Looks fine to me.", 1000));
   std::filesystem::create_directories(c.xdg.path() / "revline");
   std::ofstream(c.xdg.path() / "revline" / "config.json")
       << R"({"provider": "openai", "base_url": ")" + mine.url("/v1") +
@@ -121,10 +116,7 @@ TEST(UntrustedRepository, ABudgetRaisedForAProviderChosenByFlagsIsCapped) {
   Clone c;
   FakeServer mine;
   const json report = {{"summary", "Fine."}, {"findings", json::array()}, {"verdict", "APPROVE"}};
-  mine.enqueue(Reply::ok(
-      json{{"choices", {{{"index", 0}, {"message", {{"role", "assistant"}, {"content", report.dump()}}}, {"finish_reason", "stop"}}}},
-           {"usage", {{"prompt_tokens", 100}, {"completion_tokens", 10}}}}
-          .dump()));
+  mine.enqueue(Reply::openAiAnswer(report.dump()));
   c.repo.write(".revline.json", R"({"max_input_tokens": 100000000})");
   auto r = c.review("--provider openai --base-url " + mine.url("/v1") + " --model gpt-4.1 --max-tool-calls 0");
   ASSERT_EQ(r.exitCode, 0) << r.out << r.err;

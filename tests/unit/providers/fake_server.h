@@ -6,6 +6,7 @@
 #pragma once
 #include <gtest/gtest.h>
 #include <httplib.h>
+#include <nlohmann/json.hpp>
 
 #include <atomic>
 #include <chrono>
@@ -38,6 +39,14 @@ struct Reply {
 
   static Reply ok(std::string body) { return Reply{200, std::move(body), {}, {}}; }
   static Reply fromFixture(const std::string& name, int status = 200) { return Reply{status, fixture(name), {}, {}}; }
+  // An OpenAI chat completion whose answer is `content`, with its usage.
+  static Reply openAiAnswer(const std::string& content, int promptTokens = 100, int completionTokens = 10) {
+    return ok(nlohmann::json{{"choices", {{{"index", 0},
+                                           {"message", {{"role", "assistant"}, {"content", content}}},
+                                           {"finish_reason", "stop"}}}},
+                             {"usage", {{"prompt_tokens", promptTokens}, {"completion_tokens", completionTokens}}}}
+                  .dump());
+  }
   Reply& header(std::string k, std::string v) {
     headers.emplace_back(std::move(k), std::move(v));
     return *this;

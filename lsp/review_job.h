@@ -49,6 +49,7 @@ struct Server::Job {
     request.mode = git::DiffRequest::Mode::WorkingTree;
     request.includeUntracked = true;
     request.cancel = cancel;  // a newer save kills the git call still running
+    request.trustRepositoryConfig = config.repositoryTrusted;
     if (path) request.paths = {*path};
     return request;
   }
@@ -64,6 +65,8 @@ struct Server::JobOutcome {
   std::map<std::string, std::string> diffFingerprints;
   std::vector<std::string> goneUris;  // of the job's shownFiles, those that no longer exist
   std::vector<std::string> logs;  // for window/logMessage
+  // Settings of the repository's own git config that name programs, not run (untrusted): warned of once.
+  std::vector<std::string> ignoredGitSettings;
   std::string failure;            // Failed: the message shown to the user
   bool providerFailure = false;   // Failed: a ProviderError (counted, shown once a minute)
 };

@@ -7,6 +7,7 @@
 #include <chrono>
 
 #include "core/contract/enums.h"
+#include "core/git/config_guard.h"
 #include "core/review/pipeline.h"
 #include "core/review/policy.h"
 #include "core/reports/usage_report.h"
@@ -209,7 +210,9 @@ void Server::runJob(const std::shared_ptr<Job>& job) {
   }
   try {
     std::vector<std::string> skippedUntracked;  // too large or not a regular file: reported, not read
-    diff::Diff parsed = reviews_.readChange(job->root, job->diffRequest(), &skippedUntracked);
+    git::DiffRequest diffRequest = job->diffRequest();
+    diffRequest.ignoredSettings = &outcome->ignoredGitSettings;
+    diff::Diff parsed = reviews_.readChange(job->root, std::move(diffRequest), &skippedUntracked);
     for (const auto& s : skippedUntracked) outcome->logs.push_back("revline: " + s);
     {
       std::lock_guard<std::mutex> lock(queueMu_);  // a save meanwhile is compared with it (the prober)
@@ -280,6 +283,11 @@ void Server::runJob(const std::shared_ptr<Job>& job) {
 
 void Server::applyOutcome(Job& job, JobOutcome& outcome) {
   for (const auto& line : outcome.logs) logMessage(MessageType::Log, line);
+  if (auto& shown = ignoredGitSettingsShown_[job.root]; !outcome.ignoredGitSettings.empty() &&
+                                                          shown != outcome.ignoredGitSettings) {
+    shown = outcome.ignoredGitSettings;
+    showMessage(MessageType::Warning, "revline: " + git::ignoredSettingsNotice(job.root, shown));
+  }
   const std::set<std::string> gone(outcome.goneUris.begin(), outcome.goneUris.end());
   for (const auto& uri : gone) forgetFile(uri);
   auto finish = [&](ReplyValue value, const std::string& progressEnd) {

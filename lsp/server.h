@@ -198,6 +198,8 @@ class Server : public MessageHandler {
   std::map<std::filesystem::path, std::pair<std::filesystem::file_time_type, std::filesystem::file_time_type>>
       configStamps_;
   std::map<std::filesystem::path, std::unique_ptr<DismissedFindings>> dismissed_;
+  // By repository: the git settings last warned of as not run (untrusted), so a save does not repeat it.
+  std::map<std::filesystem::path, std::vector<std::string>> ignoredGitSettingsShown_;
   std::string lastFailureShown_;
   std::chrono::steady_clock::time_point lastFailureShownAt_{};
 

@@ -1,9 +1,22 @@
 #include "core/cli/diff_source.h"
 
-
+#include "core/config/user_config.h"
 #include "core/git/git.h"
 
 namespace revline::cli {
+namespace {
+
+// Whether the user trusts the repository (`revline trust`). A user config that
+// cannot be read trusts nothing; loading the configuration reports its error.
+bool trusted(const std::filesystem::path& root) {
+  try {
+    return config::isTrusted(config::loadUserConfig(), root);
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+}  // namespace
 
 DiffSource readDiff(const ParsedArgs& args, std::istream& in) {
   if (args.has("staged") && args.has("base")) throw UsageError("--staged and --base exclude each other");
@@ -29,6 +42,8 @@ DiffSource readDiff(const ParsedArgs& args, std::istream& in) {
     request.base = *base;
   }
   request.skippedUntracked = &source.skipped;
+  request.trustRepositoryConfig = trusted(*source.root);
+  request.ignoredSettings = &source.ignoredGitSettings;
   source.diff = diff::parse(git::diffText(*source.root, request));
   return source;
 }

@@ -16,6 +16,8 @@ struct DiffSource {
   std::optional<std::filesystem::path> root;  // the repository, when there is one
   diff::Diff diff;
   std::vector<std::string> skipped;  // untracked files left out (too large, not regular), "path: why"
+  // The repository's own git settings that name programs, not run (it is untrusted): a warning.
+  std::vector<std::string> ignoredGitSettings;
 };
 
 // --stdin reads a patch from `in`; otherwise git is asked from the current

@@ -1,6 +1,7 @@
 // `revline trust [PATH]`: lets a repository's .revline.json choose where code
 // and credentials go (base_url, api_key_env, model, a remote provider, a cassette
-// outside it), by adding its root to the user's own configuration.
+// outside it), and its own git config name programs git runs (filter drivers,
+// core.fsmonitor), by adding its root to the user's own configuration.
 #include "core/cli/args.h"
 #include "core/cli/subcommands.h"
 #include "core/config/config.h"
@@ -16,8 +17,10 @@ int runTrustCommand(const std::vector<std::string>& args, std::istream&, std::os
     out << "usage: revline trust [PATH]\n       revline trust --list\n\n"
            "Trusts the repository at PATH (default: the current directory's repository): its .revline.json may\n"
            "then set the keys that decide where code and credentials are sent (base_url, api_key_env, provider\n"
-           "openai/anthropic/ollama, cassette outside the repository). An untrusted repository may still set the\n"
-           "model, policy, instructions, include/exclude, timeouts and the other keys.\n\n"
+           "openai/anthropic/ollama, cassette outside the repository), and raise what a review spends; and the\n"
+           "programs its own git config names (filter drivers, core.fsmonitor, a partial clone's fetch) run when\n"
+           "revline reads the diff. An untrusted repository may still set the policy, instructions, include/exclude,\n"
+           "timeouts and the other keys.\n\n"
            "Trust is kept in the user configuration, $XDG_CONFIG_HOME/revline/config.json (default\n"
            "~/.config/revline/config.json; now "
         << (userFile.empty() ? std::string("unset: neither XDG_CONFIG_HOME nor HOME is set") : userFile.string())
@@ -39,7 +42,7 @@ int runTrustCommand(const std::vector<std::string>& args, std::istream&, std::os
   const bool added = config::trustRepository(userFile, root);
   out << "revline trust: " << root.string() << (added ? " is now trusted" : " was already trusted") << " (in "
       << userFile.string() << "): its .revline.json may set base_url, api_key_env, model, provider and cassette, and raise what a review "
-         "spends\n";
+         "spends, and its git config may name programs for git to run\n";
   return 0;
 }
 

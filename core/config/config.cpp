@@ -235,6 +235,11 @@ std::vector<std::string> withinTheUsersSpend(const Config& below, Config& c, con
   keep("max_tool_calls", c.review.maxToolCalls, below.review.maxToolCalls);
   keep("max_attempts", c.review.maxAttempts, below.review.maxAttempts);
   keep("max_parallel_requests", c.maxParallelRequests, below.maxParallelRequests);
+  // The server reviews the whole working tree on every save under "workspace".
+  if (below.reviewScope == "file" && c.reviewScope == "workspace") {
+    kept.push_back("review_scope stays \"file\" (the file asks \"workspace\")");
+    c.reviewScope = below.reviewScope;
+  }
   // The budget of a request as the session resolves it (0 there: no limit);
   // the file's model may change the default, so both sides are resolved.
   auto budget = [](const Config& x) {
@@ -300,7 +305,10 @@ Config loadForRepository(const std::filesystem::path& root, const UserConfig& us
   std::error_code ec;
   const std::filesystem::path canonicalRoot = std::filesystem::weakly_canonical(root, ec);
   const std::filesystem::path file = (ec ? root : canonicalRoot) / ".revline.json";
-  if (!std::filesystem::exists(std::filesystem::symlink_status(file, ec))) return userLayer(user);
+  const bool trust = trusted.value_or(isTrusted(user, root));
+  Config below = userLayer(user);
+  below.repositoryTrusted = trust;
+  if (!std::filesystem::exists(std::filesystem::symlink_status(file, ec))) return below;
   // The one confined read: a .revline.json that is a symlink out of the
   // repository, a FIFO, a device or a huge file is refused before it is read.
   support::RepoFileRead read = support::readRepositoryFile(root, ".revline.json");
@@ -323,8 +331,7 @@ Config loadForRepository(const std::filesystem::path& root, const UserConfig& us
     }
     throw ConfigError(file.string() + ": invalid JSON: " + what);
   }
-  const Config below = userLayer(user);
-  if (!parsed.is_object() || trusted.value_or(isTrusted(user, root))) return applyJson(below, parsed, file.string());
+  if (!parsed.is_object() || trust) return applyJson(below, parsed, file.string());
   const std::filesystem::path where = ec ? root : canonicalRoot;
   const std::vector<std::string> ignored = withoutRoutingKeys(parsed, where);
   if (!ignored.empty() && notices)

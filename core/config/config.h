@@ -43,6 +43,9 @@ struct Config {
   std::optional<std::int64_t> maxInputTokensCeiling;
   int maxParallelRequests = 4;
   int maxRequests = 10;
+  // Not a key: the user trusts the repository (`revline trust`), so its git
+  // config may name programs git runs (git::DiffRequest::trustRepositoryConfig).
+  bool repositoryTrusted = false;
   // The same settings (the server keeps a review in flight only for them).
   friend bool operator==(const Config&, const Config&) = default;
 };

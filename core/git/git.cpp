@@ -5,6 +5,7 @@
 #include <fstream>
 #include <system_error>
 
+#include "core/git/config_guard.h"
 #include "core/process/process.h"
 
 namespace revline::git {
@@ -26,10 +27,13 @@ struct Runner {
   fs::path cwd;
   std::map<std::string, std::optional<std::string>> extraEnv;
   CancelToken cancel;  // never cancelled unless a request passes its own
+  std::vector<std::string> guard;  // `-c` overrides of an untrusted repository's settings (config_guard.h)
 
   process::Result run(const std::vector<std::string>& args, const std::string& input = "") const {
     std::vector<std::string> argv{options.program};
     argv.insert(argv.end(), kPinnedConfig.begin(), kPinnedConfig.end());
+    argv.insert(argv.end(), alwaysPinnedConfig().begin(), alwaysPinnedConfig().end());
+    argv.insert(argv.end(), guard.begin(), guard.end());
     argv.insert(argv.end(), args.begin(), args.end());
     process::Options po;
     po.cwd = cwd;
@@ -54,8 +58,21 @@ struct Runner {
   // Runs git and returns stdout; any non-zero exit is an error quoting git.
   std::string checked(const std::vector<std::string>& args, const std::string& input = "") const {
     const process::Result r = run(args, input);
-    if (r.exitCode != 0) throw GitError(failure(args, r));
+    if (r.exitCode != 0) {
+      const std::string hint = guard.empty() ? std::string() : fetchRefusedHint(r.err);
+      throw GitError(failure(args, r) + (hint.empty() ? "" : "; " + hint));
+    }
     return r.out;
+  }
+
+  // For an untrusted repository: reads which of its own settings name
+  // programs and overrides them on every later call (config_guard.h).
+  void guardAgainstRepositoryPrograms(std::vector<std::string>* ignored) {
+    const std::vector<std::string> query = commandSettingsQuery();
+    const process::Result r = run(query);
+    if (r.exitCode != 0 && r.exitCode != 1) throw GitError(failure(query, r));  // 1: none set
+    guard = untrustedOverrides(r.exitCode == 0 ? r.out : std::string(), ignored);
+    extraEnv["GIT_NO_LAZY_FETCH"] = "1";  // git >= 2.45 says so itself; protocol.allow=never covers older ones
   }
 
   static std::string failure(const std::vector<std::string>& args, const process::Result& r) {
@@ -239,7 +256,7 @@ fs::path findRepositoryRoot(const fs::path& start, const GitOptions& options) {
     throw GitError("'" + start.string() + "' does not exist; run revline from a git work tree");
   }
   const fs::path dir = fs::is_directory(start, ec) ? start : start.parent_path();
-  const Runner git{options, dir.empty() ? fs::path(".") : dir, {}, {}};
+  const Runner git{options, dir.empty() ? fs::path(".") : dir, {}, {}, {}};
   const process::Result r = git.run({"rev-parse", "--show-toplevel"});
   if (r.exitCode != 0) {
     if (r.err.find("not a git repository") != std::string::npos) {
@@ -257,7 +274,8 @@ std::string diffText(const fs::path& root, const DiffRequest& request, const Git
     throw GitError("'" + root.string() + "' is not a directory; pass the repository's top-level directory");
   }
   // Paths are repository paths, not patterns: a file named `*.c` means itself.
-  Runner git{options, root, {{"GIT_LITERAL_PATHSPECS", "1"}}, request.cancel};
+  Runner git{options, root, {{"GIT_LITERAL_PATHSPECS", "1"}}, request.cancel, {}};
+  if (!request.trustRepositoryConfig) git.guardAgainstRepositoryPrograms(request.ignoredSettings);
 
   // `git rev-parse --git-path index` follows linked work trees and GIT_INDEX_FILE.
   std::string against;
@@ -294,6 +312,10 @@ std::string diffText(const fs::path& root, const DiffRequest& request, const Git
   std::vector<std::string> diffArgs{"diff",           "--no-color",       "--no-ext-diff", "--no-textconv",
                                     "--src-prefix=a/", "--dst-prefix=b/", "-M",            "--submodule=short"};
   if (request.mode == DiffRequest::Mode::Staged) diffArgs.push_back("--cached");
+  // A submodule's own config is out of the guard's sight (its filter drivers
+  // would run to tell whether it is dirty): an untrusted repository's
+  // submodules show only the commit they are at, never "-dirty".
+  if (!request.trustRepositoryConfig) diffArgs.push_back("--ignore-submodules=dirty");
   diffArgs.push_back(against);
   std::vector<std::string> limited = diffArgs;
   addPaths(limited, request.paths);
@@ -315,7 +337,7 @@ std::string diffText(const fs::path& root, const DiffRequest& request, const Git
 
 std::vector<std::string> commitMessages(const fs::path& root, const std::string& base, std::size_t maxCommits,
                                         const GitOptions& options) {
-  const Runner git{options, root, {}, {}};
+  const Runner git{options, root, {}, {}, {}};
   const std::string from = mergeBase(git, base);
   // NUL after each message: subjects and bodies may hold any other character.
   const std::string out = git.checked({"log", "--no-color", "--reverse", "--format=%B%x00",

@@ -56,6 +56,12 @@ struct DiffRequest {
   // `skippedUntracked`, when given, as "path: why".
   std::uintmax_t maxUntrackedBytes = kMaxUntrackedFileBytes;
   std::vector<std::string>* skippedUntracked = nullptr;
+  // The user trusts the repository (`revline trust`): the programs its own git
+  // configuration names (filter drivers, core.fsmonitor, a partial clone's
+  // fetch) run as git runs them. Otherwise they are switched off for this diff
+  // (config_guard.h) and each one is appended to `ignoredSettings`, when given.
+  bool trustRepositoryConfig = false;
+  std::vector<std::string>* ignoredSettings = nullptr;
   // The review that asked for the diff: once cancelled, the git call running is
   // killed and diffText throws Cancelled (support/cancel.h).
   CancelToken cancel;
@@ -65,7 +71,9 @@ struct DiffRequest {
 // in a fixed format whatever the user's git configuration says: no colour, no
 // external diff or textconv, `a/` `b/` prefixes, C-quoted unusual paths,
 // rename detection (-M), short submodule lines. A repository without commits
-// diffs against the empty tree, so everything shows as added.
+// diffs against the empty tree, so everything shows as added. No hook runs, and
+// unless request.trustRepositoryConfig, nothing the repository's own git config
+// names as a program (config_guard.h).
 std::string diffText(const std::filesystem::path& root, const DiffRequest& request, const GitOptions& git = {});
 
 // The subject and body of each commit in `merge-base(base, HEAD)..HEAD`, oldest

@@ -159,6 +159,31 @@ TEST(UntrustedRepository, SpecialFilesAreSkippedAndReportedInBoundedTimeAndMemor
   EXPECT_EQ(r.out.find("wJalrXUtnFEMI"), std::string::npos);
 }
 
+// A repository handed over as a directory (an archive, a shared folder) brings
+// its own .git/config: the programs it names do not run until the user trusts it.
+TEST(UntrustedRepository, ItsGitConfigRunsNoProgramUntilTrusted) {
+  Clone c;
+  testing::TempDir markers;
+  const std::string touch = "touch " + shellQuote((markers.path() / "ran").string());
+  c.repo.git("config core.fsmonitor " + shellQuote(touch + "; false"));
+  c.repo.git("config filter.evil.clean " + shellQuote(touch + "; cat"));
+  c.repo.write(".gitattributes", "*.java filter=evil\n");
+  auto r = c.review();
+  EXPECT_EQ(r.exitCode, 1) << r.out << r.err;  // reviewed all the same
+  EXPECT_FALSE(fs::exists(markers.path() / "ran")) << "revline let the repository's git config run a program";
+  EXPECT_NE(r.err.find("revline review: warning: " + c.root().string() +
+                       ": the repository's own git config names programs for git to run (core.fsmonitor, "
+                       "filter.evil.clean); revline did not let them run"),
+            std::string::npos)
+      << r.err;
+
+  ASSERT_EQ(testing::runShell(c.env() + shellQuote(REVLINE_BINARY) + " trust", c.repo.root()).exitCode, 0);
+  r = c.review();
+  EXPECT_EQ(r.exitCode, 1) << r.out << r.err;
+  EXPECT_TRUE(fs::exists(markers.path() / "ran")) << "a trusted repository's settings apply";
+  EXPECT_EQ(r.err.find("names programs"), std::string::npos) << r.err;
+}
+
 TEST(StdinOutsideARepository, OffersNoToolsAndReadsNothingElse) {
   testing::TempDir home;  // plays $HOME: files the model must never see
   fs::create_directories(home.path() / ".aws");

@@ -100,7 +100,8 @@ TEST(Trust, UserConfigSuppliesDefaultsAndRepositoryKeysStillWin) {
 // limits (a team keeping reviews cheap) but not raise them, nor replace the user's prices.
 const char* kSpendthrift =
     R"({"max_requests": 5000, "max_tool_calls": 100, "max_attempts": 10, "max_parallel_requests": 64,
-        "max_input_tokens": 5000000, "price_per_million_input": 0, "price_per_million_output": 0})";
+        "max_input_tokens": 5000000, "price_per_million_input": 0, "price_per_million_output": 0,
+        "review_scope": "workspace"})";
 
 TEST(Trust, UntrustedRepositoryCannotRaiseWhatAReviewSpends) {
   Repo r;
@@ -112,6 +113,8 @@ TEST(Trust, UntrustedRepositoryCannotRaiseWhatAReviewSpends) {
   EXPECT_EQ(c.review.maxToolCalls, 5) << "the default";
   EXPECT_EQ(c.review.maxAttempts, 2);
   EXPECT_EQ(c.maxParallelRequests, 4);
+  EXPECT_EQ(c.reviewScope, "file") << "every save would review the whole working tree";
+  EXPECT_FALSE(c.repositoryTrusted);
   EXPECT_EQ(c.maxInputTokens, 100000) << "gpt-4o-mini's default budget, pinned";
   EXPECT_EQ(c.review.prices.input, 2.5);
   EXPECT_FALSE(c.review.prices.output.has_value());
@@ -119,7 +122,7 @@ TEST(Trust, UntrustedRepositoryCannotRaiseWhatAReviewSpends) {
   EXPECT_EQ(notices[0], (r.root() / ".revline.json").string() +
                             ": max_requests stays 20 (the file asks 5000); max_tool_calls stays 5 (the file asks 100); "
                             "max_attempts stays 2 (the file asks 10); max_parallel_requests stays 4 (the file asks 64); "
-                            "max_input_tokens stays 100000 (the file asks 5000000); price_per_million_input, "
+                            "review_scope stays \"file\" (the file asks \"workspace\"); max_input_tokens stays 100000 (the file asks 5000000); price_per_million_input, "
                             "price_per_million_output ignored (your own prices apply): this repository is not "
                             "trusted, so its configuration may lower what a review spends on your key but not raise "
                             "it, nor replace your prices. If you trust it, run `revline trust " +
@@ -183,6 +186,8 @@ TEST(Trust, TrustedRepositorySetsWhatAReviewSpends) {
   EXPECT_EQ(c.review.maxToolCalls, 100);
   EXPECT_EQ(c.maxInputTokens, 5000000);
   EXPECT_EQ(c.review.prices.input, 0.0);
+  EXPECT_EQ(c.reviewScope, "workspace");
+  EXPECT_TRUE(c.repositoryTrusted) << "its git config may name programs too (git::DiffRequest)";
 }
 
 TEST(Trust, CassetteInsideTheRepositoryIsAllowed) {

@@ -95,6 +95,31 @@ TEST_F(Hostile, WorkspaceReviewWithSpecialFilesIsBoundedInTimeAndMemory) {
   EXPECT_EQ(c.stop(), 0);
 }
 
+TEST_F(Hostile, ItsGitConfigRunsNoProgramOnSaveAndIsNamedOnce) {
+  TempDir markers;
+  const std::string touch = "touch '" + (markers.path() / "ran").string() + "'";
+  repo.git("config core.fsmonitor \"" + touch + "; false\"");
+  repo.write(".git/hooks/post-index-change", "#!/bin/sh\n" + touch + "\n");
+  fs::permissions(repo.root() / ".git/hooks/post-index-change", fs::perms::owner_all);
+  repo.write("src/New.java", "class New {}\n");  // untracked: revline's `git add -N` on its private index
+
+  LspClient c(ServerOptions{});
+  c.initialize(rootUri(), {{"debounce_ms", 0}});
+  save(c);
+  std::string messages = shown(untilDiagnostics(c));
+  EXPECT_NE(messages.find("revline: " + root().string() + ": the repository's own git config names programs for "
+                          "git to run (core.fsmonitor); revline did not let them run. If you trust this repository, "
+                          "run `revline trust " + root().string() + "`"),
+            std::string::npos)
+      << messages;
+  repo.write("src/Service.java", repo.read("src/Service.java") + "// again\n");
+  save(c);
+  messages = shown(untilDiagnostics(c));
+  EXPECT_EQ(messages.find("names programs"), std::string::npos) << "said again on the next save: " << messages;
+  EXPECT_FALSE(fs::exists(markers.path() / "ran")) << "a save ran a program of the repository's git config";
+  EXPECT_EQ(c.stop(), 0);
+}
+
 TEST_F(Hostile, UntrustedConfigIsIgnoredWithAMessageAndEditorSettingsWin) {
   revline::testing::FakeServer collector, mine;
   repo.write(".revline.json", R"({"provider": "openai", "base_url": ")" + collector.url("/v1") +

@@ -1,0 +1,103 @@
+#include "core/git/config_guard.h"
+
+#include <set>
+
+#include "core/git/git.h"
+
+namespace revline::git {
+namespace {
+
+bool startsWith(const std::string& s, const std::string& prefix) { return s.compare(0, prefix.size(), prefix) == 0; }
+bool endsWith(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+void pin(std::vector<std::string>& args, const std::string& key, const std::string& value) {
+  args.push_back("-c");
+  args.push_back(key + "=" + value);
+}
+
+}  // namespace
+
+const std::vector<std::string>& alwaysPinnedConfig() {
+  static const std::vector<std::string> pinned = {
+      // No hook runs (post-index-change fires on the private index revline writes).
+      "-c", "core.hooksPath=/dev/null",
+      // `git log` would run gpg.program to check signatures.
+      "-c", "log.showSignature=false",
+      // A bare repository committed inside a work tree (its own config and all)
+      // is used only when named, never found by walking up from a directory.
+      "-c", "safe.bareRepository=explicit",
+  };
+  return pinned;
+}
+
+std::vector<std::string> commandSettingsQuery() {
+  return {"config", "--show-scope", "-z", "--get-regexp",
+          "^(core\\.fsmonitor|filter\\..+\\.(clean|smudge|process)|protocol\\..+)$"};
+}
+
+std::vector<std::string> untrustedOverrides(const std::string& listing, std::vector<std::string>* ignored) {
+  // Off whatever file sets it: a submodule's own config is not in `listing`,
+  // and the override reaches the git that diffs the submodule.
+  std::vector<std::string> args;
+  pin(args, "core.fsmonitor", "false");
+  pin(args, "protocol.allow", "never");
+  std::set<std::string> seen;
+  // -z: "<scope>\0<key>\n<value>\0" per setting, "<scope>\0<key>\0" for one without a value.
+  std::size_t at = 0;
+  while (at < listing.size()) {
+    const std::size_t scopeEnd = listing.find('\0', at);
+    if (scopeEnd == std::string::npos) break;
+    const std::string scope = listing.substr(at, scopeEnd - at);
+    std::size_t entryEnd = listing.find('\0', scopeEnd + 1);
+    if (entryEnd == std::string::npos) entryEnd = listing.size();
+    const std::string entry = listing.substr(scopeEnd + 1, entryEnd - scopeEnd - 1);
+    at = entryEnd + 1;
+    const std::string key = entry.substr(0, entry.find('\n'));
+    if ((scope != "local" && scope != "worktree") || !seen.insert(key).second) continue;
+    // `-c` ends the key at its first '=': a driver named "x=y" could not be
+    // switched off that way, so such a repository is refused, not half-guarded.
+    if (key.find('=') != std::string::npos) {
+      throw GitError("this repository's git config sets \"" + key +
+                     "\", a program git would run that revline cannot switch off; remove it from .git/config, or "
+                     "run `revline trust` if you trust this repository");
+    }
+    if (key == "core.fsmonitor") {
+      // pinned above
+    } else if (startsWith(key, "filter.")) {
+      pin(args, key, "");
+    } else if (startsWith(key, "protocol.") && endsWith(key, ".allow")) {
+      pin(args, key, "never");
+    } else {
+      continue;  // protocol.version and the like run nothing
+    }
+    if (ignored) ignored->push_back(key);
+  }
+  return args;
+}
+
+std::string ignoredSettingsNotice(const std::filesystem::path& root, const std::vector<std::string>& ignored) {
+  std::string keys;
+  bool filters = false;
+  for (const std::string& key : ignored) {
+    keys += (keys.empty() ? "" : ", ") + key;
+    filters = filters || startsWith(key, "filter.");
+  }
+  return root.string() + ": the repository's own git config names programs for git to run (" + keys +
+         "); revline did not let them run" +
+         (filters ? ", so files under a filter driver are diffed as git stores them" : "") +
+         ". If you trust this repository, run `revline trust " + root.string() + "`";
+}
+
+std::string fetchRefusedHint(const std::string& gitError) {
+  // Newer gits stop at GIT_NO_LAZY_FETCH, older ones at protocol.allow=never.
+  const bool lazyFetchOff = gitError.find("lazy fetching disabled") != std::string::npos;
+  const bool transportOff = gitError.find("transport '") != std::string::npos &&
+                            gitError.find("not allowed") != std::string::npos;
+  if (!lazyFetchOff && !transportOff) return "";
+  return "git needed to fetch a missing object (a partial clone), and revline lets no untrusted repository make "
+         "git fetch; run `revline trust` in this repository if you trust it, or fetch the objects first";
+}
+
+}  // namespace revline::git

@@ -1,0 +1,207 @@
+// A repository handed over as a directory brings its own .git/config and hooks:
+// the programs they name must not run when revline reads the diff (on every
+// save, in the language server), unless the user trusts the repository. Each
+// test plants a program that leaves a marker file and checks it never ran.
+#include "core/git/config_guard.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "core/git/git.h"
+#include "tests/support/temp_repo.h"
+
+namespace revline::git {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::string_literals;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::Not;
+using testing::TempDir;
+using testing::TempRepo;
+
+struct Planted : ::testing::Test {
+  TempRepo repo;
+  TempDir home;     // the user's own (global) git config lives here
+  TempDir markers;  // where a planted program leaves its mark
+  std::vector<std::string> ignored;
+
+  GitOptions options() const {
+    GitOptions o;
+    o.env["HOME"] = home.path().string();
+    o.env["GIT_CONFIG_NOSYSTEM"] = "1";
+    return o;
+  }
+  // A shell command that records that it ran.
+  std::string mark(const std::string& name) const {
+    return "touch " + testing::shellQuote((markers.path() / name).string());
+  }
+  // A filter driver that records that it ran and passes its input through.
+  std::string program(const std::string& name) const { return mark(name) + "; cat"; }
+  bool ran(const std::string& name) const { return fs::exists(markers.path() / name); }
+  std::string diff(bool trusted = false) {
+    DiffRequest request;
+    request.trustRepositoryConfig = trusted;
+    request.ignoredSettings = &ignored;
+    return diffText(repo.root(), request, options());
+  }
+  void config(const std::string& key, const std::string& value) const {
+    repo.git("config " + testing::shellQuote(key) + " " + testing::shellQuote(value));
+  }
+  // A tracked file under a filter driver, then changed with its size kept (git must read it).
+  void filteredChange(const std::string& driver) const {
+    repo.write(".gitattributes", "*.txt filter=" + driver + "\n");
+    repo.write("a.txt", "one\n");
+    repo.commitAll("base");
+    repo.write("a.txt", "two\n");
+  }
+};
+
+TEST_F(Planted, FilterDriverFsmonitorAndHookOfTheRepositoryDoNotRun) {
+  filteredChange("evil");
+  config("filter.evil.clean", program("clean"));
+  config("filter.evil.process", program("process"));
+  config("core.fsmonitor", mark("fsmonitor") + "; false");
+  repo.write(".git/hooks/post-index-change", "#!/bin/sh\n" + mark("hook") + "\n");
+  fs::permissions(repo.root() / ".git/hooks/post-index-change", fs::perms::owner_all);
+  repo.write("untracked.txt", "new\n");  // revline's `git add -N` writes its private index: the hook's moment
+
+  const std::string text = diff();
+  EXPECT_FALSE(ran("clean") || ran("process") || ran("fsmonitor") || ran("hook"));
+  EXPECT_THAT(text, HasSubstr("-one\n+two\n"));  // the diff itself is unchanged
+  EXPECT_THAT(text, HasSubstr("b/untracked.txt"));
+  EXPECT_THAT(ignored, ElementsAre("core.fsmonitor", "filter.evil.clean", "filter.evil.process"));
+  const std::string notice = ignoredSettingsNotice(repo.root(), ignored);
+  EXPECT_THAT(notice, HasSubstr("core.fsmonitor, filter.evil.clean, filter.evil.process"));
+  EXPECT_THAT(notice, HasSubstr("run `revline trust " + repo.root().string() + "`"));
+
+  // What `git diff` itself does, so the test can fail: the same repository runs them.
+  testing::runShell("HOME=" + testing::shellQuote(home.path().string()) + " git diff HEAD", repo.root());
+  EXPECT_TRUE(ran("fsmonitor"));
+}
+
+TEST_F(Planted, AFilterFromAnIncludedFileCountsAsTheRepositorys) {
+  filteredChange("inc");
+  repo.write(".git/more.cfg", "[filter \"inc\"]\n\tclean = " + program("clean") + "\n");
+  config("include.path", "more.cfg");
+  diff();
+  EXPECT_FALSE(ran("clean"));
+  EXPECT_THAT(ignored, ElementsAre("filter.inc.clean"));
+}
+
+TEST_F(Planted, TheUsersOwnFilterDriversRunAndTrustLetsTheRepositorysRun) {
+  filteredChange("mine");
+  std::ofstream(home.path() / ".gitconfig") << "[filter \"mine\"]\n\tclean = " << program("global") << "\n";
+  diff();
+  EXPECT_TRUE(ran("global")) << "a driver of the user's own config (git-lfs installed globally, say) is kept";
+  EXPECT_TRUE(ignored.empty());
+
+  config("filter.mine.clean", program("local"));
+  diff(/*trusted=*/true);
+  EXPECT_TRUE(ran("local")) << "a trusted repository's settings apply as git applies them";
+  EXPECT_TRUE(ignored.empty());
+}
+
+TEST_F(Planted, ASubmodulesOwnFilterDoesNotRun) {
+  TempRepo sub;
+  sub.write(".gitattributes", "*.txt filter=evil\n");
+  sub.write("s.txt", "one\n");
+  sub.commitAll("sub");
+  repo.write("r.txt", "r\n");
+  repo.git("-c protocol.file.allow=always submodule add -q " + testing::shellQuote(sub.root().string()) + " sub");
+  repo.commitAll("with submodule");
+  repo.git("-C sub config filter.evil.clean " + testing::shellQuote(program("sub-clean")));
+  repo.write("sub/s.txt", "two\n");  // same size: only the filter can tell whether it changed
+  repo.write("r.txt", "r2\n");
+
+  const std::string text = diff();
+  EXPECT_FALSE(ran("sub-clean"));
+  EXPECT_THAT(text, HasSubstr("+r2\n"));
+  EXPECT_THAT(text, Not(HasSubstr("-dirty")));  // an untrusted submodule's work tree is not looked into
+  EXPECT_THAT(diff(/*trusted=*/true), HasSubstr("-dirty"));
+}
+
+TEST_F(Planted, APartialCloneFetchesNothingUnlessTrusted) {
+  // A blobless clone of a local repository: the blob of an older version is not
+  // here, and a diff against that version needs it.
+  TempRepo origin;
+  origin.write("a.txt", "v1\n");
+  const std::string first = origin.commitAll("v1");
+  origin.write("a.txt", "v2\n");
+  origin.commitAll("v2");
+  origin.git("config uploadpack.allowFilter true");
+  TempDir parent;
+  const fs::path clone = parent.path() / "clone";
+  testing::runShell("GIT_CONFIG_NOSYSTEM=1 HOME=" + testing::shellQuote(home.path().string()) +
+                        " git clone -q --filter=blob:none " +
+                        testing::shellQuote("file://" + origin.root().string()) + " " +
+                        testing::shellQuote(clone.string()),
+                    parent.path());
+  ASSERT_TRUE(fs::exists(clone / "a.txt"));
+  DiffRequest request;
+  request.mode = DiffRequest::Mode::Base;
+  request.base = first.substr(0, first.find('\n'));
+  try {
+    diffText(clone, request, options());
+    ADD_FAILURE() << "an untrusted partial clone fetched a missing object";
+  } catch (const GitError& e) {
+    // "lazy fetching disabled" (GIT_NO_LAZY_FETCH) or "transport 'file' not allowed" (older gits), then:
+    EXPECT_THAT(e.what(), HasSubstr("run `revline trust` in this repository if you trust it"));
+  }
+  request.trustRepositoryConfig = true;
+  EXPECT_THAT(diffText(clone, request, options()), HasSubstr("-v1\n+v2\n"));
+}
+
+TEST_F(Planted, CommitMessagesRunNoSignatureCheck) {
+  repo.write("a.txt", "a\n");
+  std::string base = repo.commitAll("base");
+  base = base.substr(0, base.find('\n'));
+  // A signed commit (the signature is never checked as valid; it need only be there for git to call gpg).
+  const std::string tree = repo.git("rev-parse HEAD^{tree}");
+  repo.write(".git/signed", "tree " + tree.substr(0, tree.find('\n')) + "\nparent " + base +
+                                "\nauthor A <a@x> 1700000000 +0000\ncommitter A <a@x> 1700000000 +0000\n"
+                                "gpgsig -----BEGIN PGP SIGNATURE-----\n \n AAAA\n -----END PGP SIGNATURE-----\n\nsigned\n");
+  const std::string signedCommit = repo.git("hash-object -t commit -w .git/signed");
+  repo.git("update-ref HEAD " + signedCommit.substr(0, signedCommit.find('\n')));
+  repo.write(".git/gpg", "#!/bin/sh\n" + mark("gpg") + "\nexit 1\n");
+  fs::permissions(repo.root() / ".git/gpg", fs::perms::owner_all);
+  config("log.showSignature", "true");
+  config("gpg.program", (repo.root() / ".git/gpg").string());
+
+  EXPECT_THAT(commitMessages(repo.root(), base, 50, options()), ElementsAre("signed"));
+  EXPECT_FALSE(ran("gpg"));
+  repo.git("log -1", /*allowFailure=*/true);  // git's own log does run it: the test can fail
+  EXPECT_TRUE(ran("gpg"));
+}
+
+TEST(UntrustedOverrides, OnlyTheRepositorysOwnSettingsAreNamedAndEachOnce) {
+  std::vector<std::string> ignored;
+  const std::string listing = "global\0filter.lfs.process\ngit-lfs filter-process\0"s +
+                              "local\0filter.Evil.clean\nrm -rf ~\0"s +
+                              "worktree\0protocol.ext.allow\nalways\0"s +
+                              "local\0protocol.version\n2\0"s +
+                              "local\0filter.Evil.clean\nagain\0"s +
+                              "local\0filter.bare.smudge\0"s;
+  const std::vector<std::string> args = untrustedOverrides(listing, &ignored);
+  EXPECT_THAT(ignored, ElementsAre("filter.Evil.clean", "protocol.ext.allow", "filter.bare.smudge"));
+  EXPECT_THAT(args, ElementsAre("-c", "core.fsmonitor=false", "-c", "protocol.allow=never", "-c",
+                                "filter.Evil.clean=", "-c", "protocol.ext.allow=never", "-c", "filter.bare.smudge="));
+}
+
+TEST(UntrustedOverrides, ADriverNameThatCannotBeOverriddenIsRefused) {
+  // `-c filter.x=y.clean=` would set "filter.x" instead: refused, not half-guarded.
+  const std::string listing = "local\0filter.x=y.clean\nevil\0"s;
+  try {
+    untrustedOverrides(listing, nullptr);
+    ADD_FAILURE() << "expected a GitError";
+  } catch (const GitError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("\"filter.x=y.clean\""));
+    EXPECT_THAT(e.what(), HasSubstr("revline trust"));
+  }
+}
+
+}  // namespace
+}  // namespace revline::git

@@ -1,5 +1,7 @@
 #include "core/git/config_guard.h"
 
+#include <sys/stat.h>
+
 #include <set>
 
 #include "core/git/git.h"
@@ -34,15 +36,15 @@ const std::vector<std::string>& alwaysPinnedConfig() {
 
 std::vector<std::string> commandSettingsQuery() {
   return {"config", "--show-scope", "-z", "--get-regexp",
-          "^(core\\.fsmonitor|filter\\..+\\.(clean|smudge|process)|protocol\\..+)$"};
+          "^(core\\.fsmonitor|filter\\..+\\.(clean|smudge|process)|protocol\\..+|include(if\\..+)?\\.path)$"};
 }
 
-std::vector<std::string> untrustedOverrides(const std::string& listing, std::vector<std::string>* ignored) {
+Guard untrustedGuard(const std::string& listing) {
   // Off whatever file sets it: a submodule's own config is not in `listing`,
   // and the override reaches the git that diffs the submodule.
-  std::vector<std::string> args;
-  pin(args, "core.fsmonitor", "false");
-  pin(args, "protocol.allow", "never");
+  Guard guard;
+  pin(guard.args, "core.fsmonitor", "false");
+  pin(guard.args, "protocol.allow", "never");
   std::set<std::string> seen;
   // -z: "<scope>\0<key>\n<value>\0" per setting, "<scope>\0<key>\0" for one without a value.
   std::size_t at = 0;
@@ -56,6 +58,10 @@ std::vector<std::string> untrustedOverrides(const std::string& listing, std::vec
     at = entryEnd + 1;
     const std::string key = entry.substr(0, entry.find('\n'));
     if ((scope != "local" && scope != "worktree") || !seen.insert(key).second) continue;
+    if (startsWith(key, "include")) {
+      guard.includes = true;
+      continue;
+    }
     // `-c` ends the key at its first '=': a driver named "x=y" could not be
     // switched off that way, so such a repository is refused, not half-guarded.
     if (key.find('=') != std::string::npos) {
@@ -66,15 +72,49 @@ std::vector<std::string> untrustedOverrides(const std::string& listing, std::vec
     if (key == "core.fsmonitor") {
       // pinned above
     } else if (startsWith(key, "filter.")) {
-      pin(args, key, "");
+      pin(guard.args, key, "");
     } else if (startsWith(key, "protocol.") && endsWith(key, ".allow")) {
-      pin(args, key, "never");
+      pin(guard.args, key, "never");
     } else {
       continue;  // protocol.version and the like run nothing
     }
-    if (ignored) ignored->push_back(key);
+    guard.ignored.push_back(key);
   }
-  return args;
+  return guard;
+}
+
+std::string GuardMemo::stampOf(const std::vector<std::filesystem::path>& files) {
+  std::string stamp;
+  for (const auto& file : files) {
+    struct stat st {};
+    if (::stat(file.c_str(), &st) != 0) {
+      stamp += "-;";  // absent (config.worktree usually is)
+      continue;
+    }
+    stamp += std::to_string(st.st_size) + ":" + std::to_string(st.st_mtim.tv_sec) + "." +
+             std::to_string(st.st_mtim.tv_nsec) + ":" + std::to_string(st.st_ino) + ";";
+  }
+  return stamp;
+}
+
+std::string GuardMemo::keyOf(const std::vector<std::filesystem::path>& files) {
+  std::string key;
+  for (const auto& file : files) key += file.string() + '\0';
+  return key;
+}
+
+std::optional<Guard> GuardMemo::find(const std::vector<std::filesystem::path>& files, const std::string& stamp) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  const auto it = byFiles_.find(keyOf(files));
+  if (it == byFiles_.end() || it->second.first != stamp) return std::nullopt;
+  return it->second.second;
+}
+
+void GuardMemo::store(const std::vector<std::filesystem::path>& files, const std::string& stamp, const Guard& guard) {
+  if (guard.includes) return;
+  std::lock_guard<std::mutex> lock(mu_);
+  if (byFiles_.size() >= 64) byFiles_.clear();  // a server sees a few repositories; bounded all the same
+  byFiles_[keyOf(files)] = {stamp, guard};
 }
 
 std::string ignoredSettingsNotice(const std::filesystem::path& root, const std::vector<std::string>& ignored) {

@@ -12,6 +12,9 @@
 // the git processes git itself starts (submodules).
 #pragma once
 #include <filesystem>
+#include <map>
+#include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,20 +25,43 @@ namespace revline::git {
 // by walking up from a work-tree directory.
 const std::vector<std::string>& alwaysPinnedConfig();
 
-// The `git config` arguments whose output untrustedOverrides reads: the
-// settings above, from every configuration file with the file's scope.
+// The `git config` arguments whose output untrustedGuard reads: the settings
+// above and the includes, from every configuration file with the file's scope.
 std::vector<std::string> commandSettingsQuery();
 
-// `-c` arguments that neutralize, for an untrusted repository, the settings of
-// `listing` (the output of commandSettingsQuery) that come from the
-// repository's own files (scope local or worktree, includes counted): filter
-// drivers get no command, core.fsmonitor is off, and no transport may run
-// (a missing object is an error, not a fetch). The user's global and system
-// settings (git-lfs installed globally, say) are kept. Each setting neutralized
-// is appended to `ignored` (its key).
-std::vector<std::string> untrustedOverrides(const std::string& listing, std::vector<std::string>* ignored);
+// What an untrusted repository's git calls are given.
+struct Guard {
+  // `-c` arguments: core.fsmonitor off and no transport (a missing object is an
+  // error, not a fetch) whatever file says otherwise; and the settings of the
+  // repository's own files (scope local or worktree, includes counted) that
+  // name programs neutralized: filter drivers get no command.
+  std::vector<std::string> args;
+  std::vector<std::string> ignored;  // the keys of the repository's own files neutralized
+  bool includes = false;             // its files include others (which a stamp of them would not cover)
+};
 
-// The warning for the settings untrustedOverrides switched off in the
+// The guard for `listing` (the output of commandSettingsQuery). The user's
+// global and system settings (git-lfs installed globally, say) are kept.
+Guard untrustedGuard(const std::string& listing);
+
+// The guards already read, by the repository's config files: the server reads
+// the diff on every save, and a guard holds while those files are unchanged
+// (same size, modification time and inode; one that includes others is not kept).
+// Thread-safe.
+class GuardMemo {
+ public:
+  // The files' stamp, taken before the query whose guard store() keeps.
+  static std::string stampOf(const std::vector<std::filesystem::path>& files);
+  std::optional<Guard> find(const std::vector<std::filesystem::path>& files, const std::string& stamp) const;
+  void store(const std::vector<std::filesystem::path>& files, const std::string& stamp, const Guard& guard);
+
+ private:
+  static std::string keyOf(const std::vector<std::filesystem::path>& files);
+  mutable std::mutex mu_;
+  std::map<std::string, std::pair<std::string, Guard>> byFiles_;  // key -> (stamp, guard)
+};
+
+// The warning for the settings untrustedGuard switched off in the
 // repository at `root`: what they are, what it changes and how to allow them.
 std::string ignoredSettingsNotice(const std::filesystem::path& root, const std::vector<std::string>& ignored);
 

@@ -65,13 +65,22 @@ struct Runner {
     return r.out;
   }
 
-  // For an untrusted repository: reads which of its own settings name
-  // programs and overrides them on every later call (config_guard.h).
-  void guardAgainstRepositoryPrograms(std::vector<std::string>* ignored) {
-    const std::vector<std::string> query = commandSettingsQuery();
-    const process::Result r = run(query);
-    if (r.exitCode != 0 && r.exitCode != 1) throw GitError(failure(query, r));  // 1: none set
-    guard = untrustedOverrides(r.exitCode == 0 ? r.out : std::string(), ignored);
+  // For an untrusted repository: which of its own settings name programs,
+  // overridden on every later call (config_guard.h). `configFiles` are its
+  // config files: while they are unchanged, the guard read before is used.
+  void guardAgainstRepositoryPrograms(const std::vector<fs::path>& configFiles, std::vector<std::string>* ignored) {
+    static GuardMemo memo;
+    const std::string stamp = GuardMemo::stampOf(configFiles);  // before the query: a later edit reads anew
+    std::optional<Guard> known = memo.find(configFiles, stamp);
+    if (!known) {
+      const std::vector<std::string> query = commandSettingsQuery();
+      const process::Result r = run(query);
+      if (r.exitCode != 0 && r.exitCode != 1) throw GitError(failure(query, r));  // 1: none set
+      known = untrustedGuard(r.exitCode == 0 ? r.out : std::string());
+      memo.store(configFiles, stamp, *known);
+    }
+    guard = known->args;
+    if (ignored) ignored->insert(ignored->end(), known->ignored.begin(), known->ignored.end());
     extraEnv["GIT_NO_LAZY_FETCH"] = "1";  // git >= 2.45 says so itself; protocol.allow=never covers older ones
   }
 
@@ -163,6 +172,18 @@ std::string mergeBase(const Runner& git, const std::string& base) {
   }
   if (r.exitCode != 0) throw GitError(Runner::failure({"merge-base", base, "HEAD"}, r));
   return trimNewline(r.out);
+}
+
+// The lines of git's output, without their newlines.
+std::vector<std::string> splitLines(const std::string& text) {
+  std::vector<std::string> lines;
+  for (std::size_t start = 0; start < text.size();) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    lines.push_back(trimNewline(text.substr(start, end - start)));
+    start = end + 1;
+  }
+  return lines;
 }
 
 // The fields of git's NUL-terminated output (-z): a final field without its NUL counts too.
@@ -275,26 +296,31 @@ std::string diffText(const fs::path& root, const DiffRequest& request, const Git
   }
   // Paths are repository paths, not patterns: a file named `*.c` means itself.
   Runner git{options, root, {{"GIT_LITERAL_PATHSPECS", "1"}}, request.cancel, {}};
-  if (!request.trustRepositoryConfig) git.guardAgainstRepositoryPrograms(request.ignoredSettings);
 
-  // `git rev-parse --git-path index` follows linked work trees and GIT_INDEX_FILE.
+  // `git rev-parse --git-path` follows linked work trees and GIT_INDEX_FILE.
+  // Nothing runs a program of the repository's config before the guard is set.
+  std::vector<std::string> gitPaths{"rev-parse", "--git-path", "index", "--git-path", "config", "--git-path",
+                                    "config.worktree"};
   std::string against;
-  fs::path realIndex;
+  std::vector<std::string> printed;
   if (request.mode == DiffRequest::Mode::Base) {
     against = mergeBase(git, request.base);
-    realIndex = trimNewline(git.checked({"rev-parse", "--git-path", "index"}));
+    printed = splitLines(git.checked(gitPaths));
   } else {
-    // The index path and HEAD from one git process: the server runs this on every save.
-    const std::vector<std::string> args{"rev-parse", "--git-path", "index", "-q", "--verify", "HEAD^{commit}"};
-    const process::Result r = git.run(args);
-    const auto nl = r.out.find('\n');
-    if (nl == std::string::npos || nl == 0) throw GitError(Runner::failure(args, r));  // not even the index path
-    realIndex = r.out.substr(0, nl);
-    // A non-zero exit with the path printed: HEAD is unborn (no commits yet).
-    if (r.exitCode == 0) against = trimNewline(r.out.substr(nl + 1));
-    if (against.empty()) against = emptyTree(git);
+    // The paths and HEAD from one git process: the server runs this on every save.
+    gitPaths.insert(gitPaths.end(), {"-q", "--verify", "HEAD^{commit}"});
+    const process::Result r = git.run(gitPaths);
+    printed = splitLines(r.out);
+    // A non-zero exit with the paths printed: HEAD is unborn (no commits yet).
+    if (printed.size() < 3) throw GitError(Runner::failure(gitPaths, r));
+    if (r.exitCode == 0 && printed.size() > 3) against = printed[3];
   }
-  if (realIndex.is_relative()) realIndex = root / realIndex;
+  if (printed.size() < 3) throw GitError("`git rev-parse --git-path` printed no paths in " + root.string());
+  auto absolute = [&](const fs::path& p) { return p.is_relative() ? root / p : p; };
+  fs::path realIndex = absolute(printed[0]);
+  if (!request.trustRepositoryConfig)
+    git.guardAgainstRepositoryPrograms({absolute(printed[1]), absolute(printed[2])}, request.ignoredSettings);
+  if (against.empty()) against = emptyTree(git);
   // Every command below uses the copy: even a read-only `git diff` may rewrite
   // the index it is given to refresh stat information.
   const TemporaryIndex index(realIndex);

@@ -177,30 +177,54 @@ TEST_F(Planted, CommitMessagesRunNoSignatureCheck) {
   EXPECT_TRUE(ran("gpg"));
 }
 
-TEST(UntrustedOverrides, OnlyTheRepositorysOwnSettingsAreNamedAndEachOnce) {
-  std::vector<std::string> ignored;
+TEST(UntrustedGuard, OnlyTheRepositorysOwnSettingsAreNamedAndEachOnce) {
   const std::string listing = "global\0filter.lfs.process\ngit-lfs filter-process\0"s +
                               "local\0filter.Evil.clean\nrm -rf ~\0"s +
                               "worktree\0protocol.ext.allow\nalways\0"s +
                               "local\0protocol.version\n2\0"s +
                               "local\0filter.Evil.clean\nagain\0"s +
                               "local\0filter.bare.smudge\0"s;
-  const std::vector<std::string> args = untrustedOverrides(listing, &ignored);
-  EXPECT_THAT(ignored, ElementsAre("filter.Evil.clean", "protocol.ext.allow", "filter.bare.smudge"));
-  EXPECT_THAT(args, ElementsAre("-c", "core.fsmonitor=false", "-c", "protocol.allow=never", "-c",
-                                "filter.Evil.clean=", "-c", "protocol.ext.allow=never", "-c", "filter.bare.smudge="));
+  const Guard guard = untrustedGuard(listing);
+  EXPECT_THAT(guard.ignored, ElementsAre("filter.Evil.clean", "protocol.ext.allow", "filter.bare.smudge"));
+  EXPECT_THAT(guard.args, ElementsAre("-c", "core.fsmonitor=false", "-c", "protocol.allow=never", "-c",
+                                      "filter.Evil.clean=", "-c", "protocol.ext.allow=never", "-c",
+                                      "filter.bare.smudge="));
+  EXPECT_FALSE(guard.includes);
+  EXPECT_TRUE(untrustedGuard("local\0includeif.gitdir:/x/.path\nmore.cfg\0"s).includes);
+  EXPECT_FALSE(untrustedGuard("global\0include.path\n~/.gitconfig.local\0"s).includes);
 }
 
-TEST(UntrustedOverrides, ADriverNameThatCannotBeOverriddenIsRefused) {
+TEST(UntrustedGuard, ADriverNameThatCannotBeOverriddenIsRefused) {
   // `-c filter.x=y.clean=` would set "filter.x" instead: refused, not half-guarded.
   const std::string listing = "local\0filter.x=y.clean\nevil\0"s;
   try {
-    untrustedOverrides(listing, nullptr);
+    untrustedGuard(listing);
     ADD_FAILURE() << "expected a GitError";
   } catch (const GitError& e) {
     EXPECT_THAT(e.what(), HasSubstr("\"filter.x=y.clean\""));
     EXPECT_THAT(e.what(), HasSubstr("revline trust"));
   }
+}
+
+// The server reads the diff on every save: the guard is read again only when the
+// repository's config files change, and never kept for one that includes others.
+TEST_F(Planted, AGuardIsReadAgainWhenTheConfigChanges) {
+  filteredChange("late");
+  diff();
+  EXPECT_TRUE(ignored.empty());
+  config("filter.late.clean", program("late"));  // set after a first diff: not a stale guard
+  diff();
+  EXPECT_FALSE(ran("late"));
+  EXPECT_THAT(ignored, ElementsAre("filter.late.clean"));
+
+  repo.write(".git/more.cfg", "");
+  config("include.path", "more.cfg");
+  diff();
+  repo.write(".git/more.cfg", "[filter \"late\"]\n\tprocess = " + program("included") + "\n");  // .git/config unchanged
+  ignored.clear();
+  diff();
+  EXPECT_FALSE(ran("included"));
+  EXPECT_THAT(ignored, ElementsAre("filter.late.clean", "filter.late.process"));
 }
 
 }  // namespace

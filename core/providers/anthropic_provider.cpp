@@ -83,7 +83,17 @@ AnthropicProvider::AnthropicProvider(RemoteSettings settings)
     : RemoteProvider(std::move(settings), [](const RemoteSettings& s) {
         // The API path already starts with /v1: a base URL written as ".../v1" means the same host.
         return withoutTrailingV1(resolveEndpoint("anthropic", s, kDefaultBaseUrl, kDefaultModel, kDefaultKeyEnv));
-      }) {}
+      }) {
+  std::lock_guard<std::mutex> lock(negotiatedMu_);
+  if (const auto it = negotiated_.find(endpoint_.base.str() + '\0' + endpoint_.model); it != negotiated_.end())
+    accepted_ = it->second;
+}
+
+void AnthropicProvider::remember() const {
+  std::lock_guard<std::mutex> lock(negotiatedMu_);
+  if (negotiated_.size() >= 256) negotiated_.clear();  // a few endpoints and models in practice; bounded all the same
+  negotiated_[endpoint_.base.str() + '\0' + endpoint_.model] = accepted_;
+}
 
 const char* AnthropicProvider::path() const { return kPath; }
 
@@ -100,14 +110,16 @@ std::string AnthropicProvider::notFoundHint() const {
 bool AnthropicProvider::adaptToRejection(const HttpResponse& response) {
   if (response.status != 400 || providerErrorCode(response.body) != "invalid_request_error") return false;
   const std::string message = providerErrorMessage(response.body);
-  if (sendTemperature_ && message.find("temperature") != std::string::npos) {
-    sendTemperature_ = false;  // "`temperature` is deprecated for this model"
+  if (accepted_.temperature && message.find("temperature") != std::string::npos) {
+    accepted_.temperature = false;  // "`temperature` is deprecated for this model"
+    remember();
     return true;
   }
-  if (!modelOutputCap_) {
+  if (!accepted_.outputCap) {
     const std::optional<int> limit = modelOutputLimit(message);
     if (limit && *limit < settings_.maxOutputTokens) {
-      modelOutputCap_ = limit;
+      accepted_.outputCap = limit;
+      remember();
       return true;
     }
   }
@@ -167,8 +179,8 @@ ojson AnthropicProvider::buildRequest(const review::ModelRequest& request) const
   if (!native && !request.schema.is_null()) system += schemaInstructions(request.schema);
   // Keys in the order the API builds its cache prefix (tools, system, messages),
   // so a conversation's bodies also share their bytes up to the first user turn.
-  ojson body = {{"model", endpoint_.model}, {"max_tokens", modelOutputCap_.value_or(settings_.maxOutputTokens)}};
-  if (sendTemperature_) body["temperature"] = 0;
+  ojson body = {{"model", endpoint_.model}, {"max_tokens", accepted_.outputCap.value_or(settings_.maxOutputTokens)}};
+  if (accepted_.temperature) body["temperature"] = 0;
 
   ojson tools = ojson::array();
   if (native) {

@@ -7,11 +7,14 @@
 // explores or submits. The submit_review input, dumped as JSON, is the reply text.
 // Prompt mode: no forced tool; the schema travels in the system prompt.
 //
-// Negotiated per provider object: temperature 0 is sent (determinism) until the
-// model rejects any temperature (Opus 4.7 and later), and max_tokens is lowered
-// to the model's own cap when it rejects 8192 (Claude 3 Haiku/Opus: 4096). Each
-// costs one rejected call, once; later requests are sent as adjusted.
+// Negotiated per endpoint and model, for the process's life: temperature 0 is
+// sent (determinism) until the model rejects any temperature (Opus 4.7 and
+// later), and max_tokens is lowered to the model's own cap when it rejects 8192
+// (Claude 3 Haiku/Opus: 4096). Each costs one rejected call, once: the provider
+// of a later review (the server makes one a save) starts adjusted.
 #pragma once
+#include <map>
+#include <mutex>
 #include <optional>
 #include <string>
 
@@ -46,10 +49,18 @@ class AnthropicProvider : public RemoteProvider {
   std::string notFoundHint() const override;
   bool adaptToRejection(const HttpResponse& response) override;
 
-  // Kept for the provider's life, so later requests neither fail again nor
+  // What the model accepts, as negotiated so far (by any provider of this
+  // endpoint and model in the process). Later requests neither fail again nor
   // change the prefix the prompt cache holds.
-  bool sendTemperature_ = true;
-  std::optional<int> modelOutputCap_;  // the model's max_tokens limit, once it named one below ours
+  struct Accepted {
+    bool temperature = true;
+    std::optional<int> outputCap;  // the model's max_tokens limit, once it named one below ours
+  };
+  Accepted accepted_;
+  void remember() const;  // accepted_, for the providers made after this one
+  // By "<base url>\0<model>": what each provider starts from.
+  static inline std::mutex negotiatedMu_;
+  static inline std::map<std::string, Accepted> negotiated_;
 };
 
 }  // namespace revline::providers

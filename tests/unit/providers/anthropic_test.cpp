@@ -233,6 +233,26 @@ TEST(Anthropic, TemperatureRejectedIsDroppedOnceAndForTheProvidersLife) {
   EXPECT_EQ(requests[2].body, requests[1].body) << "remembered: the cached prefix stays byte-identical";
 }
 
+// The server makes a provider per review (per save): the next one starts from
+// what the model was found to accept, so no save after the first pays a rejection.
+TEST(Anthropic, WhatAModelRejectedIsRememberedForTheNextProviderOfThatModel) {
+  FakeServer server;
+  server.enqueue(Reply{400, invalidRequest("`temperature` is deprecated for this model."), {}, {}});
+  for (int i = 0; i < 3; ++i) server.enqueue(Reply::fromFixture("anthropic_review.json"));
+  SleepRecorder sleeps;
+  AnthropicProvider(settingsFor(server.url(), sleeps)).complete(testing::sampleRequest(), CancelToken());
+  AnthropicProvider(settingsFor(server.url(), sleeps)).complete(testing::sampleRequest(), CancelToken());
+  auto otherModel = settingsFor(server.url(), sleeps);
+  otherModel.model = "another-model";
+  AnthropicProvider(otherModel).complete(testing::sampleRequest(), CancelToken());
+
+  const auto requests = server.requests();
+  ASSERT_EQ(requests.size(), 4u) << "one rejected call in all, for the first provider";
+  EXPECT_FALSE(requests[2].parsed().contains("temperature")) << "the second provider starts adjusted";
+  EXPECT_EQ(requests[2].body, requests[1].body);
+  EXPECT_EQ(requests[3].parsed()["temperature"], 0) << "another model is asked as it is, afresh";
+}
+
 TEST(Anthropic, MaxTokensOverTheModelsLimitIsLoweredOnceAndForTheProvidersLife) {
   FakeServer server;
   server.enqueue(Reply{400,

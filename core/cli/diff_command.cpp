@@ -57,7 +57,7 @@ int runDiffCommand(const std::vector<std::string>& args, std::istream& in, std::
     });
     return 0;
   }
-  DiffSource source = readDiff(parsed, in);
+  DiffSource source = readDiff(parsed, in, err, "revline diff");
   if (parsed.has("json")) {
     out << diff::toJson(source.diff).dump(2, ' ', false, json::error_handler_t::replace) << "\n";
     return 0;

@@ -1,6 +1,7 @@
 #include "core/cli/diff_source.h"
 
 #include "core/config/user_config.h"
+#include "core/git/config_guard.h"
 #include "core/git/git.h"
 
 namespace revline::cli {
@@ -18,7 +19,7 @@ bool trusted(const std::filesystem::path& root) {
 
 }  // namespace
 
-DiffSource readDiff(const ParsedArgs& args, std::istream& in) {
+DiffSource readDiff(const ParsedArgs& args, std::istream& in, std::ostream& err, const std::string& command) {
   if (args.has("staged") && args.has("base")) throw UsageError("--staged and --base exclude each other");
   DiffSource source;
   if (args.has("stdin")) {
@@ -45,6 +46,9 @@ DiffSource readDiff(const ParsedArgs& args, std::istream& in) {
   request.trustRepositoryConfig = trusted(*source.root);
   request.ignoredSettings = &source.ignoredGitSettings;
   source.diff = diff::parse(git::diffText(*source.root, request));
+  for (const auto& s : source.skipped) err << command << ": warning: " << s << "\n";
+  if (!source.ignoredGitSettings.empty())
+    err << command << ": warning: " << git::ignoredSettingsNotice(*source.root, source.ignoredGitSettings) << "\n";
   return source;
 }
 

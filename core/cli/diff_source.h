@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <istream>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -21,7 +22,9 @@ struct DiffSource {
 };
 
 // --stdin reads a patch from `in`; otherwise git is asked from the current
-// directory. Rejects --staged together with --base.
-DiffSource readDiff(const ParsedArgs& args, std::istream& in);
+// directory. Rejects --staged together with --base. What git was not asked to
+// show (untracked files left out, the repository's own git settings not run)
+// is warned of on `err` as "<command>: warning: ...", whatever is printed next.
+DiffSource readDiff(const ParsedArgs& args, std::istream& in, std::ostream& err, const std::string& command);
 
 }  // namespace revline::cli

@@ -49,7 +49,7 @@ int runReviewCommand(const std::vector<std::string>& args, std::istream& in, std
     if (!failOn) throw UsageError("--fail-on expects BLOCKER, MAJOR, MINOR or NIT, got \"" + *v + "\"");
   }
 
-  session::ReviewRequest request = reviewRequestFor(readDiff(parsed, in), parsed, "revline review", err);
+  session::ReviewRequest request = reviewRequestFor(readDiff(parsed, in, err, "revline review"), parsed, "revline review", err);
   request.progress = terminalProgress(err, "revline review");
   request.fullReview = parsed.has("no-cache");
   // The server's per-hunk cache too: a re-run after an edit sends only the edited

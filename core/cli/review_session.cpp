@@ -4,7 +4,6 @@
 
 #include <iostream>
 
-#include "core/git/config_guard.h"
 #include "core/git/git.h"
 #include "core/reports/usage_report.h"
 #include "core/session/spend_meter.h"
@@ -73,9 +72,6 @@ session::ReviewRequest reviewRequestFor(DiffSource source, const ParsedArgs& arg
   const config::Config config = applyReviewFlags(
       source.root ? config::loadForRepository(*source.root, &notices) : config::loadWithoutRepository(), args);
   for (const auto& n : notices) err << command << ": warning: " << n << "\n";
-  for (const auto& s : source.skipped) err << command << ": warning: " << s << "\n";
-  if (!source.ignoredGitSettings.empty())
-    err << command << ": warning: " << git::ignoredSettingsNotice(*source.root, source.ignoredGitSettings) << "\n";
   // No repository (--stdin elsewhere): no root, so no tools and no file reads,
   // never the current directory (it may be $HOME).
   session::ReviewRequest request{std::move(source.diff), source.root.value_or(std::filesystem::path()), config, {}};

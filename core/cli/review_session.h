@@ -27,7 +27,7 @@ session::ProgressSink terminalProgress(std::ostream& err, const std::string& com
 // The review a command's flags ask for, on `source`: the layered config (user,
 // repository, flags), the intent's commit messages with --base, and no
 // repository root (no tools, no file reads) without a repository. Config
-// notices and skipped untracked files are warned about on `err` as `command`.
+// notices are warned about on `err` as `command` (readDiff warns of the diff's).
 session::ReviewRequest reviewRequestFor(DiffSource source, const ParsedArgs& args, const std::string& command,
                                         std::ostream& err);
 

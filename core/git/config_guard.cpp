@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <cctype>
 #include <set>
 
 #include "core/git/git.h"
@@ -12,6 +13,13 @@ namespace {
 bool startsWith(const std::string& s, const std::string& prefix) { return s.compare(0, prefix.size(), prefix) == 0; }
 bool endsWith(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+bool isBoolean(std::string value) {
+  for (char& c : value) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (const char* b : {"", "true", "false", "yes", "no", "on", "off", "1", "0"})
+    if (value == b) return true;
+  return false;
 }
 
 void pin(std::vector<std::string>& args, const std::string& key, const std::string& value) {
@@ -70,7 +78,9 @@ Guard untrustedGuard(const std::string& listing) {
                      "run `revline trust` if you trust this repository");
     }
     if (key == "core.fsmonitor") {
-      // pinned above
+      // Pinned off above; named only when it is a program (true/false choose git's own daemon or none).
+      if (isBoolean(entry.find('\n') == std::string::npos ? std::string() : entry.substr(entry.find('\n') + 1)))
+        continue;
     } else if (startsWith(key, "filter.")) {
       pin(guard.args, key, "");
     } else if (startsWith(key, "protocol.") && endsWith(key, ".allow")) {

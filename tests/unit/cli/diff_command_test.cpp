@@ -47,6 +47,25 @@ TEST(DiffCommand, ShowsTheFunctionContextAndOnlyTheFilesTheReviewerGets) {
   EXPECT_NE(j.out.find("package-lock.json"), std::string::npos);
 }
 
+// --json and --numstat print the diff as read: what git was not asked to show is said on stderr there too.
+TEST(DiffCommand, EveryFormSaysWhatTheDiffLeftOut) {
+  TempRepo repo;
+  makeChange(repo);
+  repo.write("huge.log", std::string(9 * 1024 * 1024, 'a'));  // untracked, over the 8 MB cap
+  repo.git("config core.fsmonitor .git/watch");                 // the repository's own program, not run
+  for (const std::string form : {"diff", "diff --json", "diff --numstat"}) {
+    const auto r = runRevline(form, repo.root());
+    ASSERT_EQ(r.exitCode, 0) << form << ": " << r.err;
+    EXPECT_EQ(r.out.find("huge.log"), std::string::npos) << form;
+    EXPECT_NE(r.err.find("revline diff: warning: huge.log: 9 MB, over the 8 MB limit for untracked files"),
+              std::string::npos)
+        << form << ": " << r.err;
+    EXPECT_NE(r.err.find("revline diff: warning: "), std::string::npos) << form;
+    EXPECT_NE(r.err.find("git config names programs for git to run (core.fsmonitor)"), std::string::npos)
+        << form << ": " << r.err;
+  }
+}
+
 TEST(DiffCommand, PromptPrintsTheWholeFirstRequestWithTheIntent) {
   TempRepo repo;
   makeChange(repo);

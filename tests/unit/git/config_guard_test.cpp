@@ -183,7 +183,8 @@ TEST(UntrustedGuard, OnlyTheRepositorysOwnSettingsAreNamedAndEachOnce) {
                               "worktree\0protocol.ext.allow\nalways\0"s +
                               "local\0protocol.version\n2\0"s +
                               "local\0filter.Evil.clean\nagain\0"s +
-                              "local\0filter.bare.smudge\0"s;
+                              "local\0filter.bare.smudge\0"s +
+                              "worktree\0core.fsmonitor\nTrue\0"s;  // git's own daemon: off, but no program to name
   const Guard guard = untrustedGuard(listing);
   EXPECT_THAT(guard.ignored, ElementsAre("filter.Evil.clean", "protocol.ext.allow", "filter.bare.smudge"));
   EXPECT_THAT(guard.args, ElementsAre("-c", "core.fsmonitor=false", "-c", "protocol.allow=never", "-c",

@@ -11,10 +11,10 @@
 namespace revline::cli {
 
 int runTrustCommand(const std::vector<std::string>& args, std::istream&, std::ostream& out, std::ostream&) {
-  const ParsedArgs parsed("revline trust", {{"list"}, {"help"}}, args);
+  const ParsedArgs parsed("revline trust", {{"list"}, {"remove"}, {"help"}}, args);
   const std::filesystem::path userFile = config::userConfigPath();
   if (parsed.has("help")) {
-    out << "usage: revline trust [PATH]\n       revline trust --list\n\n"
+    out << "usage: revline trust [PATH]\n       revline trust --remove [PATH]\n       revline trust --list\n\n"
            "Trusts the repository at PATH (default: the current directory's repository): its .revline.json may\n"
            "then set the keys that decide where code and credentials are sent (base_url, api_key_env, provider\n"
            "openai/anthropic/ollama, cassette outside the repository), and raise what a review spends; and the\n"
@@ -25,6 +25,7 @@ int runTrustCommand(const std::vector<std::string>& args, std::istream&, std::os
            "~/.config/revline/config.json; now "
         << (userFile.empty() ? std::string("unset: neither XDG_CONFIG_HOME nor HOME is set") : userFile.string())
         << "), under \"trusted_repositories\".\n\n"
+           "  --remove  trust the repository no more (PATH may be one that no longer exists)\n"
            "  --list    print the trusted repositories\n";
     return 0;
   }
@@ -34,9 +35,20 @@ int runTrustCommand(const std::vector<std::string>& args, std::istream&, std::os
     return 0;
   }
   if (parsed.positional().size() > 1) throw UsageError("unexpected argument \"" + parsed.positional()[1] + "\"");
+  if (parsed.has("list") && parsed.has("remove")) throw UsageError("--list and --remove exclude each other");
   const std::filesystem::path start =
       parsed.positional().empty() ? std::filesystem::current_path() : std::filesystem::path(parsed.positional()[0]);
   std::error_code ec;
+  if (parsed.has("remove")) {
+    // A repository deleted since it was trusted is removed by the path it had.
+    const std::filesystem::path root = std::filesystem::is_directory(start, ec)
+                                           ? std::filesystem::canonical(git::findRepositoryRoot(start))
+                                           : std::filesystem::absolute(start).lexically_normal();
+    const bool removed = config::untrustRepository(userFile, root);
+    out << "revline trust: " << root.string() << (removed ? " is no longer trusted" : " was not trusted") << " (in "
+        << userFile.string() << ")\n";
+    return 0;
+  }
   if (!std::filesystem::is_directory(start, ec)) throw UsageError("\"" + start.string() + "\" is not a directory");
   const std::filesystem::path root = std::filesystem::canonical(git::findRepositoryRoot(start));
   const bool added = config::trustRepository(userFile, root);

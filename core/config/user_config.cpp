@@ -100,6 +100,24 @@ bool trustRepository(const fs::path& file, const fs::path& root) {
   return true;
 }
 
+bool untrustRepository(const fs::path& file, const fs::path& root) {
+  if (file.empty()) {
+    throw ConfigError("cannot find the user configuration: set XDG_CONFIG_HOME or HOME");
+  }
+  const FileLock lock(file);
+  json object = readObject(file);
+  (void)loadUserConfig(file);  // validates before anything is rewritten
+  if (!object.contains(kTrustedKey)) return false;
+  const fs::path wanted = canonicalOrNormal(root);
+  json kept = json::array();
+  for (const json& entry : object[kTrustedKey])
+    if (canonicalOrNormal(entry.get<std::string>()) != wanted) kept.push_back(entry);  // every spelling of it goes
+  if (kept.size() == object[kTrustedKey].size()) return false;
+  object[kTrustedKey] = std::move(kept);
+  if (!writeFileAtomically(file, object.dump(2) + "\n")) throw ConfigError("cannot write " + file.string());
+  return true;
+}
+
 json userConfigSchema() {
   json schema = configSchema();
   schema["title"] = "revline user configuration";

@@ -41,6 +41,11 @@ bool isTrusted(const UserConfig& user, const std::filesystem::path& root);
 // already trusted. Throws ConfigError when the existing file is invalid.
 bool trustRepository(const std::filesystem::path& file, const std::filesystem::path& root);
 
+// Removes every entry naming `root` (any spelling) from the trusted
+// repositories of `file`, keeping every other key. Returns false when it was
+// not trusted. Throws ConfigError when the file is invalid.
+bool untrustRepository(const std::filesystem::path& file, const std::filesystem::path& root);
+
 // The JSON Schema of the user config (shipped as docs/revline-user.schema.json).
 json userConfigSchema();
 

@@ -182,6 +182,15 @@ TEST(UntrustedRepository, ItsGitConfigRunsNoProgramUntilTrusted) {
   EXPECT_EQ(r.exitCode, 1) << r.out << r.err;
   EXPECT_TRUE(fs::exists(markers.path() / "ran")) << "a trusted repository's settings apply";
   EXPECT_EQ(r.err.find("names programs"), std::string::npos) << r.err;
+
+  // Trust taken back: the programs are switched off again.
+  const auto untrust = testing::runShell(c.env() + shellQuote(REVLINE_BINARY) + " trust --remove", c.repo.root());
+  ASSERT_EQ(untrust.exitCode, 0) << untrust.err;
+  EXPECT_NE(untrust.out.find(c.root().string() + " is no longer trusted"), std::string::npos) << untrust.out;
+  fs::remove(markers.path() / "ran");
+  r = c.review();
+  EXPECT_FALSE(fs::exists(markers.path() / "ran"));
+  EXPECT_NE(r.err.find("names programs"), std::string::npos) << r.err;
 }
 
 TEST(StdinOutsideARepository, OffersNoToolsAndReadsNothingElse) {

@@ -82,6 +82,21 @@ TEST(Trust, TrustRepositoryWritesTheUserConfigAndKeepsItsKeys) {
   EXPECT_TRUE(isTrusted(u, r.dir.path()));
 }
 
+TEST(Trust, UntrustRepositoryRemovesEverySpellingAndKeepsTheRest) {
+  Repo r;
+  testing::TempDir other;
+  r.user(R"({"model": "mine", "trusted_repositories": [")" + r.root().string() + R"(", ")" +
+         (r.dir.path() / "." / "").string() + R"(", ")" + other.path().string() + R"("]})");
+  EXPECT_TRUE(untrustRepository(r.userFile(), r.dir.path()));
+  EXPECT_FALSE(untrustRepository(r.userFile(), r.dir.path())) << "no longer trusted";
+  const UserConfig u = loadUserConfig(r.userFile());
+  EXPECT_FALSE(isTrusted(u, r.root()));
+  ASSERT_EQ(u.trusted.size(), 1u);
+  EXPECT_EQ(u.trusted[0], other.path());
+  EXPECT_EQ(u.settings["model"], "mine");
+  EXPECT_FALSE(untrustRepository(r.home.path() / "absent.json", r.root())) << "no file: nothing trusted";
+}
+
 TEST(Trust, UserConfigSuppliesDefaultsAndRepositoryKeysStillWin) {
   Repo r;
   r.user(R"({"provider": "openai", "base_url": "http://127.0.0.1:9/v1", "model": "user-model",

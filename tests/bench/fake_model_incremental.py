@@ -90,3 +90,60 @@ class CountingModel:
     def stop(self):
         self.server.shutdown()
         self.server.server_close()
+
+
+class BillingAnthropic:
+    """The same careful model behind a fake Anthropic Messages API that bills prompt
+    caching as fake_model_cache.PromptCache does (a prefix up to a cache_control
+    breakpoint written at 1.25x, read by a later request at 0.1x): what an editing
+    session costs when the part before the diff is served from the cache between saves.
+    Start with start(); url is the base_url; billed() is (with caching, without)."""
+
+    def __init__(self):
+        from fake_model_cache import PromptCache, tokens, _canonical
+        self.cache = PromptCache()
+        model = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self):
+                raw = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+                body = json.loads(raw)
+                usage = model.cache.bill(body, len(raw))
+                texts = []
+                for m in body.get("messages", []):
+                    if m.get("role") != "user":
+                        continue
+                    content = m.get("content")
+                    blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+                    texts += [b.get("text", "") for b in blocks if b.get("type") == "text" and "<diff>\n" in b.get("text", "")]
+                report = {"summary": "Reviewed the hunks shown.", "findings": _findings("\n".join(texts)),
+                          "verdict": "COMMENT"}
+                content = [{"type": "tool_use", "id": "toolu_bench", "name": "submit_review", "input": report}]
+                reply = json.dumps({"id": "msg_bench", "type": "message", "role": "assistant", "model": body.get("model"),
+                                    "content": content, "stop_reason": "tool_use",
+                                    "usage": {"input_tokens": usage["uncached"],
+                                              "cache_creation_input_tokens": usage["write"],
+                                              "cache_read_input_tokens": usage["read"],
+                                              "output_tokens": tokens(_canonical(content))}}).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(reply)))
+                self.end_headers()
+                self.wfile.write(reply)
+
+            def log_message(self, *args):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = "http://127.0.0.1:%d" % self.server.server_address[1]
+
+    def start(self):
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        return self
+
+    def billed(self):
+        return self.cache.billed()
+
+    def stop(self):
+        self.server.shutdown()
+        self.server.server_close()

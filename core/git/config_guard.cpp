@@ -53,7 +53,7 @@ Guard untrustedGuard(const std::string& listing) {
   Guard guard;
   pin(guard.args, "core.fsmonitor", "false");
   pin(guard.args, "protocol.allow", "never");
-  std::set<std::string> seen;
+  std::set<std::string> seen, drivers;
   // -z: "<scope>\0<key>\n<value>\0" per setting, "<scope>\0<key>\0" for one without a value.
   std::size_t at = 0;
   while (at < listing.size()) {
@@ -83,6 +83,9 @@ Guard untrustedGuard(const std::string& listing) {
         continue;
     } else if (startsWith(key, "filter.")) {
       pin(guard.args, key, "");
+      // A driver marked required makes git fail without its program: not required then.
+      const std::string driver = key.substr(0, key.rfind('.'));
+      if (drivers.insert(driver).second) pin(guard.args, driver + ".required", "false");
     } else if (startsWith(key, "protocol.") && endsWith(key, ".allow")) {
       pin(guard.args, key, "never");
     } else {

@@ -34,7 +34,8 @@ struct Guard {
   // `-c` arguments: core.fsmonitor off and no transport (a missing object is an
   // error, not a fetch) whatever file says otherwise; and the settings of the
   // repository's own files (scope local or worktree, includes counted) that
-  // name programs neutralized: filter drivers get no command.
+  // name programs neutralized: filter drivers get no command (and are not
+  // required, or git would fail without one).
   std::vector<std::string> args;
   std::vector<std::string> ignored;  // the keys of the repository's own files neutralized
   bool includes = false;             // its files include others (which a stamp of them would not cover)

@@ -83,6 +83,17 @@ TEST_F(Planted, FilterDriverFsmonitorAndHookOfTheRepositoryDoNotRun) {
   EXPECT_TRUE(ran("fsmonitor"));
 }
 
+// git-lfs installed for one repository (`git lfs install --local`) marks its driver
+// required: switched off, it must not make every diff fail.
+TEST_F(Planted, ARequiredFilterSwitchedOffDoesNotFailTheDiff) {
+  filteredChange("lfs");
+  config("filter.lfs.process", program("process"));
+  config("filter.lfs.required", "true");
+  EXPECT_THAT(diff(), HasSubstr("-one\n+two\n"));
+  EXPECT_FALSE(ran("process"));
+  EXPECT_THAT(ignored, ElementsAre("filter.lfs.process"));
+}
+
 TEST_F(Planted, AFilterFromAnIncludedFileCountsAsTheRepositorys) {
   filteredChange("inc");
   repo.write(".git/more.cfg", "[filter \"inc\"]\n\tclean = " + program("clean") + "\n");
@@ -188,8 +199,9 @@ TEST(UntrustedGuard, OnlyTheRepositorysOwnSettingsAreNamedAndEachOnce) {
   const Guard guard = untrustedGuard(listing);
   EXPECT_THAT(guard.ignored, ElementsAre("filter.Evil.clean", "protocol.ext.allow", "filter.bare.smudge"));
   EXPECT_THAT(guard.args, ElementsAre("-c", "core.fsmonitor=false", "-c", "protocol.allow=never", "-c",
-                                      "filter.Evil.clean=", "-c", "protocol.ext.allow=never", "-c",
-                                      "filter.bare.smudge="));
+                                      "filter.Evil.clean=", "-c", "filter.Evil.required=false", "-c",
+                                      "protocol.ext.allow=never", "-c", "filter.bare.smudge=", "-c",
+                                      "filter.bare.required=false"));
   EXPECT_FALSE(guard.includes);
   EXPECT_TRUE(untrustedGuard("local\0includeif.gitdir:/x/.path\nmore.cfg\0"s).includes);
   EXPECT_FALSE(untrustedGuard("global\0include.path\n~/.gitconfig.local\0"s).includes);

@@ -12,6 +12,7 @@
 #include "core/reports/text_report.h"
 #include "core/reports/usage_report.h"
 #include "core/support/text.h"
+#include "core/support/utf8.h"
 
 namespace revline::reports {
 
@@ -186,8 +187,12 @@ std::string countsLine(const std::vector<const review::PublishedFinding*>& shown
 
 struct Listed {
   const review::PublishedFinding* finding;
-  bool offDiff;  // true: not placeable on the diff; false: over the inline cap
+  std::string_view why;  // why it is not inline: "" when over the inline cap
 };
+
+constexpr std::string_view kOffDiff = " (not on a line of this diff)";
+// GitHub names files in UTF-8 (JSON): it has no way to take a comment on any other name.
+constexpr std::string_view kNameNotUtf8 = " (its file name is not UTF-8, which GitHub cannot take a comment on)";
 
 }  // namespace
 
@@ -230,18 +235,22 @@ GithubReview buildGithubReview(const review::ReviewOutcome& outcome, const diff:
     shown.push_back(p);
     const auto placement = place(f, diff);
     if (!placement) {
-      listed.push_back({p, true});
+      listed.push_back({p, kOffDiff});
+      continue;
+    }
+    if (!validUtf8(placement->path)) {
+      listed.push_back({p, kNameNotUtf8});
       continue;
     }
     if (review.comments.size() >= options.maxInlineComments) {
-      listed.push_back({p, false});
+      listed.push_back({p, ""});
       continue;
     }
     InlineComment c;
     c.path = placement->path;
     c.line = placement->line;
     c.startLine = placement->startLine;
-    c.body = commentBody(*p, placement->exact, options.maxBodyBytes);
+    c.body = replaceInvalidUtf8(commentBody(*p, placement->exact, options.maxBodyBytes));
     c.findingId = p->id;
     review.comments.push_back(std::move(c));
   }
@@ -292,7 +301,7 @@ GithubReview buildGithubReview(const review::ReviewOutcome& outcome, const diff:
     for (const auto& item : listed) {
       const Finding& f = item.finding->finding;
       std::string entry = "- " + headline(f) + " — " + markdownCode(f.file + ":" + rangeText(f));
-      entry += item.offDiff ? " (not on a line of this diff)" : "";
+      entry += item.why;
       entry += "\n";
       if (!f.explanation.empty()) {
         entry += prefixLines(markdownProse(truncateUtf8(f.explanation, kListedExplanationBytes)), "  > ");
@@ -309,7 +318,8 @@ GithubReview buildGithubReview(const review::ReviewOutcome& outcome, const diff:
     }
   }
   body += footerLine;
-  review.body = truncateUtf8(body, options.maxBodyBytes);
+  // File names are bytes; the payload is JSON, which holds only UTF-8.
+  review.body = replaceInvalidUtf8(truncateUtf8(body, options.maxBodyBytes));
   return review;
 }
 

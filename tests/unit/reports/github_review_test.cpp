@@ -308,6 +308,28 @@ TEST(GithubReview, ModelTextCannotHideTheReviewOrNotifyAnyone) {
   EXPECT_NE(body.find("<sub>revline"), std::string::npos) << body;
 }
 
+// A file name is bytes; a pull request may add one that is not UTF-8 (Latin-1).
+// The review is JSON: posting it threw "invalid UTF-8 byte" and nothing was
+// posted. Now the payload is UTF-8, and a finding on such a file is listed.
+TEST(GithubReview, FileNamesThatAreNotUtf8StillPost) {
+  const diff::Diff d = diff::parse(
+      "diff --git \"a/caf\\351.c\" \"b/caf\\351.c\"\nnew file mode 100644\nindex 0000000..3333333\n--- /dev/null\n"
+      "+++ \"b/caf\\351.c\"\n@@ -0,0 +1,2 @@\n+int a;\n+int b;\n");
+  auto o = outcome(Verdict::RequestChanges);
+  o.findings.push_back(published(finding("caf\xe9.c", 1, Severity::Major, Category::Correctness, "on it"), "a"));
+  o.coverage.filesTotal = 2;
+  o.coverage.filesReviewed = 1;
+  o.coverage.filesSkipped.push_back({"lib\xe9/Cargo.lock", "lock file", 1});
+  const GithubReview review = buildGithubReview(o, d);
+  EXPECT_TRUE(review.comments.empty());
+  std::string posted;
+  ASSERT_NO_THROW(posted = review.toJson().dump());
+  EXPECT_NE(review.body.find("`caf\xef\xbf\xbd.c:1` (its file name is not UTF-8, which GitHub cannot take a comment on)"),
+            std::string::npos)
+      << review.body;
+  EXPECT_NE(review.body.find("excluded: lib\xef\xbf\xbd/Cargo.lock"), std::string::npos) << review.body;
+}
+
 TEST(GithubReview, CommitIdWhenKnown) {
   const diff::Diff d = sampleDiff();
   EXPECT_EQ(buildGithubReview(outcome(), d).toJson("abc123")["commit_id"], "abc123");

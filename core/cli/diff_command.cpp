@@ -8,13 +8,15 @@
 #include "core/cli/subcommands.h"
 #include "core/diff/render.h"
 #include "core/session/review_service.h"
+#include "core/support/terminal_text.h"
 #include "core/tools/repository_tools.h"
 
 namespace revline::cli {
 namespace {
 
 void printSkipped(const std::vector<review::SkippedFile>& skipped, std::ostream& err) {
-  for (const auto& s : skipped) err << "revline diff: not sent to the reviewer: " << s.path << " (" << s.reason << ")\n";
+  for (const auto& s : skipped) err << "revline diff: not sent to the reviewer: " << terminalSafe(s.path, Newlines::Escape) << " ("
+                   << terminalSafe(s.reason) << ")\n";
 }
 
 }  // namespace
@@ -83,7 +85,7 @@ int runDiffCommand(const std::vector<std::string>& args, std::istream& in, std::
       out << "=== system ===\n" << requests[i].system << "\n";
       for (const auto& m : requests[i].messages) out << "=== user ===\n" << m.text;
     }
-    for (const auto& s : notSent) err << "revline diff: not sent (" << s << ")\n";
+    for (const auto& s : notSent) err << "revline diff: not sent (" << terminalSafe(s) << ")\n";
     return 0;
   }
   const std::filesystem::path root = request.root;

@@ -3,6 +3,7 @@
 #include "core/config/user_config.h"
 #include "core/git/config_guard.h"
 #include "core/git/git.h"
+#include "core/support/terminal_text.h"
 
 namespace revline::cli {
 namespace {
@@ -46,9 +47,10 @@ DiffSource readDiff(const ParsedArgs& args, std::istream& in, std::ostream& err,
   request.trustRepositoryConfig = trusted(*source.root);
   request.ignoredSettings = &source.ignoredGitSettings;
   source.diff = diff::parse(git::diffText(*source.root, request));
-  for (const auto& s : source.skipped) err << command << ": warning: " << s << "\n";
+  for (const auto& s : source.skipped) err << command << ": warning: " << terminalSafe(s) << "\n";
   if (!source.ignoredGitSettings.empty())
-    err << command << ": warning: " << git::ignoredSettingsNotice(*source.root, source.ignoredGitSettings) << "\n";
+    err << command << ": warning: "
+        << terminalSafe(git::ignoredSettingsNotice(*source.root, source.ignoredGitSettings)) << "\n";
   return source;
 }
 

@@ -1,5 +1,6 @@
 // `revline` subcommand dispatch, help, and the one place that turns an
-// exception into an error message and exit code 2.
+// exception into an error message and exit code 2. A message may quote a
+// repository's file names or config, so the terminal is shown it, never obeys it.
 #include <iostream>
 #include <map>
 
@@ -11,6 +12,7 @@
 #include "core/git/git.h"
 #include "core/process/process.h"
 #include "core/review/pipeline.h"
+#include "core/support/terminal_text.h"
 #include "core/support/version.h"
 
 namespace revline::cli {
@@ -76,24 +78,25 @@ int runMain(const std::vector<std::string>& args, std::istream& in, std::ostream
   try {
     return it->second.run(rest, in, out, err);
   } catch (const UsageError& e) {
-    err << "revline " << args[0] << ": " << e.what() << "\n";
+    err << "revline " << args[0] << ": " << terminalSafe(e.what()) << "\n";
   } catch (const diff::ParseError& e) {
-    err << "revline " << args[0] << ": malformed diff: " << e.what() << "\n";
+    err << "revline " << args[0] << ": malformed diff: " << terminalSafe(e.what()) << "\n";
   } catch (const git::GitError& e) {
-    err << "revline " << args[0] << ": " << e.what() << "\n";
+    err << "revline " << args[0] << ": " << terminalSafe(e.what()) << "\n";
   } catch (const config::ConfigError& e) {
-    err << "revline " << args[0] << ": configuration error: " << e.what() << "\n";
+    err << "revline " << args[0] << ": configuration error: " << terminalSafe(e.what()) << "\n";
   } catch (const review::ProviderError& e) {
     // A provider that cannot be used as configured (no key, a bad URL, a budget too small) is the user's to fix.
     err << "revline " << args[0]
-        << (e.kind() == review::ProviderError::Kind::Config ? ": configuration error: " : ": provider error: ") << e.what()
+        << (e.kind() == review::ProviderError::Kind::Config ? ": configuration error: " : ": provider error: ")
+        << terminalSafe(e.what())
         << "\n";
   } catch (const review::ContractFailure& e) {
-    err << "revline " << args[0] << ": " << e.what() << "\n";
+    err << "revline " << args[0] << ": " << terminalSafe(e.what()) << "\n";
   } catch (const process::Error& e) {
-    err << "revline " << args[0] << ": " << e.what() << "\n";
+    err << "revline " << args[0] << ": " << terminalSafe(e.what()) << "\n";
   } catch (const std::exception& e) {
-    err << "revline " << args[0] << ": internal error: " << e.what() << "\n";
+    err << "revline " << args[0] << ": internal error: " << terminalSafe(e.what()) << "\n";
   }
   return 2;
 }

@@ -23,6 +23,7 @@
 #include "core/reports/text_report.h"
 #include "core/session/review_service.h"
 #include "core/support/json.h"
+#include "core/support/terminal_text.h"
 
 namespace revline::cli {
 namespace fs = std::filesystem;
@@ -230,7 +231,7 @@ int runPrCommand(const std::vector<std::string>& args, std::istream&, std::ostre
     if (info.contains("headRefOid") && info["headRefOid"].is_string()) headCommit = info["headRefOid"].get<std::string>();
     reviewOptions.commitId = headCommit;
     if (info.contains("state") && info["state"].is_string() && info["state"] != "OPEN") {
-      err << "revline pr: note: " << where << " is " << info["state"].get<std::string>() << "\n";
+      err << "revline pr: note: " << where << " is " << terminalSafe(info["state"].get<std::string>()) << "\n";
     }
 
     // A fresh workspace.
@@ -272,7 +273,7 @@ int runPrCommand(const std::vector<std::string>& args, std::istream&, std::ostre
       }
       if (!missing.empty()) {
         err << "revline pr: warning: " << missing.size() << " changed file(s) have no diff to review:";
-        for (const auto& m : missing) err << " " << m;
+        for (const auto& m : missing) err << " " << terminalSafe(m, Newlines::Escape);
         err << "\n";
       }
     }
@@ -282,7 +283,7 @@ int runPrCommand(const std::vector<std::string>& args, std::istream&, std::ostre
                              "revline pr");
     const review::ReviewOutcome& outcome = result.outcome;
     const diff::Diff& selected = result.reviewed;
-    for (const auto& w : outcome.warnings) err << "revline pr: warning: " << w << "\n";
+    for (const auto& w : outcome.warnings) err << "revline pr: warning: " << terminalSafe(w) << "\n";
 
     const reports::GithubReview review = reports::buildGithubReview(outcome, selected, reviewOptions);
     const json payload = review.toJson(reviewOptions.commitId);
@@ -324,7 +325,7 @@ int runPrCommand(const std::vector<std::string>& args, std::istream&, std::ostre
     }
     return reports::exitCodeFor(outcome, failOn);
   } catch (const PrError& e) {
-    err << "revline pr: " << e.what() << "\n";
+    err << "revline pr: " << terminalSafe(e.what()) << "\n";
     return 2;
   }
 }

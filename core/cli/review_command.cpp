@@ -9,6 +9,7 @@
 #include "core/reports/sarif_report.h"
 #include "core/reports/text_report.h"
 #include "core/session/review_service.h"
+#include "core/support/terminal_text.h"
 
 namespace revline::cli {
 
@@ -71,7 +72,7 @@ int runReviewCommand(const std::vector<std::string>& args, std::istream& in, std
   } else {
     out << reports::renderText(outcome);
   }
-  for (const auto& w : outcome.warnings) err << "revline review: warning: " << w << "\n";
+  for (const auto& w : outcome.warnings) err << "revline review: warning: " << terminalSafe(w) << "\n";
   return reports::exitCodeFor(outcome, failOn);
 }
 

@@ -7,6 +7,7 @@
 #include "core/git/git.h"
 #include "core/reports/usage_report.h"
 #include "core/session/spend_meter.h"
+#include "core/support/terminal_text.h"
 #include "core/support/cancel.h"
 
 namespace revline::cli {
@@ -71,7 +72,7 @@ session::ReviewRequest reviewRequestFor(DiffSource source, const ParsedArgs& arg
   std::vector<std::string> notices;
   const config::Config config = applyReviewFlags(
       source.root ? config::loadForRepository(*source.root, &notices) : config::loadWithoutRepository(), args);
-  for (const auto& n : notices) err << command << ": warning: " << n << "\n";
+  for (const auto& n : notices) err << command << ": warning: " << terminalSafe(n) << "\n";
   // No repository (--stdin elsewhere): no root, so no tools and no file reads,
   // never the current directory (it may be $HOME).
   session::ReviewRequest request{std::move(source.diff), source.root.value_or(std::filesystem::path()), config, {}};

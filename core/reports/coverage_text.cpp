@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <vector>
 
+#include "core/reports/markdown_text.h"
+
 namespace revline::reports {
 
 namespace {
@@ -51,7 +53,7 @@ std::string coverageSentence(const review::Coverage& c) {
 }
 
 std::string skippedFileText(const review::SkippedFile& skipped, bool asCode) {
-  std::string text = asCode ? "`" + skipped.path + "`" : skipped.path;
+  std::string text = asCode ? markdownCode(skipped.path) : skipped.path;
   // Its reason names only the lines left out: without this it reads as the whole file.
   if (skipped.partial) text += " (partly reviewed)";
   return text + ": " + skipped.reason;

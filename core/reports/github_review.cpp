@@ -7,10 +7,12 @@
 #include <tuple>
 
 #include "core/reports/coverage_text.h"
+#include "core/reports/markdown_text.h"
 #include "core/reports/names.h"
 #include "core/reports/text_report.h"
 #include "core/reports/usage_report.h"
 #include "core/support/text.h"
+#include "core/support/utf8.h"
 
 namespace revline::reports {
 
@@ -96,9 +98,11 @@ std::string prefixLines(const std::string& text, const std::string& prefix) {
   return out;
 }
 
+// The model's words and file names go through markdown_text.h: shown, never
+// hiding the rest of the review nor notifying anyone.
 std::string headline(const Finding& f) {
   return "**" + std::string(severityName(f.severity)) + "** · " + std::string(categoryName(f.category)) + " · " +
-         f.title;
+         markdownLine(f.title);
 }
 
 std::string footer(const review::PublishedFinding& p) {
@@ -121,24 +125,40 @@ std::string editBlock(const Finding& f, bool asSuggestion) {
   return "Proposed edit of lines " + rangeText(f) + ":\n" + fence + "diff\n" + lines + fence + "\n";
 }
 
+// markdownProse of `text` cut to at most maxBytes: cut before it is escaped, so
+// no cut leaves a fence open or an escape half written, and cut again by what
+// escaping added.
+std::string proseWithin(const std::string& text, std::size_t maxBytes, bool atLineStart = true) {
+  std::size_t budget = maxBytes;
+  std::string out = markdownProse(truncateUtf8(text, budget), atLineStart);
+  while (out.size() > maxBytes && budget > 0) {
+    budget = std::min(budget - 1, budget * maxBytes / out.size());  // escaping grew it by out.size() / budget
+    out = markdownProse(truncateUtf8(text, budget), atLineStart);
+  }
+  return out;
+}
+
 std::string commentBody(const review::PublishedFinding& p, bool exactPlacement, std::size_t maxBytes) {
   const Finding& f = p.finding;
   const std::string marker = "<!-- revline:finding:" + p.id + " -->\n";
   const std::string head = headline(f) + "\n\n";
-  std::string fix = f.suggestedFix ? "**Suggested fix:** " + *f.suggestedFix + "\n\n" : "";
+  std::string fix = f.suggestedFix ? "**Suggested fix:** " + markdownProse(*f.suggestedFix, false) + "\n\n" : "";
   std::string edit = editBlock(f, exactPlacement);
   if (!exactPlacement && f.edit) edit = "(Lines " + rangeText(f) + ".) " + edit;
-  if (p.editDroppedReason) edit = "*Fix withheld:* " + *p.editDroppedReason + "\n";
+  if (p.editDroppedReason) edit = "*Fix withheld:* " + markdownLine(*p.editDroppedReason) + "\n";
   if (!edit.empty()) edit += "\n";
   const std::string foot = footer(p);
-  std::string explanation = f.explanation.empty() ? "" : f.explanation + "\n\n";
+  std::string explanation = f.explanation.empty() ? "" : markdownProse(f.explanation) + "\n\n";
 
   auto total = [&] { return marker.size() + head.size() + explanation.size() + fix.size() + edit.size() + foot.size(); };
   if (total() > maxBytes && !edit.empty()) edit = "(The proposed edit is too long to show here.)\n\n";
-  if (total() > maxBytes && fix.size() > 2000) fix = truncateUtf8(fix, 2000) + "\n\n";
+  if (total() > maxBytes && fix.size() > 2000) {
+    const std::string lead = "**Suggested fix:** ";
+    fix = lead + proseWithin(*f.suggestedFix, 2000 - lead.size(), false) + "\n\n";
+  }
   if (total() > maxBytes) {
     const std::size_t others = total() - explanation.size();
-    explanation = others + 8 < maxBytes ? truncateUtf8(explanation, maxBytes - others - 4) + "\n\n" : "";
+    explanation = others + 8 < maxBytes ? proseWithin(f.explanation, maxBytes - others - 4) + "\n\n" : "";
   }
   std::string body = marker + head + explanation + fix + edit + foot;
   return body.size() > maxBytes ? truncateUtf8(body, maxBytes) : body;
@@ -167,8 +187,12 @@ std::string countsLine(const std::vector<const review::PublishedFinding*>& shown
 
 struct Listed {
   const review::PublishedFinding* finding;
-  bool offDiff;  // true: not placeable on the diff; false: over the inline cap
+  std::string_view why;  // why it is not inline: "" when over the inline cap
 };
+
+constexpr std::string_view kOffDiff = " (not on a line of this diff)";
+// GitHub names files in UTF-8 (JSON): it has no way to take a comment on any other name.
+constexpr std::string_view kNameNotUtf8 = " (its file name is not UTF-8, which GitHub cannot take a comment on)";
 
 }  // namespace
 
@@ -211,18 +235,22 @@ GithubReview buildGithubReview(const review::ReviewOutcome& outcome, const diff:
     shown.push_back(p);
     const auto placement = place(f, diff);
     if (!placement) {
-      listed.push_back({p, true});
+      listed.push_back({p, kOffDiff});
+      continue;
+    }
+    if (!validUtf8(placement->path)) {
+      listed.push_back({p, kNameNotUtf8});
       continue;
     }
     if (review.comments.size() >= options.maxInlineComments) {
-      listed.push_back({p, false});
+      listed.push_back({p, ""});
       continue;
     }
     InlineComment c;
     c.path = placement->path;
     c.line = placement->line;
     c.startLine = placement->startLine;
-    c.body = commentBody(*p, placement->exact, options.maxBodyBytes);
+    c.body = replaceInvalidUtf8(commentBody(*p, placement->exact, options.maxBodyBytes));
     c.findingId = p->id;
     review.comments.push_back(std::move(c));
   }
@@ -230,7 +258,7 @@ GithubReview buildGithubReview(const review::ReviewOutcome& outcome, const diff:
 
   // The review body: verdict, summary, counts, then the findings that are not inline.
   std::string body = "<!-- revline:review -->\n" + verdictHeading(review.event, outcome.verdict) + "\n\n";
-  if (!outcome.summary.empty()) body += outcome.summary + "\n\n";
+  if (!outcome.summary.empty()) body += markdownProse(outcome.summary) + "\n\n";
   body += countsLine(shown);
   if (!review.comments.empty()) {
     body += " " + std::to_string(review.comments.size()) +
@@ -250,13 +278,13 @@ GithubReview buildGithubReview(const review::ReviewOutcome& outcome, const diff:
   if (outcome.coverage.filesTotal > 0) {
     std::string sentence = coverageSentence(outcome.coverage);
     sentence[0] = 'R';
-    body += "\n" + sentence + ".\n";
+    body += "\n" + markdownLine(sentence) + ".\n";
   }
   if (const std::string reason = notReviewedReason(outcome.coverage); !reason.empty()) body += "\n**" + reason + "**\n";
   if (!outcome.coverage.filesSkipped.empty()) {
     const auto& skipped = outcome.coverage.filesSkipped;
     body += "\nNot reviewed:\n\n";
-    for (std::size_t i = 0; i < skipped.size() && i < 20; ++i) body += "- " + skippedFileText(skipped[i], true) + "\n";
+    for (std::size_t i = 0; i < skipped.size() && i < 20; ++i) body += "- " + markdownLine(skippedFileText(skipped[i], true)) + "\n";
     if (skipped.size() > 20) body += "- …and " + std::to_string(skipped.size() - 20) + " more.\n";
   }
   std::string footerLine = "\n<sub>revline " + options.toolVersion;
@@ -272,13 +300,14 @@ GithubReview buildGithubReview(const review::ReviewOutcome& outcome, const diff:
     std::size_t written = 0;
     for (const auto& item : listed) {
       const Finding& f = item.finding->finding;
-      std::string entry = "- " + headline(f) + " — `" + f.file + ":" + rangeText(f) + "`";
-      entry += item.offDiff ? " (not on a line of this diff)" : "";
+      std::string entry = "- " + headline(f) + " — " + markdownCode(f.file + ":" + rangeText(f));
+      entry += item.why;
       entry += "\n";
       if (!f.explanation.empty()) {
-        entry += prefixLines(truncateUtf8(f.explanation, kListedExplanationBytes), "  > ");
+        entry += prefixLines(markdownProse(truncateUtf8(f.explanation, kListedExplanationBytes)), "  > ");
       }
-      if (f.suggestedFix) entry += "  Suggested fix: " + truncateUtf8(*f.suggestedFix, kListedExplanationBytes) + "\n";
+      if (f.suggestedFix)
+        entry += "  Suggested fix: " + markdownProse(truncateUtf8(*f.suggestedFix, kListedExplanationBytes), false) + "\n";
       const std::string more = "- …and " + std::to_string(listed.size() - written) + " more.\n";
       if (body.size() + entry.size() + more.size() + footerLine.size() + 64 > options.maxBodyBytes) {
         body += more;
@@ -289,7 +318,8 @@ GithubReview buildGithubReview(const review::ReviewOutcome& outcome, const diff:
     }
   }
   body += footerLine;
-  review.body = truncateUtf8(body, options.maxBodyBytes);
+  // File names are bytes; the payload is JSON, which holds only UTF-8.
+  review.body = replaceInvalidUtf8(truncateUtf8(body, options.maxBodyBytes));
   return review;
 }
 

@@ -8,6 +8,7 @@
 #include "core/reports/coverage_text.h"
 #include "core/reports/names.h"
 #include "core/reports/usage_report.h"
+#include "core/support/terminal_text.h"
 
 namespace revline::reports {
 
@@ -43,19 +44,25 @@ std::string_view verdictColour(Verdict v) {
   return "1";
 }
 
+// File names and the model's words are untrusted: shown, never obeyed by the
+// terminal (support/terminal_text.h). One-line fields keep to one line.
+std::string line(std::string_view text) { return terminalSafe(text, Newlines::Escape); }
+std::string lines(std::string_view text) { return terminalSafe(text); }
+
 std::string location(const contract::Finding& f) {
-  std::string s = f.file + ":" + std::to_string(f.line);
+  std::string s = line(f.file) + ":" + std::to_string(f.line);
   if (f.endLine && *f.endLine != f.line) s += "-" + std::to_string(*f.endLine);
   return s;
 }
 
-// Writes `text` line by line, each line prefixed by `indent` (+ `marker`).
-void writeIndented(std::ostream& out, std::string_view text, const std::string& prefix) {
+// Writes `text` line by line, each line prefixed by `prefix` (indent + marker).
+void writeIndented(std::ostream& out, std::string_view untrusted, const std::string& prefix) {
+  const std::string safe = lines(untrusted);
+  const std::string_view text = safe;
   std::size_t start = 0;
   while (true) {
     const std::size_t nl = text.find('\n', start);
-    const std::string_view line = text.substr(start, nl == std::string_view::npos ? std::string_view::npos : nl - start);
-    out << prefix << line << "\n";
+    out << prefix << text.substr(start, nl == std::string_view::npos ? std::string_view::npos : nl - start) << "\n";
     if (nl == std::string_view::npos) break;
     start = nl + 1;
   }
@@ -80,13 +87,13 @@ std::string renderText(const review::ReviewOutcome& outcome, bool colour) {
   out << "revline: " << p.wrap(verdictColour(outcome.verdict), verdictName(outcome.verdict));
   if (outcome.modelVerdict != outcome.verdict) out << " (the model said " << verdictName(outcome.modelVerdict) << ")";
   out << "\n";
-  if (!outcome.summary.empty()) out << outcome.summary << "\n";
+  if (!outcome.summary.empty()) out << lines(outcome.summary) << "\n";
 
   for (const auto& published : outcome.findings) {
     const contract::Finding& f = published.finding;
     out << "\n"
         << p.wrap("1", location(f)) << ": " << p.wrap(severityColour(f.severity), severityName(f.severity)) << " "
-        << categoryName(f.category) << " " << f.title << " (confidence " << formatConfidence(f.confidence) << ")\n";
+        << categoryName(f.category) << " " << line(f.title) << " (confidence " << formatConfidence(f.confidence) << ")\n";
     if (!f.explanation.empty()) writeIndented(out, f.explanation, "    ");
     if (f.suggestedFix) writeIndented(out, "Fix: " + *f.suggestedFix, "    ");
     if (f.edit) {
@@ -98,8 +105,8 @@ std::string renderText(const review::ReviewOutcome& outcome, bool colour) {
         writeIndented(out, f.edit->replacement, "      " + p.wrap("32", "+ "));
       }
     }
-    if (published.editDroppedReason) out << "    (fix withheld: " << *published.editDroppedReason << ")\n";
-    if (published.rangeClamped) out << "    (" << *published.rangeClamped << ")\n";
+    if (published.editDroppedReason) out << "    (fix withheld: " << lines(*published.editDroppedReason) << ")\n";
+    if (published.rangeClamped) out << "    (" << lines(*published.rangeClamped) << ")\n";
   }
   if (outcome.findings.empty()) out << "\nNo findings.\n";
 
@@ -107,7 +114,7 @@ std::string renderText(const review::ReviewOutcome& outcome, bool colour) {
     out << "\nRejected (not published):\n";
     for (const auto& r : outcome.rejected) {
       out << "  " << location(r.finding) << ": " << severityName(r.finding.severity) << " "
-          << categoryName(r.finding.category) << " " << r.finding.title << "\n";
+          << categoryName(r.finding.category) << " " << line(r.finding.title) << "\n";
       writeIndented(out, r.reason, "    ");
     }
   }
@@ -118,10 +125,10 @@ std::string renderText(const review::ReviewOutcome& outcome, bool colour) {
   if (outcome.unplacedBlocking > 0)
     out << "\n" << plural(static_cast<std::size_t>(outcome.unplacedBlocking), "blocking finding", "blocking findings")
         << " could not be placed on the diff (see Rejected), so the verdict is not APPROVE.\n";
-  for (const auto& s : outcome.coverage.filesSkipped) out << "Skipped " << skippedFileText(s) << "\n";
+  for (const auto& s : outcome.coverage.filesSkipped) out << "Skipped " << lines(skippedFileText(s)) << "\n";
   const auto& c = outcome.coverage;
-  if (c.filesTotal > 0) out << "Coverage: " << coverageSentence(c) << ".\n";
-  if (const std::string reason = notReviewedReason(c); !reason.empty()) out << reason << "\n";
+  if (c.filesTotal > 0) out << "Coverage: " << lines(coverageSentence(c)) << ".\n";
+  if (const std::string reason = notReviewedReason(c); !reason.empty()) out << lines(reason) << "\n";
 
   std::map<Severity, std::size_t> bySeverity;
   for (const auto& published : outcome.findings) ++bySeverity[published.finding.severity];
@@ -138,8 +145,8 @@ std::string renderText(const review::ReviewOutcome& outcome, bool colour) {
   out << ", " << outcome.rejected.size() << " rejected; " << plural(static_cast<std::size_t>(outcome.attempts), "attempt", "attempts")
       << ", " << plural(static_cast<std::size_t>(outcome.toolCalls), "tool call", "tool calls");
   if (!outcome.provider.empty()) {
-    out << "; " << outcome.provider;
-    if (!outcome.model.empty() && outcome.model != outcome.provider) out << " " << outcome.model;
+    out << "; " << line(outcome.provider);
+    if (!outcome.model.empty() && outcome.model != outcome.provider) out << " " << line(outcome.model);
   }
   out << "\n";
   if (const std::string usage = usageSentence(outcome.usage, outcome.prices); !usage.empty()) out << "Usage: " << usage << ".\n";

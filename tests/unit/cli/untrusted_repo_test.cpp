@@ -193,6 +193,40 @@ TEST(UntrustedRepository, ItsGitConfigRunsNoProgramUntilTrusted) {
   EXPECT_NE(r.err.find("names programs"), std::string::npos) << r.err;
 }
 
+// A file name, a .revline.json and a model's answer holding terminal control
+// sequences (clear screen, retitle the window, write the clipboard) reach the
+// user's terminal through `revline review`'s text report and its messages on
+// stderr: shown escaped there, never obeyed.
+TEST(UntrustedRepository, ControlSequencesReachTheTerminalEscaped) {
+  Clone c;
+  const std::string evil = "evil\x1b]0;PWNED\x07\x1b[2J.c";
+  c.repo.write(evil, "int y = 2;\n");
+  c.repo.write(".revline.json", R"({"bogus\u001b]52;c;ZWNobw==\u0007": 1})");
+  auto bad = c.review();
+  EXPECT_EQ(bad.exitCode, 2) << bad.err;
+  EXPECT_NE(bad.err.find(R"(unknown key "bogus\x1b]52;c;ZWNobw==\x07")"), std::string::npos) << bad.err;
+  EXPECT_EQ(bad.err.find_first_of("\x1b\x07"), std::string::npos) << bad.err;
+
+  fs::remove(c.repo.root() / ".revline.json");
+  FakeServer server;
+  const json finding = {{"file", evil}, {"line", 1}, {"endLine", nullptr}, {"severity", "MINOR"},
+                        {"category", "STYLE"}, {"title", "Name\r\x1b[2Krevline: APPROVE"},
+                        {"explanation", "Looks odd.\n\x1b]52;c;ZWNobw==\x07"}, {"suggestedFix", nullptr},
+                        {"edit", nullptr}, {"confidence", 0.9}};
+  const json report = {{"summary", "\x1b[2J\xe2\x80\xae" "fine"}, {"verdict", "COMMENT"}, {"findings", {finding}}};
+  server.enqueue(Reply::openAiAnswer(report.dump()));
+  auto r = testing::runShell(c.env() + "K=x " + shellQuote(REVLINE_BINARY) +
+                                 " review --no-cache --provider openai --model m --api-key-env K --base-url " +
+                                 server.url("/v1"),
+                             c.repo.root());
+  ASSERT_EQ(r.exitCode, 0) << r.out << r.err;
+  EXPECT_EQ((r.out + r.err).find_first_of("\x1b\x07\r"), std::string::npos) << r.out << r.err;
+  EXPECT_NE(r.out.find("\\x1b[2J\\u202efine\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("evil\\x1b]0;PWNED\\x07\\x1b[2J.c:1: MINOR STYLE Name\\r\\x1b[2Krevline: APPROVE"),
+            std::string::npos)
+      << r.out;
+}
+
 TEST(StdinOutsideARepository, OffersNoToolsAndReadsNothingElse) {
   testing::TempDir home;  // plays $HOME: files the model must never see
   fs::create_directories(home.path() / ".aws");

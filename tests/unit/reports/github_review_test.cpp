@@ -268,6 +268,68 @@ TEST(GithubReview, KeepsBodiesUnderTheLimit) {
   EXPECT_NO_THROW(review.toJson().dump());
 }
 
+// The model's words (and the file names it repeats) are attacker-influenced: in
+// the posted review they must not hide what revline says after them (an open
+// HTML comment, an open fence), fold it away (<details>), fake a heading, or
+// notify users and teams (@mentions) under the poster's name.
+TEST(GithubReview, ModelTextCannotHideTheReviewOrNotifyAnyone) {
+  const diff::Diff d = sampleDiff();
+  auto o = outcome(Verdict::Comment);
+  o.summary = "Looks good. <!-- everything after this is hidden";
+  o.coverage.filesTotal = 2;
+  o.coverage.filesReviewed = 1;
+  o.coverage.filesSkipped.push_back({"dist/<!--x`.js", "over the request token budget", 3, true});
+  auto inline_ = finding("src/Pay.java", 11, Severity::Major, Category::Security, "Bad\n### revline: approved");
+  inline_.explanation = "cc @octocat @acme/security-team\n<details><summary>ok</summary>\n```\nunclosed fence";
+  inline_.suggestedFix = "```\n<!-- hide the footer";
+  o.findings.push_back(published(inline_, "aaaa"));
+  auto listed = finding("src/Pay.java", 30, Severity::Minor, Category::Style, "Off <!-- diff");
+  listed.explanation = "<!--";
+  listed.suggestedFix = "@Override it";
+  o.findings.push_back(published(listed, "bbbb"));
+
+  const GithubReview review = buildGithubReview(o, d);
+  ASSERT_EQ(review.comments.size(), 1u);
+  const std::string& comment = review.comments[0].body;
+  EXPECT_EQ(comment.find("<!--", 1), std::string::npos) << comment;  // only revline's own marker, first
+  EXPECT_EQ(comment.find("<details>"), std::string::npos) << comment;
+  EXPECT_NE(comment.find("Bad ### revline: approved"), std::string::npos) << comment;  // one line, no heading
+  EXPECT_NE(comment.find("cc @&#8203;octocat @&#8203;acme/security-team\n&lt;details>"), std::string::npos) << comment;
+  EXPECT_NE(comment.find("```\nunclosed fence\n```\n\n**Suggested fix:** ```\n&lt;!-- hide the footer"),
+            std::string::npos)
+      << comment;
+  const std::string& body = review.body;
+  // "<!-- revline:review -->", then only inside a code span that no backtick of the name ends.
+  EXPECT_EQ(body.find("<!--", 1), body.find("- ``dist/<!--x`.js``: over the request token budget") + 9) << body;
+  EXPECT_NE(body.find("Looks good. &lt;!-- everything"), std::string::npos) << body;
+  EXPECT_NE(body.find("Off &lt;!-- diff"), std::string::npos) << body;
+  EXPECT_NE(body.find("Suggested fix: @&#8203;Override it"), std::string::npos) << body;
+  EXPECT_NE(body.find("Part of the change was not reviewed"), std::string::npos) << body;
+  EXPECT_NE(body.find("<sub>revline"), std::string::npos) << body;
+}
+
+// A file name is bytes; a pull request may add one that is not UTF-8 (Latin-1).
+// The review is JSON: posting it threw "invalid UTF-8 byte" and nothing was
+// posted. Now the payload is UTF-8, and a finding on such a file is listed.
+TEST(GithubReview, FileNamesThatAreNotUtf8StillPost) {
+  const diff::Diff d = diff::parse(
+      "diff --git \"a/caf\\351.c\" \"b/caf\\351.c\"\nnew file mode 100644\nindex 0000000..3333333\n--- /dev/null\n"
+      "+++ \"b/caf\\351.c\"\n@@ -0,0 +1,2 @@\n+int a;\n+int b;\n");
+  auto o = outcome(Verdict::RequestChanges);
+  o.findings.push_back(published(finding("caf\xe9.c", 1, Severity::Major, Category::Correctness, "on it"), "a"));
+  o.coverage.filesTotal = 2;
+  o.coverage.filesReviewed = 1;
+  o.coverage.filesSkipped.push_back({"lib\xe9/Cargo.lock", "lock file", 1});
+  const GithubReview review = buildGithubReview(o, d);
+  EXPECT_TRUE(review.comments.empty());
+  std::string posted;
+  ASSERT_NO_THROW(posted = review.toJson().dump());
+  EXPECT_NE(review.body.find("`caf\xef\xbf\xbd.c:1` (its file name is not UTF-8, which GitHub cannot take a comment on)"),
+            std::string::npos)
+      << review.body;
+  EXPECT_NE(review.body.find("excluded: lib\xef\xbf\xbd/Cargo.lock"), std::string::npos) << review.body;
+}
+
 TEST(GithubReview, CommitIdWhenKnown) {
   const diff::Diff d = sampleDiff();
   EXPECT_EQ(buildGithubReview(outcome(), d).toJson("abc123")["commit_id"], "abc123");

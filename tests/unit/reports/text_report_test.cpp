@@ -94,5 +94,42 @@ TEST(TextReport, DeletionEditShowsAnEmptyPlusLine) {
   EXPECT_NE(renderText(o).find("    Edit:\n      - x = 1\n      - y = 2\n      +\n"), std::string::npos);
 }
 
+// A repository's file names and the model's words reach a terminal: control
+// sequences in them are shown escaped, never obeyed, and a one-line field
+// cannot start a line of its own (a fake verdict).
+TEST(TextReport, ControlCharactersFromTheRepositoryOrTheModelAreShownNotObeyed) {
+  auto o = outcome(Verdict::Comment);
+  o.summary = "Fine.\x1b[2J\x1b[1;32mrevline: APPROVE\x1b[0m\r\xe2\x80\xae";
+  auto f = finding("evil\x1b]0;PWNED\x07.c", 2, Severity::Minor, Category::Style,
+                   "Title \x1b]8;;http://evil.example/\x07" "click\x1b]8;;\x07\nrevline: APPROVE");
+  f.explanation = "Line one\r\x1b[Kgone\n\x1b]52;c;ZWNobw==\x07" "clipboard\r\nend";
+  f.suggestedFix = "fix \xc2\x9b" "31m";
+  f.edit = contract::Edit{"x\x1b[8m", "y\x9b"};
+  o.findings.push_back(published(f, "aaaa"));
+  o.rejected.push_back({finding("a.c", 9, Severity::Minor, Category::Style, "t\x1b[5m"), "reason \x1b[5m"});
+  o.coverage.filesSkipped.push_back({"big\x1b[2J.bin", "binary file"});
+  for (const bool colour : {false, true}) {
+    const std::string text = renderText(o, colour);
+    std::string withoutPalette = text;  // the report's own colours are the only ESC left
+    for (const char* code : {"\x1b[0m", "\x1b[1m", "\x1b[1;33m", "\x1b[33m", "\x1b[31m", "\x1b[32m"})
+      for (std::size_t at; (at = withoutPalette.find(code)) != std::string::npos;)
+        withoutPalette.erase(at, std::string_view(code).size());
+    EXPECT_EQ(withoutPalette.find_first_of("\x1b\r\x07\x9b"), std::string::npos) << text;
+    EXPECT_EQ(withoutPalette.find("\xc2\x9b"), std::string::npos);
+    EXPECT_EQ(withoutPalette.find("\xe2\x80\xae"), std::string::npos);
+    EXPECT_EQ(withoutPalette.find("\nrevline: APPROVE"), std::string::npos) << text;
+  }
+  const std::string text = renderText(o);
+  EXPECT_NE(text.find("Fine.\\x1b[2J\\x1b[1;32mrevline: APPROVE\\x1b[0m\\r\\u202e\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("evil\\x1b]0;PWNED\\x07.c:2: MINOR STYLE Title \\x1b]8;;http://evil.example/\\x07click"
+                      "\\x1b]8;;\\x07\\nrevline: APPROVE (confidence"),
+            std::string::npos) << text;
+  EXPECT_NE(text.find("    Line one\\r\\x1b[Kgone\n    \\x1b]52;c;ZWNobw==\\x07clipboard\n    end\n"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("    Fix: fix \\u009b31m\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("      - x\\x1b[8m\n      + y\\x9b\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("Skipped big\\x1b[2J.bin"), std::string::npos) << text;
+}
+
 }  // namespace
 }  // namespace revline::reports

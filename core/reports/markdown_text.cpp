@@ -1,0 +1,118 @@
+#include "core/reports/markdown_text.h"
+
+#include <algorithm>
+#include <cctype>
+
+namespace revline::reports {
+
+namespace {
+
+constexpr std::string_view kZeroWidthSpace = "&#8203;";
+
+std::size_t runAt(std::string_view s, std::size_t i, char c) {
+  std::size_t n = 0;
+  while (i + n < s.size() && s[i + n] == c) ++n;
+  return n;
+}
+
+// The fence a line opens or closes ("```" or "~~~", three or more, after at
+// most three spaces), or "" when it is not a fence line.
+std::string_view fenceOf(std::string_view line) {
+  std::size_t indent = 0;
+  while (indent < line.size() && indent < 4 && line[indent] == ' ') ++indent;
+  if (indent > 3 || indent == line.size() || (line[indent] != '`' && line[indent] != '~')) return {};
+  const std::size_t n = runAt(line, indent, line[indent]);
+  return n >= 3 ? line.substr(indent, n) : std::string_view{};
+}
+
+bool closes(std::string_view open, std::string_view fenceLine, std::string_view line) {
+  if (fenceLine.empty() || fenceLine[0] != open[0] || fenceLine.size() < open.size()) return false;
+  const std::size_t after = static_cast<std::size_t>(fenceLine.data() - line.data()) + fenceLine.size();
+  return line.substr(after).find_first_not_of(" \t\r") == std::string_view::npos;
+}
+
+bool mentionChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; }
+
+// One line outside fenced blocks: code spans kept, the rest escaped.
+void appendInline(std::string& out, std::string_view line) {
+  for (std::size_t i = 0; i < line.size();) {
+    const char c = line[i];
+    if (c == '`') {
+      const std::size_t n = runAt(line, i, '`');
+      std::size_t close = i + n;
+      while ((close = line.find('`', close)) != std::string_view::npos && runAt(line, close, '`') != n)
+        close += runAt(line, close, '`');
+      const std::size_t end = close == std::string_view::npos ? i + n : close + n;  // unmatched: literal backticks
+      out.append(line.substr(i, end - i));
+      i = end;
+      continue;
+    }
+    if (c == '<') {
+      out += "&lt;";
+    } else if (c == '@' && i + 1 < line.size() && mentionChar(line[i + 1]) &&
+               (i == 0 || !(mentionChar(line[i - 1]) || line[i - 1] == '.' || line[i - 1] == '_' || line[i - 1] == '-'))) {
+      out += '@';
+      out += kZeroWidthSpace;
+    } else {
+      out += c;
+    }
+    ++i;
+  }
+}
+
+}  // namespace
+
+std::string markdownProse(std::string_view text, bool atLineStart) {
+  std::string out;
+  std::string open;  // the fence of the block the text is in, if any
+  for (std::size_t start = 0; start <= text.size();) {
+    const std::size_t nl = text.find('\n', start);
+    const std::string_view line = text.substr(start, nl == std::string_view::npos ? std::string_view::npos : nl - start);
+    const std::string_view fence = start > 0 || atLineStart ? fenceOf(line) : std::string_view{};
+    if (!open.empty()) {
+      out.append(line);
+      if (closes(open, fence, line)) open.clear();
+    } else if (!fence.empty()) {
+      out.append(line);
+      open = fence;
+    } else {
+      appendInline(out, line);
+    }
+    if (nl == std::string_view::npos) break;
+    out += '\n';
+    start = nl + 1;
+  }
+  if (!open.empty()) out += "\n" + open;
+  return out;
+}
+
+namespace {
+std::string oneLine(std::string_view text) {
+  std::string out(text);
+  std::replace_if(out.begin(), out.end(), [](char c) { return c == '\n' || c == '\r'; }, ' ');
+  return out;
+}
+}  // namespace
+
+std::string markdownLine(std::string_view text) {
+  std::string out;
+  appendInline(out, oneLine(text));
+  return out;
+}
+
+std::string markdownCode(std::string_view untrusted) {
+  const std::string line = oneLine(untrusted);
+  const std::string_view text = line;
+  std::size_t longest = 0;
+  for (std::size_t i = 0; i < text.size();) {
+    const std::size_t n = runAt(text, i, '`');
+    longest = std::max(longest, n);
+    i += std::max<std::size_t>(n, 1);
+  }
+  const std::string ticks(longest + 1, '`');
+  // A space each side when the text starts or ends with a backtick (CommonMark strips one).
+  const bool pad = !text.empty() && (text.front() == '`' || text.back() == '`');
+  return ticks + (pad ? " " : "") + std::string(text) + (pad ? " " : "") + ticks;
+}
+
+}  // namespace revline::reports

@@ -1,0 +1,27 @@
+// The model's words and a repository's file names placed in GitHub markdown
+// (the pull-request review): they are shown, never let change what else the
+// review shows or who it notifies. Outside code, "<" is written "&lt;" (no
+// "<!--" hides the rest of the review, no "<details>" folds it away), and a
+// mention "@name" or "@org/team" gets a zero-width space after the "@" (no one
+// is notified: a Java annotation such as @Override is not a user's name). Code
+// spans and fenced blocks are kept as written (GitHub shows them literally),
+// and a fence the text leaves open is closed, so what follows is not code.
+#pragma once
+#include <string>
+#include <string_view>
+
+namespace revline::reports {
+
+// Untrusted prose (a summary, an explanation, a suggested fix) as markdown.
+// `atLineStart` false: the text follows other text on its first line, where a
+// fence is not one ("**Suggested fix:** ```" opens no block).
+std::string markdownProse(std::string_view text, bool atLineStart = true);
+
+// Untrusted one-line text (a title): markdownProse with its line breaks as spaces.
+std::string markdownLine(std::string_view text);
+
+// `text` as an inline code span (a file name): delimited by a backtick run longer
+// than any in it, so no character of it ends the span; line breaks as spaces.
+std::string markdownCode(std::string_view text);
+
+}  // namespace revline::reports

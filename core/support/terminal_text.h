@@ -1,0 +1,24 @@
+// Untrusted text (file names, the model's words, a repository's config) made
+// safe to print on a terminal. A terminal obeys the control characters in
+// what it is given: ESC starts sequences that clear the screen, retitle the
+// window, write the clipboard (OSC 52) or hide a link (OSC 8); "\r" rewrites
+// the line; C1 controls (U+0080-U+009F, or a lone 0x9B byte on an 8-bit
+// terminal) do what ESC does; bidi overrides (U+202E...) reorder what is read.
+// Each is shown instead as a visible escape ("\x1b", "\u202e"), so the reader
+// sees that it was there and nothing is done with it. JSON and SARIF escape
+// these themselves and do not need this.
+#pragma once
+#include <string>
+#include <string_view>
+
+namespace revline {
+
+enum class Newlines { Keep, Escape };
+
+// `text` with every C0 control but tab (and newline, with Newlines::Keep), DEL,
+// C1 control, bidi or line-separator control and byte that is not valid UTF-8
+// replaced by its visible escape. With Newlines::Keep, a "\r\n" line end reads
+// as "\n". Anything else, UTF-8 included, is unchanged.
+std::string terminalSafe(std::string_view text, Newlines newlines = Newlines::Keep);
+
+}  // namespace revline

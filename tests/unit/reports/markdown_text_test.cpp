@@ -1,0 +1,54 @@
+#include "core/reports/markdown_text.h"
+
+#include <gtest/gtest.h>
+
+namespace revline::reports {
+namespace {
+
+TEST(MarkdownText, HtmlOutsideCodeIsShownNotRendered) {
+  // An unclosed comment would hide the rest of the review; <details> would fold it away.
+  EXPECT_EQ(markdownProse("fine <!-- the rest is hidden"), "fine &lt;!-- the rest is hidden");
+  EXPECT_EQ(markdownProse("<details><summary>x</summary>"), "&lt;details>&lt;summary>x&lt;/summary>");
+  EXPECT_EQ(markdownProse("List<String> grows"), "List&lt;String> grows");
+}
+
+TEST(MarkdownText, MentionsNotifyNoOne) {
+  EXPECT_EQ(markdownProse("ask @octocat and @org/security-team"), "ask @&#8203;octocat and @&#8203;org/security-team");
+  EXPECT_EQ(markdownProse("@Override hides it"), "@&#8203;Override hides it");
+  EXPECT_EQ(markdownProse("mail dev@example.com, a lone @ sign"), "mail dev@example.com, a lone @ sign");
+}
+
+TEST(MarkdownText, CodeIsKeptAsWritten) {
+  EXPECT_EQ(markdownProse("use `List<String>` or ``a ` b<c``"), "use `List<String>` or ``a ` b<c``");
+  EXPECT_EQ(markdownProse("```java\n@Override <T> void f();\n```\nafter <b>"),
+            "```java\n@Override <T> void f();\n```\nafter &lt;b>");
+  EXPECT_EQ(markdownProse("~~~\n<x>\n~~~~\n<y>"), "~~~\n<x>\n~~~~\n&lt;y>");
+  EXPECT_EQ(markdownProse("an ` unmatched <b>"), "an ` unmatched &lt;b>");  // a lone backtick is literal
+}
+
+TEST(MarkdownText, AFenceLeftOpenIsClosed) {
+  // Everything after it (the edit, the footer, the other findings) would read as code.
+  EXPECT_EQ(markdownProse("see:\n```\nint x;"), "see:\n```\nint x;\n```");
+  EXPECT_EQ(markdownProse("````\n```\nstill code"), "````\n```\nstill code\n````");
+}
+
+TEST(MarkdownText, AFenceAfterOtherTextOnItsLineIsNoFence) {
+  // "**Suggested fix:** ```" opens no block, so the next line is escaped.
+  EXPECT_EQ(markdownProse("```\n<!-- hide", false), "```\n&lt;!-- hide");
+  EXPECT_EQ(markdownProse("```\n<!-- x", true), "```\n<!-- x\n```");
+}
+
+TEST(MarkdownText, OneLineTextStaysOnOneLine) {
+  EXPECT_EQ(markdownLine("Title\n### revline: approved\r\n<!--"), "Title ### revline: approved  &lt;!--");
+  EXPECT_EQ(markdownLine("```"), "```");
+}
+
+TEST(MarkdownText, CodeSpansHoldAnyFileName) {
+  EXPECT_EQ(markdownCode("src/App.java:3"), "`src/App.java:3`");
+  EXPECT_EQ(markdownCode("a`<!--`b"), "``a`<!--`b``");
+  EXPECT_EQ(markdownCode("`x``"), "``` `x`` ```");
+  EXPECT_EQ(markdownCode("two\nlines"), "`two lines`");
+}
+
+}  // namespace
+}  // namespace revline::reports

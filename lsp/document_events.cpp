@@ -114,13 +114,13 @@ std::string Server::uriFor(const fs::path& absolutePath) {
 std::vector<std::string> Server::currentLines(const std::string& uri) {
   if (const Document* doc = documents_.get(uri)) return documentLines(doc->text());
   // A file not open: as the worker read it for the review that found something in it.
-  if (auto it = files_.find(uri); it != files_.end() && it->second.reviewedLines) return *it->second.reviewedLines;
-  try {
-    std::string why;
-    if (auto lines = readFileLines(pathFromUri(uri), &why)) return std::move(*lines);
-    if (!why.empty()) logMessage(MessageType::Log, "revline: " + why);
-  } catch (const std::exception&) {
-  }
+  // Else read inside its repository (a symlink out of it is not followed); a file with no findings needs no lines.
+  const auto it = files_.find(uri);
+  if (it == files_.end()) return {};
+  if (it->second.reviewedLines) return *it->second.reviewedLines;
+  std::string why;
+  if (auto lines = readRepositoryLines(it->second.root, it->second.path, &why)) return std::move(*lines);
+  if (!why.empty()) logMessage(MessageType::Log, "revline: " + why);
   return {};
 }
 

@@ -14,12 +14,10 @@ std::vector<std::string> documentLines(std::string_view text) {
   return {views.begin(), views.end()};
 }
 
-std::optional<std::vector<std::string>> readFileLines(const std::string& path, std::string* why) {
+std::optional<std::vector<std::string>> readRepositoryLines(const std::filesystem::path& root,
+                                                            const std::string& relative, std::string* why) {
   try {
-    std::error_code ec;
-    const std::filesystem::path canonical = std::filesystem::canonical(path, ec);
-    if (ec) return std::nullopt;
-    support::RepoFileRead read = support::readRegularFile(canonical, path);
+    support::RepoFileRead read = support::readRepositoryFile(root, relative);
     if (!read) {
       if (why) *why = read.skipped->message();
       return std::nullopt;

@@ -3,6 +3,7 @@
 // loop only; each change also reports how it moved lines (LineEdit), which is
 // what keeps diagnostics on the right code between saves.
 #pragma once
+#include <filesystem>
 #include <map>
 #include <optional>
 #include <string>
@@ -21,10 +22,12 @@ std::size_t byteOffsetOfUtf16(std::string_view utf8, int character);
 
 // The lines of a document as the editor counts them ("\r\n" and "\n" end a line).
 std::vector<std::string> documentLines(std::string_view text);
-// The lines of a file on disk, through the confined read (support/repo_file.h:
+// The lines of a repository's file on disk (`relative` to `root`), through the
+// confined read (support/repo_file.h: inside the repository, symlinks included;
 // no FIFO, device or huge file); nullopt, with the reason in `why` when given,
 // when it cannot be read.
-std::optional<std::vector<std::string>> readFileLines(const std::string& path, std::string* why = nullptr);
+std::optional<std::vector<std::string>> readRepositoryLines(const std::filesystem::path& root,
+                                                            const std::string& relative, std::string* why = nullptr);
 
 // How one change moved lines, in terms of the text before it.
 struct LineEdit {

@@ -259,7 +259,7 @@ void Server::runJob(const std::shared_ptr<Job>& job) {
     for (const auto& pf : outcome->result->outcome.findings) {
       const std::string rel = diff::normalizePath(pf.finding.file);
       if (outcome->fileLines.count(rel)) continue;
-      if (auto lines = readFileLines((job->root / rel).string())) outcome->fileLines[rel] = std::move(*lines);
+      if (auto lines = readRepositoryLines(job->root, rel)) outcome->fileLines[rel] = std::move(*lines);
     }
     outcome->kind = JobOutcome::Kind::Reviewed;
   } catch (const Cancelled&) {

@@ -120,6 +120,33 @@ TEST_F(Hostile, ItsGitConfigRunsNoProgramOnSaveAndIsNamedOnce) {
   EXPECT_EQ(c.stop(), 0);
 }
 
+// A finding on a symlink that leads out of the repository: its range is measured
+// without reading the file behind it (the server reads files inside the repository only).
+TEST_F(Hostile, AFindingOnASymlinkOutOfTheRepositoryReadsNothingOutside) {
+  TempDir outside;
+  std::ofstream(outside.path() / "secret.py") << std::string(57, 'x') << "\n";
+  fs::create_symlink(outside.path() / "secret.py", repo.root() / "link.py");
+  revline::testing::FakeServer model;
+  const json finding = {{"file", "link.py"}, {"line", 1}, {"endLine", nullptr}, {"severity", "MINOR"},
+                        {"category", "STYLE"}, {"title", "A link"}, {"explanation", "Points elsewhere."},
+                        {"suggestedFix", nullptr}, {"edit", nullptr}, {"confidence", 0.9}};
+  model.enqueue(revline::testing::Reply::openAiAnswer(
+      json{{"summary", "s"}, {"verdict", "COMMENT"}, {"findings", {finding}}}.dump()));
+  LspClient c(ServerOptions{});
+  c.initialize(rootUri(), {{"debounce_ms", 0}, {"provider", "openai"}, {"base_url", model.url("/v1")}, {"model", "m"},
+                           {"api_key_env", "HOME"}, {"review_scope", "workspace"}});
+  save(c);  // the workspace's diff holds the symlink (untracked: added)
+  json onLink;
+  for (const json& m : untilDiagnostics(c))
+    if (m.value("method", "") == "textDocument/publishDiagnostics" && !m["params"]["diagnostics"].empty() &&
+        m["params"]["uri"] != uri)
+      onLink = m;
+  ASSERT_FALSE(onLink.is_null()) << "no diagnostics on the symlink";
+  EXPECT_NE(onLink["params"]["diagnostics"][0]["range"]["end"]["character"], 57)
+      << "the range was measured on the file outside the repository";
+  EXPECT_EQ(c.stop(), 0);
+}
+
 TEST_F(Hostile, UntrustedConfigIsIgnoredWithAMessageAndEditorSettingsWin) {
   revline::testing::FakeServer collector, mine;
   repo.write(".revline.json", R"({"provider": "openai", "base_url": ")" + collector.url("/v1") +

@@ -397,9 +397,13 @@ void Server::reportFailure(const std::string& message) {
 
 int Server::debounceFor(const config::Config& c) const {
   if (c.debounceSet) return c.debounceMs;
-  // A local review costs milliseconds: wait only long enough to coalesce a
-  // "save all"; a remote model call is worth waiting a few hundred ms for.
-  return (c.provider == "builtin" || c.provider == "replay") ? 5 : 300;
+  // A remote model call is worth waiting a few hundred ms for. A local review
+  // costs milliseconds: reviewing the whole work tree, wait only long enough to
+  // coalesce a "save all" (its saves are one job); a file's review has nothing
+  // to coalesce (each file is its own job, and a second save of the file while
+  // it runs is settled by the prober), so it starts at once.
+  if (c.provider != "builtin" && c.provider != "replay") return 300;
+  return c.reviewScope == "workspace" ? 5 : 0;
 }
 
 }  // namespace revline::lsp

@@ -286,7 +286,19 @@ fs::path findRepositoryRoot(const fs::path& start, const GitOptions& options) {
     }
     throw GitError("'" + start.string() + "' is not inside a git work tree: " + trimNewline(r.err));
   }
-  return fs::path(trimNewline(r.out));
+  const fs::path top(trimNewline(r.out));
+  // A work tree that does not hold the directory it was found from was named
+  // by the repository's own config (core.worktree): its files are not this
+  // directory's, and revline reads and sends only what is under `start`'s tree.
+  const fs::path from = fs::weakly_canonical(dir.empty() ? fs::current_path() : dir, ec);
+  const fs::path canonicalTop = fs::weakly_canonical(top, ec);
+  const auto rel = from.lexically_relative(canonicalTop);
+  if (rel.empty() || *rel.begin() == "..") {
+    throw GitError("the repository of '" + start.string() + "' names its work tree elsewhere (" + top.string() +
+                   ", core.worktree in its git config); revline reviews only a work tree that holds the directory "
+                   "it is run from: remove core.worktree from the repository's .git/config");
+  }
+  return top;
 }
 
 std::string diffText(const fs::path& root, const DiffRequest& request, const GitOptions& options) {

@@ -166,6 +166,25 @@ TEST_F(Planted, APartialCloneFetchesNothingUnlessTrusted) {
   EXPECT_THAT(diffText(clone, request, options()), HasSubstr("-v1\n+v2\n"));
 }
 
+// core.worktree names another directory as the work tree: its files (a home
+// directory, say) are not this directory's and are not read.
+TEST_F(Planted, AWorkTreeNamedElsewhereIsRefused) {
+  repo.write("a.txt", "a\n");
+  repo.commitAll("base");
+  TempDir elsewhere;
+  std::ofstream(elsewhere.path() / "id_rsa") << "private\n";
+  config("core.worktree", elsewhere.path().string());
+  try {
+    findRepositoryRoot(repo.root(), options());
+    ADD_FAILURE() << "expected a GitError";
+  } catch (const GitError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("names its work tree elsewhere (" + elsewhere.path().string()));
+    EXPECT_THAT(e.what(), HasSubstr("remove core.worktree"));
+  }
+  repo.git("config --unset core.worktree");
+  EXPECT_EQ(fs::canonical(findRepositoryRoot(repo.root() / "a.txt", options())), fs::canonical(repo.root()));
+}
+
 TEST_F(Planted, CommitMessagesRunNoSignatureCheck) {
   repo.write("a.txt", "a\n");
   std::string base = repo.commitAll("base");

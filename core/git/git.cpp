@@ -373,6 +373,17 @@ std::string diffText(const fs::path& root, const DiffRequest& request, const Git
   return text;
 }
 
+std::vector<std::string> ignoredUntracked(const fs::path& root, const GitOptions& options) {
+  // Lists the work tree, nothing more: core.fsmonitor (the one program a listing
+  // could start) is off whatever the repository says.
+  const Runner git{options, root, {}, {}, {"-c", "core.fsmonitor=false"}};
+  std::vector<std::string> paths;
+  for (std::string& p :
+       splitAtNul(git.checked({"ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory"})))
+    if (!p.empty()) paths.push_back(std::move(p));
+  return paths;
+}
+
 std::vector<std::string> commitMessages(const fs::path& root, const std::string& base, std::size_t maxCommits,
                                         const GitOptions& options) {
   const Runner git{options, root, {}, {}, {}};

@@ -76,6 +76,11 @@ struct DiffRequest {
 // names as a program (config_guard.h).
 std::string diffText(const std::filesystem::path& root, const DiffRequest& request, const GitOptions& git = {});
 
+// The untracked files git ignores in the work tree at `root`, repository-
+// relative; a wholly ignored directory is one entry ending in '/'
+// (`git ls-files --others --ignored --exclude-standard --directory`).
+std::vector<std::string> ignoredUntracked(const std::filesystem::path& root, const GitOptions& git = {});
+
 // The subject and body of each commit in `merge-base(base, HEAD)..HEAD`, oldest
 // first, at most `maxCommits` (the newest ones when there are more); bodies are
 // trimmed. What the author says the change is for: untrusted text.

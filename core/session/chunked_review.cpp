@@ -14,6 +14,7 @@
 
 #include "core/config/input_budget.h"
 #include "core/diff/render.h"
+#include "core/git/git.h"
 #include "core/review/token_estimate.h"
 #include "core/session/chunk_plan.h"
 #include "core/tools/repository_tools.h"
@@ -40,7 +41,10 @@ tools::ToolLimits limitsFor(const config::Config& config, std::int64_t reserveTo
 
 std::unique_ptr<tools::RepositoryTools> toolsFor(const std::filesystem::path& root, const tools::ToolLimits& limits) {
   if (root.empty()) return nullptr;  // no repository: no tools, no file reads
-  return std::make_unique<tools::RepositoryTools>(root, limits);
+  auto tools = std::make_unique<tools::RepositoryTools>(root, limits);
+  // What git ignores (a local .env, build output) the model is not shown, as the diff does not show it.
+  tools->ignoreWhatGitIgnores([root] { return git::ignoredUntracked(root); });
+  return tools;
 }
 
 // How a hunk's enclosing function is priced. Shared: as in a request of the

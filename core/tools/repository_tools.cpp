@@ -331,7 +331,7 @@ review::ToolResult RepositoryTools::execute(const review::ToolCall& call, const 
 }
 
 std::optional<std::string> RepositoryTools::newFileText(const std::string& path) const {
-  auto resolved = sandbox_.resolve(path);
+  auto resolved = sandbox_.resolve(path, /*ofTheDiff=*/true);
   if (std::holds_alternative<ToolError>(resolved)) return std::nullopt;
   auto text = sandbox_.readText(std::get<ResolvedPath>(resolved));
   if (std::holds_alternative<ToolError>(text)) return std::nullopt;

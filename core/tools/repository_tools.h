@@ -35,6 +35,8 @@ class RepositoryTools : public review::ToolExecutor {
   Result<std::string> findUsages(const FindUsagesInput& in, const CancelToken& cancel = CancelToken()) const;
 
   const Sandbox& sandbox() const { return sandbox_; }
+  // Sandbox::ignoreWhatGitIgnores: the files git ignores are neither read nor listed.
+  void ignoreWhatGitIgnores(Sandbox::IgnoredLister lister) { sandbox_.ignoreWhatGitIgnores(std::move(lister)); }
 
  private:
   Sandbox sandbox_;

@@ -68,6 +68,23 @@ Sandbox::Sandbox(const fs::path& root, ToolLimits limits) : root_(fs::canonical(
 
 bool Sandbox::inside(const fs::path& canonical) const { return support::insideRoot(root_, canonical); }
 
+bool Sandbox::ignored(const std::string& relative) const {
+  if (!ignoredLister_) return false;
+  if (!ignored_) {
+    try {
+      const std::vector<std::string> listed = ignoredLister_();
+      ignored_.emplace(listed.begin(), listed.end());
+    } catch (const std::exception&) {
+      ignored_.emplace();  // git could not say (none on PATH): the fixed skips still apply
+    }
+  }
+  if (ignored_->empty()) return false;
+  if (ignored_->count(relative)) return true;
+  for (std::size_t slash = relative.find('/'); slash != std::string::npos; slash = relative.find('/', slash + 1))
+    if (ignored_->count(relative.substr(0, slash + 1))) return true;
+  return false;
+}
+
 std::optional<ToolError> Sandbox::checkPattern(std::string_view pattern, std::string_view what) const {
   if (pattern.find('\0') != std::string_view::npos) {
     return ToolError{std::string(what) + " contains a NUL byte"};
@@ -86,7 +103,7 @@ std::optional<ToolError> Sandbox::checkPattern(std::string_view pattern, std::st
   return std::nullopt;
 }
 
-Result<ResolvedPath> Sandbox::resolve(std::string_view path) const {
+Result<ResolvedPath> Sandbox::resolve(std::string_view path, bool ofTheDiff) const {
   if (path.find('\0') != std::string_view::npos) {
     return ToolError{"path " + quotePath(path) + " contains a NUL byte; refused"};
   }
@@ -138,6 +155,10 @@ Result<ResolvedPath> Sandbox::resolve(std::string_view path) const {
   }
   const fs::path canonical = *where.canonical;
   if (canonical == root_) return ToolError{"path " + quotePath(relative) + " is the repository root; give a file path"};
+  if (!ofTheDiff && (ignored(relative) || ignored(canonical.lexically_relative(root_).generic_string()))) {
+    return ToolError{"path " + quotePath(relative) +
+                     " is ignored by git (.gitignore); the tools do not read ignored files"};
+  }
   // A symlink may also lead into a skipped directory.
   for (const auto& c : canonical.lexically_relative(root_)) {
     if (skippedDirectory(c.string())) {
@@ -193,20 +214,22 @@ const std::vector<std::string>& Sandbox::files(bool* truncated) const {
       auto lst = entry.symlink_status(sec);
       if (sec) continue;
       const std::string name = entry.path().filename().string();
+      const std::string relative = entry.path().lexically_relative(root_).generic_string();
       if (fs::is_directory(lst)) {
-        if (skippedDirectory(name)) it.disable_recursion_pending();
+        if (skippedDirectory(name) || ignored(relative + "/")) it.disable_recursion_pending();
         continue;
       }
+      if (ignored(relative)) continue;
       if (fs::is_symlink(lst)) {
         fs::path target = fs::canonical(entry.path(), sec);
         if (sec || !inside(target) || !fs::is_regular_file(fs::status(target, sec))) continue;
         bool intoSkipped = false;
         for (const auto& c : target.lexically_relative(root_)) intoSkipped |= skippedDirectory(c.string());
-        if (intoSkipped) continue;
+        if (intoSkipped || ignored(target.lexically_relative(root_).generic_string())) continue;
       } else if (!fs::is_regular_file(lst)) {
         continue;
       }
-      out.push_back(entry.path().lexically_relative(root_).generic_string());
+      out.push_back(relative);
     }
     std::sort(out.begin(), out.end());
     files_ = std::move(out);

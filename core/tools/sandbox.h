@@ -7,7 +7,9 @@
 #pragma once
 #include <cstddef>
 #include <filesystem>
+#include <functional>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -52,8 +54,10 @@ class Sandbox {
   const std::filesystem::path& root() const { return root_; }
   const ToolLimits& limits() const { return limits_; }
 
-  // Resolves a repository-relative path to an existing entry inside the root.
-  Result<ResolvedPath> resolve(std::string_view path) const;
+  // Resolves a repository-relative path to an existing entry inside the root,
+  // refusing one git ignores unless `ofTheDiff` (a file of the change under
+  // review, which is never an ignored one: no need to ask git).
+  Result<ResolvedPath> resolve(std::string_view path, bool ofTheDiff = false) const;
 
   // Checks that a glob pattern is repository-relative (no absolute path, no `..`, no NUL).
   std::optional<ToolError> checkPattern(std::string_view pattern, std::string_view what) const;
@@ -74,14 +78,25 @@ class Sandbox {
   // "[REDACTED:<kind>]" as soon as it is read (before numbering or "path:N:").
   void redactWith(review::SecretFinder finder) { redact_ = std::move(finder); }
 
+  // The untracked files and directories git ignores (repository-relative, a
+  // directory with a trailing '/'), asked for at the first path resolved or
+  // listed: local files a checkout does not have (.env, credentials, build
+  // output) are refused and left out of listings, as the diff leaves them out.
+  using IgnoredLister = std::function<std::vector<std::string>()>;
+  void ignoreWhatGitIgnores(IgnoredLister lister) { ignoredLister_ = std::move(lister); }
+
  private:
   bool inside(const std::filesystem::path& canonical) const;
+  // Whether `relative` (a file, or a directory when it ends in '/') is ignored or inside an ignored directory.
+  bool ignored(const std::string& relative) const;
 
   std::filesystem::path root_;
   ToolLimits limits_;
   mutable std::optional<std::vector<std::string>> files_;
   mutable bool filesTruncated_ = false;
   review::SecretFinder redact_;
+  IgnoredLister ignoredLister_;
+  mutable std::optional<std::set<std::string>> ignored_;  // what ignoredLister_ said, once asked
 };
 
 // The model's glob: the one glob engine (support/glob.h, as the settings use

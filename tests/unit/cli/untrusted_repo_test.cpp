@@ -193,6 +193,35 @@ TEST(UntrustedRepository, ItsGitConfigRunsNoProgramUntilTrusted) {
   EXPECT_NE(r.err.find("names programs"), std::string::npos) << r.err;
 }
 
+// A model (prompt-injected by the change, say) asking for a local file git
+// ignores (.env) gets a refusal: what a checkout does not have never leaves the machine.
+TEST(UntrustedRepository, TheModelCannotReadWhatGitIgnores) {
+  Clone c;
+  c.repo.write(".gitignore", ".env\n");
+  c.repo.write(".env", "LOCAL_ONLY_VALUE=on this machine\n");
+  FakeServer server;
+  const json calls = json::array(
+      {{{"id", "c1"}, {"type", "function"}, {"function", {{"name", "read_file"}, {"arguments", R"({"path":".env"})"}}}},
+       {{"id", "c2"},
+        {"type", "function"},
+        {"function", {{"name", "search_text"}, {"arguments", R"({"query":"LOCAL_ONLY"})"}}}}});
+  server.enqueue(Reply::ok(json{{"choices", {{{"index", 0},
+                                              {"message", {{"role", "assistant"}, {"content", nullptr}, {"tool_calls", calls}}},
+                                              {"finish_reason", "tool_calls"}}}}}
+                               .dump()));
+  server.enqueue(Reply::openAiAnswer(R"({"summary":"ok","findings":[],"verdict":"APPROVE"})"));
+  auto r = testing::runShell(c.env() + "K=x " + shellQuote(REVLINE_BINARY) +
+                                 " review --no-cache --provider openai --model m --api-key-env K --base-url " +
+                                 server.url("/v1"),
+                             c.repo.root());
+  ASSERT_EQ(r.exitCode, 0) << r.out << r.err;
+  ASSERT_EQ(server.requestCount(), 2u);
+  const std::string second = server.requests()[1].body;
+  EXPECT_NE(second.find("is ignored by git (.gitignore)"), std::string::npos) << second;
+  EXPECT_NE(second.find("No text file contains \\\"LOCAL_ONLY\\\""), std::string::npos) << second;
+  EXPECT_EQ(second.find("LOCAL_ONLY_VALUE"), std::string::npos) << "an ignored file's content was sent";
+}
+
 // A file name, a .revline.json and a model's answer holding terminal control
 // sequences (clear screen, retitle the window, write the clipboard) reach the
 // user's terminal through `revline review`'s text report and its messages on

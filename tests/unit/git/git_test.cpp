@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <sstream>
@@ -153,6 +154,21 @@ TEST(DiffText, UntrackedFilesAreAddedAndIgnoredFilesAreNot) {
   DiffRequest trackedOnly;
   trackedOnly.includeUntracked = false;
   EXPECT_EQ(diff(repo, trackedOnly), "");
+}
+
+TEST(IgnoredUntracked, ListsIgnoredFilesAndWholeDirectoriesOnly) {
+  TempRepo repo;
+  repo.write(".gitignore", ".env\nout/\n*.log\n");
+  repo.write("tracked.log", "kept\n");
+  repo.git("add -f tracked.log .gitignore");
+  repo.git("commit -q -m base");
+  repo.write(".env", "TOKEN=x\n");
+  repo.write("out/a/b.txt", "x\n");
+  repo.write("src/debug.log", "x\n");
+  repo.write("src/new.txt", "x\n");  // untracked, not ignored
+  std::vector<std::string> listed = ignoredUntracked(repo.root(), isolated(repo));
+  std::sort(listed.begin(), listed.end());
+  EXPECT_EQ(listed, (std::vector<std::string>{".env", "out/", "src/debug.log"}));
 }
 
 TEST(DiffText, UntrackedEmbeddedRepositoriesAreSkipped) {

@@ -201,6 +201,40 @@ TEST_F(ToolsTest, SkipsIgnoredDirectoriesAndBinaryFiles) {
   EXPECT_NE(missing.content.find("no such file"), std::string::npos);
 }
 
+// What git ignores (a local .env, build output) is neither read nor listed, as the
+// diff does not show it; git is asked once, at the first path the model names.
+TEST_F(ToolsTest, WhatGitIgnoresIsNeitherReadNorListed) {
+  write(".env", "API_TOKEN=ok(\n");
+  write("out/gen/Gen.java", "class Gen { void ok() {} }\n");
+  write("src/Generated.java", "class Generated { void ok() {} }\n");
+  RepositoryTools tools(root);
+  int asked = 0;
+  tools.ignoreWhatGitIgnores([&] {
+    ++asked;
+    return std::vector<std::string>{".env", "out/", "src/Generated.java"};
+  });
+  auto run = [&](const std::string& name, json args) {
+    return tools.execute({"call_1", name, std::move(args)}, CancelToken());
+  };
+  for (const char* path : {".env", "out/gen/Gen.java", "./src/Generated.java"}) {
+    auto r = run("read_file", {{"path", path}});
+    EXPECT_FALSE(r.ok) << path;
+    EXPECT_NE(r.content.find("is ignored by git (.gitignore)"), std::string::npos) << r.content;
+  }
+  fs::create_symlink(root / ".env", root / "src" / "env-link");  // no way round it through a symlink
+  EXPECT_FALSE(run("read_file", {{"path", "src/env-link"}}).ok);
+  for (const auto& [name, args] : std::vector<std::pair<std::string, json>>{
+           {"search_text", {{"query", "ok("}}}, {"find_usages", {{"symbol", "ok"}}}, {"glob", {{"pattern", "**"}}}}) {
+    auto r = run(name, args);
+    ASSERT_TRUE(r.ok) << r.content;
+    for (const char* hidden : {".env", "Gen.java", "Generated.java", "env-link"})
+      EXPECT_EQ(r.content.find(hidden), std::string::npos) << name << " shows " << hidden << ": " << r.content;
+  }
+  EXPECT_TRUE(run("read_file", {{"path", "src/Service.java"}}).ok);
+  EXPECT_EQ(asked, 1);
+  EXPECT_TRUE(tools.newFileText("src/Generated.java").has_value()) << "a file of the diff is read as it is";
+}
+
 TEST_F(ToolsTest, SearchTextIsLiteralAndSmartCase) {
   auto r = call("search_text", {{"query", "service"}});
   ASSERT_TRUE(r.ok);

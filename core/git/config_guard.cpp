@@ -64,7 +64,9 @@ Guard untrustedGuard(const std::string& listing) {
     if (entryEnd == std::string::npos) entryEnd = listing.size();
     const std::string entry = listing.substr(scopeEnd + 1, entryEnd - scopeEnd - 1);
     at = entryEnd + 1;
-    const std::string key = entry.substr(0, entry.find('\n'));
+    const std::size_t newline = entry.find('\n');
+    const std::string key = entry.substr(0, newline);
+    const std::string value = newline == std::string::npos ? std::string() : entry.substr(newline + 1);
     if ((scope != "local" && scope != "worktree") || !seen.insert(key).second) continue;
     if (startsWith(key, "include")) {
       guard.includes = true;
@@ -79,8 +81,7 @@ Guard untrustedGuard(const std::string& listing) {
     }
     if (key == "core.fsmonitor") {
       // Pinned off above; named only when it is a program (true/false choose git's own daemon or none).
-      if (isBoolean(entry.find('\n') == std::string::npos ? std::string() : entry.substr(entry.find('\n') + 1)))
-        continue;
+      if (isBoolean(value)) continue;
     } else if (startsWith(key, "filter.")) {
       pin(guard.args, key, "");
       // A driver marked required makes git fail without its program: not required then.

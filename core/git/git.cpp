@@ -313,21 +313,17 @@ std::string diffText(const fs::path& root, const DiffRequest& request, const Git
   // Nothing runs a program of the repository's config before the guard is set.
   std::vector<std::string> gitPaths{"rev-parse", "--git-path", "index", "--git-path", "config", "--git-path",
                                     "config.worktree"};
+  // And HEAD from the same process: the server runs this on every save.
+  if (request.mode != DiffRequest::Mode::Base) gitPaths.insert(gitPaths.end(), {"-q", "--verify", "HEAD^{commit}"});
+  const process::Result r = git.run(gitPaths);
+  const std::vector<std::string> printed = splitLines(r.out);
+  if (printed.size() < 3) throw GitError(Runner::failure(gitPaths, r));
   std::string against;
-  std::vector<std::string> printed;
   if (request.mode == DiffRequest::Mode::Base) {
     against = mergeBase(git, request.base);
-    printed = splitLines(git.checked(gitPaths));
-  } else {
-    // The paths and HEAD from one git process: the server runs this on every save.
-    gitPaths.insert(gitPaths.end(), {"-q", "--verify", "HEAD^{commit}"});
-    const process::Result r = git.run(gitPaths);
-    printed = splitLines(r.out);
-    // A non-zero exit with the paths printed: HEAD is unborn (no commits yet).
-    if (printed.size() < 3) throw GitError(Runner::failure(gitPaths, r));
-    if (r.exitCode == 0 && printed.size() > 3) against = printed[3];
+  } else if (r.exitCode == 0 && printed.size() > 3) {
+    against = printed[3];  // else HEAD is unborn (no commits yet): the paths were still printed
   }
-  if (printed.size() < 3) throw GitError("`git rev-parse --git-path` printed no paths in " + root.string());
   auto absolute = [&](const fs::path& p) { return p.is_relative() ? root / p : p; };
   fs::path realIndex = absolute(printed[0]);
   if (!request.trustRepositoryConfig)

@@ -33,8 +33,48 @@ def _findings(prompt):
     return out
 
 
-class CountingModel:
-    """Start with start(); url is the base_url to give revline; bytes/requests/hunks are the counts."""
+class _FakeModel:
+    """A JSON-over-HTTP fake on 127.0.0.1: answer(raw body, parsed body) -> reply dict.
+    Start with start(); url is the base_url to give revline; stop() ends it."""
+
+    url_suffix = ""
+
+    def __init__(self):
+        model = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self):
+                raw = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+                reply = json.dumps(model.answer(raw, json.loads(raw))).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(reply)))
+                self.end_headers()
+                self.wfile.write(reply)
+
+            def log_message(self, *args):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = "http://127.0.0.1:%d%s" % (self.server.server_address[1], self.url_suffix)
+
+    def start(self):
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        return self
+
+    def stop(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def _report(prompt):
+    return {"summary": "Reviewed the hunks shown.", "findings": _findings(prompt), "verdict": "COMMENT"}
+
+
+class CountingModel(_FakeModel):
+    """An OpenAI-compatible API (POST .../chat/completions); bytes/requests/hunks are the counts."""
+
+    url_suffix = "/v1"
 
     def __init__(self):
         self.bytes = 0
@@ -45,105 +85,57 @@ class CountingModel:
         # value over a whole editing session, or no provider could cache it from save to save.
         self.fixed_parts = set()
         self.lock = threading.Lock()
-        model = self
+        super().__init__()
 
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def do_POST(self):
-                body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
-                request = json.loads(body)
-                # The diff message: the user turn holding the annotated diff (the system prompt names <diff> too).
-                prompt = "\n".join(m["content"] for m in request.get("messages", [])
-                                   if m.get("role") == "user" and isinstance(m.get("content"), str)
-                                   and "<diff>\n" in m["content"])
-                fixed = json.dumps({k: v for k, v in request.items() if k != "messages"}, sort_keys=True) + \
-                    json.dumps([m for m in request.get("messages", []) if m.get("role") == "system"])
-                with model.lock:
-                    model.fixed_parts.add(fixed)
-                    model.bytes += len(body)
-                    model.requests += 1
-                    model.hunks += prompt.count("\n@@ ")
-                    model.diff_bytes += len(json.dumps(prompt).encode())
-                report = {"summary": "Reviewed the hunks shown.", "findings": _findings(prompt), "verdict": "COMMENT"}
-                reply = json.dumps({"choices": [{"index": 0, "finish_reason": "stop",
-                                                 "message": {"role": "assistant", "content": json.dumps(report)}}],
-                                    "usage": {"prompt_tokens": len(body) // 4, "completion_tokens": 50}}).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(reply)))
-                self.end_headers()
-                self.wfile.write(reply)
-
-            def log_message(self, *args):
-                pass
-
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = "http://127.0.0.1:%d/v1" % self.server.server_address[1]
-
-    def start(self):
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-        return self
+    def answer(self, raw, request):
+        # The diff message: the user turn holding the annotated diff (the system prompt names <diff> too).
+        prompt = "\n".join(m["content"] for m in request.get("messages", [])
+                           if m.get("role") == "user" and isinstance(m.get("content"), str)
+                           and "<diff>\n" in m["content"])
+        fixed = json.dumps({k: v for k, v in request.items() if k != "messages"}, sort_keys=True) + \
+            json.dumps([m for m in request.get("messages", []) if m.get("role") == "system"])
+        with self.lock:
+            self.fixed_parts.add(fixed)
+            self.bytes += len(raw)
+            self.requests += 1
+            self.hunks += prompt.count("\n@@ ")
+            self.diff_bytes += len(json.dumps(prompt).encode())
+        return {"choices": [{"index": 0, "finish_reason": "stop",
+                             "message": {"role": "assistant", "content": json.dumps(_report(prompt))}}],
+                "usage": {"prompt_tokens": len(raw) // 4, "completion_tokens": 50}}
 
     def counts(self):
         with self.lock:
             return self.bytes, self.requests, self.hunks, self.diff_bytes, len(self.fixed_parts)
 
-    def stop(self):
-        self.server.shutdown()
-        self.server.server_close()
 
-
-class BillingAnthropic:
+class BillingAnthropic(_FakeModel):
     """The same careful model behind a fake Anthropic Messages API that bills prompt
     caching as fake_model_cache.PromptCache does (a prefix up to a cache_control
     breakpoint written at 1.25x, read by a later request at 0.1x): what an editing
     session costs when the part before the diff is served from the cache between saves.
-    Start with start(); url is the base_url; billed() is (with caching, without)."""
+    billed() is (with caching, without)."""
 
     def __init__(self):
-        from fake_model_cache import PromptCache, tokens, _canonical
+        from fake_model_cache import PromptCache
         self.cache = PromptCache()
-        model = self
+        super().__init__()
 
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def do_POST(self):
-                raw = self.rfile.read(int(self.headers.get("Content-Length", "0")))
-                body = json.loads(raw)
-                usage = model.cache.bill(body, len(raw))
-                texts = []
-                for m in body.get("messages", []):
-                    if m.get("role") != "user":
-                        continue
-                    content = m.get("content")
-                    blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
-                    texts += [b.get("text", "") for b in blocks if b.get("type") == "text" and "<diff>\n" in b.get("text", "")]
-                report = {"summary": "Reviewed the hunks shown.", "findings": _findings("\n".join(texts)),
-                          "verdict": "COMMENT"}
-                content = [{"type": "tool_use", "id": "toolu_bench", "name": "submit_review", "input": report}]
-                reply = json.dumps({"id": "msg_bench", "type": "message", "role": "assistant", "model": body.get("model"),
-                                    "content": content, "stop_reason": "tool_use",
-                                    "usage": {"input_tokens": usage["uncached"],
-                                              "cache_creation_input_tokens": usage["write"],
-                                              "cache_read_input_tokens": usage["read"],
-                                              "output_tokens": tokens(_canonical(content))}}).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(reply)))
-                self.end_headers()
-                self.wfile.write(reply)
-
-            def log_message(self, *args):
-                pass
-
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = "http://127.0.0.1:%d" % self.server.server_address[1]
-
-    def start(self):
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-        return self
+    def answer(self, raw, body):
+        from fake_model_cache import tokens, _canonical
+        usage = self.cache.bill(body, len(raw))
+        texts = []
+        for m in body.get("messages", []):
+            if m.get("role") != "user":
+                continue
+            content = m.get("content")
+            blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+            texts += [b.get("text", "") for b in blocks if b.get("type") == "text" and "<diff>\n" in b.get("text", "")]
+        content = [{"type": "tool_use", "id": "toolu_bench", "name": "submit_review", "input": _report("\n".join(texts))}]
+        return {"id": "msg_bench", "type": "message", "role": "assistant", "model": body.get("model"),
+                "content": content, "stop_reason": "tool_use",
+                "usage": {"input_tokens": usage["uncached"], "cache_creation_input_tokens": usage["write"],
+                          "cache_read_input_tokens": usage["read"], "output_tokens": tokens(_canonical(content))}}
 
     def billed(self):
         return self.cache.billed()
-
-    def stop(self):
-        self.server.shutdown()
-        self.server.server_close()

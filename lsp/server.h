@@ -192,6 +192,8 @@ class Server : public MessageHandler {
   std::map<std::string, FileState> files_;                       // by uri
   std::map<std::string, std::string> uriByPath_;                 // canonical path -> client's uri
   std::map<std::filesystem::path, std::optional<std::filesystem::path>> rootByDir_;
+  // Why a directory under a `.git` is no usable repository, as already shown (once each).
+  std::set<std::string> repositoryProblemsShown_;
   std::map<std::filesystem::path, config::Config> configs_;
   // The modification times of .revline.json and of the user config when configs_
   // was filled (an edit on disk reloads, with or without a watcher event).

@@ -46,6 +46,11 @@ std::optional<fs::path> Server::repositoryOf(const fs::path& file) {
     root = canonicalPath(git::findRepositoryRoot(dir));
   } catch (const std::exception& e) {
     logMessage(MessageType::Log, dir.string() + ": " + e.what());
+    // Under a `.git` git cannot use (a named pipe for its config, another
+    // user's repository, a work tree named elsewhere), nothing is reviewed:
+    // the user hears why, once, rather than finding out from the silence.
+    if (gitAbove(dir) && repositoryProblemsShown_.insert(e.what()).second)
+      showMessage(MessageType::Warning, std::string("revline: nothing here is reviewed: ") + e.what());
   }
   rootByDir_[dir] = root;
   return root;

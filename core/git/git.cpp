@@ -6,6 +6,7 @@
 #include <system_error>
 
 #include "core/git/config_guard.h"
+#include "core/git/special_files.h"
 #include "core/process/process.h"
 
 namespace revline::git {
@@ -30,6 +31,11 @@ struct Runner {
   std::vector<std::string> guard;  // `-c` overrides of an untrusted repository's settings (config_guard.h)
 
   process::Result run(const std::vector<std::string>& args, const std::string& input = "") const {
+    // A named pipe or a device where git expects a file would keep git (and the
+    // save that runs it) waiting until the timeout: refused before git starts,
+    // or found when git takes long (special_files.h).
+    if (const std::string planted = specialFileBeforeGit(cwd); !planted.empty())
+      throw GitError("git was not run: " + planted);
     std::vector<std::string> argv{options.program};
     argv.insert(argv.end(), kPinnedConfig.begin(), kPinnedConfig.end());
     argv.insert(argv.end(), alwaysPinnedConfig().begin(), alwaysPinnedConfig().end());
@@ -41,6 +47,7 @@ struct Runner {
     po.timeout = options.timeout;
     po.env = options.env;
     po.cancel = cancel;
+    po.stallCheck = [dir = cwd] { return specialFileGitWaitsOn(dir); };
     for (const auto& [k, v] : extraEnv) po.env[k] = v;
     try {
       return process::run(argv, po);
@@ -51,6 +58,7 @@ struct Runner {
         }
         throw GitError(std::string(e.what()));
       }
+      if (e.kind() == process::Error::Kind::Stalled) throw GitError(std::string("git was stopped: ") + e.what());
       throw GitError(std::string("running git failed: ") + e.what());
     }
   }

@@ -175,13 +175,25 @@ Result run(const std::vector<std::string>& argv, const Options& options) {
                              [&in](const boost::system::error_code&, std::size_t) { in.close(); });
   }
 
-  const auto deadline = Clock::now() + options.timeout;
+  const auto started = Clock::now();
+  const auto deadline = started + options.timeout;
   // In slices, so a cancellation is noticed within one (the review that asked
   // for this output no longer wants it).
   constexpr auto kCancelPoll = std::chrono::milliseconds(20);
+  bool stallChecked = !options.stallCheck;
+  std::string stalled;  // why the child would never finish, when the stall check found out
   while (!io.stopped() && !options.cancel.cancelled()) {
     const auto now = Clock::now();
     if (now >= deadline) break;
+    if (!stallChecked && now >= started + options.stallCheckAfter) {
+      stallChecked = true;
+      try {
+        stalled = options.stallCheck();
+      } catch (...) {  // a check that cannot tell leaves the child to the timeout
+        stalled.clear();
+      }
+      if (!stalled.empty()) break;
+    }
     io.run_until(std::min<Clock::time_point>(deadline, now + kCancelPoll));
   }
   bool finished = io.stopped();
@@ -198,6 +210,7 @@ Result run(const std::vector<std::string>& argv, const Options& options) {
     group.terminate(ec);
     child.wait(ec);
     if (options.cancel.cancelled()) throw Cancelled("`" + name + "` was cancelled and killed");
+    if (!stalled.empty()) throw Error(Error::Kind::Stalled, stalled);
     throw Error(Error::Kind::TimedOut, "`" + name + "` did not finish within " + describeTimeout(options.timeout) +
                                            " and was killed");
   }

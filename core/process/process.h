@@ -4,6 +4,7 @@
 #pragma once
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <optional>
 #include <stdexcept>
@@ -22,6 +23,12 @@ struct Options {
   // Polled while the child runs: once cancelled, the child and its process
   // group are killed and run() throws Cancelled (support/cancel.h).
   CancelToken cancel;
+  // Asked once, `stallCheckAfter` into a run that has not finished: a non-empty
+  // answer says why the child never will (git opening a named pipe nobody
+  // writes, say). The child is then killed and run() throws Error(Stalled) with
+  // that answer, rather than waiting out the timeout.
+  std::function<std::string()> stallCheck;
+  std::chrono::milliseconds stallCheckAfter{1000};
 };
 
 struct Result {
@@ -30,11 +37,12 @@ struct Result {
   std::string err;
 };
 
-// The program could not be started (not found on PATH, not executable) or
-// timed out (the child is killed). what() names the program and the cause.
+// The program could not be started (not found on PATH, not executable), timed
+// out, or was found stuck by options.stallCheck (the child is killed in both).
+// what() names the program and the cause.
 class Error : public std::runtime_error {
  public:
-  enum class Kind { NotFound, StartFailed, TimedOut };
+  enum class Kind { NotFound, StartFailed, TimedOut, Stalled };
   Error(Kind kind, const std::string& message) : std::runtime_error(message), kind_(kind) {}
   Kind kind() const { return kind_; }
  private:

@@ -147,6 +147,54 @@ TEST_F(Hostile, AFindingOnASymlinkOutOfTheRepositoryReadsNothingOutside) {
   EXPECT_EQ(c.stop(), 0);
 }
 
+// A named pipe where git expects a file kept every save waiting for the git
+// timeout (2 minutes), and one under .git/config kept the whole server waiting
+// (the repository is found on the main loop). Now each save ends at once with
+// a message naming the file, and removing it brings the reviews back.
+TEST_F(Hostile, ANamedPipeWhereGitExpectsAFileIsNamedAndNothingWaits) {
+  // The first message whose text has `needle`, within 10 s (a hang fails here).
+  auto messageWith = [](LspClient& c, const std::string& needle) {
+    const auto deadline = std::chrono::steady_clock::now() + 10s;
+    while (std::chrono::steady_clock::now() < deadline) {
+      auto m = c.transport().clientReceive(200ms);
+      if (m && m->value("method", "") == "window/showMessage" &&
+          (*m)["params"]["message"].get<std::string>().find(needle) != std::string::npos)
+        return (*m)["params"]["message"].get<std::string>();
+    }
+    return std::string("no message with: ") + needle;
+  };
+  const fs::path gitattributes = repo.root() / "src" / ".gitattributes";  // git diff reads it
+  ASSERT_EQ(::mkfifo(gitattributes.c_str(), 0600), 0);
+  LspClient c(ServerOptions{});
+  c.initialize(rootUri(), {{"debounce_ms", 0}});
+  save(c);
+  EXPECT_EQ(messageWith(c, "src/.gitattributes"),
+            "revline: review of src/Service.java failed: git was stopped: 'src/.gitattributes' is a named pipe (FIFO) "
+            "where git expects a file (attributes git reads): git would wait on it forever. Remove it, or replace "
+            "it with a regular file");
+  fs::remove(gitattributes);
+  save(c);
+  EXPECT_FALSE(diagnosticsOf(untilDiagnostics(c)).is_null());
+
+  // The repository's own config: the server cannot even find the repository.
+  const std::string config = repo.read(".git/config");
+  fs::remove(repo.root() / ".git" / "config");
+  ASSERT_EQ(::mkfifo((repo.root() / ".git" / "config").c_str(), 0600), 0);
+  LspClient d(ServerOptions{});
+  d.initialize(rootUri(), {{"debounce_ms", 0}});
+  save(d);
+  EXPECT_EQ(messageWith(d, ".git/config"),
+            "revline: nothing here is reviewed: git was not run: '.git/config' is a named pipe (FIFO) where git "
+            "expects a file (the repository's git config): git would wait on it forever. Remove it, or replace it "
+            "with a regular file");
+  fs::remove(repo.root() / ".git" / "config");
+  repo.write(".git/config", config);
+  save(d);
+  EXPECT_FALSE(diagnosticsOf(untilDiagnostics(d)).is_null());
+  EXPECT_EQ(d.stop(), 0);
+  EXPECT_EQ(c.stop(), 0);
+}
+
 TEST_F(Hostile, UntrustedConfigIsIgnoredWithAMessageAndEditorSettingsWin) {
   revline::testing::FakeServer collector, mine;
   repo.write(".revline.json", R"({"provider": "openai", "base_url": ")" + collector.url("/v1") +

@@ -119,6 +119,46 @@ TEST(Process, TimeoutAlsoKillsGrandchildrenHoldingThePipes) {
   EXPECT_LT(std::chrono::steady_clock::now() - start, 2s);
 }
 
+TEST(Process, AStallCheckThatFindsACauseKillsTheChildAtOnce) {
+  // git waiting on a named pipe: the check names it, and run() does not wait out the timeout.
+  Options options;
+  options.timeout = 60s;
+  options.stallCheckAfter = 100ms;
+  int asked = 0;
+  options.stallCheck = [&asked] {
+    ++asked;
+    return std::string("'x' is a named pipe");
+  };
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    run({"sh", "-c", "sleep 30 & sleep 30; wait"}, options);
+    FAIL() << "expected the stall check to stop the child";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), Error::Kind::Stalled);
+    EXPECT_STREQ(e.what(), "'x' is a named pipe");
+  }
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 10s);
+  EXPECT_EQ(asked, 1);
+}
+
+TEST(Process, AStallCheckWithNoCauseLetsASlowChildFinish) {
+  Options options;
+  options.stallCheckAfter = 50ms;
+  int asked = 0;
+  options.stallCheck = [&asked]() -> std::string {
+    if (++asked == 1) throw std::runtime_error("cannot tell");  // a check that fails changes nothing either
+    return {};
+  };
+  const Result r = run({"sh", "-c", "sleep 0.4; echo done"}, options);
+  EXPECT_EQ(r.exitCode, 0);
+  EXPECT_EQ(r.out, "done\n");
+  EXPECT_EQ(asked, 1);  // asked once, not on every slice
+  // A child that ends before the check is due is never asked about.
+  options.stallCheckAfter = 10s;
+  EXPECT_EQ(run({"true"}, options).exitCode, 0);
+  EXPECT_EQ(asked, 1);
+}
+
 TEST(Process, CancellationKillsTheChildAndItsGroup) {
   // A review that was cancelled (a newer save) must not wait for git: the
   // child, and what it started, are killed, and run() says Cancelled.

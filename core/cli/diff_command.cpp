@@ -1,5 +1,8 @@
 // `revline diff`: the diff exactly as the model sees it, the whole first
 // request (--prompt), or its parsed form.
+#include <unistd.h>
+
+#include <iostream>
 #include <istream>
 
 #include "core/cli/args.h"
@@ -19,6 +22,13 @@ void printSkipped(const std::vector<review::SkippedFile>& skipped, std::ostream&
                    << terminalSafe(s.reason) << ")\n";
 }
 
+// What the diff shows is the repository's text: on a terminal, which would
+// obey its control sequences (retitle the window, write the clipboard), they
+// are shown escaped; into a pipe or a file it goes byte for byte.
+std::string forOutput(const std::string& text, const std::ostream& out) {
+  return &out == &std::cout && isatty(STDOUT_FILENO) ? terminalSafe(text) : text;
+}
+
 }  // namespace
 
 int runDiffCommand(const std::vector<std::string>& args, std::istream& in, std::ostream& out, std::ostream& err) {
@@ -32,7 +42,8 @@ int runDiffCommand(const std::vector<std::string>& args, std::istream& in, std::
            "Prints the working-tree diff (untracked, not-ignored files count as added) as the model is shown it:\n"
            "every line prefixed by its new-file line number, the function context around each hunk as\n"
            "\"NUMBER : TEXT\" lines (for reference, not valid targets), and only the files the selection sends\n"
-           "(the others are listed on stderr with the reason).\n\n"
+           "(the others are listed on stderr with the reason). On a terminal, control characters in the\n"
+           "repository's text are shown escaped (\\x1b), never obeyed; into a pipe or a file, byte for byte.\n\n"
            "  --prompt    the whole first request instead: system prompt, intent (--description, and the\n"
            "              commit messages with --base) and diff, redacted as a remote provider receives it;\n"
            "              a change split to fit max_input_tokens shows each of its requests; as `revline\n"
@@ -65,7 +76,7 @@ int runDiffCommand(const std::vector<std::string>& args, std::istream& in, std::
     return 0;
   }
   if (parsed.has("numstat")) {
-    out << diff::numstat(source.diff);
+    out << diff::numstat(source.diff);  // names C-quoted, as git prints them
     return 0;
   }
   // The request a `revline review` with the same flags would make.
@@ -82,8 +93,8 @@ int runDiffCommand(const std::vector<std::string>& args, std::istream& in, std::
       // A change split to fit max_input_tokens is several requests: each is shown.
       if (requests.size() > 1)
         out << "=== request " << i + 1 << " of " << requests.size() << " (the change exceeds max_input_tokens) ===\n";
-      out << "=== system ===\n" << requests[i].system << "\n";
-      for (const auto& m : requests[i].messages) out << "=== user ===\n" << m.text;
+      out << "=== system ===\n" << forOutput(requests[i].system, out) << "\n";
+      for (const auto& m : requests[i].messages) out << "=== user ===\n" << forOutput(m.text, out);
     }
     for (const auto& s : notSent) err << "revline diff: not sent (" << terminalSafe(s) << ")\n";
     return 0;
@@ -93,10 +104,11 @@ int runDiffCommand(const std::vector<std::string>& args, std::istream& in, std::
   const session::PreparedReview prepared = session::prepare(std::move(request));
   printSkipped(prepared.inputs.filesSkipped, err);
   if (root.empty()) {
-    out << diff::annotate(prepared.reviewed);
+    out << forOutput(diff::annotate(prepared.reviewed), out);
   } else {
     const tools::RepositoryTools files(root);  // the same confined reads as the review's
-    out << diff::annotate(prepared.reviewed, review::functionContextOf(prepared.reviewed, options, &files));
+    out << forOutput(diff::annotate(prepared.reviewed, review::functionContextOf(prepared.reviewed, options, &files)),
+                     out);
   }
   return 0;
 }

@@ -256,6 +256,26 @@ TEST(UntrustedRepository, ControlSequencesReachTheTerminalEscaped) {
       << r.out;
 }
 
+// `revline diff` shows the repository's own text: on a terminal (a pseudo-
+// terminal from script(1) here) its control sequences are escaped; into a pipe
+// the diff stays byte for byte, as patch tools need it.
+TEST(UntrustedRepository, RevlineDiffOnATerminalShowsControlSequencesEscaped) {
+  if (testing::runShell("script -qec true /dev/null").exitCode != 0) GTEST_SKIP() << "no pseudo-terminal here";
+  Clone c;
+  c.repo.write("notes.txt", "title \x1b]0;PWNED\x07 clip \x1b]52;c;ZWNobw==\x07\n");
+  for (const std::string flags : {"", " --prompt"}) {
+    SCOPED_TRACE(flags);
+    const std::string command = c.env() + shellQuote(REVLINE_BINARY) + " diff" + flags;
+    auto onTerminal = testing::runShell("script -qec " + shellQuote(command) + " /dev/null", c.repo.root());
+    ASSERT_EQ(onTerminal.exitCode, 0) << onTerminal.out << onTerminal.err;
+    EXPECT_EQ(onTerminal.out.find_first_of("\x1b\x07"), std::string::npos) << onTerminal.out;
+    EXPECT_NE(onTerminal.out.find("title \\x1b]0;PWNED\\x07 clip"), std::string::npos) << onTerminal.out;
+    auto piped = testing::runShell(command, c.repo.root());
+    ASSERT_EQ(piped.exitCode, 0) << piped.err;
+    EXPECT_NE(piped.out.find("title \x1b]0;PWNED\x07 clip"), std::string::npos) << piped.out;
+  }
+}
+
 TEST(StdinOutsideARepository, OffersNoToolsAndReadsNothingElse) {
   testing::TempDir home;  // plays $HOME: files the model must never see
   fs::create_directories(home.path() / ".aws");

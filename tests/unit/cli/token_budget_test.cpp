@@ -4,11 +4,13 @@
 // none over it, every file in one of them, and the report states the coverage.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <set>
 #include <sstream>
 
 #include "core/cli/commands.h"
 #include "core/support/json.h"
+#include "tests/support/temp_repo.h"
 #include "tests/unit/providers/fake_server.h"
 
 namespace revline::cli {
@@ -63,6 +65,37 @@ TEST(TokenBudgetCli, ALargeChangeGoesInRequestsWithinTheBudget) {
   EXPECT_EQ(report["chunking"]["requests"], static_cast<int>(requests.size()));
   EXPECT_EQ(report["usage"]["inputTokens"], 1000 * static_cast<int>(requests.size()));
   EXPECT_EQ(err.str().find(" requests done"), std::string::npos);  // no progress on a stream that is not a terminal
+}
+
+// On a terminal (a pseudo-terminal from script(1)), the real binary shows how
+// far a review in several requests has got: one line rewritten in place,
+// ended when the last request is answered.
+TEST(TokenBudgetCli, ALongReviewShowsItsProgressOnATerminal) {
+  if (testing::runShell("script -qec true /dev/null").exitCode != 0) GTEST_SKIP() << "no pseudo-terminal here";
+  testing::FakeServer server;
+  server.expectAllRepliesUsed(false);
+  for (int i = 0; i < 80; ++i) server.enqueue(testing::Reply::ok(approveReply()));  // two reviews
+  testing::TempDir dir;
+  std::ofstream(dir.path() / "change.diff") << patchOf(24, 30);
+  const std::string command = testing::shellQuote(REVLINE_BINARY) +
+                              " review --stdin --provider openai --model test --max-parallel-requests 1 --base-url " +
+                              server.url("/v1") + " --max-input-tokens 6000 --max-requests 100 < change.diff";
+  const auto r = testing::runShell("script -qec " + testing::shellQuote(command) + " /dev/null", dir.path());
+  ASSERT_EQ(r.exitCode, 0) << r.out << r.err;
+  const std::size_t total = server.requestCount();
+  ASSERT_GT(total, 2u);
+  const std::string all = std::to_string(total);
+  EXPECT_NE(r.out.find("\rrevline review: 1 of " + all + " requests done, 1020 tokens so far"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("\rrevline review: " + all + " of " + all + " requests done, " + std::to_string(1020 * total) +
+                       " tokens so far\r\n"),
+            std::string::npos)
+      << r.out;
+  // Piped, the same review prints no progress.
+  const auto piped = testing::runShell(command + " 2>&1", dir.path());
+  EXPECT_EQ(piped.exitCode, 0) << piped.out;
+  EXPECT_EQ(server.requestCount(), 2 * total);
+  EXPECT_EQ(piped.out.find("requests done"), std::string::npos) << piped.out;
 }
 
 TEST(TokenBudgetCli, TheRequestCapIsReportedAndTheVerdictIsNotApprove) {

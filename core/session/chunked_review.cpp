@@ -39,11 +39,27 @@ tools::ToolLimits limitsFor(const config::Config& config, std::int64_t reserveTo
   return limits;
 }
 
-std::unique_ptr<tools::RepositoryTools> toolsFor(const std::filesystem::path& root, const tools::ToolLimits& limits) {
+// What git ignores in `root`, asked of git once however many requests of a
+// review call a tool, and not at all when none does. Thread-safe (the
+// requests of a split review run in parallel); a failure is asked again.
+tools::Sandbox::IgnoredLister ignoredOnce(const std::filesystem::path& root) {
+  struct Once {
+    std::once_flag asked;
+    std::vector<std::string> listed;
+  };
+  auto once = std::make_shared<Once>();
+  return [once, root] {
+    std::call_once(once->asked, [&] { once->listed = git::ignoredUntracked(root); });
+    return once->listed;
+  };
+}
+
+std::unique_ptr<tools::RepositoryTools> toolsFor(const std::filesystem::path& root, const tools::ToolLimits& limits,
+                                                 tools::Sandbox::IgnoredLister ignored) {
   if (root.empty()) return nullptr;  // no repository: no tools, no file reads
   auto tools = std::make_unique<tools::RepositoryTools>(root, limits);
   // What git ignores (a local .env, build output) the model is not shown, as the diff does not show it.
-  tools->ignoreWhatGitIgnores([root] { return git::ignoredUntracked(root); });
+  tools->ignoreWhatGitIgnores(std::move(ignored));
   return tools;
 }
 
@@ -227,6 +243,7 @@ struct RequestPlan {
   review::ReviewOptions options;  // config.review, with the budget every call is fitted to
   review::ReviewInputs requestInputs;  // what each request of a split review is given (no skipped files)
   tools::ToolLimits limits;
+  tools::Sandbox::IgnoredLister ignored;               // shared by the tools of every request
   std::unique_ptr<tools::RepositoryTools> measuring;  // the tools the requests were measured with
   std::optional<review::ModelRequest> whole;          // the change fits: this request, as measured
   diff::Diff split;                                   // otherwise: the diff cut to the plan's parts
@@ -258,7 +275,8 @@ RequestPlan planRequests(const diff::Diff& diff, const review::ReviewInputs& inp
 
   // What every request holds besides the diff: system prompt, schema, intent, tool specs.
   out.requestInputs = review::ReviewInputs{inputs.commitMessages, {}};
-  out.measuring = toolsFor(setup.root, out.limits);
+  out.ignored = ignoredOnce(setup.root);
+  out.measuring = toolsFor(setup.root, out.limits, out.ignored);
   review::ModelRequest empty = review::firstRequest(diff::Diff{diff.source, {}}, provider, options,
                                                     out.measuring.get(), out.requestInputs);
   if (toolsOffered) empty.tools = out.measuring->specs();
@@ -392,13 +410,13 @@ std::vector<review::ModelRequest> previewRequests(const diff::Diff& diff, const 
                                                   std::vector<std::string>* notSent) {
   RequestPlan p = planRequests(diff, inputs, provider, setup);
   if (p.budget <= 0 || diff.files.empty()) {
-    auto tools = toolsFor(setup.root, {});
+    auto tools = toolsFor(setup.root, {}, ignoredOnce(setup.root));
     return {review::firstRequest(diff, provider, setup.config.review, tools.get(), inputs)};
   }
   if (p.whole) return {std::move(*p.whole)};
   std::vector<review::ModelRequest> out;
   for (const Chunk& c : p.plan.chunks) {
-    auto tools = toolsFor(setup.root, p.limits);
+    auto tools = toolsFor(setup.root, p.limits, p.ignored);
     out.push_back(review::firstRequest(chunkDiff(p.split, c.parts), provider, p.options, tools.get(), p.requestInputs));
   }
   if (notSent) {
@@ -415,7 +433,7 @@ review::ReviewOutcome reviewInChunks(const diff::Diff& diff, const review::Revie
   const config::Config& config = setup.config;
   RequestPlan p = planRequests(diff, inputs, provider, setup);
   if (p.budget <= 0 || diff.files.empty()) {
-    auto tools = toolsFor(setup.root, {});
+    auto tools = toolsFor(setup.root, {}, ignoredOnce(setup.root));
     return review::runReview(diff, provider, config.review, tools.get(), cancel, inputs);
   }
   const review::ReviewOptions& options = p.options;
@@ -454,7 +472,7 @@ review::ReviewOutcome reviewInChunks(const diff::Diff& diff, const review::Revie
         const diff::Diff part = chunkDiff(split, plan.chunks[c].parts);
         std::unique_ptr<review::Provider> own = setup.factory(config, part, setup.root);
         if (setup.wrap) own = setup.wrap(std::move(own));
-        auto tools = toolsFor(setup.root, limits);
+        auto tools = toolsFor(setup.root, limits, p.ignored);
         outcomes[c] = review::runReview(part, *own, partOptions, tools.get(), cancel, requestInputs);
         std::lock_guard<std::mutex> lock(mu);
         answered[c] = 1;

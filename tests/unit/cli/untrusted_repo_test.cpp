@@ -6,8 +6,10 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
+#include <iterator>
 
 #include "tests/support/temp_repo.h"
 #include "tests/unit/providers/fake_server.h"
@@ -220,6 +222,51 @@ TEST(UntrustedRepository, TheModelCannotReadWhatGitIgnores) {
   EXPECT_NE(second.find("is ignored by git (.gitignore)"), std::string::npos) << second;
   EXPECT_NE(second.find("No text file contains \\\"LOCAL_ONLY\\\""), std::string::npos) << second;
   EXPECT_EQ(second.find("LOCAL_ONLY_VALUE"), std::string::npos) << "an ignored file's content was sent";
+}
+
+// A review split into several requests, each of whose model calls a tool:
+// git is asked what it ignores once for the whole review, not once a request
+// (a listing of an ignored node_modules can take a while).
+TEST(UntrustedRepository, GitIsAskedWhatItIgnoresOncePerReview) {
+  Clone c;
+  c.repo.write(".gitignore", ".env\n");
+  c.repo.write(".env", "LOCAL_ONLY_VALUE=on this machine\n");
+  for (int f = 0; f < 12; ++f) {
+    std::string text;
+    for (int i = 0; i < 40; ++i) text += "def handler_" + std::to_string(f) + "_" + std::to_string(i) + "(event): return event\n";
+    c.repo.write("pkg" + std::to_string(f) + "/mod.py", text);
+  }
+  testing::TempDir bin;
+  const fs::path log = bin.path() / "asked";
+  std::string git = testing::runShell("command -v git").out;
+  git = git.substr(0, git.find('\n'));
+  // A git that notes each listing of ignored files, then does what git does.
+  std::ofstream(bin.path() / "git") << "#!/bin/sh\ncase \"$*\" in *--ignored*) echo >> " << shellQuote(log.string())
+                                    << ";; esac\nexec " << shellQuote(git) << " \"$@\"\n";
+  fs::permissions(bin.path() / "git", fs::perms::owner_all);
+  FakeServer server;
+  server.expectAllRepliesUsed(false);
+  const json call = json::array(
+      {{{"id", "c1"}, {"type", "function"}, {"function", {{"name", "read_file"}, {"arguments", R"({"path":".env"})"}}}}});
+  for (int i = 0; i < 40; ++i) {
+    server.enqueue(Reply::ok(json{{"choices", {{{"index", 0},
+                                                {"message", {{"role", "assistant"}, {"content", nullptr}, {"tool_calls", call}}},
+                                                {"finish_reason", "tool_calls"}}}}}
+                                 .dump()));
+    server.enqueue(Reply::openAiAnswer(R"({"summary":"ok","findings":[],"verdict":"APPROVE"})"));
+  }
+  auto r = testing::runShell("PATH=" + shellQuote(bin.path().string()) + ":\"$PATH\" " + c.env() + "K=x " +
+                                 shellQuote(REVLINE_BINARY) +
+                                 " review --no-cache --provider openai --model m --api-key-env K --max-parallel-requests 1 "
+                                 "--max-input-tokens 5000 --base-url " + server.url("/v1"),
+                             c.repo.root());
+  ASSERT_EQ(r.exitCode, 0) << r.out << r.err;
+  ASSERT_GE(server.requestCount(), 6u) << "not split into several requests with a tool round each";
+  std::ifstream asked(log);
+  const std::string lines((std::istreambuf_iterator<char>(asked)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(std::count(lines.begin(), lines.end(), '\n'), 1) << server.requestCount() << " requests";
+  for (const auto& request : server.requests())
+    EXPECT_EQ(request.body.find("LOCAL_ONLY_VALUE"), std::string::npos) << "an ignored file's content was sent";
 }
 
 // A file name, a .revline.json and a model's answer holding terminal control

@@ -209,11 +209,11 @@ void Server::runJob(const std::shared_ptr<Job>& job) {
                      json{{"kind", "begin"}, {"title", "revline review"}, {"message", what}, {"cancellable", false}});
   }
   try {
-    std::vector<std::string> skippedUntracked;  // too large or not a regular file: reported, not read
+    std::vector<git::LeftOut> leftOut;  // too large, not a regular file: reported, not read
     git::DiffRequest diffRequest = job->diffRequest();
     diffRequest.ignoredSettings = &outcome->ignoredGitSettings;
-    diff::Diff parsed = reviews_.readChange(job->root, std::move(diffRequest), &skippedUntracked);
-    for (const auto& s : skippedUntracked) outcome->logs.push_back("revline: " + s);
+    diff::Diff parsed = reviews_.readChange(job->root, std::move(diffRequest), &leftOut);
+    for (const auto& s : leftOut) outcome->logs.push_back("revline: " + s.path + ": " + s.reason + "; not reviewed");
     {
       std::lock_guard<std::mutex> lock(queueMu_);  // a save meanwhile is compared with it (the prober)
       job->changeRead = parsed.source;
@@ -222,6 +222,7 @@ void Server::runJob(const std::shared_ptr<Job>& job) {
     if (job->cancel.cancelled()) throw Cancelled();
     // The session selects the files (settings and default exclusions) and answers from cache when it can.
     session::ReviewRequest reviewRequest{std::move(parsed), job->root, job->config, {}};
+    reviewRequest.leftOut = std::move(leftOut);
     reviewRequest.fullReview = job->fullReview;
     if (job->cacheOnly) {
       outcome->result = reviews_.cached(std::move(reviewRequest));

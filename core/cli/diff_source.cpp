@@ -43,11 +43,10 @@ DiffSource readDiff(const ParsedArgs& args, std::istream& in, std::ostream& err,
     request.mode = git::DiffRequest::Mode::Base;
     request.base = *base;
   }
-  request.skippedUntracked = &source.skipped;
+  request.leftOut = &source.leftOut;
   request.trustRepositoryConfig = trusted(*source.root);
   request.ignoredSettings = &source.ignoredGitSettings;
   source.diff = diff::parse(git::diffText(*source.root, request));
-  for (const auto& s : source.skipped) err << command << ": warning: " << terminalSafe(s) << "\n";
   if (!source.ignoredGitSettings.empty())
     err << command << ": warning: "
         << terminalSafe(git::ignoredSettingsNotice(*source.root, source.ignoredGitSettings)) << "\n";

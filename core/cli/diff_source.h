@@ -10,21 +10,22 @@
 
 #include "core/cli/args.h"
 #include "core/diff/diff.h"
+#include "core/git/git.h"
 
 namespace revline::cli {
 
 struct DiffSource {
   std::optional<std::filesystem::path> root;  // the repository, when there is one
   diff::Diff diff;
-  std::vector<std::string> skipped;  // untracked files left out (too large, not regular), "path: why"
+  std::vector<git::LeftOut> leftOut;  // files of the change the diff does not show, with why
   // The repository's own git settings that name programs, not run (it is untrusted): a warning.
   std::vector<std::string> ignoredGitSettings;
 };
 
 // --stdin reads a patch from `in`; otherwise git is asked from the current
-// directory. Rejects --staged together with --base. What git was not asked to
-// show (untracked files left out, the repository's own git settings not run)
-// is warned of on `err` as "<command>: warning: ...", whatever is printed next.
+// directory. Rejects --staged together with --base. The repository's own git
+// settings not run are warned of on `err` as "<command>: warning: ..."; the
+// files the diff does not show are in `leftOut`, for the command to report.
 DiffSource readDiff(const ParsedArgs& args, std::istream& in, std::ostream& err, const std::string& command);
 
 }  // namespace revline::cli

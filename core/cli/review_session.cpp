@@ -76,6 +76,7 @@ session::ReviewRequest reviewRequestFor(DiffSource source, const ParsedArgs& arg
   // No repository (--stdin elsewhere): no root, so no tools and no file reads,
   // never the current directory (it may be $HOME).
   session::ReviewRequest request{std::move(source.diff), source.root.value_or(std::filesystem::path()), config, {}};
+  request.leftOut = std::move(source.leftOut);
   // With --base, the branch's commits say what the change is for.
   if (auto base = args.value("base"); base && source.root) request.commitMessages = git::commitMessages(*source.root, *base);
   return request;

@@ -206,6 +206,37 @@ std::vector<std::string> splitAtNul(const std::string& text) {
   return fields;
 }
 
+// `git diff --cached` during a merge says "* Unmerged path NAME" (the name
+// as is, unquoted) for each conflicted file and shows nothing of it: the line
+// is no diff, and the file is left out, with the reason, for the review to say.
+std::string withoutUnmerged(std::string text, std::vector<LeftOut>* leftOut) {
+  static const std::string kMark = "* Unmerged path ";
+  if (text.rfind(kMark, 0) != 0 && text.find("\n" + kMark) == std::string::npos) return text;
+  std::string kept;
+  for (std::size_t start = 0; start < text.size();) {
+    std::size_t end = text.find('\n', start);
+    end = end == std::string::npos ? text.size() : end + 1;
+    if (text.compare(start, kMark.size(), kMark) == 0) {
+      std::string name = text.substr(start + kMark.size(), end - start - kMark.size());
+      while (!name.empty() && (name.back() == '\n' || name.back() == '\r')) name.pop_back();
+      if (leftOut)
+        leftOut->push_back({name, "unmerged: its merge conflict is not resolved, and --staged shows nothing of it; "
+                                  "resolve it and `git add` it, or review the work tree (without --staged)"});
+    } else {
+      kept.append(text, start, end - start);
+    }
+    start = end;
+  }
+  return kept;
+}
+
+// A size cap as people say it, exact: "8 MiB limit (8388608 bytes)", "1000-byte limit".
+std::string sizeLimit(std::uintmax_t bytes) {
+  const std::uintmax_t mib = 1024 * 1024;
+  if (bytes % mib != 0) return std::to_string(bytes) + "-byte limit";
+  return std::to_string(bytes / mib) + " MiB limit (" + std::to_string(bytes) + " bytes)";
+}
+
 // ls-files lists an untracked embedded repository as "dir/". It is another
 // repository, not files of this one, and `git add -N` fails on one without
 // commits, so such entries are dropped. Input and output are NUL-separated.
@@ -221,14 +252,14 @@ std::string untrackedFilesOnly(const std::string& list, const fs::path& root, co
     if (!ec && fs::is_regular_file(status)) {
       const auto size = fs::file_size(root / name, ec);
       if (!ec && size > request.maxUntrackedBytes) {
-        why = std::to_string(size / (1024 * 1024)) + " MB, over the " +
-              std::to_string(request.maxUntrackedBytes / (1024 * 1024)) + " MB limit for untracked files";
+        why = "untracked, " + std::to_string(size) + " bytes, over the " + sizeLimit(request.maxUntrackedBytes) +
+              " for untracked files";
       }
     } else if (!ec && !fs::is_symlink(status)) {
-      why = "not a regular file";
+      why = "untracked, not a regular file";
     }
     if (!why.empty()) {
-      if (request.skippedUntracked) request.skippedUntracked->push_back(name + ": " + why + "; not reviewed");
+      if (request.leftOut) request.leftOut->push_back({name, why});
       continue;
     }
     out.append(name).push_back('\0');
@@ -374,6 +405,7 @@ std::string diffText(const fs::path& root, const DiffRequest& request, const Git
       text = git.checked(diffArgs);
     }
   }
+  if (request.mode == DiffRequest::Mode::Staged) text = withoutUnmerged(std::move(text), request.leftOut);
   return text;
 }
 

@@ -36,6 +36,14 @@ std::filesystem::path findRepositoryRoot(const std::filesystem::path& start, con
 // The documented cap for an untracked file shown as added: 8 MiB.
 inline constexpr std::uintmax_t kMaxUntrackedFileBytes = 8 * 1024 * 1024;
 
+// A file of the change that the diff does not show, and why: an untracked file
+// over the size cap or not a regular file, an unmerged path (`--staged` during
+// a merge). Not reviewed, and not by choice: a review must say so.
+struct LeftOut {
+  std::string path;    // repository-relative
+  std::string reason;  // e.g. "untracked, 9961472 bytes, over the 8 MiB limit (8388608 bytes) for untracked files"
+};
+
 struct DiffRequest {
   enum class Mode {
     WorkingTree,  // the work tree against HEAD (`git diff HEAD`)
@@ -52,10 +60,10 @@ struct DiffRequest {
   bool includeUntracked = true;    // WorkingTree and Base: untracked, not-ignored files show as added
   // Untracked files over this size are left out (git would read them whole to
   // show them as added: a 2 GB sparse file is 2 GB of work); symlinks always
-  // count (git shows only the link's target). Each one left out is reported in
-  // `skippedUntracked`, when given, as "path: why".
+  // count (git shows only the link's target). Each one left out, and each
+  // unmerged path of a Staged diff, is appended to `leftOut`, when given.
   std::uintmax_t maxUntrackedBytes = kMaxUntrackedFileBytes;
-  std::vector<std::string>* skippedUntracked = nullptr;
+  std::vector<LeftOut>* leftOut = nullptr;
   // The user trusts the repository (`revline trust`): the programs its own git
   // configuration names (filter drivers, core.fsmonitor, a partial clone's
   // fetch) run as git runs them. Otherwise they are switched off for this diff

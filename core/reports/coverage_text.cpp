@@ -63,9 +63,13 @@ std::string notReviewedReason(const review::Coverage& c) {
   const auto n = std::count_if(c.filesSkipped.begin(), c.filesSkipped.end(),
                                [](const review::SkippedFile& s) { return s.overLimit; });
   if (n == 0) return "";
-  return "Part of the change was not reviewed (" + std::to_string(n) + (n == 1 ? " file" : " files") +
-         " over the request token budget or the max_requests cap, listed as skipped), so the verdict cannot be "
-         "APPROVE.";
+  const auto notShown = std::count_if(c.filesSkipped.begin(), c.filesSkipped.end(),
+                                      [](const review::SkippedFile& s) { return s.notInDiff; });
+  const std::string why = notShown == 0 ? " over the request token budget or the max_requests cap"
+                          : notShown == n ? " the diff could not show"
+                                          : " over a request limit or not shown by the diff";
+  return "Part of the change was not reviewed (" + std::to_string(n) + (n == 1 ? " file" : " files") + why +
+         ", listed as skipped with the reason), so the verdict cannot be APPROVE.";
 }
 
 }  // namespace revline::reports

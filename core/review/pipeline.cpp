@@ -124,6 +124,8 @@ ReviewOutcome runReview(const diff::Diff& diff, Provider& provider, const Review
     // Nothing changed: nothing to ask, nothing to find.
     outcome.summary = outcome.coverage.filesSkipped.empty() ? "No changes to review."
                                                             : "No reviewable changes: every changed file was skipped.";
+    // A file the diff could not show was not reviewed: no approval of it.
+    outcome.verdict = outcome.modelVerdict = decideVerdict({}, options.policy, approvalEvidence(outcome));
     return outcome;
   }
 

@@ -34,6 +34,9 @@ struct SkippedFile {
   // choice: the change was not all reviewed, so the verdict cannot be APPROVE.
   bool overLimit = false;
   bool partial = false;  // only some hunks (`lines` of them) were left out; the file counts as reviewed
+  // Never in the diff at all (git::LeftOut: an untracked file over the size cap,
+  // an unmerged path), so never in a request's plan either; overLimit is set too.
+  bool notInDiff = false;
 };
 
 // Per-review input beyond the diff, supplied by the caller.

@@ -212,7 +212,7 @@ review::ReviewOutcome mergeIncremental(const IncrementalPlan& plan, review::Revi
   for (const auto& unit : plan.units)
     if (unit.reused) reusedFiles.insert(unit.file);
   for (auto& skipped : o.coverage.filesSkipped) {
-    if (!skipped.overLimit) continue;
+    if (!skipped.overLimit || skipped.notInDiff) continue;  // those of `inputs` are in `coverage` already
     if (const diff::FileDiff* file = whole.findFile(skipped.path))
       skipped.partial = skipped.partial || reusedFiles.count(static_cast<std::size_t>(file - whole.files.data())) > 0;
     coverage.linesReviewed -= skipped.lines;

@@ -24,6 +24,12 @@ PreparedReview prepare(ReviewRequest request) {
   PreparedReview prepared;
   prepared.reviewed = std::move(selection.diff);
   prepared.inputs.filesSkipped = std::move(selection.skipped);
+  for (auto& left : request.leftOut) {
+    review::SkippedFile skipped{std::move(left.path), std::move(left.reason) + "; not reviewed"};
+    skipped.overLimit = true;  // not by choice: the change was not all reviewed
+    skipped.notInDiff = true;
+    prepared.inputs.filesSkipped.push_back(std::move(skipped));
+  }
   prepared.inputs.commitMessages = std::move(request.commitMessages);
   return prepared;
 }
@@ -39,8 +45,8 @@ ReviewService::ReviewService(ProviderFactory factory, ReviewCache* cache, GitDif
       hunks_(hunks) {}
 
 diff::Diff ReviewService::readChange(const std::filesystem::path& root, git::DiffRequest request,
-                                     std::vector<std::string>* skippedUntracked) const {
-  request.skippedUntracked = skippedUntracked;
+                                     std::vector<git::LeftOut>* leftOut) const {
+  request.leftOut = leftOut;
   return diff::parse(gitDiff_(root, request));
 }
 
@@ -65,6 +71,10 @@ ReviewResult fromCache(PreparedReview prepared, CachedReview cached, const revie
   o.coverage = review::coverageOf(prepared.reviewed, prepared.inputs);
   o.unplacedBlocking = cached.evidence.unplacedBlocking;
   o.findings = std::move(cached.findings);
+  // A review is cached only when all of it was reviewed; what the diff does
+  // not show now (an untracked file grown over the cap) is not in the key.
+  cached.evidence.partsNotReviewed = static_cast<int>(std::count_if(
+      o.coverage.filesSkipped.begin(), o.coverage.filesSkipped.end(), [](const auto& s) { return s.notInDiff; }));
   o.verdict = review::decideVerdict(o.findings, config.review.policy, cached.evidence);
   result.evidence = cached.evidence;
   o.summary = "The same change was reviewed before; these are that review's findings (from the review cache).";
@@ -134,7 +144,10 @@ ReviewResult nothingToSend(PreparedReview prepared, const config::Config& config
     result.outcome.coverage = review::coverageOf(prepared.reviewed, prepared.inputs);
     result.outcome.summary =
         "No lines to review: the changed files are binary, renamed, copied, empty or change mode only.";
+    result.outcome.verdict = result.outcome.modelVerdict =
+        review::decideVerdict({}, config.review.policy, review::approvalEvidence(result.outcome));
   }
+  result.evidence = review::approvalEvidence(result.outcome);
   result.reviewed = std::move(prepared.reviewed);
   return result;
 }

@@ -60,6 +60,9 @@ struct ReviewRequest {
   // now", `revline review --no-cache`: a fresh opinion is what is asked for).
   // The result still refreshes both.
   bool fullReview = false;
+  // Files of the change the diff does not show (an untracked file over the size
+  // cap, an unmerged path): listed in coverage as not reviewed, so no APPROVE.
+  std::vector<git::LeftOut> leftOut;
 };
 
 // What the selection keeps of a request, and what the review is given besides.
@@ -87,10 +90,10 @@ class ReviewService {
                          GitDiff gitDiff = defaultGitDiff(), HunkCache* hunks = nullptr);
 
   // The change `request` names in the repository at `root` (working tree,
-  // staged, against a base, limited to paths), parsed; untracked files left
-  // out (too large, not regular) are listed in `skippedUntracked`.
+  // staged, against a base, limited to paths), parsed; the files of it the
+  // diff does not show (git::LeftOut) are listed in `leftOut`.
   diff::Diff readChange(const std::filesystem::path& root, git::DiffRequest request,
-                        std::vector<std::string>* skippedUntracked = nullptr) const;
+                        std::vector<git::LeftOut>* leftOut = nullptr) const;
 
   // Selects, builds the provider, looks in the cache, else reviews with the
   // repository tools confined to the request's root: only the hunks not in the

@@ -53,13 +53,15 @@ TEST(DiffCommand, EveryFormSaysWhatTheDiffLeftOut) {
   makeChange(repo);
   repo.write("huge.log", std::string(9 * 1024 * 1024, 'a'));  // untracked, over the 8 MB cap
   repo.git("config core.fsmonitor .git/watch");                 // the repository's own program, not run
-  for (const std::string form : {"diff", "diff --json", "diff --numstat"}) {
+  for (const std::string form : {"diff", "diff --json", "diff --numstat", "diff --prompt"}) {
     const auto r = runRevline(form, repo.root());
     ASSERT_EQ(r.exitCode, 0) << form << ": " << r.err;
     EXPECT_EQ(r.out.find("huge.log"), std::string::npos) << form;
-    EXPECT_NE(r.err.find("revline diff: warning: huge.log: 9 MB, over the 8 MB limit for untracked files"),
+    EXPECT_NE(r.err.find("revline diff: not sent to the reviewer: huge.log (untracked, 9437184 bytes, over the 8 MiB "
+                         "limit (8388608 bytes) for untracked files; not reviewed)"),
               std::string::npos)
         << form << ": " << r.err;
+    EXPECT_EQ(r.err.find("huge.log"), r.err.rfind("huge.log")) << "said twice: " << r.err;
     EXPECT_NE(r.err.find("revline diff: warning: "), std::string::npos) << form;
     EXPECT_NE(r.err.find("git config names programs for git to run (core.fsmonitor)"), std::string::npos)
         << form << ": " << r.err;

@@ -253,6 +253,58 @@ TEST(DiffText, StagedModeShowsOnlyTheIndex) {
   EXPECT_THAT(text, Not(HasSubstr("untracked.txt")));
 }
 
+// During a merge, `git diff --cached` says "* Unmerged path NAME" for a
+// conflicted file and shows nothing of it: the line is not passed on as diff
+// (alone, it read as a malformed diff), and the file is reported left out.
+TEST(DiffText, StagedModeReportsUnmergedPathsAsLeftOut) {
+  TempRepo repo;
+  repo.write("m.py", "x = 1\n");
+  repo.write("other.py", "b = 1\n");
+  repo.commitAll("base");
+  repo.git("checkout -q -b feat");
+  repo.write("m.py", "x = 2\n");
+  repo.write("other.py", "b = 2\n");
+  repo.commitAll("feat");
+  repo.git("checkout -q main");
+  repo.write("m.py", "x = 3\n");
+  repo.commitAll("main");
+  repo.git("merge feat", /*allowFailure=*/true);  // conflicts in m.py; other.py merged and staged
+
+  DiffRequest staged;
+  staged.mode = DiffRequest::Mode::Staged;
+  std::vector<LeftOut> leftOut;
+  staged.leftOut = &leftOut;
+  const std::string text = diff(repo, staged);
+  EXPECT_THAT(text, HasSubstr("-b = 1\n+b = 2\n"));
+  EXPECT_THAT(text, Not(HasSubstr("Unmerged")));
+  ASSERT_EQ(leftOut.size(), 1u);
+  EXPECT_EQ(leftOut[0].path, "m.py");
+  EXPECT_THAT(leftOut[0].reason, HasSubstr("unmerged: its merge conflict is not resolved"));
+
+  repo.git("checkout -q HEAD -- other.py");  // only the conflict is left
+  leftOut.clear();
+  EXPECT_EQ(diff(repo, staged), "");
+  EXPECT_EQ(leftOut.size(), 1u);
+}
+
+TEST(DiffText, UntrackedFilesOverTheCapAreLeftOutWithTheirSize) {
+  TempRepo repo;
+  repo.write("kept.txt", "kept\n");
+  repo.commitAll("base");
+  repo.write("big.bin", std::string(2048, 'a'));
+  repo.write("small.txt", "small\n");
+  DiffRequest request;
+  request.maxUntrackedBytes = 1024;
+  std::vector<LeftOut> leftOut;
+  request.leftOut = &leftOut;
+  const std::string text = diff(repo, request);
+  EXPECT_THAT(text, HasSubstr("b/small.txt"));
+  EXPECT_THAT(text, Not(HasSubstr("big.bin")));
+  ASSERT_EQ(leftOut.size(), 1u);
+  EXPECT_EQ(leftOut[0].path, "big.bin");
+  EXPECT_EQ(leftOut[0].reason, "untracked, 2048 bytes, over the 1024-byte limit for untracked files");
+}
+
 TEST(DiffText, BaseModeDiffsAgainstTheMergeBase) {
   TempRepo repo;
   repo.write("shared.txt", "shared\n");

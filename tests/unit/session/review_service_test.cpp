@@ -157,6 +157,54 @@ TEST(ReviewService, NoFalseApprovalFromTheCacheEither) {
   EXPECT_EQ(review::decideVerdict({}, config::Config().review.policy, cached->evidence), contract::Verdict::Comment);
 }
 
+// A file of the change the diff could not show (an untracked file over the
+// size cap, an unmerged path) is listed as not reviewed, and no review of the
+// rest approves: not the model's, not the cache's, not a change with nothing left.
+TEST(ReviewService, WhatTheDiffCouldNotShowIsNotReviewedAndPreventsApproval) {
+  Fixture f;
+  Script s{{{"summary", "ok"}, {"verdict", "APPROVE"}, {"findings", json::array()}}, {}};
+  ReviewCache cache;
+  const ReviewService service(scripted(s), &cache);
+  EXPECT_EQ(service.review(f.request()).outcome.verdict, contract::Verdict::Approve);  // cached: all reviewed
+  auto withBigFile = [&f] {
+    ReviewRequest r = f.request();
+    r.leftOut = {{"dump.sql", "untracked, 9437184 bytes, over the 8 MiB limit (8388608 bytes) for untracked files"}};
+    return r;
+  };
+  for (bool fromCache : {true, false}) {
+    ReviewRequest r = withBigFile();
+    r.fullReview = !fromCache;
+    const ReviewResult result = service.review(std::move(r));
+    EXPECT_EQ(result.fromCache, fromCache);
+    EXPECT_EQ(result.outcome.verdict, contract::Verdict::Comment) << "from cache: " << fromCache;
+    EXPECT_EQ(result.evidence.partsNotReviewed, 1);
+    const review::Coverage& c = result.outcome.coverage;
+    EXPECT_EQ(c.filesReviewed, 1);
+    EXPECT_EQ(c.filesTotal, 3);  // sum.c, the lock file (excluded), dump.sql
+    ASSERT_EQ(c.filesSkipped.size(), 2u);
+    EXPECT_EQ(c.filesSkipped[1].path, "dump.sql");
+    EXPECT_TRUE(c.filesSkipped[1].overLimit);
+    EXPECT_EQ(c.filesSkipped[1].reason,
+              "untracked, 9437184 bytes, over the 8 MiB limit (8388608 bytes) for untracked files; not reviewed");
+  }
+  // Incremental review (the per-hunk cache): sent, then every hunk carried over.
+  HunkCache hunks;
+  const ReviewService incremental(scripted(s), nullptr, {}, &hunks);
+  for (int round = 0; round < 2; ++round) {
+    const ReviewResult result = incremental.review(withBigFile());
+    EXPECT_EQ(result.outcome.verdict, contract::Verdict::Comment) << "round " << round;
+    EXPECT_EQ(result.outcome.coverage.filesTotal, 3) << "round " << round;
+    EXPECT_EQ(result.outcome.coverage.filesReviewed, 1) << "round " << round;
+    EXPECT_EQ(result.outcome.coverage.filesSkipped.size(), 2u) << "round " << round;
+  }
+  ReviewRequest nothingElse{diff::Diff{}, f.repo.root(), {}, {}};
+  nothingElse.leftOut = {{"m.py", "unmerged: its merge conflict is not resolved"}};
+  const ReviewResult alone = service.review(std::move(nothingElse));
+  EXPECT_EQ(alone.outcome.verdict, contract::Verdict::Comment);
+  EXPECT_EQ(alone.outcome.coverage.filesTotal, 1);
+  EXPECT_EQ(alone.outcome.coverage.filesReviewed, 0);
+}
+
 TEST(ReviewService, ThePreviewIsTheFirstRequestTheModelReceives) {
   Fixture f;
   Script s{{{"summary", "ok"}, {"verdict", "APPROVE"}, {"findings", json::array()}}, {}};

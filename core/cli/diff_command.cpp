@@ -70,6 +70,7 @@ int runDiffCommand(const std::vector<std::string>& args, std::istream& in, std::
     });
     return 0;
   }
+  applyReviewFlags({}, parsed);  // a bad number is said now, not after git has run
   DiffSource source = readDiff(parsed, in, err, "revline diff");
   // What git's diff does not show (an untracked file over the cap, an unmerged
   // path) is said by every form; the annotated diff lists it with the selection's.

@@ -207,6 +207,7 @@ int runPrCommand(const std::vector<std::string>& args, std::istream&, std::ostre
   reports::GithubReviewOptions reviewOptions;
   reviewOptions.approveAllowed = parsed.has("approve");
   if (auto n = parsed.intValue("max-comments", 0, 100)) reviewOptions.maxInlineComments = static_cast<std::size_t>(*n);
+  applyReviewFlags({}, parsed);  // a bad number is said now, not after the clone
 
   const std::string number = std::to_string(pr.number);
   const std::string where = pr.slug() + "#" + number;

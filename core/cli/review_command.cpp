@@ -50,6 +50,7 @@ int runReviewCommand(const std::vector<std::string>& args, std::istream& in, std
     if (!failOn) throw UsageError("--fail-on expects BLOCKER, MAJOR, MINOR or NIT, got \"" + *v + "\"");
   }
 
+  applyReviewFlags({}, parsed);  // a bad number is said now, not after git has run
   session::ReviewRequest request = reviewRequestFor(readDiff(parsed, in, err, "revline review"), parsed, "revline review", err);
   request.progress = terminalProgress(err, "revline review");
   request.fullReview = parsed.has("no-cache");

@@ -72,8 +72,10 @@ class Parser {
 
   void run() {
     bool sawText = false;
+    bool sawColour = false;  // a line starting with a terminal colour code (`git diff --color=always`)
     while (next()) {
       if (!sawText && !chompCR(line_).empty()) sawText = true;
+      if (files_ == 0 && line_.size() > 1 && line_[0] == '\x1b' && line_[1] == '[') sawColour = true;
       switch (state_) {
         case State::Outside: outside(); break;
         case State::Header: header(); break;
@@ -86,7 +88,10 @@ class Parser {
     }
     if (cur_) finish();
     if (files_ == 0 && sawText) {
-      throw ParseError(1, "no diff found in the input: expected a 'diff --git' line or a '---'/'+++' pair");
+      throw ParseError(1, std::string("no diff found in the input: expected a 'diff --git' line or a '---'/'+++' pair") +
+                              (sawColour ? "; the input holds terminal colour codes (ESC [ ... m): make it with "
+                                           "`git diff --no-color`"
+                                         : ""));
     }
   }
 

@@ -134,14 +134,27 @@ void GuardMemo::store(const std::vector<std::filesystem::path>& files, const std
 std::string ignoredSettingsNotice(const std::filesystem::path& root, const std::vector<std::string>& ignored) {
   std::string keys;
   bool filters = false;
+  bool submodules = false;
   for (const std::string& key : ignored) {
+    if (key == kSubmoduleWorkTrees) {
+      submodules = true;
+      continue;
+    }
     keys += (keys.empty() ? "" : ", ") + key;
     filters = filters || startsWith(key, "filter.");
   }
-  return root.string() + ": the repository's own git config names programs for git to run (" + keys +
-         "); revline did not let them run" +
-         (filters ? ", so files under a filter driver are diffed as git stores them" : "") +
-         ". If you trust this repository, run `revline trust " + root.string() + "`";
+  std::string notice = root.string() + ": ";
+  if (!keys.empty()) {
+    notice += "the repository's own git config names programs for git to run (" + keys +
+              "); revline did not let them run" +
+              (filters ? ", so files under a filter driver are diffed as git stores them" : "");
+  }
+  if (submodules) {
+    notice += std::string(keys.empty() ? "" : "; ") +
+              "revline did not look into its submodules' work trees (their own git config is out of sight), so "
+              "changes not committed inside a submodule are not reviewed";
+  }
+  return notice + ". If you trust this repository, run `revline trust " + root.string() + "`";
 }
 
 std::string fetchRefusedHint(const std::string& gitError) {

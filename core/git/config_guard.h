@@ -62,6 +62,10 @@ class GuardMemo {
   std::map<std::string, std::pair<std::string, Guard>> byFiles_;  // key -> (stamp, guard)
 };
 
+// In `ignored`: an untrusted repository with submodules, whose work trees
+// were not looked into (`--ignore-submodules=dirty`).
+inline constexpr const char* kSubmoduleWorkTrees = "submodule work trees";
+
 // The warning for the settings untrustedGuard switched off in the
 // repository at `root`: what they are, what it changes and how to allow them.
 std::string ignoredSettingsNotice(const std::filesystem::path& root, const std::vector<std::string>& ignored);

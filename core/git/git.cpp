@@ -388,7 +388,11 @@ std::string diffText(const fs::path& root, const DiffRequest& request, const Git
   // A submodule's own config is out of the guard's sight (its filter drivers
   // would run to tell whether it is dirty): an untrusted repository's
   // submodules show only the commit they are at, never "-dirty".
-  if (!request.trustRepositoryConfig) diffArgs.push_back("--ignore-submodules=dirty");
+  if (!request.trustRepositoryConfig) {
+    diffArgs.push_back("--ignore-submodules=dirty");
+    if (request.ignoredSettings && fs::is_regular_file(root / ".gitmodules", ec))
+      request.ignoredSettings->push_back(kSubmoduleWorkTrees);  // what changed inside them is not seen: said
+  }
   diffArgs.push_back(against);
   std::vector<std::string> limited = diffArgs;
   addPaths(limited, request.paths);

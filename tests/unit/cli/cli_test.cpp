@@ -26,6 +26,20 @@ TEST(Cli, HelpAndUnknownCommand) {
   EXPECT_NE(r.err.find("--max-attempts"), std::string::npos) << r.err;
 }
 
+// A bad number is said before any work: not after the diff was read (with its
+// warnings) or a pull request cloned, and not hidden behind another error.
+TEST(Cli, BadNumbersAreSaidBeforeAnyWork) {
+  testing::TempDir notARepository;
+  for (const std::string command : {"review", "diff", "diff --prompt", "pr octo/repo 1"}) {
+    for (const std::string flag : {"--max-requests 0", "--max-input-tokens abc", "--max-parallel-requests 65"}) {
+      const auto r = runRevline(command + " " + flag, notARepository.path());
+      EXPECT_EQ(r.exitCode, 2) << command << " " << flag;
+      EXPECT_NE(r.err.find("option " + flag.substr(0, flag.find(' ')) + " expects a whole number"), std::string::npos)
+          << command << " " << flag << ": " << r.err;
+    }
+  }
+}
+
 TEST(Cli, SchemaIsStrict) {
   auto r = runRevline("schema");
   ASSERT_EQ(r.exitCode, 0) << r.err;

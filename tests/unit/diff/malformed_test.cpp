@@ -133,6 +133,23 @@ TEST_F(MalformedTest, CombinedDiffIsRejectedClearly) {
 
 TEST_F(MalformedTest, InputWithoutAnyDiff) {
   expectError("this is not a diff\n", 1, "no diff found in the input");
+  try {
+    parse("this is not a diff\n");
+  } catch (const ParseError& e) {
+    EXPECT_THAT(e.what(), Not(HasSubstr("colour")));
+  }
+}
+
+// `git diff --color=always` (or color.ui=always) piped in: the diff is there,
+// behind colour codes, and the message says how to get it without them.
+TEST_F(MalformedTest, AColouredDiffSaysToTurnColourOff) {
+  repo.write("a.txt", "one\n");
+  repo.commitAll();
+  repo.write("a.txt", "two\n");
+  const std::string coloured = repo.git("diff --color=always");
+  ASSERT_EQ(coloured.rfind("\x1b[", 0), 0u) << coloured;
+  expectError(coloured, 1, "no diff found in the input: expected a 'diff --git' line or a '---'/'+++' pair; the "
+                           "input holds terminal colour codes (ESC [ ... m): make it with `git diff --no-color`");
 }
 
 TEST_F(MalformedTest, DamagedBinaryPatch) {

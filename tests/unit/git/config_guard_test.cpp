@@ -132,7 +132,18 @@ TEST_F(Planted, ASubmodulesOwnFilterDoesNotRun) {
   EXPECT_FALSE(ran("sub-clean"));
   EXPECT_THAT(text, HasSubstr("+r2\n"));
   EXPECT_THAT(text, Not(HasSubstr("-dirty")));  // an untrusted submodule's work tree is not looked into
+  // ... and what that leaves unseen is said, with how to allow it.
+  EXPECT_THAT(ignored, ElementsAre(kSubmoduleWorkTrees));
+  EXPECT_EQ(ignoredSettingsNotice("/r", ignored),
+            "/r: revline did not look into its submodules' work trees (their own git config is out of sight), so "
+            "changes not committed inside a submodule are not reviewed. If you trust this repository, run "
+            "`revline trust /r`");
+  EXPECT_THAT(ignoredSettingsNotice("/r", {"core.fsmonitor", kSubmoduleWorkTrees}),
+              HasSubstr("names programs for git to run (core.fsmonitor); revline did not let them run; revline did "
+                        "not look into its submodules' work trees"));
+  ignored.clear();
   EXPECT_THAT(diff(/*trusted=*/true), HasSubstr("-dirty"));
+  EXPECT_THAT(ignored, ::testing::IsEmpty());
 }
 
 TEST_F(Planted, APartialCloneFetchesNothingUnlessTrusted) {

@@ -28,6 +28,11 @@ DiffSource readDiff(const ParsedArgs& args, std::istream& in, std::ostream& err,
     std::string text;
     char chunk[1 << 16];
     while (in.read(chunk, sizeof chunk) || in.gcount() > 0) text.append(chunk, static_cast<std::size_t>(in.gcount()));
+    // An empty diff is no change, and passes; but in CI it is as often the
+    // output of a `git diff` that failed upstream of the pipe.
+    if (text.find_first_not_of(" \t\r\n") == std::string::npos)
+      err << command << ": warning: standard input holds no diff, so there is nothing to review; if the command "
+                        "piped in failed, its error is above (`set -o pipefail` makes such a pipeline fail)\n";
     source.diff = diff::parse(std::move(text));
     try {
       source.root = git::findRepositoryRoot(std::filesystem::current_path());

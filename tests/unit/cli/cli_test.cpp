@@ -40,6 +40,21 @@ TEST(Cli, BadNumbersAreSaidBeforeAnyWork) {
   }
 }
 
+// `git diff ... | revline review --stdin` in CI, with a git that failed: an
+// empty input passes (no change), and says so.
+TEST(Cli, AnEmptyPatchOnStdinPassesAndSaysSo) {
+  testing::TempDir dir;
+  const auto r = runRevline("review --stdin", dir.path(), "");
+  EXPECT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_NE(r.err.find("revline review: warning: standard input holds no diff, so there is nothing to review; if the "
+                       "command piped in failed, its error is above"),
+            std::string::npos)
+      << r.err;
+  const auto withDiff = runRevline("review --stdin", dir.path(),
+                                   "diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n");
+  EXPECT_EQ(withDiff.err.find("holds no diff"), std::string::npos) << withDiff.err;
+}
+
 TEST(Cli, SchemaIsStrict) {
   auto r = runRevline("schema");
   ASSERT_EQ(r.exitCode, 0) << r.err;

@@ -10,6 +10,7 @@
 #include "core/cli/review_session.h"
 #include "core/cli/subcommands.h"
 #include "core/diff/render.h"
+#include "core/providers/factory.h"
 #include "core/session/review_service.h"
 #include "core/support/terminal_text.h"
 #include "core/tools/repository_tools.h"
@@ -47,7 +48,8 @@ int runDiffCommand(const std::vector<std::string>& args, std::istream& in, std::
            "  --prompt    the whole first request instead: system prompt, intent (--description, and the\n"
            "              commit messages with --base) and diff, redacted as a remote provider receives it;\n"
            "              a change split to fit max_input_tokens shows each of its requests; as `revline\n"
-           "              review` would send it now: with a model, only the hunks not reviewed before\n"
+           "              review` would send it now: with a model, only the hunks not reviewed before;\n"
+           "              nothing is sent, so no API key is needed\n"
            "  --no-cache  with --prompt: the requests of the whole change (as `revline review --no-cache`)\n"
            "  --json      the parsed structure of the whole diff: files, status, every line's new number\n"
            "  --numstat   added and deleted line counts per file, as `git apply --numstat` prints them\n"
@@ -93,7 +95,8 @@ int runDiffCommand(const std::vector<std::string>& args, std::istream& in, std::
     // The per-hunk cache `revline review` reads (read here, never written); none for a patch on stdin.
     session::HunkCache hunks;
     const std::vector<review::ModelRequest> requests =
-        session::ReviewService({}, nullptr, {}, parsed.has("stdin") ? nullptr : &hunks).preview(std::move(request), &notSent);
+        session::ReviewService(providers::makeProviderForPreview, nullptr, {}, parsed.has("stdin") ? nullptr : &hunks)
+            .preview(std::move(request), &notSent);
     if (requests.empty()) out << "=== nothing to send: no changed line is left to review ===\n";
     for (std::size_t i = 0; i < requests.size(); ++i) {
       // A change split to fit max_input_tokens is several requests: each is shown.

@@ -1,7 +1,9 @@
 #include "core/providers/factory.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "core/builtin/builtin_provider.h"
@@ -15,6 +17,19 @@
 namespace revline::providers {
 
 using review::ProviderError;
+
+namespace {
+
+// Remote providers: secrets are redacted from everything sent to a non-loopback base URL.
+std::unique_ptr<review::Provider> makeRemote(RemoteSettings settings, const std::string& name) {
+  if (name == "openai") return redactIfRemote(std::make_unique<OpenAiProvider>(std::move(settings)));
+  if (name == "anthropic") return redactIfRemote(std::make_unique<AnthropicProvider>(std::move(settings)));
+  if (name == "ollama") return redactIfRemote(std::make_unique<OllamaProvider>(std::move(settings)));
+  throw ProviderError(ProviderError::Kind::Config,
+                      "unknown provider \"" + name + "\": use one of builtin, replay, openai, anthropic, ollama");
+}
+
+}  // namespace
 
 std::unique_ptr<review::Provider> makeProvider(const config::Config& config, const diff::Diff& diff,
                                                const std::filesystem::path& repositoryRoot) {
@@ -46,12 +61,18 @@ std::unique_ptr<review::Provider> makeProvider(const config::Config& config, con
     if (path.is_relative() && !repositoryRoot.empty() && !std::filesystem::exists(path)) path = repositoryRoot / path;
     return std::make_unique<ReplayProvider>(ReplayProvider::fromFile(path));
   }
-  // Remote providers: secrets are redacted from everything sent to a non-loopback base URL.
-  if (name == "openai") return redactIfRemote(std::make_unique<OpenAiProvider>(config));
-  if (name == "anthropic") return redactIfRemote(std::make_unique<AnthropicProvider>(config));
-  if (name == "ollama") return redactIfRemote(std::make_unique<OllamaProvider>(config));
-  throw ProviderError(ProviderError::Kind::Config,
-                      "unknown provider \"" + name + "\": use one of builtin, replay, openai, anthropic, ollama");
+  return makeRemote(remoteSettings(config), name);
+}
+
+std::unique_ptr<review::Provider> makeProviderForPreview(const config::Config& config, const diff::Diff& diff,
+                                                         const std::filesystem::path& repositoryRoot) {
+  if (config.provider == "builtin" || config.provider == "replay") return makeProvider(config, diff, repositoryRoot);
+  RemoteSettings settings = remoteSettings(config);
+  settings.getenv = [](const std::string& name) -> std::optional<std::string> {
+    if (const char* value = std::getenv(name.c_str())) return std::string(value);
+    return std::string("(no key: a preview sends nothing)");
+  };
+  return makeRemote(std::move(settings), config.provider);
 }
 
 }  // namespace revline::providers

@@ -16,4 +16,11 @@ namespace revline::providers {
 std::unique_ptr<review::Provider> makeProvider(const config::Config& config, const diff::Diff& diff,
                                                const std::filesystem::path& repositoryRoot);
 
+// The same provider for a preview of its requests (`revline diff --prompt`),
+// which sends nothing: a remote provider whose API key variable is unset is
+// built all the same (the key is never used), so what would leave the machine
+// can be checked before any key is given.
+std::unique_ptr<review::Provider> makeProviderForPreview(const config::Config& config, const diff::Diff& diff,
+                                                         const std::filesystem::path& repositoryRoot);
+
 }  // namespace revline::providers

@@ -68,6 +68,31 @@ TEST(DiffCommand, EveryFormSaysWhatTheDiffLeftOut) {
   }
 }
 
+// What would leave the machine can be checked before any key is given: the
+// preview of a remote provider's request needs none (it sends nothing), and
+// shows the diff redacted as that provider would receive it.
+TEST(DiffCommand, APreviewForARemoteProviderNeedsNoKey) {
+  TempRepo repo;
+  repo.write("app.py", "x = 1\n");
+  repo.commitAll("base");
+  repo.write("app.py", "x = 1\naws_key = \"AKIAIOSFODNN7EXAMPLE\"\n");
+  for (const std::string provider : {"openai", "anthropic"}) {
+    const auto r = testing::runShell("env -u OPENAI_API_KEY -u ANTHROPIC_API_KEY " + testing::shellQuote(REVLINE_BINARY) +
+                                         " diff --prompt --provider " + provider,
+                                     repo.root());
+    ASSERT_EQ(r.exitCode, 0) << provider << ": " << r.err;
+    EXPECT_NE(r.out.find("=== system ===\n"), std::string::npos) << provider;
+    EXPECT_NE(r.out.find("[REDACTED:"), std::string::npos) << provider << ": " << r.out;
+    EXPECT_EQ(r.out.find("AKIAIOSFODNN7EXAMPLE"), std::string::npos) << provider;
+  }
+  // The review itself still asks for the key.
+  const auto review = testing::runShell("env -u OPENAI_API_KEY " + testing::shellQuote(REVLINE_BINARY) +
+                                            " review --provider openai",
+                                        repo.root());
+  EXPECT_EQ(review.exitCode, 2);
+  EXPECT_NE(review.err.find("no API key"), std::string::npos) << review.err;
+}
+
 TEST(DiffCommand, PromptPrintsTheWholeFirstRequestWithTheIntent) {
   TempRepo repo;
   makeChange(repo);

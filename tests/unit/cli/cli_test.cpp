@@ -55,6 +55,23 @@ TEST(Cli, AnEmptyPatchOnStdinPassesAndSaysSo) {
   EXPECT_EQ(withDiff.err.find("holds no diff"), std::string::npos) << withDiff.err;
 }
 
+// A submodule moved to another commit: the diff shows the commit, and its
+// path (the submodule's work tree, a directory) is not reported as a file
+// that could not be read.
+TEST(Cli, ASubmoduleCommitChangeIsNotAFileThatCouldNotBeRead) {
+  TempRepo sub, repo;
+  sub.write("s.py", "x = 1\n");
+  sub.commitAll("one");
+  repo.write("r.py", "r = 1\n");
+  repo.git("-c protocol.file.allow=always submodule add -q " + testing::shellQuote(sub.root().string()) + " sub");
+  repo.commitAll("with submodule");
+  repo.git("-C sub -c user.email=a@b -c user.name=a commit -q --allow-empty -m two");
+  const auto r = runRevline("review", repo.root());
+  EXPECT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_NE(r.out.find("1 changed file"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("not a regular file"), std::string::npos) << r.out;
+}
+
 TEST(Cli, SchemaIsStrict) {
   auto r = runRevline("schema");
   ASSERT_EQ(r.exitCode, 0) << r.err;

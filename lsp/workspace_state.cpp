@@ -23,6 +23,14 @@ bool gitAbove(fs::path dir) {
   }
 }
 
+// `dir` is in a repository's own `.git` (COMMIT_EDITMSG open while `git
+// commit` waits for the editor): no work tree, nothing to review, nothing to say.
+bool insideGitDirectory(const fs::path& dir) {
+  for (const auto& part : dir)
+    if (part == ".git") return true;
+  return false;
+}
+
 std::pair<fs::file_time_type, fs::file_time_type> configStamp(const fs::path& root) {
   auto stamp = [](const fs::path& file) {
     std::error_code ec;
@@ -49,7 +57,7 @@ std::optional<fs::path> Server::repositoryOf(const fs::path& file) {
     // Under a `.git` git cannot use (a named pipe for its config, another
     // user's repository, a work tree named elsewhere), nothing is reviewed:
     // the user hears why, once, rather than finding out from the silence.
-    if (gitAbove(dir) && repositoryProblemsShown_.insert(e.what()).second)
+    if (gitAbove(dir) && !insideGitDirectory(dir) && repositoryProblemsShown_.insert(e.what()).second)
       showMessage(MessageType::Warning, std::string("revline: nothing here is reviewed: ") + e.what());
   }
   rootByDir_[dir] = root;

@@ -195,6 +195,22 @@ TEST_F(Hostile, ANamedPipeWhereGitExpectsAFileIsNamedAndNothingWaits) {
   EXPECT_EQ(c.stop(), 0);
 }
 
+// `git commit` opens .git/COMMIT_EDITMSG in the editor: a file of no work tree,
+// not reviewed, and no warning about it either (it is no broken repository).
+TEST_F(Hostile, TheCommitMessageFileIsNotReviewedAndNotWarnedAbout) {
+  repo.write(".git/COMMIT_EDITMSG", "Fix the check\n");
+  const std::string message = uriFromPath((root() / ".git" / "COMMIT_EDITMSG").string());
+  LspClient c(ServerOptions{});
+  c.initialize(rootUri(), {{"debounce_ms", 0}});
+  c.notify("textDocument/didOpen", {{"textDocument", {{"uri", message}, {"languageId", "gitcommit"}, {"version", 1},
+                                                      {"text", "Fix the check\n"}}}});
+  c.notify("textDocument/didSave", {{"textDocument", {{"uri", message}}}});
+  save(c);  // a real save after it, to know the server got that far
+  const std::string messages = shown(untilDiagnostics(c));
+  EXPECT_EQ(messages, "") << messages;
+  EXPECT_EQ(c.stop(), 0);
+}
+
 TEST_F(Hostile, UntrustedConfigIsIgnoredWithAMessageAndEditorSettingsWin) {
   revline::testing::FakeServer collector, mine;
   repo.write(".revline.json", R"({"provider": "openai", "base_url": ")" + collector.url("/v1") +

@@ -2,6 +2,7 @@
 
 #include <stdlib.h>
 
+#include <algorithm>
 #include <fstream>
 #include <system_error>
 
@@ -66,11 +67,13 @@ struct Runner {
   // Runs git and returns stdout; any non-zero exit is an error quoting git.
   std::string checked(const std::vector<std::string>& args, const std::string& input = "") const {
     const process::Result r = run(args, input);
-    if (r.exitCode != 0) {
-      const std::string hint = guard.empty() ? std::string() : fetchRefusedHint(r.err);
-      throw GitError(failure(args, r) + (hint.empty() ? "" : "; " + hint));
-    }
+    if (r.exitCode != 0) fail(args, r);
     return r.out;
+  }
+
+  [[noreturn]] void fail(const std::vector<std::string>& args, const process::Result& r) const {
+    const std::string hint = guard.empty() ? std::string() : fetchRefusedHint(r.err);
+    throw GitError(failure(args, r) + (hint.empty() ? "" : "; " + hint));
   }
 
   // For an untrusted repository: which of its own settings name programs,
@@ -292,10 +295,12 @@ bool showsAnAddedFile(const std::string& text) { return text.find("\nnew file mo
 // such a file shows as added whole; naming its source in the pathspec lets git
 // pair them again. Rename detection runs over the whole tree, like an unlimited
 // diff, but reads no hunks. `diffArgs` is the diff command without its pathspec.
-std::vector<std::string> renameSourcesOutside(const Runner& git, std::vector<std::string> diffArgs,
+template <typename Diff>
+std::vector<std::string> renameSourcesOutside(Diff& diff, std::vector<std::string> diffArgs,
                                               const std::vector<std::string>& paths) {
   diffArgs.insert(diffArgs.begin() + 1, {"--name-status", "-z", "--diff-filter=R"});
-  const std::string out = git.checked(diffArgs);
+  addPaths(diffArgs, {});
+  const std::string out = diff(diffArgs);
   // -z: "R<score>\0<old>\0<new>\0" per rename, the paths unquoted.
   const std::vector<std::string> fields = splitAtNul(out);
   std::vector<std::string> sources;
@@ -307,6 +312,66 @@ std::vector<std::string> renameSourcesOutside(const Runner& git, std::vector<std
   }
   return sources;
 }
+
+// The file a `git diff` stopped at because it is no longer a file git can
+// read ("error: NAME: unsupported file type": a tracked file replaced by a
+// named pipe, a socket or a device), or "".
+std::string unsupportedFile(const std::string& gitError) {
+  static const std::string kBefore = "error: ", kAfter = ": unsupported file type";
+  for (std::size_t start = 0; start < gitError.size();) {
+    std::size_t end = gitError.find('\n', start);
+    if (end == std::string::npos) end = gitError.size();
+    const std::string line = gitError.substr(start, end - start);
+    if (line.rfind(kBefore, 0) == 0 && line.size() > kBefore.size() + kAfter.size() &&
+        line.compare(line.size() - kAfter.size(), kAfter.size(), kAfter) == 0)
+      return line.substr(kBefore.size(), line.size() - kBefore.size() - kAfter.size());
+    start = end + 1;
+  }
+  return {};
+}
+
+// The `git diff` calls of one diffText. Each such file stops the whole diff, so
+// it is left out (reported once, in request.leftOut) and the diff taken again
+// without it: the literal paths become `:(literal)` pathspecs beside an
+// `:(exclude,literal)` one for each file left out. `args` end with "--" and paths.
+struct DiffCalls {
+  Runner& git;
+  const DiffRequest& request;
+  std::vector<std::string> excluded;
+
+  std::string operator()(const std::vector<std::string>& args) {
+    constexpr std::size_t kMaxLeftOut = 50;  // more than that is no stray file: git's error stands
+    for (;;) {
+      std::vector<std::string> call = args;
+      if (!excluded.empty()) {
+        for (auto it = std::find(call.begin(), call.end(), "--"); it != call.end() && ++it != call.end();)
+          *it = ":(literal)" + *it;
+        for (const auto& path : excluded) call.push_back(":(exclude,literal)" + path);
+      }
+      const process::Result r = git.run(call);
+      if (r.exitCode == 0) return r.out;
+      const std::string file = unsupportedFile(r.err);
+      if (file.empty() || excluded.size() >= kMaxLeftOut ||
+          std::find(excluded.begin(), excluded.end(), file) != excluded.end())
+        git.fail(call, r);
+      excluded.push_back(file);
+      git.extraEnv["GIT_LITERAL_PATHSPECS"] = std::nullopt;  // `:(literal)` says it per path now, beside the excludes
+      if (request.leftOut) request.leftOut->push_back({file, "tracked, but now " + whatItIs(git.cwd / file) +
+                                                                 ", which git cannot diff"});
+    }
+  }
+
+  static std::string whatItIs(const fs::path& p) {
+    std::error_code ec;
+    switch (fs::symlink_status(p, ec).type()) {
+      case fs::file_type::fifo: return "a named pipe (FIFO)";
+      case fs::file_type::socket: return "a socket";
+      case fs::file_type::character: return "a character device";
+      case fs::file_type::block: return "a block device";
+      default: return "not a regular file";
+    }
+  }
+};
 
 }  // namespace
 
@@ -396,17 +461,18 @@ std::string diffText(const fs::path& root, const DiffRequest& request, const Git
   diffArgs.push_back(against);
   std::vector<std::string> limited = diffArgs;
   addPaths(limited, request.paths);
-  std::string text = git.checked(limited);
+  DiffCalls diff{git, request, {}};
+  std::string text = diff(limited);
   // A file renamed into the paths shows as added until its source is in the
   // pathspec too. Looked for only when something is added: a save of a file
   // that is merely modified stays one git diff.
   if (!request.paths.empty() && showsAnAddedFile(text)) {
-    const std::vector<std::string> sources = renameSourcesOutside(git, diffArgs, request.paths);
+    const std::vector<std::string> sources = renameSourcesOutside(diff, diffArgs, request.paths);
     if (!sources.empty()) {
       std::vector<std::string> paths = request.paths;
       paths.insert(paths.end(), sources.begin(), sources.end());
       addPaths(diffArgs, paths);
-      text = git.checked(diffArgs);
+      text = diff(diffArgs);
     }
   }
   if (request.mode == DiffRequest::Mode::Staged) text = withoutUnmerged(std::move(text), request.leftOut);

@@ -2,6 +2,7 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <chrono>
@@ -285,6 +286,42 @@ TEST(DiffText, StagedModeReportsUnmergedPathsAsLeftOut) {
   leftOut.clear();
   EXPECT_EQ(diff(repo, staged), "");
   EXPECT_EQ(leftOut.size(), 1u);
+}
+
+// A tracked file replaced by a named pipe stops `git diff` altogether ("error:
+// c.txt: unsupported file type"): it is left out, reported, and the rest diffed;
+// paths given stay literal (a file named `*.txt` means itself).
+TEST(DiffText, ATrackedFileReplacedByANamedPipeIsLeftOutNotTheWholeDiff) {
+  TempRepo repo;
+  repo.write("a.txt", "a\n");
+  repo.write("*.txt", "star\n");
+  repo.write("c.txt", "c\n");
+  repo.write("d.txt", "d\n");
+  repo.commitAll("base");
+  repo.write("a.txt", "a2\n");
+  repo.write("*.txt", "star2\n");
+  for (const std::string name : {"c.txt", "d.txt"}) {
+    repo.remove(name);
+    ASSERT_EQ(::mkfifo((repo.root() / name).c_str(), 0600), 0);
+  }
+  std::vector<LeftOut> leftOut;
+  DiffRequest request;
+  request.leftOut = &leftOut;
+  std::string text = diff(repo, request);
+  EXPECT_THAT(text, HasSubstr("+a2\n"));
+  EXPECT_THAT(text, HasSubstr("+star2\n"));
+  ASSERT_EQ(leftOut.size(), 2u);
+  EXPECT_EQ(leftOut[0].path, "c.txt");
+  EXPECT_EQ(leftOut[0].reason, "tracked, but now a named pipe (FIFO), which git cannot diff");
+  EXPECT_EQ(leftOut[1].path, "d.txt");
+
+  leftOut.clear();
+  request.paths = {"*.txt", "c.txt"};
+  text = diff(repo, request);
+  EXPECT_THAT(text, HasSubstr("+star2\n"));
+  EXPECT_THAT(text, Not(HasSubstr("+a2\n")));  // `*.txt` is the file of that name, not a glob
+  ASSERT_EQ(leftOut.size(), 1u);
+  EXPECT_EQ(leftOut[0].path, "c.txt");
 }
 
 TEST(DiffText, UntrackedFilesOverTheCapAreLeftOutWithTheirSize) {

@@ -213,7 +213,10 @@ void Server::runJob(const std::shared_ptr<Job>& job) {
     git::DiffRequest diffRequest = job->diffRequest();
     diffRequest.ignoredSettings = &outcome->ignoredGitSettings;
     diff::Diff parsed = reviews_.readChange(job->root, std::move(diffRequest), &leftOut);
-    for (const auto& s : leftOut) outcome->logs.push_back("revline: " + s.path + ": " + s.reason + "; not reviewed");
+    for (const auto& s : leftOut) {
+      const review::SkippedFile listed = session::notReviewed(s);
+      outcome->logs.push_back("revline: " + listed.path + ": " + listed.reason);
+    }
     {
       std::lock_guard<std::mutex> lock(queueMu_);  // a save meanwhile is compared with it (the prober)
       job->changeRead = parsed.source;

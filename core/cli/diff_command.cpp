@@ -77,7 +77,9 @@ int runDiffCommand(const std::vector<std::string>& args, std::istream& in, std::
   // What git's diff does not show (an untracked file over the cap, an unmerged
   // path) is said by every form; the annotated diff lists it with the selection's.
   if (parsed.has("json") || parsed.has("numstat") || parsed.has("prompt")) {
-    for (const auto& s : source.leftOut) printSkipped({{s.path, s.reason + "; not reviewed"}}, err);
+    std::vector<review::SkippedFile> leftOut;
+    for (const auto& s : source.leftOut) leftOut.push_back(session::notReviewed(s));
+    printSkipped(leftOut, err);
   }
   if (parsed.has("json")) {
     out << diff::toJson(source.diff).dump(2, ' ', false, json::error_handler_t::replace) << "\n";

@@ -30,13 +30,17 @@ struct Runner {
   std::map<std::string, std::optional<std::string>> extraEnv;
   CancelToken cancel;  // never cancelled unless a request passes its own
   std::vector<std::string> guard;  // `-c` overrides of an untrusted repository's settings (config_guard.h)
+  mutable bool filesChecked = false;  // specialFileBeforeGit, once for the calls of one diff or lookup
 
   process::Result run(const std::vector<std::string>& args, const std::string& input = "") const {
     // A named pipe or a device where git expects a file would keep git (and the
     // save that runs it) waiting until the timeout: refused before git starts,
     // or found when git takes long (special_files.h).
-    if (const std::string planted = specialFileBeforeGit(cwd); !planted.empty())
-      throw GitError("git was not run: " + planted);
+    if (!filesChecked) {
+      if (const std::string planted = specialFileBeforeGit(cwd); !planted.empty())
+        throw GitError("git was not run: " + planted);
+      filesChecked = true;
+    }
     std::vector<std::string> argv{options.program};
     argv.insert(argv.end(), kPinnedConfig.begin(), kPinnedConfig.end());
     argv.insert(argv.end(), alwaysPinnedConfig().begin(), alwaysPinnedConfig().end());
@@ -318,14 +322,10 @@ std::vector<std::string> renameSourcesOutside(Diff& diff, std::vector<std::strin
 // named pipe, a socket or a device), or "".
 std::string unsupportedFile(const std::string& gitError) {
   static const std::string kBefore = "error: ", kAfter = ": unsupported file type";
-  for (std::size_t start = 0; start < gitError.size();) {
-    std::size_t end = gitError.find('\n', start);
-    if (end == std::string::npos) end = gitError.size();
-    const std::string line = gitError.substr(start, end - start);
+  for (const std::string& line : splitLines(gitError)) {
     if (line.rfind(kBefore, 0) == 0 && line.size() > kBefore.size() + kAfter.size() &&
         line.compare(line.size() - kAfter.size(), kAfter.size(), kAfter) == 0)
       return line.substr(kBefore.size(), line.size() - kBefore.size() - kAfter.size());
-    start = end + 1;
   }
   return {};
 }
@@ -356,19 +356,12 @@ struct DiffCalls {
         git.fail(call, r);
       excluded.push_back(file);
       git.extraEnv["GIT_LITERAL_PATHSPECS"] = std::nullopt;  // `:(literal)` says it per path now, beside the excludes
-      if (request.leftOut) request.leftOut->push_back({file, "tracked, but now " + whatItIs(git.cwd / file) +
-                                                                 ", which git cannot diff"});
-    }
-  }
-
-  static std::string whatItIs(const fs::path& p) {
-    std::error_code ec;
-    switch (fs::symlink_status(p, ec).type()) {
-      case fs::file_type::fifo: return "a named pipe (FIFO)";
-      case fs::file_type::socket: return "a socket";
-      case fs::file_type::character: return "a character device";
-      case fs::file_type::block: return "a block device";
-      default: return "not a regular file";
+      if (request.leftOut) {
+        std::error_code ec;
+        const std::string kind = specialFileKind(fs::symlink_status(git.cwd / file, ec).type());
+        request.leftOut->push_back(
+            {file, "tracked, but now " + (kind.empty() ? "not a regular file" : kind) + ", which git cannot diff"});
+      }
     }
   }
 };

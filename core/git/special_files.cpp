@@ -80,27 +80,17 @@ std::string problemWith(const fs::path& p, bool follow, const std::string& role,
   if (ec || !fs::exists(linkStatus)) return {};
   const fs::file_status status = follow ? fs::status(p, ec) : linkStatus;
   if (ec) return {};
-  std::string what;
-  std::string consequence;
-  switch (status.type()) {
-    case fs::file_type::fifo:
-      what = "a named pipe (FIFO)";
-      consequence = "git would wait on it forever";
-      break;
-    case fs::file_type::character:
-    case fs::file_type::block:
-      what = status.type() == fs::file_type::character ? "a character device" : "a block device";
-      consequence = "git would wait on it or read it without end";
-      break;
-    default:
-      return {};
-  }
+  // A socket is left out: opening one fails at once, git does not wait on it.
+  const fs::file_type type = status.type();
+  if (type != fs::file_type::fifo && type != fs::file_type::character && type != fs::file_type::block) return {};
+  const std::string consequence =
+      type == fs::file_type::fifo ? "git would wait on it forever" : "git would wait on it or read it without end";
   std::string name = "'" + shown(p, layout) + "'";
   if (fs::is_symlink(linkStatus)) {
     const fs::path target = fs::read_symlink(p, ec);
     name += " (a symlink to " + (ec ? std::string("?") : target.string()) + ")";
   }
-  return name + " is " + what + " where git expects a file (" + role + "): " + consequence +
+  return name + " is " + specialFileKind(type) + " where git expects a file (" + role + "): " + consequence +
          ". Remove it, or replace it with a regular file";
 }
 
@@ -235,6 +225,16 @@ std::string checkBeforeGit(const Layout& layout) {
 }
 
 }  // namespace
+
+std::string specialFileKind(fs::file_type type) {
+  switch (type) {
+    case fs::file_type::fifo: return "a named pipe (FIFO)";
+    case fs::file_type::socket: return "a socket";
+    case fs::file_type::character: return "a character device";
+    case fs::file_type::block: return "a block device";
+    default: return {};
+  }
+}
 
 std::string specialFileBeforeGit(const fs::path& from) {
   const std::optional<Layout> layout = locate(from);

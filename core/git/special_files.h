@@ -19,6 +19,10 @@
 
 namespace revline::git {
 
+// "a named pipe (FIFO)", "a socket", "a character device", "a block device";
+// "" for any other type.
+std::string specialFileKind(std::filesystem::file_type type);
+
 // The files git opens before anything else: the config and what it names as
 // files (include.path, includeIf.*.path, core.excludesFile,
 // core.attributesFile, followed through includes), HEAD and the branch it

@@ -43,10 +43,12 @@ std::unique_ptr<review::Provider> makeProvider(const config::Config& config, con
       // repository, a FIFO, a device or a huge file is skipped and reported.
       lookup = [repositoryRoot, skipped](const std::string& path) -> std::optional<std::string> {
         support::RepoFileRead read = support::readRepositoryFile(repositoryRoot, path);
-        std::error_code ec;
         // A submodule's path is its work tree, a directory: the diff shows its commit, nothing to read.
-        const bool submodule = std::filesystem::is_directory(std::filesystem::symlink_status(repositoryRoot / path, ec));
-        if (!read && !submodule && read.skipped->reason != support::RepoFileSkip::Reason::Missing &&
+        auto submodule = [&] {
+          std::error_code ec;
+          return std::filesystem::is_directory(std::filesystem::symlink_status(repositoryRoot / path, ec));
+        };
+        if (!read && read.skipped->reason != support::RepoFileSkip::Reason::Missing && !submodule() &&
             std::find(skipped->begin(), skipped->end(), read.skipped->message()) == skipped->end()) {
           skipped->push_back(read.skipped->message());
         }

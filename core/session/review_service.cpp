@@ -24,14 +24,16 @@ PreparedReview prepare(ReviewRequest request) {
   PreparedReview prepared;
   prepared.reviewed = std::move(selection.diff);
   prepared.inputs.filesSkipped = std::move(selection.skipped);
-  for (auto& left : request.leftOut) {
-    review::SkippedFile skipped{std::move(left.path), std::move(left.reason) + "; not reviewed"};
-    skipped.overLimit = true;  // not by choice: the change was not all reviewed
-    skipped.notInDiff = true;
-    prepared.inputs.filesSkipped.push_back(std::move(skipped));
-  }
+  for (auto& left : request.leftOut) prepared.inputs.filesSkipped.push_back(notReviewed(std::move(left)));
   prepared.inputs.commitMessages = std::move(request.commitMessages);
   return prepared;
+}
+
+review::SkippedFile notReviewed(git::LeftOut left) {
+  review::SkippedFile skipped{std::move(left.path), std::move(left.reason) + "; not reviewed"};
+  skipped.overLimit = true;  // not by choice: the change was not all reviewed
+  skipped.notInDiff = true;
+  return skipped;
 }
 
 GitDiff defaultGitDiff() {

@@ -72,6 +72,10 @@ struct PreparedReview {
 };
 PreparedReview prepare(ReviewRequest request);
 
+// A file of the change the diff does not show, as coverage lists it: not
+// reviewed, and not by choice, so the verdict cannot be APPROVE.
+review::SkippedFile notReviewed(git::LeftOut left);
+
 struct ReviewResult {
   diff::Diff reviewed;            // what was reviewed (the selection of the request's diff)
   review::ReviewOutcome outcome;  // from cache: findings, verdict and coverage as the review had them

@@ -163,35 +163,59 @@ TEST_F(Hostile, ANamedPipeWhereGitExpectsAFileIsNamedAndNothingWaits) {
     }
     return std::string("no message with: ") + needle;
   };
-  const fs::path gitattributes = repo.root() / "src" / ".gitattributes";  // git diff reads it
-  ASSERT_EQ(::mkfifo(gitattributes.c_str(), 0600), 0);
+  struct Planted {
+    std::string file;      // repository-relative, made a named pipe
+    std::string message;   // what the save shows
+  };
+  const Planted cases[] = {
+      // git diff reads it: the review fails at once.
+      {"src/.gitattributes",
+       "revline: review of src/Service.java failed: git was stopped: 'src/.gitattributes' is a named pipe (FIFO) "
+       "where git expects a file (attributes git reads): git would wait on it forever. Remove it, or replace it "
+       "with a regular file"},
+      // The repository's own config: the server cannot even find the repository.
+      {".git/config",
+       "revline: nothing here is reviewed: git was not run: '.git/config' is a named pipe (FIFO) where git expects "
+       "a file (the repository's git config): git would wait on it forever. Remove it, or replace it with a "
+       "regular file"},
+  };
+  for (const Planted& planted : cases) {
+    SCOPED_TRACE(planted.file);
+    const fs::path pipe = repo.root() / planted.file;
+    const std::string before = fs::exists(pipe) ? repo.read(planted.file) : std::string();
+    fs::remove(pipe);
+    ASSERT_EQ(::mkfifo(pipe.c_str(), 0600), 0);
+    LspClient c(ServerOptions{});
+    c.initialize(rootUri(), {{"debounce_ms", 0}});
+    save(c);
+    EXPECT_EQ(messageWith(c, planted.file), planted.message);
+    fs::remove(pipe);
+    if (!before.empty()) repo.write(planted.file, before);
+    save(c);
+    EXPECT_FALSE(diagnosticsOf(untilDiagnostics(c)).is_null());
+    EXPECT_EQ(c.stop(), 0);
+  }
+}
+
+// "Review workspace" in the editor: an untracked file over the 8 MiB cap is
+// not in the diff, so the change was not all reviewed and is not approved.
+TEST_F(Hostile, AWorkspaceReviewWithAnUntrackedFileOverTheCapIsNotApproved) {
+  repo.write("src/Service.java", "class Service {\n  void a() {}\n  void b() {}\n}\n");  // nothing to find
   LspClient c(ServerOptions{});
   c.initialize(rootUri(), {{"debounce_ms", 0}});
-  save(c);
-  EXPECT_EQ(messageWith(c, "src/.gitattributes"),
-            "revline: review of src/Service.java failed: git was stopped: 'src/.gitattributes' is a named pipe (FIFO) "
-            "where git expects a file (attributes git reads): git would wait on it forever. Remove it, or replace "
-            "it with a regular file");
-  fs::remove(gitattributes);
-  save(c);
-  EXPECT_FALSE(diagnosticsOf(untilDiagnostics(c)).is_null());
-
-  // The repository's own config: the server cannot even find the repository.
-  const std::string config = repo.read(".git/config");
-  fs::remove(repo.root() / ".git" / "config");
-  ASSERT_EQ(::mkfifo((repo.root() / ".git" / "config").c_str(), 0600), 0);
-  LspClient d(ServerOptions{});
-  d.initialize(rootUri(), {{"debounce_ms", 0}});
-  save(d);
-  EXPECT_EQ(messageWith(d, ".git/config"),
-            "revline: nothing here is reviewed: git was not run: '.git/config' is a named pipe (FIFO) where git "
-            "expects a file (the repository's git config): git would wait on it forever. Remove it, or replace it "
-            "with a regular file");
-  fs::remove(repo.root() / ".git" / "config");
-  repo.write(".git/config", config);
-  save(d);
-  EXPECT_FALSE(diagnosticsOf(untilDiagnostics(d)).is_null());
-  EXPECT_EQ(d.stop(), 0);
+  auto verdict = [&c] {
+    const int id = c.request("workspace/executeCommand", {{"command", "revline.reviewWorkspace"}, {"arguments", json::array()}});
+    const json r = c.reply(id);
+    c.notification("textDocument/publishDiagnostics");
+    return r["result"].value("verdict", r.dump());
+  };
+  EXPECT_EQ(verdict(), "APPROVE");  // the change alone
+  { std::ofstream(repo.root() / "dump.sql"); }
+  fs::resize_file(repo.root() / "dump.sql", 9u << 20);
+  EXPECT_EQ(verdict(), "COMMENT");
+  EXPECT_NE(c.log("dump.sql: untracked, 9437184 bytes, over the 8 MiB limit (8388608 bytes) for untracked files; "
+                  "not reviewed"),
+            "");
   EXPECT_EQ(c.stop(), 0);
 }
 

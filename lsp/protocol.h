@@ -4,11 +4,15 @@
 // reports the JSON path of a bad field (DecodeError); absent and null are
 // distinct where the protocol distinguishes them (std::optional = absent or null).
 #pragma once
+#include <cmath>
+#include <cstdint>
 #include <initializer_list>
+#include <limits>
 #include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "core/support/json.h"
@@ -29,10 +33,40 @@ namespace detail {
 inline void expectObject(const json& j) {
   if (!j.is_object()) throw DecodeError("", std::string("expected an object, got ") + j.type_name());
 }
+// An integer field takes a whole number within T's range (3 or 3.0); nlohmann
+// would convert 1e300 or 3.7 itself, by a cast that is undefined or cuts silently.
+template <typename T>
+std::string outOfRange(const json& value) {
+  return value.dump() + " is out of range, expected " + std::to_string(std::numeric_limits<T>::min()) + ".." +
+         std::to_string(std::numeric_limits<T>::max());
+}
+template <typename T>
+void decodeInteger(const json& value, T& out) {
+  using Limits = std::numeric_limits<T>;
+  if (value.is_number_unsigned()) {
+    if (value.get<std::uint64_t>() > static_cast<std::uint64_t>(Limits::max())) throw DecodeError("", outOfRange<T>(value));
+  } else if (value.is_number_integer()) {
+    const std::int64_t i = value.get<std::int64_t>();
+    if (i < static_cast<std::int64_t>(Limits::min()) || i > static_cast<std::int64_t>(Limits::max()))
+      throw DecodeError("", outOfRange<T>(value));
+  } else if (value.is_number_float()) {
+    const double d = value.get<double>();
+    if (!(d >= static_cast<double>(Limits::min()) && d <= static_cast<double>(Limits::max())))
+      throw DecodeError("", outOfRange<T>(value));
+    if (std::trunc(d) != d) throw DecodeError("", "expected a whole number, got " + value.dump());
+    out = static_cast<T>(d);
+    return;
+  } else {
+    throw DecodeError("", std::string("expected an integer, got ") + value.type_name());
+  }
+  value.get_to(out);
+}
+
 template <typename T>
 void decodeAt(const json& value, const std::string& key, T& out) {
   try {
-    value.get_to(out);
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) decodeInteger(value, out);
+    else value.get_to(out);
   } catch (const DecodeError& e) {
     throw DecodeError(e.path().empty() ? key : key + "." + e.path(), e.problem());
   } catch (const json::exception& e) {

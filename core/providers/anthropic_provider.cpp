@@ -14,11 +14,6 @@ namespace {
 
 constexpr const char* kPath = "/v1/messages";
 
-std::int64_t intOr0(const json& obj, const char* key) {
-  if (!obj.is_object() || !obj.contains(key) || !obj[key].is_number()) return 0;
-  return obj[key].get<std::int64_t>();
-}
-
 // Appends content blocks as a turn of `role`, merging with the previous turn when it
 // has the same role (the API wants user and assistant turns to alternate).
 void appendTurn(ojson& messages, const std::string& role, ojson blocks) {
@@ -263,10 +258,10 @@ review::ModelResponse AnthropicProvider::parseResponse(const json& body) const {
     const json& u = body["usage"];
     // input_tokens counts only what came after the last cache breakpoint; the
     // cached and newly cached parts are reported beside it.
-    out.usage.cachedInputTokens = intOr0(u, "cache_read_input_tokens");
-    out.usage.cacheWriteTokens = intOr0(u, "cache_creation_input_tokens");
-    out.usage.inputTokens = intOr0(u, "input_tokens") + out.usage.cacheWriteTokens + out.usage.cachedInputTokens;
-    out.usage.outputTokens = intOr0(u, "output_tokens");
+    out.usage.cachedInputTokens = tokenCount(u, "cache_read_input_tokens");
+    out.usage.cacheWriteTokens = tokenCount(u, "cache_creation_input_tokens");
+    out.usage.inputTokens = tokenCount(u, "input_tokens") + out.usage.cacheWriteTokens + out.usage.cachedInputTokens;
+    out.usage.outputTokens = tokenCount(u, "output_tokens");
   }
   return out;
 }

@@ -11,11 +11,6 @@ namespace {
 
 constexpr const char* kPath = "/api/chat";
 
-std::int64_t intOr0(const json& obj, const char* key) {
-  if (!obj.is_object() || !obj.contains(key) || !obj[key].is_number()) return 0;
-  return obj[key].get<std::int64_t>();
-}
-
 }  // namespace
 
 OllamaProvider::OllamaProvider(RemoteSettings settings)
@@ -136,8 +131,8 @@ review::ModelResponse OllamaProvider::parseResponse(const json& body) const {
   } else {
     out.finish = FinishReason::Stop;
   }
-  out.usage.inputTokens = intOr0(body, "prompt_eval_count");
-  out.usage.outputTokens = intOr0(body, "eval_count");
+  out.usage.inputTokens = tokenCount(body, "prompt_eval_count");
+  out.usage.outputTokens = tokenCount(body, "eval_count");
   return out;
 }
 

@@ -25,11 +25,6 @@ std::string contentText(const json& content) {
   return out;
 }
 
-std::int64_t intOr0(const json& obj, const char* key) {
-  if (!obj.is_object() || !obj.contains(key) || !obj[key].is_number()) return 0;
-  return obj[key].get<std::int64_t>();
-}
-
 }  // namespace
 
 OpenAiProvider::OpenAiProvider(RemoteSettings settings)
@@ -179,9 +174,9 @@ review::ModelResponse OpenAiProvider::parseResponse(const json& body) const {
 
   if (body.contains("usage") && body["usage"].is_object()) {
     const json& u = body["usage"];
-    out.usage.inputTokens = intOr0(u, "prompt_tokens");  // cached tokens included
-    out.usage.outputTokens = intOr0(u, "completion_tokens");
-    if (u.contains("prompt_tokens_details")) out.usage.cachedInputTokens = intOr0(u["prompt_tokens_details"], "cached_tokens");
+    out.usage.inputTokens = tokenCount(u, "prompt_tokens");  // cached tokens included
+    out.usage.outputTokens = tokenCount(u, "completion_tokens");
+    if (u.contains("prompt_tokens_details")) out.usage.cachedInputTokens = tokenCount(u["prompt_tokens_details"], "cached_tokens");
   }
   return out;
 }

@@ -1,6 +1,7 @@
 #include "core/providers/remote_common.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <string_view>
@@ -227,6 +228,16 @@ std::string schemaInstructions(const ojson& schema) {
   return "\n\n# Output format\nReply with only one JSON object that conforms to the JSON Schema below: no prose "
          "before or after it and no code fences. Every property is required; use null where the schema allows it.\n" +
          schema.dump(2);
+}
+
+std::int64_t tokenCount(const json& usage, const char* key) {
+  if (!usage.is_object()) return 0;
+  const auto it = usage.find(key);
+  if (it == usage.end() || !it->is_number()) return 0;
+  constexpr double kMax = 1e12;  // far above any context window
+  const double d = it->get<double>();
+  if (!(d >= 0 && d <= kMax) || std::trunc(d) != d) return 0;
+  return static_cast<std::int64_t>(d);
 }
 
 }  // namespace revline::providers

@@ -2,6 +2,7 @@
 // the API key lookup, the mapping of HTTP failures to actionable ProviderErrors,
 // and the format instructions used when the schema travels in the prompt.
 #pragma once
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -44,6 +45,11 @@ Endpoint resolveEndpoint(const std::string& provider, const RemoteSettings& sett
 // `e` with a trailing "/v1" removed from its base path (for APIs whose paths
 // are not under the OpenAI-style /v1 a user may have copied).
 Endpoint withoutTrailingV1(Endpoint e);
+
+// A token count from a provider's usage object: a whole number from 0 to 10^12;
+// anything else (absent, negative, fractional, 1e300) is 0, so that summing the
+// counts of a review can neither overflow nor go negative.
+std::int64_t tokenCount(const json& usage, const char* key);
 
 // The provider's own error text from an error body: OpenAI/Anthropic/llama.cpp
 // {"error":{"message"}}, Ollama {"error":"..."}, vLLM {"message"}; else the body, cut.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 
 #include "core/support/text.h"
 
@@ -20,11 +21,10 @@ std::string describe(const json& value) {
 std::optional<std::int64_t> integerValue(const json& v) {
   if (v.is_number_integer()) return v.get<std::int64_t>();
   if (v.is_number_float()) {
-    double d = v.get<double>();
-    if (d == static_cast<double>(static_cast<std::int64_t>(d)) && d > -1e15 && d < 1e15) {
-      return static_cast<std::int64_t>(d);
-    }
-    return std::nullopt;
+    // Range first: converting 8.9e56 (or NaN) to an integer is undefined behaviour.
+    const double d = v.get<double>();
+    if (!(d > -1e15 && d < 1e15) || std::trunc(d) != d) return std::nullopt;
+    return static_cast<std::int64_t>(d);
   }
   if (v.is_string()) {
     const std::string& s = v.get_ref<const std::string&>();

@@ -47,5 +47,39 @@ TEST(FuzzRegression, SavesReplacingAJobWhileTheWorkerWaitsOnItsDebounce) {
   EXPECT_EQ(c.stop(), 0);
 }
 
+// An integer field of a request holding 1e300 was converted by nlohmann's own cast,
+// undefined behaviour (UBSan: "outside the range of representable values of type
+// 'int'"); 3.7 was cut to 3. Now it is InvalidParams naming the field, and a whole
+// 3.0 is still 3.
+TEST(FuzzRegression, AnIntegerFieldOutOfRangeIsInvalidParams) {
+  revline::testing::TempRepo repo;
+  repo.write("a.c", "int x;\n");
+  repo.commitAll("init");
+  const fs::path root = fs::canonical(repo.root());
+  lsp::testing::LspClient c{ServerOptions()};
+  c.initialize(uriFromPath(root.string()));
+  const std::string uri = uriFromPath((root / "a.c").string());
+  const auto codeAction = [&](const json& line) {
+    const json position = {{"line", line}, {"character", 0}};
+    return c.reply(c.request("textDocument/codeAction", {{"textDocument", {{"uri", uri}}},
+                                                          {"range", {{"start", position}, {"end", position}}},
+                                                          {"context", {{"diagnostics", json::array()}}}}));
+  };
+  for (const json& bad : {json(1e300), json(-1e300), json(3.7), json(4294967296LL)}) {
+    const json r = codeAction(bad);
+    ASSERT_TRUE(r.contains("error")) << r.dump();
+    EXPECT_EQ(r["error"]["code"], -32602) << r.dump();
+    const std::string message = r["error"]["message"];
+    EXPECT_NE(message.find("range.start.line"), std::string::npos) << message;
+  }
+  EXPECT_NE(codeAction(json(1e300))["error"]["message"].get<std::string>().find("is out of range, expected -2147483648..2147483647"),
+            std::string::npos);
+  EXPECT_NE(codeAction(json(3.7))["error"]["message"].get<std::string>().find("expected a whole number, got 3.7"),
+            std::string::npos);
+  const json whole = codeAction(json(3.0));
+  EXPECT_FALSE(whole.contains("error")) << whole.dump();
+  EXPECT_EQ(c.stop(), 0);
+}
+
 }  // namespace
 }  // namespace revline::lsp

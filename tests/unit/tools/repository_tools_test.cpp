@@ -117,6 +117,14 @@ TEST_F(ToolsTest, BadArgumentsBecomeToolErrors) {
   EXPECT_NE(past.content.find("past the end of README.md (2 lines)"), std::string::npos);
   auto zero = call("read_file", {{"path", "README.md"}, {"start_line", 0}});
   EXPECT_FALSE(zero.ok);
+  // A number far beyond any integer is refused, not converted (that was undefined behaviour).
+  for (const double huge : {8.88889e56, -1e300, 1e15}) {
+    auto r = call("read_file", {{"path", "README.md"}, {"start_line", huge}});
+    EXPECT_FALSE(r.ok) << huge;
+    EXPECT_NE(r.content.find("argument \"start_line\" must be an integer"), std::string::npos) << r.content;
+  }
+  auto whole = call("read_file", {{"path", "README.md"}, {"start_line", 2.0}});
+  EXPECT_TRUE(whole.ok) << whole.content;
   auto tool = call("rm_rf", json::object());
   EXPECT_FALSE(tool.ok);
   EXPECT_NE(tool.content.find("unknown tool \"rm_rf\""), std::string::npos);

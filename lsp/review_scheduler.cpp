@@ -10,6 +10,8 @@
 #include "core/git/config_guard.h"
 #include "core/review/pipeline.h"
 #include "core/review/policy.h"
+#include "core/reports/coverage_text.h"
+#include "core/reports/json_report.h"
 #include "core/reports/usage_report.h"
 #include "core/review/delegating_provider.h"
 #include "core/session/spend_meter.h"
@@ -57,6 +59,22 @@ std::string failureMessage(const review::ProviderError& e) {
   while (!what.empty() && (what.back() == ' ' || what.back() == '\n')) what.pop_back();
   if (!what.empty() && what.back() != '.' && what.back() != '!' && what.back() != '?') what += '.';
   return "revline: the review provider failed: " + what + failureHint(e);
+}
+
+// The editor's warning when part of the change was not reviewed (a request limit,
+// a file the diff cannot show), or "": what and why, the first few parts named.
+std::string notReviewedWarning(const review::Coverage& coverage) {
+  constexpr std::size_t kNamed = 3;
+  std::vector<const review::SkippedFile*> parts;
+  for (const auto& s : coverage.filesSkipped)
+    if (s.overLimit) parts.push_back(&s);
+  if (parts.empty()) return "";
+  std::string message = "revline: part of the change was not reviewed, so a line without a diagnostic is not known "
+                        "to be fine: " + reports::coverageSentence(coverage) + "; left out: ";
+  for (std::size_t i = 0; i < parts.size() && i < kNamed; ++i)
+    message += (i == 0 ? "" : "; ") + reports::skippedFileText(*parts[i]);
+  if (parts.size() > kNamed) message += "; and " + std::to_string(parts.size() - kNamed) + " more";
+  return message;
 }
 
 }  // namespace
@@ -320,6 +338,7 @@ void Server::applyOutcome(Job& job, JobOutcome& outcome) {
     return finish(LspError(ErrorCode::RequestCancelled, "review cancelled"), "cancelled");
   }
   const session::ReviewResult& result = *outcome.result;
+  for (const auto& w : result.outcome.warnings) logMessage(MessageType::Warning, "revline: " + w);
   const diff::Diff& selected = result.reviewed;
   const std::vector<review::PublishedFinding>& findings = result.outcome.findings;
 
@@ -381,7 +400,20 @@ void Server::applyOutcome(Job& job, JobOutcome& outcome) {
     std::lock_guard<std::mutex> lock(statsMu_);
     endMessage += "; " + spent + " (session: " + reports::usageSentence(stats_.usage, stats_.cost) + ")";
   }
-  finish(json{{"findings", shown.size()}, {"dismissed", dismissedCount}, {"verdict", verdict}}, endMessage);
+  // What was not reviewed is said in the editor as in every report: an absent
+  // diagnostic on a part the model never saw must not read as "looked fine".
+  const review::Coverage& coverage = result.outcome.coverage;
+  const std::string notReviewed = notReviewedWarning(coverage);
+  if (!notReviewed.empty()) endMessage += "; " + reports::coverageSentence(coverage);
+  if (std::string& shownBefore = notReviewedShown_[job.root]; notReviewed != shownBefore) {
+    if (!notReviewed.empty()) showMessage(MessageType::Warning, notReviewed);
+    shownBefore = notReviewed;
+  }
+  finish(json{{"findings", shown.size()},
+              {"dismissed", dismissedCount},
+              {"verdict", verdict},
+              {"coverage", reports::coverageJson(coverage)}},
+         endMessage);
 }
 
 void Server::reportFailure(const std::string& message) {

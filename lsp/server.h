@@ -204,6 +204,9 @@ class Server : public MessageHandler {
   std::map<std::filesystem::path, std::vector<std::string>> ignoredGitSettingsShown_;
   std::string lastFailureShown_;
   std::chrono::steady_clock::time_point lastFailureShownAt_{};
+  // By repository: the parts of its change last warned of as not reviewed (a request
+  // limit, a file the diff cannot show), so the same save does not repeat it.
+  std::map<std::filesystem::path, std::string> notReviewedShown_;
 
   // ---- Shared with the worker.
   std::atomic<int> nextProgress_{0};

@@ -2,7 +2,9 @@
 
 #include <unistd.h>
 
+#include <atomic>
 #include <iostream>
+#include <memory>
 
 #include "core/git/git.h"
 #include "core/reports/usage_report.h"
@@ -86,9 +88,17 @@ session::ReviewResult reviewReportingSpend(const session::ReviewService& service
                                            std::ostream& err, const std::string& command) {
   const review::Prices prices = request.config.review.prices;
   session::SpendMeter spent;
+  // A terminal's progress line left open by a failure is ended, so the error starts a line of its own.
+  auto lineOpen = std::make_shared<std::atomic<bool>>(false);
+  if (request.progress)
+    request.progress = [inner = std::move(request.progress), lineOpen](const session::ReviewProgress& p) {
+      inner(p);
+      *lineOpen = p.total >= 2 && p.done < p.total;
+    };
   try {
     return service.review(std::move(request), CancelToken(), session::meteredBy(spent));
   } catch (...) {
+    if (*lineOpen) err << "\n";
     // The model calls answered before the failure were still paid for (the error itself follows).
     if (const std::string s = reports::usageSentence(spent.total(), prices); !s.empty())
       err << command << ": spent before the failure: " << s << ".\n";

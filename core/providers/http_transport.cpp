@@ -444,7 +444,7 @@ HttpResponse HttpTransport::postJson(const std::string& path,
               providerName_ + ": " + (connect ? "could not connect to " : "no reply from ") + url + " within " +
                   seconds(connect ? options_.connectTimeout : options_.readTimeout) + tries + "; " +
                   (connect ? "check the base URL, the network and HTTPS_PROXY"
-                           : "the server may be overloaded or the model slow: raise read_timeout_ms in .revline.json"));
+                           : "the server may be overloaded or the model slow: raise the read_timeout_ms setting (user config, .revline.json, or the editor settings, which win)"));
         }
         std::string what = httplib::to_string(e);
         std::string hint;

@@ -1,6 +1,7 @@
 #include "core/providers/remote_common.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -152,6 +153,21 @@ std::string providerErrorCode(const std::string& body) {
   return "";
 }
 
+namespace {
+
+// A refusal for size: OpenAI's code, or the words of OpenAI, Anthropic, vLLM and llama.cpp.
+bool overContextWindow(const std::string& code, const std::string& message) {
+  if (code == "context_length_exceeded") return true;
+  std::string lower = message;
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  for (const char* words : {"context length", "context window", "context_length", "prompt is too long",
+                            "maximum context", "available context size", "too many tokens"})
+    if (lower.find(words) != std::string::npos) return true;
+  return false;
+}
+
+}  // namespace
+
 void throwHttpError(const Endpoint& endpoint, const std::string& path, const HttpResponse& res,
                     const std::string& hint404) {
   const std::string url = endpoint.base.str() + path;
@@ -187,7 +203,12 @@ void throwHttpError(const Endpoint& endpoint, const std::string& path, const Htt
                                                "; try again later or lower the request rate");
   }
   if (status == 400 || status == 413 || status == 422) {
-    throw ProviderError(Kind::BadRequest, p + " rejected the request (" + http + " from " + url + "): " + message);
+    throw ProviderError(Kind::BadRequest, p + " rejected the request (" + http + " from " + url + "): " + message +
+                                              (overContextWindow(code, message)
+                                                   ? "; the request was more than the model's context window holds: set "
+                                                     "max_input_tokens (or --max-input-tokens N) below that window, and "
+                                                     "revline splits the change into requests that fit"
+                                                   : ""));
   }
   if (status >= 500 || status == 408 || status == 409) {
     std::string label = statusText(status);

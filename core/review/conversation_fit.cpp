@@ -58,6 +58,38 @@ int fitConversation(ModelRequest& request, std::int64_t budget) {
       tokens = estimateTokens(request);
     }
   }
+  // Pass 3: many short tool results (each already under kKeptBytes: a large
+  // max_tool_calls under a small budget) are dropped to a note, oldest first;
+  // pass 4: whole tool rounds (the call and its results), oldest first. The
+  // review goes on with less context instead of failing after it was paid for.
+  for (std::size_t i = 1; i < request.messages.size() && tokens > budget; ++i) {
+    bool changed = false;
+    for (ToolResult& r : request.messages[i].toolResults)
+      if (r.content.size() > note.size() + 16) {
+        r.content = note;
+        changed = true;
+      }
+    if (!changed) continue;
+    ++shortened;
+    tokens = estimateTokens(request);
+  }
+  auto laterCall = [&](std::size_t from) {  // the latest round, the one being answered, stays
+    for (std::size_t k = from; k < request.messages.size(); ++k)
+      if (request.messages[k].role == Role::Assistant && !request.messages[k].toolCalls.empty()) return true;
+    return false;
+  };
+  for (std::size_t i = 1; i + 1 < request.messages.size() && tokens > budget;) {
+    const Message& call = request.messages[i];
+    if (call.role != Role::Assistant || call.toolCalls.empty() || request.messages[i + 1].role != Role::Tool ||
+        !laterCall(i + 2)) {
+      ++i;
+      continue;
+    }
+    request.messages.erase(request.messages.begin() + static_cast<std::ptrdiff_t>(i),
+                           request.messages.begin() + static_cast<std::ptrdiff_t>(i + 2));
+    ++shortened;
+    tokens = estimateTokens(request);
+  }
   if (tokens > budget)
     throw BudgetExceeded("a request of this review needs ~" + std::to_string(tokens) +
                             " tokens, more than max_input_tokens " + std::to_string(budget) +

@@ -28,7 +28,8 @@ class BudgetExceeded : public ProviderError {
 };
 
 // Shortens `request`'s turns after the first (tool results, then the model's
-// own answers and tool-call arguments, oldest first) until
+// own answers and tool-call arguments, oldest first; then tool results dropped
+// to a note, then whole tool rounds but the latest) until
 // estimateTokens(request) <= budget. Returns how many turns were shortened.
 // Does nothing when budget <= 0. Throws BudgetExceeded naming the estimate, the
 // budget and the fix when even the shortened request is over it.

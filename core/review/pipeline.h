@@ -34,6 +34,14 @@ struct SkippedFile {
   // choice: the change was not all reviewed, so the verdict cannot be APPROVE.
   bool overLimit = false;
   bool partial = false;  // only some hunks (`lines` of them) were left out; the file counts as reviewed
+  // For a partial entry, the lines left out: spans of the new file's numbers, and
+  // of the old file's for removed lines, so that what was reviewed of the file can
+  // be kept hunk by hunk (session/hunk_cache.h). Not part of any report.
+  struct LineSpan {
+    bool oldFile = false;
+    std::int64_t first = 0, last = 0;
+  };
+  std::vector<LineSpan> leftOut;
   // Never in the diff at all (git::LeftOut: an untracked file over the size cap,
   // an unmerged path), so never in a request's plan either; overLimit is set too.
   bool notInDiff = false;

@@ -244,15 +244,29 @@ void capRequests(ChunkPlan& plan, const std::vector<FileCost>& files, int maxReq
   const auto cap = static_cast<std::size_t>(std::max(1, maxRequests));
   std::vector<Chunk>& chunks = plan.chunks;
   if (chunks.size() > cap) {
-    // The requests that matter most are sent: those holding the most code, then
-    // the most configuration, and so on down the ranks; then in diff order.
+    // The requests that matter most are sent: those of the most important rank
+    // (code, then configuration, ...); of those, the ones holding whole files,
+    // the most of that rank first, before pieces of a file too large for one
+    // request, which go from its top down (a rerun, with what was reviewed kept
+    // per hunk, continues where this one stopped); then in diff order.
     auto weightOf = [&](const Chunk& c) {
-      std::array<std::int64_t, 5> tokensByRank{};
-      for (const ChunkPart& p : c.parts) tokensByRank[std::clamp(files[p.file].rank, 0, 4)] += partTokens(files, p);
-      return tokensByRank;
+      std::array<std::int64_t, 5> tokensByRank{}, wholeByRank{};
+      for (const ChunkPart& p : c.parts) {
+        const int rank = std::clamp(files[p.file].rank, 0, 4);
+        tokensByRank[rank] += partTokens(files, p);
+        if (p.firstHunk == 0 && p.endHunk == files[p.file].hunkTokens.size()) wholeByRank[rank] += partTokens(files, p);
+      }
+      const int lowest = static_cast<int>(std::find_if(tokensByRank.begin(), tokensByRank.end(),
+                                                       [](std::int64_t t) { return t > 0; }) - tokensByRank.begin());
+      const std::int64_t whole = lowest < 5 ? wholeByRank[static_cast<std::size_t>(lowest)] : 0;
+      const ChunkPart& front = c.parts.front();
+      // Ascending: rank, whole files' tokens (more first), a pieces-only request's place, all tokens by rank.
+      return std::tuple(lowest, -whole, whole == 0 ? front.file : 0, whole == 0 ? front.firstHunk : 0,
+                        std::array<std::int64_t, 5>{-tokensByRank[0], -tokensByRank[1], -tokensByRank[2],
+                                                    -tokensByRank[3], -tokensByRank[4]});
     };
     std::stable_sort(chunks.begin(), chunks.end(),
-                     [&](const Chunk& a, const Chunk& b) { return weightOf(a) > weightOf(b); });
+                     [&](const Chunk& a, const Chunk& b) { return weightOf(a) < weightOf(b); });
     for (std::size_t c = cap; c < chunks.size(); ++c)
       for (const ChunkPart& p : chunks[c].parts)
         plan.skipped.push_back({p, SkippedPart::Why::RequestCap, partTokens(files, p)});

@@ -17,8 +17,9 @@
 //   file in diff order;
 // - more than `maxRequests` requests: the ones sent are those holding the
 //   files that matter most (FileCost::rank: code before configuration, docs,
-//   deleted and binary files; then diff order); every file or hunk group the
-//   others held is listed as skipped with the reason.
+//   deleted and binary files; whole files before pieces of a file too large for
+//   one request, those from the file's top down; then diff order); every file
+//   or hunk group the others held is listed as skipped with the reason.
 #pragma once
 #include <cstddef>
 #include <cstdint>

@@ -171,6 +171,17 @@ void addSkipped(const diff::Diff& diff, const ChunkPlan& plan, std::int64_t budg
       lines += review::changedLines(one);
     }
     entry.lines += lines;
+    for (const bool oldFile : {false, true}) {  // the part's lines left out, for the hunk cache
+      review::SkippedFile::LineSpan span{oldFile, 0, 0};
+      for (std::size_t h = s.part.firstHunk; h < s.part.endHunk && h < file.hunks.size(); ++h)
+        for (const auto& l : file.hunks[h].lines) {
+          const std::int64_t n = oldFile ? (l.newLine ? 0 : l.oldLine) : l.newLine;
+          if (!n) continue;
+          if (!span.first) span.first = n;
+          span.last = n;
+        }
+      if (span.first) entry.leftOut.push_back(span);
+    }
     const std::string why =
         s.why == SkippedPart::Why::TooLarge
             ? "needs ~" + std::to_string(s.tokens) + " tokens, more than one request under max_input_tokens " +

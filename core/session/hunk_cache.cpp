@@ -154,19 +154,36 @@ IncrementalPlan HunkCache::plan(const fs::path& root, const diff::Diff& whole, c
   return plan;
 }
 
-void HunkCache::store(const fs::path& root, const diff::Diff& whole, const IncrementalPlan& plan,
+bool HunkCache::store(const fs::path& root, const diff::Diff& whole, const IncrementalPlan& plan,
                       const review::ReviewOutcome& fresh, const review::PolicyConfig& policy) const {
   const review::ApprovalEvidence evidence = review::approvalEvidence(fresh);
-  if (evidence.unplacedBlocking > 0 || evidence.changesRequestedButRejected) return;
-  if (fresh.findings.size() >= policy.maxFindings) return;  // the cap may have cut any hunk's findings
+  if (evidence.unplacedBlocking > 0 || evidence.changesRequestedButRejected) return true;
+  if (fresh.findings.size() >= policy.maxFindings) return true;  // the cap may have cut any hunk's findings
 
   // Each finding to the unit whose lines hold it; a file with a finding outside them keeps nothing.
   std::map<std::pair<std::size_t, std::ptrdiff_t>, std::vector<review::PublishedFinding>> byUnit;
   std::set<std::size_t> unsplittable;
-  // A file the review left out (e.g. over a request budget) was not reviewed: nothing of it is kept.
-  for (const auto& skipped : fresh.coverage.filesSkipped)
-    if (const diff::FileDiff* file = whole.findFile(skipped.path))
-      unsplittable.insert(static_cast<std::size_t>(file - whole.files.data()));
+  // A file the review left out (e.g. over a request budget) was not reviewed: nothing of it is kept;
+  // of a file partly reviewed, the hunks none of whose lines were left out (so the next review
+  // sends only the rest, instead of the same requests again).
+  std::set<std::pair<std::size_t, std::ptrdiff_t>> leftOut;
+  for (const auto& skipped : fresh.coverage.filesSkipped) {
+    const diff::FileDiff* file = whole.findFile(skipped.path);
+    if (!file) continue;
+    const auto fi = static_cast<std::size_t>(file - whole.files.data());
+    if (!skipped.partial || skipped.leftOut.empty()) {
+      unsplittable.insert(fi);
+      continue;
+    }
+    for (std::size_t h = 0; h < file->hunks.size(); ++h)
+      if (std::any_of(file->hunks[h].lines.begin(), file->hunks[h].lines.end(), [&](const diff::Line& l) {
+            return std::any_of(skipped.leftOut.begin(), skipped.leftOut.end(), [&](const auto& span) {
+              const std::int64_t n = span.oldFile ? (l.newLine ? 0 : l.oldLine) : l.newLine;
+              return n && n >= span.first && n <= span.last;
+            });
+          }))
+        leftOut.emplace(fi, static_cast<std::ptrdiff_t>(h));
+  }
   for (const auto& p : fresh.findings) {
     const diff::FileDiff* file = whole.findFile(p.finding.file);
     if (!file) continue;  // cannot happen for a grounded finding; nothing to attribute it to
@@ -183,16 +200,18 @@ void HunkCache::store(const fs::path& root, const diff::Diff& whole, const Incre
   }
 
   fs::path dir;
+  bool written = true;
   for (const auto& unit : plan.units) {
-    if (unit.reused || unsplittable.count(unit.file)) continue;
+    if (unit.reused || unsplittable.count(unit.file) || leftOut.count({unit.file, unit.hunk})) continue;
     CachedReview entry;
     if (auto it = byUnit.find({unit.file, unit.hunk}); it != byUnit.end()) entry.findings = it->second;
     const json j{{"version", kEntryVersion}, {"review", toJson(entry)}};
     const fs::path file = entryFile(root, unit.key);
-    writeFileAtomically(file, j.dump(-1, ' ', false, json::error_handler_t::replace));
+    written = writeFileAtomically(file, j.dump(-1, ' ', false, json::error_handler_t::replace)) && written;
     dir = file.parent_path();
   }
   if (!dir.empty()) pruneCacheDirectory(dir, kDiskEntries);
+  return written;
 }
 
 review::ReviewOutcome mergeIncremental(const IncrementalPlan& plan, review::ReviewOutcome fresh,

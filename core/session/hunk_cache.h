@@ -64,8 +64,11 @@ class HunkCache {
   // is kept from a review that cannot be split by hunk: findings it could not
   // place (their hunk is unknown), a publication cap reached, or a finding
   // outside every hunk (its file's units are not kept); nor the units of a file
-  // `fresh.coverage.filesSkipped` lists (not reviewed).
-  void store(const std::filesystem::path& root, const diff::Diff& whole, const IncrementalPlan& plan,
+  // `fresh.coverage.filesSkipped` lists (not reviewed), except, of a file partly
+  // reviewed, the hunks none of whose lines were left out.
+  // False when an entry could not be written (the directory is not writable):
+  // the next review sends those hunks again, and the caller says so.
+  bool store(const std::filesystem::path& root, const diff::Diff& whole, const IncrementalPlan& plan,
              const review::ReviewOutcome& fresh, const review::PolicyConfig& policy) const;
 };
 

@@ -89,15 +89,16 @@ std::optional<CachedReview> ReviewCache::get(const fs::path& root, const std::st
   }
 }
 
-void ReviewCache::put(const fs::path& root, const std::string& key, const CachedReview& review) {
+bool ReviewCache::put(const fs::path& root, const std::string& key, const CachedReview& review) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     remember(root.string() + '\0' + key, review);
   }
   const json j{{"key", key}, {"review", toJson(review)}};
   const fs::path file = cacheFile(root, key);
-  writeFileAtomically(file, j.dump(1, ' ', false, json::error_handler_t::replace));
+  const bool written = writeFileAtomically(file, j.dump(1, ' ', false, json::error_handler_t::replace));
   pruneCacheDirectory(file.parent_path(), kDiskEntries);
+  return written;
 }
 
 void pruneCacheDirectory(const fs::path& dir, std::size_t keep) {

@@ -52,7 +52,8 @@ class ReviewCache {
   static std::string key(const std::string& provider, const std::string& model, const std::string& annotatedDiff,
                          const review::ReviewOptions& options, const std::vector<std::string>& intent = {});
   std::optional<CachedReview> get(const std::filesystem::path& root, const std::string& key);
-  void put(const std::filesystem::path& root, const std::string& key, const CachedReview& review);
+  // False when the entry could not be written to disk (kept in memory only).
+  bool put(const std::filesystem::path& root, const std::string& key, const CachedReview& review);
 
  private:
   // Callers hold mu_.

@@ -7,6 +7,7 @@
 
 #include "core/config/selection.h"
 #include "core/diff/render.h"
+#include "core/git/git_directory.h"
 #include "core/providers/factory.h"
 #include "core/session/chunked_review.h"
 #include "core/tools/repository_tools.h"
@@ -52,11 +53,22 @@ diff::Diff ReviewService::readChange(const std::filesystem::path& root, git::Dif
   return diff::parse(gitDiff_(root, request));
 }
 
+namespace {
+
+// The model as the caches know it: its name and, when one is set, its endpoint.
+// The same name on another server (a llama-server whose model file was swapped,
+// a proxy) is another model: its reviews are not the first one's.
+std::string modelAt(const review::Provider& provider, const config::Config& config) {
+  return config.baseUrl.empty() ? provider.model() : provider.model() + " at " + config.baseUrl;
+}
+
+}  // namespace
+
 std::string ReviewService::cacheKey(const review::Provider& provider, const PreparedReview& prepared,
                                     const config::Config& config, const review::ToolExecutor& files) const {
   const auto context = review::functionContextOf(prepared.reviewed, config.review, &files);
-  return ReviewCache::key(provider.name(), provider.model(), diff::annotate(prepared.reviewed, context), config.review,
-                          prepared.inputs.commitMessages);
+  return ReviewCache::key(provider.name(), modelAt(provider, config), diff::annotate(prepared.reviewed, context),
+                          config.review, prepared.inputs.commitMessages);
 }
 
 namespace {
@@ -121,7 +133,8 @@ std::optional<IncrementalPlan> planIncremental(const HunkCache* hunks, const std
   if (!hunks || root.empty() || !files || !HunkCache::applies(provider.name())) return std::nullopt;
   IncrementalPlan plan =
       hunks->plan(root, prepared.reviewed,
-                  {provider.name(), provider.model(), &config.review, prepared.inputs.commitMessages}, files, !full);
+                  {provider.name(), modelAt(provider, config), &config.review, prepared.inputs.commitMessages}, files,
+                  !full);
   if (!showsALine(plan.toReview)) plan.toReview.files.clear();
   return plan;
 }
@@ -191,10 +204,11 @@ ReviewResult ReviewService::review(ReviewRequest request, const CancelToken& can
   };
   result.outcome = reviewInChunks(toSend, prepared.inputs, *provider,
                                   {sendConfig, root, factory_, wrap, progress, keepAnswered}, cancel);
+  bool kept = true;
   if (plan) {
-    // What a limit left out is listed in coverage, and store() keeps nothing of
-    // those files; the rest was reviewed, and a rerun sends only what was not.
-    hunks_->store(root, prepared.reviewed, *plan, result.outcome, sendConfig.review.policy);
+    // What a limit left out is listed in coverage, and store() keeps none of its
+    // hunks; the rest was reviewed, and a rerun sends only what was not.
+    kept = hunks_->store(root, prepared.reviewed, *plan, result.outcome, sendConfig.review.policy);
     result.outcome = mergeIncremental(*plan, std::move(result.outcome), prepared.reviewed, prepared.inputs,
                                       config.review.policy);
     result.fromCache = toSend.files.empty();
@@ -205,7 +219,10 @@ ReviewResult ReviewService::review(ReviewRequest request, const CancelToken& can
   result.evidence = review::approvalEvidence(result.outcome);
   // A review with parts left out is not kept: a rerun with a larger budget reviews them.
   if (!key.empty() && result.evidence.partsNotReviewed == 0)
-    cache_->put(root, key, CachedReview{result.outcome.findings, result.evidence});
+    kept = cache_->put(root, key, CachedReview{result.outcome.findings, result.evidence}) && kept;
+  if (!kept)  // silently, every later review would pay for the whole change again
+    result.outcome.warnings.push_back("the review could not be kept in " + (git::gitDirectory(root) / "revline").string() +
+                                      " (is it writable?): the next review sends the whole change to the model again");
   result.reviewed = std::move(prepared.reviewed);
   return result;
 }

@@ -96,6 +96,19 @@ TEST(TokenBudgetCli, ALongReviewShowsItsProgressOnATerminal) {
   EXPECT_EQ(piped.exitCode, 0) << piped.out;
   EXPECT_EQ(server.requestCount(), 2 * total);
   EXPECT_EQ(piped.out.find("requests done"), std::string::npos) << piped.out;
+
+  // A review failing part-way ends the progress line before the error (it was glued to it).
+  testing::FakeServer failing;
+  failing.enqueue(testing::Reply::ok(approveReply()));
+  failing.enqueue(testing::Reply::ok(approveReply()));
+  failing.enqueue(testing::Reply{400, R"({"error":{"message":"bad request for the test"}})", {}, {}});
+  std::string failingCommand = command;
+  failingCommand.replace(failingCommand.find(server.url("/v1")), server.url("/v1").size(), failing.url("/v1"));
+  const auto failed = testing::runShell("script -qec " + testing::shellQuote(failingCommand) + " /dev/null", dir.path());
+  EXPECT_EQ(failed.exitCode, 2) << failed.out;
+  EXPECT_NE(failed.out.find("\rrevline review: 2 of " + all + " requests done, 2040 tokens so far\r\nrevline review: "),
+            std::string::npos)
+      << failed.out;
 }
 
 TEST(TokenBudgetCli, TheRequestCapIsReportedAndTheVerdictIsNotApprove) {

@@ -216,6 +216,10 @@ TEST_F(Hostile, AWorkspaceReviewWithAnUntrackedFileOverTheCapIsNotApproved) {
   EXPECT_NE(c.log("dump.sql: untracked, 9437184 bytes, over the 8 MiB limit (8388608 bytes) for untracked files; "
                   "not reviewed"),
             "");
+  // ...and the user is shown it: no diagnostic on dump.sql does not mean it was looked at.
+  const std::string warning = c.notification("window/showMessage")["params"]["message"];
+  EXPECT_NE(warning.find("part of the change was not reviewed"), std::string::npos) << warning;
+  EXPECT_NE(warning.find("left out: dump.sql: untracked, 9437184 bytes"), std::string::npos) << warning;
   EXPECT_EQ(c.stop(), 0);
 }
 

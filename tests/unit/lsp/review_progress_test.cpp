@@ -49,15 +49,22 @@ class GatedProvider : public review::Provider {
   Gate& gate_;
 };
 
-TEST(ReviewProgress, ASplitReviewReportsEachRequestDone) {
-  TempRepo repo;
+// a.txt with 400 added lines: more than one request under a budget of 4,000 tokens.
+std::pair<std::filesystem::path, std::string> fourHundredChangedLines(TempRepo& repo) {
   repo.write("a.txt", "start\n");
   repo.commitAll("init");
   std::string text = "start\n";
   for (int i = 0; i < 400; ++i) text += "a changed line of text number " + std::to_string(i) + "\n";
   repo.write("a.txt", text);
   const auto root = std::filesystem::canonical(repo.root());
-  const std::string uri = uriFromPath((root / "a.txt").string());
+  return {root, uriFromPath((root / "a.txt").string())};
+}
+
+TEST(ReviewProgress, ASplitReviewReportsEachRequestDone) {
+  TempRepo repo;
+  const auto made = fourHundredChangedLines(repo);  // not a structured binding: clang 14 cannot capture one
+  const std::filesystem::path root = made.first;
+  const std::string uri = made.second;
 
   Gate gate;
   ServerOptions options;
@@ -92,6 +99,70 @@ TEST(ReviewProgress, ASplitReviewReportsEachRequestDone) {
       << message;
   EXPECT_EQ(c.reply(id)["result"]["verdict"], "APPROVE");
   c.notification("textDocument/publishDiagnostics");
+  EXPECT_EQ(c.stop(), 0);
+}
+
+class ApprovingProvider : public review::Provider {
+ public:
+  std::string name() const override { return "approving"; }
+  std::string model() const override { return "m1"; }
+  review::ModelResponse complete(const review::ModelRequest&, const CancelToken&) override {
+    review::ModelResponse r;
+    r.text = json{{"summary", "ok"}, {"verdict", "APPROVE"}, {"findings", json::array()}}.dump();
+    r.usage.inputTokens = 1000;
+    return r;
+  }
+};
+
+// A review the max_requests cap cut short says so in the editor (a warning naming
+// what was left out, the coverage in the progress end and in the command's reply),
+// once: the same save again does not repeat it; a complete review later is quiet.
+TEST(ReviewProgress, APartlyReviewedFileSaysWhatWasNotReviewed) {
+  TempRepo repo;
+  const auto made = fourHundredChangedLines(repo);  // not a structured binding: clang 14 cannot capture one
+  const std::filesystem::path root = made.first;
+  const std::string uri = made.second;
+
+  ServerOptions options;
+  options.providerFactory = [](const config::Config&, const diff::Diff&, const std::filesystem::path&) {
+    return std::make_unique<ApprovingProvider>();
+  };
+  LspClient c(std::move(options));
+  c.initialize(uriFromPath(root.string()),
+               {{"max_input_tokens", 4000}, {"max_tool_calls", 0}, {"max_requests", 1}, {"debounce_ms", 0}},
+               {{"window", {{"workDoneProgress", true}}}});
+  const auto reviewFile = [&] {
+    const int id = c.request("workspace/executeCommand",
+                             {{"command", "revline.reviewFile"}, {"arguments", json::array({{{"uri", uri}}})}});
+    const json create = c.waitFor([](const json& m) { return m.value("method", "") == "window/workDoneProgress/create"; },
+                                  "window/workDoneProgress/create");
+    c.transport().clientSend(json{{"jsonrpc", "2.0"}, {"id", create["id"]}, {"result", nullptr}});
+    json end;
+    for (json v; !(v = c.notification("$/progress")["params"]["value"]).is_null();)
+      if (v.value("kind", "") == "end") {
+        end = v;
+        break;
+      }
+    return std::pair(c.reply(id)["result"], end.value("message", ""));
+  };
+  const auto [result, endMessage] = reviewFile();
+  EXPECT_EQ(result["verdict"], "COMMENT") << result.dump();
+  ASSERT_EQ(result["coverage"]["filesSkipped"].size(), 1u) << result.dump();
+  EXPECT_EQ(result["coverage"]["filesSkipped"][0]["partial"], true);
+  EXPECT_LT(result["coverage"]["linesReviewed"].get<int>(), result["coverage"]["linesTotal"].get<int>());
+  EXPECT_NE(endMessage.find("reviewed 1 of 1 file, 1 of them partly ("), std::string::npos) << endMessage;
+  const json warning = c.notification("window/showMessage");
+  EXPECT_EQ(warning["params"]["type"], 2) << warning.dump();
+  const std::string shown = warning["params"]["message"];
+  EXPECT_NE(shown.find("part of the change was not reviewed"), std::string::npos) << shown;
+  EXPECT_NE(shown.find("a.txt (partly reviewed): not reviewed: lines "), std::string::npos) << shown;
+  EXPECT_NE(shown.find("past the max_requests cap of 1 request"), std::string::npos) << shown;
+  c.notification("textDocument/publishDiagnostics");
+
+  // The same again: no second warning.
+  (void)reviewFile();
+  c.notification("textDocument/publishDiagnostics");
+  c.expectQuiet(std::chrono::milliseconds(200));
   EXPECT_EQ(c.stop(), 0);
 }
 

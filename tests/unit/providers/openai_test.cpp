@@ -186,6 +186,22 @@ TEST(OpenAi, HttpErrorsSayWhatToDo) {
 
   EXPECT_EQ(server.requestCount(), 4u) << "none of these is retried";
   EXPECT_TRUE(sleeps.sleeps->empty());
+  EXPECT_EQ(msg.find("max_input_tokens"), std::string::npos) << "only a refusal for size names the budget";
+}
+
+// A request over the model's context window (OpenAI's own body; a llama.cpp
+// server's words) names the setting that makes revline split the change to fit.
+TEST(OpenAi, ARequestOverTheContextWindowNamesTheTokenBudget) {
+  FakeServer server;
+  server.enqueue(Reply{400, R"({"error":{"message":"This model's maximum context length is 8192 tokens. However, your messages resulted in 16874 tokens. Please reduce the length of the messages.","type":"invalid_request_error","param":"messages","code":"context_length_exceeded"}})", {}, {}});
+  server.enqueue(Reply{400, R"({"error":{"code":400,"message":"the request exceeds the available context size, try increasing it","type":"exceed_context_size_error"}})", {}, {}});
+  SleepRecorder sleeps;
+  OpenAiProvider provider(settingsFor(server.url("/v1"), sleeps));
+  for (int i = 0; i < 2; ++i) {
+    std::string msg;
+    EXPECT_EQ(kindOf([&] { provider.complete(testing::sampleRequest(), CancelToken()); }, &msg), Kind::BadRequest);
+    EXPECT_NE(msg.find("set max_input_tokens (or --max-input-tokens N) below that window"), std::string::npos) << msg;
+  }
 }
 
 TEST(OpenAi, KeyRequiredForRemoteBaseUrlOnly) {

@@ -63,6 +63,42 @@ TEST(ConversationFit, AnEchoedBrokenAnswerIsCutWhenTheResultsAreNotEnough) {
   EXPECT_EQ(r.messages[2].text, "Your answer was not JSON: fix it.") << "the feedback is what the retry needs";
 }
 
+// Many results each already short (max_tool_calls 15 under a small budget: each
+// result capped near 512 bytes, too short to cut further) are dropped to a note,
+// then whole rounds but the latest: the review goes on, where it failed after
+// paying for three rounds.
+TEST(ConversationFit, ManyShortToolResultsAreDroppedThenWholeRoundsButTheLatest) {
+  ModelRequest r = conversation();
+  for (int round = 0; round < 3; ++round) {
+    Message call{Role::Assistant, "", {}, {}};
+    Message results{Role::Tool, "", {}, {}};
+    for (int k = 0; k < 5; ++k) {
+      const std::string id = "c" + std::to_string(round) + std::to_string(k);
+      call.toolCalls.push_back({id, "read_file", json{{"path", "f" + id}}});
+      results.toolResults.push_back({id, "read_file", true,
+                                     "<tool_result name=\"read_file\">\n" + std::string(480, 'r') + "\n</tool_result>"});
+    }
+    r.messages.push_back(std::move(call));
+    r.messages.push_back(std::move(results));
+  }
+  const ModelRequest before = r;
+  const std::int64_t prefix = estimateTokens(conversation());
+  // Room for the prefix and a little: the short results must go.
+  ModelRequest dropped = before;
+  EXPECT_GT(fitConversation(dropped, prefix + 900), 0);
+  EXPECT_LE(estimateTokens(dropped), prefix + 900);
+  EXPECT_EQ(dropped.messages.size(), before.messages.size()) << "the results were enough";
+  EXPECT_NE(dropped.messages[2].toolResults[0].content.find("[cut by revline"), std::string::npos);
+  // Less room still: the older rounds go whole, the latest stays.
+  ModelRequest rounds = before;
+  EXPECT_GT(fitConversation(rounds, prefix + 400), 0);
+  EXPECT_LE(estimateTokens(rounds), prefix + 400);
+  ASSERT_EQ(rounds.messages.size(), 3u);
+  EXPECT_EQ(rounds.messages[1].toolCalls[0].id, "c20") << "the latest round is kept";
+  EXPECT_EQ(rounds.messages[2].toolResults.size(), 5u);
+  EXPECT_EQ(rounds.messages[0].text, before.messages[0].text);
+}
+
 TEST(ConversationFit, AConversationThatCannotFitIsAClearError) {
   ModelRequest r = conversation();  // ~2,000 tokens of prefix alone
   try {

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <fstream>
 #include <map>
 #include <set>
 #include <thread>
@@ -165,10 +166,16 @@ TEST_F(Incremental, AnotherSettingOrModelInvalidates) {
   review();
   ASSERT_EQ(log.reviews(), 4u);
   EXPECT_EQ(log.hunksSent(3), 5);
-  // Back to the first settings and model: still cached.
+  // The same model name on another server (a llama-server whose model file was swapped) is another model.
   model = "m1";
+  config::Config elsewhere;
+  elsewhere.baseUrl = "http://127.0.0.1:9/v1";
+  review(elsewhere);
+  ASSERT_EQ(log.reviews(), 5u);
+  EXPECT_EQ(log.hunksSent(4), 5);
+  // Back to the first settings, model and server: still cached.
   review();
-  EXPECT_EQ(log.reviews(), 4u);
+  EXPECT_EQ(log.reviews(), 5u);
 }
 
 // A hunk's key holds its enclosing definition: a change elsewhere in the same
@@ -256,6 +263,55 @@ TEST_F(Incremental, AReviewCutShortByTheRequestCapKeepsWhatItReviewed) {
   std::set<std::string> files;
   for (const auto& p : third.outcome.findings) files.insert(p.finding.file);
   EXPECT_EQ(files, (std::set<std::string>{"a.py", "b.py", "c.py"}));
+}
+
+// A file too large for one request, cut short by the cap, keeps the hunks it did
+// review: each rerun sends the next part of the file, from the top down, never
+// the same requests again (in the editor every save of a large file paid for them).
+TEST_F(Incremental, APartlyReviewedFileKeepsItsReviewedHunksAndTheRerunMovesOn) {
+  config::Config capped;
+  capped.review.maxToolCalls = 0;
+  capped.maxInputTokens = 2650;  // a request holds a few hunks of a.py, not all five
+  capped.maxRequests = 1;
+  std::vector<ReviewResult> runs;
+  for (int run = 0; run < 5 && (runs.empty() || !runs.back().outcome.coverage.filesSkipped.empty()); ++run)
+    runs.push_back(review(capped));
+  ASSERT_GE(runs.size(), 2u) << "the budget holds the whole file: the test needs a smaller one";
+  ASSERT_TRUE(runs.back().outcome.coverage.filesSkipped.empty()) << "five runs did not reach the end of the file";
+  EXPECT_EQ(log.reviews(), runs.size());
+  int sent = 0;
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    EXPECT_GE(log.hunksSent(i), 1);
+    sent += log.hunksSent(i);
+  }
+  EXPECT_EQ(sent, 5) << "every hunk sent once over the runs";
+  EXPECT_NE(log.prompts[0].find("x * 2  # a"), std::string::npos) << "the first request starts at the top of the file";
+  EXPECT_TRUE(runs[0].outcome.coverage.filesSkipped[0].partial);
+  EXPECT_NE(runs[0].outcome.verdict, contract::Verdict::Approve);
+  EXPECT_EQ(runs.back().outcome.findings.size(), 5u);
+  EXPECT_EQ(runs.back().hunksReused, 5 - log.hunksSent(runs.size() - 1));
+
+  // Nothing left: the next run sends nothing.
+  const ReviewResult again = review(capped);
+  EXPECT_EQ(log.reviews(), runs.size());
+  EXPECT_TRUE(again.fromCache);
+}
+
+// A cache that cannot be written (here .git/revline is a file; a read-only
+// repository does the same) is said: silently, every review would pay for the
+// whole change again.
+TEST_F(Incremental, ACacheThatCannotBeWrittenIsSaid) {
+  std::ofstream(repo.root() / ".git" / "revline") << "not a directory\n";
+  const ReviewResult first = review();
+  ASSERT_EQ(first.outcome.warnings.size(), 1u);
+  EXPECT_NE(first.outcome.warnings[0].find("could not be kept in "), std::string::npos) << first.outcome.warnings[0];
+  EXPECT_NE(first.outcome.warnings[0].find("the next review sends the whole change to the model again"), std::string::npos);
+  review();
+  EXPECT_EQ(log.reviews(), 2u) << "nothing was kept";
+
+  fs::remove(repo.root() / ".git" / "revline");
+  EXPECT_TRUE(review().outcome.warnings.empty());
+  EXPECT_TRUE(review().fromCache);
 }
 
 // A split review whose provider fails part-way keeps what the answered

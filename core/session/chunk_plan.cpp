@@ -302,14 +302,23 @@ int fileRank(const diff::FileDiff& file) {
 
 std::vector<diff::Hunk> splitHunk(const diff::Hunk& hunk, std::size_t pieces) {
   pieces = std::clamp<std::size_t>(pieces, 1, hunk.lines.size());
-  std::vector<diff::Hunk> out;
   const std::size_t per = (hunk.lines.size() + pieces - 1) / pieces;
+  std::vector<std::size_t> starts;
+  for (std::size_t begin = per; begin < hunk.lines.size(); begin += per) starts.push_back(begin);
+  return splitHunkBefore(hunk, starts);
+}
+
+std::vector<diff::Hunk> splitHunkBefore(const diff::Hunk& hunk, const std::vector<std::size_t>& starts) {
+  std::vector<diff::Hunk> out;
   int oldNext = hunk.oldStart, newNext = hunk.newStart;
-  for (std::size_t begin = 0; begin < hunk.lines.size(); begin += per) {
+  for (std::size_t i = 0; i <= starts.size(); ++i) {
+    const std::size_t begin = i == 0 ? 0 : starts[i - 1];
+    const std::size_t end = i == starts.size() ? hunk.lines.size() : starts[i];
+    if (begin >= end) continue;
     diff::Hunk piece;
     piece.section = hunk.section;
     piece.lines.assign(hunk.lines.begin() + static_cast<std::ptrdiff_t>(begin),
-                       hunk.lines.begin() + static_cast<std::ptrdiff_t>(std::min(hunk.lines.size(), begin + per)));
+                       hunk.lines.begin() + static_cast<std::ptrdiff_t>(end));
     piece.oldStart = oldNext;
     piece.newStart = newNext;
     for (const diff::Line& l : piece.lines) {

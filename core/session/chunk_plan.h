@@ -95,6 +95,10 @@ diff::Diff splitLargeHunks(const diff::Diff& diff, std::int64_t capacity, HunkTo
 // Cuts `hunk` into `pieces` hunks of about equal line counts.
 std::vector<diff::Hunk> splitHunk(const diff::Hunk& hunk, std::size_t pieces);
 
+// Cuts `hunk` before each of the line indexes `starts` (ascending, each in
+// 1..lines-1): pieces with their own counts, lines keeping their numbers.
+std::vector<diff::Hunk> splitHunkBefore(const diff::Hunk& hunk, const std::vector<std::size_t>& starts);
+
 // The diff of one request: its parts' files, each with its hunks of the part(s).
 diff::Diff chunkDiff(const diff::Diff& diff, const std::vector<ChunkPart>& parts);
 

@@ -1,6 +1,7 @@
 #include "core/session/hunk_cache.h"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <optional>
 #include <set>
@@ -9,6 +10,7 @@
 #include "core/diff/function_context.h"
 #include "core/git/git_directory.h"
 #include "core/review/prompt.h"
+#include "core/session/chunk_plan.h"
 #include "core/session/review_cache.h"
 #include "core/support/files.h"
 #include "core/support/hash.h"
@@ -102,9 +104,41 @@ std::optional<CachedReview> readEntry(const fs::path& file) {
 
 bool HunkCache::applies(const std::string& provider) { return provider != "builtin" && provider != "replay"; }
 
-IncrementalPlan HunkCache::plan(const fs::path& root, const diff::Diff& whole, const HunkReviewContext& context,
+diff::Diff cutIntoUnits(const diff::Diff& change) {
+  diff::Diff out = change;
+  for (diff::FileDiff& file : out.files) {
+    std::vector<diff::Hunk> hunks;
+    for (const diff::Hunk& hunk : file.hunks) {
+      if (hunk.lines.size() <= 2 * kUnitLines) {
+        hunks.push_back(hunk);
+        continue;
+      }
+      std::vector<std::size_t> starts;
+      std::size_t begin = 0;
+      const auto blank = [](const diff::Line& l) { return l.text.find_first_not_of(" \t\r") == std::string::npos; };
+      for (std::size_t i = kUnitLines; i + kUnitLines / 2 < hunk.lines.size(); ++i) {
+        if (i - begin < kUnitLines) continue;
+        const diff::Line& l = hunk.lines[i];
+        const bool topLevel = l.kind != diff::LineKind::Removed && !l.text.empty() && !std::isspace(static_cast<unsigned char>(l.text[0])) &&
+                              blank(hunk.lines[i - 1]);
+        const bool hashed = i - begin >= 4 * kUnitLines && fnv1a64(l.text) % 16 == 0;
+        if (topLevel || hashed || i - begin >= 8 * kUnitLines) {
+          starts.push_back(i);
+          begin = i;
+        }
+      }
+      for (diff::Hunk& piece : splitHunkBefore(hunk, starts)) hunks.push_back(std::move(piece));
+    }
+    file.hunks = std::move(hunks);
+  }
+  return out;
+}
+
+IncrementalPlan HunkCache::plan(const fs::path& root, const diff::Diff& change, const HunkReviewContext& context,
                                 const review::ToolExecutor* files, bool lookup) const {
   IncrementalPlan plan;
+  plan.cut = cutIntoUnits(change);
+  const diff::Diff& whole = plan.cut;
   plan.toReview.source = whole.source;
   const std::string common = commonKey(context);
   for (std::size_t fi = 0; fi < whole.files.size(); ++fi) {
@@ -154,8 +188,9 @@ IncrementalPlan HunkCache::plan(const fs::path& root, const diff::Diff& whole, c
   return plan;
 }
 
-bool HunkCache::store(const fs::path& root, const diff::Diff& whole, const IncrementalPlan& plan,
-                      const review::ReviewOutcome& fresh, const review::PolicyConfig& policy) const {
+bool HunkCache::store(const fs::path& root, const IncrementalPlan& plan, const review::ReviewOutcome& fresh,
+                      const review::PolicyConfig& policy) const {
+  const diff::Diff& whole = plan.cut;
   const review::ApprovalEvidence evidence = review::approvalEvidence(fresh);
   if (evidence.unplacedBlocking > 0 || evidence.changesRequestedButRejected) return true;
   if (fresh.findings.size() >= policy.maxFindings) return true;  // the cap may have cut any hunk's findings

@@ -24,8 +24,19 @@ struct HunkReviewContext {
   std::vector<std::string> intent;
 };
 
+// The change as the cache keeps it: a hunk of more than 2 x kUnitLines lines
+// (a new file, a block written at once) is cut into pieces of at least
+// kUnitLines, each before a line that starts a top-level block (at column 0,
+// after a blank line), or, with none for 4 x kUnitLines, before a line whose
+// text's hash says so. The cuts follow the text, not the line numbers: an edit
+// above them moves none, so appending to a new file changes only its last piece
+// and the next save sends that piece, not the whole file again.
+constexpr std::size_t kUnitLines = 60;
+diff::Diff cutIntoUnits(const diff::Diff& change);
+
 // A change split into the hunks whose review is cached and the rest.
 struct IncrementalPlan {
+  diff::Diff cut;  // the change cut into units (cutIntoUnits): the files and hunks `units` below index
   diff::Diff toReview;  // the uncached hunks, by file (a file with none left is absent)
   std::vector<review::PublishedFinding> carried;  // the cached hunks' findings, at their current lines
   int hunksTotal = 0, hunksReused = 0;
@@ -53,7 +64,7 @@ class HunkCache {
   // file) nor a replay cassette (recorded answers to whole requests, in order).
   static bool applies(const std::string& provider);
 
-  // Splits `whole` (the selection) by what is cached for `root`. With
+  // Splits `whole` (the selection), cut into units, by what is cached for `root`. With
   // `lookup` false (a forced full review) nothing is reused, but the units are
   // still keyed so store() refreshes them. `files` reads the new files' text
   // for the enclosing definitions (tools::RepositoryTools), may be null.
@@ -68,8 +79,8 @@ class HunkCache {
   // reviewed, the hunks none of whose lines were left out.
   // False when an entry could not be written (the directory is not writable):
   // the next review sends those hunks again, and the caller says so.
-  bool store(const std::filesystem::path& root, const diff::Diff& whole, const IncrementalPlan& plan,
-             const review::ReviewOutcome& fresh, const review::PolicyConfig& policy) const;
+  bool store(const std::filesystem::path& root, const IncrementalPlan& plan, const review::ReviewOutcome& fresh,
+             const review::PolicyConfig& policy) const;
 };
 
 // The outcome of the whole change from `fresh`, the review of

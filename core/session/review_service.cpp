@@ -200,7 +200,7 @@ ReviewResult ReviewService::review(ReviewRequest request, const CancelToken& can
   // with its own read-only tools confined to the work tree (none without a root).
   // A split review that fails keeps, per hunk, what its answered requests found.
   auto keepAnswered = [&](const review::ReviewOutcome& answered) {
-    if (plan) hunks_->store(root, prepared.reviewed, *plan, answered, sendConfig.review.policy);
+    if (plan) hunks_->store(root, *plan, answered, sendConfig.review.policy);
   };
   result.outcome = reviewInChunks(toSend, prepared.inputs, *provider,
                                   {sendConfig, root, factory_, wrap, progress, keepAnswered}, cancel);
@@ -208,7 +208,7 @@ ReviewResult ReviewService::review(ReviewRequest request, const CancelToken& can
   if (plan) {
     // What a limit left out is listed in coverage, and store() keeps none of its
     // hunks; the rest was reviewed, and a rerun sends only what was not.
-    kept = hunks_->store(root, prepared.reviewed, *plan, result.outcome, sendConfig.review.policy);
+    kept = hunks_->store(root, *plan, result.outcome, sendConfig.review.policy);
     result.outcome = mergeIncremental(*plan, std::move(result.outcome), prepared.reviewed, prepared.inputs,
                                       config.review.policy);
     result.fromCache = toSend.files.empty();

@@ -314,6 +314,92 @@ TEST_F(Incremental, ACacheThatCannotBeWrittenIsSaid) {
   EXPECT_TRUE(review().fromCache);
 }
 
+// A new file is one hunk: without cutting, each save of a file being written
+// sent all of it again. Cut into units at top-level blocks, appending sends the
+// last unit only, and an insertion at the top the first only (the other units'
+// findings carried, moved down).
+std::string functions(int count, const std::string& extraFirstLine = "") {
+  std::string out = extraFirstLine;
+  for (int i = 0; i < count; ++i) {
+    out += "def g" + std::to_string(i) + "(x):\n";
+    for (int j = 0; j < 20; ++j) out += "    y" + std::to_string(j) + " = x * " + std::to_string(i + j) + "\n";
+    out += "    return y19\n\n";
+  }
+  return out;
+}
+
+TEST(CutIntoUnits, ALargeHunkIsCutBeforeTopLevelBlocksThatAnEditAboveDoesNotMove) {
+  struct Piece {
+    int newStart = 0, newCount = 0;
+    std::vector<std::string> lines;  // copied: a diff's lines view the patch text, gone with it
+  };
+  auto cut = [](const std::string& text) {
+    testing::TempRepo repo;
+    repo.write("keep.txt", "x\n");
+    repo.commitAll("init");
+    repo.write("new.py", text);
+    const std::string patch = git::diffText(repo.root(), {});
+    const diff::Diff units = cutIntoUnits(diff::parse(patch));
+    std::vector<Piece> out;
+    for (const diff::Hunk& h : units.findFile("new.py")->hunks) {
+      Piece p{h.newStart, h.newCount, {}};
+      for (const auto& l : h.lines) p.lines.emplace_back(l.text);
+      out.push_back(std::move(p));
+    }
+    return out;
+  };
+  const auto pieces = cut(functions(20));  // 460 lines, one hunk
+  ASSERT_GT(pieces.size(), 3u);
+  std::size_t lines = 0;
+  for (std::size_t i = 0; i < pieces.size(); ++i) {
+    lines += pieces[i].lines.size();
+    if (i + 1 < pieces.size()) {
+      EXPECT_GE(pieces[i].lines.size(), kUnitLines) << i;
+    }
+    if (i > 0) {
+      EXPECT_EQ(pieces[i].lines.front().rfind("def g", 0), 0u) << "cut before a top-level line";
+      EXPECT_EQ(pieces[i].newStart, pieces[i - 1].newStart + pieces[i - 1].newCount);
+    }
+  }
+  EXPECT_EQ(lines, 460u);
+  // A line added at the top: every piece but the first reads the same, one line down.
+  const auto moved = cut(functions(20, "import os\n"));
+  ASSERT_EQ(moved.size(), pieces.size());
+  for (std::size_t i = 1; i < pieces.size(); ++i) {
+    EXPECT_EQ(moved[i].lines, pieces[i].lines) << i;
+    EXPECT_EQ(moved[i].newStart, pieces[i].newStart + 1);
+  }
+  // A hunk of 2 x kUnitLines lines or fewer stays whole.
+  EXPECT_EQ(cut(functions(5)).size(), 1u);
+}
+
+TEST_F(Incremental, WritingANewFileSendsOnlyThePartThatChanged) {
+  repo.write("new.py", functions(20));
+  const ReviewResult first = review();
+  ASSERT_EQ(log.reviews(), 1u);
+  const int units = log.hunksSent(0) - 5;  // a.py's five hunks go too
+  ASSERT_GT(units, 3);
+  const std::size_t findings = first.outcome.findings.size();
+
+  repo.write("new.py", functions(21));  // one more function at the end
+  const ReviewResult appended = review();
+  ASSERT_EQ(log.reviews(), 2u);
+  EXPECT_EQ(log.hunksSent(1), 1) << "only the last unit, not the whole new file";
+  EXPECT_NE(log.prompts[1].find("def g20(x):"), std::string::npos);
+  EXPECT_EQ(appended.outcome.findings.size(), findings);
+
+  repo.write("new.py", functions(21, "import os\n"));  // a line at the top
+  const ReviewResult inserted = review();
+  ASSERT_EQ(log.reviews(), 3u);
+  EXPECT_EQ(log.hunksSent(2), 1) << "only the first unit";
+  EXPECT_NE(log.prompts[2].find("import os"), std::string::npos);
+  std::map<std::string, std::int64_t> before = lineById(appended), after = lineById(inserted);
+  int moved = 0;
+  for (const auto& [id, line] : before)
+    if (auto it = after.find(id); it != after.end() && it->second == line + 1) ++moved;
+  EXPECT_EQ(moved, units - 1) << "the findings of the other units of new.py, one line down";
+}
+
 // A split review whose provider fails part-way keeps what the answered
 // requests found: the rerun sends only the requests that failed (on cobra a
 // 500 from the 9th request made the next run pay for all 15 again).
@@ -365,14 +451,14 @@ TEST(HunkCacheStore, AReviewWithUnplacedBlockingFindingsKeepsNothing) {
   EXPECT_EQ(plan.hunksTotal, 5);
   review::ReviewOutcome fresh;
   fresh.unplacedBlocking = 1;
-  cache.store(repo.root(), whole, plan, fresh, options.policy);
+  cache.store(repo.root(), plan, fresh, options.policy);
   EXPECT_EQ(cache.plan(repo.root(), whole, context, nullptr, true).hunksReused, 0);
   fresh.unplacedBlocking = 0;
   fresh.coverage.filesSkipped = {{"a.py", "over the request budget", 10}};  // left out: not reviewed
-  cache.store(repo.root(), whole, plan, fresh, options.policy);
+  cache.store(repo.root(), plan, fresh, options.policy);
   EXPECT_EQ(cache.plan(repo.root(), whole, context, nullptr, true).hunksReused, 0);
   fresh.coverage.filesSkipped.clear();
-  cache.store(repo.root(), whole, plan, fresh, options.policy);
+  cache.store(repo.root(), plan, fresh, options.policy);
   const IncrementalPlan again = cache.plan(repo.root(), whole, context, nullptr, true);
   EXPECT_EQ(again.hunksReused, 5);
   EXPECT_TRUE(again.toReview.files.empty());
@@ -415,7 +501,7 @@ TEST(HunkCacheStore, HunksThatReadAlikeKeepTheirOwnReviews) {
   f.explanation = "The first block only.";
   f.confidence = 0.9;
   fresh.findings.push_back({f, "id-1", std::nullopt, std::nullopt});
-  cache.store(repo.root(), whole, plan, fresh, options.policy);
+  cache.store(repo.root(), plan, fresh, options.policy);
   const IncrementalPlan again = cache.plan(repo.root(), whole, context, nullptr, true);
   EXPECT_EQ(again.hunksReused, 2);
   ASSERT_EQ(again.carried.size(), 1u);

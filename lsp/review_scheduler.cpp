@@ -192,12 +192,9 @@ void Server::count(int ServerStats::*counter) {
 
 void Server::addToSessionTotals(const review::Usage& usage, const review::Prices& prices) {
   std::lock_guard<std::mutex> lock(statsMu_);
+  inFlight_.reset();
   stats_.usage += usage;
-  if (auto c = review::costOf(usage, prices)) {
-    if (!stats_.cost) stats_.cost = review::Cost{};
-    stats_.cost->input += c->input;
-    stats_.cost->output += c->output;
-  }
+  review::addCostOf(stats_.cost, usage, prices);
 }
 
 void Server::runJob(const std::shared_ptr<Job>& job) {
@@ -206,9 +203,17 @@ void Server::runJob(const std::shared_ptr<Job>& job) {
   // ends without an outcome to take them from (failed, cancelled: still paid for).
   session::SpendMeter spent;
   bool settled = false;  // the outcome's usage (which also counts tool calls) was added instead
+  if (!job->cacheOnly) {
+    std::lock_guard<std::mutex> lock(statsMu_);
+    inFlight_ = InFlightSpend{&spent, job->config.review.prices};
+  }
   auto deliver = [&] {
     if (const review::Usage u = spent.total(); !settled && u.requests > 0)
       addToSessionTotals(u, job->config.review.prices);
+    {
+      std::lock_guard<std::mutex> lock(statsMu_);
+      inFlight_.reset();  // `spent` goes with this call
+    }
     for (const auto& [uri, rel] : job->shownFiles) {  // deleted or renamed away since they were reviewed
       std::error_code ec;
       if (!fs::exists(fs::symlink_status(job->root / rel, ec))) outcome->goneUris.push_back(uri);
@@ -330,7 +335,10 @@ void Server::applyOutcome(Job& job, JobOutcome& outcome) {
     return finish(LspError(ErrorCode::RequestCancelled, "review cancelled"), "cancelled");
   }
   if (outcome.kind == Kind::Failed) {
-    reportFailure(outcome.failure);
+    const bool staleShown = std::any_of(files_.begin(), files_.end(), [&](const auto& entry) {
+      return entry.second.root == job.root && !entry.second.findings.empty();
+    });
+    reportFailure(outcome.failure, staleShown);
     return finish(LspError(ErrorCode::RequestFailed, outcome.failure), "failed");
   }
   if (job.cancel.cancelled()) {  // a newer save arrived while this result was on its way
@@ -416,14 +424,18 @@ void Server::applyOutcome(Job& job, JobOutcome& outcome) {
          endMessage);
 }
 
-void Server::reportFailure(const std::string& message) {
+void Server::reportFailure(const std::string& message, bool staleShown) {
   count(&ServerStats::providerFailures);
   logMessage(MessageType::Error, message);
   // A new failure is shown at once; the same one again after a minute (a
   // provider that stays down must not go quiet while old diagnostics stay).
   const auto now = options_.clock ? options_.clock() : Clock::now();
   if (message != lastFailureShown_ || now - lastFailureShownAt_ >= std::chrono::minutes(1)) {
-    showMessage(MessageType::Error, message + (message == lastFailureShown_ ? " (still failing; the diagnostics shown are from the last successful review)" : ""));
+    const bool again = message == lastFailureShown_;
+    showMessage(MessageType::Error,
+                message + (again ? " (still failing; the diagnostics shown are from the last successful review)"
+                           : staleShown ? " The diagnostics shown are from the last successful review."
+                                        : ""));
     lastFailureShown_ = message;
     lastFailureShownAt_ = now;
   }

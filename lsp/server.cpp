@@ -54,7 +54,13 @@ int Server::run() {
 
 ServerStats Server::stats() {
   std::lock_guard<std::mutex> lock(statsMu_);
-  return stats_;
+  ServerStats s = stats_;
+  if (inFlight_) {  // the review running now, as far as its model has answered
+    const review::Usage live = inFlight_->meter->total();
+    s.usage += live;
+    review::addCostOf(s.cost, live, inFlight_->prices);
+  }
+  return s;
 }
 
 // ---------------------------------------------------------------- dispatch

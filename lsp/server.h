@@ -30,7 +30,9 @@
 
 #include "core/config/config.h"
 #include "core/review/provider.h"
+#include "core/review/cost.h"
 #include "core/session/review_service.h"
+#include "core/session/spend_meter.h"
 #include "lsp/dismissals.h"
 #include "lsp/document_store.h"
 #include "lsp/findings.h"
@@ -138,9 +140,12 @@ class Server : public MessageHandler {
   // Runs `task` on the loop thread: posted, or at once with sync.
   void onLoop(std::function<void()> task);
   void workerLoop();
-  void reportFailure(const std::string& message);  // a new failure at once, the same one once a minute
+  // A new failure at once, the same one once a minute; `staleShown`: diagnostics of
+  // an earlier review are still shown in this repository (the message says so).
+  void reportFailure(const std::string& message, bool staleShown);
   void count(int ServerStats::*counter);           // any thread
-  // Adds a review's spend (and its cost, when priced) to revline/stats; any thread.
+  // Adds a review's spend (and its cost, when priced) to revline/stats, ending
+  // its in-flight count in the same step (nothing counted twice); any thread.
   void addToSessionTotals(const review::Usage& usage, const review::Prices& prices);
 
   // lsp/findings_lifetime.cpp: when shown findings go (loop thread).
@@ -211,8 +216,15 @@ class Server : public MessageHandler {
   // ---- Shared with the worker.
   std::atomic<int> nextProgress_{0};
   std::atomic<int> nextOutgoingId_{0};
-  std::mutex statsMu_;  // stats_ (read by tests from their own thread)
+  std::mutex statsMu_;  // stats_ and inFlight_ (read by tests from their own thread)
   ServerStats stats_;
+  // The review running now (one worker): what its answered model calls spent so
+  // far, so revline/stats is live during a review of many requests, not only after it.
+  struct InFlightSpend {
+    const session::SpendMeter* meter = nullptr;
+    review::Prices prices;
+  };
+  std::optional<InFlightSpend> inFlight_;
   // Thread-safe, and used by the worker only (the cache locks its own files).
   session::ReviewCache cache_;
   session::HunkCache hunks_;

@@ -21,4 +21,12 @@ std::optional<Cost> costOf(const Usage& usage, const Prices& prices) {
   return c;
 }
 
+void addCostOf(std::optional<Cost>& total, const Usage& usage, const Prices& prices) {
+  const std::optional<Cost> c = costOf(usage, prices);
+  if (!c) return;
+  if (!total) total = Cost{};
+  total->input += c->input;
+  total->output += c->output;
+}
+
 }  // namespace revline::review

@@ -27,4 +27,7 @@ struct Cost {
 // other one is set (e.g. a free local model with a priced output is odd, but honest).
 std::optional<Cost> costOf(const Usage& usage, const Prices& prices);
 
+// Adds the cost of `usage` at `prices` to `total` (set from nothing when it is priced).
+void addCostOf(std::optional<Cost>& total, const Usage& usage, const Prices& prices);
+
 }  // namespace revline::review

@@ -280,7 +280,9 @@ review::ReviewOutcome mergeIncremental(const IncrementalPlan& plan, review::Revi
     o.summary = "Every hunk of this change was reviewed before; these are those reviews' findings (from the "
                 "per-hunk review cache).";
   } else if (plan.hunksReused > 0) {
-    o.summary += " (" + std::to_string(plan.hunksReused) + " of " + std::to_string(plan.hunksTotal) +
+    // On a line of its own after a split review's "[i/n]" summaries: it is about the whole review.
+    o.summary += std::string(o.summary.find('\n') == std::string::npos ? " " : "\n") + "(" +
+                 std::to_string(plan.hunksReused) + " of " + std::to_string(plan.hunksTotal) +
                  " hunks were unchanged since an earlier review and not sent again; their " + std::to_string(carried) +
                  (carried == 1 ? " finding is" : " findings are") + " carried over.)";
   }

@@ -3,7 +3,9 @@
 // after the client accepted the progress token.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <condition_variable>
+#include <thread>
 #include <mutex>
 
 #include "lsp/protocol.h"
@@ -163,6 +165,64 @@ TEST(ReviewProgress, APartlyReviewedFileSaysWhatWasNotReviewed) {
   (void)reviewFile();
   c.notification("textDocument/publishDiagnostics");
   c.expectQuiet(std::chrono::milliseconds(200));
+  EXPECT_EQ(c.stop(), 0);
+}
+
+// Answers the first call (of every instance: a split review makes one per request)
+// at once and holds the others at the gate.
+class FirstThenGated : public review::Provider {
+ public:
+  FirstThenGated(Gate& gate, std::atomic<int>& calls) : gate_(gate), calls_(calls) {}
+  std::string name() const override { return "gated"; }
+  std::string model() const override { return "m1"; }
+  review::ModelResponse complete(const review::ModelRequest&, const CancelToken&) override {
+    if (calls_++ > 0) gate_.wait();
+    review::ModelResponse r;
+    r.text = json{{"summary", "ok"}, {"verdict", "APPROVE"}, {"findings", json::array()}}.dump();
+    r.usage.inputTokens = 1000;
+    r.usage.outputTokens = 10;
+    return r;
+  }
+
+ private:
+  Gate& gate_;
+  std::atomic<int>& calls_;
+};
+
+// revline/stats is live during a review of several requests (it showed nothing
+// until the last one answered), and the review's end counts nothing twice.
+TEST(ReviewProgress, TheSessionTotalsAreLiveDuringAReview) {
+  TempRepo repo;
+  const auto made = fourHundredChangedLines(repo);
+  const std::filesystem::path root = made.first;
+  const std::string uri = made.second;
+  Gate gate;
+  std::atomic<int> calls{0};
+  ServerOptions options;
+  options.providerFactory = [&gate, &calls](const config::Config&, const diff::Diff&, const std::filesystem::path&) {
+    return std::make_unique<FirstThenGated>(gate, calls);
+  };
+  LspClient c(std::move(options));
+  c.initialize(uriFromPath(root.string()), {{"max_input_tokens", 4000}, {"max_tool_calls", 0}, {"max_requests", 100},
+                                            {"max_parallel_requests", 1}, {"debounce_ms", 0},
+                                            {"price_per_million_input", 2.0}});
+  const int id = c.request("workspace/executeCommand",
+                           {{"command", "revline.reviewFile"}, {"arguments", json::array({{{"uri", uri}}})}});
+  const auto usage = [&c] { return c.reply(c.request("revline/stats", json::object()))["result"]["usage"]; };
+  json live;
+  for (int i = 0; i < 500 && (live = usage()).value("requests", 0) < 1; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_EQ(live["requests"], 1) << live.dump();
+  EXPECT_EQ(live["inputTokens"], 1000) << live.dump();
+  EXPECT_DOUBLE_EQ(live["cost"]["input"].get<double>(), 0.002) << live.dump();
+  gate.release();
+  EXPECT_EQ(c.reply(id)["result"]["verdict"], "APPROVE");
+  const json end = usage();
+  const int requests = end["requests"];
+  EXPECT_GE(requests, 2);
+  EXPECT_EQ(end["inputTokens"], 1000 * requests) << end.dump();
+  EXPECT_EQ(end["outputTokens"], 10 * requests) << end.dump();
+  c.notification("textDocument/publishDiagnostics");
   EXPECT_EQ(c.stop(), 0);
 }
 

@@ -250,6 +250,10 @@ TEST_F(Fixture, ProviderFailureIsShownOnceAndKeepsTheLastDiagnostics) {
   json shown = c.notification("window/showMessage");
   EXPECT_EQ(shown["params"]["type"], 1);
   EXPECT_NE(shown["params"]["message"].get<std::string>().find("API key"), std::string::npos);
+  // The finding still shown is from the review before: said at the first failure, not only a minute later.
+  EXPECT_NE(shown["params"]["message"].get<std::string>().find("The diagnostics shown are from the last successful review."),
+            std::string::npos)
+      << shown.dump();
   c.expectQuiet();  // no second showMessage, no publishDiagnostics clearing the old ones
   const int hover = c.request("textDocument/hover", {{"textDocument", {{"uri", uri}}}, {"position", {{"line", 0}, {"character", 1}}}});
   EXPECT_NE(c.reply(hover)["result"]["contents"]["value"].get<std::string>().find("Scripted finding"), std::string::npos);

@@ -293,14 +293,36 @@ RequestPlan planRequests(const diff::Diff& diff, const review::ReviewInputs& inp
   if (toolsOffered) empty.tools = out.measuring->specs();
   const std::int64_t fixed = review::estimateTokens(empty);
   const std::int64_t capacity = budget - fixed - reserve;
-  if (capacity < kMinimumDiffTokens)
+  if (capacity < kMinimumDiffTokens) {
+    // The smallest budget that leaves the diff its minimum, found by measuring: the
+    // intent's share and the tools' result cap grow with the budget, so a formula
+    // over this budget's fixed part falls short (a long description took four tries).
+    const std::int64_t percent = toolsOffered ? kReservePercentWithTools : kReservePercentWithoutTools;
+    auto fits = [&](std::int64_t b) {
+      review::ReviewOptions o = options;
+      o.inputTokenBudget = b;
+      const std::int64_t r = b * percent / 100;
+      const auto tools = toolsFor(setup.root, limitsFor(config, r), out.ignored);
+      review::ModelRequest e =
+          review::firstRequest(diff::Diff{diff.source, {}}, provider, o, tools.get(), out.requestInputs);
+      if (toolsOffered) e.tools = tools->specs();
+      return b - review::estimateTokens(e) - r >= kMinimumDiffTokens;
+    };
+    std::int64_t low = budget, high = std::max<std::int64_t>(budget, 1000);
+    while (!fits(high) && high < (std::int64_t{1} << 40)) {
+      low = high;
+      high *= 2;
+    }
+    while (high - low > 1) {  // fits(high), and not fits(low)
+      const std::int64_t mid = low + (high - low) / 2;
+      (fits(mid) ? high : low) = mid;
+    }
     throw review::ProviderError(
         review::ProviderError::Kind::Config,
         "max_input_tokens " + std::to_string(budget) + " is too small: every request needs ~" + std::to_string(fixed) +
             " tokens for the system prompt, schema, intent and tool specs, and " + std::to_string(reserve) +
-            " are kept for tool results and answers; use at least " +
-            std::to_string((fixed + kMinimumDiffTokens) * 100 /
-                           (100 - (toolsOffered ? kReservePercentWithTools : kReservePercentWithoutTools)) + 1));
+            " are kept for tool results and answers; use at least " + std::to_string(high));
+  }
 
   out.chunking = review::Chunking{budget, fixed, reserve, 0, 1, 1};
   // The whole change fits: one request, as without a budget.

@@ -355,6 +355,32 @@ TEST(ChunkedReview, ABudgetTooSmallForTheFixedPartIsAClearError) {
   EXPECT_TRUE(m.requests.empty());
 }
 
+// The minimum the error names is exact, also with a long description (its share
+// grows with the budget): following the advice works at once, one less does not.
+TEST(ChunkedReview, TheBudgetTheErrorNamesIsTheSmallestThatWorks) {
+  ManyFiles f(2);
+  Model m;
+  for (const std::string& description : {std::string(), std::string(30000, 'w')}) {
+    config::Config c = budget(500);
+    c.review.description = description;
+    std::int64_t named = 0;
+    try {
+      ReviewService(factoryFor(m)).review(f.request(c));
+      FAIL() << "no error";
+    } catch (const review::ProviderError& e) {
+      const std::string what = e.what();
+      const auto at = what.find("use at least ");
+      ASSERT_NE(at, std::string::npos) << what;
+      named = std::stoll(what.substr(at + 13));
+    }
+    c.maxInputTokens = named - 1;
+    EXPECT_THROW(ReviewService(factoryFor(m)).review(f.request(c)), review::ProviderError) << named - 1;
+    c.maxInputTokens = named;
+    EXPECT_NO_THROW(ReviewService(factoryFor(m)).review(f.request(c))) << named << " (description of "
+                                                                         << description.size() << " bytes)";
+  }
+}
+
 TEST(ChunkedReview, CancellingStopsTheRequestsNotYetSent) {
   ManyFiles f(30);
   Model m;

@@ -321,7 +321,8 @@ RequestPlan planRequests(const diff::Diff& diff, const review::ReviewInputs& inp
         review::ProviderError::Kind::Config,
         "max_input_tokens " + std::to_string(budget) + " is too small: every request needs ~" + std::to_string(fixed) +
             " tokens for the system prompt, schema, intent and tool specs, and " + std::to_string(reserve) +
-            " are kept for tool results and answers; use at least " + std::to_string(high));
+            " are kept for tool results and answers; use at least " + std::to_string(high) +
+            (toolsOffered ? " (or fewer tool calls: max_tool_calls 0 offers no tools and keeps less in reserve)" : ""));
   }
 
   out.chunking = review::Chunking{budget, fixed, reserve, 0, 1, 1};
@@ -436,6 +437,17 @@ std::int64_t inputTokenBudget(const config::Config& config, const review::Provid
     if (ceiling > 0 && (budget <= 0 || budget > ceiling)) budget = ceiling;
   }
   return budget;
+}
+
+std::int64_t diffCapacity(const diff::Diff& diff, const review::ReviewInputs& inputs, review::Provider& provider,
+                          const ChunkedReviewSetup& setup) {
+  diff::Diff probe{diff.source, {}};  // one file without hunks: measures the frame, prices no hunk
+  if (diff.files.empty()) return 0;
+  probe.files.push_back(diff.files.front());
+  probe.files.back().hunks.clear();
+  const RequestPlan p = planRequests(probe, inputs, provider, setup);
+  if (p.budget <= 0) return 0;
+  return p.chunking.budgetTokens - p.chunking.fixedTokens - p.chunking.reserveTokens;
 }
 
 std::vector<review::ModelRequest> previewRequests(const diff::Diff& diff, const review::ReviewInputs& inputs,

@@ -24,6 +24,7 @@ namespace revline::session {
 // config::defaultInputTokens when 0); 0: no limit.
 std::int64_t inputTokenBudget(const config::Config& config, const review::Provider& provider);
 
+
 // What surrounds the review of one (selected) diff.
 struct ChunkedReviewSetup {
   const config::Config& config;
@@ -36,6 +37,12 @@ struct ChunkedReviewSetup {
   // not answered (so what was paid for can be kept; may be empty).
   std::function<void(const review::ReviewOutcome&)> keepAnswered = {};
 };
+
+// What one request of a review of `diff` holds of the diff, in tokens: the
+// budget less every request's fixed part and the reserve for its later turns;
+// 0 without a budget. Throws as reviewInChunks does for a budget too small.
+std::int64_t diffCapacity(const diff::Diff& diff, const review::ReviewInputs& inputs, review::Provider& provider,
+                          const ChunkedReviewSetup& setup);
 
 // Reviews `diff` with `provider` (built for the whole diff: it serves a change
 // that fits, and names the provider and model for the budget). Throws what

@@ -10,6 +10,7 @@
 #include "core/diff/function_context.h"
 #include "core/git/git_directory.h"
 #include "core/review/prompt.h"
+#include "core/review/token_estimate.h"
 #include "core/session/chunk_plan.h"
 #include "core/session/review_cache.h"
 #include "core/support/files.h"
@@ -104,28 +105,39 @@ std::optional<CachedReview> readEntry(const fs::path& file) {
 
 bool HunkCache::applies(const std::string& provider) { return provider != "builtin" && provider != "replay"; }
 
-diff::Diff cutIntoUnits(const diff::Diff& change) {
+diff::Diff cutIntoUnits(const diff::Diff& change, std::int64_t maxUnitTokens) {
+  const std::int64_t pieceTokens = maxUnitTokens > 0 ? std::max<std::int64_t>(maxUnitTokens / 2, 1) : 0;
+  // A line as the model reads it: its text and the number and marker before it.
+  const auto tokensOf = [](const diff::Line& l) { return review::estimateTokens(l.text) + 3; };
+  const auto blank = [](const diff::Line& l) { return l.text.find_first_not_of(" \t\r") == std::string::npos; };
   diff::Diff out = change;
   for (diff::FileDiff& file : out.files) {
     std::vector<diff::Hunk> hunks;
     for (const diff::Hunk& hunk : file.hunks) {
-      if (hunk.lines.size() <= 2 * kUnitLines) {
+      std::int64_t hunkTokens = 0;
+      for (const auto& l : hunk.lines) hunkTokens += tokensOf(l);
+      if (hunk.lines.size() <= 2 * kUnitLines && (pieceTokens == 0 || hunkTokens <= pieceTokens)) {
         hunks.push_back(hunk);
         continue;
       }
       std::vector<std::size_t> starts;
       std::size_t begin = 0;
-      const auto blank = [](const diff::Line& l) { return l.text.find_first_not_of(" \t\r") == std::string::npos; };
-      for (std::size_t i = kUnitLines; i + kUnitLines / 2 < hunk.lines.size(); ++i) {
-        if (i - begin < kUnitLines) continue;
+      std::int64_t tokens = tokensOf(hunk.lines[0]);
+      for (std::size_t i = 1; i < hunk.lines.size(); ++i) {
         const diff::Line& l = hunk.lines[i];
-        const bool topLevel = l.kind != diff::LineKind::Removed && !l.text.empty() && !std::isspace(static_cast<unsigned char>(l.text[0])) &&
-                              blank(hunk.lines[i - 1]);
-        const bool hashed = i - begin >= 4 * kUnitLines && fnv1a64(l.text) % 16 == 0;
-        if (topLevel || hashed || i - begin >= 8 * kUnitLines) {
+        const std::size_t length = i - begin;
+        const bool full = (pieceTokens > 0 && tokens + tokensOf(l) > pieceTokens) || length >= 8 * kUnitLines;
+        const bool topLevel = l.kind != diff::LineKind::Removed && !l.text.empty() &&
+                              !std::isspace(static_cast<unsigned char>(l.text[0])) && blank(hunk.lines[i - 1]);
+        const bool roomLeft = i + kUnitLines / 2 < hunk.lines.size();  // no sliver of a piece at the end
+        const bool cut = full || (roomLeft && length >= kUnitLines &&
+                                  (topLevel || (length >= 4 * kUnitLines && fnv1a64(l.text) % 16 == 0)));
+        if (cut) {
           starts.push_back(i);
           begin = i;
+          tokens = 0;
         }
+        tokens += tokensOf(l);
       }
       for (diff::Hunk& piece : splitHunkBefore(hunk, starts)) hunks.push_back(std::move(piece));
     }
@@ -137,7 +149,7 @@ diff::Diff cutIntoUnits(const diff::Diff& change) {
 IncrementalPlan HunkCache::plan(const fs::path& root, const diff::Diff& change, const HunkReviewContext& context,
                                 const review::ToolExecutor* files, bool lookup) const {
   IncrementalPlan plan;
-  plan.cut = cutIntoUnits(change);
+  plan.cut = cutIntoUnits(change, context.maxUnitTokens);
   const diff::Diff& whole = plan.cut;
   plan.toReview.source = whole.source;
   const std::string common = commonKey(context);

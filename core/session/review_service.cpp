@@ -128,13 +128,20 @@ bool showsALine(const diff::Diff& diff) {
 // not worth a request alone.
 std::optional<IncrementalPlan> planIncremental(const HunkCache* hunks, const std::filesystem::path& root,
                                                const PreparedReview& prepared, const config::Config& config,
-                                               const review::Provider& provider, const review::ToolExecutor* files,
+                                               review::Provider& provider, const review::ToolExecutor* files,
                                                bool full) {
   if (!hunks || root.empty() || !files || !HunkCache::applies(provider.name())) return std::nullopt;
-  IncrementalPlan plan =
-      hunks->plan(root, prepared.reviewed,
-                  {provider.name(), modelAt(provider, config), &config.review, prepared.inputs.commitMessages}, files,
-                  !full);
+  // Units that fit a request: a review cut short by max_requests keeps whole units, and the next moves on.
+  const ProviderFactory noFactory;
+  const ProviderWrapper noWrap;
+  const ProgressSink noProgress;
+  const std::int64_t capacity =
+      diffCapacity(prepared.reviewed, prepared.inputs, provider,
+                   {config, root, noFactory, noWrap, noProgress});
+  IncrementalPlan plan = hunks->plan(
+      root, prepared.reviewed,
+      {provider.name(), modelAt(provider, config), &config.review, prepared.inputs.commitMessages, capacity}, files,
+      !full);
   if (!showsALine(plan.toReview)) plan.toReview.files.clear();
   return plan;
 }

@@ -400,6 +400,41 @@ TEST_F(Incremental, WritingANewFileSendsOnlyThePartThatChanged) {
   EXPECT_EQ(moved, units - 1) << "the findings of the other units of new.py, one line down";
 }
 
+// One block larger than max_requests requests can hold (every line of a file
+// without blank lines changed, a small budget): the units are cut to fit a
+// request, so each capped run keeps what it reviewed and the next moves on. Cut
+// only at 480 lines, a unit needed more pieces than the cap and every run paid
+// for the same requests.
+TEST_F(Incremental, ABlockLargerThanTheRequestCapIsReviewedRunByRun) {
+  std::string before, after;
+  for (int i = 0; i < 600; ++i) {
+    before += "value_" + std::to_string(i) + " = compute(" + std::to_string(i) + ")\n";
+    after += "value_" + std::to_string(i) + " = compute(" + std::to_string(i) + ", fast=True)\n";
+  }
+  repo.write("a.py", before);
+  repo.commitAll("flat");
+  repo.write("a.py", after);
+  config::Config capped;
+  capped.review.maxToolCalls = 0;
+  capped.maxInputTokens = 4000;
+  capped.maxRequests = 2;
+  std::vector<ReviewResult> runs;
+  for (int run = 0; run < 40 && (runs.empty() || !runs.back().outcome.coverage.filesSkipped.empty()); ++run) {
+    const std::size_t sentBefore = log.reviews();
+    runs.push_back(review(capped));
+    ASSERT_GT(log.reviews(), sentBefore) << "run " << run << " sent nothing while part of the file was left out";
+    if (run > 0) {
+      EXPECT_GT(runs.back().outcome.coverage.linesReviewed, runs[runs.size() - 2].outcome.coverage.linesReviewed)
+          << "run " << run << " reviewed nothing new";
+    }
+  }
+  ASSERT_TRUE(runs.back().outcome.coverage.filesSkipped.empty()) << runs.size() << " runs did not reach the end";
+  EXPECT_EQ(runs.back().outcome.coverage.linesReviewed, 1200);
+  const std::size_t sent = log.reviews();
+  EXPECT_TRUE(review(capped).fromCache);
+  EXPECT_EQ(log.reviews(), sent);
+}
+
 // A split review whose provider fails part-way keeps what the answered
 // requests found: the rerun sends only the requests that failed (on cobra a
 // 500 from the 9th request made the next run pay for all 15 again).

@@ -43,14 +43,15 @@ std::string commonKey(const HunkReviewContext& c) {
   return k;
 }
 
-// The file as the model's section header names it (diff/render.h).
+// The file as the model's section header names it (diff/render.h), but for a
+// rename's similarity index: it moves with every edit of the file, so keying on
+// it would send every hunk of a renamed file again on each save.
 std::string fileKey(const diff::FileDiff& f) {
   std::string k;
   field(k, "file", f.path());
   field(k, "status", diff::toString(f.status));
   field(k, "old", f.oldPath.value_or(""));
   field(k, "modes", f.oldMode.value_or("") + " " + f.newMode.value_or(""));
-  field(k, "similarity", f.similarity ? std::to_string(*f.similarity) : "");
   return k;
 }
 

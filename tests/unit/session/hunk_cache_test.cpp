@@ -473,6 +473,24 @@ TEST_F(Incremental, ARenameBesideHunksReviewedBeforeSendsNothing) {
   EXPECT_EQ(again.outcome.findings.size(), 5u);
 }
 
+// A renamed file's similarity index moves with every edit; an edit of one of
+// its hunks still sends only that hunk.
+TEST_F(Incremental, EditingOneHunkOfARenamedFileSendsOnlyIt) {
+  repo.git("mv a.py b.py");
+  repo.write("b.py", testing::fiveFunctions(testing::allChanged()));
+  const ReviewResult first = review();
+  ASSERT_EQ(log.reviews(), 1u);
+  ASSERT_EQ(log.hunksSent(0), 5);
+  std::vector<std::string> c = testing::allChanged();
+  c[0] = "    v5 = x * 20\n    w = v5 + 1\n    v5 = w - 1";
+  repo.write("b.py", testing::fiveFunctions(c));
+  const ReviewResult second = review();
+  ASSERT_EQ(log.reviews(), 2u);
+  EXPECT_EQ(log.hunksSent(1), 1);
+  EXPECT_EQ(second.hunksReused, 4);
+  EXPECT_EQ(second.outcome.findings.size(), 5u);
+}
+
 TEST(HunkCacheStore, AReviewWithUnplacedBlockingFindingsKeepsNothing) {
   testing::TempRepo repo;
   repo.write("a.py", testing::fiveFunctions());

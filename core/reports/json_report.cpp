@@ -58,6 +58,7 @@ json renderJson(const review::ReviewOutcome& outcome) {
   j["model"] = outcome.model;
   j["usage"] = usageJson(outcome.usage, outcome.prices);
   if (outcome.chunking) j["chunking"] = chunkingJson(*outcome.chunking);
+  j["warnings"] = outcome.warnings;  // also on stderr; here for a CI job that keeps only the report
   return j;
 }
 

@@ -18,7 +18,9 @@ namespace revline::reports {
 //  "usage": {"requests", "inputTokens", "outputTokens", "cachedInputTokens", "cacheWriteTokens",
 //            "toolCalls", "toolCallBudget" (+ "cost": {"input", "output", "total"} when priced)},
 //  ("chunking": {"budgetTokens", "fixedTokens", "reserveTokens", "diffTokens", "requests",
-//                "minimumRequests"} when a token budget applied)}
+//                "minimumRequests"} when a token budget applied),
+//  "warnings": [string] (what the review worked around: a reply repaired, turns shortened
+//               to fit the budget, a cache not written; the same lines as on stderr)}
 // Finding fields use the contract's JSON names (cli.md).
 json renderJson(const review::ReviewOutcome& outcome);
 

@@ -252,6 +252,10 @@ json renderSarif(const review::ReviewOutcome& outcome, const SarifOptions& optio
         {"model", outcome.model},
         {"usage", usageJson(outcome.usage, outcome.prices)}}},
   };
+  // The review's warnings as SARIF says a tool's are: notifications of its invocation.
+  json notifications = json::array();
+  for (const auto& w : outcome.warnings) notifications.push_back({{"level", "warning"}, {"message", {{"text", w}}}});
+  run["invocations"] = json::array({{{"executionSuccessful", true}, {"toolExecutionNotifications", std::move(notifications)}}});
   if (options.informationUri) run["tool"]["driver"]["informationUri"] = *options.informationUri;
   if (options.sourceRoot) run["originalUriBaseIds"] = {{kSrcRoot, {{"uri", fileUri(*options.sourceRoot)}}}};
 

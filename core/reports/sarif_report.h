@@ -28,6 +28,7 @@ struct SarifOptions {
 //     sharing an id (it leaves the line out) get "id:2", "id:3"... after the first, by line in the file,
 //   fixes from the edit (the region of the edited lines replaced by the replacement).
 // Rejected findings are not results (they are not on the diff); their count is in run.properties.
+// The review's warnings are run.invocations[0].toolExecutionNotifications (level "warning").
 json renderSarif(const review::ReviewOutcome& outcome, const SarifOptions& options = {});
 
 // A repository-relative path as a SARIF/RFC 3986 relative reference: every byte

@@ -27,6 +27,7 @@ TEST(JsonReport, HasExactlyTheDocumentedShape) {
   o.findings[1].editDroppedReason = "edit.original does not match line 13";
   o.findings[1].rangeClamped = "clamped to line 13";
   o.coverage = {1, 2, 5, 9, {{"package-lock.json", "lock file", 4}}};
+  o.warnings = {"trailing_text: ignored text after the report"};
 
   const json j = renderJson(o);
   const json expected = json::parse(R"({
@@ -50,7 +51,8 @@ TEST(JsonReport, HasExactlyTheDocumentedShape) {
                  "filesSkipped": [{"path": "package-lock.json", "reason": "lock file"}]},
     "attempts": 2, "toolCalls": 3, "requests": 3, "provider": "builtin", "model": "builtin-rules",
     "usage": {"requests": 3, "inputTokens": 100, "outputTokens": 20, "cachedInputTokens": 60, "cacheWriteTokens": 30,
-              "toolCalls": 3, "toolCallBudget": 5}})");
+              "toolCalls": 3, "toolCallBudget": 5},
+    "warnings": ["trailing_text: ignored text after the report"]})");
   EXPECT_EQ(j, expected) << j.dump(2);
 }
 
@@ -70,6 +72,7 @@ TEST(JsonReport, EmptyListsStayArrays) {
   const json j = renderJson(outcome(Verdict::Approve));
   EXPECT_TRUE(j["findings"].is_array());
   EXPECT_TRUE(j["rejected"].is_array());
+  EXPECT_TRUE(j["warnings"].is_array());
   EXPECT_EQ(j["verdict"], "APPROVE");
 }
 

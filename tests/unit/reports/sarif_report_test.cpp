@@ -48,6 +48,7 @@ review::ReviewOutcome richOutcome() {
   nit.endLine = 42;
   o.findings.push_back(published(nit, "4444444444444444"));
   o.rejected.push_back({finding("src/Pay.java", 412, Severity::Major, Category::Correctness, "Far"), "not in diff"});
+  o.warnings = {"request 2: 1 earlier turn was shortened to keep the request within max_input_tokens 8000"};
   return o;
 }
 
@@ -64,6 +65,17 @@ TEST(SarifReport, EmptyRunValidatesToo) {
   EXPECT_EQ(sarif["runs"][0]["results"], json::array());
   EXPECT_EQ(sarif["runs"][0]["originalUriBaseIds"]["%SRCROOT%"]["uri"], "file:///tmp/r%C3%A9%20po/");
   EXPECT_EQ(sarif["runs"][0]["tool"]["driver"]["version"], "1.2.3");
+}
+
+TEST(SarifReport, TheReviewsWarningsAreNotificationsOfItsInvocation) {
+  const json sarif = renderSarif(richOutcome());
+  const json& invocation = sarif["runs"][0]["invocations"][0];
+  EXPECT_EQ(invocation["executionSuccessful"], true);
+  EXPECT_EQ(invocation["toolExecutionNotifications"],
+            json::parse(R"([{"level": "warning", "message": {"text": "request 2: 1 earlier turn was shortened to keep )"
+                        R"(the request within max_input_tokens 8000"}}])"));
+  EXPECT_EQ(renderSarif(outcome(Verdict::Approve))["runs"][0]["invocations"][0]["toolExecutionNotifications"],
+            json::array());
 }
 
 TEST(SarifReport, TheValidatorCatchesWhatGithubWouldReject) {

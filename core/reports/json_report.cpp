@@ -43,7 +43,7 @@ json renderJson(const review::ReviewOutcome& outcome) {
   }
   json j = json::object();
   j["verdict"] = verdictName(outcome.verdict);
-  j["modelVerdict"] = verdictName(outcome.modelVerdict);
+  j["modelVerdict"] = outcome.modelVerdict ? json(verdictName(*outcome.modelVerdict)) : json(nullptr);
   j["summary"] = outcome.summary;
   j["findings"] = std::move(findings);
   j["rejected"] = std::move(rejected);

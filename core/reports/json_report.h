@@ -5,7 +5,7 @@
 
 namespace revline::reports {
 
-// {"verdict", "modelVerdict", "summary",
+// {"verdict", "modelVerdict" (null when no model answered: nothing sent, every hunk cached), "summary",
 //  "findings": [Finding + "id" (+ "editDroppedReason" when the edit was withheld,
 //               + "rangeClamped" when endLine was cut back to the shown lines)],
 //  "rejected": [{"finding": Finding, "reason"}], "unplacedBlocking",

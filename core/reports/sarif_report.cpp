@@ -242,7 +242,7 @@ json renderSarif(const review::ReviewOutcome& outcome, const SarifOptions& optio
       {"results", std::move(results)},
       {"properties",
        {{"verdict", verdictName(outcome.verdict)},
-        {"modelVerdict", verdictName(outcome.modelVerdict)},
+        {"modelVerdict", outcome.modelVerdict ? json(verdictName(*outcome.modelVerdict)) : json(nullptr)},
         {"summary", outcome.summary},
         {"rejectedFindings", outcome.rejected.size()},
         {"unplacedBlocking", outcome.unplacedBlocking},

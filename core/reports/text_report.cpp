@@ -85,7 +85,8 @@ std::string renderText(const review::ReviewOutcome& outcome, bool colour) {
   std::ostringstream out;
 
   out << "revline: " << p.wrap(verdictColour(outcome.verdict), verdictName(outcome.verdict));
-  if (outcome.modelVerdict != outcome.verdict) out << " (the model said " << verdictName(outcome.modelVerdict) << ")";
+  if (outcome.modelVerdict && *outcome.modelVerdict != outcome.verdict)
+    out << " (the model said " << verdictName(*outcome.modelVerdict) << ")";
   out << "\n";
   if (!outcome.summary.empty()) out << lines(outcome.summary) << "\n";
 

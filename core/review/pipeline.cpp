@@ -125,7 +125,7 @@ ReviewOutcome runReview(const diff::Diff& diff, Provider& provider, const Review
     outcome.summary = outcome.coverage.filesSkipped.empty() ? "No changes to review."
                                                             : "No reviewable changes: every changed file was skipped.";
     // A file the diff could not show was not reviewed: no approval of it.
-    outcome.verdict = outcome.modelVerdict = decideVerdict({}, options.policy, approvalEvidence(outcome));
+    outcome.verdict = decideVerdict({}, options.policy, approvalEvidence(outcome));
     return outcome;
   }
 

@@ -79,7 +79,9 @@ struct Chunking {
 
 struct ReviewOutcome {
   contract::Verdict verdict = contract::Verdict::Approve;  // decided by policy
-  contract::Verdict modelVerdict = contract::Verdict::Approve;
+  // What the model answered (the worst over a split review's requests); nullopt
+  // when no model answered in this review (nothing to send, every hunk cached).
+  std::optional<contract::Verdict> modelVerdict;
   std::string summary;
   std::vector<PublishedFinding> findings;
   std::vector<RejectedFinding> rejected;  // from the last answer grounded

@@ -156,11 +156,20 @@ std::vector<Chunk> pack(std::vector<Item> items, std::int64_t capacity, bool sor
 
 // Past the request cap what is sent is chosen by rank (fileRank), so the items
 // are split by their files' rank and packed most important first: a request of
-// code never carries prose while other code is left out. Less important items
-// still fill the room left in earlier requests (first fit).
+// code never carries prose while other code is left out. Within a rank, whole
+// files go first (largest first) and pieces of a file too large for one request
+// after them, from the file's top down: packed by size, each small file filled
+// the room beside a different piece, and the cap kept one of them with a piece
+// from the middle of a generated file. Less important items still fill the room
+// left in earlier requests (first fit).
 std::vector<Chunk> packByRank(const std::vector<Item>& items, const std::vector<FileCost>& files,
                               std::int64_t capacity) {
-  std::vector<std::pair<int, Item>> ranked;
+  struct Ranked {
+    int rank;
+    bool piece;  // of a file too large for one request
+    Item item;
+  };
+  std::vector<Ranked> ranked;
   for (const Item& item : items) {
     std::map<int, Item> byRank;
     for (const ChunkPart& p : item.parts) {
@@ -168,13 +177,22 @@ std::vector<Chunk> packByRank(const std::vector<Item>& items, const std::vector<
       r.parts.push_back(p);
       r.tokens += partTokens(files, p);
     }
-    for (auto& [rank, r] : byRank) ranked.emplace_back(rank, std::move(r));
+    for (auto& [rank, r] : byRank) {
+      const ChunkPart& first = r.parts.front();
+      const bool piece = r.parts.size() == 1 && (first.firstHunk > 0 || first.endHunk < files[first.file].hunkTokens.size());
+      ranked.push_back({rank, piece, std::move(r)});
+    }
   }
-  std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) {
-    return std::tuple(a.first, -a.second.tokens) < std::tuple(b.first, -b.second.tokens);
+  std::stable_sort(ranked.begin(), ranked.end(), [](const Ranked& a, const Ranked& b) {
+    auto key = [](const Ranked& r) {
+      const ChunkPart& first = r.item.parts.front();
+      return std::tuple(r.rank, r.piece, r.piece ? 0 : -r.item.tokens, r.piece ? first.file : 0,
+                        r.piece ? first.firstHunk : 0);
+    };
+    return key(a) < key(b);
   });
   std::vector<Item> ordered;
-  for (auto& [rank, item] : ranked) ordered.push_back(std::move(item));
+  for (Ranked& r : ranked) ordered.push_back(std::move(r.item));
   return pack(std::move(ordered), capacity, /*sortBySize=*/false);
 }
 

@@ -199,11 +199,13 @@ void addSkipped(const diff::Diff& diff, const ChunkPlan& plan, std::int64_t budg
   }
 }
 
-contract::Verdict worse(contract::Verdict a, contract::Verdict b) {
+// The worse of two model verdicts; a request no model answered has none.
+std::optional<contract::Verdict> worse(std::optional<contract::Verdict> a, std::optional<contract::Verdict> b) {
+  if (!a || !b) return a ? a : b;
   auto rank = [](contract::Verdict v) {
     return v == contract::Verdict::RequestChanges ? 2 : v == contract::Verdict::Comment ? 1 : 0;
   };
-  return rank(a) >= rank(b) ? a : b;
+  return rank(*a) >= rank(*b) ? a : b;
 }
 
 // One outcome from the requests' outcomes (in plan order).
@@ -577,8 +579,11 @@ review::ReviewOutcome reviewInChunks(const diff::Diff& diff, const review::Revie
   if (!p.contextNote.empty()) out.warnings.push_back(p.contextNote);
   const review::ApprovalEvidence evidence = review::approvalEvidence(out);
   out.verdict = review::decideVerdict(out.findings, options.policy, evidence);
-  std::string head = "Reviewed in " + std::to_string(total) + " requests (the change exceeds max_input_tokens " +
-                     std::to_string(budget) + ").";
+  std::string head =
+      total == 0 ? "Nothing was sent to the model: no part of the change fits one request under max_input_tokens " +
+                       std::to_string(budget) + "."
+                 : "Reviewed in " + std::to_string(total) + (total == 1 ? " request" : " requests") +
+                       " (the change does not fit one request under max_input_tokens " + std::to_string(budget) + ").";
   if (evidence.partsNotReviewed > 0)
     head += " Not all of the change was reviewed (" + std::to_string(evidence.partsNotReviewed) +
             (evidence.partsNotReviewed == 1 ? " file" : " files") +

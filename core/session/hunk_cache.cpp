@@ -289,7 +289,7 @@ review::ReviewOutcome mergeIncremental(const IncrementalPlan& plan, review::Revi
   o.coverage = std::move(coverage);
   o.verdict = review::decideVerdict(o.findings, policy, evidence);
   if (!sent) {
-    o.modelVerdict = o.verdict;  // no model answered this time
+    o.modelVerdict.reset();  // no model answered this time
     o.summary = "Every hunk of this change was reviewed before; these are those reviews' findings (from the "
                 "per-hunk review cache).";
   } else if (plan.hunksReused > 0) {

@@ -166,8 +166,7 @@ ReviewResult nothingToSend(PreparedReview prepared, const config::Config& config
     result.outcome.coverage = review::coverageOf(prepared.reviewed, prepared.inputs);
     result.outcome.summary =
         "No lines to review: the changed files are binary, renamed, copied, empty or change mode only.";
-    result.outcome.verdict = result.outcome.modelVerdict =
-        review::decideVerdict({}, config.review.policy, review::approvalEvidence(result.outcome));
+    result.outcome.verdict = review::decideVerdict({}, config.review.policy, review::approvalEvidence(result.outcome));
   }
   result.evidence = review::approvalEvidence(result.outcome);
   result.reviewed = std::move(prepared.reviewed);

@@ -73,6 +73,9 @@ TEST(JsonReport, EmptyListsStayArrays) {
   EXPECT_TRUE(j["findings"].is_array());
   EXPECT_TRUE(j["rejected"].is_array());
   EXPECT_TRUE(j["warnings"].is_array());
+  auto unanswered = outcome(Verdict::Comment);
+  unanswered.modelVerdict.reset();  // every hunk from the cache: no model answered
+  EXPECT_TRUE(renderJson(unanswered)["modelVerdict"].is_null());
   EXPECT_EQ(j["verdict"], "APPROVE");
 }
 

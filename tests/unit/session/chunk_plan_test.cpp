@@ -163,6 +163,27 @@ TEST(ChunkPlan, PastTheRequestCapNoRequestCarriesProseWhileCodeIsLeftOut) {
   EXPECT_TRUE(all.skipped.empty());
 }
 
+// As a user found with two one-line edits and a new 3,000-line file under
+// --max-requests 1: packed by size, each small file filled the room beside a
+// different piece of the big one, and the cap sent one of them with a piece
+// from the file's middle. Past the cap, whole files go first, then pieces from
+// the top down.
+TEST(ChunkPlan, PastTheRequestCapSmallEditsGoBeforePiecesOfABigFile) {
+  const std::vector<std::string> paths = {"lib/gen_table.py", "lib/shutil.py", "lib/util.py"};
+  const std::vector<FileCost> files = {file(5, {940, 940, 940}), file(5, {30}), file(5, {30})};
+  for (int cap : {1, 2}) {
+    const ChunkPlan plan = planChunks(paths, files, 1000, cap);
+    expectSound(plan, files, 1000);
+    ASSERT_EQ(plan.chunks.size(), static_cast<std::size_t>(cap));
+    EXPECT_EQ(sentPaths(plan, paths).count("lib/shutil.py"), 1u) << cap;
+    EXPECT_EQ(sentPaths(plan, paths).count("lib/util.py"), 1u) << cap;
+    if (cap == 2) {  // and the big file's first piece, not one from its middle
+      ASSERT_EQ(plan.chunks[0].parts.front().file, 0u);
+      EXPECT_EQ(plan.chunks[0].parts.front().firstHunk, 0u);
+    }
+  }
+}
+
 TEST(ChunkPlan, FileRanks) {
   auto ranked = [](const std::string& path, diff::FileStatus status = diff::FileStatus::Modified, bool binary = false) {
     diff::FileDiff f;

@@ -341,6 +341,25 @@ TEST(ChunkedReview, ALineLargerThanARequestIsSkippedWithItsReason) {
             std::string::npos)
       << r.outcome.coverage.filesSkipped[0].reason;
   EXPECT_EQ(r.outcome.verdict, contract::Verdict::Comment);
+  EXPECT_NE(r.outcome.summary.find("Reviewed in 1 request (the change does not fit one request"), std::string::npos)
+      << r.outcome.summary;
+}
+
+// The only change a line larger than a request: no model is asked, and the
+// report says so rather than "the model said APPROVE".
+TEST(ChunkedReview, NothingThatFitsARequestAsksNoModelAndClaimsNoModelVerdict) {
+  testing::TempRepo repo;
+  repo.write("a.c", "int a;\n");
+  repo.commitAll("init");
+  repo.write("blob.c", "const char* s = \"" + std::string(60000, 'q') + "\";\n");  // a new file of one line
+  repo.git("add -N blob.c");
+  Model m;
+  const ReviewResult r =
+      ReviewService(factoryFor(m)).review({diff::parse(git::diffText(repo.root(), {})), repo.root(), budget(8000), {}});
+  EXPECT_TRUE(m.requests.empty());
+  EXPECT_EQ(r.outcome.verdict, contract::Verdict::Comment);
+  EXPECT_FALSE(r.outcome.modelVerdict.has_value());
+  EXPECT_EQ(r.outcome.summary.rfind("Nothing was sent to the model", 0), 0u) << r.outcome.summary;
 }
 
 TEST(ChunkedReview, ABudgetTooSmallForTheFixedPartIsAClearError) {

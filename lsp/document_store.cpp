@@ -65,7 +65,11 @@ std::size_t byteOffsetOfUtf16(std::string_view s, int character) {
 bool moveLines(int& first, int& last, const LineEdit& e) {
   const int sL = e.start.line, eL = e.end.line, k = e.insertedNewlines, delta = e.delta();
   // Entirely above the change, or the change starts after the span's content.
-  if (last < sL || (last == sL && e.start.character >= e.startLineLength)) return true;
+  // Not an empty last line whose break the change takes: that line is deleted
+  // (emptied, then removed: Vim's `cc` then `dd`, or an undo of an added line),
+  // and the line below must not slide under the finding.
+  const bool emptyLineDeleted = last == sL && e.startLineLength == 0 && eL > sL;
+  if (last < sL || (last == sL && e.start.character >= e.startLineLength && !emptyLineDeleted)) return true;
   // Entirely below: the change ends before the span's first character.
   if (first > eL || (first == eL && e.end.character == 0 && e.end > e.start) ||
       (first == eL && e.start == e.end && e.end.character == 0)) {

@@ -94,5 +94,16 @@ TEST(MoveLines, DeletingTheLinesDropsIt) {
   EXPECT_EQ(moved(kText, 2, 3, change(3, 0, 4, 0, "")), P(2, 2));       // one of two lines left
 }
 
+// Vim's `cc` then `dd`, or an undo of an added line: the line is emptied, then
+// removed with its break. The finding goes with it; the line below does not
+// take its place.
+TEST(MoveLines, AnEmptiedLineDeletedDropsIt) {
+  const std::string emptied = "l0\nl1\n\nl3\nl4\n";
+  EXPECT_EQ(moved(emptied, 2, 2, change(2, 0, 3, 0, "")), std::nullopt);
+  EXPECT_EQ(moved(emptied, 1, 2, change(2, 0, 3, 0, "")), P(1, 1));  // the span's empty last line went
+  EXPECT_EQ(moved(emptied, 2, 2, change(2, 0, 2, 0, "x")), P(2, 2));  // typing on it keeps it
+  EXPECT_EQ(moved(kText, 2, 2, change(2, 2, 3, 0, "")), P(2, 2));     // l3 joined onto a line with text
+}
+
 }  // namespace
 }  // namespace revline::lsp

@@ -122,7 +122,7 @@ diff::Diff cutIntoUnits(const diff::Diff& change, std::int64_t maxUnitTokens) {
         continue;
       }
       std::vector<std::size_t> starts;
-      std::size_t begin = 0;
+      std::size_t begin = 0, lastTopLevel = 0;
       std::int64_t tokens = tokensOf(hunk.lines[0]);
       for (std::size_t i = 1; i < hunk.lines.size(); ++i) {
         const diff::Line& l = hunk.lines[i];
@@ -130,9 +130,18 @@ diff::Diff cutIntoUnits(const diff::Diff& change, std::int64_t maxUnitTokens) {
         const bool full = (pieceTokens > 0 && tokens + tokensOf(l) > pieceTokens) || length >= 8 * kUnitLines;
         const bool topLevel = l.kind != diff::LineKind::Removed && !l.text.empty() &&
                               !std::isspace(static_cast<unsigned char>(l.text[0])) && blank(hunk.lines[i - 1]);
-        const bool roomLeft = i + kUnitLines / 2 < hunk.lines.size();  // no sliver of a piece at the end
-        const bool cut = full || (roomLeft && length >= kUnitLines &&
-                                  (topLevel || (length >= 4 * kUnitLines && fnv1a64(l.text) % 16 == 0)));
+        // A top-level line starts a unit by its own text and the length of the
+        // block before it (always after a block of kUnitLines or more): nothing
+        // here depends on where the last cut was, so an edit that adds or
+        // removes blocks moves no cut beyond the next one. A cut chosen "at the
+        // first top-level line kUnitLines after the last" shifted every cut
+        // after a new function, and re-sent half a 3,000-line file.
+        const bool chosen =
+            topLevel && (fnv1a64(l.text) % 1024) * kUnitLines < 1024 * static_cast<std::uint64_t>(i - lastTopLevel);
+        if (topLevel) lastTopLevel = i;
+        const bool roomLeft = i + kUnitLines / 4 < hunk.lines.size();  // no sliver of a piece at the end
+        const bool cut = full || (roomLeft && length >= kUnitLines / 4 &&
+                                  (chosen || (length >= 4 * kUnitLines && fnv1a64(l.text) % 16 == 0)));
         if (cut) {
           starts.push_back(i);
           begin = i;

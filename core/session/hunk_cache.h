@@ -27,15 +27,18 @@ struct HunkReviewContext {
 
 // The change as the cache keeps it: a hunk of more than 2 x kUnitLines lines
 // (a new file, a block written at once), or of more than half `maxUnitTokens`
-// (estimated), is cut into pieces of at least kUnitLines, each before a line
-// that starts a top-level block (at column 0, after a blank line), or, with none
-// for 4 x kUnitLines, before a line whose text's hash says so; and before any
-// line that would take a piece past half `maxUnitTokens` (what one request holds
-// of the diff; 0: no such limit) or 8 x kUnitLines. The cuts follow the text,
-// not the line numbers: an edit above them moves none, so appending to a new file
-// changes only its last piece and the next save sends that piece, not the whole
-// file again; and a piece fits one request, so a review cut short by max_requests
-// keeps whole pieces and the next one moves on.
+// (estimated), is cut into pieces of at least kUnitLines / 4 (about kUnitLines
+// on average), each before a line that starts a top-level block (at column 0,
+// after a blank line) chosen by that line's text and the length of the block
+// before it, or, with none for 4 x kUnitLines, before a line whose text's hash
+// says so; and before any line that would take a piece past half
+// `maxUnitTokens` (what one request holds of the diff; 0: no such limit) or
+// 8 x kUnitLines. The cuts follow the text, not the line numbers or the cut
+// before them: an edit moves none but its neighbours, so appending to a new file
+// changes only its last piece, and adding a function in its middle one or two,
+// and the next save sends those, not the whole file again; and a piece fits one
+// request, so a review cut short by max_requests keeps whole pieces and the next
+// one moves on.
 constexpr std::size_t kUnitLines = 60;
 diff::Diff cutIntoUnits(const diff::Diff& change, std::int64_t maxUnitTokens = 0);
 

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "core/cli/commands.h"
+#include "core/cli/interrupt.h"
 #include "core/cli/args.h"
 #include "core/cli/subcommands.h"
 #include "core/config/config.h"
@@ -93,6 +94,10 @@ int runMain(const std::vector<std::string>& args, std::istream& in, std::ostream
         << "\n";
   } catch (const review::ContractFailure& e) {
     err << "revline " << args[0] << ": " << terminalSafe(e.what()) << "\n";
+  } catch (const Cancelled&) {
+    // Ctrl-C or SIGTERM during a review (cli/interrupt.h): ended as the signal would, after saying what was kept.
+    err << "revline " << args[0] << ": interrupted\n";
+    return interruptExitCode();
   } catch (const process::Error& e) {
     err << "revline " << args[0] << ": " << terminalSafe(e.what()) << "\n";
   } catch (const std::exception& e) {

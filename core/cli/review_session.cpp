@@ -10,6 +10,7 @@
 #include "core/reports/usage_report.h"
 #include "core/session/spend_meter.h"
 #include "core/support/terminal_text.h"
+#include "core/cli/interrupt.h"
 #include "core/support/cancel.h"
 
 namespace revline::cli {
@@ -95,8 +96,15 @@ session::ReviewResult reviewReportingSpend(const session::ReviewService& service
       inner(p);
       *lineOpen = p.total >= 2 && p.done < p.total;
     };
+  installInterruptHandlers();  // Ctrl-C cancels the review: what was answered is kept, and said
   try {
-    return service.review(std::move(request), CancelToken(), session::meteredBy(spent));
+    return service.review(std::move(request), interruptToken(), session::meteredBy(spent));
+  } catch (const Cancelled&) {
+    if (*lineOpen) err << "\n";
+    if (const std::string s = reports::usageSentence(spent.total(), prices); !s.empty())
+      err << command << ": spent before the interruption: " << s
+          << ". What the answered requests reviewed is kept: the next review sends only the rest.\n";
+    throw;
   } catch (...) {
     if (*lineOpen) err << "\n";
     // The model calls answered before the failure were still paid for (the error itself follows).

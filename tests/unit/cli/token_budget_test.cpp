@@ -4,9 +4,13 @@
 // none over it, every file in one of them, and the report states the coverage.
 #include <gtest/gtest.h>
 
+#include <signal.h>
+
+#include <chrono>
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include "core/cli/commands.h"
 #include "core/support/json.h"
@@ -109,6 +113,73 @@ TEST(TokenBudgetCli, ALongReviewShowsItsProgressOnATerminal) {
   EXPECT_NE(failed.out.find("\rrevline review: 2 of " + all + " requests done, 2040 tokens so far\r\nrevline review: "),
             std::string::npos)
       << failed.out;
+}
+
+// Ctrl-C or SIGTERM during a review in several requests, on the real binary:
+// the exit is the signal's, stderr says what the answered requests spent, and
+// what they reviewed is kept, so the next review sends only the rest. Before,
+// the signal ended the process: nothing was said and everything was paid twice.
+TEST(TokenBudgetCli, AnInterruptedReviewSaysWhatItSpentAndKeepsWhatWasAnswered) {
+  testing::TempRepo repo;
+  repo.write("README", "x\n");
+  repo.commitAll("init");
+  for (int f = 0; f < 24; ++f) {
+    std::string text;
+    for (int i = 0; i < 30; ++i) text += "def handler_" + std::to_string(f) + "_" + std::to_string(i) + "(event): return event\n";
+    repo.write("pkg" + std::to_string(f % 3) + "/mod" + std::to_string(f) + ".py", text);
+  }
+  testing::FakeServer slow;
+  slow.expectAllRepliesUsed(false);
+  slow.enqueue(testing::Reply::ok(approveReply()));
+  slow.enqueue(testing::Reply::ok(approveReply()));
+  slow.enqueue(testing::Reply{200, approveReply(), {}, std::chrono::milliseconds(3000)});  // interrupted
+  for (int i = 0; i < 30; ++i) slow.enqueue(testing::Reply::ok(approveReply()));  // the rerun's (the same base_url)
+  const std::string review = testing::shellQuote(REVLINE_BINARY) +
+                             " review --format json --provider openai --model test --max-parallel-requests 1"
+                             " --max-input-tokens 6000 --max-requests 100 --base-url ";
+  // In the background, its pid in `pid` and its exit code in `rc` (exec keeps the pid), outside the work tree.
+  testing::TempDir run;
+  const std::string at = testing::shellQuote(run.path().string()) + "/";
+  testing::runShell("(sh -c 'echo $$ > " + at + "pid; exec " + review + slow.url("/v1") + " > " + at + "out 2> " + at +
+                        "err'; echo $? > " + at + "rc) > /dev/null 2>&1 &",
+                    repo.root());
+  auto read = [&](const char* name) {
+    std::ifstream in(run.path() / name);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  auto waitFor = [](auto done) {
+    for (int i = 0; i < 300 && !done(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    return done();
+  };
+  ASSERT_TRUE(waitFor([&] { return slow.requestCount() >= 3; })) << "the third request never came";
+  ASSERT_TRUE(waitFor([&] { return !read("pid").empty(); }));
+  const int pid = std::stoi(read("pid"));
+  ASSERT_EQ(::kill(pid, SIGTERM), 0);
+  ASSERT_TRUE(waitFor([&] { return !read("rc").empty(); })) << "still running";
+  EXPECT_EQ(std::stoi(read("rc")), 143);
+  const std::string err = read("err");
+  // The third request was sent and cancelled unanswered: counted, with no tokens.
+  EXPECT_NE(err.find("revline review: spent before the interruption: 3 model requests, 2000 input tokens"),
+            std::string::npos)
+      << err;
+  EXPECT_NE(err.find("revline review: interrupted"), std::string::npos) << err;
+  EXPECT_EQ(read("out"), "");
+
+  const std::size_t before = slow.requestCount();
+  const auto rerun = testing::runShell(review + slow.url("/v1"), repo.root());
+  ASSERT_EQ(rerun.exitCode, 0) << rerun.err;
+  const json report = json::parse(rerun.out);
+  EXPECT_EQ(report["coverage"]["filesReviewed"], 24);
+  EXPECT_NE(report["summary"].get<std::string>().find("unchanged since an earlier review and not sent again"),
+            std::string::npos)
+      << report["summary"];
+  const std::size_t rest = slow.requestCount() - before;
+  // The same review from scratch, for the count: the two answered requests are not sent again.
+  testing::FakeServer full;
+  full.expectAllRepliesUsed(false);
+  for (int i = 0; i < 30; ++i) full.enqueue(testing::Reply::ok(approveReply()));
+  ASSERT_EQ(testing::runShell(review + full.url("/v1") + " --no-cache", repo.root()).exitCode, 0);
+  EXPECT_EQ(rest + 2, full.requestCount());
 }
 
 TEST(TokenBudgetCli, TheRequestCapIsReportedAndTheVerdictIsNotApprove) {

@@ -10,8 +10,8 @@
 #include <algorithm>
 
 #include "core/review/finding_id.h"
-#include "core/support/text.h"
 #include "core/support/utf8.h"
+#include "core/support/text.h"
 
 namespace revline::review {
 namespace {
@@ -54,6 +54,23 @@ std::string quoteValue(std::string_view s) {
 std::string describeRange(std::int64_t first, std::int64_t last) {
   return first == last ? "line " + std::to_string(first)
                        : "lines " + std::to_string(first) + "-" + std::to_string(last);
+}
+
+// The file a finding names. A path that is not valid UTF-8 reaches the model
+// with U+FFFD for each bad byte (support/utf8.h), and the model can only name it
+// that way: such a name is matched to the one changed file that reads so, or
+// every finding on that file would be rejected (a BLOCKER could never block).
+const diff::FileDiff* fileNamed(const std::string& name, const diff::Diff& diff) {
+  if (const diff::FileDiff* file = diff.findFile(name)) return file;
+  if (name.find("\xEF\xBF\xBD") == std::string::npos) return nullptr;
+  const diff::FileDiff* match = nullptr;
+  for (const auto& f : diff.files) {
+    if (isDeleted(f) || validUtf8(f.path())) continue;
+    if (diff::normalizePath(replaceInvalidUtf8(f.path())) != diff::normalizePath(name)) continue;
+    if (match) return nullptr;  // two files read the same: neither can be told
+    match = &f;
+  }
+  return match;
 }
 
 std::string unknownFileReason(std::string_view file, const diff::Diff& diff) {
@@ -256,7 +273,7 @@ GroundingResult ground(const std::vector<contract::Finding>& findings, const dif
   GroundingResult result;
   for (std::size_t index = 0; index < findings.size(); ++index) {
     const contract::Finding& finding = findings[index];
-    const diff::FileDiff* file = diff.findFile(finding.file);
+    const diff::FileDiff* file = fileNamed(finding.file, diff);
     if (!file) {
       result.rejected.push_back({finding, unknownFileReason(finding.file, diff), index});
       continue;

@@ -84,6 +84,26 @@ PublishedFinding grounded(const Finding& f, const diff::Diff& d = fixtureDiff())
   return r.grounded.size() == 1 ? r.grounded[0] : PublishedFinding{};
 }
 
+// A file name that is not UTF-8 reaches the model with U+FFFD for the bad byte,
+// and the model names it so: the finding lands on the real file. Before, every
+// finding on such a file was rejected, and a BLOCKER there could never block.
+TEST(Grounding, AFileNameThatIsNotUtf8IsFoundByTheNameTheModelWasShown) {
+  testing::TempRepo repo;
+  repo.write("keep.txt", "x\n");
+  repo.commitAll("init");
+  repo.write("caf\xe9.py", "import os\nos.system(input())\n");
+  repo.write("a\xe9.py", "x = 1\n");
+  repo.write("a\xe8.py", "y = 2\n");
+  repo.commitAll("add");
+  const diff::Diff d = diffOfLastCommit(repo);
+  ASSERT_NE(d.findFile("caf\xe9.py"), nullptr);
+  const PublishedFinding p = grounded(at("caf\xEF\xBF\xBD.py", 2), d);
+  EXPECT_EQ(p.finding.file, "caf\xe9.py");
+  EXPECT_EQ(p.finding.line, 2);
+  // Two files that read the same to the model: neither can be told, so the finding is rejected.
+  EXPECT_NE(rejection(at("a\xEF\xBF\xBD.py", 1), d).find("is not a file this diff changes"), std::string::npos);
+}
+
 TEST(Grounding, HallucinatedLineIsRejectedWithExactReason) {
   EXPECT_EQ(rejection(at("src/PaymentService.java", 412)),
             "line 412 of 'src/PaymentService.java' is not among the lines this diff touches");

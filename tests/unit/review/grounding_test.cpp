@@ -91,9 +91,9 @@ TEST(Grounding, AFileNameThatIsNotUtf8IsFoundByTheNameTheModelWasShown) {
   testing::TempRepo repo;
   repo.write("keep.txt", "x\n");
   repo.commitAll("init");
-  repo.write("caf\xe9.py", "import os\nos.system(input())\n");
-  repo.write("a\xe9.py", "x = 1\n");
-  repo.write("a\xe8.py", "y = 2\n");
+  const std::vector<std::pair<std::string, std::string>> added = {
+      {"caf\xe9.py", "import os\nos.system(input())\n"}, {"a\xe9.py", "x = 1\n"}, {"a\xe8.py", "y = 2\n"}};
+  for (const auto& file : added) repo.write(file.first, file.second);
   repo.commitAll("add");
   const diff::Diff d = diffOfLastCommit(repo);
   ASSERT_NE(d.findFile("caf\xe9.py"), nullptr);

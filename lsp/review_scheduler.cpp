@@ -47,18 +47,27 @@ std::string failureHint(const review::ProviderError& e) {
     case K::NotFound: return " Check \"model\" and \"base_url\" in .revline.json or the editor settings.";
     case K::Quota:
     case K::RateLimited: return " The provider refused for quota or rate limits; try again later or change \"model\".";
-    case K::Config: return "";  // the message already says how to fix it
     case K::Server: return " The provider failed on its side (not a settings problem); the next save tries again.";
     default: return " Check the provider settings (\"provider\", \"model\", \"base_url\") in .revline.json or the editor settings.";
   }
 }
 
-// The failure as one message: the provider's words (ended as a sentence), then what to do.
+// `text` ended as a sentence, so another can follow it.
+std::string asSentence(std::string text) {
+  while (!text.empty() && (text.back() == ' ' || text.back() == '\n')) text.pop_back();
+  if (!text.empty() && text.back() != '.' && text.back() != '!' && text.back() != '?') text += '.';
+  return text;
+}
+
+// The failure as one message: the provider's words (ended as a sentence), then
+// what to do. Settings that cannot work (a budget too small for the prompt, a
+// bad base URL, no key) are the user's to fix, not the provider's failure.
 std::string failureMessage(const review::ProviderError& e) {
-  std::string what = e.what();
-  while (!what.empty() && (what.back() == ' ' || what.back() == '\n')) what.pop_back();
-  if (!what.empty() && what.back() != '.' && what.back() != '!' && what.back() != '?') what += '.';
-  return "revline: the review provider failed: " + what + failureHint(e);
+  if (e.kind() == review::ProviderError::Kind::Config)
+    return "revline: the review settings cannot work: " + asSentence(e.what()) +
+           " Settings come from the editor's revline settings, the repository's .revline.json and the user config "
+           "($XDG_CONFIG_HOME/revline/config.json); the editor's win.";
+  return "revline: the review provider failed: " + asSentence(e.what()) + failureHint(e);
 }
 
 // The editor's warning when part of the change was not reviewed (a request limit,
@@ -433,9 +442,9 @@ void Server::reportFailure(const std::string& message, bool staleShown) {
   if (message != lastFailureShown_ || now - lastFailureShownAt_ >= std::chrono::minutes(1)) {
     const bool again = message == lastFailureShown_;
     showMessage(MessageType::Error,
-                message + (again ? " (still failing; the diagnostics shown are from the last successful review)"
-                           : staleShown ? " The diagnostics shown are from the last successful review."
-                                        : ""));
+                again        ? message + " (still failing; the diagnostics shown are from the last successful review)"
+                : staleShown ? asSentence(message) + " The diagnostics shown are from the last successful review."
+                             : message);
     lastFailureShown_ = message;
     lastFailureShownAt_ = now;
   }

@@ -277,6 +277,27 @@ TEST_F(Fixture, AServerSideFailureSaysSoInSentences) {
   EXPECT_EQ(c.stop(), 0);
 }
 
+// Settings that cannot work (a budget too small for the prompt) are not the
+// provider failing: the message says so, and where settings come from.
+TEST_F(Fixture, SettingsThatCannotWorkAreNotCalledAProviderFailure) {
+  Script s;
+  s.fail = true;
+  s.failureKind = review::ProviderError::Kind::Config;
+  s.failure = "max_input_tokens 2500 is too small for this review: use at least 2731";
+  LspClient c(scripted(s, /*sync=*/true));
+  c.initialize(rootUri());
+  save(c);
+  const std::string shown = c.notification("window/showMessage")["params"]["message"].get<std::string>();
+  EXPECT_EQ(shown.rfind("revline: the review settings cannot work: max_input_tokens 2500 is too small for this "
+                        "review: use at least 2731. Settings come from the editor's revline settings, the "
+                        "repository's .revline.json and the user config",
+                        0),
+            0u)
+      << shown;
+  EXPECT_EQ(shown.find("provider failed"), std::string::npos) << shown;
+  EXPECT_EQ(c.stop(), 0);
+}
+
 // The clock is injected: "a minute later" is a step of the test's clock, not a wait.
 TEST_F(Fixture, TheSameFailureIsShownAgainAfterAMinuteAndANewOneAtOnce) {
   Script s;

@@ -177,6 +177,12 @@ ReviewOutcome runReview(const diff::Diff& diff, Provider& provider, const Review
       // The round no longer fits the request budget; its unplaced findings stay rejected.
       keepFirstAnswer(e.spent(), std::string("the grounding feedback round was not sent; the first answer is kept: ") +
                                      e.what());
+    } catch (const ProviderError& e) {
+      // The round is optional and the first answer was good: a provider that
+      // fails now (HTTP 503, a timeout) must not throw away a review already paid
+      // for. Its unplaced findings stay rejected (and a blocking one still
+      // prevents APPROVE).
+      keepFirstAnswer({}, std::string("the grounding feedback round failed; the first answer is kept: ") + e.what());
     }
     outcome.groundingRetry = round;
   }

@@ -213,6 +213,44 @@ TEST(ConversationFit, AGroundingRoundThatCannotFitKeepsTheFirstAnswer) {
 
 // A grounding round that calls a tool and then fails the contract: the first
 // answer is kept, and the round's tool call is counted with its tokens.
+// A provider failing in the grounding round (HTTP 503 after the first answer
+// was good) keeps the first answer instead of failing a review already paid for.
+TEST(ConversationFit, AProviderFailureInTheGroundingRoundKeepsTheFirstAnswer) {
+  const diff::Diff change = diff::parse(
+      "diff --git a/a.c b/a.c\n--- a/a.c\n+++ b/a.c\n@@ -1,2 +1,2 @@\n int a;\n-int b;\n+int b = 1;\n");
+  auto finding = [](int line, const char* severity) {
+    return json{{"file", "a.c"}, {"line", line}, {"endLine", nullptr}, {"severity", severity},
+                {"category", "CORRECTNESS"}, {"title", "T"}, {"explanation", "Because."},
+                {"suggestedFix", nullptr}, {"edit", nullptr}, {"confidence", 0.9}};
+  };
+  class Script : public Provider {
+   public:
+    std::string first;
+    int calls = 0;
+    std::string name() const override { return "script"; }
+    std::string model() const override { return "s1"; }
+    ModelResponse complete(const ModelRequest&, const CancelToken&) override {
+      if (++calls > 1) throw ProviderError(ProviderError::Kind::Server, "openai: server error HTTP 503");
+      ModelResponse r;
+      r.usage.inputTokens = 10;
+      r.text = first;
+      return r;
+    }
+  } model;
+  model.first =
+      json{{"summary", "s"}, {"findings", {finding(2, "MINOR"), finding(900, "MAJOR")}}, {"verdict", "REQUEST_CHANGES"}}
+          .dump();
+  const ReviewOutcome outcome = runReview(change, model, ReviewOptions{}, nullptr, CancelToken());
+  EXPECT_EQ(model.calls, 2);
+  ASSERT_EQ(outcome.findings.size(), 1u);
+  EXPECT_EQ(outcome.findings[0].finding.line, 2);
+  EXPECT_EQ(outcome.unplacedBlocking, 1);
+  EXPECT_NE(outcome.verdict, contract::Verdict::Approve);
+  ASSERT_EQ(outcome.warnings.size(), 1u);
+  EXPECT_NE(outcome.warnings[0].find("the grounding feedback round failed; the first answer is kept: openai: server error HTTP 503"),
+            std::string::npos);
+}
+
 TEST(ConversationFit, AFailedGroundingRoundStillCountsItsToolCalls) {
   const diff::Diff change = diff::parse(
       "diff --git a/a.c b/a.c\n--- a/a.c\n+++ b/a.c\n@@ -1,2 +1,2 @@\n int a;\n-int b;\n+int b = 1;\n");

@@ -211,18 +211,21 @@ TEST(ConversationFit, AGroundingRoundThatCannotFitKeepsTheFirstAnswer) {
   EXPECT_EQ(roomy.calls, 2);
 }
 
-// A grounding round that calls a tool and then fails the contract: the first
-// answer is kept, and the round's tool call is counted with its tokens.
+// One changed line of a.c (line 2), and a finding of the contract on `line`.
+diff::Diff oneChangedLine() {
+  return diff::parse("diff --git a/a.c b/a.c\n--- a/a.c\n+++ b/a.c\n@@ -1,2 +1,2 @@\n int a;\n-int b;\n+int b = 1;\n");
+}
+json findingOn(int line, const char* severity = "MINOR") {
+  return json{{"file", "a.c"}, {"line", line}, {"endLine", nullptr}, {"severity", severity},
+              {"category", "CORRECTNESS"}, {"title", "T"}, {"explanation", "Because."},
+              {"suggestedFix", nullptr}, {"edit", nullptr}, {"confidence", 0.9}};
+}
+
 // A provider failing in the grounding round (HTTP 503 after the first answer
 // was good) keeps the first answer instead of failing a review already paid for.
 TEST(ConversationFit, AProviderFailureInTheGroundingRoundKeepsTheFirstAnswer) {
-  const diff::Diff change = diff::parse(
-      "diff --git a/a.c b/a.c\n--- a/a.c\n+++ b/a.c\n@@ -1,2 +1,2 @@\n int a;\n-int b;\n+int b = 1;\n");
-  auto finding = [](int line, const char* severity) {
-    return json{{"file", "a.c"}, {"line", line}, {"endLine", nullptr}, {"severity", severity},
-                {"category", "CORRECTNESS"}, {"title", "T"}, {"explanation", "Because."},
-                {"suggestedFix", nullptr}, {"edit", nullptr}, {"confidence", 0.9}};
-  };
+  const diff::Diff change = oneChangedLine();
+  auto finding = findingOn;
   class Script : public Provider {
    public:
     std::string first;
@@ -251,14 +254,11 @@ TEST(ConversationFit, AProviderFailureInTheGroundingRoundKeepsTheFirstAnswer) {
             std::string::npos);
 }
 
+// A grounding round that calls a tool and then fails the contract: the first
+// answer is kept, and the round's tool call is counted with its tokens.
 TEST(ConversationFit, AFailedGroundingRoundStillCountsItsToolCalls) {
-  const diff::Diff change = diff::parse(
-      "diff --git a/a.c b/a.c\n--- a/a.c\n+++ b/a.c\n@@ -1,2 +1,2 @@\n int a;\n-int b;\n+int b = 1;\n");
-  auto finding = [](int line) {
-    return json{{"file", "a.c"}, {"line", line}, {"endLine", nullptr}, {"severity", "MINOR"},
-                {"category", "CORRECTNESS"}, {"title", "T"}, {"explanation", "Because."},
-                {"suggestedFix", nullptr}, {"edit", nullptr}, {"confidence", 0.8}};
-  };
+  const diff::Diff change = oneChangedLine();
+  auto finding = [](int line) { return findingOn(line); };
   class Script : public Provider {
    public:
     std::string first;

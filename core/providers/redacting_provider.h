@@ -24,6 +24,7 @@ class RedactingProvider : public review::Provider {
   std::string name() const override { return inner_->name(); }
   std::string model() const override { return inner_->model(); }
   bool remote() const override { return inner_->remote(); }
+  bool metered() const override { return inner_->metered(); }
   // builtin::findSecrets, for redaction at the source (runReview).
   review::SecretFinder secretFinder() const override;
   review::ModelResponse complete(const review::ModelRequest& request, const CancelToken& cancel) override;

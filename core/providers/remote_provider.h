@@ -20,6 +20,7 @@ class RemoteProvider : public review::Provider {
  public:
   std::string model() const override { return endpoint_.model; }
   bool remote() const override { return !endpoint_.base.loopback(); }
+  bool metered() const override { return true; }
   review::ModelResponse complete(const review::ModelRequest& request, const CancelToken& cancel) final;
 
   // The wire format, exposed for tests.

@@ -29,7 +29,8 @@ json usageJson(const review::Usage& u, const std::optional<review::Cost>& cost) 
             {"cachedInputTokens", u.cachedInputTokens},
             {"cacheWriteTokens", u.cacheWriteTokens},
             {"toolCalls", u.toolCalls},
-            {"toolCallBudget", u.toolCallBudget}};
+            {"toolCallBudget", u.toolCallBudget},
+            {"unreportedRequests", u.unreportedRequests}};
   if (cost) j["cost"] = {{"input", cost->input}, {"output", cost->output}, {"total", cost->total()}};
   return j;
 }
@@ -40,9 +41,15 @@ std::string usageSentence(const review::Usage& u, const review::Prices& prices) 
 
 std::string usageSentence(const review::Usage& u, const std::optional<review::Cost>& cost) {
   // Nothing metered (no model asked, or an offline reviewer such as builtin): nothing to say.
-  if (u.inputTokens == 0 && u.outputTokens == 0) return "";
-  std::string s = count(u.requests, "model request", "model requests") + ", " +
-                  count(u.inputTokens, "input token", "input tokens");
+  if (u.inputTokens == 0 && u.outputTokens == 0 && u.unreportedRequests == 0) return "";
+  std::string s = count(u.requests, "model request", "model requests");
+  // Requests the provider gave no token counts for (or cancelled unanswered): the totals below are low.
+  if (u.unreportedRequests > 0)
+    s += " (the provider reported no token counts for " +
+         (u.unreportedRequests == u.requests ? std::string(u.requests == 1 ? "it" : "them")
+                                             : std::to_string(u.unreportedRequests) + " of them") +
+         ", so the figures below are low)";
+  s += ", " + count(u.inputTokens, "input token", "input tokens");
   if (u.cachedInputTokens || u.cacheWriteTokens) {
     s += " (" + std::to_string(u.cachedInputTokens) + " cached";
     if (u.cacheWriteTokens) s += ", " + std::to_string(u.cacheWriteTokens) + " written to the cache";
@@ -53,7 +60,8 @@ std::string usageSentence(const review::Usage& u, const std::optional<review::Co
   if (u.toolCallBudget || u.toolCalls)
     s += ", " + std::to_string(u.toolCalls) + " of " + count(u.toolCallBudget, "tool call", "tool calls");
   if (cost) {
-    s += "; cost " + formatCost(cost->total()) + " at the configured prices (input " + formatCost(cost->input) +
+    s += std::string("; cost ") + (u.unreportedRequests > 0 ? "at least " : "") + formatCost(cost->total()) +
+         " at the configured prices (input " + formatCost(cost->input) +
          ", output " + formatCost(cost->output) + ")";
   }
   return s;

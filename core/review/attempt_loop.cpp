@@ -77,6 +77,9 @@ AttemptResult runAttempts(Provider& provider, ModelRequest request, const Attemp
     ModelResponse response = provider.complete(request, cancel);
     result.usage += response.usage;
     ++result.usage.requests;
+    // Every answer of a model reads and writes tokens: none counted means the provider did not say.
+    if (provider.metered() && response.usage.inputTokens == 0 && response.usage.outputTokens == 0)
+      ++result.usage.unreportedRequests;
     checkCancelled(cancel);
 
     if (!response.toolCalls.empty()) {

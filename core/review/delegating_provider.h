@@ -17,6 +17,7 @@ class DelegatingProvider : public Provider {
   std::string name() const override { return inner_->name(); }
   std::string model() const override { return inner_->model(); }
   bool remote() const override { return inner_->remote(); }
+  bool metered() const override { return inner_->metered(); }
   SecretFinder secretFinder() const override { return inner_->secretFinder(); }
   ModelResponse complete(const ModelRequest& request, const CancelToken& cancel) override {
     return inner_->complete(request, cancel);

@@ -82,12 +82,14 @@ struct Usage {
   std::int64_t requests = 0;           // model calls made (set by the attempt loop, not by providers)
   std::int64_t toolCalls = 0;          // repository tool calls served
   std::int64_t toolCallBudget = 0;     // tool calls the review(s) allowed
+  std::int64_t unreportedRequests = 0; // of requests: answered without token counts, or cancelled unanswered (totals low)
   Usage& operator+=(const Usage& o) {
     inputTokens += o.inputTokens;
     outputTokens += o.outputTokens;
     cachedInputTokens += o.cachedInputTokens;
     cacheWriteTokens += o.cacheWriteTokens;
     requests += o.requests;
+    unreportedRequests += o.unreportedRequests;
     toolCalls += o.toolCalls;
     toolCallBudget += o.toolCallBudget;
     return *this;
@@ -120,6 +122,10 @@ class Provider {
   virtual std::string model() const = 0;  // model id, or a fixed label for offline ones
   // True when text sent to this provider leaves the machine (secrets get redacted).
   virtual bool remote() const { return false; }
+  // True for a model behind an API, which says what each answer used (a
+  // loopback llama.cpp server too); false for the offline reviewers (builtin,
+  // replay), which count no tokens. An answer without counts is then said.
+  virtual bool metered() const { return remote(); }
   // For a remote provider, how to find secrets in raw text, so they are removed
   // at the source (runReview applies it to the diff and the tools' reads); empty
   // when nothing needs removing.

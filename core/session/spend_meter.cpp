@@ -19,11 +19,12 @@ class SpendMeteringProvider : public review::DelegatingProvider {
       response = inner_->complete(request, cancel);
     } catch (const Cancelled&) {
       // Cancelled while the model was answering: sent, so maybe billed; no answer said how many tokens.
-      if (sent) meter_.add(review::Usage{.requests = 1});
+      if (sent) meter_.add(review::Usage{.requests = 1, .unreportedRequests = inner_->metered() ? 1 : 0});
       throw;
     }
     review::Usage used = response.usage;
     used.requests = 1;
+    used.unreportedRequests = inner_->metered() && used.inputTokens == 0 && used.outputTokens == 0;
     meter_.add(used);
     return response;
   }

@@ -51,7 +51,7 @@ TEST(JsonReport, HasExactlyTheDocumentedShape) {
                  "filesSkipped": [{"path": "package-lock.json", "reason": "lock file"}]},
     "attempts": 2, "toolCalls": 3, "requests": 3, "provider": "builtin", "model": "builtin-rules",
     "usage": {"requests": 3, "inputTokens": 100, "outputTokens": 20, "cachedInputTokens": 60, "cacheWriteTokens": 30,
-              "toolCalls": 3, "toolCallBudget": 5},
+              "toolCalls": 3, "toolCallBudget": 5, "unreportedRequests": 0},
     "warnings": ["trailing_text: ignored text after the report"]})");
   EXPECT_EQ(j, expected) << j.dump(2);
 }

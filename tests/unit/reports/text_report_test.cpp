@@ -68,6 +68,24 @@ TEST(TextReport, StatesTheCostOnlyWhenPricesAreConfigured) {
       << renderText(o);
 }
 
+// A provider that sent no token counts (an OpenAI-compatible server without
+// `usage`): the requests are still said, and the figures and cost are said to be
+// low, not a confident zero.
+TEST(TextReport, RequestsWithoutTokenCountsAreSaidAndTheCostIsALowerBound) {
+  auto o = outcome(Verdict::Comment);
+  o.prices = {.input = 3.0, .output = 15.0};
+  o.usage = {.requests = 1, .unreportedRequests = 1};
+  EXPECT_NE(renderText(o).find("Usage: 1 model request (the provider reported no token counts for it, so the "
+                               "figures below are low), 0 input tokens, 0 output tokens; cost at least 0.0000"),
+            std::string::npos)
+      << renderText(o);
+  o.usage = {.inputTokens = 2'000'000, .outputTokens = 100, .requests = 3, .unreportedRequests = 1};
+  EXPECT_NE(renderText(o).find("Usage: 3 model requests (the provider reported no token counts for 1 of them, so the "
+                               "figures below are low), 2000000 input tokens, 100 output tokens; cost at least 6.0015"),
+            std::string::npos)
+      << renderText(o);
+}
+
 TEST(TextReport, ApprovalWithoutFindings) {
   auto o = outcome(Verdict::Approve);
   o.attempts = 2;

@@ -1,5 +1,6 @@
 #include "core/reports/usage_report.h"
 
+#include <cmath>
 #include <cstdio>
 
 #include "core/review/cost.h"
@@ -31,7 +32,9 @@ json usageJson(const review::Usage& u, const std::optional<review::Cost>& cost) 
             {"toolCalls", u.toolCalls},
             {"toolCallBudget", u.toolCallBudget},
             {"unreportedRequests", u.unreportedRequests}};
-  if (cost) j["cost"] = {{"input", cost->input}, {"output", cost->output}, {"total", cost->total()}};
+  // To 1e-10 of the currency: sums of prices per million are not exact in binary (0.021150000000000002).
+  auto money = [](double v) { return std::round(v * 1e10) / 1e10; };
+  if (cost) j["cost"] = {{"input", money(cost->input)}, {"output", money(cost->output)}, {"total", money(cost->total())}};
   return j;
 }
 

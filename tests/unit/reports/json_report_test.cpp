@@ -66,6 +66,10 @@ TEST(JsonReport, CostFromTheConfiguredPrices) {
   EXPECT_EQ(renderJson(o)["usage"]["cost"], (json{{"input", 4.0}, {"output", 8.0}, {"total", 12.0}}));
   o.prices.cachedInput = 0.5;
   EXPECT_EQ(renderJson(o)["usage"]["cost"], (json{{"input", 2.5}, {"output", 8.0}, {"total", 10.5}}));
+  // Sums of prices per million are not exact in binary: the report shows the amount, not the noise.
+  o.usage = {.inputTokens = 4'550, .outputTokens = 500, .requests = 1};
+  o.prices = {.input = 3.0, .output = 15.0};
+  EXPECT_EQ(renderJson(o)["usage"]["cost"].dump(), R"({"input":0.01365,"output":0.0075,"total":0.02115})");
 }
 
 TEST(JsonReport, EmptyListsStayArrays) {

@@ -66,7 +66,7 @@ std::string failureMessage(const review::ProviderError& e) {
   if (e.kind() == review::ProviderError::Kind::Config)
     return "revline: the review settings cannot work: " + asSentence(e.what()) +
            " Settings come from the editor's revline settings, the repository's .revline.json and the user config "
-           "($XDG_CONFIG_HOME/revline/config.json); the editor's win.";
+           "($XDG_CONFIG_HOME/revline/config.json); the editor's settings win.";
   return "revline: the review provider failed: " + asSentence(e.what()) + failureHint(e);
 }
 

@@ -101,9 +101,13 @@ session::ReviewResult reviewReportingSpend(const session::ReviewService& service
     return service.review(std::move(request), interruptToken(), session::meteredBy(spent));
   } catch (const Cancelled&) {
     if (*lineOpen) err << "\n";
-    if (const std::string s = reports::usageSentence(spent.total(), prices); !s.empty())
-      err << command << ": spent before the interruption: " << s
-          << ". What the answered requests reviewed is kept: the next review sends only the rest.\n";
+    const review::Usage used = spent.total();
+    if (const std::string s = reports::usageSentence(used, prices); !s.empty())
+      err << command << ": spent before the interruption: " << s << "."
+          << (used.inputTokens + used.outputTokens > 0
+                  ? " What the answered requests reviewed is kept: the next review sends only the rest."
+                  : "")
+          << "\n";
     throw;
   } catch (...) {
     if (*lineOpen) err << "\n";

@@ -16,8 +16,8 @@ namespace revline::reports {
 //               "filesSkipped": [{"path", "reason" (+ "overLimit", "partial" when true)}]},
 //  "attempts", "toolCalls", "requests", "provider", "model",
 //  "usage": {"requests", "inputTokens", "outputTokens", "cachedInputTokens", "cacheWriteTokens",
-//            "toolCalls", "toolCallBudget", "unreportedRequests" (of requests: no token counts from the
-//            provider, or cancelled unanswered) (+ "cost": {"input", "output", "total"} when priced)},
+//            "toolCalls", "toolCallBudget", "unreportedRequests" (of requests: answered without token
+//            counts from the provider) (+ "cost": {"input", "output", "total"} when priced)},
 //  ("chunking": {"budgetTokens", "fixedTokens", "reserveTokens", "diffTokens", "requests",
 //                "minimumRequests"} when a token budget applied),
 //  "warnings": [string] (what the review worked around: a reply repaired, turns shortened

@@ -82,7 +82,7 @@ struct Usage {
   std::int64_t requests = 0;           // model calls made (set by the attempt loop, not by providers)
   std::int64_t toolCalls = 0;          // repository tool calls served
   std::int64_t toolCallBudget = 0;     // tool calls the review(s) allowed
-  std::int64_t unreportedRequests = 0; // of requests: answered without token counts, or cancelled unanswered (totals low)
+  std::int64_t unreportedRequests = 0; // of requests: answered without token counts (totals low)
   Usage& operator+=(const Usage& o) {
     inputTokens += o.inputTokens;
     outputTokens += o.outputTokens;

@@ -134,15 +134,27 @@ std::vector<Item> itemize(const std::vector<std::vector<std::vector<std::size_t>
 }
 
 // First fit, by decreasing size unless the items come in the order to pack them;
-// each chunk's parts in diff order, chunks by first part.
-std::vector<Chunk> pack(std::vector<Item> items, std::int64_t capacity, bool sortBySize = true) {
+// each chunk's parts in diff order, chunks by first part. With `piecesOf` (the
+// files' costs), a piece of a file never goes in a request before the one
+// holding the file's previous piece, so the requests hold a file's pieces from
+// its top down (past the request cap, a small piece from the middle of a file
+// filled the room beside the small files, and the top was left out).
+std::vector<Chunk> pack(std::vector<Item> items, std::int64_t capacity, bool sortBySize = true,
+                        const std::vector<FileCost>* piecesOf = nullptr) {
   if (sortBySize)
     std::stable_sort(items.begin(), items.end(), [](const Item& a, const Item& b) { return a.tokens > b.tokens; });
   std::vector<Chunk> chunks;
+  std::map<std::size_t, std::size_t> lastPieceChunk;  // file -> the chunk of its last piece placed
   for (Item& item : items) {
-    auto fits = std::find_if(chunks.begin(), chunks.end(),
-                             [&](const Chunk& c) { return c.tokens + item.tokens <= capacity; });
+    const ChunkPart& first = item.parts.front();
+    const bool piece = piecesOf && item.parts.size() == 1 &&
+                       (first.firstHunk > 0 || first.endHunk < (*piecesOf)[first.file].hunkTokens.size());
+    auto from = chunks.begin();
+    if (auto it = lastPieceChunk.find(first.file); piece && it != lastPieceChunk.end())
+      from += static_cast<std::ptrdiff_t>(it->second);
+    auto fits = std::find_if(from, chunks.end(), [&](const Chunk& c) { return c.tokens + item.tokens <= capacity; });
     if (fits == chunks.end()) fits = chunks.insert(chunks.end(), Chunk{});
+    if (piece) lastPieceChunk[first.file] = static_cast<std::size_t>(fits - chunks.begin());
     fits->parts.insert(fits->parts.end(), item.parts.begin(), item.parts.end());
     fits->tokens += item.tokens;
   }
@@ -193,7 +205,7 @@ std::vector<Chunk> packByRank(const std::vector<Item>& items, const std::vector<
   });
   std::vector<Item> ordered;
   for (Ranked& r : ranked) ordered.push_back(std::move(r.item));
-  return pack(std::move(ordered), capacity, /*sortBySize=*/false);
+  return pack(std::move(ordered), capacity, /*sortBySize=*/false, &files);
 }
 
 }  // namespace

@@ -19,7 +19,7 @@ class SpendMeteringProvider : public review::DelegatingProvider {
       response = inner_->complete(request, cancel);
     } catch (const Cancelled&) {
       // Cancelled while the model was answering: sent, so maybe billed; no answer said how many tokens.
-      if (sent) meter_.add(review::Usage{.requests = 1, .unreportedRequests = inner_->metered() ? 1 : 0});
+      if (sent) meter_.add(review::Usage{.requests = 1});
       throw;
     }
     review::Usage used = response.usage;

@@ -252,6 +252,7 @@ TEST(ConversationFit, AProviderFailureInTheGroundingRoundKeepsTheFirstAnswer) {
   ASSERT_EQ(outcome.warnings.size(), 1u);
   EXPECT_NE(outcome.warnings[0].find("the grounding feedback round failed; the first answer is kept: openai: server error HTTP 503"),
             std::string::npos);
+  EXPECT_FALSE(outcome.groundingRetry) << "no \"0 placed on the second answer\": there was none";
 }
 
 // A grounding round that calls a tool and then fails the contract: the first

@@ -182,6 +182,21 @@ TEST(ChunkPlan, PastTheRequestCapSmallEditsGoBeforePiecesOfABigFile) {
       EXPECT_EQ(plan.chunks[0].parts.front().firstHunk, 0u);
     }
   }
+  // A small piece from the middle would fit beside the small files, the first would not: the
+  // requests still take the pieces from the top (under a cap of 1, none of them; of 2, the first).
+  const std::vector<FileCost> uneven = {file(5, {940, 940, 300, 940}), file(5, {30}), file(5, {30})};
+  for (int cap : {1, 2}) {
+    const ChunkPlan plan = planChunks(paths, uneven, 1000, cap);
+    expectSound(plan, uneven, 1000);
+    std::vector<std::size_t> sentHunks;
+    for (const Chunk& c : plan.chunks)
+      for (const ChunkPart& p : c.parts)
+        if (p.file == 0)
+          for (std::size_t h = p.firstHunk; h < p.endHunk; ++h) sentHunks.push_back(h);
+    std::sort(sentHunks.begin(), sentHunks.end());
+    EXPECT_EQ(sentHunks, cap == 1 ? std::vector<std::size_t>{} : std::vector<std::size_t>{0}) << cap;
+    EXPECT_EQ(sentPaths(plan, paths).count("lib/shutil.py"), 1u) << cap;
+  }
 }
 
 TEST(ChunkPlan, FileRanks) {

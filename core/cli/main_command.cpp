@@ -5,8 +5,8 @@
 #include <map>
 
 #include "core/cli/commands.h"
-#include "core/cli/interrupt.h"
 #include "core/cli/args.h"
+#include "core/cli/interrupt.h"
 #include "core/cli/subcommands.h"
 #include "core/config/config.h"
 #include "core/diff/diff.h"

@@ -6,11 +6,11 @@
 #include <iostream>
 #include <memory>
 
+#include "core/cli/interrupt.h"
 #include "core/git/git.h"
 #include "core/reports/usage_report.h"
 #include "core/session/spend_meter.h"
 #include "core/support/terminal_text.h"
-#include "core/cli/interrupt.h"
 #include "core/support/cancel.h"
 
 namespace revline::cli {
@@ -96,24 +96,23 @@ session::ReviewResult reviewReportingSpend(const session::ReviewService& service
       inner(p);
       *lineOpen = p.total >= 2 && p.done < p.total;
     };
+  // The model calls answered before a failure or an interruption were still
+  // paid for: said before the error (which main_command prints) goes on.
+  auto sayWhatWasSpent = [&](const char* before, const char* kept) {
+    if (*lineOpen) err << "\n";
+    const review::Usage used = spent.total();
+    if (const std::string s = reports::usageSentence(used, prices); !s.empty())
+      err << command << ": spent before " << before << ": " << s << "."
+          << (used.inputTokens + used.outputTokens > 0 ? kept : "") << "\n";
+  };
   installInterruptHandlers();  // Ctrl-C cancels the review: what was answered is kept, and said
   try {
     return service.review(std::move(request), interruptToken(), session::meteredBy(spent));
   } catch (const Cancelled&) {
-    if (*lineOpen) err << "\n";
-    const review::Usage used = spent.total();
-    if (const std::string s = reports::usageSentence(used, prices); !s.empty())
-      err << command << ": spent before the interruption: " << s << "."
-          << (used.inputTokens + used.outputTokens > 0
-                  ? " What the answered requests reviewed is kept: the next review sends only the rest."
-                  : "")
-          << "\n";
+    sayWhatWasSpent("the interruption", " What the answered requests reviewed is kept: the next review sends only the rest.");
     throw;
   } catch (...) {
-    if (*lineOpen) err << "\n";
-    // The model calls answered before the failure were still paid for (the error itself follows).
-    if (const std::string s = reports::usageSentence(spent.total(), prices); !s.empty())
-      err << command << ": spent before the failure: " << s << ".\n";
+    sayWhatWasSpent("the failure", "");
     throw;
   }
 }

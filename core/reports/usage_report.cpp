@@ -46,7 +46,7 @@ std::string usageSentence(const review::Usage& u, const std::optional<review::Co
   // Nothing metered (no model asked, or an offline reviewer such as builtin): nothing to say.
   if (u.inputTokens == 0 && u.outputTokens == 0 && u.unreportedRequests == 0) return "";
   std::string s = count(u.requests, "model request", "model requests");
-  // Requests the provider gave no token counts for (or cancelled unanswered): the totals below are low.
+  // Requests the provider gave no token counts for: the totals below are low.
   if (u.unreportedRequests > 0)
     s += " (the provider reported no token counts for " +
          (u.unreportedRequests == u.requests ? std::string(u.requests == 1 ? "it" : "them")

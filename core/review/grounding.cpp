@@ -10,8 +10,8 @@
 #include <algorithm>
 
 #include "core/review/finding_id.h"
-#include "core/support/utf8.h"
 #include "core/support/text.h"
+#include "core/support/utf8.h"
 
 namespace revline::review {
 namespace {

@@ -143,7 +143,6 @@ ReviewOutcome runReview(const diff::Diff& diff, Provider& provider, const Review
     retry.messages.push_back({Role::User, groundingFeedbackMessage(grounded.rejected), {}, {}});
     const int toolsLeft = std::max(0, options.maxToolCalls - answer.toolCalls);
     GroundingRetry round{static_cast<int>(grounded.rejected.size()), 0};
-    bool answered = true;  // false: the round was not sent, or its provider failed (the warning says so)
     // The round failed: the first answer is kept, and what the round's calls spent is counted.
     auto keepFirstAnswer = [&](const Usage& spent, const std::string& why) {
       answer.usage += spent;
@@ -170,24 +169,23 @@ ReviewOutcome runReview(const diff::Diff& diff, Provider& provider, const Review
       round.placed = static_cast<int>(again.grounded.size());
       unplacedBlocking = std::max(countBlocking(again.rejected, options.policy), unplacedBlocking - placedBlocking);
       grounded.rejected = std::move(again.rejected);
+      outcome.groundingRetry = round;
     } catch (const ContractFailure& e) {
       answer.attempts = options.maxAttempts;  // the round used every attempt left
       keepFirstAnswer(e.spent(), std::string("the corrected findings did not meet the contract; the first answer is kept: ") +
                                      e.what());
+      outcome.groundingRetry = round;  // the round was answered, if not within the contract
     } catch (const BudgetExceeded& e) {
       // The round no longer fits the request budget; its unplaced findings stay rejected.
       keepFirstAnswer(e.spent(), std::string("the grounding feedback round was not sent; the first answer is kept: ") +
                                      e.what());
-      answered = false;
     } catch (const ProviderError& e) {
       // The round is optional and the first answer was good: a provider that
       // fails now (HTTP 503, a timeout) must not throw away a review already paid
       // for. Its unplaced findings stay rejected (and a blocking one still
       // prevents APPROVE).
       keepFirstAnswer({}, std::string("the grounding feedback round failed; the first answer is kept: ") + e.what());
-      answered = false;
     }
-    if (answered) outcome.groundingRetry = round;
   }
 
   std::size_t overCap = 0;

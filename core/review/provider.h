@@ -122,10 +122,10 @@ class Provider {
   virtual std::string model() const = 0;  // model id, or a fixed label for offline ones
   // True when text sent to this provider leaves the machine (secrets get redacted).
   virtual bool remote() const { return false; }
-  // True for a model behind an API, which says what each answer used (a
-  // loopback llama.cpp server too); false for the offline reviewers (builtin,
-  // replay), which count no tokens. An answer without counts is then said.
-  virtual bool metered() const { return remote(); }
+  // True for a model behind an API (RemoteProvider, a loopback llama.cpp
+  // server too), which says what each answer used: an answer without counts is
+  // then said. False for the offline reviewers (builtin, replay).
+  virtual bool metered() const { return false; }
   // For a remote provider, how to find secrets in raw text, so they are removed
   // at the source (runReview applies it to the diff and the tools' reads); empty
   // when nothing needs removing.

@@ -71,6 +71,15 @@ std::int64_t partTokens(const std::vector<FileCost>& files, const ChunkPart& p) 
 
 ChunkPart wholeFile(const std::vector<FileCost>& files, std::size_t f) { return {f, 0, files[f].hunkTokens.size()}; }
 
+bool isWholeFile(const std::vector<FileCost>& files, const ChunkPart& p) {
+  return p.firstHunk == 0 && p.endHunk == files[p.file].hunkTokens.size();
+}
+
+// An item that is a piece of a file too large for one request (splitFile).
+bool isPiece(const std::vector<FileCost>& files, const Item& item) {
+  return item.parts.size() == 1 && !isWholeFile(files, item.parts.front());
+}
+
 // A file over the capacity: consecutive hunks, as many as fit, per item.
 void splitFile(const std::vector<FileCost>& files, std::size_t f, std::int64_t capacity, std::vector<Item>& items,
                std::vector<SkippedPart>& skipped) {
@@ -146,15 +155,14 @@ std::vector<Chunk> pack(std::vector<Item> items, std::int64_t capacity, bool sor
   std::vector<Chunk> chunks;
   std::map<std::size_t, std::size_t> lastPieceChunk;  // file -> the chunk of its last piece placed
   for (Item& item : items) {
-    const ChunkPart& first = item.parts.front();
-    const bool piece = piecesOf && item.parts.size() == 1 &&
-                       (first.firstHunk > 0 || first.endHunk < (*piecesOf)[first.file].hunkTokens.size());
+    const std::size_t file = item.parts.front().file;
+    const bool piece = piecesOf && isPiece(*piecesOf, item);
     auto from = chunks.begin();
-    if (auto it = lastPieceChunk.find(first.file); piece && it != lastPieceChunk.end())
+    if (auto it = lastPieceChunk.find(file); piece && it != lastPieceChunk.end())
       from += static_cast<std::ptrdiff_t>(it->second);
     auto fits = std::find_if(from, chunks.end(), [&](const Chunk& c) { return c.tokens + item.tokens <= capacity; });
     if (fits == chunks.end()) fits = chunks.insert(chunks.end(), Chunk{});
-    if (piece) lastPieceChunk[first.file] = static_cast<std::size_t>(fits - chunks.begin());
+    if (piece) lastPieceChunk[file] = static_cast<std::size_t>(fits - chunks.begin());
     fits->parts.insert(fits->parts.end(), item.parts.begin(), item.parts.end());
     fits->tokens += item.tokens;
   }
@@ -190,8 +198,7 @@ std::vector<Chunk> packByRank(const std::vector<Item>& items, const std::vector<
       r.tokens += partTokens(files, p);
     }
     for (auto& [rank, r] : byRank) {
-      const ChunkPart& first = r.parts.front();
-      const bool piece = r.parts.size() == 1 && (first.firstHunk > 0 || first.endHunk < files[first.file].hunkTokens.size());
+      const bool piece = isPiece(files, r);
       ranked.push_back({rank, piece, std::move(r)});
     }
   }
@@ -284,7 +291,7 @@ void capRequests(ChunkPlan& plan, const std::vector<FileCost>& files, int maxReq
       for (const ChunkPart& p : c.parts) {
         const int rank = std::clamp(files[p.file].rank, 0, 4);
         tokensByRank[rank] += partTokens(files, p);
-        if (p.firstHunk == 0 && p.endHunk == files[p.file].hunkTokens.size()) wholeByRank[rank] += partTokens(files, p);
+        if (isWholeFile(files, p)) wholeByRank[rank] += partTokens(files, p);
       }
       const int lowest = static_cast<int>(std::find_if(tokensByRank.begin(), tokensByRank.end(),
                                                        [](std::int64_t t) { return t > 0; }) - tokensByRank.begin());

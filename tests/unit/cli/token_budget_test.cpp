@@ -119,8 +119,8 @@ TEST(TokenBudgetCli, ALongReviewShowsItsProgressOnATerminal) {
 // the exit is the signal's, stderr says what the answered requests spent, and
 // what they reviewed is kept, so the next review sends only the rest. Before,
 // the signal ended the process: nothing was said and everything was paid twice.
-TEST(TokenBudgetCli, AnInterruptedReviewSaysWhatItSpentAndKeepsWhatWasAnswered) {
-  testing::TempRepo repo;
+// 24 new files of 30 lines, in a repository with one commit.
+void twentyFourNewFiles(const testing::TempRepo& repo) {
   repo.write("README", "x\n");
   repo.commitAll("init");
   for (int f = 0; f < 24; ++f) {
@@ -128,19 +128,40 @@ TEST(TokenBudgetCli, AnInterruptedReviewSaysWhatItSpentAndKeepsWhatWasAnswered) 
     for (int i = 0; i < 30; ++i) text += "def handler_" + std::to_string(f) + "_" + std::to_string(i) + "(event): return event\n";
     repo.write("pkg" + std::to_string(f % 3) + "/mod" + std::to_string(f) + ".py", text);
   }
-  testing::FakeServer slow;
-  slow.expectAllRepliesUsed(false);
-  slow.enqueue(testing::Reply::ok(approveReply()));
-  slow.enqueue(testing::Reply::ok(approveReply()));
-  slow.enqueue(testing::Reply{200, approveReply(), {}, std::chrono::milliseconds(3000)});  // interrupted
-  for (int i = 0; i < 30; ++i) slow.enqueue(testing::Reply::ok(approveReply()));  // the rerun's (the same base_url)
-  const std::string review = testing::shellQuote(REVLINE_BINARY) +
-                             " review --format json --provider openai --model test --max-parallel-requests 1"
-                             " --max-input-tokens 6000 --max-requests 100 --base-url ";
-  // In the background, its pid in `pid` and its exit code in `rc` (exec keeps the pid), outside the work tree.
+}
+
+// `revline review` (the real binary) against `url`, one request at a time.
+std::string reviewAgainst(const std::string& url) {
+  return testing::shellQuote(REVLINE_BINARY) +
+         " review --format json --provider openai --model test --max-parallel-requests 1"
+         " --max-input-tokens 6000 --max-requests 100 --base-url " + url;
+}
+
+// A server answering two requests at once, then a third only after 3 s (it is
+// interrupted), then any number at once.
+void twoAnsweredThenSlow(testing::FakeServer& server) {
+  server.expectAllRepliesUsed(false);
+  server.enqueue(testing::Reply::ok(approveReply()));
+  server.enqueue(testing::Reply::ok(approveReply()));
+  server.enqueue(testing::Reply{200, approveReply(), {}, std::chrono::milliseconds(3000)});
+  for (int i = 0; i < 30; ++i) server.enqueue(testing::Reply::ok(approveReply()));
+}
+
+struct Interrupted {
+  int exitCode = -1;
+  std::string out, err;
+};
+
+// `review` run in the background in `repo`, sent `signal` once `server` has its
+// third request. A shell starts a background job with SIGINT ignored; `env
+// --default-signal=INT` gives it back, as a command run from a terminal has it.
+// Its pid, output and exit code go to files outside the work tree (exec keeps
+// the pid).
+Interrupted interruptAtTheThirdRequest(const testing::TempRepo& repo, const testing::FakeServer& server,
+                                       const std::string& review, int signal) {
   testing::TempDir run;
   const std::string at = testing::shellQuote(run.path().string()) + "/";
-  testing::runShell("(sh -c 'echo $$ > " + at + "pid; exec " + review + slow.url("/v1") + " > " + at + "out 2> " + at +
+  testing::runShell("(sh -c 'echo $$ > " + at + "pid; exec env --default-signal=INT " + review + " > " + at + "out 2> " + at +
                         "err'; echo $? > " + at + "rc) > /dev/null 2>&1 &",
                     repo.root());
   auto read = [&](const char* name) {
@@ -151,22 +172,40 @@ TEST(TokenBudgetCli, AnInterruptedReviewSaysWhatItSpentAndKeepsWhatWasAnswered) 
     for (int i = 0; i < 300 && !done(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
     return done();
   };
-  ASSERT_TRUE(waitFor([&] { return slow.requestCount() >= 3; })) << "the third request never came";
-  ASSERT_TRUE(waitFor([&] { return !read("pid").empty(); }));
-  const int pid = std::stoi(read("pid"));
-  ASSERT_EQ(::kill(pid, SIGTERM), 0);
-  ASSERT_TRUE(waitFor([&] { return !read("rc").empty(); })) << "still running";
-  EXPECT_EQ(std::stoi(read("rc")), 143);
-  const std::string err = read("err");
+  Interrupted result;
+  if (!waitFor([&] { return server.requestCount() >= 3; })) {
+    ADD_FAILURE() << "the third request never came";
+    return result;
+  }
+  if (!waitFor([&] { return !read("pid").empty(); }) || ::kill(std::stoi(read("pid")), signal) != 0) {
+    ADD_FAILURE() << "no process to signal";
+    return result;
+  }
+  if (!waitFor([&] { return !read("rc").empty(); })) {
+    ADD_FAILURE() << "still running";
+    return result;
+  }
+  return {std::stoi(read("rc")), read("out"), read("err")};
+}
+
+TEST(TokenBudgetCli, AnInterruptedReviewSaysWhatItSpentAndKeepsWhatWasAnswered) {
+  testing::TempRepo repo;
+  twentyFourNewFiles(repo);
+  testing::FakeServer slow;
+  twoAnsweredThenSlow(slow);
+  const std::string review = reviewAgainst(slow.url("/v1"));
+  const Interrupted stopped = interruptAtTheThirdRequest(repo, slow, review, SIGTERM);
+  EXPECT_EQ(stopped.exitCode, 143);
+  const std::string& err = stopped.err;
   // The third request was sent and cancelled unanswered: counted, with no tokens.
   EXPECT_NE(err.find("revline review: spent before the interruption: 3 model requests, 2000 input tokens"),
             std::string::npos)
       << err;
   EXPECT_NE(err.find("revline review: interrupted"), std::string::npos) << err;
-  EXPECT_EQ(read("out"), "");
+  EXPECT_EQ(stopped.out, "");
 
   const std::size_t before = slow.requestCount();
-  const auto rerun = testing::runShell(review + slow.url("/v1"), repo.root());
+  const auto rerun = testing::runShell(review, repo.root());
   ASSERT_EQ(rerun.exitCode, 0) << rerun.err;
   const json report = json::parse(rerun.out);
   EXPECT_EQ(report["coverage"]["filesReviewed"], 24);
@@ -178,8 +217,22 @@ TEST(TokenBudgetCli, AnInterruptedReviewSaysWhatItSpentAndKeepsWhatWasAnswered) 
   testing::FakeServer full;
   full.expectAllRepliesUsed(false);
   for (int i = 0; i < 30; ++i) full.enqueue(testing::Reply::ok(approveReply()));
-  ASSERT_EQ(testing::runShell(review + full.url("/v1") + " --no-cache", repo.root()).exitCode, 0);
+  ASSERT_EQ(testing::runShell(reviewAgainst(full.url("/v1")) + " --no-cache", repo.root()).exitCode, 0);
   EXPECT_EQ(rest + 2, full.requestCount());
+}
+
+// Ctrl-C, as a user at a terminal sends it: the same, with the exit code of SIGINT.
+TEST(TokenBudgetCli, CtrlCDuringAReviewSaysWhatItSpentAndExits130) {
+  testing::TempRepo repo;
+  twentyFourNewFiles(repo);
+  testing::FakeServer slow;
+  twoAnsweredThenSlow(slow);
+  const Interrupted stopped = interruptAtTheThirdRequest(repo, slow, reviewAgainst(slow.url("/v1")), SIGINT);
+  EXPECT_EQ(stopped.exitCode, 130) << stopped.err;
+  EXPECT_NE(stopped.err.find("revline review: spent before the interruption: 3 model requests, 2000 input tokens"),
+            std::string::npos)
+      << stopped.err;
+  EXPECT_NE(stopped.err.find("What the answered requests reviewed is kept"), std::string::npos) << stopped.err;
 }
 
 TEST(TokenBudgetCli, TheRequestCapIsReportedAndTheVerdictIsNotApprove) {

@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
+
 #include "core/diff/diff.h"
 #include "core/review/attempt_loop.h"
 #include "core/review/pipeline.h"
@@ -221,29 +223,35 @@ json findingOn(int line, const char* severity = "MINOR") {
               {"suggestedFix", nullptr}, {"edit", nullptr}, {"confidence", 0.9}};
 }
 
+// A model whose first answer is `first` (10 input tokens), and whose later
+// calls (numbered from 2) answer as `then` says.
+class FirstAnswerThen : public Provider {
+ public:
+  FirstAnswerThen(std::string first, std::function<ModelResponse(int call)> then)
+      : first_(std::move(first)), then_(std::move(then)) {}
+  int calls = 0;
+  std::string name() const override { return "script"; }
+  std::string model() const override { return "s1"; }
+  ModelResponse complete(const ModelRequest&, const CancelToken&) override {
+    if (++calls > 1) return then_(calls);
+    ModelResponse r;
+    r.usage.inputTokens = 10;
+    r.text = first_;
+    return r;
+  }
+
+ private:
+  std::string first_;
+  std::function<ModelResponse(int)> then_;
+};
+
 // A provider failing in the grounding round (HTTP 503 after the first answer
 // was good) keeps the first answer instead of failing a review already paid for.
 TEST(ConversationFit, AProviderFailureInTheGroundingRoundKeepsTheFirstAnswer) {
-  const diff::Diff change = oneChangedLine();
-  auto finding = findingOn;
-  class Script : public Provider {
-   public:
-    std::string first;
-    int calls = 0;
-    std::string name() const override { return "script"; }
-    std::string model() const override { return "s1"; }
-    ModelResponse complete(const ModelRequest&, const CancelToken&) override {
-      if (++calls > 1) throw ProviderError(ProviderError::Kind::Server, "openai: server error HTTP 503");
-      ModelResponse r;
-      r.usage.inputTokens = 10;
-      r.text = first;
-      return r;
-    }
-  } model;
-  model.first =
-      json{{"summary", "s"}, {"findings", {finding(2, "MINOR"), finding(900, "MAJOR")}}, {"verdict", "REQUEST_CHANGES"}}
-          .dump();
-  const ReviewOutcome outcome = runReview(change, model, ReviewOptions{}, nullptr, CancelToken());
+  FirstAnswerThen model(
+      json{{"summary", "s"}, {"findings", {findingOn(2), findingOn(900, "MAJOR")}}, {"verdict", "REQUEST_CHANGES"}}.dump(),
+      [](int) -> ModelResponse { throw ProviderError(ProviderError::Kind::Server, "openai: server error HTTP 503"); });
+  const ReviewOutcome outcome = runReview(oneChangedLine(), model, ReviewOptions{}, nullptr, CancelToken());
   EXPECT_EQ(model.calls, 2);
   ASSERT_EQ(outcome.findings.size(), 1u);
   EXPECT_EQ(outcome.findings[0].finding.line, 2);
@@ -258,36 +266,26 @@ TEST(ConversationFit, AProviderFailureInTheGroundingRoundKeepsTheFirstAnswer) {
 // A grounding round that calls a tool and then fails the contract: the first
 // answer is kept, and the round's tool call is counted with its tokens.
 TEST(ConversationFit, AFailedGroundingRoundStillCountsItsToolCalls) {
-  const diff::Diff change = oneChangedLine();
-  auto finding = [](int line) { return findingOn(line); };
-  class Script : public Provider {
-   public:
-    std::string first;
-    int calls = 0;
-    std::string name() const override { return "script"; }
-    std::string model() const override { return "s1"; }
-    ModelResponse complete(const ModelRequest&, const CancelToken&) override {
-      ModelResponse r;
-      r.usage.inputTokens = 10;
-      if (++calls == 1) {
-        r.text = first;  // one placed finding, one misplaced: the grounding round follows
-      } else if (calls == 2) {
-        r.toolCalls.push_back({"c1", "read_file", json{{"path", "a.c"}}});  // the round asks for a file
-        r.finish = FinishReason::ToolCalls;
-      } else {
-        r.text = "No JSON here.";  // and then breaks the contract
-      }
-      return r;
-    }
-  } model;
-  model.first = json{{"summary", "s"}, {"findings", {finding(2), finding(900)}}, {"verdict", "COMMENT"}}.dump();
+  // One placed finding, one misplaced: the grounding round follows.
+  FirstAnswerThen model(json{{"summary", "s"}, {"findings", {findingOn(2), findingOn(900)}}, {"verdict", "COMMENT"}}.dump(),
+                        [](int call) {
+                          ModelResponse r;
+                          r.usage.inputTokens = 10;
+                          if (call == 2) {
+                            r.toolCalls.push_back({"c1", "read_file", json{{"path", "a.c"}}});  // the round asks for a file
+                            r.finish = FinishReason::ToolCalls;
+                          } else {
+                            r.text = "No JSON here.";  // and then breaks the contract
+                          }
+                          return r;
+                        });
   class OneTool : public ToolExecutor {
    public:
     std::vector<ToolSpec> specs() const override { return {{"read_file", "Reads a file.", json{{"type", "object"}}}}; }
     ToolResult execute(const ToolCall& call, const CancelToken&) override { return {call.id, call.name, true, "int a;"}; }
   } tools;
   ReviewOptions options;
-  const ReviewOutcome outcome = runReview(change, model, options, &tools, CancelToken());
+  const ReviewOutcome outcome = runReview(oneChangedLine(), model, options, &tools, CancelToken());
   EXPECT_EQ(model.calls, 3);
   EXPECT_EQ(outcome.findings.size(), 1u) << "the first answer is kept";
   EXPECT_EQ(outcome.toolCalls, 1) << "the failed round's tool call was served";

@@ -328,27 +328,31 @@ std::string functions(int count, const std::string& extraFirstLine = "") {
   return out;
 }
 
+// A unit of cutIntoUnits, copied: a diff's lines view the patch text, gone with it.
+struct Piece {
+  int newStart = 0, newCount = 0;
+  std::vector<std::string> lines;
+};
+
+// new.py, a new file of `text`, cut into units as the per-hunk cache does.
+std::vector<Piece> cutNewFile(const std::string& text, std::int64_t maxUnitTokens = 0) {
+  testing::TempRepo repo;
+  repo.write("keep.txt", "x\n");
+  repo.commitAll("init");
+  repo.write("new.py", text);
+  const std::string patch = git::diffText(repo.root(), {});
+  const diff::Diff units = cutIntoUnits(diff::parse(patch), maxUnitTokens);
+  std::vector<Piece> out;
+  for (const diff::Hunk& h : units.findFile("new.py")->hunks) {
+    Piece p{h.newStart, h.newCount, {}};
+    for (const auto& l : h.lines) p.lines.emplace_back(l.text);
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
 TEST(CutIntoUnits, ALargeHunkIsCutBeforeTopLevelBlocksThatAnEditAboveDoesNotMove) {
-  struct Piece {
-    int newStart = 0, newCount = 0;
-    std::vector<std::string> lines;  // copied: a diff's lines view the patch text, gone with it
-  };
-  auto cut = [](const std::string& text) {
-    testing::TempRepo repo;
-    repo.write("keep.txt", "x\n");
-    repo.commitAll("init");
-    repo.write("new.py", text);
-    const std::string patch = git::diffText(repo.root(), {});
-    const diff::Diff units = cutIntoUnits(diff::parse(patch));
-    std::vector<Piece> out;
-    for (const diff::Hunk& h : units.findFile("new.py")->hunks) {
-      Piece p{h.newStart, h.newCount, {}};
-      for (const auto& l : h.lines) p.lines.emplace_back(l.text);
-      out.push_back(std::move(p));
-    }
-    return out;
-  };
-  const auto pieces = cut(functions(20));  // 460 lines, one hunk
+  const auto pieces = cutNewFile(functions(20));  // 460 lines, one hunk
   ASSERT_GT(pieces.size(), 3u);
   std::size_t lines = 0;
   for (std::size_t i = 0; i < pieces.size(); ++i) {
@@ -363,14 +367,14 @@ TEST(CutIntoUnits, ALargeHunkIsCutBeforeTopLevelBlocksThatAnEditAboveDoesNotMove
   }
   EXPECT_EQ(lines, 460u);
   // A line added at the top: every piece but the first reads the same, one line down.
-  const auto moved = cut(functions(20, "import os\n"));
+  const auto moved = cutNewFile(functions(20, "import os\n"));
   ASSERT_EQ(moved.size(), pieces.size());
   for (std::size_t i = 1; i < pieces.size(); ++i) {
     EXPECT_EQ(moved[i].lines, pieces[i].lines) << i;
     EXPECT_EQ(moved[i].newStart, pieces[i].newStart + 1);
   }
   // A hunk of 2 x kUnitLines lines or fewer stays whole.
-  EXPECT_EQ(cut(functions(5)).size(), 1u);
+  EXPECT_EQ(cutNewFile(functions(5)).size(), 1u);
 }
 
 // As a user found writing a 3,342-line module: adding a 20-line function in
@@ -406,17 +410,8 @@ TEST(CutIntoUnits, AFunctionAddedInTheMiddleChangesOnlyTheUnitsAroundIt) {
     return out;
   };
   auto units = [](const std::string& text) {
-    testing::TempRepo repo;
-    repo.write("keep.txt", "x\n");
-    repo.commitAll("init");
-    repo.write("new.py", text);
-    const diff::Diff cut = cutIntoUnits(diff::parse(git::diffText(repo.root(), {})), 4000);  // pieces up to 2,000 tokens
-    std::multiset<std::string> out;
-    for (const diff::Hunk& h : cut.findFile("new.py")->hunks) {
-      std::string body;
-      for (const auto& l : h.lines) body += std::string(l.text) + "\n";
-      out.insert(body);
-    }
+    std::multiset<std::vector<std::string>> out;
+    for (Piece& p : cutNewFile(text, 4000)) out.insert(std::move(p.lines));  // pieces up to 2,000 tokens
     return out;
   };
   const auto before = units(module(false)), after = units(module(true));

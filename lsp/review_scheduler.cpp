@@ -259,6 +259,8 @@ void Server::runJob(const std::shared_ptr<Job>& job) {
     session::ReviewRequest reviewRequest{std::move(parsed), job->root, job->config, {}};
     reviewRequest.leftOut = std::move(leftOut);
     reviewRequest.fullReview = job->fullReview;
+    // "Review this file now" cut short by a limit leaves the diagnostics of what it did not reach.
+    reviewRequest.keepEarlierWhereNotReached = true;
     if (job->cacheOnly) {
       outcome->result = reviews_.cached(std::move(reviewRequest));
       if (!outcome->result || outcome->result->reviewed.files.empty()) {  // not reviewed yet, or nothing changed

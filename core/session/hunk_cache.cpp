@@ -102,6 +102,39 @@ std::optional<CachedReview> readEntry(const fs::path& file) {
   }
 }
 
+// What a review left out by a limit, per its coverage: whole files (left out
+// whole, or without the spans to tell their hunks apart), and the hunks of
+// files partly reviewed that hold a line left out.
+struct NotReached {
+  std::set<std::size_t> files;
+  std::set<std::pair<std::size_t, std::ptrdiff_t>> hunks;
+  bool holds(const IncrementalPlan::Unit& unit) const {
+    return files.count(unit.file) > 0 || hunks.count({unit.file, unit.hunk}) > 0;
+  }
+};
+
+NotReached notReached(const diff::Diff& whole, const review::Coverage& coverage) {
+  NotReached out;
+  for (const auto& skipped : coverage.filesSkipped) {
+    const diff::FileDiff* file = whole.findFile(skipped.path);
+    if (!file) continue;
+    const auto fi = static_cast<std::size_t>(file - whole.files.data());
+    if (!skipped.partial || skipped.leftOut.empty()) {
+      out.files.insert(fi);
+      continue;
+    }
+    for (std::size_t h = 0; h < file->hunks.size(); ++h)
+      if (std::any_of(file->hunks[h].lines.begin(), file->hunks[h].lines.end(), [&](const diff::Line& l) {
+            return std::any_of(skipped.leftOut.begin(), skipped.leftOut.end(), [&](const auto& span) {
+              const std::int64_t n = span.oldFile ? (l.newLine ? 0 : l.oldLine) : l.newLine;
+              return n && n >= span.first && n <= span.last;
+            });
+          }))
+        out.hunks.emplace(fi, static_cast<std::ptrdiff_t>(h));
+  }
+  return out;
+}
+
 }  // namespace
 
 bool HunkCache::applies(const std::string& provider) { return provider != "builtin" && provider != "replay"; }
@@ -157,7 +190,7 @@ diff::Diff cutIntoUnits(const diff::Diff& change, std::int64_t maxUnitTokens) {
 }
 
 IncrementalPlan HunkCache::plan(const fs::path& root, const diff::Diff& change, const HunkReviewContext& context,
-                                const review::ToolExecutor* files, bool lookup) const {
+                                const review::ToolExecutor* files, CacheUse use) const {
   IncrementalPlan plan;
   plan.cut = cutIntoUnits(change, context.maxUnitTokens);
   const diff::Diff& whole = plan.cut;
@@ -169,16 +202,18 @@ IncrementalPlan HunkCache::plan(const fs::path& root, const diff::Diff& change, 
     diff::FileDiff kept = f;
     kept.hunks.clear();
     auto lookUp = [&](IncrementalPlan::Unit& unit, std::int64_t base) {
-      if (!lookup) return;
+      if (use == CacheUse::Refresh) return;
       const fs::path file = entryFile(root, unit.key);
       std::optional<CachedReview> hit = readEntry(file);
       if (!hit) return;
       std::error_code ec;
       fs::last_write_time(file, fs::file_time_type::clock::now(), ec);  // recently used: pruned last
-      for (auto& p : hit->findings) {
-        shift(p.finding, base - 1);  // stored relative to the hunk's first line, as line 1
-        plan.carried.push_back(std::move(p));
+      for (auto& p : hit->findings) shift(p.finding, base - 1);  // stored relative to the hunk's first line, as line 1
+      if (use == CacheUse::RefreshFallingBack) {
+        unit.earlier = std::move(hit->findings);
+        return;
       }
+      for (auto& p : hit->findings) plan.carried.push_back(std::move(p));
       unit.reused = true;
     };
     if (f.hunks.empty()) {
@@ -219,28 +254,11 @@ bool HunkCache::store(const fs::path& root, const IncrementalPlan& plan, const r
 
   // Each finding to the unit whose lines hold it; a file with a finding outside them keeps nothing.
   std::map<std::pair<std::size_t, std::ptrdiff_t>, std::vector<review::PublishedFinding>> byUnit;
-  std::set<std::size_t> unsplittable;
   // A file the review left out (e.g. over a request budget) was not reviewed: nothing of it is kept;
   // of a file partly reviewed, the hunks none of whose lines were left out (so the next review
   // sends only the rest, instead of the same requests again).
-  std::set<std::pair<std::size_t, std::ptrdiff_t>> leftOut;
-  for (const auto& skipped : fresh.coverage.filesSkipped) {
-    const diff::FileDiff* file = whole.findFile(skipped.path);
-    if (!file) continue;
-    const auto fi = static_cast<std::size_t>(file - whole.files.data());
-    if (!skipped.partial || skipped.leftOut.empty()) {
-      unsplittable.insert(fi);
-      continue;
-    }
-    for (std::size_t h = 0; h < file->hunks.size(); ++h)
-      if (std::any_of(file->hunks[h].lines.begin(), file->hunks[h].lines.end(), [&](const diff::Line& l) {
-            return std::any_of(skipped.leftOut.begin(), skipped.leftOut.end(), [&](const auto& span) {
-              const std::int64_t n = span.oldFile ? (l.newLine ? 0 : l.oldLine) : l.newLine;
-              return n && n >= span.first && n <= span.last;
-            });
-          }))
-        leftOut.emplace(fi, static_cast<std::ptrdiff_t>(h));
-  }
+  const NotReached leftOut = notReached(whole, fresh.coverage);
+  std::set<std::size_t> unsplittable = leftOut.files;
   for (const auto& p : fresh.findings) {
     const diff::FileDiff* file = whole.findFile(p.finding.file);
     if (!file) continue;  // cannot happen for a grounded finding; nothing to attribute it to
@@ -259,7 +277,7 @@ bool HunkCache::store(const fs::path& root, const IncrementalPlan& plan, const r
   fs::path dir;
   bool written = true;
   for (const auto& unit : plan.units) {
-    if (unit.reused || unsplittable.count(unit.file) || leftOut.count({unit.file, unit.hunk})) continue;
+    if (unit.reused || unsplittable.count(unit.file) || leftOut.hunks.count({unit.file, unit.hunk})) continue;
     CachedReview entry;
     if (auto it = byUnit.find({unit.file, unit.hunk}); it != byUnit.end()) entry.findings = it->second;
     const json j{{"version", kEntryVersion}, {"review", toJson(entry)}};
@@ -269,6 +287,16 @@ bool HunkCache::store(const fs::path& root, const IncrementalPlan& plan, const r
   }
   if (!dir.empty()) pruneCacheDirectory(dir, kDiskEntries);
   return written;
+}
+
+void fallBackWhereNotReached(IncrementalPlan& plan, const review::ReviewOutcome& fresh) {
+  const NotReached leftOut = notReached(plan.cut, fresh.coverage);
+  for (auto& unit : plan.units) {
+    if (!unit.earlier || !leftOut.holds(unit)) continue;
+    for (auto& p : *unit.earlier) plan.carried.push_back(std::move(p));
+    unit.earlier.reset();
+    plan.hunksFallenBack += unit.hunk >= 0;
+  }
 }
 
 review::ReviewOutcome mergeIncremental(const IncrementalPlan& plan, review::ReviewOutcome fresh,
@@ -301,6 +329,12 @@ review::ReviewOutcome mergeIncremental(const IncrementalPlan& plan, review::Revi
     o.modelVerdict.reset();  // no model answered this time
     o.summary = "Every hunk of this change was reviewed before; these are those reviews' findings (from the "
                 "per-hunk review cache).";
+  } else if (plan.hunksFallenBack > 0) {
+    o.summary += std::string(o.summary.find('\n') == std::string::npos ? " " : "\n") + "(" +
+                 std::to_string(plan.hunksFallenBack) + " of " + std::to_string(plan.hunksTotal) +
+                 " hunks were not reached by this review; the " + std::to_string(carried) +
+                 (carried == 1 ? " finding" : " findings") + " of their last review " +
+                 (carried == 1 ? "is" : "are") + " shown.)";
   } else if (plan.hunksReused > 0) {
     // On a line of its own after a split review's "[i/n]" summaries: it is about the whole review.
     o.summary += std::string(o.summary.find('\n') == std::string::npos ? " " : "\n") + "(" +

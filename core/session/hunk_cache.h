@@ -8,6 +8,7 @@
 #pragma once
 #include <cstddef>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -48,6 +49,9 @@ struct IncrementalPlan {
   diff::Diff toReview;  // the uncached hunks, by file (a file with none left is absent)
   std::vector<review::PublishedFinding> carried;  // the cached hunks' findings, at their current lines
   int hunksTotal = 0, hunksReused = 0;
+  // Of a full review that fell back (CacheUse::RefreshFallingBack): the hunks it
+  // left out whose last review's findings were carried (fallBackWhereNotReached).
+  int hunksFallenBack = 0;
 
   // Every unit of the change (a hunk, or a file without hunks): its key, and
   // where it is in the whole diff. Filled by plan(), read by store().
@@ -56,8 +60,22 @@ struct IncrementalPlan {
     std::size_t file = 0;
     std::ptrdiff_t hunk = -1;  // -1: a file without hunks (binary, mode or rename only)
     bool reused = false;
+    // Sent again though reviewed before (CacheUse::RefreshFallingBack): that
+    // review's findings, at the unit's current lines, should this one not reach it.
+    std::optional<std::vector<review::PublishedFinding>> earlier;
   };
   std::vector<Unit> units;
+};
+
+// How a review uses the cache.
+enum class CacheUse {
+  Reuse,    // a hunk reviewed before is not sent: its findings are carried over
+  Refresh,  // every hunk is sent (a fresh opinion is asked for); store() refreshes the entries
+  // Every hunk is sent, as Refresh; but a hunk the review then leaves out (past
+  // max_requests, in a failed request) shows its last review's findings, so that
+  // "Review this file now" under a cap does not take diagnostics from the editor
+  // that the next save would put back.
+  RefreshFallingBack,
 };
 
 class HunkCache {
@@ -72,12 +90,12 @@ class HunkCache {
   // file) nor a replay cassette (recorded answers to whole requests, in order).
   static bool applies(const std::string& provider);
 
-  // Splits `whole` (the selection), cut into units, by what is cached for `root`. With
-  // `lookup` false (a forced full review) nothing is reused, but the units are
+  // Splits `whole` (the selection), cut into units, by what is cached for `root`. Past
+  // CacheUse::Reuse (a forced full review) nothing is reused, but the units are
   // still keyed so store() refreshes them. `files` reads the new files' text
   // for the enclosing definitions (tools::RepositoryTools), may be null.
   IncrementalPlan plan(const std::filesystem::path& root, const diff::Diff& whole, const HunkReviewContext& context,
-                       const review::ToolExecutor* files, bool lookup) const;
+                       const review::ToolExecutor* files, CacheUse use) const;
 
   // Keeps, per unit that `fresh` reviewed, the findings on its lines. Nothing
   // is kept from a review that cannot be split by hunk: findings it could not
@@ -90,6 +108,13 @@ class HunkCache {
   bool store(const std::filesystem::path& root, const IncrementalPlan& plan, const review::ReviewOutcome& fresh,
              const review::PolicyConfig& policy) const;
 };
+
+// Of a plan made with CacheUse::RefreshFallingBack, the units `fresh` (the
+// review of plan.toReview) left out by a limit and that were reviewed before:
+// their earlier findings go to plan.carried, counted in plan.hunksFallenBack.
+// Coverage still says this review did not reach them (no APPROVE), and store()
+// keeps their entries as they were.
+void fallBackWhereNotReached(IncrementalPlan& plan, const review::ReviewOutcome& fresh);
 
 // The outcome of the whole change from `fresh`, the review of
 // `plan.toReview` (when every hunk was reused, an outcome naming only the

@@ -122,6 +122,11 @@ bool showsALine(const diff::Diff& diff) {
   return std::any_of(diff.files.begin(), diff.files.end(), [](const diff::FileDiff& f) { return !f.hunks.empty(); });
 }
 
+CacheUse cacheUseOf(const ReviewRequest& request) {
+  if (!request.fullReview) return CacheUse::Reuse;
+  return request.keepEarlierWhereNotReached ? CacheUse::RefreshFallingBack : CacheUse::Refresh;
+}
+
 // The per-hunk plan (hunk_cache.h) where it applies: a model provider and a
 // repository whose files `files` reads. What is left to send is emptied when it
 // shows no line: renamed or binary files, whose units are never stored, are
@@ -129,7 +134,7 @@ bool showsALine(const diff::Diff& diff) {
 std::optional<IncrementalPlan> planIncremental(const HunkCache* hunks, const std::filesystem::path& root,
                                                const PreparedReview& prepared, const config::Config& config,
                                                review::Provider& provider, const review::ToolExecutor* files,
-                                               bool full) {
+                                               CacheUse use) {
   if (!hunks || root.empty() || !files || !HunkCache::applies(provider.name())) return std::nullopt;
   // Units that fit a request: a review cut short by max_requests keeps whole units, and the next moves on.
   const ProviderFactory noFactory;
@@ -141,7 +146,7 @@ std::optional<IncrementalPlan> planIncremental(const HunkCache* hunks, const std
   IncrementalPlan plan = hunks->plan(
       root, prepared.reviewed,
       {provider.name(), modelAt(provider, config), &config.review, prepared.inputs.commitMessages, capacity}, files,
-      !full);
+      use);
   if (!showsALine(plan.toReview)) plan.toReview.files.clear();
   return plan;
 }
@@ -180,6 +185,7 @@ ReviewResult ReviewService::review(ReviewRequest request, const CancelToken& can
   const config::Config config = request.config;
   const ProgressSink progress = std::move(request.progress);
   const bool full = request.fullReview;
+  const CacheUse use = cacheUseOf(request);
   PreparedReview prepared = prepare(std::move(request));
   if (!showsALine(prepared.reviewed)) return nothingToSend(std::move(prepared), config, cancel);
   ReviewResult result;
@@ -199,7 +205,7 @@ ReviewResult ReviewService::review(ReviewRequest request, const CancelToken& can
   // Incremental review: only the hunks not reviewed before go on (hunk_cache.h);
   // without a repository (--stdin elsewhere) there is no plan and no file read.
   std::optional<IncrementalPlan> plan =
-      planIncremental(hunks_, root, prepared, config, *provider, files ? &*files : nullptr, full);
+      planIncremental(hunks_, root, prepared, config, *provider, files ? &*files : nullptr, use);
   const diff::Diff& toSend = plan ? plan->toReview : prepared.reviewed;
   const config::Config sendConfig = sendConfigFor(config, plan.has_value());
   // Within the token budget: one request, or several (chunked_review.h), each
@@ -215,6 +221,7 @@ ReviewResult ReviewService::review(ReviewRequest request, const CancelToken& can
     // What a limit left out is listed in coverage, and store() keeps none of its
     // hunks; the rest was reviewed, and a rerun sends only what was not.
     kept = hunks_->store(root, *plan, result.outcome, sendConfig.review.policy);
+    if (use == CacheUse::RefreshFallingBack) fallBackWhereNotReached(*plan, result.outcome);
     result.outcome = mergeIncremental(*plan, std::move(result.outcome), prepared.reviewed, prepared.inputs,
                                       config.review.policy);
     result.fromCache = toSend.files.empty();
@@ -249,7 +256,7 @@ std::optional<ReviewResult> ReviewService::cached(ReviewRequest request) const {
 std::vector<review::ModelRequest> ReviewService::preview(ReviewRequest request, std::vector<std::string>* notSent) const {
   const std::filesystem::path root = request.root;
   const config::Config config = request.config;
-  const bool full = request.fullReview;
+  const CacheUse use = cacheUseOf(request);
   PreparedReview prepared = prepare(std::move(request));
   if (!showsALine(prepared.reviewed)) return {};  // review() sends nothing
   std::unique_ptr<review::Provider> provider = factory_(config, prepared.reviewed, root);
@@ -258,7 +265,7 @@ std::vector<review::ModelRequest> ReviewService::preview(ReviewRequest request, 
   std::optional<tools::RepositoryTools> files;
   if (!root.empty()) files.emplace(root);
   const std::optional<IncrementalPlan> plan =
-      planIncremental(hunks_, root, prepared, config, *provider, files ? &*files : nullptr, full);
+      planIncremental(hunks_, root, prepared, config, *provider, files ? &*files : nullptr, use);
   if (plan && plan->hunksReused > 0 && notSent)
     notSent->push_back(std::to_string(plan->hunksReused) + " of " + std::to_string(plan->hunksTotal) +
                        (plan->hunksTotal == 1 ? " hunk" : " hunks") +

@@ -60,6 +60,11 @@ struct ReviewRequest {
   // now", `revline review --no-cache`: a fresh opinion is what is asked for).
   // The result still refreshes both.
   bool fullReview = false;
+  // Of a full review: a hunk it leaves out (past max_requests, in a failed
+  // request) shows the findings of its last review, not none (the language
+  // server: its diagnostics stay until a review reaches their lines). Coverage
+  // still lists it as not reviewed.
+  bool keepEarlierWhereNotReached = false;
   // Files of the change the diff does not show (an untracked file over the size
   // cap, an unmerged path): listed in coverage as not reviewed, so no APPROVE.
   std::vector<git::LeftOut> leftOut;

@@ -126,20 +126,31 @@ TEST_F(ReviewSession, TheChangeComesFromTheInjectedGitReader) {
 // Incremental review on save: editing one hunk of five sends only that hunk and
 // keeps five diagnostics published, the four untouched ones with their ids at
 // their moved lines; "Review this file now" sends the whole file again.
-TEST(IncrementalReviewOnSave, EditingOneHunkOfFiveSendsOnlyThatHunk) {
+// a.py with its five functions changed, and a server whose model answers one finding per hunk it is sent.
+struct FiveChangedHunks : ::testing::Test {
   TempRepo repo;
-  repo.write("a.py", revline::testing::fiveFunctions());
-  repo.commitAll("init");
-  repo.write("a.py", revline::testing::fiveFunctions(revline::testing::allChanged()));
-  const std::filesystem::path root = std::filesystem::canonical(repo.root());
-  const std::string uri = uriFromPath((root / "a.py").string());
+  std::filesystem::path root;
+  std::string uri;
   revline::testing::PerHunkLog log;
-  ServerOptions options;
-  options.sync = true;
-  options.providerFactory = [&log](const config::Config&, const diff::Diff&, const std::filesystem::path&) {
-    return std::make_unique<revline::testing::PerHunkModel>(log);
-  };
-  LspClient c(std::move(options));
+  void SetUp() override {
+    repo.write("a.py", revline::testing::fiveFunctions());
+    repo.commitAll("init");
+    repo.write("a.py", revline::testing::fiveFunctions(revline::testing::allChanged()));
+    root = std::filesystem::canonical(repo.root());
+    uri = uriFromPath((root / "a.py").string());
+  }
+  ServerOptions perHunkModel() {
+    ServerOptions options;
+    options.sync = true;
+    options.providerFactory = [this](const config::Config&, const diff::Diff&, const std::filesystem::path&) {
+      return std::make_unique<revline::testing::PerHunkModel>(log);
+    };
+    return options;
+  }
+};
+
+TEST_F(FiveChangedHunks, EditingOneHunkOfFiveSendsOnlyThatHunk) {
+  LspClient c(perHunkModel());
   c.initialize(uriFromPath(root.string()));
   auto saved = [&] {
     c.notify("textDocument/didSave", {{"textDocument", {{"uri", uri}}}});
@@ -181,6 +192,36 @@ TEST(IncrementalReviewOnSave, EditingOneHunkOfFiveSendsOnlyThatHunk) {
   EXPECT_EQ(d["params"]["diagnostics"].size(), 5u);
   ASSERT_EQ(log.reviews(), 3u);
   EXPECT_EQ(log.hunksSent(2), 5);
+  EXPECT_EQ(c.stop(), 0);
+}
+
+// "Review this file now" under a max_requests cap that holds part of the file:
+// the part it reaches is reviewed afresh, and the diagnostics of the parts it
+// does not reach stay (before, they vanished until the next save put them back).
+TEST_F(FiveChangedHunks, ReviewThisFileNowCutShortByTheCapKeepsTheDiagnosticsItDidNotReach) {
+  LspClient c(perHunkModel());
+  // A request holds a few of the five hunks, and a review makes one request.
+  c.initialize(uriFromPath(root.string()), {{"max_input_tokens", 2650}, {"max_tool_calls", 0}, {"max_requests", 1}});
+  json shown;
+  for (int save = 0; save < 5 && shown.size() < 5; ++save) {
+    c.notify("textDocument/didSave", {{"textDocument", {{"uri", uri}}}});
+    shown = c.notification("textDocument/publishDiagnostics")["params"]["diagnostics"];
+    if (shown.size() < 5) c.notification("window/showMessage");  // part of the change was not reviewed
+  }
+  ASSERT_EQ(shown.size(), 5u) << "five saves did not review the whole file";
+  const std::size_t saves = log.reviews();
+  ASSERT_GE(saves, 2u) << "the budget holds the whole file: the test needs a smaller one";
+
+  const int id = c.request("workspace/executeCommand",
+                           {{"command", "revline.reviewFile"}, {"arguments", json::array({{{"uri", uri}}})}});
+  const json r = c.reply(id);
+  ASSERT_EQ(log.reviews(), saves + 1);
+  EXPECT_LT(log.hunksSent(saves), 5) << "the cap cut the forced review short";
+  EXPECT_NE(r["result"]["verdict"], "APPROVE") << r.dump();
+  const json d = c.notification("textDocument/publishDiagnostics");
+  EXPECT_EQ(d["params"]["diagnostics"].size(), 5u) << d.dump();
+  const std::string warning = c.notification("window/showMessage")["params"]["message"];
+  EXPECT_NE(warning.find("past the max_requests cap of 1 request"), std::string::npos) << warning;
   EXPECT_EQ(c.stop(), 0);
 }
 

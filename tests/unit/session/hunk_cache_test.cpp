@@ -60,9 +60,10 @@ struct Incremental : ::testing::Test {
     repo.commitAll("init");
     repo.write("a.py", testing::fiveFunctions(testing::allChanged()));
   }
-  ReviewResult review(config::Config config = {}, bool full = false) {
+  ReviewResult review(config::Config config = {}, bool full = false, bool keepEarlier = false) {
     ReviewRequest request{diff::parse(git::diffText(repo.root(), {})), repo.root(), std::move(config), {}};
     request.fullReview = full;
+    request.keepEarlierWhereNotReached = keepEarlier;
     return service.review(std::move(request));
   }
   // Function 0's hunk edited again, two lines longer: the four hunks after it move down by two.
@@ -76,6 +77,14 @@ struct Incremental : ::testing::Test {
     for (const char* name : {"a.py", "b.py", "c.py"}) repo.write(name, testing::fiveFunctions());
     repo.commitAll("three files");
     for (const char* name : {"a.py", "b.py", "c.py"}) repo.write(name, testing::fiveFunctions(testing::allChanged()));
+  }
+  // One request a review, holding the diff `budget` leaves room for (no tools offered).
+  static config::Config oneRequestOf(std::int64_t budget) {
+    config::Config capped;
+    capped.review.maxToolCalls = 0;
+    capped.maxInputTokens = budget;
+    capped.maxRequests = 1;
+    return capped;
   }
   static std::map<std::string, std::int64_t> lineById(const ReviewResult& r) {
     std::map<std::string, std::int64_t> out;
@@ -236,10 +245,7 @@ TEST_F(Incremental, ConcurrentReviewsOfOneRepositoryShareTheCache) {
 // under --max-requests 3: every rerun paid for the same requests).
 TEST_F(Incremental, AReviewCutShortByTheRequestCapKeepsWhatItReviewed) {
   threeChangedFiles();
-  config::Config capped;
-  capped.review.maxToolCalls = 0;
-  capped.maxInputTokens = kOneFileBudget;  // a request holds one file of the three
-  capped.maxRequests = 1;
+  const config::Config capped = oneRequestOf(kOneFileBudget);  // a request holds one file of the three
   const ReviewResult first = review(capped);
   ASSERT_EQ(log.reviews(), 1u);
   EXPECT_EQ(log.hunksSent(0), 5);
@@ -265,14 +271,49 @@ TEST_F(Incremental, AReviewCutShortByTheRequestCapKeepsWhatItReviewed) {
   EXPECT_EQ(files, (std::set<std::string>{"a.py", "b.py", "c.py"}));
 }
 
+// "Review this file now" under a cap that holds one file of three: the file it
+// reaches is reviewed afresh; the two it does not keep their last review's
+// findings (in the editor, diagnostics the next save would put back), and are
+// still said not reviewed by this review. Without the fallback (`revline review
+// --no-cache`) only what this review found is shown. Either way the entries of
+// what was not reached stay, so the next save sends nothing.
+TEST_F(Incremental, AFullReviewCutShortByTheCapKeepsTheLastFindingsOfWhatItDidNotReach) {
+  threeChangedFiles();
+  const config::Config capped = oneRequestOf(kOneFileBudget);  // a request holds one file of the three
+  for (int run = 0; run < 3; ++run) review(capped);
+  ASSERT_EQ(log.reviews(), 3u);
+  ASSERT_TRUE(review(capped).fromCache) << "three runs reviewed the three files";
+
+  const ReviewResult forced = review(capped, true, true);
+  ASSERT_EQ(log.reviews(), 4u);
+  EXPECT_EQ(log.hunksSent(3), 5);
+  EXPECT_EQ(forced.outcome.findings.size(), 15u);
+  std::map<std::string, int> perFile;
+  for (const auto& p : forced.outcome.findings) ++perFile[p.finding.file];
+  EXPECT_EQ(perFile, (std::map<std::string, int>{{"a.py", 5}, {"b.py", 5}, {"c.py", 5}}));
+  EXPECT_EQ(forced.outcome.coverage.filesSkipped.size(), 2u) << "not reached by this review, and said so";
+  EXPECT_NE(forced.outcome.verdict, contract::Verdict::Approve);
+  EXPECT_NE(forced.outcome.summary.find("10 of 15 hunks were not reached by this review; the 10 findings of their "
+                                        "last review are shown."),
+            std::string::npos)
+      << forced.outcome.summary;
+
+  const ReviewResult noCache = review(capped, true, false);
+  ASSERT_EQ(log.reviews(), 5u);
+  EXPECT_EQ(noCache.outcome.findings.size(), 5u);
+  EXPECT_EQ(noCache.outcome.summary.find("not reached"), std::string::npos) << noCache.outcome.summary;
+
+  const ReviewResult save = review(capped);
+  EXPECT_EQ(log.reviews(), 5u) << "the entries of the files not reached were kept";
+  EXPECT_TRUE(save.fromCache);
+  EXPECT_EQ(save.outcome.findings.size(), 15u);
+}
+
 // A file too large for one request, cut short by the cap, keeps the hunks it did
 // review: each rerun sends the next part of the file, from the top down, never
 // the same requests again (in the editor every save of a large file paid for them).
 TEST_F(Incremental, APartlyReviewedFileKeepsItsReviewedHunksAndTheRerunMovesOn) {
-  config::Config capped;
-  capped.review.maxToolCalls = 0;
-  capped.maxInputTokens = 2650;  // a request holds a few hunks of a.py, not all five
-  capped.maxRequests = 1;
+  const config::Config capped = oneRequestOf(2650);  // a request holds a few hunks of a.py, not all five
   std::vector<ReviewResult> runs;
   for (int run = 0; run < 5 && (runs.empty() || !runs.back().outcome.coverage.filesSkipped.empty()); ++run)
     runs.push_back(review(capped));
@@ -548,19 +589,19 @@ TEST(HunkCacheStore, AReviewWithUnplacedBlockingFindingsKeepsNothing) {
   HunkCache cache;
   const review::ReviewOptions options;
   const HunkReviewContext context{"openai", "m", &options, {}};
-  const IncrementalPlan plan = cache.plan(repo.root(), whole, context, nullptr, true);
+  const IncrementalPlan plan = cache.plan(repo.root(), whole, context, nullptr, CacheUse::Reuse);
   EXPECT_EQ(plan.hunksTotal, 5);
   review::ReviewOutcome fresh;
   fresh.unplacedBlocking = 1;
   cache.store(repo.root(), plan, fresh, options.policy);
-  EXPECT_EQ(cache.plan(repo.root(), whole, context, nullptr, true).hunksReused, 0);
+  EXPECT_EQ(cache.plan(repo.root(), whole, context, nullptr, CacheUse::Reuse).hunksReused, 0);
   fresh.unplacedBlocking = 0;
   fresh.coverage.filesSkipped = {{"a.py", "over the request budget", 10}};  // left out: not reviewed
   cache.store(repo.root(), plan, fresh, options.policy);
-  EXPECT_EQ(cache.plan(repo.root(), whole, context, nullptr, true).hunksReused, 0);
+  EXPECT_EQ(cache.plan(repo.root(), whole, context, nullptr, CacheUse::Reuse).hunksReused, 0);
   fresh.coverage.filesSkipped.clear();
   cache.store(repo.root(), plan, fresh, options.policy);
-  const IncrementalPlan again = cache.plan(repo.root(), whole, context, nullptr, true);
+  const IncrementalPlan again = cache.plan(repo.root(), whole, context, nullptr, CacheUse::Reuse);
   EXPECT_EQ(again.hunksReused, 5);
   EXPECT_TRUE(again.toReview.files.empty());
   EXPECT_TRUE(fs::is_directory(repo.root() / ".git" / "revline" / "hunks"));
@@ -588,7 +629,7 @@ TEST(HunkCacheStore, HunksThatReadAlikeKeepTheirOwnReviews) {
   HunkCache cache;
   const review::ReviewOptions options;
   const HunkReviewContext context{"openai", "m", &options, {}};
-  const IncrementalPlan plan = cache.plan(repo.root(), whole, context, nullptr, true);
+  const IncrementalPlan plan = cache.plan(repo.root(), whole, context, nullptr, CacheUse::Reuse);
   ASSERT_EQ(plan.units.size(), 2u);
   EXPECT_NE(plan.units[0].key, plan.units[1].key);
   const std::int64_t first = whole.files[0].hunks[0].newStart + 3;  // "  b = a + 2;" of the first block
@@ -603,7 +644,7 @@ TEST(HunkCacheStore, HunksThatReadAlikeKeepTheirOwnReviews) {
   f.confidence = 0.9;
   fresh.findings.push_back({f, "id-1", std::nullopt, std::nullopt});
   cache.store(repo.root(), plan, fresh, options.policy);
-  const IncrementalPlan again = cache.plan(repo.root(), whole, context, nullptr, true);
+  const IncrementalPlan again = cache.plan(repo.root(), whole, context, nullptr, CacheUse::Reuse);
   EXPECT_EQ(again.hunksReused, 2);
   ASSERT_EQ(again.carried.size(), 1u);
   EXPECT_EQ(again.carried[0].finding.line, first);

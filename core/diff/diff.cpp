@@ -1,6 +1,10 @@
 // The Diff model's queries and the small free functions of diff.h.
 #include "core/diff/diff.h"
 
+#include <algorithm>
+#include <map>
+#include <vector>
+
 namespace revline::diff {
 
 std::string_view toString(FileStatus s) {
@@ -71,6 +75,47 @@ const FileDiff* Diff::findFile(std::string_view path) const {
   // "b/src/x" as a model may copy it from a git header.
   if (wanted.size() > 2 && wanted[1] == '/' && wanted[0] != '/') return lookup(std::string_view(wanted).substr(2));
   return nullptr;
+}
+
+namespace {
+// The input line where section `i` of `diff` starts: its `diff --git` line when
+// every section has one (git's output), else its first changed line; 1 when
+// neither can be told (a plain diff's section without hunks).
+int sectionLine(const Diff& diff, std::size_t i) {
+  if (!diff.source) return 1;
+  const std::string& text = *diff.source;
+  std::vector<std::size_t> headers;  // 1-based lines of "diff --git "
+  std::size_t line = 1;
+  for (std::size_t pos = 0; pos < text.size(); ++line) {
+    if (text.compare(pos, 11, "diff --git ") == 0) headers.push_back(line);
+    const std::size_t nl = text.find('\n', pos);
+    if (nl == std::string::npos) break;
+    pos = nl + 1;
+  }
+  if (headers.size() == diff.files.size()) return static_cast<int>(headers[i]);
+  const FileDiff& f = diff.files[i];
+  if (f.hunks.empty() || f.hunks[0].lines.empty()) return 1;
+  const char* at = f.hunks[0].lines[0].text.data();
+  if (at < text.data() || at > text.data() + text.size()) return 1;
+  return 1 + static_cast<int>(std::count(text.data(), at, '\n'));
+}
+}  // namespace
+
+void requireOneSectionPerFile(const Diff& diff) {
+  std::map<std::string, std::size_t> seen;  // "+path" (a new side) or "-path" (deleted): the first section
+  for (std::size_t i = 0; i < diff.files.size(); ++i) {
+    const FileDiff& f = diff.files[i];
+    const std::string key = f.newPath ? "+" + normalizePath(*f.newPath) : "-" + normalizePath(f.path());
+    const auto [first, isNew] = seen.emplace(key, i);
+    if (isNew) continue;
+    const int inputLine = sectionLine(diff, i);
+    throw ParseError(inputLine, "'" + f.path() + "' has a second section in this diff (sections " +
+                                    std::to_string(first->second + 1) + " and " + std::to_string(i + 1) +
+                                    "): this looks like patches one after another (`git log -p`, `git format-patch "
+                                    "--stdout`), whose line numbers belong to different versions of the file, so a "
+                                    "finding could not be placed; review the range as one diff: `revline review --base "
+                                    "REF`, or `git diff A B | revline review --stdin`");
+  }
 }
 
 namespace {

@@ -70,6 +70,14 @@ class ParseError : public std::runtime_error {
 // Parses the output of `git diff` (any of the formats listed in the docs).
 Diff parse(std::string text);
 
+// Throws ParseError when a file has two sections of `diff` (two with its new
+// path, or two deleting it): patches one after another (`git log -p`, `git
+// format-patch --stdout`), whose line numbers are of different versions of the
+// file, so no finding can be placed on them by path and line. (A type change,
+// deleted then added, is one deletion and one addition: allowed.) The review
+// path calls it; `revline diff --numstat` counts such input as git apply does.
+void requireOneSectionPerFile(const Diff& diff);
+
 // Repository-relative form of a path as a finding may spell it: drops leading
 // "./" segments. (Dropping a single-letter "a/"-style prefix needs the diff to
 // know whether the remainder names a file: Diff::findFile does that.)

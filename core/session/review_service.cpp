@@ -21,6 +21,7 @@ ProviderFactory defaultProviderFactory() {
 }
 
 PreparedReview prepare(ReviewRequest request) {
+  diff::requireOneSectionPerFile(request.diff);  // findings are placed by path and line
   config::Selection selection = config::selectFiles(std::move(request.diff), request.config);
   PreparedReview prepared;
   prepared.reviewed = std::move(selection.diff);

@@ -98,6 +98,32 @@ TEST(Cli, MalformedDiffOnStdinNamesTheLine) {
   EXPECT_NE(r.err.find("line "), std::string::npos) << r.err;
 }
 
+// `git log -p` of two commits that both change a.py: a.py's second section
+// numbers the lines of another version of it, where no finding can be placed
+// by path and line. The review says so and how to ask instead (before, it
+// reviewed "2 of 2 files" and a finding on the older commit's lines was
+// checked against the newer one's). `revline diff --numstat` counts it as git does.
+TEST(Cli, ConcatenatedPatchesOfOneFileAreRefusedWithTheWayToReviewTheRange) {
+  TempRepo repo;
+  repo.write("a.py", "def a():\n    return 1\n");
+  repo.commitAll("base");
+  repo.write("a.py", "def a():\n    return 2\n");
+  repo.commitAll("first");
+  repo.write("a.py", "def a():\n    return 2\n\npassword = \"hunter2hunter2x\"\n");
+  repo.commitAll("second");
+  const std::string log = repo.git("log -p -2");
+  auto r = runRevline("review --stdin", repo.root(), log);
+  EXPECT_EQ(r.exitCode, 2) << r.out;
+  EXPECT_NE(r.err.find("'a.py' has a second section in this diff"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("git diff A B | revline review --stdin"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out, "");
+  r = runRevline("review --stdin", repo.root(), repo.git("diff HEAD~2 HEAD"));
+  EXPECT_EQ(r.exitCode, 1) << r.err;  // the range as one diff: the password is found
+  r = runRevline("diff --numstat --stdin", repo.root(), log);
+  EXPECT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_EQ(r.out, "2\t0\ta.py\n1\t1\ta.py\n");
+}
+
 TEST(Cli, DiffJsonListsUntrackedFilesAsAdded) {
   TempRepo repo;
   repo.write("a.txt", "one\ntwo\n");

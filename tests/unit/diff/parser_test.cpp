@@ -420,6 +420,7 @@ TEST_F(ParserTest, SubmoduleAndTypeChange) {
   EXPECT_EQ(d.files[2].newLineText(1), "target");
   EXPECT_TRUE(d.files[2].hunks[0].lines[0].noNewlineAtEnd);
   EXPECT_EQ(d.findFile("t"), &d.files[2]);
+  EXPECT_NO_THROW(requireOneSectionPerFile(d));  // a deletion and an addition of one path
 }
 
 TEST_F(ParserTest, GitLogAndFormatPatchSkipTextBetweenSections) {
@@ -435,6 +436,16 @@ TEST_F(ParserTest, GitLogAndFormatPatchSkipTextBetweenSections) {
   EXPECT_EQ(log.files[0].status, FileStatus::Added);
   EXPECT_EQ(log.files[2].status, FileStatus::Mode);
   EXPECT_EQ(log.files[3].newLineText(4), "line 4");
+  try {  // m.sh added, then its mode changed: two versions of it, not one change to review
+    requireOneSectionPerFile(log);
+    ADD_FAILURE() << "m.sh has two sections";
+  } catch (const ParseError& e) {
+    EXPECT_THAT(e.what(), ::testing::HasSubstr("'m.sh' has a second section in this diff (sections 2 and 3)"));
+    const std::string text = repo.git("log -p --reverse");
+    const std::size_t third = text.find("diff --git a/m.sh b/m.sh", text.find("diff --git a/m.sh b/m.sh") + 1);
+    ASSERT_NE(third, std::string::npos);
+    EXPECT_EQ(e.inputLine(), 1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(third), '\n'));
+  }
   // format-patch: "---" separator, diffstat, "-- " signature, several mails.
   const std::string mails = repo.git("format-patch --stdout HEAD~2");
   EXPECT_THAT(mails, ::testing::HasSubstr("\n-- \n"));
@@ -443,6 +454,7 @@ TEST_F(ParserTest, GitLogAndFormatPatchSkipTextBetweenSections) {
   EXPECT_EQ(fp.files[0].status, FileStatus::Mode);
   EXPECT_EQ(fp.files[1].newLineText(4), "line 4");
   EXPECT_EQ(numstat(fp), gitIsolated("apply --numstat", mails));
+  EXPECT_NO_THROW(requireOneSectionPerFile(fp));  // each file once
 }
 
 TEST_F(ParserTest, PlainUnifiedDiffWithoutGitHeaders) {

@@ -217,6 +217,9 @@ Change notifications name it: `buffer-file-name' is nil during a revert.")
 (defvar-local revline--report-fn nil "Flymake's report function for `revline-flymake-backend'.")
 (defvar-local revline--change-start nil "LSP start position of the change in progress.")
 (defvar-local revline--change-end nil "LSP end position of the change in progress.")
+(defvar-local revline--change-markers nil
+  "Markers (BEG . END) around the region about to change.
+After the change, the text between them is what replaced that region.")
 
 (defun revline--root ()
   "The git repository root of the current buffer's file, or nil."
@@ -346,23 +349,44 @@ window/workDoneProgress/create is answered null: the progress then comes as
 ;; Change hooks must never signal: Emacs then empties `after-change-functions'
 ;; (or `before-change-functions') of the buffer, every mode's hooks with ours.
 (defun revline--before-change (beg end)
-  "Remember the LSP range BEG..END that is about to change."
+  "Remember the LSP range BEG..END that is about to change, and mark it."
   (with-demoted-errors "revline: %S"
+    (revline--forget-change)
     (setq revline--change-start (revline--lsp-position beg)
-          revline--change-end (revline--lsp-position end))))
+          revline--change-end (revline--lsp-position end)
+          ;; The end marker advances over text inserted at it: between the two is the new text.
+          revline--change-markers (cons (copy-marker beg) (copy-marker end t)))))
+
+(defun revline--forget-change ()
+  "Drop the remembered change and its markers."
+  (when revline--change-markers
+    (set-marker (car revline--change-markers) nil)
+    (set-marker (cdr revline--change-markers) nil))
+  (setq revline--change-start nil revline--change-markers nil))
 
 (defun revline--after-change (beg end _old-length)
-  "Send the change that inserted BEG..END in place of the remembered range."
+  "Send the change of BEG..END: the remembered range's new text.
+Not BEG..END itself: `upcase-word', `capitalize-region', `subst-char-in-region'
+and others announce a wider region before the change than after it, and the
+server would lose the difference (a finding then shows on another line, and its
+fix edits it). A change outside the announced region, or one not announced
+(several changes after one announcement), sends the whole text, as eglot does."
   (with-demoted-errors "revline: %S"
-    (when (and revline--document revline--change-start revline--connection
-               (jsonrpc-running-p revline--connection))
-      (cl-incf revline--version)
-      (jsonrpc-notify revline--connection :textDocument/didChange
-                      (list :textDocument (list :uri revline--document :version revline--version)
-                            :contentChanges
-                            (vector (list :range (list :start revline--change-start :end revline--change-end)
-                                          :text (buffer-substring-no-properties beg end)))))
-      (setq revline--change-start nil))))
+    (when (and revline--document revline--connection (jsonrpc-running-p revline--connection))
+      (let* ((markers revline--change-markers)
+             (announced (and markers revline--change-start
+                             (<= (car markers) beg) (<= end (cdr markers)))))
+        (cl-incf revline--version)
+        (jsonrpc-notify revline--connection :textDocument/didChange
+                        (list :textDocument (list :uri revline--document :version revline--version)
+                              :contentChanges
+                              (vector (if announced
+                                          (list :range (list :start revline--change-start :end revline--change-end)
+                                                :text (buffer-substring-no-properties (car markers) (cdr markers)))
+                                        (list :text (save-restriction
+                                                      (widen)
+                                                      (buffer-substring-no-properties (point-min) (point-max))))))))
+        (revline--forget-change)))))
 
 (defun revline--did-open ()
   "Give revline the buffer's text.

@@ -111,6 +111,24 @@
               (revline-test--wait "the finding back on line 3 after the narrowed edit"
                                   (lambda () (revline-test--finding-on uri 2))))
             (revline-test--log "narrowed: still shown once")
+            ;; Commands that announce a wider region before the change than after it
+            ;; (upcase-region from a blank line, upcase-word, subst-char-in-region): the
+            ;; server's copy stays the buffer's, so the finding stays on its line. (Before,
+            ;; the server lost a line, showed the finding on another one and the fix
+            ;; below edited that one.)
+            (let ((uri (revline--uri buffer-file-name)))
+              (save-excursion (goto-char (point-min)) (insert "\nsome words in lower case\n"))
+              (revline-test--wait "the finding moved down 2 lines" (lambda () (revline-test--finding-on uri 4)))
+              (upcase-region (point-min) (save-excursion (goto-char (point-min)) (line-end-position 2)))
+              (save-excursion (goto-char (point-min)) (forward-line 1) (forward-word 1) (upcase-word 1))
+              (subst-char-in-region (point-min) (save-excursion (goto-char (point-min)) (line-end-position 2)) ?O ?0)
+              (save-excursion (goto-char (point-min)) (insert "// typed above\n"))
+              (revline-test--wait "the finding on line 6 after the case changes"
+                                  (lambda () (revline-test--finding-on uri 5)))
+              (save-excursion (goto-char (point-min)) (dotimes (_ 3) (delete-region (point) (line-beginning-position 2))))
+              (revline-test--wait "the finding back on line 3 after the case changes"
+                                  (lambda () (revline-test--finding-on uri 2))))
+            (revline-test--log "case changes: the server's copy is the buffer's")
             ;; A stale fix is refused; the text stays as the user wrote it.
             (goto-char (point-min))
             (forward-line 2)

@@ -54,6 +54,9 @@ struct ChunkPart {
 struct Chunk {
   std::vector<ChunkPart> parts;  // in diff order
   std::int64_t tokens = 0;       // diff tokens (headers and hunks), at most the capacity
+  // Its one hunk fits a request only with its enclosing function shown by the
+  // first line (function_context_max_lines 0 for this request).
+  bool functionsByFirstLine = false;
 };
 
 // A part that is not sent, and why.

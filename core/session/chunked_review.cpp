@@ -110,6 +110,12 @@ std::vector<FileCost> costsOf(const diff::Diff& diff, const review::ReviewOption
   return costs;
 }
 
+// `options` with every enclosing function shown by its first line only.
+review::ReviewOptions byFirstLine(review::ReviewOptions options) {
+  options.functionContextMaxLines = 0;
+  return options;
+}
+
 bool anyHunkOver(const std::vector<FileCost>& costs, std::int64_t capacity) {
   for (const auto& c : costs)
     for (auto t : c.hunkTokens)
@@ -340,15 +346,21 @@ RequestPlan planRequests(const diff::Diff& diff, const review::ReviewInputs& inp
   }
 
   // Split: hunks larger than a request into pieces (a few rounds: lines differ in length), then plan.
+  // A hunk's size is its own lines with its function's first line: cutting it
+  // would not make a long function shorter (each piece would show it again), so
+  // a hunk that fits only without its function is sent so (functionsByFirstLine).
+  const review::ReviewOptions firstLines = byFirstLine(options);
   auto planWith = [&](ContextPricing pricing) {
     out.split = diff;
-    std::vector<FileCost> costs = costsOf(out.split, options, out.measuring.get(), pricing);
-    for (int round = 0; round < 4 && anyHunkOver(costs, capacity); ++round) {
+    auto ownSize = [&] { return costsOf(out.split, firstLines, out.measuring.get(), ContextPricing::Alone); };
+    std::vector<FileCost> own = ownSize();
+    for (int round = 0; round < 4 && anyHunkOver(own, capacity); ++round) {
       out.split = splitLargeHunks(out.split, capacity, [&](std::size_t f, std::size_t h) {
-        return costs[f].headerTokens + costs[f].hunkTokens[h];
+        return own[f].headerTokens + own[f].hunkTokens[h];
       });
-      costs = costsOf(out.split, options, out.measuring.get(), pricing);
+      own = ownSize();
     }
+    std::vector<FileCost> costs = costsOf(out.split, options, out.measuring.get(), pricing);
     std::vector<std::string> paths;
     for (const auto& f : out.split.files) paths.push_back(f.path());
     out.plan = planChunks(paths, costs, capacity, config.maxRequests);
@@ -358,8 +370,8 @@ RequestPlan planRequests(const diff::Diff& diff, const review::ReviewInputs& inp
     out.chunking.requests = static_cast<int>(out.plan.chunks.size());
   };
   // A request of these parts as it will be sent, measured.
-  auto requestTokens = [&](const std::vector<ChunkPart>& parts) {
-    review::ModelRequest request = review::firstRequest(chunkDiff(out.split, parts), provider, options,
+  auto requestTokens = [&](const std::vector<ChunkPart>& parts, const review::ReviewOptions& shown) {
+    review::ModelRequest request = review::firstRequest(chunkDiff(out.split, parts), provider, shown,
                                                         out.measuring.get(), out.requestInputs);
     if (toolsOffered) request.tools = out.measuring->specs();
     return review::estimateTokens(request);
@@ -367,13 +379,61 @@ RequestPlan planRequests(const diff::Diff& diff, const review::ReviewInputs& inp
   // Every planned request as it will be sent fits what the budget leaves it.
   auto everyRequestFits = [&] {
     for (const Chunk& c : out.plan.chunks)
-      if (requestTokens(c.parts) > budget - reserve) return false;
+      if (requestTokens(c.parts, options) > budget - reserve) return false;
     return true;
+  };
+  // A hunk too large for a request with its enclosing function whole goes alone,
+  // the function shown by its first line, when it fits so (else it is skipped,
+  // and said, with what it needs); then the cap applies to every request.
+  // Such hunks share requests (first fit, in diff order), each request measured as built.
+  auto finish = [&] {
+    int byFirstLineOnly = 0;
+    std::vector<SkippedPart> skipped;
+    std::vector<Chunk> byFirstLine;
+    std::sort(out.plan.skipped.begin(), out.plan.skipped.end(), [](const SkippedPart& a, const SkippedPart& b) {
+      return std::tuple(a.part.file, a.part.firstHunk) < std::tuple(b.part.file, b.part.firstHunk);
+    });  // a request's parts go in diff order (chunkDiff)
+    for (SkippedPart& s : out.plan.skipped) {
+      if (s.why == SkippedPart::Why::TooLarge) {
+        const std::int64_t bare = requestTokens({s.part}, firstLines);
+        if (bare <= budget - reserve) {
+          ++byFirstLineOnly;
+          bool placed = false;
+          for (Chunk& c : byFirstLine) {
+            std::vector<ChunkPart> parts = c.parts;
+            parts.push_back(s.part);
+            if (const std::int64_t both = requestTokens(parts, firstLines); both <= budget - reserve) {
+              c.parts = std::move(parts);
+              c.tokens = both - fixed;
+              placed = true;
+              break;
+            }
+          }
+          if (!placed) byFirstLine.push_back(Chunk{{s.part}, bare - fixed, true});
+          continue;
+        }
+        s.tokens = bare - fixed;
+      }
+      skipped.push_back(s);
+    }
+    for (Chunk& c : byFirstLine) out.plan.chunks.push_back(std::move(c));
+    out.plan.skipped = std::move(skipped);
+    capRequests(out.plan, out.costs, config.maxRequests);
+    out.chunking.requests = static_cast<int>(out.plan.chunks.size());
+    if (byFirstLineOnly > 0)
+      out.contextNote += std::string(out.contextNote.empty() ? "" : "; ") + "the enclosing function" +
+                         (byFirstLineOnly == 1 ? " of 1 hunk was" : "s of " + std::to_string(byFirstLineOnly) + " hunks were") +
+                         " shown by " + (byFirstLineOnly == 1 ? "its" : "their") +
+                         " first line only: with it whole, the hunk does not fit a request under max_input_tokens " +
+                         std::to_string(budget);
   };
   // Priced as one request would show the functions; when hunks of one function
   // land in different requests, each shows that function whole: priced again so.
   planWith(ContextPricing::Shared);
-  if (everyRequestFits()) return out;
+  if (everyRequestFits()) {
+    finish();
+    return out;
+  }
   // A function longer than half a request would leave no room for its hunk (its
   // pieces would each repeat it): such functions are shown by their first line.
   const int configured = options.functionContextMaxLines;
@@ -394,20 +454,23 @@ RequestPlan planRequests(const diff::Diff& diff, const review::ReviewInputs& inp
                         " (function_context_max_lines " + std::to_string(configured) +
                         ") were shown by their first line only, to fit max_input_tokens " + std::to_string(budget);
       planWith(ContextPricing::Shared);
-      if (everyRequestFits()) return out;
+      if (everyRequestFits()) {
+        finish();
+        return out;
+      }
     }
   }
   planWith(ContextPricing::Alone);
   // What pricing part by part still misses (the line numbers' width follows the
   // request's largest one; rounding): a request that does not fit as built is
-  // halved, down to one hunk, which is skipped (and said) if it alone does not fit.
+  // halved, down to one hunk, which finish() sends with its function's first line or skips.
   std::vector<Chunk> fitted;
   std::vector<std::vector<ChunkPart>> work;
   for (auto it = out.plan.chunks.rbegin(); it != out.plan.chunks.rend(); ++it) work.push_back(it->parts);
   while (!work.empty()) {
     std::vector<ChunkPart> parts = std::move(work.back());
     work.pop_back();
-    const std::int64_t tokens = requestTokens(parts);
+    const std::int64_t tokens = requestTokens(parts, options);
     if (tokens <= budget - reserve) {
       fitted.push_back(Chunk{std::move(parts), tokens - fixed});
     } else if (parts.size() > 1) {
@@ -423,8 +486,7 @@ RequestPlan planRequests(const diff::Diff& diff, const review::ReviewInputs& inp
     }
   }
   out.plan.chunks = std::move(fitted);
-  capRequests(out.plan, out.costs, config.maxRequests);
-  out.chunking.requests = static_cast<int>(out.plan.chunks.size());
+  finish();
   return out;
 }
 
@@ -464,7 +526,9 @@ std::vector<review::ModelRequest> previewRequests(const diff::Diff& diff, const 
   std::vector<review::ModelRequest> out;
   for (const Chunk& c : p.plan.chunks) {
     auto tools = toolsFor(setup.root, p.limits, p.ignored);
-    out.push_back(review::firstRequest(chunkDiff(p.split, c.parts), provider, p.options, tools.get(), p.requestInputs));
+    out.push_back(review::firstRequest(chunkDiff(p.split, c.parts), provider,
+                                       c.functionsByFirstLine ? byFirstLine(p.options) : p.options, tools.get(),
+                                       p.requestInputs));
   }
   if (notSent) {
     review::Coverage skipped;
@@ -520,7 +584,9 @@ review::ReviewOutcome reviewInChunks(const diff::Diff& diff, const review::Revie
         std::unique_ptr<review::Provider> own = setup.factory(config, part, setup.root);
         if (setup.wrap) own = setup.wrap(std::move(own));
         auto tools = toolsFor(setup.root, limits, p.ignored);
-        outcomes[c] = review::runReview(part, *own, partOptions, tools.get(), cancel, requestInputs);
+        outcomes[c] = review::runReview(part, *own,
+                                        plan.chunks[c].functionsByFirstLine ? byFirstLine(partOptions) : partOptions,
+                                        tools.get(), cancel, requestInputs);
         std::lock_guard<std::mutex> lock(mu);
         answered[c] = 1;
         ++progress.done;

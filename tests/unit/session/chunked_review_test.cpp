@@ -233,6 +233,77 @@ TEST(ChunkedReview, HunksOfOneLongFunctionSplitApartStillFitTheirRequests) {
   }
 }
 
+// A class of 45 short methods (pricing.py), before and after two lines are
+// added to method 30: the class is longer than a request under 3,000 or 4,000
+// tokens holds, the hunk is not.
+std::pair<std::string, std::string> pricingClass() {
+  std::string before = "class Pricing:\n    \"\"\"Prices of the catalogue.\"\"\"\n\n", after = before;
+  for (int i = 0; i < 45; ++i) {
+    const std::string def = "    def rule_" + std::to_string(i) + "(self, order):\n";
+    const std::string body = "        return order.total * " + std::to_string(i) + " // 100 + self.base_fee_for(order, " +
+                             std::to_string(i) + ")\n\n";
+    before += def + body;
+    after += def + (i == 30 ? "        if order.total < 0:\n            raise ValueError('negative total')\n" : "") + body;
+  }
+  return {before, after};
+}
+
+// Two lines added to a short method of a class longer than a request holds:
+// the hunk is sent whole, once, with the class's first line (said in the
+// warnings). Before, the 2-line hunk was cut into 1-line pieces that lost the
+// class line, and under a smaller budget skipped as "line 99 needs ~586
+// tokens": the class's size, not the hunk's.
+TEST(ChunkedReview, AHunkWhoseFunctionIsLargerThanARequestIsSentWithItsFirstLine) {
+  const auto pricing = pricingClass();
+  for (const std::int64_t tokens : {4000, 3000}) {
+    testing::TempRepo repo;
+    repo.write("pricing.py", pricing.first);
+    repo.commitAll("init");
+    repo.write("pricing.py", pricing.second);
+    Model m;
+    config::Config c = budget(tokens);
+    c.review.maxToolCalls = 0;
+    const ReviewResult r =
+        ReviewService(factoryFor(m)).review({diff::parse(git::diffText(repo.root(), {})), repo.root(), c, {}});
+    ASSERT_EQ(m.requests.size(), 1u) << tokens;
+    const std::string& text = m.requests[0].messages[0].text;
+    EXPECT_LE(review::estimateTokens(m.requests[0]), tokens);
+    EXPECT_NE(text.find(" : class Pricing:"), std::string::npos) << text;
+    EXPECT_EQ(text.find("\n@@ "), text.rfind("\n@@ ")) << "the 2-line hunk was cut:\n" << text;
+    EXPECT_NE(text.find("raise ValueError('negative total')"), std::string::npos) << text;
+    EXPECT_TRUE(r.outcome.coverage.filesSkipped.empty()) << r.outcome.coverage.filesSkipped.at(0).reason;
+    EXPECT_EQ(r.outcome.coverage.linesReviewed, 2);
+    const bool said = std::any_of(r.outcome.warnings.begin(), r.outcome.warnings.end(), [](const std::string& w) {
+      return w.find("first line only") != std::string::npos;
+    });
+    EXPECT_TRUE(said) << tokens;
+  }
+}
+
+// Past max_requests, a hunk whose class does not fit a request whole is said
+// past the cap, as it is, not "needs ~N tokens, more than one request holds":
+// that told the user to raise max_input_tokens when the cap was the limit.
+TEST(ChunkedReview, APartLeftOutByTheCapIsNeverBlamedOnItsSize) {
+  testing::TempRepo repo;
+  const auto pricing = pricingClass();
+  repo.write("pricing.py", pricing.first);
+  repo.write("notes.py", "NOTES = []\n");
+  repo.commitAll("init");
+  repo.write("pricing.py", pricing.second);
+  repo.write("notes.py", "NOTES = []\nLIMIT = 10\n");
+  Model m;
+  config::Config c = budget(3000);
+  c.review.maxToolCalls = 0;
+  c.maxRequests = 1;
+  const ReviewResult r =
+      ReviewService(factoryFor(m)).review({diff::parse(git::diffText(repo.root(), {})), repo.root(), c, {}});
+  ASSERT_EQ(m.requests.size(), 1u);
+  for (const auto& skipped : r.outcome.coverage.filesSkipped) {
+    EXPECT_EQ(skipped.reason.find("needs ~"), std::string::npos) << skipped.reason;
+    EXPECT_NE(skipped.reason.find("past the max_requests cap of 1 request"), std::string::npos) << skipped.reason;
+  }
+}
+
 // Thousands of one-line hunks (git diff -U0): what pricing part by part
 // misses (each header's wording, the line numbers' width) adds up; every
 // request is measured as built and split until it fits.

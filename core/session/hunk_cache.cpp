@@ -208,7 +208,10 @@ IncrementalPlan HunkCache::plan(const fs::path& root, const diff::Diff& change, 
       if (!hit) return;
       std::error_code ec;
       fs::last_write_time(file, fs::file_time_type::clock::now(), ec);  // recently used: pruned last
-      for (auto& p : hit->findings) shift(p.finding, base - 1);  // stored relative to the hunk's first line, as line 1
+      for (auto& p : hit->findings) {
+        shift(p.finding, base - 1);  // stored relative to the hunk's first line, as line 1
+        p.finding.file = f.path();   // exact: a path that is not UTF-8 was stored with U+FFFD
+      }
       if (use == CacheUse::RefreshFallingBack) {
         unit.earlier = std::move(hit->findings);
         return;

@@ -137,6 +137,46 @@ TEST(ReviewService, ACommitElsewhereInTheChangedFunctionIsNotServedFromTheCache)
   EXPECT_NE(s.requests[1].messages[0].text.find("int guard = 1;"), std::string::npos);
 }
 
+// A file whose name is not UTF-8 (caf\xE9.py, Latin-1) reaches the model, and
+// the caches' JSON, as "caf\uFFFD.py". A finding answered from the cache, in
+// this process or the next, is on the file itself, as a fresh one is: before,
+// the per-hunk cache gave it back on "caf\uFFFD.py", a file that does not exist
+// (SARIF pointed code scanning at it). (On disk the whole-review cache misses:
+// its key, with the path in it, does not read back the same.)
+TEST(ReviewService, AFindingFromTheCacheKeepsAFileNameThatIsNotUtf8) {
+  testing::TempRepo repo;
+  const std::string latin1 = "caf\xE9.py";
+  repo.write(latin1, "def f(x):\n    return x\n");
+  repo.write("b.py", "B = 1\n");
+  repo.commitAll("init");
+  repo.write(latin1, "def f(x):\n    return x + 1\n");
+  Script s{{{"summary", "bug"}, {"verdict", "COMMENT"}, {"findings", {finding("caf\xEF\xBF\xBD.py", 2, "MINOR")}}}, {}};
+  ReviewCache cache;
+  HunkCache hunks;
+  const ReviewService service(scripted(s), &cache, defaultGitDiff(), &hunks);
+  auto review = [&] {
+    return service.review({diff::parse(git::diffText(repo.root(), {})), repo.root(), {}, {}});
+  };
+  const ReviewResult fresh = review();
+  ASSERT_EQ(fresh.outcome.findings.size(), 1u) << fresh.outcome.rejected.at(0).reason;
+  EXPECT_EQ(fresh.outcome.findings[0].finding.file, latin1);
+  ReviewCache nextRun;  // the review cache as another process reads it: from disk
+  const ReviewResult again =
+      ReviewService(scripted(s), &nextRun, defaultGitDiff(), &hunks)
+          .review({diff::parse(git::diffText(repo.root(), {})), repo.root(), {}, {}});
+  EXPECT_TRUE(again.fromCache);
+  ASSERT_EQ(again.outcome.findings.size(), 1u);
+  EXPECT_EQ(again.outcome.findings[0].finding.file, latin1);
+  repo.write("b.py", "B = 2\n");  // another file changes: the per-hunk cache carries caf\xE9.py's finding
+  s.answer = {{"summary", "ok"}, {"verdict", "APPROVE"}, {"findings", json::array()}};
+  const ReviewResult carried = review();
+  ASSERT_EQ(s.requests.size(), 2u);
+  EXPECT_EQ(carried.hunksReused, 1);
+  ASSERT_EQ(carried.outcome.findings.size(), 1u);
+  EXPECT_EQ(carried.outcome.findings[0].finding.file, latin1);
+  EXPECT_EQ(carried.outcome.findings[0].id, fresh.outcome.findings[0].id);
+}
+
 // The no-false-approval rule holds for a review answered from cache: the
 // model asked for changes, its blocking finding could not be placed.
 TEST(ReviewService, NoFalseApprovalFromTheCacheEither) {

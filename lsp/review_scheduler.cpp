@@ -202,6 +202,7 @@ void Server::count(int ServerStats::*counter) {
 void Server::addToSessionTotals(const review::Usage& usage, const review::Prices& prices) {
   std::lock_guard<std::mutex> lock(statsMu_);
   inFlight_.reset();
+  if (!usage.metered()) return;  // the builtin reviewer asks no model: nothing was spent
   stats_.usage += usage;
   review::addCostOf(stats_.cost, usage, prices);
 }

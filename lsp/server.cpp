@@ -57,6 +57,7 @@ ServerStats Server::stats() {
   ServerStats s = stats_;
   if (inFlight_) {  // the review running now, as far as its model has answered
     const review::Usage live = inFlight_->meter->total();
+    if (!live.metered()) return s;  // the builtin reviewer asks no model
     s.usage += live;
     review::addCostOf(s.cost, live, inFlight_->prices);
   }

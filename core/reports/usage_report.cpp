@@ -44,14 +44,22 @@ std::string usageSentence(const review::Usage& u, const review::Prices& prices) 
 
 std::string usageSentence(const review::Usage& u, const std::optional<review::Cost>& cost) {
   // Nothing metered (no model asked, or an offline reviewer such as builtin): nothing to say.
-  if (u.inputTokens == 0 && u.outputTokens == 0 && u.unreportedRequests == 0) return "";
+  if (!u.metered()) return "";
   std::string s = count(u.requests, "model request", "model requests");
   // Requests the provider gave no token counts for: the totals below are low.
   if (u.unreportedRequests > 0)
-    s += " (the provider reported no token counts for " +
+    s += " (no token counts for " +
          (u.unreportedRequests == u.requests ? std::string(u.requests == 1 ? "it" : "them")
                                              : std::to_string(u.unreportedRequests) + " of them") +
-         ", so the figures below are low)";
+         ": answered without them, or cancelled in flight; so the figures below are low)";
+  // Not one count known: "0 input tokens ... cost at least 0.0000" would read as a figure.
+  const bool noneKnown = u.unreportedRequests == u.requests && u.inputTokens == 0 && u.outputTokens == 0;
+  if (noneKnown) {
+    s += ", tokens unknown";
+    if (u.toolCallBudget || u.toolCalls)
+      s += ", " + std::to_string(u.toolCalls) + " of " + count(u.toolCallBudget, "tool call", "tool calls");
+    return cost ? s + "; cost unknown" : s;
+  }
   s += ", " + count(u.inputTokens, "input token", "input tokens");
   if (u.cachedInputTokens || u.cacheWriteTokens) {
     s += " (" + std::to_string(u.cachedInputTokens) + " cached";

@@ -94,6 +94,9 @@ struct Usage {
     toolCallBudget += o.toolCallBudget;
     return *this;
   }
+  // Whether a model metered any of it: tokens counted, or calls answered
+  // without counts. Not an offline reviewer (builtin), whose calls count none.
+  bool metered() const { return inputTokens > 0 || outputTokens > 0 || unreportedRequests > 0; }
 };
 
 struct ModelResponse {

@@ -18,8 +18,9 @@ class SpendMeteringProvider : public review::DelegatingProvider {
     try {
       response = inner_->complete(request, cancel);
     } catch (const Cancelled&) {
-      // Cancelled while the model was answering: sent, so maybe billed; no answer said how many tokens.
-      if (sent) meter_.add(review::Usage{.requests = 1});
+      // Cancelled while the model was answering: sent, so maybe billed; no answer said how many
+      // tokens, so the totals are low (said, as for an answer without counts).
+      if (sent) meter_.add(review::Usage{.requests = 1, .unreportedRequests = inner_->metered() ? 1 : 0});
       throw;
     }
     review::Usage used = response.usage;

@@ -8,6 +8,7 @@
 #include <condition_variable>
 #include <mutex>
 
+#include "core/builtin/builtin_provider.h"
 #include "lsp/protocol.h"
 #include "tests/support/temp_repo.h"
 #include "tests/unit/lsp/lsp_client.h"
@@ -45,6 +46,7 @@ class ScriptedProvider : public review::Provider {
   explicit ScriptedProvider(Script& s) : s_(s) {}
   std::string name() const override { return "scripted"; }
   std::string model() const override { return "m1"; }
+  bool metered() const override { return true; }  // a model behind an API: its calls are spent
   review::ModelResponse complete(const review::ModelRequest&, const CancelToken& cancel) override {
     std::unique_lock<std::mutex> l(s_.mu);
     ++s_.calls;
@@ -150,6 +152,30 @@ TEST_F(Fixture, ANewSaveCancelsTheReviewInFlightWhichStillCountsAsARequest) {
   EXPECT_EQ(stats["reviewsCancelled"], 1);
   EXPECT_EQ(stats["providerCalls"], 2);
   EXPECT_EQ(stats["usage"]["requests"], 2) << stats.dump();
+  EXPECT_EQ(c.stop(), 0);
+}
+
+// The builtin reviewer asks no model: its reviews spend nothing, and the
+// session's usage says so (before, each save counted "1 model request" and a
+// tool-call budget in revline/stats, and a session that mixed it with a model
+// overstated the model's requests).
+TEST_F(Fixture, TheBuiltinReviewerAddsNothingToTheSessionsSpend) {
+  ServerOptions options;
+  options.sync = true;
+  options.providerFactory = [](const config::Config&, const diff::Diff& d, const std::filesystem::path&) {
+    return std::make_unique<builtin::BuiltinProvider>(d);
+  };
+  LspClient c(std::move(options));
+  c.initialize(rootUri(), {{"debounce_ms", 0}});
+  for (int i = 0; i < 2; ++i) {
+    save(c);
+    c.notification("textDocument/publishDiagnostics");
+    repo.write("a.txt", "one changed " + std::to_string(i) + "\ntwo\n");
+  }
+  const json stats = c.reply(c.request("revline/stats", json::object()))["result"];
+  EXPECT_EQ(stats["reviewsStarted"], 2) << stats.dump();
+  EXPECT_EQ(stats["usage"]["requests"], 0) << stats.dump();
+  EXPECT_EQ(stats["usage"]["toolCallBudget"], 0) << stats.dump();
   EXPECT_EQ(c.stop(), 0);
 }
 

@@ -39,7 +39,11 @@ int runReviewCommand(const std::vector<std::string>& args, std::istream& in, std
            "exit: 0 approve or comment, 1 request changes (or --fail-on met), 2 error (message on stderr)\n";
     return 0;
   }
-  if (!parsed.positional().empty()) throw UsageError("unexpected argument \"" + parsed.positional()[0] + "\"");
+  if (!parsed.positional().empty())
+    throw UsageError("unexpected argument \"" + parsed.positional()[0] +
+                     "\": revline review takes no revisions or paths; to review a branch's change use --base REF "
+                     "(from the merge base of REF and HEAD to the working tree), or pipe one diff: "
+                     "`git diff A B | revline review --stdin`");
   const std::string format = parsed.value("format").value_or("text");
   if (format != "text" && format != "json" && format != "sarif" && format != "github") {
     throw UsageError("--format expects text, json, sarif or github, got \"" + format + "\"");

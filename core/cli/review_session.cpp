@@ -37,7 +37,9 @@ const char* const kReviewOptionsHelp =
     "                       requests that fit (0: the provider's default; builtin: no limit)\n"
     "  --max-parallel-requests N  requests of one review sent at once (default 4)\n"
     "  --max-requests N     requests per review at most; what does not fit is listed as not reviewed\n"
-    "                       and the verdict is not APPROVE (default 10)\n";
+    "                       and the verdict is not APPROVE (default 10). A request is one part of the\n"
+    "                       change with its tool rounds (up to --max-tool-calls) and a retry, so the\n"
+    "                       model calls can be several times N: the Usage line counts those\n";
 
 config::Config applyReviewFlags(config::Config config, const ParsedArgs& args) {
   if (auto v = args.value("provider")) config.provider = *v;

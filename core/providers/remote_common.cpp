@@ -203,8 +203,12 @@ void throwHttpError(const Endpoint& endpoint, const std::string& path, const Htt
                                                "; try again later or lower the request rate");
   }
   if (status == 400 || status == 413 || status == 422) {
-    throw ProviderError(Kind::BadRequest, p + " rejected the request (" + http + " from " + url + "): " + message +
-                                              (overContextWindow(code, message)
+    const bool overWindow = overContextWindow(code, message);
+    // "... is 128000 tokens." followed by "; the request was ...": the provider's full stop goes.
+    const std::string said = overWindow && message.size() > 1 && message.back() == '.' ? message.substr(0, message.size() - 1)
+                                                                                        : message;
+    throw ProviderError(Kind::BadRequest, p + " rejected the request (" + http + " from " + url + "): " + said +
+                                              (overWindow
                                                    ? "; the request was more than the model's context window holds: set "
                                                      "max_input_tokens (or --max-input-tokens N) below that window, and "
                                                      "revline splits the change into requests that fit"

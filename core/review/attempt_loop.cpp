@@ -70,10 +70,14 @@ AttemptResult runAttempts(Provider& provider, ModelRequest request, const Attemp
     } catch (const BudgetExceeded& e) {
       throw BudgetExceeded(e.what(), spent());  // the calls before it were paid for
     }
-    if (cut > 0)
-      result.warnings.push_back(std::to_string(cut) + (cut == 1 ? " earlier turn was" : " earlier turns were") +
-                                " shortened to keep the request within max_input_tokens " +
-                                std::to_string(options.maxInputTokens));
+    if (cut > 0) {
+      std::string said = std::to_string(cut) + (cut == 1 ? " earlier turn was" : " earlier turns were") +
+                         " shortened to keep the request within max_input_tokens " +
+                         std::to_string(options.maxInputTokens);
+      // Each later call of the conversation shortens the same turns again: said once.
+      if (std::find(result.warnings.begin(), result.warnings.end(), said) == result.warnings.end())
+        result.warnings.push_back(std::move(said));
+    }
     ModelResponse response = provider.complete(request, cancel);
     result.usage += response.usage;
     ++result.usage.requests;

@@ -24,6 +24,13 @@ TEST(Cli, HelpAndUnknownCommand) {
   r = runRevline("review --max-attempts zero");
   EXPECT_EQ(r.exitCode, 2);
   EXPECT_NE(r.err.find("--max-attempts"), std::string::npos) << r.err;
+  // A range as git takes it: the way revline reviews one is named.
+  r = runRevline("review HEAD~1..HEAD");
+  EXPECT_EQ(r.exitCode, 2);
+  EXPECT_NE(r.err.find("unexpected argument \"HEAD~1..HEAD\": revline review takes no revisions or paths; to "
+                       "review a branch's change use --base REF"),
+            std::string::npos)
+      << r.err;
 }
 
 // A bad number is said before any work: not after the diff was read (with its

@@ -201,6 +201,7 @@ TEST(OpenAi, ARequestOverTheContextWindowNamesTheTokenBudget) {
     std::string msg;
     EXPECT_EQ(kindOf([&] { provider.complete(testing::sampleRequest(), CancelToken()); }, &msg), Kind::BadRequest);
     EXPECT_NE(msg.find("set max_input_tokens (or --max-input-tokens N) below that window"), std::string::npos) << msg;
+    EXPECT_EQ(msg.find(".;"), std::string::npos) << msg;  // the provider's full stop, then ours
   }
 }
 

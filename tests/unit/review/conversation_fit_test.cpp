@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include <functional>
 
 #include "core/diff/diff.h"
@@ -119,12 +121,13 @@ class Rambler : public Provider {
  public:
   std::vector<ModelRequest> sent;
   bool alwaysBroken = false;
+  std::size_t brokenAnswers = 1;  // the first ones
   std::string name() const override { return "rambler"; }
   std::string model() const override { return "r1"; }
   ModelResponse complete(const ModelRequest& request, const CancelToken&) override {
     sent.push_back(request);
     ModelResponse r;
-    r.text = sent.size() == 1 || alwaysBroken ? "Let me think. " + std::string(60000, 'z') : kValid;
+    r.text = sent.size() <= brokenAnswers || alwaysBroken ? "Let me think. " + std::string(60000, 'z') : kValid;
     r.usage.inputTokens = 1000;
     r.usage.outputTokens = 50;
     return r;
@@ -144,6 +147,13 @@ TEST(ConversationFit, TheContractRetryOfAHugeBrokenAnswerStaysWithinTheBudget) {
   EXPECT_EQ(result.attempts, 2);
   ASSERT_FALSE(result.warnings.empty());
   EXPECT_NE(result.warnings.back().find("shortened to keep the request within max_input_tokens 6000"), std::string::npos);
+  // A third call shortens the second answer as the second shortened the first: said once.
+  Rambler twice;
+  twice.brokenAnswers = 2;
+  const AttemptResult third = runAttempts(twice, first, {3, 0, 6000}, nullptr, CancelToken());
+  ASSERT_EQ(twice.sent.size(), 3u);
+  const std::set<std::string> distinct(third.warnings.begin(), third.warnings.end());
+  EXPECT_EQ(distinct.size(), third.warnings.size()) << ::testing::PrintToString(third.warnings);
   // Without a budget the retry echoes the whole answer, as before.
   Rambler unbounded;
   runAttempts(unbounded, first, {2, 0, 0}, nullptr, CancelToken());

@@ -68,7 +68,9 @@ struct Server::JobOutcome {
   // Settings of the repository's own git config that name programs, not run (untrusted): warned of once.
   std::vector<std::string> ignoredGitSettings;
   std::string failure;            // Failed: the message shown to the user
-  bool providerFailure = false;   // Failed: a ProviderError (counted, shown once a minute)
+  bool providerFailure = false;   // Failed: the provider failed (counted in revline/stats), not its settings
+  // Cancelled or Failed: what its model calls spent before (added to the session's totals, and said).
+  review::Usage spentBeforeEnd;
 };
 
 }  // namespace revline::lsp

@@ -218,8 +218,10 @@ void Server::runJob(const std::shared_ptr<Job>& job) {
     inFlight_ = InFlightSpend{&spent, job->config.review.prices};
   }
   auto deliver = [&] {
-    if (const review::Usage u = spent.total(); !settled && u.requests > 0)
+    if (const review::Usage u = spent.total(); !settled && u.requests > 0) {
       addToSessionTotals(u, job->config.review.prices);
+      outcome->spentBeforeEnd = u;
+    }
     {
       std::lock_guard<std::mutex> lock(statsMu_);
       inFlight_.reset();  // `spent` goes with this call
@@ -308,7 +310,7 @@ void Server::runJob(const std::shared_ptr<Job>& job) {
       outcome->kind = JobOutcome::Kind::Cancelled;
     } else {
       outcome->kind = JobOutcome::Kind::Failed;
-      outcome->providerFailure = true;
+      outcome->providerFailure = e.kind() != review::ProviderError::Kind::Config;  // settings that cannot work are not
       outcome->failure = job->cacheOnly ? std::string("cached review lookup: ") + e.what()  // e.g. a missing API key: the save says so
                                         : failureMessage(e);
     }
@@ -342,20 +344,31 @@ void Server::applyOutcome(Job& job, JobOutcome& outcome) {
     if (outcome.kind == Kind::Failed) logMessage(MessageType::Log, outcome.failure);
     return;
   }
+  // What a review's model calls spent, and the session's total: said at its end, however it ends.
+  auto spentClause = [&](const review::Usage& usage) -> std::string {
+    const std::string spent = reports::usageSentence(usage, job.config.review.prices);
+    if (spent.empty()) return "";
+    std::lock_guard<std::mutex> lock(statsMu_);
+    return "; " + spent + " (session: " + reports::usageSentence(stats_.usage, stats_.cost) + ")";
+  };
   if (outcome.kind == Kind::Cancelled) {
     count(&ServerStats::reviewsCancelled);
-    return finish(LspError(ErrorCode::RequestCancelled, "review cancelled"), "cancelled");
+    return finish(LspError(ErrorCode::RequestCancelled, "review cancelled"),
+                  "cancelled" + spentClause(outcome.spentBeforeEnd));
   }
   if (outcome.kind == Kind::Failed) {
     const bool staleShown = std::any_of(files_.begin(), files_.end(), [&](const auto& entry) {
       return entry.second.root == job.root && !entry.second.findings.empty();
     });
-    reportFailure(outcome.failure, staleShown);
-    return finish(LspError(ErrorCode::RequestFailed, outcome.failure), "failed");
+    reportFailure(outcome.failure, staleShown, outcome.providerFailure);
+    // The reason, not only "failed": a client may show the end over the message (Emacs's echo area).
+    return finish(LspError(ErrorCode::RequestFailed, outcome.failure),
+                  "failed: " + outcome.failure + spentClause(outcome.spentBeforeEnd));
   }
   if (job.cancel.cancelled()) {  // a newer save arrived while this result was on its way
     count(&ServerStats::reviewsCancelled);
-    return finish(LspError(ErrorCode::RequestCancelled, "review cancelled"), "cancelled");
+    return finish(LspError(ErrorCode::RequestCancelled, "review cancelled"),
+                  "cancelled" + spentClause(outcome.result ? outcome.result->outcome.usage : review::Usage{}));
   }
   const session::ReviewResult& result = *outcome.result;
   for (const auto& w : result.outcome.warnings) logMessage(MessageType::Warning, "revline: " + w);
@@ -416,10 +429,7 @@ void Server::applyOutcome(Job& job, JobOutcome& outcome) {
   const std::string verdict(contract::toString(review::decideVerdict(shown, job.config.review.policy, result.evidence)));
   std::string endMessage = std::to_string(shown.size()) + (shown.size() == 1 ? " finding" : " findings") + ", verdict " + verdict;
   if (dismissedCount) endMessage += " (" + std::to_string(dismissedCount) + " dismissed)";
-  if (const std::string spent = reports::usageSentence(result.outcome.usage, result.outcome.prices); !spent.empty()) {
-    std::lock_guard<std::mutex> lock(statsMu_);
-    endMessage += "; " + spent + " (session: " + reports::usageSentence(stats_.usage, stats_.cost) + ")";
-  }
+  endMessage += spentClause(result.outcome.usage);
   // What was not reviewed is said in the editor as in every report: an absent
   // diagnostic on a part the model never saw must not read as "looked fine".
   const review::Coverage& coverage = result.outcome.coverage;
@@ -436,8 +446,8 @@ void Server::applyOutcome(Job& job, JobOutcome& outcome) {
          endMessage);
 }
 
-void Server::reportFailure(const std::string& message, bool staleShown) {
-  count(&ServerStats::providerFailures);
+void Server::reportFailure(const std::string& message, bool staleShown, bool providerFailed) {
+  if (providerFailed) count(&ServerStats::providerFailures);
   logMessage(MessageType::Error, message);
   // A new failure is shown at once; the same one again after a minute (a
   // provider that stays down must not go quiet while old diagnostics stay).

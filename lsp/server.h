@@ -142,7 +142,7 @@ class Server : public MessageHandler {
   void workerLoop();
   // A new failure at once, the same one once a minute; `staleShown`: diagnostics of
   // an earlier review are still shown in this repository (the message says so).
-  void reportFailure(const std::string& message, bool staleShown);
+  void reportFailure(const std::string& message, bool staleShown, bool providerFailed);
   void count(int ServerStats::*counter);           // any thread
   // Adds a review's spend (and its cost, when priced) to revline/stats, ending
   // its in-flight count in the same step (nothing counted twice); any thread.

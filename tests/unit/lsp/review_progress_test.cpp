@@ -191,21 +191,34 @@ class FirstThenGated : public review::Provider {
 
 // revline/stats is live during a review of several requests (it showed nothing
 // until the last one answered), and the review's end counts nothing twice.
-TEST(ReviewProgress, TheSessionTotalsAreLiveDuringAReview) {
+// fourHundredChangedLines reviewed one request at a time by FirstThenGated.
+struct OneRequestAtATime : ::testing::Test {
   TempRepo repo;
-  const auto made = fourHundredChangedLines(repo);
-  const std::filesystem::path root = made.first;
-  const std::string uri = made.second;
+  std::filesystem::path root;
+  std::string uri;
   Gate gate;
   std::atomic<int> calls{0};
-  ServerOptions options;
-  options.providerFactory = [&gate, &calls](const config::Config&, const diff::Diff&, const std::filesystem::path&) {
-    return std::make_unique<FirstThenGated>(gate, calls);
-  };
-  LspClient c(std::move(options));
-  c.initialize(uriFromPath(root.string()), {{"max_input_tokens", 4000}, {"max_tool_calls", 0}, {"max_requests", 100},
-                                            {"max_parallel_requests", 1}, {"debounce_ms", 0},
-                                            {"price_per_million_input", 2.0}});
+  void SetUp() override {
+    const auto made = fourHundredChangedLines(repo);
+    root = made.first;
+    uri = made.second;
+  }
+  ServerOptions options() {
+    ServerOptions o;
+    o.providerFactory = [this](const config::Config&, const diff::Diff&, const std::filesystem::path&) {
+      return std::make_unique<FirstThenGated>(gate, calls);
+    };
+    return o;
+  }
+  static json settings() {
+    return {{"max_input_tokens", 4000}, {"max_tool_calls", 0}, {"max_requests", 100}, {"max_parallel_requests", 1},
+            {"debounce_ms", 0}, {"price_per_million_input", 2.0}};
+  }
+};
+
+TEST_F(OneRequestAtATime, TheSessionTotalsAreLiveDuringAReview) {
+  LspClient c(options());
+  c.initialize(uriFromPath(root.string()), settings());
   const int id = c.request("workspace/executeCommand",
                            {{"command", "revline.reviewFile"}, {"arguments", json::array({{{"uri", uri}}})}});
   const auto usage = [&c] { return c.reply(c.request("revline/stats", json::object()))["result"]["usage"]; };
@@ -223,6 +236,31 @@ TEST(ReviewProgress, TheSessionTotalsAreLiveDuringAReview) {
   EXPECT_EQ(end["inputTokens"], 1000 * requests) << end.dump();
   EXPECT_EQ(end["outputTokens"], 10 * requests) << end.dump();
   c.notification("textDocument/publishDiagnostics");
+  EXPECT_EQ(c.stop(), 0);
+}
+
+// A review cancelled after its model answered says at its end what it spent,
+// as a finished one does (before: "cancelled", and revline/stats jumped).
+TEST_F(OneRequestAtATime, ACancelledReviewSaysWhatItSpent) {
+  LspClient c(options());
+  c.initialize(uriFromPath(root.string()), settings(), {{"window", {{"workDoneProgress", true}}}});
+  const int id = c.request("workspace/executeCommand",
+                           {{"command", "revline.reviewFile"}, {"arguments", json::array({{{"uri", uri}}})}});
+  const json create = c.waitFor([](const json& m) { return m.value("method", "") == "window/workDoneProgress/create"; },
+                                "window/workDoneProgress/create");
+  c.transport().clientSend(json{{"jsonrpc", "2.0"}, {"id", create["id"]}, {"result", nullptr}});
+  for (int i = 0; i < 500 && calls.load() < 2; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ASSERT_GE(calls.load(), 2) << "the second request never reached the model";
+  c.notify("$/cancelRequest", {{"id", id}});
+  gate.release();
+  EXPECT_EQ(c.reply(id)["error"]["code"], -32800);
+  json end;
+  for (json v; end.is_null();)
+    if ((v = c.notification("$/progress")["params"]["value"]).value("kind", "") == "end") end = v;
+  const std::string message = end.value("message", "");
+  EXPECT_EQ(message.rfind("cancelled; ", 0), 0u) << message;
+  EXPECT_NE(message.find(" model requests"), std::string::npos) << message;
+  EXPECT_NE(message.find("(session: "), std::string::npos) << message;
   EXPECT_EQ(c.stop(), 0);
 }
 

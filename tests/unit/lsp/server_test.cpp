@@ -33,6 +33,12 @@ struct Script {
   review::ProviderError::Kind failureKind = review::ProviderError::Kind::Auth;
   std::string file = "a.txt";
 
+  // Every call fails with `kind` saying `what`.
+  void failWith(review::ProviderError::Kind kind, std::string what) {
+    fail = true;
+    failureKind = kind;
+    failure = std::move(what);
+  }
   void close() { std::lock_guard<std::mutex> l(mu); gateOpen = false; }
   void open() { std::lock_guard<std::mutex> l(mu); gateOpen = true; cv.notify_all(); }
   bool waitForCalls(int n) {
@@ -291,9 +297,7 @@ TEST_F(Fixture, ProviderFailureIsShownOnceAndKeepsTheLastDiagnostics) {
 // not send the user to their settings.
 TEST_F(Fixture, AServerSideFailureSaysSoInSentences) {
   Script s;
-  s.fail = true;
-  s.failureKind = review::ProviderError::Kind::Server;
-  s.failure = "openai: server error HTTP 500 after 2 retries; try again later";
+  s.failWith(review::ProviderError::Kind::Server, "openai: server error HTTP 500 after 2 retries; try again later");
   LspClient c(scripted(s, /*sync=*/true));
   c.initialize(rootUri());
   save(c);
@@ -307,9 +311,7 @@ TEST_F(Fixture, AServerSideFailureSaysSoInSentences) {
 // provider failing: the message says so, and where settings come from.
 TEST_F(Fixture, SettingsThatCannotWorkAreNotCalledAProviderFailure) {
   Script s;
-  s.fail = true;
-  s.failureKind = review::ProviderError::Kind::Config;
-  s.failure = "max_input_tokens 2500 is too small for this review: use at least 2731";
+  s.failWith(review::ProviderError::Kind::Config, "max_input_tokens 2500 is too small for this review: use at least 2731");
   LspClient c(scripted(s, /*sync=*/true));
   c.initialize(rootUri());
   save(c);
@@ -321,6 +323,29 @@ TEST_F(Fixture, SettingsThatCannotWorkAreNotCalledAProviderFailure) {
             0u)
       << shown;
   EXPECT_EQ(shown.find("provider failed"), std::string::npos) << shown;
+  EXPECT_EQ(c.server().stats().providerFailures, 0);  // nor counted as one in revline/stats
+  EXPECT_EQ(c.stop(), 0);
+}
+
+// A failed review's progress ends with the reason, not only "failed": a client
+// may show the end over the error message (Emacs's echo area did), and a
+// failure repeated within a minute is not shown again.
+TEST_F(Fixture, AFailedReviewsProgressEndSaysWhy) {
+  Script s;
+  s.failWith(review::ProviderError::Kind::Server, "openai: server error HTTP 500 after 2 retries; try again later");
+  LspClient c(scripted(s, /*sync=*/true));
+  c.initialize(rootUri(), json::object(), {{"window", {{"workDoneProgress", true}}}});
+  save(c);
+  const json create =
+      c.waitFor([](const json& m) { return m.value("method", "") == "window/workDoneProgress/create"; }, "create");
+  c.transport().clientSend(json{{"jsonrpc", "2.0"}, {"id", create["id"]}, {"result", nullptr}});
+  json end;
+  for (json v; end.is_null();)
+    if ((v = c.notification("$/progress")["params"]["value"]).value("kind", "") == "end") end = v;
+  EXPECT_EQ(end.value("message", "").rfind("failed: revline: the review provider failed: openai: server error HTTP 500", 0),
+            0u)
+      << end.dump();
+  c.notification("window/showMessage");
   EXPECT_EQ(c.stop(), 0);
 }
 

@@ -202,9 +202,7 @@ void Server::count(int ServerStats::*counter) {
 void Server::addToSessionTotals(const review::Usage& usage, const review::Prices& prices) {
   std::lock_guard<std::mutex> lock(statsMu_);
   inFlight_.reset();
-  if (!usage.metered()) return;  // the builtin reviewer asks no model: nothing was spent
-  stats_.usage += usage;
-  review::addCostOf(stats_.cost, usage, prices);
+  stats_.add(usage, prices);
 }
 
 void Server::runJob(const std::shared_ptr<Job>& job) {
@@ -349,7 +347,7 @@ void Server::applyOutcome(Job& job, JobOutcome& outcome) {
     const std::string spent = reports::usageSentence(usage, job.config.review.prices);
     if (spent.empty()) return "";
     std::lock_guard<std::mutex> lock(statsMu_);
-    return "; " + spent + " (session: " + reports::usageSentence(stats_.usage, stats_.cost) + ")";
+    return "; " + spent + " (session: " + stats_.sentence() + ")";
   };
   if (outcome.kind == Kind::Cancelled) {
     count(&ServerStats::reviewsCancelled);

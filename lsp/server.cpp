@@ -52,15 +52,39 @@ int Server::run() {
   return shutdownRequested_ ? 0 : 1;
 }
 
+void ServerStats::add(const review::Usage& spent, const review::Prices& prices) {
+  if (!spent.metered()) return;  // the builtin reviewer asks no model: nothing was spent
+  usage += spent;
+  if (!review::costOf(spent, prices)) return;
+  review::addCostOf(cost, spent, prices);
+  pricedRequests += spent.requests;
+  if (lastPrices && *lastPrices != prices) pricesChanged = true;
+  lastPrices = prices;
+}
+
+std::string ServerStats::sentence() const {
+  std::string pricedAs;
+  if (pricedRequests < usage.requests)
+    pricedAs = "for the " + std::to_string(pricedRequests) + " of " + std::to_string(usage.requests) +
+               " requests made while prices were configured";
+  if (pricesChanged)
+    pricedAs += pricedAs.empty() ? "at the prices configured when each review ran" : ", each at the prices of its time";
+  return pricedAs.empty() ? reports::usageSentence(usage, cost) : reports::usageSentence(usage, cost, pricedAs);
+}
+
+namespace {
+// The JSON report's usage shape; with a cost, the requests it covers (pricedRequests).
+json sessionUsageJson(const ServerStats& s) {
+  json u = reports::usageJson(s.usage, s.cost);
+  if (s.cost) u["pricedRequests"] = s.pricedRequests;
+  return u;
+}
+}  // namespace
+
 ServerStats Server::stats() {
   std::lock_guard<std::mutex> lock(statsMu_);
   ServerStats s = stats_;
-  if (inFlight_) {  // the review running now, as far as its model has answered
-    const review::Usage live = inFlight_->meter->total();
-    if (!live.metered()) return s;  // the builtin reviewer asks no model
-    s.usage += live;
-    review::addCostOf(s.cost, live, inFlight_->prices);
-  }
+  if (inFlight_) s.add(inFlight_->meter->total(), inFlight_->prices);  // the review running now, as far as answered
   return s;
 }
 
@@ -116,7 +140,7 @@ bool Server::onCall(const std::string& method, const json& params, const json& i
       ServerStats s = stats();
       reply(json{{"reviewsStarted", s.reviewsStarted}, {"providerCalls", s.providerCalls}, {"cacheHits", s.cacheHits},
                  {"reviewsCancelled", s.reviewsCancelled}, {"providerFailures", s.providerFailures},
-                 {"usage", reports::usageJson(s.usage, s.cost)}});
+                 {"usage", sessionUsageJson(s)}});
     } else {
       throw LspError(ErrorCode::MethodNotFound, "method not found: " + method);
     }

@@ -61,6 +61,13 @@ struct ServerStats {
   int providerFailures = 0;
   review::Usage usage;               // the session's running totals over the reviews that asked a model
   std::optional<review::Cost> cost;  // summed over those whose model has prices configured
+  std::int64_t pricedRequests = 0;   // of usage.requests: made with prices configured (what `cost` covers)
+  bool pricesChanged = false;        // `cost` sums requests priced at different prices
+  std::optional<review::Prices> lastPrices;
+  // The session's clause ("4 model requests, ...; cost 0.03 at the configured
+  // prices"), saying when the cost covers only some requests or several prices.
+  std::string sentence() const;
+  void add(const review::Usage& spent, const review::Prices& prices);
 };
 
 class Server : public MessageHandler {

@@ -42,7 +42,7 @@ std::string usageSentence(const review::Usage& u, const review::Prices& prices) 
   return usageSentence(u, review::costOf(u, prices));
 }
 
-std::string usageSentence(const review::Usage& u, const std::optional<review::Cost>& cost) {
+std::string usageSentence(const review::Usage& u, const std::optional<review::Cost>& cost, std::string_view pricedAs) {
   // Nothing metered (no model asked, or an offline reviewer such as builtin): nothing to say.
   if (!u.metered()) return "";
   std::string s = count(u.requests, "model request", "model requests");
@@ -71,8 +71,8 @@ std::string usageSentence(const review::Usage& u, const std::optional<review::Co
   if (u.toolCallBudget || u.toolCalls)
     s += ", " + std::to_string(u.toolCalls) + " of " + count(u.toolCallBudget, "tool call", "tool calls");
   if (cost) {
-    s += std::string("; cost ") + (u.unreportedRequests > 0 ? "at least " : "") + formatCost(cost->total()) +
-         " at the configured prices (input " + formatCost(cost->input) +
+    s += std::string("; cost ") + (u.unreportedRequests > 0 ? "at least " : "") + formatCost(cost->total()) + " " +
+         std::string(pricedAs) + " (input " + formatCost(cost->input) +
          ", output " + formatCost(cost->output) + ")";
   }
   return s;

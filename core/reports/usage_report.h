@@ -4,6 +4,7 @@
 #pragma once
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "core/review/pipeline.h"
 #include "core/support/json.h"
@@ -22,7 +23,10 @@ json usageJson(const review::Usage& usage, const std::optional<review::Cost>& co
 // tools were offered or counted. Empty when no token was metered (no model asked,
 // or an offline reviewer): the JSON usage still has the counts.
 std::string usageSentence(const review::Usage& usage, const review::Prices& prices);
-std::string usageSentence(const review::Usage& usage, const std::optional<review::Cost>& cost);
+// With the cost already known; `pricedAs` says which prices it is at (a
+// session's sum may cover only the requests made while prices were set).
+std::string usageSentence(const review::Usage& usage, const std::optional<review::Cost>& cost,
+                          std::string_view pricedAs = "at the configured prices");
 
 // A cost as text: 4 decimals, more for sums below 0.0001 (so it never reads 0.0000).
 std::string formatCost(double cost);

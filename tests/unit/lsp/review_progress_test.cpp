@@ -116,6 +116,56 @@ class ApprovingProvider : public review::Provider {
   }
 };
 
+// Prices set, changed or removed while the server runs: the session's cost
+// says which requests and prices it covers (before: "cost 0.0409 at the
+// configured prices" for one request of two, and old and new prices summed
+// under the same words, even after the prices were removed).
+TEST(ReviewProgress, TheSessionsCostSaysWhatItCovers) {
+  TempRepo repo;
+  repo.write("a.txt", "start\n");
+  repo.commitAll("init");
+  const std::filesystem::path root = std::filesystem::canonical(repo.root());
+  const std::string uri = uriFromPath((root / "a.txt").string());
+  ServerOptions options;
+  options.sync = true;
+  options.providerFactory = [](const config::Config&, const diff::Diff&, const std::filesystem::path&) {
+    return std::make_unique<ApprovingProvider>();
+  };
+  LspClient c(std::move(options));
+  c.initialize(uriFromPath(root.string()), {{"max_tool_calls", 0}});
+  auto reviewWith = [&](const json& settings, int save) {
+    c.notify("workspace/didChangeConfiguration", {{"settings", {{"revline", settings}}}});
+    repo.write("a.txt", "start\nsave " + std::to_string(save) + "\n");
+    c.notify("textDocument/didSave", {{"textDocument", {{"uri", uri}}}});
+    c.notification("textDocument/publishDiagnostics");
+    return c.server().stats();
+  };
+  ServerStats s = reviewWith({{"max_tool_calls", 0}}, 1);
+  EXPECT_EQ(s.sentence().find("cost"), std::string::npos) << s.sentence();  // no prices: no cost
+  s = reviewWith({{"max_tool_calls", 0}, {"price_per_million_input", 2.0}}, 2);
+  EXPECT_EQ(s.pricedRequests, 1);
+  EXPECT_NE(s.sentence().find("2 model requests, 2000 input tokens, 0 output tokens; cost 0.0020 for the 1 of 2 "
+                              "requests made while prices were configured"),
+            std::string::npos)
+      << s.sentence();
+  const json stats = c.reply(c.request("revline/stats", json::object()))["result"];
+  EXPECT_EQ(stats["usage"]["pricedRequests"], 1) << stats.dump();
+  s = reviewWith({{"max_tool_calls", 0}, {"price_per_million_input", 4.0}}, 3);
+  EXPECT_NE(s.sentence().find("cost 0.0060 for the 2 of 3 requests made while prices were configured, each at the "
+                              "prices of its time"),
+            std::string::npos)
+      << s.sentence();
+  EXPECT_TRUE(s.pricesChanged);
+  s = reviewWith({{"max_tool_calls", 0}}, 4);  // prices removed: the cost is still what the priced requests cost
+  EXPECT_EQ(s.pricedRequests, 2);
+  EXPECT_NE(s.sentence().find("4 model requests, 4000 input tokens"), std::string::npos) << s.sentence();
+  EXPECT_NE(s.sentence().find("cost 0.0060 for the 2 of 4 requests made while prices were configured, each at the "
+                              "prices of its time"),
+            std::string::npos)
+      << s.sentence();
+  EXPECT_EQ(c.stop(), 0);
+}
+
 // A review the max_requests cap cut short says so in the editor (a warning naming
 // what was left out, the coverage in the progress end and in the command's reply),
 // once: the same save again does not repeat it; a complete review later is quiet.

@@ -158,6 +158,28 @@ local function run()
   end)
   check_eq(revline_diagnostics(bufnr)[1].lnum, 2, 'line after :RevlineReview')
 
+  -- update_settings: a list replaces the old list, vim.NIL removes a key, replace = true replaces all;
+  -- what the servers are sent is the result (they take each notification whole).
+  local sent
+  local notify_of = client.notify
+  client.notify = function(...)
+    local args = { ... }
+    local params = type(args[1]) == 'table' and args[3] or args[2]
+    if (type(args[1]) == 'table' and args[2] or args[1]) == 'workspace/didChangeConfiguration' then
+      sent = params.settings.revline
+    end
+    return notify_of(...)
+  end
+  revline.update_settings({ exclude = { 'a/**', 'b/**' } })
+  revline.update_settings({ exclude = { 'c/**' } })
+  check(vim.deep_equal(sent.exclude, { 'c/**' }), 'a list replaces the old one: ' .. vim.inspect(sent.exclude))
+  check_eq(sent.policy.blocking_severity, 'MAJOR', 'an object is merged key by key')
+  revline.update_settings({ review_scope = vim.NIL })
+  check(sent.review_scope == nil and sent.provider == 'builtin', 'vim.NIL removes a key: ' .. vim.inspect(sent))
+  revline.update_settings({ provider = 'builtin' }, { replace = true })
+  check(vim.deep_equal(sent, { provider = 'builtin' }), 'replace = true: ' .. vim.inspect(sent))
+  client.notify = notify_of
+
   -- The ready configs load: Neovim 0.11's lsp/revline.lua and the nvim-lspconfig registration
   -- (against a stub of lspconfig's two modules; the real ones are not installed here).
   local config = dofile(plugin .. '/lsp/revline.lua')

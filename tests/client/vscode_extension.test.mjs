@@ -121,7 +121,8 @@ test('revline: Clear Findings clears them', async () => {
   await waitFor('the diagnostics to clear', () => revlineDiagnostics().length === 0);
 });
 
-test('settings changes reach the server (didChangeConfiguration, or a restart when a setting is removed)', async () => {
+test('settings changes reach the server by didChangeConfiguration, a removed setting too, without a restart', async () => {
+  const started = state.collectionsCreated;
   state.settings['revline.extraSettings'] = { exclude: ['src/**'] };
   state.configListeners.fire({ affectsConfiguration: (section) => section === 'revline' || section === 'revline.extraSettings' });
   await vscode.commands.executeCommand('revline.reviewFile', vscode.Uri.parse(fileUri));
@@ -132,4 +133,6 @@ test('settings changes reach the server (didChangeConfiguration, or a restart wh
   await vscode.commands.executeCommand('revline.reviewFile', { uri: fileUri });
   await waitFor('the finding after re-including src/**', () => revlineDiagnostics().length === 1);
   assert.deepEqual(state.messages.filter(([kind]) => kind === 'error'), [], 'no error message');
+  // The server was not restarted (that lost the session's totals and the review in flight).
+  assert.equal(state.collectionsCreated, started, 'no new client was started');
 });

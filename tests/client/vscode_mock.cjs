@@ -157,6 +157,7 @@ function collection(name) {
     },
   };
   state.collections.push(c);
+  state.collectionsCreated = (state.collectionsCreated ?? 0) + 1; // one per client start
   return c;
 }
 const onDidChangeDiagnostics = new EventEmitter();

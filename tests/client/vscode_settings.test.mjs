@@ -63,12 +63,3 @@ test('status bar summary and command names', () => {
   assert.deepEqual(Object.values(ServerCommands).sort(),
     ['revline.clearDiagnostics', 'revline.dismissFinding', 'revline.reviewFile', 'revline.reviewWorkspace']);
 });
-
-test('dropsKeys tells when a removed setting needs a server restart', async () => {
-  const { dropsKeys } = createRequire(import.meta.url)(modulePath);
-  assert.equal(dropsKeys({}, { model: 'a' }), false);
-  assert.equal(dropsKeys({ model: 'a' }, { model: 'b', provider: 'openai' }), false);
-  assert.equal(dropsKeys({ model: 'a' }, {}), true);
-  assert.equal(dropsKeys({ policy: { max_findings: 3 } }, { policy: { max_findings: 4 } }), false);
-  assert.equal(dropsKeys({ policy: { max_findings: 3 } }, { policy: { blocking_severity: 'MAJOR' } }), true);
-});

@@ -24,7 +24,7 @@ import {
   type WorkDoneProgressEnd,
   type WorkDoneProgressReport,
 } from 'vscode-languageclient/node';
-import { dropsKeys, readExtensionSettings, ServerCommands, summarize, toServerSettings, type ServerSettings } from './settings';
+import { readExtensionSettings, ServerCommands, summarize, toServerSettings, type ServerSettings } from './settings';
 
 // vscode-languageclient registers a VS Code command for each command the server
 // lists (executeCommandProvider). With one client per workspace folder, the
@@ -41,7 +41,6 @@ class RevlineLanguageClient extends LanguageClient {
 
 const clients = new Map<string, LanguageClient>(); // by workspace folder URI
 const ready = new Map<string, Promise<void>>(); // by workspace folder URI: the last start or restart
-const sentSettings = new Map<string, ServerSettings>(); // by workspace folder URI
 let output: vscode.OutputChannel;
 let traceOutput: vscode.OutputChannel;
 let status: vscode.StatusBarItem;
@@ -128,7 +127,6 @@ async function startClientNow(folder: vscode.WorkspaceFolder): Promise<void> {
   const key = folder.uri.toString();
   if (clients.has(key) || folder.uri.scheme !== 'file') return;
   const settings = serverSettings(folder);
-  sentSettings.set(key, settings);
   const command = executable(folder);
   const serverOptions: ServerOptions = {
     command,
@@ -179,7 +177,6 @@ async function stopClient(key: string): Promise<void> {
   const client = clients.get(key);
   if (client === undefined) return;
   clients.delete(key);
-  sentSettings.delete(key);
   if (client.state === State.Running) {
     try {
       await client.stop(); // 2 s for shutdown + exit
@@ -200,13 +197,15 @@ function onConfigurationChanged(event: vscode.ConfigurationChangeEvent): void {
     const key = folder.uri.toString();
     const client = clients.get(key);
     const settings = serverSettings(folder);
-    const previous = sentSettings.get(key) ?? {};
-    if (event.affectsConfiguration('revline.path', folder.uri) || dropsKeys(previous, settings)) {
+    // Another executable needs a new server. Any other change, a removed setting
+    // too, is one notification: the server takes each one as the whole of the
+    // editor's settings (a restart would lose the session's totals and the
+    // review in flight).
+    if (event.affectsConfiguration('revline.path', folder.uri)) {
       void restartClient(folder);
       continue;
     }
     if (client === undefined || client.state !== State.Running) continue;
-    sentSettings.set(key, settings);
     void client.sendNotification(DidChangeConfigurationNotification.type, { settings: { revline: settings } });
   }
 }

@@ -119,19 +119,3 @@ export function summarize(severities: ReadonlyArray<number | undefined>): string
   if (parts.length > 0) text += ` (${parts.join(', ')})`;
   return text;
 }
-
-/**
- * Whether `next` leaves out a key that `previous` set (at the top level or
- * inside an object such as policy). The server merges what
- * workspace/didChangeConfiguration sends into what it has, so a setting the
- * user removed cannot be withdrawn that way: the extension restarts the server
- * with the new initializationOptions instead.
- */
-export function dropsKeys(previous: ServerSettings, next: ServerSettings): boolean {
-  for (const [key, value] of Object.entries(previous)) {
-    if (!(key in next)) return true;
-    const after = next[key];
-    if (isObject(value) && isObject(after) && dropsKeys(value, after)) return true;
-  }
-  return false;
-}

@@ -202,9 +202,35 @@ function M.clear(on_done)
   M.execute('revline.clearDiagnostics', {}, nil, on_done)
 end
 
---- Sends new settings (.revline.json keys) to every running revline server.
-function M.update_settings(settings)
-  M.config.settings = vim.tbl_deep_extend('force', M.config.settings or {}, settings or {})
+local islist = vim.islist or vim.tbl_islist
+
+-- `over` merged into `base`: objects key by key; a list or a value replaces
+-- (tbl_deep_extend merged lists by index: exclude {'c'} over {'a','b'} gave
+-- {'c','b'}); vim.NIL removes the key.
+local function merged_settings(base, over)
+  local out = vim.deepcopy(base or {})
+  for k, v in pairs(over or {}) do
+    if v == vim.NIL then
+      out[k] = nil
+    elseif type(v) == 'table' and not islist(v) and type(out[k]) == 'table' and not islist(out[k]) then
+      out[k] = merged_settings(out[k], v)
+    else
+      out[k] = vim.deepcopy(v)
+    end
+  end
+  return out
+end
+
+--- Sends new settings (.revline.json keys) to every running revline server:
+--- merged into the current ones (a list replaces the old list, a key set to
+--- vim.NIL is removed), or with { replace = true } in their place. The server
+--- takes each notification as the whole of the editor's settings.
+function M.update_settings(settings, opts)
+  if opts and opts.replace then
+    M.config.settings = merged_settings({}, settings)
+  else
+    M.config.settings = merged_settings(M.config.settings, settings)
+  end
   for _, client in ipairs(M.clients(nil)) do
     notify_client(client, 'workspace/didChangeConfiguration', { settings = { revline = as_object(M.config.settings) } })
   end

@@ -121,16 +121,34 @@ std::size_t Document::offsetOf(const Position& p) const {
   return lineStarts_[p.line] + byteOffsetOfUtf16(line(p.line), std::max(0, p.character));
 }
 
+TextDocumentContentChangeEvent Document::asLinesThatDiffer(std::string text) const {
+  // The lines both texts start with, and end with (not overlapping them).
+  std::size_t prefix = 0;
+  const std::size_t shorter = std::min(text_.size(), text.size());
+  while (prefix < shorter && text_[prefix] == text[prefix]) ++prefix;
+  while (prefix > 0 && text_[prefix - 1] != '\n') --prefix;
+  std::size_t suffix = 0;
+  while (suffix < text_.size() - prefix && suffix < text.size() - prefix &&
+         text_[text_.size() - 1 - suffix] == text[text.size() - 1 - suffix])
+    ++suffix;
+  while (suffix > 0 && text_[text_.size() - suffix - 1] != '\n') --suffix;
+  const auto linesBefore = [&](std::size_t offset) {
+    return static_cast<int>(std::count(text_.begin(), text_.begin() + static_cast<std::ptrdiff_t>(offset), '\n'));
+  };
+  const Position start{linesBefore(prefix), 0};
+  const Position end = suffix == 0 ? Position{lineCount() - 1, utf16Length(line(lineCount() - 1))}
+                                   : Position{linesBefore(text_.size() - suffix), 0};
+  return TextDocumentContentChangeEvent{Range{start, end}, text.substr(prefix, text.size() - suffix - prefix)};
+}
+
 LineEdit Document::apply(const TextDocumentContentChangeEvent& change) {
+  // The whole text (a client that syncs it whole, Emacs's last resort): the
+  // edit of the lines that differ, so the findings on the others move as in a
+  // ranged edit rather than all being dropped.
+  if (!change.range) return apply(asLinesThatDiffer(change.text));
   LineEdit edit;
   edit.insertedNewlines = static_cast<int>(std::count(change.text.begin(), change.text.end(), '\n'));
-  if (!change.range) {
-    edit.start = {0, 0};
-    edit.end = {lineCount() - 1, utf16Length(line(lineCount() - 1))};
-    edit.startLineLength = utf16Length(line(0));
-    edit.endLineLength = edit.end.character;
-    text_ = change.text;
-  } else {
+  {
     Position s = change.range->start, e = change.range->end;
     if (e < s) std::swap(s, e);
     // Clamp to the document, so the reported edit matches what was applied.

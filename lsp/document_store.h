@@ -54,6 +54,8 @@ class Document {
   std::size_t offsetOf(const Position& p) const;  // clamped into the text
   // Applies one change; returns how lines moved.
   LineEdit apply(const TextDocumentContentChangeEvent& change);
+  // A whole new text as the ranged change of the lines that differ from this one.
+  TextDocumentContentChangeEvent asLinesThatDiffer(std::string text) const;
   void setVersion(int v) { version_ = v; }
 
  private:

@@ -215,11 +215,12 @@ The server receives them as workspace/didChangeConfiguration."
   "The URI the server has open for this buffer (didOpen sent, no didClose), or nil.
 Change notifications name it: `buffer-file-name' is nil during a revert.")
 (defvar-local revline--report-fn nil "Flymake's report function for `revline-flymake-backend'.")
-(defvar-local revline--change-start nil "LSP start position of the change in progress.")
-(defvar-local revline--change-end nil "LSP end position of the change in progress.")
-(defvar-local revline--change-markers nil
-  "Markers (BEG . END) around the region about to change.
-After the change, the text between them is what replaced that region.")
+(defvar-local revline--change nil
+  "The region a change announced (before-change) and not yet all sent, or nil.
+A plist: :start and :end-lsp, its LSP range in the server's copy; :beg, its
+buffer start (text before a change does not move); :old-end, its buffer end
+when announced; :end, its buffer end now; :depth, the announcements inside it
+not yet followed by their after-change, itself included.")
 
 (defun revline--root ()
   "The git repository root of the current buffer's file, or nil."
@@ -229,14 +230,16 @@ After the change, the text between them is what replaced that region.")
 (defun revline--utf16-column (pos)
   "The UTF-16 column of POS on its line (LSP positions count UTF-16 code units)."
   (save-excursion
-    (goto-char pos)
-    (let ((text (buffer-substring-no-properties (line-beginning-position) pos)))
-      (/ (length (encode-coding-string text 'utf-16le t)) 2))))
+    (save-restriction
+      (widen)  ; a narrowing that starts mid-line would cut the line's start off
+      (goto-char pos)
+      (let ((text (buffer-substring-no-properties (line-beginning-position) pos)))
+        (/ (length (encode-coding-string text 'utf-16le t)) 2)))))
 
 (defun revline--lsp-position (pos)
-  "The LSP position of POS."
-  (save-excursion
-    (goto-char pos)
+  "The LSP position of POS (in the whole buffer, whatever the narrowing)."
+  (save-restriction
+    (widen)
     (list :line (1- (line-number-at-pos pos t)) :character (revline--utf16-column pos))))
 
 (defun revline--point (position)
@@ -349,44 +352,59 @@ window/workDoneProgress/create is answered null: the progress then comes as
 ;; Change hooks must never signal: Emacs then empties `after-change-functions'
 ;; (or `before-change-functions') of the buffer, every mode's hooks with ours.
 (defun revline--before-change (beg end)
-  "Remember the LSP range BEG..END that is about to change, and mark it."
+  "Remember the region BEG..END that is about to change.
+An announcement inside a region whose change is under way is part of it
+\(`replace-match' with case conversion announces its match, then a part)."
   (with-demoted-errors "revline: %S"
-    (revline--forget-change)
-    (setq revline--change-start (revline--lsp-position beg)
-          revline--change-end (revline--lsp-position end)
-          ;; The end marker advances over text inserted at it: between the two is the new text.
-          revline--change-markers (cons (copy-marker beg) (copy-marker end t)))))
+    (let ((change revline--change))
+      (if (and change (> (plist-get change :depth) 0)
+               (<= (plist-get change :beg) beg) (<= end (plist-get change :end)))
+          (plist-put change :depth (1+ (plist-get change :depth)))
+        (setq revline--change (list :start (revline--lsp-position beg) :end-lsp (revline--lsp-position end)
+                                    :beg beg :old-end end :end end :depth 1))))))
 
-(defun revline--forget-change ()
-  "Drop the remembered change and its markers."
-  (when revline--change-markers
-    (set-marker (car revline--change-markers) nil)
-    (set-marker (cdr revline--change-markers) nil))
-  (setq revline--change-start nil revline--change-markers nil))
-
-(defun revline--after-change (beg end _old-length)
-  "Send the change of BEG..END: the remembered range's new text.
-Not BEG..END itself: `upcase-word', `capitalize-region', `subst-char-in-region'
-and others announce a wider region before the change than after it, and the
-server would lose the difference (a finding then shows on another line, and its
-fix edits it). A change outside the announced region, or one not announced
-(several changes after one announcement), sends the whole text, as eglot does."
+(defun revline--after-change (beg end old-length)
+  "Send the change of BEG..END (OLD-LENGTH before) as its region's new text.
+The region is the one before-change announced: `upcase-word',
+`capitalize-region', `subst-char-in-region' and others announce a wider one
+than they report after, and sending BEG..END in place of the announced range
+lost the difference (a finding then showed on another line, and its fix
+edited that one). Its end is found by counting, not by a marker:
+`insert-before-markers' (the transpose commands) and case changes that
+lengthen text (ß to SS) move markers otherwise. The last after-change of a
+nested change sums it up, counted from the outermost announcement; one after
+that, unannounced, is a further change of the region. A change
+outside the announced region, or not announced, sends the whole text, as eglot
+does (the server finds the lines that differ)."
   (with-demoted-errors "revline: %S"
     (when (and revline--document revline--connection (jsonrpc-running-p revline--connection))
-      (let* ((markers revline--change-markers)
-             (announced (and markers revline--change-start
-                             (<= (car markers) beg) (<= end (cdr markers)))))
-        (cl-incf revline--version)
-        (jsonrpc-notify revline--connection :textDocument/didChange
-                        (list :textDocument (list :uri revline--document :version revline--version)
-                              :contentChanges
-                              (vector (if announced
-                                          (list :range (list :start revline--change-start :end revline--change-end)
-                                                :text (buffer-substring-no-properties (car markers) (cdr markers)))
-                                        (list :text (save-restriction
-                                                      (widen)
-                                                      (buffer-substring-no-properties (point-min) (point-max))))))))
-        (revline--forget-change)))))
+      (let* ((change revline--change)
+             (depth (and change (plist-get change :depth)))
+             (outer (eql depth 1))
+             (region-end (and change (plist-get change (if outer :old-end :end)))))
+        (if (not (and change (<= (plist-get change :beg) beg) (<= (+ beg old-length) region-end)))
+            (progn
+              (revline--send-change (list :text (save-restriction
+                                                  (widen)
+                                                  (buffer-substring-no-properties (point-min) (point-max)))))
+              (setq revline--change nil))
+          (let ((new-end (min (+ region-end (- end beg old-length)) (save-restriction (widen) (point-max)))))
+            (revline--send-change (list :range (list :start (plist-get change :start) :end (plist-get change :end-lsp))
+                                        :text (save-restriction
+                                                (widen)
+                                                (buffer-substring-no-properties (plist-get change :beg) new-end))))
+            ;; The server's copy of the region is this text now: what follows replaces it there.
+            (plist-put change :end new-end)
+            (plist-put change :end-lsp (revline--lsp-position new-end))
+            ;; Kept at depth 0: `translate-region' announces once and reports each character.
+            (plist-put change :depth (max 0 (1- depth)))))))))
+
+(defun revline--send-change (event)
+  "Send one didChange EVENT (a contentChanges entry) for this buffer."
+  (cl-incf revline--version)
+  (jsonrpc-notify revline--connection :textDocument/didChange
+                  (list :textDocument (list :uri revline--document :version revline--version)
+                        :contentChanges (vector event))))
 
 (defun revline--did-open ()
   "Give revline the buffer's text.

@@ -122,6 +122,14 @@
               (upcase-region (point-min) (save-excursion (goto-char (point-min)) (line-end-position 2)))
               (save-excursion (goto-char (point-min)) (forward-line 1) (forward-word 1) (upcase-word 1))
               (subst-char-in-region (point-min) (save-excursion (goto-char (point-min)) (line-end-position 2)) ?O ?0)
+              ;; insert-before-markers (the transpose commands), a case change that lengthens
+              ;; the text (ß to Ss), one announcement reported character by character.
+              (save-excursion (goto-char (point-min)) (forward-line 1) (forward-char 3) (transpose-chars 1)
+                              (transpose-words 1) (transpose-lines 1))
+              (save-excursion (goto-char (point-min)) (insert "// ßtraße\n")
+                              (capitalize-region (point-min) (line-end-position 0))
+                              (translate-region (point-min) (line-end-position 3) (make-translation-table '((?e . ?E)))))
+              (save-excursion (goto-char (point-min)) (delete-region (point) (line-beginning-position 2)))
               (save-excursion (goto-char (point-min)) (insert "// typed above\n"))
               (revline-test--wait "the finding on line 6 after the case changes"
                                   (lambda () (revline-test--finding-on uri 5)))

@@ -176,6 +176,8 @@ local function run()
   check_eq(sent.policy.blocking_severity, 'MAJOR', 'an object is merged key by key')
   revline.update_settings({ review_scope = vim.NIL })
   check(sent.review_scope == nil and sent.provider == 'builtin', 'vim.NIL removes a key: ' .. vim.inspect(sent))
+  revline.update_settings({ policy = { blocking_severity = vim.NIL } })
+  check(sent.policy == nil, 'an object emptied by removals is dropped, not sent as a JSON list: ' .. vim.inspect(sent))
   revline.update_settings({ provider = 'builtin' }, { replace = true })
   check(vim.deep_equal(sent, { provider = 'builtin' }), 'replace = true: ' .. vim.inspect(sent))
   client.notify = notify_of

@@ -94,6 +94,27 @@ TEST(MoveLines, DeletingTheLinesDropsIt) {
   EXPECT_EQ(moved(kText, 2, 3, change(3, 0, 4, 0, "")), P(2, 2));       // one of two lines left
 }
 
+// A change without a range (a client that sends the whole text; Emacs when a
+// command reports a change it did not announce) is the edit of the lines that
+// differ: the findings on the others move as in a ranged edit. Before, every
+// finding of the file was dropped until the next save.
+TEST(MoveLines, AWholeTextChangeMovesTheLinesItDidNotChange) {
+  auto whole = [](std::string text) { return TextDocumentContentChangeEvent{std::nullopt, std::move(text)}; };
+  EXPECT_EQ(moved(kText, 3, 4, whole("new\n" + kText)), P(4, 5));
+  EXPECT_EQ(moved(kText, 4, 4, whole("l0\nl1\nCHANGED\nl3\nl4\nl5\n")), P(4, 4));
+  EXPECT_EQ(moved(kText, 1, 1, whole("l0\nl1\nl2\nl3\nl4\nl5\nappended\n")), P(1, 1));
+  EXPECT_EQ(moved(kText, 4, 4, whole("l0\nl3\nl4\nl5\n")), P(2, 2));  // two lines above deleted
+  EXPECT_EQ(moved(kText, 2, 2, whole("l0\nl1\nl3\nl4\nl5\n")), std::nullopt);  // its own line deleted
+  Document d("file:///x", 1, "a\nb\n");
+  d.apply(whole("ab\n"));
+  EXPECT_EQ(d.text(), "ab\n");  // the text is exact whatever lines are kept
+  d.apply(whole(""));
+  EXPECT_EQ(d.text(), "");
+  d.apply(whole("x\r\ny"));
+  EXPECT_EQ(d.line(0), "x");
+  EXPECT_EQ(d.line(1), "y");
+}
+
 // Vim's `cc` then `dd`, or an undo of an added line: the line is emptied, then
 // removed with its break. The finding goes with it; the line below does not
 // take its place.

@@ -214,6 +214,10 @@ local function merged_settings(base, over)
       out[k] = nil
     elseif type(v) == 'table' and not islist(v) and type(out[k]) == 'table' and not islist(out[k]) then
       out[k] = merged_settings(out[k], v)
+      -- An object emptied by removals is dropped: encoded, {} is a JSON list the server refuses.
+      if next(out[k]) == nil then
+        out[k] = nil
+      end
     else
       out[k] = vim.deepcopy(v)
     end

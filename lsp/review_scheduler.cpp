@@ -360,8 +360,11 @@ void Server::applyOutcome(Job& job, JobOutcome& outcome) {
     });
     reportFailure(outcome.failure, staleShown, outcome.providerFailure);
     // The reason, not only "failed": a client may show the end over the message (Emacs's echo area).
+    std::string reason = outcome.failure;
+    if (reason.rfind("revline: ", 0) == 0) reason.erase(0, 9);  // "failed: revline: ..." said it twice
+    if (!reason.empty() && reason.back() == '.') reason.pop_back();  // then "; spent ..."
     return finish(LspError(ErrorCode::RequestFailed, outcome.failure),
-                  "failed: " + outcome.failure + spentClause(outcome.spentBeforeEnd));
+                  "failed: " + reason + spentClause(outcome.spentBeforeEnd));
   }
   if (job.cancel.cancelled()) {  // a newer save arrived while this result was on its way
     count(&ServerStats::reviewsCancelled);

@@ -47,13 +47,13 @@ std::string usageSentence(const review::Usage& u, const std::optional<review::Co
   if (!u.metered()) return "";
   std::string s = count(u.requests, "model request", "model requests");
   // Requests the provider gave no token counts for: the totals below are low.
+  // Not one count known: "0 input tokens ... cost at least 0.0000" would read as a figure.
+  const bool noneKnown = u.unreportedRequests == u.requests && u.inputTokens == 0 && u.outputTokens == 0;
   if (u.unreportedRequests > 0)
     s += " (no token counts for " +
          (u.unreportedRequests == u.requests ? std::string(u.requests == 1 ? "it" : "them")
                                              : std::to_string(u.unreportedRequests) + " of them") +
-         ": answered without them, or cancelled in flight; so the figures below are low)";
-  // Not one count known: "0 input tokens ... cost at least 0.0000" would read as a figure.
-  const bool noneKnown = u.unreportedRequests == u.requests && u.inputTokens == 0 && u.outputTokens == 0;
+         ": answered without them, or cancelled in flight" + (noneKnown ? ")" : "; so the figures below are low)");
   if (noneKnown) {
     s += ", tokens unknown";
     if (u.toolCallBudget || u.toolCalls)

@@ -648,8 +648,11 @@ review::ReviewOutcome reviewInChunks(const diff::Diff& diff, const review::Revie
   std::string head =
       total == 0 ? "Nothing was sent to the model: no part of the change fits one request under max_input_tokens " +
                        std::to_string(budget) + "."
-                 : "Reviewed in " + std::to_string(total) + (total == 1 ? " request" : " requests") +
-                       " (the change does not fit one request under max_input_tokens " + std::to_string(budget) + ").";
+             : total == 1
+                 ? "Reviewed in 1 request, holding what fits of the change (all of it does not fit one request "
+                   "under max_input_tokens " + std::to_string(budget) + ")."
+                 : "Reviewed in " + std::to_string(total) + " requests (the change does not fit one request under "
+                   "max_input_tokens " + std::to_string(budget) + ").";
   if (evidence.partsNotReviewed > 0)
     head += " Not all of the change was reviewed (" + std::to_string(evidence.partsNotReviewed) +
             (evidence.partsNotReviewed == 1 ? " file" : " files") +

@@ -131,7 +131,8 @@ TextDocumentContentChangeEvent Document::asLinesThatDiffer(std::string text) con
   while (suffix < text_.size() - prefix && suffix < text.size() - prefix &&
          text_[text_.size() - 1 - suffix] == text[text.size() - 1 - suffix])
     ++suffix;
-  while (suffix > 0 && text_[text_.size() - suffix - 1] != '\n') --suffix;
+  // ... starting at a line start: the prefix's end (the whole rest), or after a line break.
+  while (suffix > 0 && text_.size() - suffix > prefix && text_[text_.size() - suffix - 1] != '\n') --suffix;
   const auto linesBefore = [&](std::size_t offset) {
     return static_cast<int>(std::count(text_.begin(), text_.begin() + static_cast<std::ptrdiff_t>(offset), '\n'));
   };

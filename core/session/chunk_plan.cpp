@@ -311,7 +311,11 @@ void capRequests(ChunkPlan& plan, const std::vector<FileCost>& files, int maxReq
   }
   auto key = [](const Chunk& c) { return std::tuple(c.parts.front().file, c.parts.front().firstHunk); };
   std::sort(chunks.begin(), chunks.end(), [&](const Chunk& a, const Chunk& b) { return key(a) < key(b); });
-  std::sort(plan.skipped.begin(), plan.skipped.end(), [](const SkippedPart& a, const SkippedPart& b) {
+  sortInDiffOrder(plan.skipped);
+}
+
+void sortInDiffOrder(std::vector<SkippedPart>& skipped) {
+  std::sort(skipped.begin(), skipped.end(), [](const SkippedPart& a, const SkippedPart& b) {
     return std::tuple(a.part.file, a.part.firstHunk) < std::tuple(b.part.file, b.part.firstHunk);
   });
 }

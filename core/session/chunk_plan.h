@@ -102,6 +102,10 @@ std::vector<diff::Hunk> splitHunk(const diff::Hunk& hunk, std::size_t pieces);
 // 1..lines-1): pieces with their own counts, lines keeping their numbers.
 std::vector<diff::Hunk> splitHunkBefore(const diff::Hunk& hunk, const std::vector<std::size_t>& starts);
 
+// Sorts skipped parts in diff order (file, then first hunk): how coverage lists
+// them, and the order chunkDiff needs of a request's parts.
+void sortInDiffOrder(std::vector<SkippedPart>& skipped);
+
 // The diff of one request: its parts' files, each with its hunks of the part(s).
 diff::Diff chunkDiff(const diff::Diff& diff, const std::vector<ChunkPart>& parts);
 

@@ -390,9 +390,7 @@ RequestPlan planRequests(const diff::Diff& diff, const review::ReviewInputs& inp
     int byFirstLineOnly = 0;
     std::vector<SkippedPart> skipped;
     std::vector<Chunk> byFirstLine;
-    std::sort(out.plan.skipped.begin(), out.plan.skipped.end(), [](const SkippedPart& a, const SkippedPart& b) {
-      return std::tuple(a.part.file, a.part.firstHunk) < std::tuple(b.part.file, b.part.firstHunk);
-    });  // a request's parts go in diff order (chunkDiff)
+    sortInDiffOrder(out.plan.skipped);  // a request's parts go in diff order (chunkDiff)
     for (SkippedPart& s : out.plan.skipped) {
       if (s.why == SkippedPart::Why::TooLarge) {
         const std::int64_t bare = requestTokens({s.part}, firstLines);
@@ -620,9 +618,7 @@ review::ReviewOutcome reviewInChunks(const diff::Diff& diff, const review::Revie
             reached.skipped.push_back({part, SkippedPart::Why::NotAnswered, 0});
         }
       }
-      std::sort(reached.skipped.begin(), reached.skipped.end(), [](const SkippedPart& a, const SkippedPart& b) {
-        return std::tuple(a.part.file, a.part.firstHunk) < std::tuple(b.part.file, b.part.firstHunk);
-      });
+      sortInDiffOrder(reached.skipped);
       review::ReviewOutcome partial = merge(std::move(found), options);
       partial.coverage = review::coverageOf(diff, inputs);
       addSkipped(split, reached, budget, config.maxRequests, partial.coverage);

@@ -13,6 +13,11 @@ std::string count(std::int64_t n, const char* one, const char* many) {
   return std::to_string(n) + " " + (n == 1 ? one : many);
 }
 
+// Model calls were made and none came with a token count: no figure is known.
+bool noTokenCountKnown(const review::Usage& u) {
+  return u.unreportedRequests > 0 && u.unreportedRequests == u.requests && u.inputTokens == 0 && u.outputTokens == 0;
+}
+
 }  // namespace
 
 std::string formatCost(double cost) {
@@ -34,7 +39,16 @@ json usageJson(const review::Usage& u, const std::optional<review::Cost>& cost) 
             {"unreportedRequests", u.unreportedRequests}};
   // To 1e-10 of the currency: sums of prices per million are not exact in binary (0.021150000000000002).
   auto money = [](double v) { return std::round(v * 1e10) / 1e10; };
-  if (cost) j["cost"] = {{"input", money(cost->input)}, {"output", money(cost->output)}, {"total", money(cost->total())}};
+  if (!cost) return j;
+  // Requests answered without token counts were billed too: the figures are then
+  // a lower bound, and with no count known at all there is no figure (null, not 0).
+  if (noTokenCountKnown(u))
+    j["cost"] = {{"input", nullptr}, {"output", nullptr}, {"total", nullptr}, {"lowerBound", false}};
+  else
+    j["cost"] = {{"input", money(cost->input)},
+                 {"output", money(cost->output)},
+                 {"total", money(cost->total())},
+                 {"lowerBound", u.unreportedRequests > 0}};
   return j;
 }
 
@@ -48,7 +62,7 @@ std::string usageSentence(const review::Usage& u, const std::optional<review::Co
   std::string s = count(u.requests, "model request", "model requests");
   // Requests the provider gave no token counts for: the totals below are low.
   // Not one count known: "0 input tokens ... cost at least 0.0000" would read as a figure.
-  const bool noneKnown = u.unreportedRequests == u.requests && u.inputTokens == 0 && u.outputTokens == 0;
+  const bool noneKnown = noTokenCountKnown(u);
   if (u.unreportedRequests > 0)
     s += " (no token counts for " +
          (u.unreportedRequests == u.requests ? std::string(u.requests == 1 ? "it" : "them")

@@ -63,13 +63,26 @@ TEST(JsonReport, CostFromTheConfiguredPrices) {
   o.prices.input = 2.0;
   o.prices.output = 8.0;
   // No cached-input price: cached tokens are billed at the input price.
-  EXPECT_EQ(renderJson(o)["usage"]["cost"], (json{{"input", 4.0}, {"output", 8.0}, {"total", 12.0}}));
+  EXPECT_EQ(renderJson(o)["usage"]["cost"], (json{{"input", 4.0}, {"output", 8.0}, {"total", 12.0}, {"lowerBound", false}}));
   o.prices.cachedInput = 0.5;
-  EXPECT_EQ(renderJson(o)["usage"]["cost"], (json{{"input", 2.5}, {"output", 8.0}, {"total", 10.5}}));
+  EXPECT_EQ(renderJson(o)["usage"]["cost"], (json{{"input", 2.5}, {"output", 8.0}, {"total", 10.5}, {"lowerBound", false}}));
   // Sums of prices per million are not exact in binary: the report shows the amount, not the noise.
   o.usage = {.inputTokens = 4'550, .outputTokens = 500, .requests = 1};
   o.prices = {.input = 3.0, .output = 15.0};
-  EXPECT_EQ(renderJson(o)["usage"]["cost"].dump(), R"({"input":0.01365,"output":0.0075,"total":0.02115})");
+  EXPECT_EQ(renderJson(o)["usage"]["cost"].dump(), R"({"input":0.01365,"lowerBound":false,"output":0.0075,"total":0.02115})");
+}
+
+TEST(JsonReport, CostOfRequestsWithoutTokenCountsIsNoConfidentFigure) {
+  auto o = outcome(Verdict::Comment);
+  o.prices = {.input = 3.0, .output = 15.0};
+  // One request answered without usage (or cancelled in flight), nothing counted: no figure, not 0.
+  o.usage = {.requests = 1, .unreportedRequests = 1};
+  EXPECT_EQ(renderJson(o)["usage"]["cost"],
+            (json{{"input", nullptr}, {"output", nullptr}, {"total", nullptr}, {"lowerBound", false}}));
+  // One of two without counts: the figure of the other, said to be a lower bound.
+  o.usage = {.inputTokens = 1'000'000, .requests = 2, .unreportedRequests = 1};
+  EXPECT_EQ(renderJson(o)["usage"]["cost"],
+            (json{{"input", 3.0}, {"output", 0.0}, {"total", 3.0}, {"lowerBound", true}}));
 }
 
 TEST(JsonReport, EmptyListsStayArrays) {

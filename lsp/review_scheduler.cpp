@@ -262,6 +262,8 @@ void Server::runJob(const std::shared_ptr<Job>& job) {
     reviewRequest.fullReview = job->fullReview;
     // "Review this file now" cut short by a limit leaves the diagnostics of what it did not reach.
     reviewRequest.keepEarlierWhereNotReached = true;
+    // A split review that fails partway: what its answered requests found is shown (they were paid for).
+    reviewRequest.answeredBeforeFailure = [outcome](session::ReviewResult partial) { outcome->result = std::move(partial); };
     if (job->cacheOnly) {
       outcome->result = reviews_.cached(std::move(reviewRequest));
       if (!outcome->result || outcome->result->reviewed.files.empty()) {  // not reviewed yet, or nothing changed
@@ -294,12 +296,7 @@ void Server::runJob(const std::shared_ptr<Job>& job) {
       settled = true;
     }
     if (job->cancel.cancelled()) throw Cancelled();
-    // The files findings are shown on, read here so the loop thread does no file I/O to measure their ranges.
-    for (const auto& pf : outcome->result->outcome.findings) {
-      const std::string rel = diff::normalizePath(pf.finding.file);
-      if (outcome->fileLines.count(rel)) continue;
-      if (auto lines = readRepositoryLines(job->root, rel)) outcome->fileLines[rel] = std::move(*lines);
-    }
+    readFilesOfFindings(*job, *outcome);
     outcome->kind = JobOutcome::Kind::Reviewed;
   } catch (const Cancelled&) {
     outcome->kind = JobOutcome::Kind::Cancelled;
@@ -311,13 +308,24 @@ void Server::runJob(const std::shared_ptr<Job>& job) {
       outcome->providerFailure = e.kind() != review::ProviderError::Kind::Config;  // settings that cannot work are not
       outcome->failure = job->cacheOnly ? std::string("cached review lookup: ") + e.what()  // e.g. a missing API key: the save says so
                                         : failureMessage(e);
+      if (outcome->result) readFilesOfFindings(*job, *outcome);  // answered before it failed: shown
     }
   } catch (const std::exception& e) {
     outcome->kind = JobOutcome::Kind::Failed;
     outcome->failure = job->cacheOnly ? std::string("cached review lookup: ") + e.what()
                                       : std::string("revline: review of ") + what + " failed: " + e.what();
+    if (outcome->result && !job->cacheOnly) readFilesOfFindings(*job, *outcome);
   }
   deliver();
+}
+
+// The files findings are shown on, read by the worker so the loop thread does no file I/O to measure their ranges.
+void Server::readFilesOfFindings(const Job& job, JobOutcome& outcome) {
+  for (const auto& pf : outcome.result->outcome.findings) {
+    const std::string rel = diff::normalizePath(pf.finding.file);
+    if (outcome.fileLines.count(rel)) continue;
+    if (auto lines = readRepositoryLines(job.root, rel)) outcome.fileLines[rel] = std::move(*lines);
+  }
 }
 
 void Server::applyOutcome(Job& job, JobOutcome& outcome) {
@@ -333,6 +341,50 @@ void Server::applyOutcome(Job& job, JobOutcome& outcome) {
     if (job.reply) (*job.reply)(std::move(value));
     job.reply.reset();
     if (!job.progressToken.empty()) progress_.end(job.progressToken, progressEnd);
+  };
+  // Publish: every reviewed file gets its findings (or none, which clears it).
+  auto publishFindingsOf = [&](const session::ReviewResult& result) {
+    const diff::Diff& selected = result.reviewed;
+    const std::vector<review::PublishedFinding>& findings = result.outcome.findings;
+    std::map<std::string, std::string> reviewed;  // uri -> repository-relative path
+    std::map<std::string, std::vector<PlacedFinding>> byUri;
+    auto addReviewed = [&](const std::string& rel) {
+      const std::string uri = uriFor(job.root / rel);
+      if (!gone.count(uri)) reviewed.emplace(uri, rel);
+      return uri;
+    };
+    for (const auto& f : selected.files) {
+      if (!f.newPath) continue;  // deleted: nothing to show it on
+      addReviewed(diff::normalizePath(*f.newPath));
+    }
+    if (job.path) addReviewed(*job.path);
+    for (const auto& pf : findings) {
+      const std::string rel = diff::normalizePath(pf.finding.file);
+      const std::string uri = addReviewed(rel);
+      PlacedFinding placed = place(pf, selected.findFile(pf.finding.file));
+      bool alive = true;
+      if (auto e = editsSinceSave_.find(uri); e != editsSinceSave_.end())
+        for (const auto& edit : e->second) alive = alive && moveLines(placed.firstLine, placed.lastLine, edit);
+      if (alive) byUri[uri].push_back(std::move(placed));
+      auto lines = outcome.fileLines.find(rel);
+      if (lines != outcome.fileLines.end() && reviewed.count(uri)) {  // once per file
+        files_[uri].reviewedLines = std::move(lines->second);
+        outcome.fileLines.erase(lines);
+      }
+    }
+    if (!job.path) {  // workspace: files of this repository that left the diff are cleared
+      for (const auto& [uri, state] : files_)
+        if (state.root == job.root) reviewed.emplace(uri, state.path);
+    }
+    for (const auto& [uri, rel] : reviewed) {
+      FileState& state = files_[uri];
+      state.root = job.root;
+      state.path = rel;
+      const auto digest = outcome.diffFingerprints.find(rel);
+      state.reviewedDiff = digest != outcome.diffFingerprints.end() ? digest->second : "";
+      state.findings = std::move(byUri[uri]);
+      publish(uri);
+    }
   };
   using Kind = JobOutcome::Kind;
   if (job.cacheOnly && outcome.kind != Kind::Reviewed) {
@@ -355,10 +407,13 @@ void Server::applyOutcome(Job& job, JobOutcome& outcome) {
                   "cancelled" + spentClause(outcome.spentBeforeEnd));
   }
   if (outcome.kind == Kind::Failed) {
+    // A split review that failed partway: what its answered requests found replaces the last review's.
+    if (outcome.result) publishFindingsOf(*outcome.result);
     const bool staleShown = std::any_of(files_.begin(), files_.end(), [&](const auto& entry) {
       return entry.second.root == job.root && !entry.second.findings.empty();
     });
-    reportFailure(outcome.failure, staleShown, outcome.providerFailure);
+    reportFailure(outcome.failure, outcome.result ? Shown::AnsweredBeforeFailure : staleShown ? Shown::LastReview : Shown::None,
+                  outcome.providerFailure);
     // The reason, not only "failed": a client may show the end over the message (Emacs's echo area).
     std::string reason = outcome.failure;
     if (reason.rfind("revline: ", 0) == 0) reason.erase(0, 9);  // "failed: revline: ..." said it twice
@@ -373,49 +428,8 @@ void Server::applyOutcome(Job& job, JobOutcome& outcome) {
   }
   const session::ReviewResult& result = *outcome.result;
   for (const auto& w : result.outcome.warnings) logMessage(MessageType::Warning, "revline: " + w);
-  const diff::Diff& selected = result.reviewed;
   const std::vector<review::PublishedFinding>& findings = result.outcome.findings;
-
-  // Publish: every reviewed file gets its findings (or none, which clears it).
-  std::map<std::string, std::string> reviewed;  // uri -> repository-relative path
-  std::map<std::string, std::vector<PlacedFinding>> byUri;
-  auto addReviewed = [&](const std::string& rel) {
-    const std::string uri = uriFor(job.root / rel);
-    if (!gone.count(uri)) reviewed.emplace(uri, rel);
-    return uri;
-  };
-  for (const auto& f : selected.files) {
-    if (!f.newPath) continue;  // deleted: nothing to show it on
-    addReviewed(diff::normalizePath(*f.newPath));
-  }
-  if (job.path) addReviewed(*job.path);
-  for (const auto& pf : findings) {
-    const std::string rel = diff::normalizePath(pf.finding.file);
-    const std::string uri = addReviewed(rel);
-    PlacedFinding placed = place(pf, selected.findFile(pf.finding.file));
-    bool alive = true;
-    if (auto e = editsSinceSave_.find(uri); e != editsSinceSave_.end())
-      for (const auto& edit : e->second) alive = alive && moveLines(placed.firstLine, placed.lastLine, edit);
-    if (alive) byUri[uri].push_back(std::move(placed));
-    auto lines = outcome.fileLines.find(rel);
-    if (lines != outcome.fileLines.end() && reviewed.count(uri)) {  // once per file
-      files_[uri].reviewedLines = std::move(lines->second);
-      outcome.fileLines.erase(lines);
-    }
-  }
-  if (!job.path) {  // workspace: files of this repository that left the diff are cleared
-    for (const auto& [uri, state] : files_)
-      if (state.root == job.root) reviewed.emplace(uri, state.path);
-  }
-  for (const auto& [uri, rel] : reviewed) {
-    FileState& state = files_[uri];
-    state.root = job.root;
-    state.path = rel;
-    const auto digest = outcome.diffFingerprints.find(rel);
-    state.reviewedDiff = digest != outcome.diffFingerprints.end() ? digest->second : "";
-    state.findings = std::move(byUri[uri]);
-    publish(uri);
-  }
+  publishFindingsOf(result);
   if (job.cacheOnly) return;
   lastFailureShown_.clear();
   // Dismissed findings are counted apart; the verdict is policy's, over the others.
@@ -447,7 +461,7 @@ void Server::applyOutcome(Job& job, JobOutcome& outcome) {
          endMessage);
 }
 
-void Server::reportFailure(const std::string& message, bool staleShown, bool providerFailed) {
+void Server::reportFailure(const std::string& message, Shown shown, bool providerFailed) {
   if (providerFailed) count(&ServerStats::providerFailures);
   logMessage(MessageType::Error, message);
   // A new failure is shown at once; the same one again after a minute (a
@@ -455,10 +469,13 @@ void Server::reportFailure(const std::string& message, bool staleShown, bool pro
   const auto now = options_.clock ? options_.clock() : Clock::now();
   if (message != lastFailureShown_ || now - lastFailureShownAt_ >= std::chrono::minutes(1)) {
     const bool again = message == lastFailureShown_;
-    showMessage(MessageType::Error,
-                again        ? message + " (still failing; the diagnostics shown are from the last successful review)"
-                : staleShown ? asSentence(message) + " The diagnostics shown are from the last successful review."
-                             : message);
+    // What the diagnostics shown are, after "The" (a sentence) or "the" (in parentheses).
+    const std::string what = shown == Shown::AnsweredBeforeFailure
+                                 ? "diagnostics shown are from the requests answered before the failure"
+                                 : "diagnostics shown are from the last successful review";
+    showMessage(MessageType::Error, again                  ? message + " (still failing; the " + what + ")"
+                                    : shown != Shown::None ? asSentence(message) + " The " + what + "."
+                                                           : message);
     lastFailureShown_ = message;
     lastFailureShownAt_ = now;
   }

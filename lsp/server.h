@@ -147,9 +147,16 @@ class Server : public MessageHandler {
   // Runs `task` on the loop thread: posted, or at once with sync.
   void onLoop(std::function<void()> task);
   void workerLoop();
-  // A new failure at once, the same one once a minute; `staleShown`: diagnostics of
-  // an earlier review are still shown in this repository (the message says so).
-  void reportFailure(const std::string& message, bool staleShown, bool providerFailed);
+  // What the diagnostics shown in a repository are when its review failed (the message says so).
+  enum class Shown {
+    None,
+    LastReview,             // of an earlier review, still shown
+    AnsweredBeforeFailure,  // of a split review's requests answered before another failed
+  };
+  // A new failure at once, the same one once a minute.
+  void reportFailure(const std::string& message, Shown shown, bool providerFailed);
+  // Worker: reads the files the findings of outcome.result are on (outcome.fileLines).
+  void readFilesOfFindings(const Job& job, JobOutcome& outcome);
   void count(int ServerStats::*counter);           // any thread
   // Adds a review's spend (and its cost, when priced) to revline/stats, ending
   // its in-flight count in the same step (nothing counted twice); any thread.

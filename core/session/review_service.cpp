@@ -187,6 +187,7 @@ ReviewResult ReviewService::review(ReviewRequest request, const CancelToken& can
   const ProgressSink progress = std::move(request.progress);
   const bool full = request.fullReview;
   const CacheUse use = cacheUseOf(request);
+  const std::function<void(ReviewResult)> answeredBeforeFailure = std::move(request.answeredBeforeFailure);
   PreparedReview prepared = prepare(std::move(request));
   if (!showsALine(prepared.reviewed)) return nothingToSend(std::move(prepared), config, cancel);
   ReviewResult result;
@@ -213,7 +214,18 @@ ReviewResult ReviewService::review(ReviewRequest request, const CancelToken& can
   // with its own read-only tools confined to the work tree (none without a root).
   // A split review that fails keeps, per hunk, what its answered requests found.
   auto keepAnswered = [&](const review::ReviewOutcome& answered) {
-    if (plan) hunks_->store(root, *plan, answered, sendConfig.review.policy);
+    if (!plan) return;
+    hunks_->store(root, *plan, answered, sendConfig.review.policy);
+    if (!answeredBeforeFailure) return;
+    IncrementalPlan reached = *plan;
+    if (use == CacheUse::RefreshFallingBack) fallBackWhereNotReached(reached, answered);
+    ReviewResult partial;
+    partial.outcome = mergeIncremental(reached, answered, prepared.reviewed, prepared.inputs, config.review.policy);
+    partial.evidence = review::approvalEvidence(partial.outcome);
+    partial.reviewed = prepared.reviewed;
+    partial.hunksReused = reached.hunksReused;
+    partial.hunksTotal = reached.hunksTotal;
+    answeredBeforeFailure(std::move(partial));
   };
   result.outcome = reviewInChunks(toSend, prepared.inputs, *provider,
                                   {sendConfig, root, factory_, wrap, progress, keepAnswered}, cancel);

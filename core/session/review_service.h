@@ -49,6 +49,15 @@ struct ReviewProgress {
 using ProgressSink = std::function<void(const ReviewProgress&)>;
 
 // One review asked for.
+struct ReviewResult {
+  diff::Diff reviewed;            // what was reviewed (the selection of the request's diff)
+  review::ReviewOutcome outcome;  // from cache: findings, verdict and coverage as the review had them
+  review::ApprovalEvidence evidence;  // what kept it from approving: a verdict over fewer findings
+                                      // (the server leaves dismissed ones out) still uses it
+  bool fromCache = false;              // no model was asked: every part was reviewed before
+  int hunksReused = 0, hunksTotal = 0;  // hunks answered by the per-hunk cache (hunk_cache.h)
+};
+
 struct ReviewRequest {
   diff::Diff diff;                           // the change as read (git or a patch), before the selection
   std::filesystem::path root;                // its work tree; empty: no repository (no tools, no file reads)
@@ -68,6 +77,13 @@ struct ReviewRequest {
   // Files of the change the diff does not show (an untracked file over the size
   // cap, an unmerged path): listed in coverage as not reviewed, so no APPROVE.
   std::vector<git::LeftOut> leftOut;
+  // Told, before review() throws, what a review split into several requests
+  // found when some of them were answered and another failed: the findings of
+  // the answered ones with those carried over from the per-hunk cache, and
+  // coverage listing the rest as not reviewed (so no APPROVE). They were paid
+  // for: the language server shows them rather than the last review's. Only
+  // where the per-hunk cache applies (a model provider, a repository).
+  std::function<void(ReviewResult)> answeredBeforeFailure = {};
 };
 
 // What the selection keeps of a request, and what the review is given besides.
@@ -80,15 +96,6 @@ PreparedReview prepare(ReviewRequest request);
 // A file of the change the diff does not show, as coverage lists it: not
 // reviewed, and not by choice, so the verdict cannot be APPROVE.
 review::SkippedFile notReviewed(git::LeftOut left);
-
-struct ReviewResult {
-  diff::Diff reviewed;            // what was reviewed (the selection of the request's diff)
-  review::ReviewOutcome outcome;  // from cache: findings, verdict and coverage as the review had them
-  review::ApprovalEvidence evidence;  // what kept it from approving: a verdict over fewer findings
-                                      // (the server leaves dismissed ones out) still uses it
-  bool fromCache = false;              // no model was asked: every part was reviewed before
-  int hunksReused = 0, hunksTotal = 0;  // hunks answered by the per-hunk cache (hunk_cache.h)
-};
 
 class ReviewService {
  public:

@@ -314,5 +314,70 @@ TEST_F(OneRequestAtATime, ACancelledReviewSaysWhatItSpent) {
   EXPECT_EQ(c.stop(), 0);
 }
 
+
+// The first request of a split review answers with a finding on the first added
+// line it was shown; every later one fails on the provider's side.
+class AnswersOnceThenFails : public review::Provider {
+ public:
+  explicit AnswersOnceThenFails(std::atomic<int>& calls) : calls_(calls) {}
+  std::string name() const override { return "once"; }
+  std::string model() const override { return "m1"; }
+  review::ModelResponse complete(const review::ModelRequest& request, const CancelToken&) override {
+    if (calls_++ > 0) throw review::ProviderError(review::ProviderError::Kind::Server, "once: HTTP 503 overloaded");
+    const std::string& diff = request.messages.front().text;
+    const std::size_t plus = diff.find(" + ");  // "  12 + text": the first added line's number precedes it
+    std::size_t start = diff.rfind('\n', plus) + 1;
+    const int line = std::stoi(diff.substr(start, plus - start));
+    review::ModelResponse r;
+    r.text = json{{"summary", "one problem"},
+                  {"verdict", "COMMENT"},
+                  {"findings",
+                   json::array({{{"file", "a.txt"}, {"line", line}, {"endLine", nullptr}, {"severity", "MINOR"},
+                                 {"category", "MAINTAINABILITY"}, {"title", "Answered before the failure"},
+                                 {"explanation", "Found by the request that was answered."}, {"suggestedFix", nullptr},
+                                 {"edit", nullptr}, {"confidence", 0.8}}})}}
+                 .dump();
+    r.usage.inputTokens = 1000;
+    return r;
+  }
+
+ private:
+  std::atomic<int>& calls_;
+};
+
+// A split review whose second request fails shows what the first one found at
+// once (it was paid for), and says so; before, the editor kept the last review's
+// diagnostics until the next save. The next save sends only what was not answered.
+TEST(ReviewProgress, ASplitReviewThatFailsPartwayShowsWhatWasAnswered) {
+  TempRepo repo;
+  const auto made = fourHundredChangedLines(repo);  // not a structured binding: clang 14 cannot capture one
+  const std::filesystem::path root = made.first;
+  const std::string uri = made.second;
+  std::atomic<int> calls{0};
+  ServerOptions options;
+  options.providerFactory = [&calls](const config::Config&, const diff::Diff&, const std::filesystem::path&) {
+    return std::make_unique<AnswersOnceThenFails>(calls);
+  };
+  LspClient c(std::move(options));
+  c.initialize(uriFromPath(root.string()), {{"max_input_tokens", 4000}, {"max_tool_calls", 0}, {"max_requests", 100},
+                                            {"max_parallel_requests", 1}, {"debounce_ms", 0}, {"max_attempts", 1}});
+  c.notify("textDocument/didSave", {{"textDocument", {{"uri", uri}}}});
+  const json published = c.notification("textDocument/publishDiagnostics");
+  EXPECT_EQ(published["params"]["uri"], uri);
+  ASSERT_EQ(published["params"]["diagnostics"].size(), 1u) << published.dump();
+  EXPECT_NE(published["params"]["diagnostics"][0]["message"].get<std::string>().find("Answered before the failure"),
+            std::string::npos)
+      << published.dump();
+  const json error = c.waitFor(
+      [](const json& m) { return m.value("method", "") == "window/showMessage" && m["params"]["type"] == 1; },
+      "the failure shown");
+  const std::string message = error["params"]["message"];
+  EXPECT_NE(message.find("HTTP 503 overloaded"), std::string::npos) << message;
+  EXPECT_NE(message.find("The diagnostics shown are from the requests answered before the failure."), std::string::npos)
+      << message;
+  EXPECT_EQ(calls.load(), 2) << "one request answered, one failed, none started after the failure";
+  EXPECT_EQ(c.stop(), 0);
+}
+
 }  // namespace
 }  // namespace revline::lsp

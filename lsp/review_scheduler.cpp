@@ -471,7 +471,8 @@ void Server::reportFailure(const std::string& message, Shown shown, bool provide
     const bool again = message == lastFailureShown_;
     // What the diagnostics shown are, after "The" (a sentence) or "the" (in parentheses).
     const std::string what = shown == Shown::AnsweredBeforeFailure
-                                 ? "diagnostics shown are from the requests answered before the failure"
+                                 ? "diagnostics shown are from the requests answered before the failure, and from "
+                                   "earlier reviews for the rest where there was one"
                                  : "diagnostics shown are from the last successful review";
     showMessage(MessageType::Error, again                  ? message + " (still failing; the " + what + ")"
                                     : shown != Shown::None ? asSentence(message) + " The " + what + "."

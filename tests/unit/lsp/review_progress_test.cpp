@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <map>
 #include <condition_variable>
 #include <thread>
 #include <mutex>
@@ -373,9 +374,90 @@ TEST(ReviewProgress, ASplitReviewThatFailsPartwayShowsWhatWasAnswered) {
       "the failure shown");
   const std::string message = error["params"]["message"];
   EXPECT_NE(message.find("HTTP 503 overloaded"), std::string::npos) << message;
-  EXPECT_NE(message.find("The diagnostics shown are from the requests answered before the failure."), std::string::npos)
+  EXPECT_NE(message.find("The diagnostics shown are from the requests answered before the failure, and from earlier "
+                         "reviews for the rest where there was one."), std::string::npos)
       << message;
   EXPECT_EQ(calls.load(), 2) << "one request answered, one failed, none started after the failure";
+  EXPECT_EQ(c.stop(), 0);
+}
+
+
+// One finding on the first added line of every hunk it is shown, titled with the
+// test's round; from the `failFrom`th call on (counted from 0), a provider failure.
+class FindsEveryHunk : public review::Provider {
+ public:
+  FindsEveryHunk(std::atomic<int>& calls, std::atomic<int>& failFrom, std::atomic<int>& round)
+      : calls_(calls), failFrom_(failFrom), round_(round) {}
+  std::string name() const override { return "every-hunk"; }
+  std::string model() const override { return "m1"; }
+  review::ModelResponse complete(const review::ModelRequest& request, const CancelToken&) override {
+    if (calls_++ >= failFrom_) throw review::ProviderError(review::ProviderError::Kind::Server, "every-hunk: HTTP 503");
+    const std::string& diff = request.messages.front().text;
+    json findings = json::array();
+    for (std::size_t at = diff.find("\n@@ "); at != std::string::npos; at = diff.find("\n@@ ", at + 1)) {
+      const std::size_t plus = diff.find(" + ", at);
+      const std::size_t start = diff.rfind('\n', plus) + 1;
+      findings.push_back({{"file", "a.txt"}, {"line", std::stoi(diff.substr(start, plus - start))}, {"endLine", nullptr},
+                          {"severity", "MINOR"}, {"category", "MAINTAINABILITY"},
+                          {"title", "review " + std::to_string(round_.load())}, {"explanation", "A second look."},
+                          {"suggestedFix", nullptr}, {"edit", nullptr}, {"confidence", 0.8}});
+    }
+    review::ModelResponse r;
+    r.text = json{{"summary", "ok"}, {"verdict", "COMMENT"}, {"findings", findings}}.dump();
+    r.usage.inputTokens = 1000;
+    return r;
+  }
+
+ private:
+  std::atomic<int>&calls_, &failFrom_, &round_;
+};
+
+// "Review this file now" that fails partway: the requests answered show their new
+// findings, the parts the failure kept it from reaching keep their last review's.
+TEST(ReviewProgress, ReviewThisFileNowThatFailsPartwayKeepsTheRestsLastFindings) {
+  TempRepo repo;
+  const auto made = fourHundredChangedLines(repo);  // not a structured binding: clang 14 cannot capture one
+  const std::filesystem::path root = made.first;
+  const std::string uri = made.second;
+  std::atomic<int> calls{0}, failFrom{1000}, round{1};
+  ServerOptions options;
+  options.providerFactory = [&](const config::Config&, const diff::Diff&, const std::filesystem::path&) {
+    return std::make_unique<FindsEveryHunk>(calls, failFrom, round);
+  };
+  LspClient c(std::move(options));
+  c.initialize(uriFromPath(root.string()), {{"max_input_tokens", 4000}, {"max_tool_calls", 0}, {"max_requests", 100},
+                                            {"max_parallel_requests", 1}, {"debounce_ms", 0}, {"max_attempts", 1}});
+  const auto titles = [](const json& published) {
+    std::map<std::string, int> byTitle;
+    for (const auto& d : published["params"]["diagnostics"]) {
+      const std::string m = d["message"];
+      ++byTitle[m.substr(0, m.find('\n'))];
+    }
+    return byTitle;
+  };
+  c.notify("textDocument/didSave", {{"textDocument", {{"uri", uri}}}});
+  const std::map<std::string, int> first = titles(c.notification("textDocument/publishDiagnostics"));
+  ASSERT_EQ(first.size(), 1u);
+  const int hunks = first.begin()->second;
+  const int requests = calls.load();
+  ASSERT_GE(requests, 3) << "the change should take several requests";
+  EXPECT_NE(first.begin()->first.find("review 1"), std::string::npos) << first.begin()->first;
+
+  round = 2;
+  failFrom = calls.load() + 1;  // the forced review's first request is answered, its second fails
+  const int id = c.request("workspace/executeCommand",
+                           {{"command", "revline.reviewFile"}, {"arguments", json::array({{{"uri", uri}}})}});
+  EXPECT_EQ(c.reply(id)["error"]["code"], -32803) << "the command reports the failure";
+  const std::map<std::string, int> after = titles(c.notification("textDocument/publishDiagnostics"));
+  int fresh = 0, earlier = 0;
+  for (const auto& [title, n] : after) (title.find("review 2") != std::string::npos ? fresh : earlier) += n;
+  EXPECT_GT(fresh, 0) << "the answered request's findings are shown";
+  EXPECT_GT(earlier, 0) << "the parts not reached keep their last review's findings";
+  EXPECT_EQ(fresh + earlier, hunks) << "every hunk shows one finding, new or kept";
+  const std::string message = c.notification("window/showMessage")["params"]["message"];
+  EXPECT_NE(message.find("The diagnostics shown are from the requests answered before the failure, and from earlier "
+                         "reviews for the rest where there was one."), std::string::npos)
+      << message;
   EXPECT_EQ(c.stop(), 0);
 }
 

@@ -117,7 +117,8 @@ int runDiffCommand(const std::vector<std::string>& args, std::istream& in, std::
   if (root.empty()) {
     out << forOutput(diff::annotate(prepared.reviewed), out);
   } else {
-    const tools::RepositoryTools files(root);  // the same confined reads as the review's
+    tools::RepositoryTools files(root);  // the same confined reads as the review's
+    files.readNewSideFrom(prepared.reviewed.newVersions);
     out << forOutput(diff::annotate(prepared.reviewed, review::functionContextOf(prepared.reviewed, options, &files)),
                      out);
   }

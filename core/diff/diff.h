@@ -1,6 +1,7 @@
 // The parsed form of git's unified diff output: files -> hunks -> lines, with
 // old and new line numbers. Pure data plus pure functions; no I/O.
 #pragma once
+#include <map>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -37,6 +38,9 @@ struct FileDiff {
   std::optional<std::string> oldMode, newMode;
   std::optional<int> similarity;  // "similarity index N%" for renames and copies
   bool binary = false;
+  // The new side's blob id from "index OLD..NEW" (as written: often abbreviated);
+  // nullopt when the header has none or it is all zeros (not known to git).
+  std::optional<std::string> newBlob;
   std::vector<Hunk> hunks;
 
   // newPath, or oldPath for a deleted file.
@@ -47,11 +51,21 @@ struct FileDiff {
   std::optional<std::string_view> newLineText(int newLine) const;
 };
 
+// The whole new text of a change's files when the new side is not the work
+// tree: a --staged review's is the index, a patch's the blobs its index lines
+// name. Keyed by new path; nullopt: not known (only the hunks show the file).
+using NewVersions = std::map<std::string, std::optional<std::string>>;
+
 struct Diff {
   // The raw diff text that every string_view above points into; shared so the
   // Diff can be copied and moved freely.
   std::shared_ptr<const std::string> source;
   std::vector<FileDiff> files;
+  // Null: the work tree is the new side, read from there (a working-tree or
+  // --base diff). Otherwise what is read as a file of the change instead of the
+  // work tree's copy, which may differ (unstaged edits); a file absent from it
+  // is the same in the work tree.
+  std::shared_ptr<const NewVersions> newVersions;
 
   // The file whose new path (or old path, if deleted) equals `path` after
   // normalisation (leading "./" and "a/"-style prefixes dropped); nullptr if none.

@@ -483,6 +483,75 @@ std::vector<std::string> ignoredUntracked(const fs::path& root, const GitOptions
   return paths;
 }
 
+std::map<std::string, std::optional<std::string>> blobTexts(const fs::path& root, const std::vector<std::string>& ids,
+                                                            std::size_t maxBytes, const GitOptions& options) {
+  std::map<std::string, std::optional<std::string>> texts;
+  std::string names;
+  for (const std::string& id : ids) {
+    if (texts.count(id)) continue;
+    texts[id] = std::nullopt;
+    // An id is hex: anything else (a newline, "HEAD:path") would name something else.
+    if (!id.empty() && id.find_first_not_of("0123456789abcdef") == std::string::npos) names += id + "\n";
+  }
+  if (names.empty()) return texts;
+  const Runner git{options, root, {{"GIT_NO_LAZY_FETCH", "1"}}, {}, {}};
+  // Sizes first ("<oid> blob <size>", or "<name> missing"/"ambiguous"): a huge blob is never read.
+  std::vector<std::pair<std::string, std::string>> wanted;  // (name asked, full oid)
+  std::string fullIds;
+  {
+    const std::vector<std::string> asked = splitLines(names);
+    const std::vector<std::string> answers = splitLines(git.checked({"cat-file", "--batch-check"}, names));
+    for (std::size_t i = 0; i < asked.size() && i < answers.size(); ++i) {
+      const std::string& a = answers[i];
+      const std::size_t sp1 = a.find(' '), sp2 = a.find(' ', sp1 + 1);
+      if (sp1 == std::string::npos || sp2 == std::string::npos || a.compare(sp1 + 1, sp2 - sp1 - 1, "blob") != 0)
+        continue;
+      const std::string size = a.substr(sp2 + 1);
+      if (size.empty() || size.size() > 18 || size.find_first_not_of("0123456789") != std::string::npos ||
+          std::stoull(size) > maxBytes)
+        continue;
+      wanted.emplace_back(asked[i], a.substr(0, sp1));
+      fullIds += a.substr(0, sp1) + "\n";
+    }
+  }
+  if (wanted.empty()) return texts;
+  // Then the contents: "<oid> blob <size>\n<bytes>\n" each, in the order asked.
+  const std::string out = git.checked({"cat-file", "--batch"}, fullIds);
+  std::size_t at = 0;
+  for (const auto& [name, oid] : wanted) {
+    const std::size_t eol = out.find('\n', at);
+    if (eol == std::string::npos) break;
+    const std::string header = out.substr(at, eol - at);
+    const std::size_t sp = header.rfind(' ');
+    if (header.rfind(oid + " blob ", 0) != 0 || sp == std::string::npos) break;
+    const std::size_t size = std::stoull(header.substr(sp + 1));
+    if (eol + 1 + size > out.size()) break;
+    texts[name] = out.substr(eol + 1, size);
+    at = eol + 1 + size + 1;
+  }
+  return texts;
+}
+
+std::map<std::string, std::string> workTreeBlobIds(const fs::path& root, const std::vector<std::string>& paths,
+                                                   const GitOptions& options) {
+  std::map<std::string, std::string> ids;
+  std::vector<std::string> regular;
+  std::string input;
+  for (const std::string& p : paths) {
+    std::error_code ec;
+    // Regular files only: git would wait forever on a named pipe, and follow a symlink out.
+    if (p.empty() || p.find('\n') != std::string::npos || !fs::is_regular_file(fs::symlink_status(root / p, ec)))
+      continue;
+    regular.push_back(p);
+    input += p + "\n";
+  }
+  if (regular.empty()) return ids;
+  const Runner git{options, root, {}, {}, {}};
+  const std::vector<std::string> out = splitLines(git.checked({"hash-object", "--no-filters", "--stdin-paths"}, input));
+  for (std::size_t i = 0; i < regular.size() && i < out.size(); ++i) ids[regular[i]] = out[i];
+  return ids;
+}
+
 std::vector<std::string> commitMessages(const fs::path& root, const std::string& base, std::size_t maxCommits,
                                         const GitOptions& options) {
   const Runner git{options, root, {}, {}, {}};

@@ -89,6 +89,20 @@ std::string diffText(const std::filesystem::path& root, const DiffRequest& reque
 // (`git ls-files --others --ignored --exclude-standard --directory`).
 std::vector<std::string> ignoredUntracked(const std::filesystem::path& root, const GitOptions& git = {});
 
+// The text of each blob `ids` names (full or abbreviated, as a diff's index
+// lines write them), from the object store of the repository at `root`:
+// nullopt for one that is missing, ambiguous, not a blob, or over `maxBytes`.
+// Nothing is fetched (a partial clone's missing blob stays missing, on git >= 2.45).
+std::map<std::string, std::optional<std::string>> blobTexts(const std::filesystem::path& root,
+                                                            const std::vector<std::string>& ids, std::size_t maxBytes,
+                                                            const GitOptions& git = {});
+
+// The blob id git would give each of the work tree's files `paths` as they are
+// (`git hash-object --no-filters`), by path; a path that is not a regular file
+// (or not there) has none.
+std::map<std::string, std::string> workTreeBlobIds(const std::filesystem::path& root,
+                                                   const std::vector<std::string>& paths, const GitOptions& git = {});
+
 // The subject and body of each commit in `merge-base(base, HEAD)..HEAD`, oldest
 // first, at most `maxCommits` (the newest ones when there are more); bodies are
 // trimmed. What the author says the change is for: untrusted text.

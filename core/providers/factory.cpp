@@ -41,7 +41,10 @@ std::unique_ptr<review::Provider> makeProvider(const config::Config& config, con
     if (!repositoryRoot.empty()) {
       // Through the one confined read: a diff path that is a symlink out of the
       // repository, a FIFO, a device or a huge file is skipped and reported.
-      lookup = [repositoryRoot, skipped](const std::string& path) -> std::optional<std::string> {
+      lookup = [repositoryRoot, skipped, versions = diff.newVersions](const std::string& path) -> std::optional<std::string> {
+        // --staged, --stdin: the change's files as git has their new side, not the work tree's copies.
+        if (versions)
+          if (const auto v = versions->find(path); v != versions->end()) return v->second;
         support::RepoFileRead read = support::readRepositoryFile(repositoryRoot, path);
         // A submodule's path is its work tree, a directory: the diff shows its commit, nothing to read.
         auto submodule = [&] {

@@ -54,10 +54,11 @@ tools::Sandbox::IgnoredLister ignoredOnce(const std::filesystem::path& root) {
   };
 }
 
-std::unique_ptr<tools::RepositoryTools> toolsFor(const std::filesystem::path& root, const tools::ToolLimits& limits,
-                                                 tools::Sandbox::IgnoredLister ignored) {
+std::unique_ptr<tools::RepositoryTools> toolsFor(const std::filesystem::path& root, const diff::Diff& change,
+                                                 const tools::ToolLimits& limits, tools::Sandbox::IgnoredLister ignored) {
   if (root.empty()) return nullptr;  // no repository: no tools, no file reads
   auto tools = std::make_unique<tools::RepositoryTools>(root, limits);
+  tools->readNewSideFrom(change.newVersions);  // --staged, --stdin: the change's files as git has them
   // What git ignores (a local .env, build output) the model is not shown, as the diff does not show it.
   tools->ignoreWhatGitIgnores(std::move(ignored));
   return tools;
@@ -81,6 +82,7 @@ std::vector<FileCost> costsOf(const diff::Diff& diff, const review::ReviewOption
     const diff::FileDiff& file = diff.files[f];
     diff::Diff one;
     one.source = diff.source;
+    one.newVersions = diff.newVersions;
     one.files.push_back(file);
     auto measure = [&](std::vector<diff::Hunk> hunks, const std::vector<std::vector<diff::HunkContext>>& context) {
       one.files[0].hunks = std::move(hunks);
@@ -295,7 +297,7 @@ RequestPlan planRequests(const diff::Diff& diff, const review::ReviewInputs& inp
   // What every request holds besides the diff: system prompt, schema, intent, tool specs.
   out.requestInputs = review::ReviewInputs{inputs.commitMessages, {}};
   out.ignored = ignoredOnce(setup.root);
-  out.measuring = toolsFor(setup.root, out.limits, out.ignored);
+  out.measuring = toolsFor(setup.root, diff, out.limits, out.ignored);
   review::ModelRequest empty = review::firstRequest(diff::Diff{diff.source, {}}, provider, options,
                                                     out.measuring.get(), out.requestInputs);
   if (toolsOffered) empty.tools = out.measuring->specs();
@@ -310,7 +312,7 @@ RequestPlan planRequests(const diff::Diff& diff, const review::ReviewInputs& inp
       review::ReviewOptions o = options;
       o.inputTokenBudget = b;
       const std::int64_t r = b * percent / 100;
-      const auto tools = toolsFor(setup.root, limitsFor(config, r), out.ignored);
+      const auto tools = toolsFor(setup.root, diff, limitsFor(config, r), out.ignored);
       review::ModelRequest e =
           review::firstRequest(diff::Diff{diff.source, {}}, provider, o, tools.get(), out.requestInputs);
       if (toolsOffered) e.tools = tools->specs();
@@ -517,13 +519,13 @@ std::vector<review::ModelRequest> previewRequests(const diff::Diff& diff, const 
                                                   std::vector<std::string>* notSent) {
   RequestPlan p = planRequests(diff, inputs, provider, setup);
   if (p.budget <= 0 || diff.files.empty()) {
-    auto tools = toolsFor(setup.root, {}, ignoredOnce(setup.root));
+    auto tools = toolsFor(setup.root, diff, {}, ignoredOnce(setup.root));
     return {review::firstRequest(diff, provider, setup.config.review, tools.get(), inputs)};
   }
   if (p.whole) return {std::move(*p.whole)};
   std::vector<review::ModelRequest> out;
   for (const Chunk& c : p.plan.chunks) {
-    auto tools = toolsFor(setup.root, p.limits, p.ignored);
+    auto tools = toolsFor(setup.root, diff, p.limits, p.ignored);
     out.push_back(review::firstRequest(chunkDiff(p.split, c.parts), provider,
                                        c.functionsByFirstLine ? byFirstLine(p.options) : p.options, tools.get(),
                                        p.requestInputs));
@@ -542,7 +544,7 @@ review::ReviewOutcome reviewInChunks(const diff::Diff& diff, const review::Revie
   const config::Config& config = setup.config;
   RequestPlan p = planRequests(diff, inputs, provider, setup);
   if (p.budget <= 0 || diff.files.empty()) {
-    auto tools = toolsFor(setup.root, {}, ignoredOnce(setup.root));
+    auto tools = toolsFor(setup.root, diff, {}, ignoredOnce(setup.root));
     return review::runReview(diff, provider, config.review, tools.get(), cancel, inputs);
   }
   const review::ReviewOptions& options = p.options;
@@ -581,7 +583,7 @@ review::ReviewOutcome reviewInChunks(const diff::Diff& diff, const review::Revie
         const diff::Diff part = chunkDiff(split, plan.chunks[c].parts);
         std::unique_ptr<review::Provider> own = setup.factory(config, part, setup.root);
         if (setup.wrap) own = setup.wrap(std::move(own));
-        auto tools = toolsFor(setup.root, limits, p.ignored);
+        auto tools = toolsFor(setup.root, diff, limits, p.ignored);
         outcomes[c] = review::runReview(part, *own,
                                         plan.chunks[c].functionsByFirstLine ? byFirstLine(partOptions) : partOptions,
                                         tools.get(), cancel, requestInputs);

@@ -195,6 +195,7 @@ IncrementalPlan HunkCache::plan(const fs::path& root, const diff::Diff& change, 
   plan.cut = cutIntoUnits(change, context.maxUnitTokens);
   const diff::Diff& whole = plan.cut;
   plan.toReview.source = whole.source;
+  plan.toReview.newVersions = whole.newVersions;
   const std::string common = commonKey(context);
   for (std::size_t fi = 0; fi < whole.files.size(); ++fi) {
     const diff::FileDiff& f = whole.files[fi];

@@ -10,6 +10,8 @@
 #include "core/git/git_directory.h"
 #include "core/providers/factory.h"
 #include "core/session/chunked_review.h"
+#include "core/session/new_side.h"
+#include "core/support/repo_file.h"
 #include "core/tools/repository_tools.h"
 
 namespace revline::session {
@@ -25,6 +27,8 @@ PreparedReview prepare(ReviewRequest request) {
   config::Selection selection = config::selectFiles(std::move(request.diff), request.config);
   PreparedReview prepared;
   prepared.reviewed = std::move(selection.diff);
+  if (!request.newSideIsWorkTree && !request.root.empty())
+    prepared.reviewed.newVersions = newVersionsFromGit(request.root, prepared.reviewed, support::kMaxRepositoryFileBytes);
   prepared.inputs.filesSkipped = std::move(selection.skipped);
   for (auto& left : request.leftOut) prepared.inputs.filesSkipped.push_back(notReviewed(std::move(left)));
   prepared.inputs.commitMessages = std::move(request.commitMessages);
@@ -197,7 +201,10 @@ ReviewResult ReviewService::review(ReviewRequest request, const CancelToken& can
   // The work tree's files, read through tools confined to it, for the function
   // context of the cache key and of the per-hunk plan; none without a root.
   std::optional<tools::RepositoryTools> files;
-  if (!root.empty()) files.emplace(root);
+  if (!root.empty()) {
+    files.emplace(root);
+    files->readNewSideFrom(prepared.reviewed.newVersions);
+  }
   std::string key;
   if (cache_ && files) {
     key = cacheKey(*provider, prepared, config, *files);
@@ -260,7 +267,8 @@ std::optional<ReviewResult> ReviewService::cached(ReviewRequest request) const {
   if (!showsALine(prepared.reviewed)) return nothingToSend(std::move(prepared), config, CancelToken());
   if (!cache_ || root.empty()) return std::nullopt;
   std::unique_ptr<review::Provider> provider = factory_(config, prepared.reviewed, root);
-  const tools::RepositoryTools files(root);
+  tools::RepositoryTools files(root);
+  files.readNewSideFrom(prepared.reviewed.newVersions);
   auto hit = cache_->get(root, cacheKey(*provider, prepared, config, files));
   if (!hit) return std::nullopt;
   return fromCache(std::move(prepared), std::move(*hit), *provider, config);
@@ -276,7 +284,10 @@ std::vector<review::ModelRequest> ReviewService::preview(ReviewRequest request, 
   // What review() would send now: with the per-hunk cache, only the hunks not
   // reviewed before (the same plan, looked up and not changed).
   std::optional<tools::RepositoryTools> files;
-  if (!root.empty()) files.emplace(root);
+  if (!root.empty()) {
+    files.emplace(root);
+    files->readNewSideFrom(prepared.reviewed.newVersions);
+  }
   const std::optional<IncrementalPlan> plan =
       planIncremental(hunks_, root, prepared, config, *provider, files ? &*files : nullptr, use);
   if (plan && plan->hunksReused > 0 && notSent)

@@ -84,6 +84,10 @@ struct ReviewRequest {
   // for: the language server shows them rather than the last review's. Only
   // where the per-hunk cache applies (a model provider, a repository).
   std::function<void(ReviewResult)> answeredBeforeFailure = {};
+  // False when the change's new side is not the work tree (--staged: the index;
+  // --stdin: a patch): prepare() then reads its files' new text from git
+  // (session/new_side.h), and no review reads their work-tree copies.
+  bool newSideIsWorkTree = true;
 };
 
 // What the selection keeps of a request, and what the review is given besides.

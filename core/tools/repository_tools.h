@@ -35,6 +35,10 @@ class RepositoryTools : public review::ToolExecutor {
   Result<std::string> findUsages(const FindUsagesInput& in, const CancelToken& cancel = CancelToken()) const;
 
   const Sandbox& sandbox() const { return sandbox_; }
+  // Sandbox::readNewSideFrom: the change's files read as git has their new side.
+  void readNewSideFrom(std::shared_ptr<const diff::NewVersions> versions) {
+    sandbox_.readNewSideFrom(std::move(versions));
+  }
   // Sandbox::ignoreWhatGitIgnores: the files git ignores are neither read nor listed.
   void ignoreWhatGitIgnores(Sandbox::IgnoredLister lister) { sandbox_.ignoreWhatGitIgnores(std::move(lister)); }
 

@@ -174,6 +174,19 @@ Result<std::string> Sandbox::readText(const ResolvedPath& path) const {
     return ToolError{quotePath(path.relative) + " is a directory; use glob (e.g. \"" + path.relative +
                      "/*\") to list its files"};
   }
+  if (newVersions_) {
+    if (const auto v = newVersions_->find(path.relative); v != newVersions_->end()) {
+      if (!v->second)
+        return ToolError{"the new version of " + quotePath(path.relative) +
+                         " under review is not in the work tree (its copy there differs) and git does not have it; "
+                         "only the diff shows it"};
+      if (v->second->size() > limits_.maxFileBytes)
+        return ToolError{quotePath(path.relative) + " is " + std::to_string(v->second->size() / 1024) + " KB, over the " +
+                         std::to_string(limits_.maxFileBytes / 1024) +
+                         " KB limit for tools; use search_text to find the part you need"};
+      return finishRead(*v->second, path.relative);
+    }
+  }
   // The one confined read (core/support/repo_file.h): regular files only, opened
   // without blocking, never read past the cap.
   support::RepoFileRead read = support::readRegularFile(path.absolute, quotePath(path.relative), limits_.maxFileBytes);
@@ -189,11 +202,14 @@ Result<std::string> Sandbox::readText(const ResolvedPath& path) const {
     }
     return ToolError{"cannot read " + quotePath(path.relative) + ": " + read.skipped->why};
   }
-  std::string data = std::move(*read.content);
+  return finishRead(std::move(*read.content), path.relative);
+}
+
+Result<std::string> Sandbox::finishRead(std::string data, const std::string& relative) const {
   if (hasNul(std::string_view(data).substr(0, limits_.binaryProbeBytes))) {
-    return ToolError{quotePath(path.relative) + " is a binary file; tools only read text files"};
+    return ToolError{quotePath(relative) + " is a binary file; tools only read text files"};
   }
-  if (redact_) data = review::redactSpans(data, redact_(data, path.relative));
+  if (redact_) data = review::redactSpans(data, redact_(data, relative));
   return data;
 }
 

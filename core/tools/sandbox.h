@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -15,6 +16,7 @@
 #include <variant>
 #include <vector>
 
+#include "core/diff/diff.h"
 #include "core/review/provider.h"
 
 namespace revline::tools {
@@ -85,6 +87,12 @@ class Sandbox {
   using IgnoredLister = std::function<std::vector<std::string>()>;
   void ignoreWhatGitIgnores(IgnoredLister lister) { ignoredLister_ = std::move(lister); }
 
+  // When the change's new side is not the work tree (diff::Diff::newVersions):
+  // a file it holds is read as it says (readText, readForSearch), not from the
+  // work tree, whose copy may hold edits the change does not; one it says is
+  // not known is refused. Null: the work tree is the new side.
+  void readNewSideFrom(std::shared_ptr<const diff::NewVersions> versions) { newVersions_ = std::move(versions); }
+
  private:
   bool inside(const std::filesystem::path& canonical) const;
   // Whether `relative` (a file, or a directory when it ends in '/') is ignored or inside an ignored directory.
@@ -97,6 +105,9 @@ class Sandbox {
   review::SecretFinder redact_;
   IgnoredLister ignoredLister_;
   mutable std::optional<std::set<std::string>> ignored_;  // what ignoredLister_ said, once asked
+  std::shared_ptr<const diff::NewVersions> newVersions_;
+  // The checks and redaction of every read, on text read from the work tree or git.
+  Result<std::string> finishRead(std::string data, const std::string& relative) const;
 };
 
 // The model's glob: the one glob engine (support/glob.h, as the settings use

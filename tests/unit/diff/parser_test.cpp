@@ -503,5 +503,27 @@ TEST(NormalizePath, DropsDotSlash) {
   EXPECT_EQ(normalizePath("a/src/a.cpp"), "a/src/a.cpp");  // only findFile knows whether "a/" is a prefix
 }
 
+// The new side's blob id, which --staged and --stdin read the file's whole new text by.
+TEST_F(ParserTest, TheNewBlobIdOfTheIndexLineIsKept) {
+  repo.write("a.txt", seq(1, 3));
+  repo.commitAll("one");
+  repo.write("a.txt", seq(1, 4));
+  repo.git("add a.txt");
+  const Diff staged = parse(repo.git("diff --cached"));
+  ASSERT_EQ(staged.files.size(), 1u);
+  ASSERT_TRUE(staged.files[0].newBlob);
+  EXPECT_EQ(repo.git("rev-parse :a.txt").rfind(*staged.files[0].newBlob, 0), 0u) << *staged.files[0].newBlob;
+  const Diff withMode = parse("diff --git a/b b/b\nindex 83db48f..bf269f4 100644\n--- a/b\n+++ b/b\n@@ -1 +1 @@\n-x\n+y\n");
+  EXPECT_EQ(withMode.files[0].newBlob, std::optional<std::string>("bf269f4"));
+  EXPECT_EQ(withMode.files[0].newMode, std::optional<std::string>("100644"));
+  // Zeros: not known to git (a deleted file's new side); no index line: nothing said.
+  EXPECT_EQ(parse("diff --git a/b b/b\ndeleted file mode 100644\nindex 83db48f..0000000\n--- a/b\n+++ /dev/null\n"
+                  "@@ -1 +0,0 @@\n-x\n")
+                .files[0]
+                .newBlob,
+            std::nullopt);
+  EXPECT_EQ(parse("--- a/b\n+++ b/b\n@@ -1 +1 @@\n-x\n+y\n").files[0].newBlob, std::nullopt);
+}
+
 }  // namespace
 }  // namespace revline::diff

@@ -320,5 +320,27 @@ TEST_F(ToolsTest, FindUsagesValidatesTheSymbol) {
   EXPECT_NE(qualified.content.find("src/util/Helper.java:1:"), std::string::npos);
 }
 
+// A change whose new side is not the work tree (--staged, --stdin): the tools
+// read its files as git has them, and refuse one whose new text is not known,
+// rather than show the work tree's copy as "the new version shown in the diff".
+TEST_F(ToolsTest, TheChangesFilesAreReadAsItsNewSideHasThem) {
+  auto versions = std::make_shared<diff::NewVersions>();
+  (*versions)["src/Service.java"] = std::string("class Service { /* staged */ int ok() { return 2; } }\n");
+  (*versions)["README.md"] = std::nullopt;
+  RepositoryTools tools(root);
+  tools.readNewSideFrom(versions);
+  const review::ToolResult read = tools.execute({"c1", "read_file", {{"path", "src/Service.java"}}}, CancelToken());
+  EXPECT_TRUE(read.ok) << read.content;
+  EXPECT_NE(read.content.find("/* staged */"), std::string::npos) << read.content;
+  const review::ToolResult found = tools.execute({"c2", "search_text", {{"query", "staged"}}}, CancelToken());
+  EXPECT_NE(found.content.find("src/Service.java:1:"), std::string::npos) << found.content;
+  const review::ToolResult unknown = tools.execute({"c3", "read_file", {{"path", "README.md"}}}, CancelToken());
+  EXPECT_FALSE(unknown.ok);
+  EXPECT_NE(unknown.content.find("only the diff shows it"), std::string::npos) << unknown.content;
+  EXPECT_EQ(tools.newFileText("README.md"), std::nullopt);
+  // A file the change does not hold is the work tree's.
+  EXPECT_NE(tools.newFileText("src/util/Helper.java")->find("okay"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace revline::tools

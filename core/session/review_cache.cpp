@@ -101,6 +101,16 @@ bool ReviewCache::put(const fs::path& root, const std::string& key, const Cached
   return written;
 }
 
+void ReviewCache::forget(const fs::path& root, const std::string& key) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    const std::string memoryKey = root.string() + '\0' + key;
+    if (memory_.erase(memoryKey)) order_.erase(std::find(order_.begin(), order_.end(), memoryKey));
+  }
+  std::error_code ec;
+  fs::remove(cacheFile(root, key), ec);
+}
+
 void pruneCacheDirectory(const fs::path& dir, std::size_t keep) {
   std::error_code ec;
   std::vector<std::pair<fs::file_time_type, fs::path>> entries;

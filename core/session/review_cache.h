@@ -54,6 +54,8 @@ class ReviewCache {
   std::optional<CachedReview> get(const std::filesystem::path& root, const std::string& key);
   // False when the entry could not be written to disk (kept in memory only).
   bool put(const std::filesystem::path& root, const std::string& key, const CachedReview& review);
+  // Drops the entry (memory and disk), if any.
+  void forget(const std::filesystem::path& root, const std::string& key);
 
  private:
   // Callers hold mu_.

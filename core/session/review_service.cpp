@@ -210,6 +210,10 @@ ReviewResult ReviewService::review(ReviewRequest request, const CancelToken& can
     key = cacheKey(*provider, prepared, config, *files);
     auto hit = cache_->get(root, key);
     if (hit && !full) return fromCache(std::move(prepared), std::move(*hit), *provider, config);
+    // A fresh opinion was asked for: however it ends (cut short by a cap, failed
+    // partway), the per-hunk cache holds what it found, and the old whole review
+    // must not answer the next save in its place.
+    if (hit) cache_->forget(root, key);
   }
   // Incremental review: only the hunks not reviewed before go on (hunk_cache.h);
   // without a repository (--stdin elsewhere) there is no plan and no file read.

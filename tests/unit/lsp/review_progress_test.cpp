@@ -458,6 +458,13 @@ TEST(ReviewProgress, ReviewThisFileNowThatFailsPartwayKeepsTheRestsLastFindings)
   EXPECT_NE(message.find("The diagnostics shown are from the requests answered before the failure, and from earlier "
                          "reviews for the rest where there was one."), std::string::npos)
       << message;
+
+  // A save with no change asks no model and shows the same: the first review,
+  // kept whole, no longer answers in place of what the forced one found.
+  const int before = calls.load();
+  c.notify("textDocument/didSave", {{"textDocument", {{"uri", uri}}}});
+  EXPECT_EQ(titles(c.notification("textDocument/publishDiagnostics")), after);
+  EXPECT_EQ(calls.load(), before);
   EXPECT_EQ(c.stop(), 0);
 }
 

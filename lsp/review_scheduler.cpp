@@ -390,7 +390,15 @@ void Server::applyOutcome(Job& job, JobOutcome& outcome) {
   if (job.cacheOnly && outcome.kind != Kind::Reviewed) {
     // No review of this diff: findings of another one are not shown on it (a reopen after
     // `git stash`). Or the lookup failed (logged, not shown: the next save says it).
-    if (outcome.kind == Kind::NothingCached) dropStaleFindings(job, outcome.diffFingerprints);
+    if (outcome.kind == Kind::NothingCached) {
+      dropStaleFindings(job, outcome.diffFingerprints);
+      // Findings still held for this diff (a review cut short or failed partway,
+      // which the review cache does not keep) are shown again: the client
+      // dropped them with the buffer.
+      const std::string opened = job.path ? uriFor(job.root / *job.path) : "";
+      for (const auto& [uri, state] : files_)
+        if (state.root == job.root && (!job.path || uri == opened) && !state.findings.empty()) publish(uri);
+    }
     if (outcome.kind == Kind::Failed) logMessage(MessageType::Log, outcome.failure);
     return;
   }

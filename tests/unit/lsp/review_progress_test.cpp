@@ -378,6 +378,14 @@ TEST(ReviewProgress, ASplitReviewThatFailsPartwayShowsWhatWasAnswered) {
                          "reviews for the rest where there was one."), std::string::npos)
       << message;
   EXPECT_EQ(calls.load(), 2) << "one request answered, one failed, none started after the failure";
+
+  // Closed and opened again (the client drops a buffer's diagnostics): shown again, nothing asked.
+  c.notify("textDocument/didClose", {{"textDocument", {{"uri", uri}}}});
+  c.notify("textDocument/didOpen", {{"textDocument", {{"uri", uri}, {"languageId", "text"}, {"version", 1},
+                                                      {"text", repo.read("a.txt")}}}});
+  const json again = c.notification("textDocument/publishDiagnostics");
+  EXPECT_EQ(again["params"]["diagnostics"], published["params"]["diagnostics"]) << again.dump();
+  EXPECT_EQ(calls.load(), 2);
   EXPECT_EQ(c.stop(), 0);
 }
 

@@ -21,6 +21,11 @@ enum class ErrorCode : int {
   ServerNotInitialized = -32002,
   RequestFailed = -32803,
   RequestCancelled = -32800,
+  // A request the server stopped because a newer review of the same file made it
+  // moot (LSP 3.17: for requests documented as server-cancellable, as revline's
+  // review commands are): not the client's cancellation, whose reply clients
+  // (Neovim) drop without telling the caller.
+  ServerCancelled = -32802,
 };
 
 // Every failure that becomes a JSON-RPC error response.

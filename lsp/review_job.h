@@ -1,6 +1,7 @@
 // A scheduled review (private to the server's files): what the worker runs,
 // keyed so a newer save of the same file replaces or cancels it.
 #pragma once
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <map>
@@ -42,6 +43,9 @@ struct Server::Job {
   std::optional<ReplyOnce> reply;
   std::string requestKey;  // id.dump() of that request
   std::string progressToken;  // set by the worker when it starts (ProgressReporter is thread-safe)
+  // Set by the worker when its outcome is posted to the loop, before it leaves
+  // running_: a lookup arriving after that (a reopen) is no longer answered by it.
+  std::atomic<bool> delivered{false};
 
   // The git diff this job reviews: the working tree with untracked files, of its path or all of it.
   git::DiffRequest diffRequest() const {

@@ -138,8 +138,11 @@ void Server::enqueue(std::shared_ptr<Job> job) {
   std::shared_ptr<Job> superseded;
   {
     std::lock_guard<std::mutex> lock(queueMu_);
-    // A cached-review lookup never displaces a real review of the same file.
-    if (job->cacheOnly && (pending_.count(job->key) || running_.count(job->key))) return;
+    // A cached-review lookup never displaces a real review of the same file (whose
+    // outcome will be published), unless that one has delivered already.
+    const auto running = running_.find(job->key);
+    if (job->cacheOnly && (pending_.count(job->key) || (running != running_.end() && !running->second->delivered)))
+      return;
     if (auto it = pending_.find(job->key); it != pending_.end()) {
       superseded = std::move(it->second);
       superseded->cancel.cancel();  // stops a probe of it
@@ -152,14 +155,15 @@ void Server::enqueue(std::shared_ptr<Job> job) {
       if (plainSave && !it->second->cacheOnly) {
         probes_.insert(job->key);
         probeCv_.notify_all();
-      } else {
+      } else if (!it->second->delivered) {  // a delivered outcome is published as it is
         it->second->cancel.cancel();
       }
     }
     pending_[job->key] = std::move(job);
     workCv_.notify_all();
   }
-  if (superseded && superseded->reply) (*superseded->reply)(LspError(ErrorCode::RequestCancelled, "superseded by a newer review"));
+  if (superseded && superseded->reply)
+    (*superseded->reply)(LspError(stoppedCode(superseded->requestKey), "superseded by a newer review"));
 }
 
 void Server::workerLoop() {
@@ -228,6 +232,7 @@ void Server::runJob(const std::shared_ptr<Job>& job) {
       std::error_code ec;
       if (!fs::exists(fs::symlink_status(job->root / rel, ec))) outcome->goneUris.push_back(uri);
     }
+    job->delivered = true;
     onLoop([this, job, outcome] { applyOutcome(*job, *outcome); });
   };
   if (job->cancel.cancelled()) {
@@ -411,7 +416,7 @@ void Server::applyOutcome(Job& job, JobOutcome& outcome) {
   };
   if (outcome.kind == Kind::Cancelled) {
     count(&ServerStats::reviewsCancelled);
-    return finish(LspError(ErrorCode::RequestCancelled, "review cancelled"),
+    return finish(LspError(stoppedCode(job.requestKey), "review cancelled"),
                   "cancelled" + spentClause(outcome.spentBeforeEnd));
   }
   if (outcome.kind == Kind::Failed) {
@@ -431,7 +436,7 @@ void Server::applyOutcome(Job& job, JobOutcome& outcome) {
   }
   if (job.cancel.cancelled()) {  // a newer save arrived while this result was on its way
     count(&ServerStats::reviewsCancelled);
-    return finish(LspError(ErrorCode::RequestCancelled, "review cancelled"),
+    return finish(LspError(stoppedCode(job.requestKey), "review cancelled"),
                   "cancelled" + spentClause(outcome.result ? outcome.result->outcome.usage : review::Usage{}));
   }
   const session::ReviewResult& result = *outcome.result;

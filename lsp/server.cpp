@@ -95,6 +95,7 @@ bool Server::onCall(const std::string& method, const json& params, const json& i
     {
       std::lock_guard<std::mutex> lock(inflightMu_);
       inflight_.erase(replyId.dump());
+      cancelledByClient_.erase(replyId.dump());
     }
     transport_.reply(replyId, value);
   });
@@ -193,10 +194,16 @@ void Server::handleCancel(const json& params) {
   std::lock_guard<std::mutex> lock(inflightMu_);
   if (auto it = inflight_.find(key); it != inflight_.end()) {
     it->second.cancel();
+    cancelledByClient_.insert(key);
   } else {
     if (cancelledEarly_.size() > 1000) cancelledEarly_.clear();
     cancelledEarly_.insert(key);  // not seen yet (same batch): answered -32800 on arrival
   }
+}
+
+ErrorCode Server::stoppedCode(const std::string& requestKey) {
+  std::lock_guard<std::mutex> lock(inflightMu_);
+  return cancelledByClient_.count(requestKey) ? ErrorCode::RequestCancelled : ErrorCode::ServerCancelled;
 }
 
 // ---------------------------------------------------------------- lifecycle

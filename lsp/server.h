@@ -249,6 +249,10 @@ class Server : public MessageHandler {
   std::mutex inflightMu_;
   std::map<std::string, CancelToken> inflight_;  // by id.dump()
   std::set<std::string> cancelledEarly_;
+  std::set<std::string> cancelledByClient_;  // of inflight_, those $/cancelRequest named
+  // The code a request stopped before its end is answered with: RequestCancelled
+  // when the client cancelled it, else ServerCancelled (a newer review superseded it).
+  ErrorCode stoppedCode(const std::string& requestKey);
 
   // Worker: the job queue, under queueMu_ (held only to move jobs, never over I/O).
   std::mutex queueMu_;

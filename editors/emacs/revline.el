@@ -159,8 +159,11 @@ reported in the echo area, and kept in `revline-last-result', when it comes."
                          (list :command command :arguments arguments)
                          :success-fn #'revline--report-result
                          :error-fn (lambda (err)
-                                     (message "revline: %s failed: %s" command
-                                              (or (and (listp err) (plist-get err :message)) err)))
+                                     ;; -32802 (ServerCancelled): a newer review of the file took its place.
+                                     (if (and (listp err) (eql (plist-get err :code) -32802))
+                                         (message "revline: %s: superseded by a newer review" command)
+                                       (message "revline: %s failed: %s" command
+                                                (or (and (listp err) (plist-get err :message)) err))))
                          :timeout revline-command-timeout
                          :timeout-fn (lambda ()
                                        (message "revline: %s: no answer in %d s" command revline-command-timeout)))

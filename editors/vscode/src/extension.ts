@@ -14,6 +14,8 @@ import {
   type DynamicFeature,
   type StaticFeature,
   LanguageClientOptions,
+  LSPErrorCodes,
+  ResponseError,
   ServerOptions,
   State,
   TransportKind,
@@ -236,6 +238,11 @@ async function runServerCommand(
       else if (typeof r.findings === 'number') lastResult = `${r.findings} finding${r.findings === 1 ? '' : 's'}`;
     }
   } catch (error) {
+    if (error instanceof ResponseError && error.code === LSPErrorCodes.ServerCancelled) {
+      // A newer review of the same file took its place: its result is what is shown.
+      void vscode.window.showInformationMessage(`revline: ${title}: superseded by a newer review`);
+      return;
+    }
     const message = error instanceof Error ? error.message : String(error);
     void vscode.window.showErrorMessage(`revline: ${title} failed: ${message}`);
   } finally {

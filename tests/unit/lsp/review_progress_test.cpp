@@ -316,6 +316,26 @@ TEST_F(OneRequestAtATime, ACancelledReviewSaysWhatItSpent) {
 }
 
 
+// "Review this file now" stopped by a newer one is answered ServerCancelled, not
+// RequestCancelled: clients drop a RequestCancelled reply without telling the
+// caller (Neovim 0.7), which is right only when the client cancelled it.
+TEST_F(OneRequestAtATime, AReviewSupersededByANewerOneIsAnsweredServerCancelled) {
+  LspClient c(options());
+  c.initialize(uriFromPath(root.string()), settings());
+  const json reviewFile = {{"command", "revline.reviewFile"}, {"arguments", json::array({{{"uri", uri}}})}};
+  const int first = c.request("workspace/executeCommand", reviewFile);
+  for (int i = 0; i < 500 && calls.load() < 2; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ASSERT_GE(calls.load(), 2) << "the second request never reached the model";
+  const int second = c.request("workspace/executeCommand", reviewFile);
+  gate.release();
+  const json stopped = c.reply(first);
+  EXPECT_EQ(stopped["error"]["code"], -32802) << stopped.dump();
+  EXPECT_EQ(stopped["error"]["message"], "review cancelled");
+  EXPECT_EQ(c.reply(second)["result"]["verdict"], "APPROVE");
+  c.notification("textDocument/publishDiagnostics");
+  EXPECT_EQ(c.stop(), 0);
+}
+
 // The first request of a split review answers with a finding on the first added
 // line it was shown; every later one fails on the provider's side.
 class AnswersOnceThenFails : public review::Provider {
@@ -363,6 +383,7 @@ TEST(ReviewProgress, ASplitReviewThatFailsPartwayShowsWhatWasAnswered) {
   c.initialize(uriFromPath(root.string()), {{"max_input_tokens", 4000}, {"max_tool_calls", 0}, {"max_requests", 100},
                                             {"max_parallel_requests", 1}, {"debounce_ms", 0}, {"max_attempts", 1}});
   c.notify("textDocument/didSave", {{"textDocument", {{"uri", uri}}}});
+  SCOPED_TRACE("the save's diagnostics");
   const json published = c.notification("textDocument/publishDiagnostics");
   EXPECT_EQ(published["params"]["uri"], uri);
   ASSERT_EQ(published["params"]["diagnostics"].size(), 1u) << published.dump();
@@ -380,6 +401,7 @@ TEST(ReviewProgress, ASplitReviewThatFailsPartwayShowsWhatWasAnswered) {
   EXPECT_EQ(calls.load(), 2) << "one request answered, one failed, none started after the failure";
 
   // Closed and opened again (the client drops a buffer's diagnostics): shown again, nothing asked.
+  SCOPED_TRACE("the reopen's diagnostics");
   c.notify("textDocument/didClose", {{"textDocument", {{"uri", uri}}}});
   c.notify("textDocument/didOpen", {{"textDocument", {{"uri", uri}, {"languageId", "text"}, {"version", 1},
                                                       {"text", repo.read("a.txt")}}}});

@@ -165,7 +165,10 @@ function M.execute(command, arguments, bufnr, on_done)
   end
   for _, client in ipairs(clients) do
     request(client, 'workspace/executeCommand', { command = command, arguments = arguments }, function(err, result)
-      if err then
+      if err and err.code == -32802 then
+        -- ServerCancelled: a newer review of the same file took its place; its result is what is shown.
+        notify(command .. ': superseded by a newer review', vim.log.levels.INFO)
+      elseif err then
         notify(command .. ': ' .. (err.message or vim.inspect(err)), vim.log.levels.ERROR)
       elseif result and type(result) == 'table' and result.findings then
         notify(string.format('%d finding%s', result.findings, result.findings == 1 and '' or 's'))

@@ -40,9 +40,10 @@ int runDiffCommand(const std::vector<std::string>& args, std::istream& in, std::
   if (parsed.has("help")) {
     out << "usage: revline diff [--json | --numstat | --prompt [--no-cache]] [--stdin] [--base REF | --staged]\n"
            "                    [review options]\n\n"
-           "Prints the working-tree diff (untracked, not-ignored files count as added) as the model is shown it:\n"
-           "every line prefixed by its new-file line number, the function context around each hunk as\n"
-           "\"NUMBER : TEXT\" lines (for reference, not valid targets), and only the files the selection sends\n"
+           "Prints the working-tree diff (untracked files that git status lists count as added) as the model\n"
+           "is shown it: every line prefixed by its new-file line number, the function context around each\n"
+           "hunk as \"NUMBER : TEXT\" lines (for reference, not valid targets), and only the files the selection\n"
+           "sends "
            "(the others are listed on stderr with the reason). On a terminal, control characters in the\n"
            "repository's text are shown escaped (\\x1b), never obeyed; into a pipe or a file, byte for byte.\n\n"
            "  --prompt    the whole first request instead: system prompt, intent (--description, and the\n"

@@ -20,8 +20,8 @@ int runReviewCommand(const std::vector<std::string>& args, std::istream& in, std
   if (parsed.has("help")) {
     out << "usage: revline review [--base REF | --staged | --stdin] [--format text|json|sarif|github]\n"
            "                      [--fail-on SEVERITY] [--no-cache] [provider options]\n\n"
-           "Reviews the working-tree diff (untracked, not-ignored files count as added), keeps only findings\n"
-           "on lines the diff touches, and decides the verdict by policy.\n\n"
+           "Reviews the working-tree diff (untracked files that git status lists count as added), keeps only\n"
+           "findings on lines the diff touches, and decides the verdict by policy.\n\n"
            "  --base REF           review the working tree against the merge base of REF and HEAD; the\n"
            "                       messages of the commits since then are shown to the model as intent\n"
            "  --staged             review the index against HEAD\n"

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include <algorithm>
+#include <cctype>
 #include <fstream>
 #include <system_error>
 
@@ -249,10 +250,14 @@ std::string sizeLimit(std::uintmax_t bytes) {
 // commits, so such entries are dropped. Input and output are NUL-separated.
 // Regular files over the size cap (and anything that is neither a regular
 // file nor a symlink) are dropped too, and reported.
-std::string untrackedFilesOnly(const std::string& list, const fs::path& root, const DiffRequest& request) {
+std::string untrackedFilesOnly(const std::string& list, const fs::path& root, const DiffRequest& request,
+                               const std::string& gitDirInside) {
   std::string out;
   for (const std::string& name : splitAtNul(list)) {
     if (name.empty() || name.back() == '/') continue;
+    // The repository's own git directory, when it sits in the work tree under
+    // another name than .git (a dotfiles repository): its objects and config are never part of a change.
+    if (!gitDirInside.empty() && name.compare(0, gitDirInside.size(), gitDirInside) == 0) continue;
     std::error_code ec;
     const auto status = fs::symlink_status(root / name, ec);
     std::string why;
@@ -272,6 +277,16 @@ std::string untrackedFilesOnly(const std::string& list, const fs::path& root, co
     out.append(name).push_back('\0');
   }
   return out;
+}
+
+// Whether `git status` would list untracked files: not when status.showUntrackedFiles
+// is "no" (or false). Exit code 1: not set.
+bool showsUntrackedFiles(const Runner& git) {
+  const process::Result r = git.run({"config", "--get", "status.showUntrackedFiles"});
+  if (r.exitCode != 0) return true;
+  std::string v = trimNewline(r.out);
+  for (char& c : v) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return !(v == "no" || v == "false" || v == "off" || v == "0");
 }
 
 void addPaths(std::vector<std::string>& args, const std::vector<std::string>& paths) {
@@ -391,6 +406,13 @@ fs::path findRepositoryRoot(const fs::path& start, const GitOptions& options) {
   const fs::path canonicalTop = fs::weakly_canonical(top, ec);
   const auto rel = from.lexically_relative(canonicalTop);
   if (rel.empty() || *rel.begin() == "..") {
+    // Exported by the user's shell (a dotfiles setup), not the repository's config.
+    const auto set = options.env.find("GIT_WORK_TREE");
+    const bool fromEnvironment = set != options.env.end() ? set->second.has_value() : std::getenv("GIT_WORK_TREE") != nullptr;
+    if (fromEnvironment)
+      throw GitError("git's work tree here is " + top.string() + ", set by GIT_WORK_TREE in the environment, and it "
+                     "does not hold '" + start.string() + "': run revline from inside " + top.string() +
+                     ", or unset GIT_WORK_TREE (and GIT_DIR)");
     throw GitError("the repository of '" + start.string() + "' names its work tree elsewhere (" + top.string() +
                    ", core.worktree in its git config); revline reviews only a work tree that holds the directory "
                    "it is run from: remove core.worktree from the repository's .git/config");
@@ -408,18 +430,25 @@ std::string diffText(const fs::path& root, const DiffRequest& request, const Git
 
   // `git rev-parse --git-path` follows linked work trees and GIT_INDEX_FILE.
   // Nothing runs a program of the repository's config before the guard is set.
-  std::vector<std::string> gitPaths{"rev-parse", "--git-path", "index", "--git-path", "config", "--git-path",
-                                    "config.worktree"};
+  std::vector<std::string> gitPaths{"rev-parse",  "--git-path", "index",           "--git-path",
+                                    "config",     "--git-path", "config.worktree", "--absolute-git-dir"};
   // And HEAD from the same process: the server runs this on every save.
   if (request.mode != DiffRequest::Mode::Base) gitPaths.insert(gitPaths.end(), {"-q", "--verify", "HEAD^{commit}"});
   const process::Result r = git.run(gitPaths);
   const std::vector<std::string> printed = splitLines(r.out);
-  if (printed.size() < 3) throw GitError(Runner::failure(gitPaths, r));
+  if (printed.size() < 4) throw GitError(Runner::failure(gitPaths, r));
   std::string against;
   if (request.mode == DiffRequest::Mode::Base) {
     against = mergeBase(git, request.base);
-  } else if (r.exitCode == 0 && printed.size() > 3) {
-    against = printed[3];  // else HEAD is unborn (no commits yet): the paths were still printed
+  } else if (r.exitCode == 0 && printed.size() > 4) {
+    against = printed[4];  // else HEAD is unborn (no commits yet): the paths were still printed
+  }
+  // The git directory as a work-tree path prefix ("dotfiles/"), when it is inside the work tree.
+  std::string gitDirInside;
+  {
+    std::error_code wec;
+    const fs::path rel = fs::weakly_canonical(printed[3], wec).lexically_relative(fs::weakly_canonical(root, wec));
+    if (!wec && !rel.empty() && *rel.begin() != ".." && rel != ".") gitDirInside = rel.generic_string() + "/";
   }
   auto absolute = [&](const fs::path& p) { return p.is_relative() ? root / p : p; };
   fs::path realIndex = absolute(printed[0]);
@@ -431,10 +460,12 @@ std::string diffText(const fs::path& root, const DiffRequest& request, const Git
   const TemporaryIndex index(realIndex);
   git.extraEnv["GIT_INDEX_FILE"] = index.file().string();
 
-  if (request.includeUntracked && request.mode != DiffRequest::Mode::Staged) {
+  // As `git status` shows them: none when status.showUntrackedFiles says no
+  // (a dotfiles repository whose work tree is $HOME, a huge tree).
+  if (request.includeUntracked && request.mode != DiffRequest::Mode::Staged && showsUntrackedFiles(git)) {
     std::vector<std::string> lsArgs{"ls-files", "--others", "--exclude-standard", "-z"};
     addPaths(lsArgs, request.paths);
-    const std::string untracked = untrackedFilesOnly(git.checked(lsArgs), root, request);
+    const std::string untracked = untrackedFilesOnly(git.checked(lsArgs), root, request, gitDirInside);
     if (!untracked.empty()) {
       git.checked({"add", "--intent-to-add", "--pathspec-from-file=-", "--pathspec-file-nul"}, untracked);
     }

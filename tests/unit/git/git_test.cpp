@@ -68,6 +68,20 @@ TEST(FindRepositoryRoot, OutsideARepositoryExplainsWhatToDo) {
                          "' is not inside a git repository; run revline from a git work tree or `git init`");
 }
 
+// GIT_DIR and GIT_WORK_TREE exported (a dotfiles setup) and revline run from
+// elsewhere: the error names the environment, not a core.worktree that is not set.
+TEST(FindRepositoryRoot, AWorkTreeFromTheEnvironmentIsNamedAsSuch) {
+  TempRepo repo;
+  TempDir elsewhere;
+  GitOptions options = isolated(repo);
+  options.env["GIT_DIR"] = (repo.root() / ".git").string();
+  options.env["GIT_WORK_TREE"] = repo.root().string();
+  const std::string error = gitErrorOf([&] { findRepositoryRoot(elsewhere.path(), options); });
+  EXPECT_THAT(error, HasSubstr("set by GIT_WORK_TREE in the environment"));
+  EXPECT_THAT(error, HasSubstr("unset GIT_WORK_TREE"));
+  EXPECT_THAT(error, Not(HasSubstr("core.worktree")));
+}
+
 TEST(FindRepositoryRoot, MissingDirectoryIsNamed) {
   const std::string message = gitErrorOf([] { findRepositoryRoot("/nonexistent/revline-xyz"); });
   EXPECT_THAT(message, HasSubstr("'/nonexistent/revline-xyz' does not exist"));
@@ -155,6 +169,44 @@ TEST(DiffText, UntrackedFilesAreAddedAndIgnoredFilesAreNot) {
   DiffRequest trackedOnly;
   trackedOnly.includeUntracked = false;
   EXPECT_EQ(diff(repo, trackedOnly), "");
+}
+
+// Untracked files count as git status shows them: none when the repository says
+// status.showUntrackedFiles=no (a dotfiles repository over $HOME: every file of
+// the home directory, keys included, was reviewed as added).
+TEST(DiffText, UntrackedFilesFollowStatusShowUntrackedFiles) {
+  TempRepo repo;
+  repo.write("kept.txt", "kept\n");
+  repo.commitAll("base");
+  repo.write("kept.txt", "kept\nmore\n");
+  repo.write("notes.txt", "untracked\n");
+  EXPECT_THAT(diff(repo), HasSubstr("b/notes.txt"));
+  repo.git("config status.showUntrackedFiles no");
+  const std::string text = diff(repo);
+  EXPECT_THAT(text, Not(HasSubstr("notes.txt")));
+  EXPECT_THAT(text, HasSubstr("+more"));
+  repo.git("config status.showUntrackedFiles normal");
+  EXPECT_THAT(diff(repo), HasSubstr("b/notes.txt"));
+}
+
+// A git directory inside the work tree under another name (GIT_DIR=~/.dotfiles,
+// GIT_WORK_TREE=~) is never part of the change, though git lists it as untracked.
+TEST(DiffText, TheRepositorysOwnGitDirectoryIsNeverAnAddedFile) {
+  TempDir home;
+  const fs::path root = fs::canonical(home.path());
+  GitOptions options;
+  options.env["HOME"] = root.string();
+  options.env["GIT_CONFIG_NOSYSTEM"] = "1";
+  options.env["GIT_DIR"] = (root / ".dotfiles").string();
+  options.env["GIT_WORK_TREE"] = root.string();
+  testing::runShell("git init -q --bare .dotfiles && printf 'x\\n' > .bashrc && GIT_DIR=.dotfiles GIT_WORK_TREE=. "
+                    "git add .bashrc && GIT_DIR=.dotfiles GIT_WORK_TREE=. git -c user.name=t -c user.email=t@t "
+                    "commit -qm init && printf 'x\\ny\\n' > .bashrc && printf 'new\\n' > todo.txt",
+                    root);
+  const std::string text = diffText(root, {}, options);
+  EXPECT_THAT(text, HasSubstr("+y"));
+  EXPECT_THAT(text, HasSubstr("b/todo.txt"));
+  EXPECT_THAT(text, Not(HasSubstr(".dotfiles/")));
 }
 
 TEST(IgnoredUntracked, ListsIgnoredFilesAndWholeDirectoriesOnly) {

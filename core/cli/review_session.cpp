@@ -109,14 +109,18 @@ session::ReviewResult reviewReportingSpend(const session::ReviewService& service
       err << command << ": spent before " << before << ": " << s << "."
           << (used.inputTokens + used.outputTokens > 0 ? kept : "") << "\n";
   };
+  // A split review that fails partway keeps what its answered requests found (per hunk): said, as for Ctrl-C.
+  const char* const keptNote = " What the answered requests reviewed is kept: the next review sends only the rest.";
+  auto answeredKept = std::make_shared<bool>(false);
+  request.answeredBeforeFailure = [answeredKept](const session::ReviewResult&) { *answeredKept = true; };
   installInterruptHandlers();  // Ctrl-C cancels the review: what was answered is kept, and said
   try {
     return service.review(std::move(request), interruptToken(), session::meteredBy(spent));
   } catch (const Cancelled&) {
-    sayWhatWasSpent("the interruption", " What the answered requests reviewed is kept: the next review sends only the rest.");
+    sayWhatWasSpent("the interruption", keptNote);
     throw;
   } catch (...) {
-    sayWhatWasSpent("the failure", "");
+    sayWhatWasSpent("the failure", *answeredKept ? keptNote : "");
     throw;
   }
 }

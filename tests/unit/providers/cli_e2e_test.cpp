@@ -114,6 +114,40 @@ TEST(CliEndToEnd, AFailedReviewSaysWhatItSpent) {
       << broken.err;
 }
 
+// A split review whose second request fails says that what the first answered is
+// kept, and the next review sends only the rest (as after Ctrl-C).
+TEST(CliEndToEnd, AReviewThatFailsPartwaySaysWhatWasKept) {
+  testing::TempRepo repo;
+  repo.write("a.txt", "start\n");
+  repo.commitAll("init");
+  std::string text = "start\n";
+  for (int i = 0; i < 400; ++i) text += "a changed line of text number " + std::to_string(i) + "\n";
+  repo.write("a.txt", text);
+  FakeServer server;
+  const std::string approve =
+      json{{"choices", {{{"index", 0}, {"message", {{"role", "assistant"}, {"content", R"({"summary":"ok","findings":[],"verdict":"APPROVE"})"}}}, {"finish_reason", "stop"}}}},
+           {"usage", {{"prompt_tokens", 1000}, {"completion_tokens", 7}}}}
+          .dump();
+  server.enqueue(Reply::ok(approve));
+  server.enqueue(Reply::fromFixture("openai_404.json", 404));
+  const std::string review = "review --provider openai --base-url " + server.url("/v1") +
+                             " --model test --max-input-tokens 4000 --max-tool-calls 0 --max-parallel-requests 1";
+  const auto failed = testing::runRevline(review, repo.root());
+  EXPECT_EQ(failed.exitCode, 2) << failed.out << failed.err;
+  EXPECT_NE(failed.err.find("spent before the failure: 1 model request, 1000 input tokens, 7 output tokens."),
+            std::string::npos)
+      << failed.err;
+  EXPECT_NE(failed.err.find("What the answered requests reviewed is kept: the next review sends only the rest."),
+            std::string::npos)
+      << failed.err;
+  // And it is so: the rerun asks for one request fewer.
+  const std::size_t before = server.requests().size();
+  for (int i = 0; i < 3; ++i) server.enqueue(Reply::ok(approve));
+  const auto rerun = testing::runRevline(review, repo.root());
+  EXPECT_EQ(rerun.exitCode, 0) << rerun.out << rerun.err;
+  EXPECT_EQ(server.requests().size() - before, 3u) << "four requests in all, the answered one not sent again";
+}
+
 TEST(CliEndToEnd, MissingKeyForTheRealApi) {
   Repo r;
   auto result = testing::runRevline("review --provider openai --api-key-env REVLINE_TEST_UNSET_KEY", r.repo.root());

@@ -486,7 +486,7 @@ void Server::reportFailure(const std::string& message, Shown shown, bool provide
     const std::string what = shown == Shown::AnsweredBeforeFailure
                                  ? "diagnostics shown are from the requests answered before the failure, and from "
                                    "earlier reviews for the rest where there was one"
-                                 : "diagnostics shown are from the last successful review";
+                                 : "diagnostics shown are from earlier reviews";
     showMessage(MessageType::Error, again                  ? message + " (still failing; the " + what + ")"
                                     : shown != Shown::None ? asSentence(message) + " The " + what + "."
                                                            : message);

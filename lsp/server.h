@@ -150,7 +150,7 @@ class Server : public MessageHandler {
   // What the diagnostics shown in a repository are when its review failed (the message says so).
   enum class Shown {
     None,
-    LastReview,             // of an earlier review, still shown
+    LastReview,             // of earlier reviews, still shown
     AnsweredBeforeFailure,  // of a split review's requests answered before another failed
   };
   // A new failure at once, the same one once a minute.

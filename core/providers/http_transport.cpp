@@ -459,10 +459,19 @@ HttpResponse HttpTransport::postJson(const std::string& path,
           case httplib::Error::SSLConnection:
             hint = "the TLS handshake failed; is the scheme right (https vs http)?";
             break;
+          case httplib::Error::Read:
+          case httplib::Error::Write:
+            // The server was reached: the address is right, the connection did not last.
+            what = e == httplib::Error::Read ? "the connection closed before the reply was complete"
+                                             : "the connection closed while the request was sent";
+            hint = "the server (or a proxy between) dropped it: overloaded, restarting, or limiting request size";
+            break;
           default:
             hint = "check the base URL and the network";
         }
-        throw ProviderError(Kind::Network,
+        // A connection the server dropped after it was made is the server's failure, not an unreachable endpoint.
+        const bool dropped = e == httplib::Error::Read || e == httplib::Error::Write;
+        throw ProviderError(dropped ? Kind::Server : Kind::Network,
                             providerName_ + ": request to " + url + " failed: " + what + tries + "; " + hint);
       }
       delay = backoff(retry);

@@ -1,5 +1,6 @@
 // The HTTP transport: retry policy (what is retried, backoff, retry-after),
 // timeouts, cancellation, proxies, base URL parsing.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <thread>
@@ -7,6 +8,14 @@
 #include "core/providers/http_transport.h"
 #include "core/providers/openai_provider.h"
 #include "tests/unit/providers/provider_test_util.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <thread>
 
 namespace revline::providers {
 namespace {
@@ -184,6 +193,57 @@ TEST(Transport, ConnectionRefusedIsRetriedThenReported) {
   EXPECT_NE(c.message.find("after 3 tries"), std::string::npos) << c.message;
   EXPECT_NE(c.message.find("is the server running"), std::string::npos) << c.message;
   EXPECT_EQ(sleeps.sleeps->size(), 2u);
+}
+
+// Accepts connections on 127.0.0.1, reads what is sent, and closes each without a reply.
+class HangingUp {
+ public:
+  HangingUp() {
+    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ::bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+    ::listen(fd_, 8);
+    socklen_t len = sizeof addr;
+    ::getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len);
+    port_ = ntohs(addr.sin_port);
+    thread_ = std::thread([this] {
+      for (int c; (c = ::accept(fd_, nullptr, nullptr)) >= 0;) {
+        char buf[4096];
+        (void)::recv(c, buf, sizeof buf, 0);
+        ++accepted;  // before the close the client waits for
+        ::close(c);
+      }
+    });
+  }
+  ~HangingUp() {
+    ::shutdown(fd_, SHUT_RDWR);
+    ::close(fd_);
+    thread_.join();
+  }
+  int port() const { return port_; }
+  std::atomic<int> accepted{0};
+
+ private:
+  int fd_ = -1, port_ = 0;
+  std::thread thread_;
+};
+
+// A server that is reached and drops the connection is the server's failure
+// (the next save tries again), not "check the base URL and the network".
+TEST(Transport, AConnectionDroppedBeforeTheReplyIsTheServersFailure) {
+  HangingUp server;
+  SleepRecorder sleeps;
+  OpenAiProvider provider(settingsFor("http://127.0.0.1:" + std::to_string(server.port()) + "/v1", sleeps));
+  auto c = catchProviderError([&] { provider.complete(testing::sampleRequest(), CancelToken()); });
+  ASSERT_TRUE(c.thrown);
+  EXPECT_EQ(c.kind, Kind::Server) << c.message;
+  // Closed while the request was still being written, or after: either way said so.
+  EXPECT_THAT(c.message, ::testing::ContainsRegex("the connection closed (before the reply was complete|while the "
+                                                  "request was sent) \\(after 3 tries\\)"));
+  EXPECT_EQ(c.message.find("base URL"), std::string::npos) << c.message;
+  EXPECT_EQ(server.accepted.load(), 3);
 }
 
 TEST(Transport, SlowReplyTimesOut) {

@@ -460,13 +460,18 @@ std::string diffText(const fs::path& root, const DiffRequest& request, const Git
   const TemporaryIndex index(realIndex);
   git.extraEnv["GIT_INDEX_FILE"] = index.file().string();
 
-  // As `git status` shows them: none when status.showUntrackedFiles says no
-  // (a dotfiles repository whose work tree is $HOME, a huge tree).
-  if (request.includeUntracked && request.mode != DiffRequest::Mode::Staged && showsUntrackedFiles(git)) {
+  if (request.includeUntracked && request.mode != DiffRequest::Mode::Staged) {
     std::vector<std::string> lsArgs{"ls-files", "--others", "--exclude-standard", "-z"};
     addPaths(lsArgs, request.paths);
+    const std::size_t leftBefore = request.leftOut ? request.leftOut->size() : 0;
     const std::string untracked = untrackedFilesOnly(git.checked(lsArgs), root, request, gitDirInside);
-    if (!untracked.empty()) {
+    const bool anyLeftOut = request.leftOut && request.leftOut->size() > leftBefore;
+    // As `git status` shows them: none when status.showUntrackedFiles says no (a
+    // dotfiles repository whose work tree is $HOME), not even as left out. Asked
+    // only when there are some: a save with none makes no extra git call.
+    if ((!untracked.empty() || anyLeftOut) && !showsUntrackedFiles(git)) {
+      if (request.leftOut) request.leftOut->resize(leftBefore);
+    } else if (!untracked.empty()) {
       git.checked({"add", "--intent-to-add", "--pathspec-from-file=-", "--pathspec-file-nul"}, untracked);
     }
   }

@@ -467,9 +467,10 @@ std::string diffText(const fs::path& root, const DiffRequest& request, const Git
     const std::string untracked = untrackedFilesOnly(git.checked(lsArgs), root, request, gitDirInside);
     const bool anyLeftOut = request.leftOut && request.leftOut->size() > leftBefore;
     // As `git status` shows them: none when status.showUntrackedFiles says no (a
-    // dotfiles repository whose work tree is $HOME), not even as left out. Asked
+    // dotfiles repository whose work tree is $HOME), not even as left out; but a
+    // diff of named paths (the file the editor saved) shows what it names. Asked
     // only when there are some: a save with none makes no extra git call.
-    if ((!untracked.empty() || anyLeftOut) && !showsUntrackedFiles(git)) {
+    if ((!untracked.empty() || anyLeftOut) && request.paths.empty() && !showsUntrackedFiles(git)) {
       if (request.leftOut) request.leftOut->resize(leftBefore);
     } else if (!untracked.empty()) {
       git.checked({"add", "--intent-to-add", "--pathspec-from-file=-", "--pathspec-file-nul"}, untracked);
@@ -530,13 +531,17 @@ std::map<std::string, std::optional<std::string>> blobTexts(const fs::path& root
     if (!id.empty() && id.find_first_not_of("0123456789abcdef") == std::string::npos) names += id + "\n";
   }
   if (names.empty()) return texts;
-  const Runner git{options, root, {{"GIT_NO_LAZY_FETCH", "1"}}, {}, {}};
+  // No fetch: a partial clone's blob it does not have is not known (git then
+  // fails the whole call, and every text stays unknown: the hunks are judged alone).
+  const Runner git{options, root, {{"GIT_NO_LAZY_FETCH", "1"}}, {}, {"-c", "protocol.allow=never"}};
   // Sizes first ("<oid> blob <size>", or "<name> missing"/"ambiguous"): a huge blob is never read.
   std::vector<std::pair<std::string, std::string>> wanted;  // (name asked, full oid)
   std::string fullIds;
   {
     const std::vector<std::string> asked = splitLines(names);
-    const std::vector<std::string> answers = splitLines(git.checked({"cat-file", "--batch-check"}, names));
+    const process::Result checked = git.run({"cat-file", "--batch-check"}, names);
+    if (checked.exitCode != 0) return texts;
+    const std::vector<std::string> answers = splitLines(checked.out);
     for (std::size_t i = 0; i < asked.size() && i < answers.size(); ++i) {
       const std::string& a = answers[i];
       const std::size_t sp1 = a.find(' '), sp2 = a.find(' ', sp1 + 1);
@@ -552,7 +557,9 @@ std::map<std::string, std::optional<std::string>> blobTexts(const fs::path& root
   }
   if (wanted.empty()) return texts;
   // Then the contents: "<oid> blob <size>\n<bytes>\n" each, in the order asked.
-  const std::string out = git.checked({"cat-file", "--batch"}, fullIds);
+  const process::Result batch = git.run({"cat-file", "--batch"}, fullIds);
+  if (batch.exitCode != 0) return texts;
+  const std::string& out = batch.out;
   std::size_t at = 0;
   for (const auto& [name, oid] : wanted) {
     const std::size_t eol = out.find('\n', at);
@@ -583,9 +590,17 @@ std::map<std::string, std::string> workTreeBlobIds(const fs::path& root, const s
   }
   if (regular.empty()) return ids;
   const Runner git{options, root, {}, {}, {}};
-  const std::vector<std::string> out = splitLines(git.checked({"hash-object", "--no-filters", "--stdin-paths"}, input));
+  const process::Result r = git.run({"hash-object", "--no-filters", "--stdin-paths"}, input);
+  if (r.exitCode != 0) return ids;  // none known: the hunks are judged alone
+  const std::vector<std::string> out = splitLines(r.out);
   for (std::size_t i = 0; i < regular.size() && i < out.size(); ++i) ids[regular[i]] = out[i];
   return ids;
+}
+
+std::string blobIdOf(const fs::path& root, const std::string& content, const GitOptions& options) {
+  const Runner git{options, root, {}, {}, {}};
+  const process::Result r = git.run({"hash-object", "--no-filters", "--stdin"}, content);
+  return r.exitCode == 0 ? trimNewline(r.out) : std::string();
 }
 
 std::vector<std::string> commitMessages(const fs::path& root, const std::string& base, std::size_t maxCommits,

@@ -103,6 +103,9 @@ std::map<std::string, std::optional<std::string>> blobTexts(const std::filesyste
 std::map<std::string, std::string> workTreeBlobIds(const std::filesystem::path& root,
                                                    const std::vector<std::string>& paths, const GitOptions& git = {});
 
+// The blob id of `content` (`git hash-object --no-filters --stdin`); "" when git fails.
+std::string blobIdOf(const std::filesystem::path& root, const std::string& content, const GitOptions& git = {});
+
 // The subject and body of each commit in `merge-base(base, HEAD)..HEAD`, oldest
 // first, at most `maxCommits` (the newest ones when there are more); bodies are
 // trimmed. What the author says the change is for: untrusted text.

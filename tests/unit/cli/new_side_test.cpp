@@ -99,5 +99,43 @@ TEST_F(NewSide, APatchOfTheWorkTreeIsJudgedByTheWorkTreeItWasMadeFrom) {
                                                                    << later.out;
 }
 
+// core.autocrlf: git hashed the work tree's file with CRLF made LF, and so does
+// the check that the work tree is what a `git diff` patch shows.
+TEST_F(NewSide, APatchOfACrlfWorkTreeIsJudgedByIt) {
+  repo.git("config core.autocrlf true");
+  auto crlf = [](std::string text) {
+    for (std::size_t at = 0; (at = text.find('\n', at)) != std::string::npos; at += 2) text.insert(at, "\r");
+    return text;
+  };
+  repo.write("a.py", crlf(handler(kConstant, kBound)));
+  repo.commitAll("init");
+  repo.write("a.py", crlf(handler(kConstant, kConcatenated)));
+  const auto shown = runRevline("diff --stdin", repo.root(), repo.git("diff"));
+  EXPECT_EQ(shown.exitCode, 0) << shown.err;
+  EXPECT_NE(shown.out.find("   4 : def get(cursor):"), std::string::npos) << shown.out;
+}
+
+// A patch naming blobs this repository lacks (another repository's, or a partial
+// clone's never fetched, whose lookup git fails outright) is judged by its hunks:
+// nothing is fetched, and the review goes on.
+TEST(NewSideOfAPatch, BlobsThisRepositoryLacksLeaveTheHunksAlone) {
+  TempDir work;
+  const auto made = runShell(
+      "set -e; export GIT_CONFIG_NOSYSTEM=1 HOME=\"$PWD\"; git config --global user.name t; "
+      "git config --global user.email t@t; git config --global protocol.file.allow always; "
+      "git init -q -b main full; cd full; git config uploadpack.allowFilter true; "
+      "printf 'def get(cursor, user_id):\\n    return 1\\n' > a.py; git add .; git commit -qm init; "
+      "git checkout -q -b pr; printf 'def get(cursor, user_id):\\n    cursor.execute(\"SELECT 1 WHERE id = \" + "
+      "user_id)\\n    return 1\\n' > a.py; git commit -qam change; git checkout -q main; cd ..; "
+      "git clone -q --filter=blob:none --single-branch -b main \"file://$PWD/full\" blobless; "
+      "cd blobless; git fetch -q origin pr:pr; git -C ../full diff --full-index main pr > ../change.patch",
+      work.path());
+  ASSERT_EQ(made.exitCode, 0) << made.err;
+  const std::string patch = runShell("cat change.patch", work.path()).out;
+  const auto r = runRevline("review --stdin", work.path() / "blobless", patch);
+  EXPECT_EQ(r.exitCode, 1) << r.out << r.err;  // the injection on the added line, found in the hunk
+  EXPECT_EQ(r.err.find("cat-file"), std::string::npos) << r.err;
+}
+
 }  // namespace
 }  // namespace revline::testing

@@ -185,6 +185,10 @@ TEST(DiffText, UntrackedFilesFollowStatusShowUntrackedFiles) {
   const std::string text = diff(repo);
   EXPECT_THAT(text, Not(HasSubstr("notes.txt")));
   EXPECT_THAT(text, HasSubstr("+more"));
+  // The file the editor saved is asked for by name: shown.
+  DiffRequest named;
+  named.paths = {"notes.txt"};
+  EXPECT_THAT(diff(repo, named), HasSubstr("b/notes.txt"));
   repo.git("config status.showUntrackedFiles normal");
   EXPECT_THAT(diff(repo), HasSubstr("b/notes.txt"));
 }

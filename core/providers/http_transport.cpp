@@ -450,6 +450,7 @@ HttpResponse HttpTransport::postJson(const std::string& path,
         std::string hint;
         switch (e) {
           case httplib::Error::Connection:
+            what = "could not connect (refused, or the host name did not resolve)";
             hint = "is the server running, and is the base URL right? (proxy: " +
                    (proxy_ ? proxy_->origin() : std::string("none")) + ")";
             break;

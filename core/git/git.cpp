@@ -443,13 +443,6 @@ std::string diffText(const fs::path& root, const DiffRequest& request, const Git
   } else if (r.exitCode == 0 && printed.size() > 4) {
     against = printed[4];  // else HEAD is unborn (no commits yet): the paths were still printed
   }
-  // The git directory as a work-tree path prefix ("dotfiles/"), when it is inside the work tree.
-  std::string gitDirInside;
-  {
-    std::error_code wec;
-    const fs::path rel = fs::weakly_canonical(printed[3], wec).lexically_relative(fs::weakly_canonical(root, wec));
-    if (!wec && !rel.empty() && *rel.begin() != ".." && rel != ".") gitDirInside = rel.generic_string() + "/";
-  }
   auto absolute = [&](const fs::path& p) { return p.is_relative() ? root / p : p; };
   fs::path realIndex = absolute(printed[0]);
   if (!request.trustRepositoryConfig)
@@ -463,6 +456,11 @@ std::string diffText(const fs::path& root, const DiffRequest& request, const Git
   if (request.includeUntracked && request.mode != DiffRequest::Mode::Staged) {
     std::vector<std::string> lsArgs{"ls-files", "--others", "--exclude-standard", "-z"};
     addPaths(lsArgs, request.paths);
+    // The git directory as a work-tree path prefix ("dotfiles/"), when it is inside the work tree.
+    std::string gitDirInside;
+    std::error_code wec;
+    const fs::path rel = fs::weakly_canonical(printed[3], wec).lexically_relative(fs::weakly_canonical(root, wec));
+    if (!wec && !rel.empty() && *rel.begin() != ".." && rel != ".") gitDirInside = rel.generic_string() + "/";
     const std::size_t leftBefore = request.leftOut ? request.leftOut->size() : 0;
     const std::string untracked = untrackedFilesOnly(git.checked(lsArgs), root, request, gitDirInside);
     const bool anyLeftOut = request.leftOut && request.leftOut->size() > leftBefore;

@@ -1,6 +1,7 @@
 #include "core/session/new_side.h"
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/git/git.h"
@@ -15,33 +16,35 @@ std::shared_ptr<const diff::NewVersions> newVersionsFromGit(const std::filesyste
   for (const diff::FileDiff& f : change.files)
     if (f.newPath && !f.binary && !f.hunks.empty() && f.newBlob) ids.push_back(*f.newBlob);
   const auto texts = git::blobTexts(root, ids, maxBytes);
-  std::vector<std::string> notInGit;  // files whose blob git does not have: is the work tree's copy it?
+  // Files whose blob git does not have, with that blob's id: is the work tree's copy it?
+  std::vector<std::pair<std::string, std::string>> notInGit;
   for (const diff::FileDiff& f : change.files) {
     if (!f.newPath || f.binary || f.hunks.empty()) continue;
     (*versions)[*f.newPath] = std::nullopt;
     if (!f.newBlob) continue;  // nothing says which text the patch was made from
     if (const auto t = texts.find(*f.newBlob); t != texts.end() && t->second) (*versions)[*f.newPath] = t->second;
-    else notInGit.push_back(*f.newPath);
+    else notInGit.emplace_back(*f.newPath, *f.newBlob);
   }
+  if (notInGit.empty()) return versions;
   // A patch of the working tree (`git diff > p`) names blobs only hashed, never stored.
-  const auto hashed = git::workTreeBlobIds(root, notInGit);
-  for (const diff::FileDiff& f : change.files) {
-    if (!f.newPath || !f.newBlob || !versions->count(*f.newPath) || (*versions)[*f.newPath]) continue;
-    const auto h = hashed.find(*f.newPath);
-    if (h != hashed.end() && h->second.rfind(*f.newBlob, 0) == 0) {
-      versions->erase(*f.newPath);
+  std::vector<std::string> paths;
+  for (const auto& [path, blob] : notInGit) paths.push_back(path);
+  const auto hashed = git::workTreeBlobIds(root, paths);
+  for (const auto& [path, blob] : notInGit) {
+    if (const auto h = hashed.find(path); h != hashed.end() && h->second.rfind(blob, 0) == 0) {
+      versions->erase(path);
       continue;
     }
     // Line endings converted on the way into git (core.autocrlf, eol=crlf): git
     // hashed the file with CRLF made LF. (Filter drivers, programs, are not run.)
-    support::RepoFileRead read = support::readRepositoryFile(root, *f.newPath, maxBytes);
+    support::RepoFileRead read = support::readRepositoryFile(root, path, maxBytes);
     if (!read || read.content->find("\r\n") == std::string::npos) continue;
     std::string lf;
     lf.reserve(read.content->size());
     for (std::size_t i = 0; i < read.content->size(); ++i)
       if (!((*read.content)[i] == '\r' && i + 1 < read.content->size() && (*read.content)[i + 1] == '\n'))
         lf += (*read.content)[i];
-    if (git::blobIdOf(root, lf).rfind(*f.newBlob, 0) == 0) versions->erase(*f.newPath);
+    if (git::blobIdOf(root, lf).rfind(blob, 0) == 0) versions->erase(path);
   }
   return versions;
 }

@@ -127,6 +127,14 @@ bool showsALine(const diff::Diff& diff) {
   return std::any_of(diff.files.begin(), diff.files.end(), [](const diff::FileDiff& f) { return !f.hunks.empty(); });
 }
 
+// The repository's files as the change's reviews read them: the work tree, or
+// the change's new side where that is not the work tree (Diff::newVersions).
+void emplaceChangeFiles(std::optional<tools::RepositoryTools>& files, const std::filesystem::path& root,
+                        const diff::Diff& change) {
+  files.emplace(root);
+  files->readNewSideFrom(change.newVersions);
+}
+
 CacheUse cacheUseOf(const ReviewRequest& request) {
   if (!request.fullReview) return CacheUse::Reuse;
   return request.keepEarlierWhereNotReached ? CacheUse::RefreshFallingBack : CacheUse::Refresh;
@@ -201,10 +209,7 @@ ReviewResult ReviewService::review(ReviewRequest request, const CancelToken& can
   // The work tree's files, read through tools confined to it, for the function
   // context of the cache key and of the per-hunk plan; none without a root.
   std::optional<tools::RepositoryTools> files;
-  if (!root.empty()) {
-    files.emplace(root);
-    files->readNewSideFrom(prepared.reviewed.newVersions);
-  }
+  if (!root.empty()) emplaceChangeFiles(files, root, prepared.reviewed);
   std::string key;
   if (cache_ && files) {
     key = cacheKey(*provider, prepared, config, *files);
@@ -271,9 +276,9 @@ std::optional<ReviewResult> ReviewService::cached(ReviewRequest request) const {
   if (!showsALine(prepared.reviewed)) return nothingToSend(std::move(prepared), config, CancelToken());
   if (!cache_ || root.empty()) return std::nullopt;
   std::unique_ptr<review::Provider> provider = factory_(config, prepared.reviewed, root);
-  tools::RepositoryTools files(root);
-  files.readNewSideFrom(prepared.reviewed.newVersions);
-  auto hit = cache_->get(root, cacheKey(*provider, prepared, config, files));
+  std::optional<tools::RepositoryTools> files;
+  emplaceChangeFiles(files, root, prepared.reviewed);
+  auto hit = cache_->get(root, cacheKey(*provider, prepared, config, *files));
   if (!hit) return std::nullopt;
   return fromCache(std::move(prepared), std::move(*hit), *provider, config);
 }
@@ -288,10 +293,7 @@ std::vector<review::ModelRequest> ReviewService::preview(ReviewRequest request, 
   // What review() would send now: with the per-hunk cache, only the hunks not
   // reviewed before (the same plan, looked up and not changed).
   std::optional<tools::RepositoryTools> files;
-  if (!root.empty()) {
-    files.emplace(root);
-    files->readNewSideFrom(prepared.reviewed.newVersions);
-  }
+  if (!root.empty()) emplaceChangeFiles(files, root, prepared.reviewed);
   const std::optional<IncrementalPlan> plan =
       planIncremental(hunks_, root, prepared, config, *provider, files ? &*files : nullptr, use);
   if (plan && plan->hunksReused > 0 && notSent)

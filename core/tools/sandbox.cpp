@@ -180,10 +180,7 @@ Result<std::string> Sandbox::readText(const ResolvedPath& path) const {
         return ToolError{"the new version of " + quotePath(path.relative) +
                          " under review is not in the work tree (its copy there differs) and git does not have it; "
                          "only the diff shows it"};
-      if (v->second->size() > limits_.maxFileBytes)
-        return ToolError{quotePath(path.relative) + " is " + std::to_string(v->second->size() / 1024) + " KB, over the " +
-                         std::to_string(limits_.maxFileBytes / 1024) +
-                         " KB limit for tools; use search_text to find the part you need"};
+      if (v->second->size() > limits_.maxFileBytes) return tooLarge(path.relative, v->second->size());
       return finishRead(*v->second, path.relative);
     }
   }
@@ -193,9 +190,7 @@ Result<std::string> Sandbox::readText(const ResolvedPath& path) const {
   if (!read) {
     if (read.skipped->reason == support::RepoFileSkip::Reason::TooLarge) {
       auto size = fs::file_size(path.absolute, ec);
-      return ToolError{quotePath(path.relative) + " is " + (ec ? std::string("over") : std::to_string(size / 1024) + " KB, over") +
-                       " the " + std::to_string(limits_.maxFileBytes / 1024) +
-                       " KB limit for tools; use search_text to find the part you need"};
+      return tooLarge(path.relative, ec ? std::nullopt : std::optional<std::uintmax_t>(size));
     }
     if (read.skipped->reason == support::RepoFileSkip::Reason::NotRegular) {
       return ToolError{quotePath(path.relative) + " is " + read.skipped->why + "; refused"};
@@ -203,6 +198,12 @@ Result<std::string> Sandbox::readText(const ResolvedPath& path) const {
     return ToolError{"cannot read " + quotePath(path.relative) + ": " + read.skipped->why};
   }
   return finishRead(std::move(*read.content), path.relative);
+}
+
+ToolError Sandbox::tooLarge(const std::string& relative, std::optional<std::uintmax_t> bytes) const {
+  return ToolError{quotePath(relative) + " is " + (bytes ? std::to_string(*bytes / 1024) + " KB, over" : std::string("over")) +
+                   " the " + std::to_string(limits_.maxFileBytes / 1024) +
+                   " KB limit for tools; use search_text to find the part you need"};
 }
 
 Result<std::string> Sandbox::finishRead(std::string data, const std::string& relative) const {

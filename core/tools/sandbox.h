@@ -6,6 +6,7 @@
 // vendor) are skipped, and only text files up to a size cap are read.
 #pragma once
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <memory>
@@ -108,6 +109,8 @@ class Sandbox {
   std::shared_ptr<const diff::NewVersions> newVersions_;
   // The checks and redaction of every read, on text read from the work tree or git.
   Result<std::string> finishRead(std::string data, const std::string& relative) const;
+  // The refusal of a file over maxFileBytes (its size when known).
+  ToolError tooLarge(const std::string& relative, std::optional<std::uintmax_t> bytes) const;
 };
 
 // The model's glob: the one glob engine (support/glob.h, as the settings use

@@ -303,6 +303,9 @@ TEST_F(OneRequestAtATime, ACancelledReviewSaysWhatItSpent) {
   for (int i = 0; i < 500 && calls.load() < 2; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
   ASSERT_GE(calls.load(), 2) << "the second request never reached the model";
   c.notify("$/cancelRequest", {{"id", id}});
+  // The server reads in order: once this is answered, the cancel was handled (else, on
+  // a loaded machine, the released review could finish before the cancel is read).
+  c.reply(c.request("revline/stats", json::object()));
   gate.release();
   EXPECT_EQ(c.reply(id)["error"]["code"], -32800);
   json end;
@@ -327,6 +330,7 @@ TEST_F(OneRequestAtATime, AReviewSupersededByANewerOneIsAnsweredServerCancelled)
   for (int i = 0; i < 500 && calls.load() < 2; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
   ASSERT_GE(calls.load(), 2) << "the second request never reached the model";
   const int second = c.request("workspace/executeCommand", reviewFile);
+  c.reply(c.request("revline/stats", json::object()));  // the second command was handled (read in order)
   gate.release();
   const json stopped = c.reply(first);
   EXPECT_EQ(stopped["error"]["code"], -32802) << stopped.dump();

@@ -413,9 +413,14 @@ fs::path findRepositoryRoot(const fs::path& start, const GitOptions& options) {
       throw GitError("git's work tree here is " + top.string() + ", set by GIT_WORK_TREE in the environment, and it "
                      "does not hold '" + start.string() + "': run revline from inside " + top.string() +
                      ", or unset GIT_WORK_TREE (and GIT_DIR)");
+    // The config file that says so: .git/config, or a bare repository's own (a dotfiles repository).
+    const process::Result common = git.run({"rev-parse", "--path-format=absolute", "--git-common-dir"});
+    const std::string configFile =
+        common.exitCode == 0 ? (fs::path(trimNewline(common.out)) / "config").string() : "the repository's .git/config";
     throw GitError("the repository of '" + start.string() + "' names its work tree elsewhere (" + top.string() +
                    ", core.worktree in its git config); revline reviews only a work tree that holds the directory "
-                   "it is run from: remove core.worktree from the repository's .git/config");
+                   "it is run from: run revline from inside " + top.string() + ", or remove core.worktree from " +
+                   configFile);
   }
   return top;
 }

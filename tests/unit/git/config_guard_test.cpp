@@ -190,10 +190,27 @@ TEST_F(Planted, AWorkTreeNamedElsewhereIsRefused) {
     ADD_FAILURE() << "expected a GitError";
   } catch (const GitError& e) {
     EXPECT_THAT(e.what(), HasSubstr("names its work tree elsewhere (" + elsewhere.path().string()));
-    EXPECT_THAT(e.what(), HasSubstr("remove core.worktree"));
+    EXPECT_THAT(e.what(), HasSubstr("remove core.worktree from " + (fs::canonical(repo.root()) / ".git/config").string()));
   }
   repo.git("config --unset core.worktree");
   EXPECT_EQ(fs::canonical(findRepositoryRoot(repo.root() / "a.txt", options())), fs::canonical(repo.root()));
+}
+
+// A repository whose git directory is not its .git (`git init --separate-git-dir`,
+// a submodule's): the config named is the one that sets core.worktree.
+TEST_F(Planted, AWorkTreeNamedElsewhereNamesTheConfigThatSaysSo) {
+  TempDir place, elsewhere;
+  const fs::path work = place.path() / "work", gitDir = place.path() / "repo.git";
+  repo.git("init -q --separate-git-dir=" + gitDir.string() + " " + work.string());
+  repo.git("--git-dir=" + gitDir.string() + " config core.worktree " + elsewhere.path().string());
+  try {
+    findRepositoryRoot(work, options());
+    ADD_FAILURE() << "expected a GitError";
+  } catch (const GitError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("run revline from inside " + elsewhere.path().string()));
+    EXPECT_THAT(e.what(), HasSubstr("remove core.worktree from " + (fs::canonical(gitDir) / "config").string()));
+    EXPECT_THAT(e.what(), Not(HasSubstr("work/.git")));
+  }
 }
 
 TEST_F(Planted, CommitMessagesRunNoSignatureCheck) {

@@ -425,13 +425,14 @@ void Server::applyOutcome(Job& job, JobOutcome& outcome) {
     const bool staleShown = std::any_of(files_.begin(), files_.end(), [&](const auto& entry) {
       return entry.second.root == job.root && !entry.second.findings.empty();
     });
-    reportFailure(outcome.failure, outcome.result ? Shown::AnsweredBeforeFailure : staleShown ? Shown::LastReview : Shown::None,
-                  outcome.providerFailure);
+    const std::string told =
+        reportFailure(outcome.failure, outcome.result ? Shown::AnsweredBeforeFailure : staleShown ? Shown::LastReview : Shown::None,
+                      outcome.providerFailure, job.reply.has_value());
     // The reason, not only "failed": a client may show the end over the message (Emacs's echo area).
     std::string reason = outcome.failure;
     if (reason.rfind("revline: ", 0) == 0) reason.erase(0, 9);  // "failed: revline: ..." said it twice
     if (!reason.empty() && reason.back() == '.') reason.pop_back();  // then "; spent ..."
-    return finish(LspError(ErrorCode::RequestFailed, outcome.failure),
+    return finish(LspError(ErrorCode::RequestFailed, told),
                   "failed: " + reason + spentClause(outcome.spentBeforeEnd));
   }
   if (job.cancel.cancelled()) {  // a newer save arrived while this result was on its way
@@ -474,25 +475,27 @@ void Server::applyOutcome(Job& job, JobOutcome& outcome) {
          endMessage);
 }
 
-void Server::reportFailure(const std::string& message, Shown shown, bool providerFailed) {
+std::string Server::reportFailure(const std::string& message, Shown shown, bool providerFailed, bool toldInReply) {
   if (providerFailed) count(&ServerStats::providerFailures);
   logMessage(MessageType::Error, message);
+  // What the diagnostics shown are, after "The" (a sentence) or "the" (in parentheses).
+  const std::string what = shown == Shown::AnsweredBeforeFailure
+                               ? "diagnostics shown are from the requests answered before the failure, and from "
+                                 "earlier reviews for the rest where there was one"
+                               : "diagnostics shown are from earlier reviews";
+  const std::string told = shown != Shown::None ? asSentence(message) + " The " + what + "." : message;
   // A new failure is shown at once; the same one again after a minute (a
   // provider that stays down must not go quiet while old diagnostics stay).
+  // One a command asked for is shown by its client, always: the user is waiting for it.
   const auto now = options_.clock ? options_.clock() : Clock::now();
-  if (message != lastFailureShown_ || now - lastFailureShownAt_ >= std::chrono::minutes(1)) {
-    const bool again = message == lastFailureShown_;
-    // What the diagnostics shown are, after "The" (a sentence) or "the" (in parentheses).
-    const std::string what = shown == Shown::AnsweredBeforeFailure
-                                 ? "diagnostics shown are from the requests answered before the failure, and from "
-                                   "earlier reviews for the rest where there was one"
-                                 : "diagnostics shown are from earlier reviews";
-    showMessage(MessageType::Error, again                  ? message + " (still failing; the " + what + ")"
-                                    : shown != Shown::None ? asSentence(message) + " The " + what + "."
-                                                           : message);
+  const bool again = message == lastFailureShown_;
+  const bool due = !again || now - lastFailureShownAt_ >= std::chrono::minutes(1);
+  if (due && !toldInReply) showMessage(MessageType::Error, again ? message + " (still failing; the " + what + ")" : told);
+  if (due || toldInReply) {
     lastFailureShown_ = message;
     lastFailureShownAt_ = now;
   }
+  return told;
 }
 
 // ---------------------------------------------------------------- state helpers

@@ -153,8 +153,11 @@ class Server : public MessageHandler {
     LastReview,             // of earlier reviews, still shown
     AnsweredBeforeFailure,  // of a split review's requests answered before another failed
   };
-  // A new failure at once, the same one once a minute.
-  void reportFailure(const std::string& message, Shown shown, bool providerFailed);
+  // Logs a review's failure and returns it as the user is told it. Shown in a
+  // message: a new failure at once, the same one once a minute. Not shown when
+  // `toldInReply` (a command asked for the review: its client shows the error
+  // reply, and a message beside it said the same twice).
+  std::string reportFailure(const std::string& message, Shown shown, bool providerFailed, bool toldInReply);
   // Worker: reads the files the findings of outcome.result are on (outcome.fileLines).
   void readFilesOfFindings(const Job& job, JobOutcome& outcome);
   void count(int ServerStats::*counter);           // any thread

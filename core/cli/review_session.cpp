@@ -83,7 +83,8 @@ session::ReviewRequest reviewRequestFor(DiffSource source, const ParsedArgs& arg
   session::ReviewRequest request{std::move(source.diff), source.root.value_or(std::filesystem::path()), config, {}};
   request.leftOut = std::move(source.leftOut);
   // The index (--staged) or a patch (--stdin): the work tree's copies of its files may hold other edits.
-  request.newSideIsWorkTree = !args.has("staged") && !args.has("stdin");
+  using NewSide = session::ReviewRequest::NewSide;
+  request.newSide = args.has("stdin") ? NewSide::Patch : args.has("staged") ? NewSide::Index : NewSide::WorkTree;
   // With --base, the branch's commits say what the change is for.
   if (auto base = args.value("base"); base && source.root) request.commitMessages = git::commitMessages(*source.root, *base);
   return request;

@@ -66,6 +66,20 @@ struct Diff {
   // work tree's copy, which may differ (unstaged edits); a file absent from it
   // is the same in the work tree.
   std::shared_ptr<const NewVersions> newVersions;
+  // --staged: the index is the new side of the whole repository, so
+  // newVersions also holds the files outside the change whose work-tree copy
+  // has unstaged edits, and an untracked file is not part of it.
+  bool newSideIsIndex = false;
+
+  // A Diff for some of this one's files (a chunk, the hunks left to send): the
+  // same source text and new side, no files yet.
+  Diff withoutFiles() const {
+    Diff part;
+    part.source = source;
+    part.newVersions = newVersions;
+    part.newSideIsIndex = newSideIsIndex;
+    return part;
+  }
 
   // The file whose new path (or old path, if deleted) equals `path` after
   // normalisation (leading "./" and "a/"-style prefixes dropped); nullptr if none.

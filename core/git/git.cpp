@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <fstream>
+#include <sstream>
 #include <system_error>
 
 #include "core/git/config_guard.h"
@@ -523,8 +524,36 @@ std::vector<std::string> ignoredUntracked(const fs::path& root, const GitOptions
   return paths;
 }
 
+std::vector<std::string> allUntracked(const fs::path& root, const GitOptions& options) {
+  const Runner git{options, root, {}, {}, {"-c", "core.fsmonitor=false"}};  // as ignoredUntracked
+  std::vector<std::string> paths;
+  for (std::string& p : splitAtNul(git.checked({"ls-files", "-z", "--others", "--directory"})))
+    if (!p.empty()) paths.push_back(std::move(p));
+  return paths;
+}
+
+std::map<std::string, std::string> unstagedIndexBlobs(const fs::path& root, const GitOptions& options) {
+  // Compares stat data and the index, never hashes a work-tree file: no filter driver runs.
+  const Runner git{options, root, {}, {}, {"-c", "core.fsmonitor=false"}};
+  std::map<std::string, std::string> blobs;
+  // -z: ":<old mode> <new mode> <index id> <work-tree id> <status>" NUL "<path>" NUL.
+  const std::vector<std::string> fields =
+      splitAtNul(git.checked({"diff-files", "-z", "--raw", "--no-abbrev", "--ignore-submodules"}));
+  for (std::size_t i = 0; i + 1 < fields.size(); i += 2) {
+    std::istringstream meta(fields[i]);
+    std::string indexMode, workTreeMode, id, workTreeId, status;
+    meta >> indexMode >> workTreeMode >> id >> workTreeId >> status;
+    if (indexMode != ":100644" && indexMode != ":100755") continue;  // regular files in the index
+    if (status != "M" && status != "T") continue;                     // not deleted, not unmerged
+    if (id.empty() || id.find_first_not_of('0') == std::string::npos) continue;
+    blobs[fields[i + 1]] = id;
+  }
+  return blobs;
+}
+
 std::map<std::string, std::optional<std::string>> blobTexts(const fs::path& root, const std::vector<std::string>& ids,
-                                                            std::size_t maxBytes, const GitOptions& options) {
+                                                            std::size_t maxBytes, const GitOptions& options,
+                                                            std::size_t maxTotalBytes) {
   std::map<std::string, std::optional<std::string>> texts;
   std::string names;
   for (const std::string& id : ids) {
@@ -540,6 +569,7 @@ std::map<std::string, std::optional<std::string>> blobTexts(const fs::path& root
   // Sizes first ("<oid> blob <size>", or "<name> missing"/"ambiguous"): a huge blob is never read.
   std::vector<std::pair<std::string, std::string>> wanted;  // (name asked, full oid)
   std::string fullIds;
+  std::size_t total = 0;  // of the texts to read, under maxTotalBytes
   {
     const std::vector<std::string> asked = splitLines(names);
     const process::Result checked = git.run({"cat-file", "--batch-check"}, names);
@@ -552,8 +582,9 @@ std::map<std::string, std::optional<std::string>> blobTexts(const fs::path& root
         continue;
       const std::string size = a.substr(sp2 + 1);
       if (size.empty() || size.size() > 18 || size.find_first_not_of("0123456789") != std::string::npos ||
-          std::stoull(size) > maxBytes)
+          std::stoull(size) > maxBytes || std::stoull(size) > maxTotalBytes - total)
         continue;
+      total += std::stoull(size);
       wanted.emplace_back(asked[i], a.substr(0, sp1));
       fullIds += a.substr(0, sp1) + "\n";
     }

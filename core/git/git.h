@@ -89,13 +89,24 @@ std::string diffText(const std::filesystem::path& root, const DiffRequest& reque
 // (`git ls-files --others --ignored --exclude-standard --directory`).
 std::vector<std::string> ignoredUntracked(const std::filesystem::path& root, const GitOptions& git = {});
 
+// Every untracked file and directory, ignored or not, listed as
+// ignoredUntracked lists them: what a commit of the index leaves out.
+std::vector<std::string> allUntracked(const std::filesystem::path& root, const GitOptions& git = {});
+
+// The regular files whose work-tree copy differs from the index's (unstaged
+// edits: `git diff-files`), repository-relative, each with the index's blob id.
+// Files deleted from the work tree, symlinks, submodules and unmerged paths are left out.
+std::map<std::string, std::string> unstagedIndexBlobs(const std::filesystem::path& root, const GitOptions& git = {});
+
 // The text of each blob `ids` names (full or abbreviated, as a diff's index
 // lines write them), from the object store of the repository at `root`:
-// nullopt for one that is missing, ambiguous, not a blob, or over `maxBytes`.
+// nullopt for one that is missing, ambiguous, not a blob, or over `maxBytes`,
+// or once the texts read (in the order asked) would pass `maxTotalBytes`.
 // Nothing is fetched (a partial clone's missing blob stays missing, on git >= 2.45).
 std::map<std::string, std::optional<std::string>> blobTexts(const std::filesystem::path& root,
                                                             const std::vector<std::string>& ids, std::size_t maxBytes,
-                                                            const GitOptions& git = {});
+                                                            const GitOptions& git = {},
+                                                            std::size_t maxTotalBytes = SIZE_MAX);
 
 // The blob id git would give each of the work tree's files `paths` as they are
 // (`git hash-object --no-filters`), by path; a path that is not a regular file

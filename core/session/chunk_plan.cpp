@@ -374,9 +374,7 @@ std::vector<diff::Hunk> splitHunkBefore(const diff::Hunk& hunk, const std::vecto
 }
 
 diff::Diff chunkDiff(const diff::Diff& diff, const std::vector<ChunkPart>& parts) {
-  diff::Diff out;
-  out.source = diff.source;
-  out.newVersions = diff.newVersions;
+  diff::Diff out = diff.withoutFiles();
   for (std::size_t i = 0; i < parts.size(); ++i) {
     const ChunkPart& p = parts[i];
     const diff::FileDiff& from = diff.files[p.file];

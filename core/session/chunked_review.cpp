@@ -42,14 +42,17 @@ tools::ToolLimits limitsFor(const config::Config& config, std::int64_t reserveTo
 // What git ignores in `root`, asked of git once however many requests of a
 // review call a tool, and not at all when none does. Thread-safe (the
 // requests of a split review run in parallel); a failure is asked again.
-tools::Sandbox::IgnoredLister ignoredOnce(const std::filesystem::path& root) {
+// --staged (the index is the new side): every untracked file, which a commit would not hold.
+tools::Sandbox::IgnoredLister ignoredOnce(const std::filesystem::path& root, const diff::Diff& change) {
   struct Once {
     std::once_flag asked;
     std::vector<std::string> listed;
   };
   auto once = std::make_shared<Once>();
-  return [once, root] {
-    std::call_once(once->asked, [&] { once->listed = git::ignoredUntracked(root); });
+  const bool allUntracked = change.newSideIsIndex;
+  return [once, root, allUntracked] {
+    std::call_once(once->asked,
+                   [&] { once->listed = allUntracked ? git::allUntracked(root) : git::ignoredUntracked(root); });
     return once->listed;
   };
 }
@@ -60,7 +63,11 @@ std::unique_ptr<tools::RepositoryTools> toolsFor(const std::filesystem::path& ro
   auto tools = std::make_unique<tools::RepositoryTools>(root, limits);
   tools->readNewSideFrom(change.newVersions);  // --staged, --stdin: the change's files as git has them
   // What git ignores (a local .env, build output) the model is not shown, as the diff does not show it.
-  tools->ignoreWhatGitIgnores(std::move(ignored));
+  if (change.newSideIsIndex)
+    tools->ignoreWhatGitIgnores(std::move(ignored), "is not in the index (untracked): not part of the staged change "
+                                                    "under review, so the tools do not read it");
+  else
+    tools->ignoreWhatGitIgnores(std::move(ignored));
   return tools;
 }
 
@@ -80,9 +87,7 @@ std::vector<FileCost> costsOf(const diff::Diff& diff, const review::ReviewOption
   std::vector<FileCost> costs;
   for (std::size_t f = 0; f < diff.files.size(); ++f) {
     const diff::FileDiff& file = diff.files[f];
-    diff::Diff one;
-    one.source = diff.source;
-    one.newVersions = diff.newVersions;
+    diff::Diff one = diff.withoutFiles();
     one.files.push_back(file);
     auto measure = [&](std::vector<diff::Hunk> hunks, const std::vector<std::vector<diff::HunkContext>>& context) {
       one.files[0].hunks = std::move(hunks);
@@ -296,7 +301,7 @@ RequestPlan planRequests(const diff::Diff& diff, const review::ReviewInputs& inp
 
   // What every request holds besides the diff: system prompt, schema, intent, tool specs.
   out.requestInputs = review::ReviewInputs{inputs.commitMessages, {}};
-  out.ignored = ignoredOnce(setup.root);
+  out.ignored = ignoredOnce(setup.root, diff);
   out.measuring = toolsFor(setup.root, diff, out.limits, out.ignored);
   review::ModelRequest empty = review::firstRequest(diff::Diff{diff.source, {}}, provider, options,
                                                     out.measuring.get(), out.requestInputs);
@@ -519,7 +524,7 @@ std::vector<review::ModelRequest> previewRequests(const diff::Diff& diff, const 
                                                   std::vector<std::string>* notSent) {
   RequestPlan p = planRequests(diff, inputs, provider, setup);
   if (p.budget <= 0 || diff.files.empty()) {
-    auto tools = toolsFor(setup.root, diff, {}, ignoredOnce(setup.root));
+    auto tools = toolsFor(setup.root, diff, {}, ignoredOnce(setup.root, diff));
     return {review::firstRequest(diff, provider, setup.config.review, tools.get(), inputs)};
   }
   if (p.whole) return {std::move(*p.whole)};
@@ -544,7 +549,7 @@ review::ReviewOutcome reviewInChunks(const diff::Diff& diff, const review::Revie
   const config::Config& config = setup.config;
   RequestPlan p = planRequests(diff, inputs, provider, setup);
   if (p.budget <= 0 || diff.files.empty()) {
-    auto tools = toolsFor(setup.root, diff, {}, ignoredOnce(setup.root));
+    auto tools = toolsFor(setup.root, diff, {}, ignoredOnce(setup.root, diff));
     return review::runReview(diff, provider, config.review, tools.get(), cancel, inputs);
   }
   const review::ReviewOptions& options = p.options;

@@ -194,8 +194,7 @@ IncrementalPlan HunkCache::plan(const fs::path& root, const diff::Diff& change, 
   IncrementalPlan plan;
   plan.cut = cutIntoUnits(change, context.maxUnitTokens);
   const diff::Diff& whole = plan.cut;
-  plan.toReview.source = whole.source;
-  plan.toReview.newVersions = whole.newVersions;
+  plan.toReview = whole.withoutFiles();
   const std::string common = commonKey(context);
   for (std::size_t fi = 0; fi < whole.files.size(); ++fi) {
     const diff::FileDiff& f = whole.files[fi];

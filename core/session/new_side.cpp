@@ -1,5 +1,7 @@
 #include "core/session/new_side.h"
 
+#include <map>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -9,8 +11,8 @@
 
 namespace revline::session {
 
-std::shared_ptr<const diff::NewVersions> newVersionsFromGit(const std::filesystem::path& root,
-                                                            const diff::Diff& change, std::size_t maxBytes) {
+std::shared_ptr<diff::NewVersions> newVersionsFromGit(const std::filesystem::path& root, const diff::Diff& change,
+                                                      std::size_t maxBytes) {
   auto versions = std::make_shared<diff::NewVersions>();
   std::vector<std::string> ids;
   for (const diff::FileDiff& f : change.files)
@@ -47,6 +49,28 @@ std::shared_ptr<const diff::NewVersions> newVersionsFromGit(const std::filesyste
     if (git::blobIdOf(root, lf).rfind(blob, 0) == 0) versions->erase(path);
   }
   return versions;
+}
+
+void addIndexVersionsOfUnstaged(const std::filesystem::path& root, const diff::Diff& change,
+                                diff::NewVersions& versions, std::size_t maxBytes, std::size_t maxTotalBytes) {
+  std::map<std::string, std::string> unstaged;
+  try {
+    unstaged = git::unstagedIndexBlobs(root);
+  } catch (const std::exception&) {
+    return;  // git could not say (none on PATH, a broken index): those files are read from the work tree
+  }
+  std::vector<std::pair<std::string, std::string>> outside;  // (path, index blob id)
+  std::vector<std::string> ids;
+  for (auto& [path, id] : unstaged) {
+    if (versions.count(path) || change.findFile(path)) continue;  // a file of the change: read as it has it
+    outside.emplace_back(path, id);
+    ids.push_back(id);
+  }
+  const auto texts = git::blobTexts(root, ids, maxBytes, {}, maxTotalBytes);
+  for (const auto& [path, id] : outside) {
+    const auto t = texts.find(id);
+    versions[path] = t != texts.end() ? t->second : std::nullopt;
+  }
 }
 
 }  // namespace revline::session

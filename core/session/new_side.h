@@ -15,7 +15,13 @@ namespace revline::session {
 // commits); nothing (the work tree is it) when the work-tree file hashes to
 // that blob; else nullopt, only its hunks are known (a patch without index
 // lines, or of another repository). Each text under `maxBytes`.
-std::shared_ptr<const diff::NewVersions> newVersionsFromGit(const std::filesystem::path& root,
-                                                            const diff::Diff& change, std::size_t maxBytes);
+std::shared_ptr<diff::NewVersions> newVersionsFromGit(const std::filesystem::path& root, const diff::Diff& change,
+                                                      std::size_t maxBytes);
+
+// --staged: adds to `versions` each file outside `change` whose work-tree copy
+// has unstaged edits, with the index's text (what the commit will hold): nullopt
+// for one over `maxBytes`, or once `maxTotalBytes` of such texts are read.
+void addIndexVersionsOfUnstaged(const std::filesystem::path& root, const diff::Diff& change,
+                                diff::NewVersions& versions, std::size_t maxBytes, std::size_t maxTotalBytes);
 
 }  // namespace revline::session

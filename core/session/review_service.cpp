@@ -22,13 +22,27 @@ ProviderFactory defaultProviderFactory() {
   };
 }
 
+namespace {
+// --staged: at most this much of the index's text of files outside the change
+// with unstaged edits is held; the tools refuse such a file past it (never
+// reading its work-tree copy instead).
+constexpr std::size_t kMaxUnstagedBytes = 32 * 1024 * 1024;
+}  // namespace
+
 PreparedReview prepare(ReviewRequest request) {
   diff::requireOneSectionPerFile(request.diff);  // findings are placed by path and line
   config::Selection selection = config::selectFiles(std::move(request.diff), request.config);
   PreparedReview prepared;
   prepared.reviewed = std::move(selection.diff);
-  if (!request.newSideIsWorkTree && !request.root.empty())
-    prepared.reviewed.newVersions = newVersionsFromGit(request.root, prepared.reviewed, support::kMaxRepositoryFileBytes);
+  if (request.newSide != ReviewRequest::NewSide::WorkTree && !request.root.empty()) {
+    auto versions = newVersionsFromGit(request.root, prepared.reviewed, support::kMaxRepositoryFileBytes);
+    if (request.newSide == ReviewRequest::NewSide::Index) {
+      addIndexVersionsOfUnstaged(request.root, prepared.reviewed, *versions, support::kMaxRepositoryFileBytes,
+                                 kMaxUnstagedBytes);
+      prepared.reviewed.newSideIsIndex = true;
+    }
+    prepared.reviewed.newVersions = std::move(versions);
+  }
   prepared.inputs.filesSkipped = std::move(selection.skipped);
   for (auto& left : request.leftOut) prepared.inputs.filesSkipped.push_back(notReviewed(std::move(left)));
   prepared.inputs.commitMessages = std::move(request.commitMessages);

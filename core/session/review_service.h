@@ -84,10 +84,14 @@ struct ReviewRequest {
   // for: the language server shows them rather than the last review's. Only
   // where the per-hunk cache applies (a model provider, a repository).
   std::function<void(ReviewResult)> answeredBeforeFailure = {};
-  // False when the change's new side is not the work tree (--staged: the index;
+  // Where the change's new side is. Not the work tree (--staged: the index;
   // --stdin: a patch): prepare() then reads its files' new text from git
-  // (session/new_side.h), and no review reads their work-tree copies.
-  bool newSideIsWorkTree = true;
+  // (session/new_side.h), and no review reads their work-tree copies, which may
+  // hold other edits. The index is the new side of every file: one outside the
+  // change with unstaged edits is read as the index has it too, and an
+  // untracked one, which a commit would not hold, is not read or listed.
+  enum class NewSide { WorkTree, Index, Patch };
+  NewSide newSide = NewSide::WorkTree;
 };
 
 // What the selection keeps of a request, and what the review is given besides.

@@ -40,7 +40,9 @@ class RepositoryTools : public review::ToolExecutor {
     sandbox_.readNewSideFrom(std::move(versions));
   }
   // Sandbox::ignoreWhatGitIgnores: the files git ignores are neither read nor listed.
-  void ignoreWhatGitIgnores(Sandbox::IgnoredLister lister) { sandbox_.ignoreWhatGitIgnores(std::move(lister)); }
+  void ignoreWhatGitIgnores(Sandbox::IgnoredLister lister, std::string why = Sandbox::kIgnoredByGit) {
+    sandbox_.ignoreWhatGitIgnores(std::move(lister), std::move(why));
+  }
 
  private:
   Sandbox sandbox_;

@@ -156,8 +156,7 @@ Result<ResolvedPath> Sandbox::resolve(std::string_view path, bool ofTheDiff) con
   const fs::path canonical = *where.canonical;
   if (canonical == root_) return ToolError{"path " + quotePath(relative) + " is the repository root; give a file path"};
   if (!ofTheDiff && (ignored(relative) || ignored(canonical.lexically_relative(root_).generic_string()))) {
-    return ToolError{"path " + quotePath(relative) +
-                     " is ignored by git (.gitignore); the tools do not read ignored files"};
+    return ToolError{"path " + quotePath(relative) + " " + ignoredWhy_};
   }
   // A symlink may also lead into a skipped directory.
   for (const auto& c : canonical.lexically_relative(root_)) {
@@ -177,9 +176,10 @@ Result<std::string> Sandbox::readText(const ResolvedPath& path) const {
   if (newVersions_) {
     if (const auto v = newVersions_->find(path.relative); v != newVersions_->end()) {
       if (!v->second)
-        return ToolError{"the new version of " + quotePath(path.relative) +
-                         " under review is not in the work tree (its copy there differs) and git does not have it; "
-                         "only the diff shows it"};
+        return ToolError{"the version of " + quotePath(path.relative) +
+                         " under review is not the work tree's (its copy there differs), and git could not give it "
+                         "(not in its object store, or over the size limit); only the diff shows what the change "
+                         "holds of it"};
       if (v->second->size() > limits_.maxFileBytes) return tooLarge(path.relative, v->second->size());
       return finishRead(*v->second, path.relative);
     }

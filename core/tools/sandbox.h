@@ -85,8 +85,14 @@ class Sandbox {
   // directory with a trailing '/'), asked for at the first path resolved or
   // listed: local files a checkout does not have (.env, credentials, build
   // output) are refused and left out of listings, as the diff leaves them out.
+  // `why` ends the refusal of such a path ("path 'x' <why>"): another lister
+  // (--staged: every untracked file, which a commit would not hold) says so.
   using IgnoredLister = std::function<std::vector<std::string>()>;
-  void ignoreWhatGitIgnores(IgnoredLister lister) { ignoredLister_ = std::move(lister); }
+  static constexpr const char* kIgnoredByGit = "is ignored by git (.gitignore); the tools do not read ignored files";
+  void ignoreWhatGitIgnores(IgnoredLister lister, std::string why = kIgnoredByGit) {
+    ignoredLister_ = std::move(lister);
+    ignoredWhy_ = std::move(why);
+  }
 
   // When the change's new side is not the work tree (diff::Diff::newVersions):
   // a file it holds is read as it says (readText, readForSearch), not from the
@@ -105,6 +111,7 @@ class Sandbox {
   mutable bool filesTruncated_ = false;
   review::SecretFinder redact_;
   IgnoredLister ignoredLister_;
+  std::string ignoredWhy_ = kIgnoredByGit;
   mutable std::optional<std::set<std::string>> ignored_;  // what ignoredLister_ said, once asked
   std::shared_ptr<const diff::NewVersions> newVersions_;
   // The checks and redaction of every read, on text read from the work tree or git.

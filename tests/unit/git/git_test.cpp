@@ -619,5 +619,48 @@ TEST(DiffText, UserConfigDoesNotChangeTheFormat) {
   EXPECT_EQ(diff(repo), expected);
 }
 
+// The full id of the object `spec` names (rev-parse syntax: "HEAD:path", ":path").
+std::string blobId(const TempRepo& repo, const std::string& spec) {
+  const std::string out = repo.git("rev-parse " + spec);
+  return out.substr(0, out.find('\n'));
+}
+
+// --staged: the files whose work-tree copy differs from the index, with the
+// index's blob (what a commit holds); a file deleted from the work tree is not one.
+TEST(UnstagedIndexBlobs, NameTheIndexBlobOfEachFileEditedSinceItWasStaged) {
+  TempRepo repo;
+  repo.write("edited.txt", "committed\n");
+  repo.write("deleted.txt", "gone\n");
+  repo.write("staged-then-edited.txt", "committed\n");
+  repo.write("untouched.txt", "same\n");
+  repo.commitAll("init");
+  repo.write("edited.txt", "edited\n");
+  fs::remove(repo.root() / "deleted.txt");
+  repo.write("staged-then-edited.txt", "staged\n");
+  repo.git("add staged-then-edited.txt");
+  repo.write("staged-then-edited.txt", "edited after\n");
+  const std::map<std::string, std::string> blobs = unstagedIndexBlobs(repo.root());
+  ASSERT_EQ(blobs.size(), 2u);
+  EXPECT_EQ(blobs.at("edited.txt"), blobId(repo, "HEAD:edited.txt"));
+  EXPECT_EQ(blobs.at("staged-then-edited.txt"), blobId(repo, ":staged-then-edited.txt"));
+  const auto texts = blobTexts(repo.root(), {blobs.at("edited.txt"), blobs.at("staged-then-edited.txt")}, 100);
+  EXPECT_EQ(texts.at(blobs.at("staged-then-edited.txt")), "staged\n");
+}
+
+// Texts read past a total are not read: memory stays bounded however many files are asked for.
+TEST(BlobTexts, StopAtTheTotalAsked) {
+  TempRepo repo;
+  repo.write("a.txt", "aaaa\n");
+  repo.write("b.txt", "bbbb\n");
+  repo.commitAll("init");
+  const std::string a = blobId(repo, "HEAD:a.txt"), b = blobId(repo, "HEAD:b.txt");
+  const auto both = blobTexts(repo.root(), {a, b}, 100);
+  EXPECT_EQ(both.at(a), "aaaa\n");
+  EXPECT_EQ(both.at(b), "bbbb\n");
+  const auto first = blobTexts(repo.root(), {a, b}, 100, {}, 7);
+  EXPECT_EQ(first.at(a), "aaaa\n");
+  EXPECT_EQ(first.at(b), std::nullopt);
+}
+
 }  // namespace
 }  // namespace revline::git

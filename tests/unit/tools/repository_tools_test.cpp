@@ -336,7 +336,7 @@ TEST_F(ToolsTest, TheChangesFilesAreReadAsItsNewSideHasThem) {
   EXPECT_NE(found.content.find("src/Service.java:1:"), std::string::npos) << found.content;
   const review::ToolResult unknown = tools.execute({"c3", "read_file", {{"path", "README.md"}}}, CancelToken());
   EXPECT_FALSE(unknown.ok);
-  EXPECT_NE(unknown.content.find("only the diff shows it"), std::string::npos) << unknown.content;
+  EXPECT_NE(unknown.content.find("only the diff shows what the change holds of it"), std::string::npos) << unknown.content;
   EXPECT_EQ(tools.newFileText("README.md"), std::nullopt);
   // A file the change does not hold is the work tree's.
   EXPECT_NE(tools.newFileText("src/util/Helper.java")->find("okay"), std::string::npos);

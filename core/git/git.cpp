@@ -513,23 +513,28 @@ std::string diffText(const fs::path& root, const DiffRequest& request, const Git
   return text;
 }
 
-std::vector<std::string> ignoredUntracked(const fs::path& root, const GitOptions& options) {
-  // Lists the work tree, nothing more: core.fsmonitor (the one program a listing
-  // could start) is off whatever the repository says.
+namespace {
+// `git ls-files -z --others --directory` with `filter` (which untracked paths).
+// Lists the work tree, nothing more: core.fsmonitor (the one program a listing
+// could start) is off whatever the repository says.
+std::vector<std::string> untrackedListing(const fs::path& root, const GitOptions& options,
+                                          std::vector<std::string> filter) {
   const Runner git{options, root, {}, {}, {"-c", "core.fsmonitor=false"}};
+  std::vector<std::string> args{"ls-files", "-z", "--others", "--directory"};
+  args.insert(args.end(), filter.begin(), filter.end());
   std::vector<std::string> paths;
-  for (std::string& p :
-       splitAtNul(git.checked({"ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory"})))
+  for (std::string& p : splitAtNul(git.checked(args)))
     if (!p.empty()) paths.push_back(std::move(p));
   return paths;
 }
+}  // namespace
+
+std::vector<std::string> ignoredUntracked(const fs::path& root, const GitOptions& options) {
+  return untrackedListing(root, options, {"--ignored", "--exclude-standard"});
+}
 
 std::vector<std::string> allUntracked(const fs::path& root, const GitOptions& options) {
-  const Runner git{options, root, {}, {}, {"-c", "core.fsmonitor=false"}};  // as ignoredUntracked
-  std::vector<std::string> paths;
-  for (std::string& p : splitAtNul(git.checked({"ls-files", "-z", "--others", "--directory"})))
-    if (!p.empty()) paths.push_back(std::move(p));
-  return paths;
+  return untrackedListing(root, options, {});
 }
 
 std::map<std::string, std::string> unstagedIndexBlobs(const fs::path& root, const GitOptions& options) {
@@ -581,10 +586,10 @@ std::map<std::string, std::optional<std::string>> blobTexts(const fs::path& root
       if (sp1 == std::string::npos || sp2 == std::string::npos || a.compare(sp1 + 1, sp2 - sp1 - 1, "blob") != 0)
         continue;
       const std::string size = a.substr(sp2 + 1);
-      if (size.empty() || size.size() > 18 || size.find_first_not_of("0123456789") != std::string::npos ||
-          std::stoull(size) > maxBytes || std::stoull(size) > maxTotalBytes - total)
-        continue;
-      total += std::stoull(size);
+      if (size.empty() || size.size() > 18 || size.find_first_not_of("0123456789") != std::string::npos) continue;
+      const std::size_t bytes = std::stoull(size);
+      if (bytes > maxBytes || bytes > maxTotalBytes - total) continue;
+      total += bytes;
       wanted.emplace_back(asked[i], a.substr(0, sp1));
       fullIds += a.substr(0, sp1) + "\n";
     }

@@ -39,6 +39,10 @@ tools::ToolLimits limitsFor(const config::Config& config, std::int64_t reserveTo
   return limits;
 }
 
+// Why the tools refuse an untracked file under --staged.
+constexpr const char* kNotInTheIndex =
+    "is not in the index (untracked): not part of the staged change under review, so the tools do not read it";
+
 // What git ignores in `root`, asked of git once however many requests of a
 // review call a tool, and not at all when none does. Thread-safe (the
 // requests of a split review run in parallel); a failure is asked again.
@@ -63,11 +67,9 @@ std::unique_ptr<tools::RepositoryTools> toolsFor(const std::filesystem::path& ro
   auto tools = std::make_unique<tools::RepositoryTools>(root, limits);
   tools->readNewSideFrom(change.newVersions);  // --staged, --stdin: the change's files as git has them
   // What git ignores (a local .env, build output) the model is not shown, as the diff does not show it.
-  if (change.newSideIsIndex)
-    tools->ignoreWhatGitIgnores(std::move(ignored), "is not in the index (untracked): not part of the staged change "
-                                                    "under review, so the tools do not read it");
-  else
-    tools->ignoreWhatGitIgnores(std::move(ignored));
+  // --staged: every untracked file (ignoredOnce lists them), which the commit would not hold.
+  tools->ignoreWhatGitIgnores(std::move(ignored),
+                              change.newSideIsIndex ? kNotInTheIndex : tools::Sandbox::kIgnoredByGit);
   return tools;
 }
 

@@ -549,7 +549,7 @@ std::map<std::string, std::string> unstagedIndexBlobs(const fs::path& root, cons
     std::string indexMode, workTreeMode, id, workTreeId, status;
     meta >> indexMode >> workTreeMode >> id >> workTreeId >> status;
     if (indexMode != ":100644" && indexMode != ":100755") continue;  // regular files in the index
-    if (status != "M" && status != "T") continue;                     // not deleted, not unmerged
+    if (status != "M" && status != "T" && status != "D") continue;    // not unmerged
     if (id.empty() || id.find_first_not_of('0') == std::string::npos) continue;
     blobs[fields[i + 1]] = id;
   }

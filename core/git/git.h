@@ -94,8 +94,8 @@ std::vector<std::string> ignoredUntracked(const std::filesystem::path& root, con
 std::vector<std::string> allUntracked(const std::filesystem::path& root, const GitOptions& git = {});
 
 // The regular files whose work-tree copy differs from the index's (unstaged
-// edits: `git diff-files`), repository-relative, each with the index's blob id.
-// Files deleted from the work tree, symlinks, submodules and unmerged paths are left out.
+// edits: `git diff-files`), or is gone (deleted, not staged), repository-relative,
+// each with the index's blob id. Symlinks, submodules and unmerged paths are left out.
 std::map<std::string, std::string> unstagedIndexBlobs(const std::filesystem::path& root, const GitOptions& git = {});
 
 // The text of each blob `ids` names (full or abbreviated, as a diff's index

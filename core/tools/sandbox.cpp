@@ -145,6 +145,8 @@ Result<ResolvedPath> Sandbox::resolve(std::string_view path, bool ofTheDiff) con
   support::RepoPath where = support::resolveInRepository(root_, relative);
   if (!where.canonical) {
     if (where.skipped->reason == support::RepoFileSkip::Reason::Missing) {
+      // Gone from the work tree, held by the change's new side (--staged: deleted, not staged): read from git.
+      if (newVersions_ && newVersions_->count(relative)) return ResolvedPath{root_ / relative, relative};
       return ToolError{"no such file in the repository: " + quotePath(relative) + "; use glob to find files"};
     }
     if (where.skipped->reason == support::RepoFileSkip::Reason::Dangling) {
@@ -168,21 +170,22 @@ Result<ResolvedPath> Sandbox::resolve(std::string_view path, bool ofTheDiff) con
 }
 
 Result<std::string> Sandbox::readText(const ResolvedPath& path) const {
-  std::error_code ec;
-  if (fs::is_directory(path.absolute, ec)) {
-    return ToolError{quotePath(path.relative) + " is a directory; use glob (e.g. \"" + path.relative +
-                     "/*\") to list its files"};
-  }
+  // The change's new side first: what the work tree holds there (an edit, a directory, nothing) is not it.
   if (newVersions_) {
     if (const auto v = newVersions_->find(path.relative); v != newVersions_->end()) {
       if (!v->second)
         return ToolError{"the version of " + quotePath(path.relative) +
-                         " under review is not the work tree's (its copy there differs), and git could not give it "
-                         "(not in its object store, or over the size limit); only the diff shows what the change "
-                         "holds of it"};
+                         " under review is not the work tree's (its copy there differs, or is gone), and git could "
+                         "not give it (not in its object store, or over the size limit); only the diff shows what "
+                         "the change holds of it"};
       if (v->second->size() > limits_.maxFileBytes) return tooLarge(path.relative, v->second->size());
       return finishRead(*v->second, path.relative);
     }
+  }
+  std::error_code ec;
+  if (fs::is_directory(path.absolute, ec)) {
+    return ToolError{quotePath(path.relative) + " is a directory; use glob (e.g. \"" + path.relative +
+                     "/*\") to list its files"};
   }
   // The one confined read (core/support/repo_file.h): regular files only, opened
   // without blocking, never read past the cap.
@@ -248,6 +251,15 @@ const std::vector<std::string>& Sandbox::files(bool* truncated) const {
       }
       out.push_back(relative);
     }
+    // Files the change's new side holds that the work tree lost (--staged: deleted, not staged).
+    if (newVersions_)
+      for (const auto& [relative, text] : *newVersions_) {
+        std::error_code sec;
+        if (!text || fs::exists(fs::symlink_status(root_ / relative, sec)) || ignored(relative)) continue;
+        const auto parts = components(relative);
+        if (std::none_of(parts.begin(), parts.end(), [](const std::string& c) { return skippedDirectory(c); }))
+          out.push_back(relative);
+      }
     std::sort(out.begin(), out.end());
     files_ = std::move(out);
   }
@@ -257,7 +269,8 @@ const std::vector<std::string>& Sandbox::files(bool* truncated) const {
 
 std::optional<std::string> Sandbox::readForSearch(const std::string& relative) const {
   std::error_code ec;
-  fs::path p = fs::canonical(root_ / fs::path(relative), ec);
+  fs::path p = newVersions_ && newVersions_->count(relative) ? root_ / relative  // read from git, not here
+                                                              : fs::canonical(root_ / fs::path(relative), ec);
   if (ec || !inside(p)) return std::nullopt;
   auto result = readText(ResolvedPath{p, relative});
   if (auto* text = std::get_if<std::string>(&result)) return std::move(*text);

@@ -96,7 +96,8 @@ class Sandbox {
 
   // When the change's new side is not the work tree (diff::Diff::newVersions):
   // a file it holds is read as it says (readText, readForSearch), not from the
-  // work tree, whose copy may hold edits the change does not; one it says is
+  // work tree, whose copy may hold edits the change does not, and is found
+  // (resolve, files) even when the work tree no longer has it; one it says is
   // not known is refused. Null: the work tree is the new side.
   void readNewSideFrom(std::shared_ptr<const diff::NewVersions> versions) { newVersions_ = std::move(versions); }
 

@@ -36,6 +36,50 @@
   (cl-loop for p in revline-test--diagnostics
            when (equal (plist-get p :uri) uri) return (plist-get p :diagnostics)))
 
+(defun revline-test--closed-port ()
+  "A local TCP port nothing listens on (one just opened and closed)."
+  (let* ((probe (make-network-process :name "revline-port-probe" :server t :host "127.0.0.1" :service t))
+         (port (process-contact probe :service)))
+    (delete-process probe)
+    port))
+
+(defun revline-test--failed-command-told-once (server uri)
+  "Make `revline-review-file' fail on SERVER (no model server) and check it is told once.
+The diagnostics published for URI stay as they were."
+  (let* ((port (revline-test--closed-port))
+         (before (revline-test--latest-for uri))
+         (shown nil)
+         (messages nil)
+         (record-shown (lambda (_server method &rest params)
+                         (when (eq method 'window/showMessage) (push params shown))))
+         (record-message (lambda (fmt &rest args)
+                           (when fmt (push (apply #'format-message fmt args) messages)))))
+    (setq revline-settings (list :provider "ollama" :model "none"
+                                 :base_url (format "http://127.0.0.1:%d" port)))
+    (revline-send-settings)
+    (advice-add 'eglot-handle-notification :before record-shown)
+    (advice-add 'message :before record-message)
+    (unwind-protect
+        (progn
+          (revline-review-file)
+          (revline-test--wait "the failed review's message"
+                              (lambda () (cl-some (lambda (m) (string-match-p "revline.reviewFile failed" m)) messages)))
+          ;; The server writes in order: once this is answered, whatever it sent before has been handled.
+          (jsonrpc-request server :revline/stats (make-hash-table)))
+      (advice-remove 'message record-message)
+      (advice-remove 'eglot-handle-notification record-shown))
+    (when shown (revline-test--fail "window/showMessage beside the failed command: %S" shown))
+    (let ((failures (cl-remove-if-not (lambda (m) (string-match-p "failed\\|could not connect" m)) messages)))
+      (unless (= 1 (length failures))
+        (revline-test--fail "one failed review told %d times: %S" (length failures) messages))
+      (unless (string-match-p (regexp-quote (format "127.0.0.1:%d" port)) (car failures))
+        (revline-test--fail "the message does not name the server: %S" (car failures)))
+      (revline-test--log "failed review told once: %s" (car (split-string (car failures) "\n"))))
+    (unless (equal before (revline-test--latest-for uri))
+      (revline-test--fail "the diagnostics changed after the failure: %S, then %S" before (revline-test--latest-for uri)))
+    (setq revline-settings '(:provider "builtin"))
+    (revline-send-settings)))
+
 (defun revline-test--live ()
   (let* ((binary (getenv "REVLINE_BINARY"))
          (file (revline-test--make-repo "revline-emacs-"))
@@ -151,7 +195,10 @@
               (let ((result (revline-test--command-result "revline-review-workspace" #'revline-review-workspace)))
                 (unless (equal (plist-get result :findings) 0)
                   (revline-test--fail "revline-review-workspace: %S" result)))
-              (revline-send-settings))
+              (revline-send-settings)
+              ;; A review command that fails (the model's server is not running) is told once:
+              ;; the command's own message, no window/showMessage beside it.
+              (revline-test--failed-command-told-once server uri))
             (eglot-shutdown server)
             (revline-test--log "eglot session passed")))
       (revline-test--cleanup repo))))

@@ -182,6 +182,48 @@ local function run()
   check(vim.deep_equal(sent, { provider = 'builtin' }), 'replace = true: ' .. vim.inspect(sent))
   client.notify = notify_of
 
+  -- A :RevlineReview that fails (the model's server is not running) is told once, with what the
+  -- diagnostics shown are; and they stay. Notices are counted where Neovim shows them: vim.notify,
+  -- and the window/showMessage handler (which shows through its own path on some versions).
+  local probe = vim.loop.new_tcp()
+  probe:bind('127.0.0.1', 0)
+  local closed_port = probe:getsockname().port
+  probe:close()
+  revline.update_settings({ provider = 'ollama', model = 'none', base_url = 'http://127.0.0.1:' .. closed_port },
+    { replace = true })
+  local notices, shown = {}, {}
+  local notify_before, show_before = vim.notify, vim.lsp.handlers['window/showMessage']
+  vim.notify = function(msg, level, ...)
+    table.insert(notices, { msg = msg, level = level })
+    return notify_before(msg, level, ...)
+  end
+  vim.lsp.handlers['window/showMessage'] = function(err, result, ctx, config)
+    table.insert(shown, result and result.message)
+    return show_before(err, result, ctx, config)
+  end
+  local review_done
+  revline.review(bufnr, function(err)
+    review_done = err or false
+  end)
+  wait_for('the failed review to be answered', function()
+    return review_done ~= nil
+  end)
+  -- The server writes in order: once this request is answered, any message sent before it has been handled.
+  vim.lsp.buf_request_sync(bufnr, 'revline/stats', vim.empty_dict(), TIMEOUT)
+  vim.notify, vim.lsp.handlers['window/showMessage'] = notify_before, show_before
+  check(review_done ~= false and review_done.code == -32803, 'the review fails: ' .. vim.inspect(review_done))
+  check_eq(#shown, 0, 'window/showMessage beside the failed command (' .. vim.inspect(shown) .. ')')
+  local errors = vim.tbl_filter(function(n)
+    return n.level == vim.log.levels.ERROR
+  end, notices)
+  check_eq(#errors, 1, 'error notices for one failed :RevlineReview (' .. vim.inspect(notices) .. ')')
+  check(errors[1].msg:find('revline.reviewFile: ', 1, true) ~= nil
+    and errors[1].msg:find('127.0.0.1:' .. closed_port, 1, true) ~= nil
+    and errors[1].msg:find('diagnostics shown are from earlier reviews', 1, true) ~= nil,
+    'the notice names the command, the server and what is shown: ' .. errors[1].msg)
+  check_eq(#revline_diagnostics(bufnr), 1, 'the earlier review\'s finding stays after the failure')
+  revline.update_settings({ provider = 'builtin' }, { replace = true })
+
   -- The ready configs load: Neovim 0.11's lsp/revline.lua and the nvim-lspconfig registration
   -- (against a stub of lspconfig's two modules; the real ones are not installed here).
   local config = dofile(plugin .. '/lsp/revline.lua')

@@ -136,3 +136,26 @@ test('settings changes reach the server by didChangeConfiguration, a removed set
   // The server was not restarted (that lost the session's totals and the review in flight).
   assert.equal(state.collectionsCreated, started, 'no new client was started');
 });
+
+test('a review command that fails is told once: its own error message, no window/showMessage beside it', async () => {
+  // A port nothing listens on: the model's server is not running.
+  const { createServer } = await import('node:net');
+  const probe = createServer();
+  await new Promise((r) => probe.listen(0, '127.0.0.1', r));
+  const port = probe.address().port;
+  await new Promise((r) => probe.close(r));
+  state.settings['revline.extraSettings'] = { provider: 'ollama', model: 'none', base_url: `http://127.0.0.1:${port}` };
+  state.configListeners.fire({ affectsConfiguration: (section) => section === 'revline' || section === 'revline.extraSettings' });
+  const before = state.messages.length;
+  await vscode.commands.executeCommand('revline.reviewFile', vscode.Uri.parse(fileUri));
+  // The server writes in order and vscode-languageclient handles its messages in order: a
+  // window/showMessage sent before the reply has been shown by now.
+  const errors = state.messages.slice(before).filter(([kind]) => kind === 'error');
+  assert.equal(errors.length, 1, `one failed review, told ${errors.length} times: ${JSON.stringify(errors)}`);
+  assert.match(errors[0][1], /^revline: .* failed: /);
+  assert.ok(errors[0][1].includes(`127.0.0.1:${port}`), errors[0][1]);
+  assert.match(errors[0][1], /diagnostics shown are from earlier reviews/);
+  assert.equal(revlineDiagnostics().length, 1, 'the earlier finding stays');
+  state.settings['revline.extraSettings'] = {};
+  state.configListeners.fire({ affectsConfiguration: (section) => section === 'revline' || section === 'revline.extraSettings' });
+});

@@ -627,7 +627,7 @@ std::string blobId(const TempRepo& repo, const std::string& spec) {
 
 // --staged: the files whose work-tree copy differs from the index, with the
 // index's blob (what a commit holds); a file deleted from the work tree is not one.
-TEST(UnstagedIndexBlobs, NameTheIndexBlobOfEachFileEditedSinceItWasStaged) {
+TEST(UnstagedIndexBlobs, NameTheIndexBlobOfEachFileEditedOrDeletedSinceItWasStaged) {
   TempRepo repo;
   repo.write("edited.txt", "committed\n");
   repo.write("deleted.txt", "gone\n");
@@ -640,8 +640,9 @@ TEST(UnstagedIndexBlobs, NameTheIndexBlobOfEachFileEditedSinceItWasStaged) {
   repo.git("add staged-then-edited.txt");
   repo.write("staged-then-edited.txt", "edited after\n");
   const std::map<std::string, std::string> blobs = unstagedIndexBlobs(repo.root());
-  ASSERT_EQ(blobs.size(), 2u);
+  ASSERT_EQ(blobs.size(), 3u);
   EXPECT_EQ(blobs.at("edited.txt"), blobId(repo, "HEAD:edited.txt"));
+  EXPECT_EQ(blobs.at("deleted.txt"), blobId(repo, "HEAD:deleted.txt"));  // the commit still holds it
   EXPECT_EQ(blobs.at("staged-then-edited.txt"), blobId(repo, ":staged-then-edited.txt"));
   const auto texts = blobTexts(repo.root(), {blobs.at("edited.txt"), blobs.at("staged-then-edited.txt")}, 100);
   EXPECT_EQ(texts.at(blobs.at("staged-then-edited.txt")), "staged\n");

@@ -9,6 +9,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "core/git/git.h"
 #include "core/session/review_service.h"
@@ -19,21 +20,25 @@ namespace {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
-// Calls every tool once in its first turn, then approves; keeps what the tools answered.
+// Every tool once: the calls ToolCaller makes unless told others.
+const std::vector<review::ToolCall> kEveryTool = {{"callee", "read_file", json{{"path", "check.py"}}},
+                                                  {"untracked", "read_file", json{{"path", "notes.txt"}}},
+                                                  {"unstaged-text", "search_text", json{{"query", "UNSTAGED"}}},
+                                                  {"untracked-text", "search_text", json{{"query", "UNTRACKED"}}},
+                                                  {"listing", "glob", json{{"pattern", "*"}}},
+                                                  {"callers", "find_usages", json{{"symbol", "allowed"}}}};
+
+// Makes its calls in its first turn, then approves; keeps what the tools answered.
 class ToolCaller : public review::Provider {
  public:
-  explicit ToolCaller(std::map<std::string, review::ToolResult>& results) : results_(results) {}
+  ToolCaller(std::map<std::string, review::ToolResult>& results, std::vector<review::ToolCall> calls)
+      : results_(results), calls_(std::move(calls)) {}
   std::string name() const override { return "fake"; }
   std::string model() const override { return "fake-model"; }
   review::ModelResponse complete(const review::ModelRequest& request, const CancelToken&) override {
     review::ModelResponse r;
     if (request.messages.size() == 1) {
-      r.toolCalls = {{"callee", "read_file", json{{"path", "check.py"}}},
-                     {"untracked", "read_file", json{{"path", "notes.txt"}}},
-                     {"unstaged-text", "search_text", json{{"query", "UNSTAGED"}}},
-                     {"untracked-text", "search_text", json{{"query", "UNTRACKED"}}},
-                     {"listing", "glob", json{{"pattern", "*"}}},
-                     {"callers", "find_usages", json{{"symbol", "allowed"}}}};
+      r.toolCalls = calls_;
       r.finish = review::FinishReason::ToolCalls;
       return r;
     }
@@ -45,6 +50,7 @@ class ToolCaller : public review::Provider {
 
  private:
   std::map<std::string, review::ToolResult>& results_;
+  std::vector<review::ToolCall> calls_;
 };
 
 struct StagedTools : ::testing::Test {
@@ -61,10 +67,11 @@ struct StagedTools : ::testing::Test {
     repo.write("check.py", "def allowed(user):\n    return True  # UNSTAGED\n");
     repo.write("notes.txt", "UNTRACKED plan\n");
   }
-  std::map<std::string, review::ToolResult> review(ReviewRequest::NewSide side) {
+  std::map<std::string, review::ToolResult> review(ReviewRequest::NewSide side,
+                                                    const std::vector<review::ToolCall>& calls = kEveryTool) {
     std::map<std::string, review::ToolResult> results;
-    ProviderFactory factory = [&results](const config::Config&, const diff::Diff&, const fs::path&) {
-      return std::make_unique<ToolCaller>(results);
+    ProviderFactory factory = [&results, &calls](const config::Config&, const diff::Diff&, const fs::path&) {
+      return std::make_unique<ToolCaller>(results, calls);
     };
     git::DiffRequest staged;
     staged.mode = git::DiffRequest::Mode::Staged;
@@ -98,6 +105,43 @@ TEST_F(StagedTools, TheToolsReadTheRepositoryAsTheCommitWillHoldIt) {
   EXPECT_NE(results["listing"].content.find("check.py"), std::string::npos) << results["listing"].content;
   EXPECT_EQ(results["listing"].content.find("notes.txt"), std::string::npos) << results["listing"].content;
   EXPECT_NE(results["callers"].content.find("check.py:1:"), std::string::npos) << results["callers"].content;
+}
+
+// What the work tree lost is still what the commit holds: a file deleted
+// there but not staged is read, searched and listed as the index has it; one
+// whose deletion is staged but kept in the work tree (`git rm --cached`) is
+// untracked, so it is neither. Before, the first was "no such file".
+TEST_F(StagedTools, TheIndexDecidesWhatExistsNotTheWorkTree) {
+  repo.write("limits.py", "MAX_USERS = 10\n");
+  repo.git("add limits.py");
+  repo.git("commit -q -m limits -- limits.py");  // handler.py stays staged
+  repo.remove("check.py");                        // deleted, not staged
+  repo.git("rm -q --cached limits.py");  // deletion staged, the file kept
+  std::map<std::string, review::ToolResult> results =
+      review(ReviewRequest::NewSide::Index, {{"callee", "read_file", json{{"path", "check.py"}}},
+                                             {"unstaged-deletion", "read_file", json{{"path", "limits.py"}}},
+                                             {"listing", "glob", json{{"pattern", "*.py"}}},
+                                             {"callee-text", "search_text", json{{"query", "is_admin"}}},
+                                             {"callers", "find_usages", json{{"symbol", "allowed"}}},
+                                             {"kept-text", "search_text", json{{"query", "MAX_USERS"}}}});
+  ASSERT_EQ(results.size(), 6u);
+  EXPECT_TRUE(results["callee"].ok) << results["callee"].content;
+  EXPECT_NE(results["callee"].content.find("return user.is_admin"), std::string::npos) << results["callee"].content;
+  EXPECT_FALSE(results["unstaged-deletion"].ok) << results["unstaged-deletion"].content;
+  EXPECT_NE(results["unstaged-deletion"].content.find("'limits.py' is not in the index (untracked)"),
+            std::string::npos)
+      << results["unstaged-deletion"].content;
+  EXPECT_NE(results["listing"].content.find("check.py"), std::string::npos) << results["listing"].content;
+  EXPECT_EQ(results["listing"].content.find("limits.py"), std::string::npos) << results["listing"].content;
+  EXPECT_NE(results["callee-text"].content.find("check.py:2:"), std::string::npos) << results["callee-text"].content;
+  EXPECT_NE(results["callers"].content.find("check.py:1:"), std::string::npos) << results["callers"].content;
+  EXPECT_EQ(results["kept-text"].content.find("limits.py"), std::string::npos) << results["kept-text"].content;
+
+  // The work tree's view of the same repository: the deleted file is gone, the kept one there.
+  results = review(ReviewRequest::NewSide::WorkTree, {{"callee", "read_file", json{{"path", "check.py"}}},
+                                                      {"kept", "read_file", json{{"path", "limits.py"}}}});
+  EXPECT_NE(results["callee"].content.find("no such file"), std::string::npos) << results["callee"].content;
+  EXPECT_TRUE(results["kept"].ok) << results["kept"].content;
 }
 
 // The same change reviewed as the work tree has it (what the language server

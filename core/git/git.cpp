@@ -537,6 +537,26 @@ std::vector<std::string> allUntracked(const fs::path& root, const GitOptions& op
   return untrackedListing(root, options, {});
 }
 
+bool untrackedFilesShown(const fs::path& root, const GitOptions& options) {
+  return showsUntrackedFiles(Runner{options, root, {}, {}, {}});
+}
+
+std::vector<std::string> gitDataInside(const fs::path& root, const GitOptions& options) {
+  const Runner git{options, root, {}, {}, {}};
+  const std::vector<std::string> printed =
+      splitLines(git.checked({"rev-parse", "--absolute-git-dir", "--path-format=absolute", "--git-common-dir"}));
+  std::vector<std::string> inside;
+  std::error_code ec;
+  const fs::path top = fs::weakly_canonical(root, ec);
+  for (const std::string& dir : printed) {
+    const fs::path rel = fs::weakly_canonical(dir, ec).lexically_relative(top);
+    if (ec || rel.empty() || rel == "." || *rel.begin() == "..") continue;
+    const std::string relative = rel.generic_string() + "/";
+    if (std::find(inside.begin(), inside.end(), relative) == inside.end()) inside.push_back(relative);
+  }
+  return inside;
+}
+
 std::map<std::string, std::string> unstagedIndexBlobs(const fs::path& root, const GitOptions& options) {
   // Compares stat data and the index, never hashes a work-tree file: no filter driver runs.
   const Runner git{options, root, {}, {}, {"-c", "core.fsmonitor=false"}};

@@ -93,6 +93,16 @@ std::vector<std::string> ignoredUntracked(const std::filesystem::path& root, con
 // ignoredUntracked lists them: what a commit of the index leaves out.
 std::vector<std::string> allUntracked(const std::filesystem::path& root, const GitOptions& git = {});
 
+// Whether untracked files count as part of the change, as `git status` lists
+// them: not when status.showUntrackedFiles is "no" (a dotfiles repository whose
+// work tree is $HOME).
+bool untrackedFilesShown(const std::filesystem::path& root, const GitOptions& git = {});
+
+// The repository's git directory and common directory, repository-relative and
+// ending in '/', when they are inside the work tree (`.git`, or another name: a
+// dotfiles repository's `.cfg` under $HOME); none when outside.
+std::vector<std::string> gitDataInside(const std::filesystem::path& root, const GitOptions& git = {});
+
 // The regular files whose work-tree copy differs from the index's (unstaged
 // edits: `git diff-files`), or is gone (deleted, not staged), repository-relative,
 // each with the index's blob id. Symlinks, submodules and unmerged paths are left out.

@@ -39,37 +39,47 @@ tools::ToolLimits limitsFor(const config::Config& config, std::int64_t reserveTo
   return limits;
 }
 
-// Why the tools refuse an untracked file under --staged.
+// Why the tools refuse an untracked file under --staged, and when git's status shows none.
 constexpr const char* kNotInTheIndex =
     "is not in the index (untracked): not part of the staged change under review, so the tools do not read it";
+constexpr const char* kUntrackedNotShown =
+    "is untracked, and status.showUntrackedFiles=no keeps untracked files out of the review; the tools do not "
+    "read it";
 
-// What git ignores in `root`, asked of git once however many requests of a
-// review call a tool, and not at all when none does. Thread-safe (the
-// requests of a split review run in parallel); a failure is asked again.
-// --staged (the index is the new side): every untracked file, which a commit would not hold.
-tools::Sandbox::IgnoredLister ignoredOnce(const std::filesystem::path& root, const diff::Diff& change) {
+// What git keeps out of the review of `root`, asked of git once however many
+// requests of a review call a tool, and not at all when none does.
+// Thread-safe (the requests of a split review run in parallel). The untracked
+// files the diff does not show: the ignored ones; every one under --staged
+// (a commit would not hold it) or status.showUntrackedFiles=no. And git's own
+// directory when it is inside the work tree under another name.
+tools::Sandbox::GitHiddenLister hiddenOnce(const std::filesystem::path& root, const diff::Diff& change) {
   struct Once {
     std::once_flag asked;
-    std::vector<std::string> listed;
+    tools::Sandbox::GitHidden said;
   };
   auto once = std::make_shared<Once>();
-  const bool allUntracked = change.newSideIsIndex;
-  return [once, root, allUntracked] {
-    std::call_once(once->asked,
-                   [&] { once->listed = allUntracked ? git::allUntracked(root) : git::ignoredUntracked(root); });
-    return once->listed;
+  const bool staged = change.newSideIsIndex;
+  return [once, root, staged] {
+    std::call_once(once->asked, [&] {
+      tools::Sandbox::GitHidden said;
+      const bool shown = staged || git::untrackedFilesShown(root);
+      said.untracked = staged || !shown ? git::allUntracked(root) : git::ignoredUntracked(root);
+      said.untrackedWhy = staged ? kNotInTheIndex : shown ? tools::Sandbox::kIgnoredByGit : kUntrackedNotShown;
+      said.gitData = git::gitDataInside(root);
+      once->said = std::move(said);
+    });
+    return once->said;
   };
 }
 
 std::unique_ptr<tools::RepositoryTools> toolsFor(const std::filesystem::path& root, const diff::Diff& change,
-                                                 const tools::ToolLimits& limits, tools::Sandbox::IgnoredLister ignored) {
+                                                 const tools::ToolLimits& limits,
+                                                 tools::Sandbox::GitHiddenLister hidden) {
   if (root.empty()) return nullptr;  // no repository: no tools, no file reads
   auto tools = std::make_unique<tools::RepositoryTools>(root, limits);
   tools->readNewSideFrom(change.newVersions);  // --staged, --stdin: the change's files as git has them
-  // What git ignores (a local .env, build output) the model is not shown, as the diff does not show it.
-  // --staged: every untracked file (ignoredOnce lists them), which the commit would not hold.
-  tools->ignoreWhatGitIgnores(std::move(ignored),
-                              change.newSideIsIndex ? kNotInTheIndex : tools::Sandbox::kIgnoredByGit);
+  // What the diff does not show (a local .env, build output, git's own data) the model is not shown either.
+  tools->hideWhatGitHides(std::move(hidden));
   return tools;
 }
 
@@ -271,7 +281,7 @@ struct RequestPlan {
   review::ReviewOptions options;  // config.review, with the budget every call is fitted to
   review::ReviewInputs requestInputs;  // what each request of a split review is given (no skipped files)
   tools::ToolLimits limits;
-  tools::Sandbox::IgnoredLister ignored;               // shared by the tools of every request
+  tools::Sandbox::GitHiddenLister hidden;             // shared by the tools of every request
   std::unique_ptr<tools::RepositoryTools> measuring;  // the tools the requests were measured with
   std::optional<review::ModelRequest> whole;          // the change fits: this request, as measured
   diff::Diff split;                                   // otherwise: the diff cut to the plan's parts
@@ -303,8 +313,8 @@ RequestPlan planRequests(const diff::Diff& diff, const review::ReviewInputs& inp
 
   // What every request holds besides the diff: system prompt, schema, intent, tool specs.
   out.requestInputs = review::ReviewInputs{inputs.commitMessages, {}};
-  out.ignored = ignoredOnce(setup.root, diff);
-  out.measuring = toolsFor(setup.root, diff, out.limits, out.ignored);
+  out.hidden = hiddenOnce(setup.root, diff);
+  out.measuring = toolsFor(setup.root, diff, out.limits, out.hidden);
   review::ModelRequest empty = review::firstRequest(diff::Diff{diff.source, {}}, provider, options,
                                                     out.measuring.get(), out.requestInputs);
   if (toolsOffered) empty.tools = out.measuring->specs();
@@ -319,7 +329,7 @@ RequestPlan planRequests(const diff::Diff& diff, const review::ReviewInputs& inp
       review::ReviewOptions o = options;
       o.inputTokenBudget = b;
       const std::int64_t r = b * percent / 100;
-      const auto tools = toolsFor(setup.root, diff, limitsFor(config, r), out.ignored);
+      const auto tools = toolsFor(setup.root, diff, limitsFor(config, r), out.hidden);
       review::ModelRequest e =
           review::firstRequest(diff::Diff{diff.source, {}}, provider, o, tools.get(), out.requestInputs);
       if (toolsOffered) e.tools = tools->specs();
@@ -526,13 +536,13 @@ std::vector<review::ModelRequest> previewRequests(const diff::Diff& diff, const 
                                                   std::vector<std::string>* notSent) {
   RequestPlan p = planRequests(diff, inputs, provider, setup);
   if (p.budget <= 0 || diff.files.empty()) {
-    auto tools = toolsFor(setup.root, diff, {}, ignoredOnce(setup.root, diff));
+    auto tools = toolsFor(setup.root, diff, {}, hiddenOnce(setup.root, diff));
     return {review::firstRequest(diff, provider, setup.config.review, tools.get(), inputs)};
   }
   if (p.whole) return {std::move(*p.whole)};
   std::vector<review::ModelRequest> out;
   for (const Chunk& c : p.plan.chunks) {
-    auto tools = toolsFor(setup.root, diff, p.limits, p.ignored);
+    auto tools = toolsFor(setup.root, diff, p.limits, p.hidden);
     out.push_back(review::firstRequest(chunkDiff(p.split, c.parts), provider,
                                        c.functionsByFirstLine ? byFirstLine(p.options) : p.options, tools.get(),
                                        p.requestInputs));
@@ -551,7 +561,7 @@ review::ReviewOutcome reviewInChunks(const diff::Diff& diff, const review::Revie
   const config::Config& config = setup.config;
   RequestPlan p = planRequests(diff, inputs, provider, setup);
   if (p.budget <= 0 || diff.files.empty()) {
-    auto tools = toolsFor(setup.root, diff, {}, ignoredOnce(setup.root, diff));
+    auto tools = toolsFor(setup.root, diff, {}, hiddenOnce(setup.root, diff));
     return review::runReview(diff, provider, config.review, tools.get(), cancel, inputs);
   }
   const review::ReviewOptions& options = p.options;
@@ -590,7 +600,7 @@ review::ReviewOutcome reviewInChunks(const diff::Diff& diff, const review::Revie
         const diff::Diff part = chunkDiff(split, plan.chunks[c].parts);
         std::unique_ptr<review::Provider> own = setup.factory(config, part, setup.root);
         if (setup.wrap) own = setup.wrap(std::move(own));
-        auto tools = toolsFor(setup.root, diff, limits, p.ignored);
+        auto tools = toolsFor(setup.root, diff, limits, p.hidden);
         outcomes[c] = review::runReview(part, *own,
                                         plan.chunks[c].functionsByFirstLine ? byFirstLine(partOptions) : partOptions,
                                         tools.get(), cancel, requestInputs);

@@ -39,10 +39,8 @@ class RepositoryTools : public review::ToolExecutor {
   void readNewSideFrom(std::shared_ptr<const diff::NewVersions> versions) {
     sandbox_.readNewSideFrom(std::move(versions));
   }
-  // Sandbox::ignoreWhatGitIgnores: the files git ignores are neither read nor listed.
-  void ignoreWhatGitIgnores(Sandbox::IgnoredLister lister, std::string why = Sandbox::kIgnoredByGit) {
-    sandbox_.ignoreWhatGitIgnores(std::move(lister), std::move(why));
-  }
+  // Sandbox::hideWhatGitHides: what git keeps out of the review is neither read nor listed.
+  void hideWhatGitHides(Sandbox::GitHiddenLister lister) { sandbox_.hideWhatGitHides(std::move(lister)); }
 
  private:
   Sandbox sandbox_;

@@ -68,21 +68,38 @@ Sandbox::Sandbox(const fs::path& root, ToolLimits limits) : root_(fs::canonical(
 
 bool Sandbox::inside(const fs::path& canonical) const { return support::insideRoot(root_, canonical); }
 
-bool Sandbox::ignored(const std::string& relative) const {
-  if (!ignoredLister_) return false;
-  if (!ignored_) {
+const std::string* Sandbox::hiddenWhy(const std::string& relative) const {
+  if (!hiddenLister_) return nullptr;
+  if (!hidden_) {
+    hidden_.emplace();
     try {
-      const std::vector<std::string> listed = ignoredLister_();
-      ignored_.emplace(listed.begin(), listed.end());
+      GitHidden said = hiddenLister_();
+      hidden_->untracked.insert(said.untracked.begin(), said.untracked.end());
+      hidden_->untrackedWhy = std::move(said.untrackedWhy);
+      hidden_->gitData.insert(said.gitData.begin(), said.gitData.end());
     } catch (const std::exception&) {
-      ignored_.emplace();  // git could not say (none on PATH): the fixed skips still apply
+      // git could not say (none on PATH): the fixed skips still apply
     }
   }
-  if (ignored_->empty()) return false;
-  if (ignored_->count(relative)) return true;
-  for (std::size_t slash = relative.find('/'); slash != std::string::npos; slash = relative.find('/', slash + 1))
-    if (ignored_->count(relative.substr(0, slash + 1))) return true;
-  return false;
+  const auto in = [&](const std::set<std::string>& paths) {
+    if (paths.empty()) return false;
+    if (paths.count(relative)) return true;
+    for (std::size_t slash = relative.find('/'); slash != std::string::npos; slash = relative.find('/', slash + 1))
+      if (paths.count(relative.substr(0, slash + 1))) return true;
+    return false;
+  };
+  if (in(hidden_->gitData)) return &hidden_->gitDataWhy;
+  if (in(hidden_->untracked)) return &hidden_->untrackedWhy;
+  return nullptr;
+}
+
+std::optional<std::string> Sandbox::otherRepositoryHolding(const std::string& relative) const {
+  for (std::size_t slash = relative.find('/'); slash != std::string::npos; slash = relative.find('/', slash + 1)) {
+    std::error_code ec;
+    const std::string directory = relative.substr(0, slash);
+    if (fs::exists(fs::symlink_status(root_ / directory / ".git", ec))) return directory;
+  }
+  return std::nullopt;
 }
 
 std::optional<ToolError> Sandbox::checkPattern(std::string_view pattern, std::string_view what) const {
@@ -157,9 +174,17 @@ Result<ResolvedPath> Sandbox::resolve(std::string_view path, bool ofTheDiff) con
   }
   const fs::path canonical = *where.canonical;
   if (canonical == root_) return ToolError{"path " + quotePath(relative) + " is the repository root; give a file path"};
-  if (!ofTheDiff && (ignored(relative) || ignored(canonical.lexically_relative(root_).generic_string()))) {
-    return ToolError{"path " + quotePath(relative) + " " + ignoredWhy_};
+  const std::string canonicalRelative = canonical.lexically_relative(root_).generic_string();
+  if (!ofTheDiff) {
+    const std::string* why = hiddenWhy(relative);
+    if (!why) why = hiddenWhy(canonicalRelative);
+    if (why) return ToolError{"path " + quotePath(relative) + " " + *why};
   }
+  for (const std::string* p : {static_cast<const std::string*>(&relative), &canonicalRelative})
+    if (const auto other = otherRepositoryHolding(*p))
+      return ToolError{"path " + quotePath(relative) + " is inside " + quotePath(*other) +
+                       ", the work tree of another git repository (a submodule or a nested clone); the tools read "
+                       "only this repository's files"};
   // A symlink may also lead into a skipped directory.
   for (const auto& c : canonical.lexically_relative(root_)) {
     if (skippedDirectory(c.string())) {
@@ -236,16 +261,20 @@ const std::vector<std::string>& Sandbox::files(bool* truncated) const {
       const std::string name = entry.path().filename().string();
       const std::string relative = entry.path().lexically_relative(root_).generic_string();
       if (fs::is_directory(lst)) {
-        if (skippedDirectory(name) || ignored(relative + "/")) it.disable_recursion_pending();
+        // Not entered: a skipped name, what git hides, another repository's work tree.
+        if (skippedDirectory(name) || hiddenWhy(relative + "/") ||
+            fs::exists(fs::symlink_status(entry.path() / ".git", sec)))
+          it.disable_recursion_pending();
         continue;
       }
-      if (ignored(relative)) continue;
+      if (name == ".git" || hiddenWhy(relative)) continue;  // a linked work tree's or submodule's `.git` file
       if (fs::is_symlink(lst)) {
         fs::path target = fs::canonical(entry.path(), sec);
         if (sec || !inside(target) || !fs::is_regular_file(fs::status(target, sec))) continue;
+        const std::string targetRelative = target.lexically_relative(root_).generic_string();
         bool intoSkipped = false;
         for (const auto& c : target.lexically_relative(root_)) intoSkipped |= skippedDirectory(c.string());
-        if (intoSkipped || ignored(target.lexically_relative(root_).generic_string())) continue;
+        if (intoSkipped || hiddenWhy(targetRelative) || otherRepositoryHolding(targetRelative)) continue;
       } else if (!fs::is_regular_file(lst)) {
         continue;
       }
@@ -255,7 +284,7 @@ const std::vector<std::string>& Sandbox::files(bool* truncated) const {
     if (newVersions_)
       for (const auto& [relative, text] : *newVersions_) {
         std::error_code sec;
-        if (!text || fs::exists(fs::symlink_status(root_ / relative, sec)) || ignored(relative)) continue;
+        if (!text || fs::exists(fs::symlink_status(root_ / relative, sec)) || hiddenWhy(relative)) continue;
         const auto parts = components(relative);
         if (std::none_of(parts.begin(), parts.end(), [](const std::string& c) { return skippedDirectory(c); }))
           out.push_back(relative);

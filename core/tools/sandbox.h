@@ -81,18 +81,24 @@ class Sandbox {
   // "[REDACTED:<kind>]" as soon as it is read (before numbering or "path:N:").
   void redactWith(review::SecretFinder finder) { redact_ = std::move(finder); }
 
-  // The untracked files and directories git ignores (repository-relative, a
-  // directory with a trailing '/'), asked for at the first path resolved or
-  // listed: local files a checkout does not have (.env, credentials, build
-  // output) are refused and left out of listings, as the diff leaves them out.
-  // `why` ends the refusal of such a path ("path 'x' <why>"): another lister
-  // (--staged: every untracked file, which a commit would not hold) says so.
-  using IgnoredLister = std::function<std::vector<std::string>()>;
+  // What git keeps out of the review, asked for at the first path resolved or
+  // listed (once: a review's requests share the lister), refused and left out
+  // of listings as the diff leaves it out. Paths are repository-relative; a
+  // directory ends in '/'.
   static constexpr const char* kIgnoredByGit = "is ignored by git (.gitignore); the tools do not read ignored files";
-  void ignoreWhatGitIgnores(IgnoredLister lister, std::string why = kIgnoredByGit) {
-    ignoredLister_ = std::move(lister);
-    ignoredWhy_ = std::move(why);
-  }
+  static constexpr const char* kGitData =
+      "is git's own data (the repository's git directory, inside the work tree under another name than .git); the "
+      "tools do not read it";
+  struct GitHidden {
+    // Untracked paths the diff does not show: the ignored ones (local files a
+    // checkout does not have: .env, credentials, build output), or every one
+    // (--staged: a commit would not hold them; status.showUntrackedFiles=no).
+    std::vector<std::string> untracked;
+    std::string untrackedWhy = kIgnoredByGit;  // ends their refusal: "path 'x' <why>"
+    std::vector<std::string> gitData;          // the git directory and its common directory, when inside
+  };
+  using GitHiddenLister = std::function<GitHidden()>;
+  void hideWhatGitHides(GitHiddenLister lister) { hiddenLister_ = std::move(lister); }
 
   // When the change's new side is not the work tree (diff::Diff::newVersions):
   // a file it holds is read as it says (readText, readForSearch), not from the
@@ -103,17 +109,26 @@ class Sandbox {
 
  private:
   bool inside(const std::filesystem::path& canonical) const;
-  // Whether `relative` (a file, or a directory when it ends in '/') is ignored or inside an ignored directory.
-  bool ignored(const std::string& relative) const;
+  // Why `relative` (a file, or a directory when it ends in '/') is hidden by
+  // git (hideWhatGitHides), itself or a directory holding it; null when not.
+  const std::string* hiddenWhy(const std::string& relative) const;
+  // The directory of `relative` (not the root) that holds a `.git` entry: the
+  // work tree of another repository (a submodule, a nested clone), whose files
+  // the diff does not show and whose .gitignore this repository's git never
+  // reads; nullopt when none.
+  std::optional<std::string> otherRepositoryHolding(const std::string& relative) const;
 
   std::filesystem::path root_;
   ToolLimits limits_;
   mutable std::optional<std::vector<std::string>> files_;
   mutable bool filesTruncated_ = false;
   review::SecretFinder redact_;
-  IgnoredLister ignoredLister_;
-  std::string ignoredWhy_ = kIgnoredByGit;
-  mutable std::optional<std::set<std::string>> ignored_;  // what ignoredLister_ said, once asked
+  GitHiddenLister hiddenLister_;
+  struct Hidden {
+    std::set<std::string> untracked, gitData;
+    std::string untrackedWhy, gitDataWhy = kGitData;
+  };
+  mutable std::optional<Hidden> hidden_;  // what hiddenLister_ said, once asked
   std::shared_ptr<const diff::NewVersions> newVersions_;
   // The checks and redaction of every read, on text read from the work tree or git.
   Result<std::string> finishRead(std::string data, const std::string& relative) const;

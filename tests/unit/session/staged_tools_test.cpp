@@ -14,6 +14,7 @@
 #include "core/git/git.h"
 #include "core/session/review_service.h"
 #include "tests/support/temp_repo.h"
+#include "tests/support/tool_caller.h"
 
 namespace revline::session {
 namespace {
@@ -27,31 +28,6 @@ const std::vector<review::ToolCall> kEveryTool = {{"callee", "read_file", json{{
                                                   {"untracked-text", "search_text", json{{"query", "UNTRACKED"}}},
                                                   {"listing", "glob", json{{"pattern", "*"}}},
                                                   {"callers", "find_usages", json{{"symbol", "allowed"}}}};
-
-// Makes its calls in its first turn, then approves; keeps what the tools answered.
-class ToolCaller : public review::Provider {
- public:
-  ToolCaller(std::map<std::string, review::ToolResult>& results, std::vector<review::ToolCall> calls)
-      : results_(results), calls_(std::move(calls)) {}
-  std::string name() const override { return "fake"; }
-  std::string model() const override { return "fake-model"; }
-  review::ModelResponse complete(const review::ModelRequest& request, const CancelToken&) override {
-    review::ModelResponse r;
-    if (request.messages.size() == 1) {
-      r.toolCalls = calls_;
-      r.finish = review::FinishReason::ToolCalls;
-      return r;
-    }
-    for (const review::Message& m : request.messages)
-      for (const review::ToolResult& t : m.toolResults) results_[t.callId] = t;
-    r.text = json{{"summary", "ok"}, {"verdict", "APPROVE"}, {"findings", json::array()}}.dump();
-    return r;
-  }
-
- private:
-  std::map<std::string, review::ToolResult>& results_;
-  std::vector<review::ToolCall> calls_;
-};
 
 struct StagedTools : ::testing::Test {
   testing::TempRepo repo;
@@ -71,7 +47,7 @@ struct StagedTools : ::testing::Test {
                                                     const std::vector<review::ToolCall>& calls = kEveryTool) {
     std::map<std::string, review::ToolResult> results;
     ProviderFactory factory = [&results, &calls](const config::Config&, const diff::Diff&, const fs::path&) {
-      return std::make_unique<ToolCaller>(results, calls);
+      return std::make_unique<testing::ToolCaller>(results, calls);
     };
     git::DiffRequest staged;
     staged.mode = git::DiffRequest::Mode::Staged;

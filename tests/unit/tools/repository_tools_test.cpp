@@ -217,9 +217,9 @@ TEST_F(ToolsTest, WhatGitIgnoresIsNeitherReadNorListed) {
   write("src/Generated.java", "class Generated { void ok() {} }\n");
   RepositoryTools tools(root);
   int asked = 0;
-  tools.ignoreWhatGitIgnores([&] {
+  tools.hideWhatGitHides([&] {
     ++asked;
-    return std::vector<std::string>{".env", "out/", "src/Generated.java"};
+    return Sandbox::GitHidden{{".env", "out/", "src/Generated.java"}};
   });
   auto run = [&](const std::string& name, json args) {
     return tools.execute({"call_1", name, std::move(args)}, CancelToken());
@@ -241,6 +241,47 @@ TEST_F(ToolsTest, WhatGitIgnoresIsNeitherReadNorListed) {
   EXPECT_TRUE(run("read_file", {{"path", "src/Service.java"}}).ok);
   EXPECT_EQ(asked, 1);
   EXPECT_TRUE(tools.newFileText("src/Generated.java").has_value()) << "a file of the diff is read as it is";
+}
+
+// Another repository's work tree inside this one (a directory holding a `.git`
+// entry: a submodule's file, a nested clone's directory) is not this
+// repository's: never read, searched or listed, even through a symlink; nor is
+// a `.git` file (a linked work tree's names the main repository's path).
+TEST_F(ToolsTest, AnotherRepositorysWorkTreeIsNotRead) {
+  write("sm/.git", "gitdir: ../.git/modules/sm\n");
+  write("sm/secret.txt", "ok( SUBMODULE\n");
+  write("clone/.git/config", "[core]\n");
+  write("clone/deep/a.txt", "ok( NESTED\n");
+  fs::create_symlink(root / "clone" / "deep", root / "into-clone");
+  write("wt/.git", "gitdir: /elsewhere/.git/worktrees/wt\n");  // as the root of a linked work tree has
+  RepositoryTools tools(root);
+  auto run = [&](const std::string& name, json args) {
+    return tools.execute({"call_1", name, std::move(args)}, CancelToken());
+  };
+  for (const char* path : {"sm/secret.txt", "clone/deep/a.txt", "into-clone/a.txt"}) {
+    auto r = run("read_file", {{"path", path}});
+    EXPECT_FALSE(r.ok) << path;
+    EXPECT_NE(r.content.find("the work tree of another git repository"), std::string::npos) << r.content;
+  }
+  for (const auto& [name, args] : std::vector<std::pair<std::string, json>>{
+           {"search_text", {{"query", "ok("}}}, {"search_text", {{"query", "gitdir"}}}, {"glob", {{"pattern", "**"}}}}) {
+    auto r = run(name, args);
+    ASSERT_TRUE(r.ok) << r.content;
+    for (const char* hidden : {"SUBMODULE", "NESTED", "sm/", "clone/", "into-clone", "gitdir:", "wt/.git"})
+      EXPECT_EQ(r.content.find(hidden), std::string::npos) << name << " shows " << hidden << ": " << r.content;
+  }
+}
+
+// Git's own directory inside the work tree under another name (GitHidden::gitData) is refused as such.
+TEST_F(ToolsTest, GitsOwnDataUnderAnotherNameIsNotRead) {
+  write(".cfg/config", "[remote]\n\turl = https://u:ok(@example.com\n");
+  RepositoryTools tools(root);
+  tools.hideWhatGitHides([] { return Sandbox::GitHidden{{}, Sandbox::kIgnoredByGit, {".cfg/"}}; });
+  auto read = tools.execute({"call_1", "read_file", {{"path", ".cfg/config"}}}, CancelToken());
+  EXPECT_FALSE(read.ok);
+  EXPECT_NE(read.content.find("is git's own data"), std::string::npos) << read.content;
+  auto search = tools.execute({"call_2", "search_text", {{"query", "ok("}}}, CancelToken());
+  EXPECT_EQ(search.content.find(".cfg"), std::string::npos) << search.content;
 }
 
 TEST_F(ToolsTest, SearchTextIsLiteralAndSmartCase) {

@@ -1,0 +1,110 @@
+// What the diff does not show, the model's tools do not read: another
+// repository's work tree inside this one (a submodule, whose own .gitignore
+// this repository's git never reads), git's own directory when it sits in the
+// work tree under another name (a dotfiles repository's .cfg under $HOME), and
+// untracked files when status.showUntrackedFiles=no keeps them out of the
+// change. Before, each was read, searched and listed: a submodule's ignored
+// .env, the credentials in .cfg/config, an untracked ~/.ssh key.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/git/git.h"
+#include "core/session/review_service.h"
+#include "tests/support/temp_repo.h"
+#include "tests/support/tool_caller.h"
+
+namespace revline::session {
+namespace {
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+struct HiddenFromTools : ::testing::Test {
+  testing::TempRepo repo;
+  void SetUp() override {
+    repo.write("app.py", "x = 1\n");
+    repo.commitAll("init");
+  }
+  // A working-tree review (the language server's, and `revline review`'s) in which the model makes `calls`.
+  std::map<std::string, review::ToolResult> review(const std::vector<review::ToolCall>& calls) {
+    repo.write("app.py", "x = 2\n");
+    std::map<std::string, review::ToolResult> results;
+    ProviderFactory factory = [&results, &calls](const config::Config&, const diff::Diff&, const fs::path&) {
+      return std::make_unique<testing::ToolCaller>(results, calls);
+    };
+    config::Config config;
+    config.review.maxToolCalls = static_cast<int>(calls.size());
+    ReviewService(factory).review(
+        ReviewRequest{diff::parse(git::diffText(repo.root(), {})), repo.root(), config, {}});
+    EXPECT_EQ(results.size(), calls.size());
+    return results;
+  }
+};
+
+bool shows(const review::ToolResult& r, const std::string& text) { return r.content.find(text) != std::string::npos; }
+
+TEST_F(HiddenFromTools, ASubmodulesWorkTreeIsNotRead) {
+  testing::TempRepo sub;
+  sub.write("lib.py", "SUBMODULE_CODE = 1\n");
+  sub.commitAll("sub");
+  repo.git("-c protocol.file.allow=always submodule add -q " + sub.root().string() + " sm");
+  repo.git("commit -q -m sm");
+  repo.write("sm/.gitignore", ".env\n*.txt\n");
+  repo.write("sm/.env", "DB_PASSWORD=hunter2\n");
+  repo.write("sm/notes.txt", "customer: Alice Smith\n");
+  const auto results = review({{"env", "read_file", json{{"path", "sm/.env"}}},
+                               {"notes", "read_file", json{{"path", "sm/notes.txt"}}},
+                               {"code", "read_file", json{{"path", "./sm/lib.py"}}},
+                               {"password", "search_text", json{{"query", "hunter2"}}},
+                               {"gitdir", "search_text", json{{"query", "gitdir"}}},
+                               {"listing", "glob", json{{"pattern", "**"}}},
+                               {"usages", "find_usages", json{{"symbol", "SUBMODULE_CODE"}}}});
+  for (const char* id : {"env", "notes", "code"}) {
+    EXPECT_FALSE(results.at(id).ok) << results.at(id).content;
+    EXPECT_TRUE(shows(results.at(id), "is inside 'sm', the work tree of another git repository")) << results.at(id).content;
+  }
+  // (A search's answer names its query: what must not show is the rest of the line found.)
+  for (const char* text : {"DB_PASSWORD", "Alice", "SUBMODULE_CODE = 1", "gitdir: "})
+    for (const auto& [id, r] : results) EXPECT_FALSE(shows(r, text)) << id << " shows " << text << ": " << r.content;
+  EXPECT_TRUE(shows(results.at("listing"), "app.py")) << results.at("listing").content;
+  EXPECT_TRUE(shows(results.at("listing"), ".gitmodules")) << results.at("listing").content;
+  EXPECT_FALSE(shows(results.at("listing"), "sm/")) << results.at("listing").content;
+}
+
+TEST_F(HiddenFromTools, GitsDirectoryUnderAnotherNameIsNotRead) {
+  // A dotfiles repository's layout: the git directory is .cfg inside the work tree.
+  fs::rename(repo.root() / ".git", repo.root() / ".cfg");
+  repo.write(".git", "gitdir: .cfg\n");
+  repo.git("config remote.origin.url https://deploy:S3cretPassw0rd@example.com/x.git");
+  const auto results = review({{"config", "read_file", json{{"path", ".cfg/config"}}},
+                               {"head", "read_file", json{{"path", ".cfg/HEAD"}}},
+                               {"password", "search_text", json{{"query", "S3cret"}}},
+                               {"listing", "glob", json{{"pattern", "**"}}}});
+  for (const char* id : {"config", "head"}) {
+    EXPECT_FALSE(results.at(id).ok) << results.at(id).content;
+    EXPECT_TRUE(shows(results.at(id), "is git's own data")) << results.at(id).content;
+  }
+  for (const auto& [id, r] : results) EXPECT_FALSE(shows(r, "Passw0rd")) << id << ": " << r.content;
+  EXPECT_TRUE(shows(results.at("listing"), "app.py")) << results.at("listing").content;
+  EXPECT_FALSE(shows(results.at("listing"), ".cfg")) << results.at("listing").content;
+  EXPECT_FALSE(shows(results.at("listing"), ".git")) << results.at("listing").content;
+}
+
+TEST_F(HiddenFromTools, UntrackedFilesStatusDoesNotShowAreNotRead) {
+  repo.git("config status.showUntrackedFiles no");
+  repo.write(".ssh/id_work", "PRIVATE KEY MATERIAL\n");
+  const auto results = review({{"key", "read_file", json{{"path", ".ssh/id_work"}}},
+                               {"text", "search_text", json{{"query", "MATERIAL"}}},
+                               {"listing", "glob", json{{"pattern", "**"}}}});
+  EXPECT_FALSE(results.at("key").ok) << results.at("key").content;
+  EXPECT_TRUE(shows(results.at("key"), "status.showUntrackedFiles=no")) << results.at("key").content;
+  for (const auto& [id, r] : results) EXPECT_FALSE(shows(r, "PRIVATE")) << id << ": " << r.content;
+  EXPECT_FALSE(shows(results.at("listing"), "id_work")) << results.at("listing").content;
+  EXPECT_TRUE(shows(results.at("listing"), "app.py")) << results.at("listing").content;
+}
+
+}  // namespace
+}  // namespace revline::session

@@ -1,8 +1,10 @@
 #include "core/builtin/builtin_provider.h"
 
+#include <algorithm>
 #include <array>
 #include <utility>
 
+#include "core/contract/reply_parser.h"
 #include "core/contract/serialize.h"
 #include "core/review/pipeline.h"
 #include "core/review/policy.h"
@@ -30,12 +32,65 @@ contract::ReviewReport BuiltinProvider::report() const {
   return r;
 }
 
+namespace {
+
+// A line that is not UTF-8 is quoted with U+FFFD (JSON holds Unicode); grounding
+// then drops an edit that would rewrite those bytes.
+std::string asReplyText(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+
+int severityRank(contract::Severity s) {
+  switch (s) {
+    case contract::Severity::Blocker: return 0;
+    case contract::Severity::Major: return 1;
+    case contract::Severity::Minor: return 2;
+    case contract::Severity::Nit: return 3;
+  }
+  return 4;
+}
+
+// The answer within what the reply parser reads (contract::kMaxReplyBytes), as
+// a model's is within its output limit: when the findings do not all fit, the
+// most severe are listed (in their order), and the summary says how many were
+// left out. The verdict is the one over them all; the listed ones keep it.
+void fitTheReply(contract::ReviewReport& report, std::size_t maxBytes) {
+  std::vector<std::size_t> bytes;
+  std::size_t total = 0;
+  for (const auto& f : report.findings) {
+    bytes.push_back(asReplyText(contract::toJson(f)).size() + 1);
+    total += bytes.back();
+  }
+  const std::size_t room = maxBytes - std::min(maxBytes, asReplyText(contract::toJson(report)).size() - total + 1024);
+  if (total <= room) return;
+  std::vector<std::size_t> byRank(report.findings.size());
+  for (std::size_t i = 0; i < byRank.size(); ++i) byRank[i] = i;
+  std::stable_sort(byRank.begin(), byRank.end(), [&](std::size_t a, std::size_t b) {
+    return severityRank(report.findings[a].severity) < severityRank(report.findings[b].severity);
+  });
+  std::vector<bool> listed(report.findings.size(), false);
+  std::size_t used = 0, kept = 0;
+  for (std::size_t i : byRank) {
+    if (used + bytes[i] > room) break;
+    used += bytes[i];
+    listed[i] = true;
+    ++kept;
+  }
+  std::vector<contract::Finding> shown;
+  for (std::size_t i = 0; i < listed.size(); ++i)
+    if (listed[i]) shown.push_back(std::move(report.findings[i]));
+  report.summary += " This answer lists " + std::to_string(kept) + " of them, the most severe first; the other " +
+                    std::to_string(listed.size() - kept) + " did not fit in one reply (" +
+                    std::to_string(maxBytes >> 20) + " MB): fix these and review again.";
+  report.findings = std::move(shown);
+}
+
+}  // namespace
+
 review::ModelResponse BuiltinProvider::complete(const review::ModelRequest& /*request*/, const CancelToken& cancel) {
   if (cancel.cancelled()) throw Cancelled();
+  contract::ReviewReport answer = report();
+  fitTheReply(answer, contract::kMaxReplyBytes);
   review::ModelResponse response;
-  // A line that is not UTF-8 is quoted with U+FFFD (JSON holds Unicode); grounding
-  // then drops an edit that would rewrite those bytes.
-  response.text = contract::toJson(report()).dump(-1, ' ', false, json::error_handler_t::replace);
+  response.text = asReplyText(contract::toJson(answer));
   response.finish = review::FinishReason::Stop;
   return response;
 }

@@ -1,6 +1,8 @@
 #include "core/builtin/rules.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <string>
 
 #include "core/builtin/introduced.h"
 #include "core/builtin/rule_sets.h"
@@ -13,9 +15,8 @@ namespace {
 // The new-file text of the finding's lines, as the diff shows them.
 std::string statementOf(const ScanFile& file, const contract::Finding& f) {
   std::string text;
-  for (const auto& h : file.hunks)
-    for (const auto& l : h.lines)
-      if (l.number() >= f.line && l.number() <= f.lastLine()) text += l.text();
+  for (std::int64_t n = f.line; n <= f.lastLine(); ++n)
+    if (const ScanLine* l = file.shownLine(n)) text += l->text();
   return normalizedStatement(text);
 }
 

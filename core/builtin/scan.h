@@ -44,6 +44,11 @@ struct ScanFile {
   std::vector<Tokens> fullTokens;
   std::vector<std::size_t> lineStarts;  // byte offset of each line in *fullText
 
+  // The line the diff shows as new-file line n, or null; found by number, in
+  // log time (hunks are in order, each one's lines consecutive).
+  const ScanLine* shownLine(std::int64_t n) const;
+  std::vector<std::size_t> shownHunks;  // the hunks that show new-side lines (scanFile sets it)
+
   // 1-based line n of the whole file, or nullopt when the file is unknown.
   std::optional<std::string_view> fullLine(int n) const {
     if (!fullText || n < 1 || static_cast<std::size_t>(n) > lineStarts.size()) return std::nullopt;

@@ -114,9 +114,7 @@ bool statesIntent(std::string_view c, const RuleInfo& rule) {
 // The lower-cased comment of new-file line n, from the whole file or the hunks.
 std::string commentAt(const ScanFile& file, int n) {
   if (const auto text = file.fullLine(n)) return lower(commentOf(*text, file.fullTokens[static_cast<std::size_t>(n) - 1], file.lang));
-  for (const auto& h : file.hunks)
-    for (const auto& l : h.lines)
-      if (l.number() == n) return lower(commentOf(l.text(), l.tokens, file.lang));
+  if (const ScanLine* l = file.shownLine(n)) return lower(commentOf(l->text(), l->tokens, file.lang));
   return {};
 }
 

@@ -73,11 +73,8 @@ bool hasKeyMaterial(const ScanFile& file, const ScanLine& l, const SecretMatch& 
   const auto headerEnd = text.find("-----", std::min(text.size(), m.offset + 11));
   if (headerEnd != std::string_view::npos && base64Run(text.substr(headerEnd + 5)) >= 24) return true;
   std::optional<std::string_view> next = file.fullLine(l.number() + 1);
-  if (!next) {
-    for (const auto& h : file.hunks)
-      for (const auto& other : h.lines)
-        if (other.number() == l.number() + 1) next = other.text();
-  }
+  if (!next)
+    if (const ScanLine* shown = file.shownLine(l.number() + 1)) next = shown->text();
   return next && base64Run(*next) >= 24;
 }
 

@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <string>
+
 #include "core/contract/reply_parser.h"
 #include "tests/unit/builtin/review_fixture.h"
 
@@ -44,6 +47,36 @@ TEST(BuiltinProvider, AnswersWithJsonTheReplyParserAccepts) {
   EXPECT_EQ(f.edit->replacement, "        if (\"x\".equals(s)) return;");
   EXPECT_EQ(report.verdict, Verdict::RequestChanges);
   EXPECT_EQ(report.summary, "The builtin rules found 1 problem (1 major) in 1 changed file.");
+}
+
+// More findings than one reply holds (contract::kMaxReplyBytes, which the reply
+// parser reads at most): the answer lists the most severe within it and says
+// how many it left out, and still parses. Before, the cut reply failed the
+// contract twice, and a pre-commit hook got exit 2 instead of "request changes".
+TEST(BuiltinProvider, AnAnswerLongerThanOneReplyListsTheMostSevereFirst) {
+  std::string after;
+  for (int i = 0; i < 3000; ++i) after += "password = \"hunter2hunter" + std::to_string(i) + "\"\n";
+  after += "<<<<<<< HEAD\na = 1\n=======\na = 2\n>>>>>>> branch\n";  // last, and the one blocker
+  BuiltinProvider provider(diffOf("conf.py", "", after));
+  const std::string text = provider.complete({}, CancelToken{}).text;
+  EXPECT_LE(text.size(), contract::kMaxReplyBytes);
+  const auto parsed = contract::parseReply(text);
+  ASSERT_TRUE(parsed.ok()) << text.substr(0, 300);
+  const contract::ReviewReport& report = *parsed.report;
+  ASSERT_GT(report.findings.size(), 1000u);
+  ASSERT_LT(report.findings.size(), 3001u);
+  const std::string listed = std::to_string(report.findings.size());
+  EXPECT_NE(report.summary.find("found 3001 problems (1 blocker, 3000 major)"), std::string::npos) << report.summary;
+  EXPECT_NE(report.summary.find("This answer lists " + listed + " of them, the most severe first; the other " +
+                                std::to_string(3001 - report.findings.size()) + " did not fit"),
+            std::string::npos)
+      << report.summary;
+  EXPECT_EQ(std::count_if(report.findings.begin(), report.findings.end(),
+                          [](const contract::Finding& f) { return f.severity == Severity::Blocker; }),
+            1);
+  EXPECT_TRUE(std::is_sorted(report.findings.begin(), report.findings.end(),
+                             [](const contract::Finding& a, const contract::Finding& b) { return a.line < b.line; }));
+  EXPECT_EQ(report.verdict, Verdict::RequestChanges);
 }
 
 TEST(BuiltinProvider, ApprovesACleanChange) {

@@ -407,6 +407,12 @@ HttpResponse HttpTransport::postJson(const std::string& path,
                                      const std::string& body, const CancelToken& cancel) {
   const std::string url = base_.str() + path;
   auto cancelled = [&] { return Cancelled(providerName_ + ": the request to " + url + " was cancelled"); };
+  int unanswered = 0;  // tries sent and given up without an answer: each may be billed
+  auto failure = [&](Kind kind, const std::string& message) {
+    ProviderError error(kind, message);
+    error.setUnanswered(unanswered);
+    return error;
+  };
   for (int retry = 0;; ++retry) {
     if (cancel.cancelled()) throw cancelled();
     Attempt attempt = sendOnce(path, headers, body, cancel);
@@ -415,20 +421,23 @@ HttpResponse HttpTransport::postJson(const std::string& path,
     if (attempt.ok) {
       HttpResponse& res = attempt.response;
       res.retries = retry;
+      res.unanswered = unanswered;
       if (!retryableStatus(res.status, res.body) || retry >= options_.maxRetries) return std::move(res);
       auto asked = retryAfter(res);
       if (asked && *asked > options_.maxRetryAfter) return std::move(res);  // the caller says how long was asked
       delay = asked ? *asked : backoff(retry);
     } else {
+      // Sent, and the server reached: a reply that never came in time, came cut, or too large.
+      if (attempt.deadline || attempt.tooLarge || attempt.error == httplib::Error::Read) ++unanswered;
       if (attempt.deadline) {
         // Not retried: the time the user allowed for this reply is spent.
-        throw ProviderError(Kind::Timeout, providerName_ + ": the reply from " + url + " did not arrive in full within " +
+        throw failure(Kind::Timeout, providerName_ + ": the reply from " + url + " did not arrive in full within " +
                                                seconds(options_.readTimeout) +
                                                " (read_timeout_ms bounds the whole reply); the server is too slow or "
                                                "sending it a little at a time: raise read_timeout_ms if the model is just slow");
       }
       if (attempt.tooLarge) {
-        throw ProviderError(Kind::Protocol, providerName_ + ": the reply from " + url + " is larger than " +
+        throw failure(Kind::Protocol, providerName_ + ": the reply from " + url + " is larger than " +
                                                 std::to_string(kMaxResponseBytes >> 20) + " MiB; is the base URL right?");
       }
       const auto e = attempt.error;
@@ -439,7 +448,7 @@ HttpResponse HttpTransport::postJson(const std::string& path,
         std::string tries = retry == 0 ? "" : " (after " + std::to_string(retry + 1) + " tries)";
         if (attempt.timedOut) {
           bool connect = e == httplib::Error::ConnectionTimeout;
-          throw ProviderError(
+          throw failure(
               Kind::Timeout,
               providerName_ + ": " + (connect ? "could not connect to " : "no reply from ") + url + " within " +
                   seconds(connect ? options_.connectTimeout : options_.readTimeout) + tries + "; " +
@@ -472,7 +481,7 @@ HttpResponse HttpTransport::postJson(const std::string& path,
         }
         // A connection the server dropped after it was made is the server's failure, not an unreachable endpoint.
         const bool dropped = e == httplib::Error::Read || e == httplib::Error::Write;
-        throw ProviderError(dropped ? Kind::Server : Kind::Network,
+        throw failure(dropped ? Kind::Server : Kind::Network,
                             providerName_ + ": request to " + url + " failed: " + what + tries + "; " + hint);
       }
       delay = backoff(retry);

@@ -63,7 +63,8 @@ struct HttpResponse {
   int status = 0;
   std::multimap<std::string, std::string> headers;  // names lower-cased
   std::string body;
-  int retries = 0;  // transport retries spent on this call
+  int retries = 0;     // transport retries spent on this call
+  int unanswered = 0;  // of its tries, those sent and given up without an answer (ModelResponse::unanswered)
   std::string header(const std::string& lowerName) const;
 };
 

@@ -17,19 +17,31 @@ review::ModelResponse RemoteProvider::complete(const review::ModelRequest& reque
     return transport_.postJson(path(), headers(), payload, cancel);
   };
   const auto failed = [](const HttpResponse& r) { return r.status < 200 || r.status >= 300; };
-  HttpResponse res = post();
-  // Capability negotiation, not a retry: the rejected call was not answered, so
-  // the caller sees one call (one attempt, the answer's usage only).
-  while (failed(res) && adaptToRejection(res)) res = post();
-  if (failed(res)) {
-    try {
-      throwHttpError(endpoint_, path(), res, notFoundHint());
-    } catch (const review::ProviderError& e) {
-      explainFailure(e, res);
-      throw;
+  int unanswered = 0;  // over every post: tries sent and given up without an answer
+  try {
+    HttpResponse res = post();
+    unanswered += res.unanswered;
+    // Capability negotiation, not a retry: the rejected call was not answered, so
+    // the caller sees one call (one attempt, the answer's usage only).
+    while (failed(res) && adaptToRejection(res)) {
+      res = post();
+      unanswered += res.unanswered;
     }
+    if (failed(res)) {
+      try {
+        throwHttpError(endpoint_, path(), res, notFoundHint());
+      } catch (const review::ProviderError& e) {
+        explainFailure(e, res);
+        throw;
+      }
+    }
+    review::ModelResponse response = parseResponse(parseJsonBody(endpoint_, path(), res));
+    response.unanswered = unanswered;
+    return response;
+  } catch (review::ProviderError& e) {
+    e.setUnanswered(e.unanswered() + unanswered);
+    throw;
   }
-  return parseResponse(parseJsonBody(endpoint_, path(), res));
 }
 
 }  // namespace revline::providers

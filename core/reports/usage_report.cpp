@@ -67,7 +67,7 @@ std::string usageSentence(const review::Usage& u, const std::optional<review::Co
     s += " (no token counts for " +
          (u.unreportedRequests == u.requests ? std::string(u.requests == 1 ? "it" : "them")
                                              : std::to_string(u.unreportedRequests) + " of them") +
-         ": answered without them, or cancelled in flight" + (noneKnown ? ")" : "; so the figures below are low)");
+         ": answered without them, or cancelled or given up on in flight" + (noneKnown ? ")" : "; so the figures below are low)");
   if (noneKnown) {
     s += ", tokens unknown";
     if (u.toolCallBudget || u.toolCalls)

@@ -84,6 +84,9 @@ AttemptResult runAttempts(Provider& provider, ModelRequest request, const Attemp
     // Every answer of a model reads and writes tokens: none counted means the provider did not say.
     if (provider.metered() && response.usage.inputTokens == 0 && response.usage.outputTokens == 0)
       ++result.usage.unreportedRequests;
+    // Tries given up without an answer before this one: sent, maybe billed, counts unknown.
+    result.usage.requests += response.unanswered;
+    result.usage.unreportedRequests += response.unanswered;
     checkCancelled(cancel);
 
     if (!response.toolCalls.empty()) {

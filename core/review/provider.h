@@ -105,6 +105,10 @@ struct ModelResponse {
   FinishReason finish = FinishReason::Stop;
   std::optional<std::string> refusal;  // the provider's own refusal message, if any
   Usage usage;
+  // Earlier tries of this call that were sent and given up without an answer (no
+  // reply within read_timeout_ms, the connection closed mid-reply): each may
+  // have been billed, and no answer said for how many tokens.
+  int unanswered = 0;
 };
 
 // A failure of the provider itself (network, auth, quota, cassette exhausted):
@@ -114,8 +118,13 @@ class ProviderError : public std::runtime_error {
   enum class Kind { Network, Timeout, Auth, NotFound, BadRequest, Quota, RateLimited, Server, Protocol, Refusal, Config };  // cancellation: support/cancel.h Cancelled
   ProviderError(Kind kind, const std::string& message) : std::runtime_error(message), kind_(kind) {}
   Kind kind() const { return kind_; }
+  // The tries of the failed call that were sent and given up without an answer
+  // (see ModelResponse::unanswered): what it may have spent.
+  int unanswered() const { return unanswered_; }
+  void setUnanswered(int tries) { unanswered_ = tries; }
  private:
   Kind kind_;
+  int unanswered_ = 0;
 };
 
 class Provider {

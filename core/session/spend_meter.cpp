@@ -22,10 +22,15 @@ class SpendMeteringProvider : public review::DelegatingProvider {
       // tokens, so the totals are low (said, as for an answer without counts).
       if (sent) meter_.add(review::Usage{.requests = 1, .unreportedRequests = inner_->metered() ? 1 : 0});
       throw;
+    } catch (const review::ProviderError& e) {
+      // Tries sent and given up on (no reply in time): as a cancelled one, maybe billed, counts unknown.
+      if (e.unanswered() > 0) meter_.add(review::Usage{.requests = e.unanswered(), .unreportedRequests = e.unanswered()});
+      throw;
     }
     review::Usage used = response.usage;
-    used.requests = 1;
-    used.unreportedRequests = inner_->metered() && used.inputTokens == 0 && used.outputTokens == 0;
+    used.requests = 1 + response.unanswered;
+    used.unreportedRequests =
+        (inner_->metered() && used.inputTokens == 0 && used.outputTokens == 0 ? 1 : 0) + response.unanswered;
     meter_.add(used);
     return response;
   }

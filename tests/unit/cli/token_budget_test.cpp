@@ -199,7 +199,7 @@ TEST(TokenBudgetCli, AnInterruptedReviewSaysWhatItSpentAndKeepsWhatWasAnswered) 
   const std::string& err = stopped.err;
   // The third request was sent and cancelled unanswered: counted, and said to leave the figures low.
   EXPECT_NE(err.find("revline review: spent before the interruption: 3 model requests (no token counts for 1 of "
-                     "them: answered without them, or cancelled in flight; so the figures below are low), 2000 input "
+                     "them: answered without them, or cancelled or given up on in flight; so the figures below are low), 2000 input "
                      "tokens"),
             std::string::npos)
       << err;

@@ -15,14 +15,23 @@ using testing::LspClient;
 
 // Answers every review at once with one finding and a fixed usage.
 // With `broken`, every answer is prose, so the review fails the contract after
-// its attempts, which were still paid for.
+// its attempts, which were still paid for. `unanswered`: tries the transport
+// sent and gave up on first (no reply in time), then fails when `timedOut`.
 class MeteredProvider : public review::Provider {
  public:
-  explicit MeteredProvider(bool broken = false) : broken_(broken) {}
+  explicit MeteredProvider(bool broken = false, int unanswered = 0, bool timedOut = false)
+      : broken_(broken), unanswered_(unanswered), timedOut_(timedOut) {}
   std::string name() const override { return "metered"; }
   std::string model() const override { return "m1"; }
+  bool metered() const override { return true; }
   review::ModelResponse complete(const review::ModelRequest&, const CancelToken&) override {
+    if (timedOut_) {
+      review::ProviderError e(review::ProviderError::Kind::Timeout, "metered: no reply within 1 s (after 3 tries)");
+      e.setUnanswered(unanswered_);
+      throw e;
+    }
     review::ModelResponse r;
+    r.unanswered = unanswered_;
     r.text = broken_ ? "I looked at it and it seems fine to me." : json{{"summary", "s"},
                   {"verdict", "COMMENT"},
                   {"findings",
@@ -38,6 +47,8 @@ class MeteredProvider : public review::Provider {
 
  private:
   bool broken_;
+  int unanswered_;
+  bool timedOut_;
 };
 
 struct SessionUsage : ::testing::Test {
@@ -49,11 +60,11 @@ struct SessionUsage : ::testing::Test {
     uri = uriFromPath((std::filesystem::canonical(repo.root()) / "a.txt").string());
   }
   std::string rootUri() { return uriFromPath(std::filesystem::canonical(repo.root()).string()); }
-  ServerOptions options(bool broken = false) {
+  ServerOptions options(bool broken = false, int unanswered = 0, bool timedOut = false) {
     ServerOptions o;
     o.sync = true;
-    o.providerFactory = [broken](const config::Config&, const diff::Diff&, const std::filesystem::path&) {
-      return std::make_unique<MeteredProvider>(broken);
+    o.providerFactory = [=](const config::Config&, const diff::Diff&, const std::filesystem::path&) {
+      return std::make_unique<MeteredProvider>(broken, unanswered, timedOut);
     };
     return o;
   }
@@ -119,6 +130,33 @@ TEST_F(SessionUsage, AFailedReviewStillCountsWhatItSpent) {
   EXPECT_EQ(usage["outputTokens"], 200);
   EXPECT_NEAR(usage["cost"]["total"].get<double>(), (2000 * 2.0 + 200 * 10.0) / 1e6, 1e-12);
   EXPECT_EQ(stats(c)["providerCalls"], 2);
+  EXPECT_EQ(c.stop(), 0);
+}
+
+// Tries the transport sent and gave up on (no reply within read_timeout_ms) may
+// have been billed: they count as requests whose tokens no answer said, whether
+// the call then failed or a later try was answered. Before, a save that timed
+// out three times showed no spend at all.
+TEST_F(SessionUsage, TriesGivenUpWithoutAnAnswerCountAsSpent) {
+  {
+    LspClient c(options(/*broken=*/false, /*unanswered=*/3, /*timedOut=*/true));
+    c.initialize(rootUri());
+    repo.write("a.txt", "one changed\ntwo\n");
+    c.notify("textDocument/didSave", {{"textDocument", {{"uri", uri}}}});
+    EXPECT_NE(c.notification("window/showMessage")["params"]["message"].get<std::string>().find("no reply"),
+              std::string::npos);
+    const json usage = stats(c)["usage"];
+    EXPECT_EQ(usage["requests"], 3) << usage.dump();
+    EXPECT_EQ(usage["unreportedRequests"], 3) << usage.dump();
+    EXPECT_EQ(c.stop(), 0);
+  }
+  LspClient c(options(/*broken=*/false, /*unanswered=*/1));
+  c.initialize(rootUri());
+  editAndSave(c, 2);
+  const json usage = stats(c)["usage"];
+  EXPECT_EQ(usage["requests"], 2) << "the try given up on, and the answered one: " << usage.dump();
+  EXPECT_EQ(usage["unreportedRequests"], 1) << usage.dump();
+  EXPECT_EQ(usage["inputTokens"], 1000);
   EXPECT_EQ(c.stop(), 0);
 }
 

@@ -34,6 +34,7 @@ struct Caught {
   Kind kind = Kind::Protocol;
   std::string message;
   bool thrown = false;
+  int unanswered = 0;
 };
 
 template <class F>
@@ -42,7 +43,7 @@ Caught catchProviderError(F f) {
   try {
     f();
   } catch (const ProviderError& e) {
-    c = {e.kind(), e.what(), true};
+    c = {e.kind(), e.what(), true, e.unanswered()};
   }
   return c;
 }
@@ -276,6 +277,41 @@ TEST(Transport, TimeoutsAreRetried) {
   OpenAiProvider provider(settings);
   EXPECT_EQ(provider.complete(testing::sampleRequest(), CancelToken()).text, "{}");
   EXPECT_EQ(server.requestCount(), 2u);
+}
+
+// A try sent and given up on (no reply within read_timeout_ms, a connection
+// closed mid-reply) may have been billed: the error, or the answer a later try
+// got, says how many there were, so what a review spent can count them. A
+// connection refused sent nothing.
+TEST(Transport, TriesGivenUpWithoutAnAnswerAreCounted) {
+  SleepRecorder sleeps;
+  {
+    FakeServer server;
+    for (int i = 0; i < 3; ++i) server.enqueue(Reply::ok(kOk).after(1s));
+    auto settings = settingsFor(server.url("/v1"), sleeps);
+    settings.transport.readTimeout = 200ms;
+    OpenAiProvider provider(settings);
+    auto c = catchProviderError([&] { provider.complete(testing::sampleRequest(), CancelToken()); });
+    EXPECT_EQ(c.kind, Kind::Timeout) << c.message;
+    EXPECT_EQ(c.unanswered, 3) << c.message;
+  }
+  {
+    FakeServer server;
+    server.enqueue(Reply::ok(kOk).after(1s));
+    server.enqueue(Reply::ok(kOk));
+    auto settings = settingsFor(server.url("/v1"), sleeps);
+    settings.transport.readTimeout = 200ms;
+    OpenAiProvider provider(settings);
+    EXPECT_EQ(provider.complete(testing::sampleRequest(), CancelToken()).unanswered, 1);
+  }
+  const int closedPort = [] {
+    FakeServer gone;
+    return gone.port();
+  }();
+  OpenAiProvider refused(settingsFor("http://127.0.0.1:" + std::to_string(closedPort) + "/v1", sleeps));
+  auto c = catchProviderError([&] { refused.complete(testing::sampleRequest(), CancelToken()); });
+  EXPECT_EQ(c.kind, Kind::Network) << c.message;
+  EXPECT_EQ(c.unanswered, 0) << c.message;
 }
 
 TEST(Transport, CancellationEndsAWaitingCallPromptly) {

@@ -76,12 +76,12 @@ TEST(TextReport, RequestsWithoutTokenCountsAreSaidAndTheCostIsALowerBound) {
   o.prices = {.input = 3.0, .output = 15.0};
   o.usage = {.requests = 1, .unreportedRequests = 1};
   EXPECT_NE(renderText(o).find("Usage: 1 model request (no token counts for it: answered without them, or "
-                               "cancelled in flight), tokens unknown; cost unknown."),
+                               "cancelled or given up on in flight), tokens unknown; cost unknown."),
             std::string::npos)
       << renderText(o);
   o.usage = {.inputTokens = 2'000'000, .outputTokens = 100, .requests = 3, .unreportedRequests = 1};
   EXPECT_NE(renderText(o).find("Usage: 3 model requests (no token counts for 1 of them: answered without them, or "
-                               "cancelled in flight; so the figures below are low), 2000000 input tokens, 100 output "
+                               "cancelled or given up on in flight; so the figures below are low), 2000000 input tokens, 100 output "
                                "tokens; cost at least 6.0015"),
             std::string::npos)
       << renderText(o);

@@ -292,7 +292,7 @@ GithubReview buildGithubReview(const review::ReviewOutcome& outcome, const diff:
   if (!outcome.model.empty() && outcome.model != outcome.provider) footerLine += " " + outcome.model;
   footerLine += "</sub>\n";
   // What the review spent goes last, above the footer (kept within the body's cap with it).
-  if (const std::string usage = usageSentence(outcome.usage, outcome.prices); !usage.empty())
+  if (const std::string usage = spentSentence(outcome); !usage.empty())
     footerLine = "\nUsage: " + usage + ".\n" + footerLine;
 
   if (!listed.empty()) {

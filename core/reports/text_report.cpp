@@ -150,7 +150,7 @@ std::string renderText(const review::ReviewOutcome& outcome, bool colour) {
     if (!outcome.model.empty() && outcome.model != outcome.provider) out << " " << line(outcome.model);
   }
   out << "\n";
-  if (const std::string usage = usageSentence(outcome.usage, outcome.prices); !usage.empty()) out << "Usage: " << usage << ".\n";
+  if (const std::string usage = spentSentence(outcome); !usage.empty()) out << "Usage: " << usage << ".\n";
   return out.str();
 }
 

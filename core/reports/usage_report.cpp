@@ -92,4 +92,12 @@ std::string usageSentence(const review::Usage& u, const std::optional<review::Co
   return s;
 }
 
+std::string spentSentence(const review::ReviewOutcome& outcome) {
+  if (outcome.usage.metered() || !outcome.metered) return usageSentence(outcome.usage, outcome.prices);
+  std::string s = "0 model requests: nothing was sent, every part of the change was reviewed before (its findings "
+                  "came from the cache)";
+  if (outcome.prices.input || outcome.prices.output) s += "; cost 0";
+  return s;
+}
+
 }  // namespace revline::reports

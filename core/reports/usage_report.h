@@ -28,6 +28,11 @@ std::string usageSentence(const review::Usage& usage, const review::Prices& pric
 std::string usageSentence(const review::Usage& usage, const std::optional<review::Cost>& cost,
                           std::string_view pricedAs = "at the configured prices");
 
+// The clause a report's "Usage:" line holds for `outcome`: usageSentence, or
+// for a model's review that sent nothing (every part reviewed before) "0 model
+// requests: ...". Empty for an offline reviewer's (builtin, replay).
+std::string spentSentence(const review::ReviewOutcome& outcome);
+
 // A cost as text: 4 decimals, more for sums below 0.0001 (so it never reads 0.0000).
 std::string formatCost(double cost);
 

@@ -118,6 +118,7 @@ ReviewOutcome runReview(const diff::Diff& diff, Provider& provider, const Review
   ReviewOutcome outcome;
   outcome.provider = provider.name();
   outcome.model = provider.model();
+  outcome.metered = provider.metered();
   outcome.prices = options.prices;
   outcome.coverage = coverageOf(diff, inputs);
   if (diff.files.empty()) {

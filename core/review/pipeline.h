@@ -95,6 +95,9 @@ struct ReviewOutcome {
   int toolCalls = 0;
   std::string provider;
   std::string model;
+  // The reviewer is a model behind an API (Provider::metered): its reports say
+  // what was spent even when nothing was (every part reviewed before).
+  bool metered = false;
   Usage usage;    // requests, tokens (cached among them), tool calls of the budget
   Prices prices;  // as configured, for the cost the reports state (cost.h)
   std::optional<Chunking> chunking;  // set when a token budget applied

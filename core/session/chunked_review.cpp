@@ -247,6 +247,7 @@ review::ReviewOutcome merge(std::vector<review::ReviewOutcome> parts, const revi
     if (i == 0) {
       out.provider = p.provider;
       out.model = p.model;
+      out.metered = p.metered;
       out.modelVerdict = p.modelVerdict;
     }
     for (auto& f : p.findings)
@@ -652,6 +653,7 @@ review::ReviewOutcome reviewInChunks(const diff::Diff& diff, const review::Revie
   if (out.provider.empty()) {
     out.provider = provider.name();
     out.model = provider.model();
+    out.metered = provider.metered();
   }
   out.coverage = review::coverageOf(diff, inputs);
   addSkipped(split, plan, budget, config.maxRequests, out.coverage);

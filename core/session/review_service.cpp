@@ -100,6 +100,7 @@ ReviewResult fromCache(PreparedReview prepared, CachedReview cached, const revie
   review::ReviewOutcome& o = result.outcome;
   o.provider = provider.name();
   o.model = provider.model();
+  o.metered = provider.metered();
   o.prices = config.review.prices;  // nothing was spent: the cost is 0
   o.coverage = review::coverageOf(prepared.reviewed, prepared.inputs);
   o.unplacedBlocking = cached.evidence.unplacedBlocking;

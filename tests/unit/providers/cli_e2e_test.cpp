@@ -217,6 +217,18 @@ TEST(CliEndToEnd, ARerunAfterEditingOneHunkSendsOnlyThatHunk) {
   EXPECT_EQ(lines, (std::set<int>{7, 22, 35, 48, 61}));  // four carried over, two lines down
   EXPECT_EQ(out["verdict"], "COMMENT");
 
+  // Unchanged: nothing is sent, and the text and GitHub reports say so (every report states what was spent).
+  for (const char* format : {"text", "github"}) {
+    auto again = testing::runRevline("review --provider openai --base-url " + server.url("/v1") +
+                                         " --model test --max-tool-calls 0 --format " + format,
+                                     repo.root());
+    ASSERT_EQ(again.exitCode, 0) << again.out << again.err;
+    EXPECT_NE(again.out.find("Usage: 0 model requests: nothing was sent, every part of the change was reviewed before"),
+              std::string::npos)
+        << format << ": " << again.out;
+  }
+  ASSERT_EQ(server.requestCount(), 2u);
+
   server.enqueue(Reply::ok(chatReply(json::array({minorAt(7)}))));
   auto full = testing::runRevline(review + " --no-cache", repo.root());
   ASSERT_EQ(full.exitCode, 0) << full.out << full.err;

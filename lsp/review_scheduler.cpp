@@ -428,11 +428,13 @@ void Server::applyOutcome(Job& job, JobOutcome& outcome) {
     const std::string told =
         reportFailure(outcome.failure, outcome.result ? Shown::AnsweredBeforeFailure : staleShown ? Shown::LastReview : Shown::None,
                       outcome.providerFailure, job.reply.has_value());
-    // The reason, not only "failed": a client may show the end over the message (Emacs's echo area).
-    std::string reason = outcome.failure;
-    if (reason.rfind("revline: ", 0) == 0) reason.erase(0, 9);  // "failed: revline: ..." said it twice
+    // Each client shows a command's error as "revline: <command> failed: <message>": the
+    // message does not name revline again. The progress end says the reason too, not only
+    // "failed": a client may show it over the message (Emacs's echo area).
+    const auto unprefixed = [](std::string text) { return text.rfind("revline: ", 0) == 0 ? text.substr(9) : text; };
+    std::string reason = unprefixed(outcome.failure);
     if (!reason.empty() && reason.back() == '.') reason.pop_back();  // then "; spent ..."
-    return finish(LspError(ErrorCode::RequestFailed, told),
+    return finish(LspError(ErrorCode::RequestFailed, unprefixed(told)),
                   "failed: " + reason + spentClause(outcome.spentBeforeEnd));
   }
   if (job.cancel.cancelled()) {  // a newer save arrived while this result was on its way
@@ -490,7 +492,9 @@ std::string Server::reportFailure(const std::string& message, Shown shown, bool 
   const auto now = options_.clock ? options_.clock() : Clock::now();
   const bool again = message == lastFailureShown_;
   const bool due = !again || now - lastFailureShownAt_ >= std::chrono::minutes(1);
-  if (due && !toldInReply) showMessage(MessageType::Error, again ? message + " (still failing; the " + what + ")" : told);
+  // Still failing: "the diagnostics shown are ..." only while some are shown.
+  const std::string still = shown != Shown::None ? " (still failing; the " + what + ")" : " (still failing)";
+  if (due && !toldInReply) showMessage(MessageType::Error, again ? message + still : told);
   if (due || toldInReply) {
     lastFailureShown_ = message;
     lastFailureShownAt_ = now;

@@ -74,6 +74,8 @@ The diagnostics published for URI stay as they were."
         (revline-test--fail "one failed review told %d times: %S" (length failures) messages))
       (unless (string-match-p (regexp-quote (format "127.0.0.1:%d" port)) (car failures))
         (revline-test--fail "the message does not name the server: %S" (car failures)))
+      (when (string-match-p ": revline: " (car failures))
+        (revline-test--fail "the message names revline twice: %S" (car failures)))
       (revline-test--log "failed review told once: %s" (car (split-string (car failures) "\n"))))
     (unless (equal before (revline-test--latest-for uri))
       (revline-test--fail "the diagnostics changed after the failure: %S, then %S" before (revline-test--latest-for uri)))

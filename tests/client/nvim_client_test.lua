@@ -221,6 +221,7 @@ local function run()
     and errors[1].msg:find('127.0.0.1:' .. closed_port, 1, true) ~= nil
     and errors[1].msg:find('diagnostics shown are from earlier reviews', 1, true) ~= nil,
     'the notice names the command, the server and what is shown: ' .. errors[1].msg)
+  check(errors[1].msg:find(': revline: ', 1, true) == nil, 'the notice names revline once: ' .. errors[1].msg)
   check_eq(#revline_diagnostics(bufnr), 1, 'the earlier review\'s finding stays after the failure')
   revline.update_settings({ provider = 'builtin' }, { replace = true })
 

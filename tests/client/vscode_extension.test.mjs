@@ -153,6 +153,7 @@ test('a review command that fails is told once: its own error message, no window
   const errors = state.messages.slice(before).filter(([kind]) => kind === 'error');
   assert.equal(errors.length, 1, `one failed review, told ${errors.length} times: ${JSON.stringify(errors)}`);
   assert.match(errors[0][1], /^revline: .* failed: /);
+  assert.ok(!errors[0][1].includes(': revline: '), `the message names revline once: ${errors[0][1]}`);
   assert.ok(errors[0][1].includes(`127.0.0.1:${port}`), errors[0][1]);
   assert.match(errors[0][1], /diagnostics shown are from earlier reviews/);
   assert.equal(revlineDiagnostics().length, 1, 'the earlier finding stays');

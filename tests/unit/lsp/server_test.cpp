@@ -375,7 +375,8 @@ TEST_F(Fixture, TheSameFailureIsShownAgainAfterAMinuteAndANewOneAtOnce) {
   failOnce();
   const std::string again = shown();  // a minute after it was shown
   EXPECT_EQ(again.rfind(first, 0), 0u) << again;
-  EXPECT_NE(again.find("still failing; the diagnostics shown are from earlier reviews"), std::string::npos);
+  EXPECT_NE(again.find("(still failing)"), std::string::npos) << again;
+  EXPECT_EQ(again.find("diagnostics shown"), std::string::npos) << "no review has succeeded: none are shown";
   seconds += 10;
   failOnce();
   c.expectQuiet();  // the minute starts again from the re-show
@@ -387,6 +388,16 @@ TEST_F(Fixture, TheSameFailureIsShownAgainAfterAMinuteAndANewOneAtOnce) {
   failOnce();
   c.expectQuiet();
   EXPECT_EQ(c.server().stats().providerFailures, 6);
+  // Once a review has published its findings, the repeat says they are what is shown.
+  s.fail = false;
+  failOnce();
+  EXPECT_FALSE(c.notification("textDocument/publishDiagnostics")["params"]["diagnostics"].empty());
+  s.fail = true;
+  failOnce();  // new after a success: shown at once
+  EXPECT_NE(shown().find("The diagnostics shown are from earlier reviews."), std::string::npos);
+  seconds += 60;
+  failOnce();
+  EXPECT_NE(shown().find("(still failing; the diagnostics shown are from earlier reviews)"), std::string::npos);
   EXPECT_EQ(c.stop(), 0);
 }
 

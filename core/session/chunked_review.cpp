@@ -83,6 +83,12 @@ std::unique_ptr<tools::RepositoryTools> toolsFor(const std::filesystem::path& ro
   return tools;
 }
 
+std::vector<std::string> pathsOf(const diff::Diff& diff) {
+  std::vector<std::string> paths;
+  for (const auto& f : diff.files) paths.push_back(f.path());
+  return paths;
+}
+
 // How a hunk's enclosing function is priced. Shared: as in a request of the
 // whole change, where a function's lines another hunk shows are shown once
 // (exact when the hunks stay together). Alone: as in a request holding only
@@ -381,9 +387,10 @@ RequestPlan planRequests(const diff::Diff& diff, const review::ReviewInputs& inp
       own = ownSize();
     }
     std::vector<FileCost> costs = costsOf(out.split, options, out.measuring.get(), pricing);
-    std::vector<std::string> paths;
-    for (const auto& f : out.split.files) paths.push_back(f.path());
-    out.plan = planChunks(paths, costs, capacity, config.maxRequests);
+    // Planned without the max_requests cap: how the change is cut, and how its
+    // functions are shown, do not depend on how much of it is sent (a higher cap
+    // never reviews less). The cap applies at the end (capToMaxRequests).
+    out.plan = planChunks(pathsOf(out.split), costs, capacity, std::numeric_limits<int>::max());
     out.costs = std::move(costs);
     out.chunking.diffTokens = out.plan.diffTokens;
     out.chunking.minimumRequests = out.plan.minimumRequests;
@@ -401,6 +408,15 @@ RequestPlan planRequests(const diff::Diff& diff, const review::ReviewInputs& inp
     for (const Chunk& c : out.plan.chunks)
       if (requestTokens(c.parts, options) > budget - reserve) return false;
     return true;
+  };
+  // Over the cap, the plan packed for it (the most important files first, chunk_plan.h)
+  // when every one of its requests fits as built; else finish()'s capRequests keeps
+  // the weightiest requests of the plan as it is.
+  auto capToMaxRequests = [&] {
+    if (out.plan.chunks.size() <= static_cast<std::size_t>(std::max(1, config.maxRequests))) return;
+    ChunkPlan uncapped = std::move(out.plan);
+    out.plan = planChunks(pathsOf(out.split), out.costs, capacity, config.maxRequests);
+    if (!everyRequestFits()) out.plan = std::move(uncapped);
   };
   // A hunk too large for a request with its enclosing function whole goes alone,
   // the function shown by its first line, when it fits so (else it is skipped,
@@ -449,6 +465,7 @@ RequestPlan planRequests(const diff::Diff& diff, const review::ReviewInputs& inp
   // land in different requests, each shows that function whole: priced again so.
   planWith(ContextPricing::Shared);
   if (everyRequestFits()) {
+    capToMaxRequests();
     finish();
     return out;
   }
@@ -473,6 +490,7 @@ RequestPlan planRequests(const diff::Diff& diff, const review::ReviewInputs& inp
                         ") were shown by their first line only, to fit max_input_tokens " + std::to_string(budget);
       planWith(ContextPricing::Shared);
       if (everyRequestFits()) {
+        capToMaxRequests();
         finish();
         return out;
       }

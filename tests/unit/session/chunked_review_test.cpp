@@ -390,6 +390,51 @@ TEST(ChunkedReview, TheRequestCapSkipsVisiblyAndKeepsTheVerdictFromApprove) {
   EXPECT_EQ(m.requests.size(), 2u);
 }
 
+// How a change is cut into requests, and how its functions are shown, does not
+// depend on the max_requests cap: the plan's figures are the same under every
+// cap, and a higher cap never reviews fewer lines. Before, a cap that left out
+// a request whose long function did not fit kept every function whole, and one
+// cap higher cut them all to their first line: raising the cap reviewed less.
+TEST(ChunkedReview, AHigherRequestCapNeverReviewsLess) {
+  testing::TempRepo repo;
+  std::string before = "int process(struct item *p) {\n", after = before;
+  for (int i = 0; i < 100; ++i) {
+    if (i % 25 == 10)
+      for (int k = 0; k < 24; ++k)
+        after += "  check_and_record_the_state_of_the_item_before_it_is_priced(p, " + std::to_string(i) + ", " +
+                 std::to_string(k) + ", RECORD_ALL | RECORD_TIMESTAMPS | RECORD_CALLER);\n";
+    const std::string line = "  p->field_" + std::to_string(i) + " = compute_value(p, " + std::to_string(i) + ");\n";
+    before += line;
+    after += line;
+  }
+  before += "  return 0;\n}\n";
+  after += "  return 0;\n}\n";
+  repo.write("src/process.c", before);
+  for (int i = 0; i < 6; ++i) repo.write("lib/util" + std::to_string(i) + ".c", "// util\n");
+  repo.commitAll("init");
+  repo.write("src/process.c", after);
+  for (int i = 0; i < 6; ++i) repo.write("lib/util" + std::to_string(i) + ".c", "// util\n" + lines("u" + std::to_string(i), 30));
+  const diff::Diff change = diff::parse(git::diffText(repo.root(), {}));
+  std::optional<review::Chunking> first;
+  std::int64_t reviewedBefore = 0, total = 0;
+  for (int cap = 1; cap <= 8; ++cap) {
+    Model m;
+    config::Config c = budget(6500);
+    c.review.maxToolCalls = 0;
+    c.maxRequests = cap;
+    const ReviewResult r = ReviewService(factoryFor(m)).review({change, repo.root(), c, {}});
+    for (const auto& request : m.requests) EXPECT_LE(review::estimateTokens(request), 6500) << "cap " << cap;
+    ASSERT_TRUE(r.outcome.chunking) << cap;
+    if (!first) first = r.outcome.chunking;
+    EXPECT_EQ(r.outcome.chunking->diffTokens, first->diffTokens) << "cap " << cap;
+    EXPECT_EQ(r.outcome.chunking->minimumRequests, first->minimumRequests) << "cap " << cap;
+    EXPECT_GE(r.outcome.coverage.linesReviewed, reviewedBefore) << "cap " << cap;
+    reviewedBefore = r.outcome.coverage.linesReviewed;
+    total = r.outcome.coverage.linesTotal;
+  }
+  EXPECT_EQ(reviewedBefore, total) << "the highest cap reviews the whole change";
+}
+
 TEST(ChunkedReview, ALineLargerThanARequestIsSkippedWithItsReason) {
   testing::TempRepo repo;
   repo.write("a.c", "int a;\n");

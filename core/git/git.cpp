@@ -576,6 +576,34 @@ std::map<std::string, std::string> unstagedIndexBlobs(const fs::path& root, cons
   return blobs;
 }
 
+std::map<std::string, std::string> flaggedIndexBlobs(const fs::path& root, const GitOptions& options) {
+  const Runner git{options, root, {}, {}, {"-c", "core.fsmonitor=false"}};
+  std::map<std::string, std::string> blobs;
+  // -v -s -z: "<tag> <mode> <id> <stage>\t<path>" NUL; tag S: skip-worktree, lower case: assume-unchanged.
+  for (const std::string& entry : splitAtNul(git.checked({"ls-files", "-v", "-s", "-z"}))) {
+    const std::size_t tab = entry.find('\t');
+    if (tab == std::string::npos || entry.empty()) continue;
+    const char tag = entry[0];
+    if (tag != 'S' && !std::islower(static_cast<unsigned char>(tag))) continue;
+    std::istringstream meta(entry.substr(1, tab - 1));
+    std::string mode, id, stage;
+    meta >> mode >> id >> stage;
+    if ((mode != "100644" && mode != "100755") || stage != "0") continue;  // regular files, merged
+    blobs[entry.substr(tab + 1)] = id;
+  }
+  return blobs;
+}
+
+std::vector<std::string> intentToAdd(const fs::path& root, const GitOptions& options) {
+  const Runner git{options, root, {}, {}, {"-c", "core.fsmonitor=false"}};
+  // An intent-to-add entry is "added" between the index (nothing) and the work tree.
+  const std::vector<std::string> fields =
+      splitAtNul(git.checked({"diff-files", "-z", "--raw", "--no-abbrev", "--ignore-submodules", "--diff-filter=A"}));
+  std::vector<std::string> paths;
+  for (std::size_t i = 0; i + 1 < fields.size(); i += 2) paths.push_back(fields[i + 1]);
+  return paths;
+}
+
 std::map<std::string, std::optional<std::string>> blobTexts(const fs::path& root, const std::vector<std::string>& ids,
                                                             std::size_t maxBytes, const GitOptions& options,
                                                             std::size_t maxTotalBytes) {

@@ -108,6 +108,15 @@ std::vector<std::string> gitDataInside(const std::filesystem::path& root, const 
 // each with the index's blob id. Symlinks, submodules and unmerged paths are left out.
 std::map<std::string, std::string> unstagedIndexBlobs(const std::filesystem::path& root, const GitOptions& git = {});
 
+// The regular files the index marks skip-worktree or assume-unchanged, whose
+// work-tree copies git does not look at (a sparse checkout's, a tracked config
+// kept with local edits), each with the index's blob id.
+std::map<std::string, std::string> flaggedIndexBlobs(const std::filesystem::path& root, const GitOptions& git = {});
+
+// The paths added with `git add --intent-to-add` (in the index without content:
+// a commit of the index leaves them out).
+std::vector<std::string> intentToAdd(const std::filesystem::path& root, const GitOptions& git = {});
+
 // The text of each blob `ids` names (full or abbreviated, as a diff's index
 // lines write them), from the object store of the repository at `root`:
 // nullopt for one that is missing, ambiguous, not a blob, or over `maxBytes`,

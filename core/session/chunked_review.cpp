@@ -41,7 +41,8 @@ tools::ToolLimits limitsFor(const config::Config& config, std::int64_t reserveTo
 
 // Why the tools refuse an untracked file under --staged, and when git's status shows none.
 constexpr const char* kNotInTheIndex =
-    "is not in the index (untracked): not part of the staged change under review, so the tools do not read it";
+    "is not in the index (untracked, or only intended to be added): not part of the staged change under review, so "
+    "the tools do not read it";
 constexpr const char* kUntrackedNotShown =
     "is untracked, and status.showUntrackedFiles=no keeps untracked files out of the review; the tools do not "
     "read it";
@@ -64,6 +65,8 @@ tools::Sandbox::GitHiddenLister hiddenOnce(const std::filesystem::path& root, co
       tools::Sandbox::GitHidden said;
       const bool shown = staged || git::untrackedFilesShown(root);
       said.untracked = staged || !shown ? git::allUntracked(root) : git::ignoredUntracked(root);
+      if (staged)  // in the index without content: a commit of it leaves them out
+        for (std::string& path : git::intentToAdd(root)) said.untracked.push_back(std::move(path));
       said.untrackedWhy = staged ? kNotInTheIndex : shown ? tools::Sandbox::kIgnoredByGit : kUntrackedNotShown;
       said.gitData = git::gitDataInside(root);
       once->said = std::move(said);

@@ -56,6 +56,8 @@ void addIndexVersionsOfUnstaged(const std::filesystem::path& root, const diff::D
   std::map<std::string, std::string> unstaged;
   try {
     unstaged = git::unstagedIndexBlobs(root);
+    // And those git is told not to look at in the work tree: their copies there are not what it commits.
+    unstaged.merge(git::flaggedIndexBlobs(root));
   } catch (const std::exception&) {
     return;  // git could not say (none on PATH, a broken index): those files are read from the work tree
   }

@@ -19,7 +19,8 @@ std::shared_ptr<diff::NewVersions> newVersionsFromGit(const std::filesystem::pat
                                                       std::size_t maxBytes);
 
 // --staged: adds to `versions` each file outside `change` whose work-tree copy
-// has unstaged edits, with the index's text (what the commit will hold): nullopt
+// has unstaged edits (or is gone, or git is told not to look at it: skip-worktree,
+// assume-unchanged), with the index's text (what the commit will hold): nullopt
 // for one over `maxBytes`, or once `maxTotalBytes` of such texts are read.
 void addIndexVersionsOfUnstaged(const std::filesystem::path& root, const diff::Diff& change,
                                 diff::NewVersions& versions, std::size_t maxBytes, std::size_t maxTotalBytes);

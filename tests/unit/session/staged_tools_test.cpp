@@ -70,7 +70,8 @@ TEST_F(StagedTools, TheToolsReadTheRepositoryAsTheCommitWillHoldIt) {
 
   const review::ToolResult& untracked = results["untracked"];
   EXPECT_FALSE(untracked.ok) << untracked.content;
-  EXPECT_NE(untracked.content.find("'notes.txt' is not in the index (untracked): not part of the staged change"),
+  EXPECT_NE(untracked.content.find("'notes.txt' is not in the index (untracked, or only intended to be added): not "
+                                   "part of the staged change"),
             std::string::npos)
       << untracked.content;
   EXPECT_EQ(untracked.content.find("plan"), std::string::npos) << untracked.content;
@@ -104,7 +105,7 @@ TEST_F(StagedTools, TheIndexDecidesWhatExistsNotTheWorkTree) {
   EXPECT_TRUE(results["callee"].ok) << results["callee"].content;
   EXPECT_NE(results["callee"].content.find("return user.is_admin"), std::string::npos) << results["callee"].content;
   EXPECT_FALSE(results["unstaged-deletion"].ok) << results["unstaged-deletion"].content;
-  EXPECT_NE(results["unstaged-deletion"].content.find("'limits.py' is not in the index (untracked)"),
+  EXPECT_NE(results["unstaged-deletion"].content.find("'limits.py' is not in the index (untracked"),
             std::string::npos)
       << results["unstaged-deletion"].content;
   EXPECT_NE(results["listing"].content.find("check.py"), std::string::npos) << results["listing"].content;
@@ -118,6 +119,38 @@ TEST_F(StagedTools, TheIndexDecidesWhatExistsNotTheWorkTree) {
                                                       {"kept", "read_file", json{{"path", "limits.py"}}}});
   EXPECT_NE(results["callee"].content.find("no such file"), std::string::npos) << results["callee"].content;
   EXPECT_TRUE(results["kept"].ok) << results["kept"].content;
+}
+
+// Files git is told not to look at in the work tree (skip-worktree: a tracked
+// config kept with local edits; assume-unchanged) are read as the index has
+// them, and a file added with --intent-to-add, which the commit leaves out, is
+// refused. Before, the work tree's copies were read, the local edits included.
+TEST_F(StagedTools, FlaggedAndIntendedFilesAreReadAsTheCommitHoldsThem) {
+  repo.write("settings.py", "DATABASE = 'placeholder'\n");
+  repo.write("assumed.py", "LIMIT = 10\n");
+  repo.git("add settings.py assumed.py");
+  repo.git("commit -q -m settings -- settings.py assumed.py");  // handler.py stays staged
+  repo.git("update-index --skip-worktree settings.py");
+  repo.git("update-index --assume-unchanged assumed.py");
+  repo.write("settings.py", "DATABASE = 'LOCAL-ONLY-PASSWORD'\n");
+  repo.write("assumed.py", "LIMIT = 99999  # LOCAL\n");
+  repo.write("planned.py", "PLANNED = True\n");
+  repo.git("add --intent-to-add planned.py");
+  std::map<std::string, review::ToolResult> results =
+      review(ReviewRequest::NewSide::Index, {{"skip", "read_file", json{{"path", "settings.py"}}},
+                                             {"assume", "read_file", json{{"path", "assumed.py"}}},
+                                             {"intended", "read_file", json{{"path", "planned.py"}}},
+                                             {"local", "search_text", json{{"query", "LOCAL"}}},
+                                             {"listing", "glob", json{{"pattern", "*.py"}}}});
+  ASSERT_EQ(results.size(), 5u);
+  EXPECT_NE(results["skip"].content.find("DATABASE = 'placeholder'"), std::string::npos) << results["skip"].content;
+  EXPECT_NE(results["assume"].content.find("LIMIT = 10"), std::string::npos) << results["assume"].content;
+  EXPECT_FALSE(results["intended"].ok) << results["intended"].content;
+  EXPECT_NE(results["intended"].content.find("only intended to be added"), std::string::npos)
+      << results["intended"].content;
+  for (const char* local : {"LOCAL-ONLY-PASSWORD", "99999", "PLANNED = True"})
+    for (const auto& [id, r] : results) EXPECT_EQ(r.content.find(local), std::string::npos) << id << ": " << r.content;
+  EXPECT_EQ(results["listing"].content.find("planned.py"), std::string::npos) << results["listing"].content;
 }
 
 // The same change reviewed as the work tree has it (what the language server

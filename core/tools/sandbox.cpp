@@ -157,13 +157,14 @@ Result<ResolvedPath> Sandbox::resolve(std::string_view path, bool ofTheDiff) con
     }
   }
   std::string relative = join(parts);
+  // A file the change's new side holds is read from git, whatever the work tree
+  // has there now (an edit, nothing, a symlink, a directory): nothing on disk is read.
+  if (newVersions_ && newVersions_->count(relative)) return ResolvedPath{root_ / relative, relative};
   // The one confinement (core/support/repo_file.h); the messages here are for the
   // model and never show where an outside symlink points.
   support::RepoPath where = support::resolveInRepository(root_, relative);
   if (!where.canonical) {
     if (where.skipped->reason == support::RepoFileSkip::Reason::Missing) {
-      // Gone from the work tree, held by the change's new side (--staged: deleted, not staged): read from git.
-      if (newVersions_ && newVersions_->count(relative)) return ResolvedPath{root_ / relative, relative};
       return ToolError{"no such file in the repository: " + quotePath(relative) + "; use glob to find files"};
     }
     if (where.skipped->reason == support::RepoFileSkip::Reason::Dangling) {
@@ -196,8 +197,12 @@ Result<ResolvedPath> Sandbox::resolve(std::string_view path, bool ofTheDiff) con
 
 Result<std::string> Sandbox::readText(const ResolvedPath& path) const {
   // The change's new side first: what the work tree holds there (an edit, a directory, nothing) is not it.
+  // Through a symlink, the file it leads to: `l.py -> lib.py` reads lib.py as the new side has it.
   if (newVersions_) {
-    if (const auto v = newVersions_->find(path.relative); v != newVersions_->end()) {
+    auto v = newVersions_->find(path.relative);
+    if (v == newVersions_->end() && inside(path.absolute))
+      v = newVersions_->find(path.absolute.lexically_relative(root_).generic_string());
+    if (v != newVersions_->end()) {
       if (!v->second)
         return ToolError{"the version of " + quotePath(path.relative) +
                          " under review is not the work tree's (its copy there differs, or is gone), and git could "

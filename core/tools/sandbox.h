@@ -103,8 +103,9 @@ class Sandbox {
   // When the change's new side is not the work tree (diff::Diff::newVersions):
   // a file it holds is read as it says (readText, readForSearch), not from the
   // work tree, whose copy may hold edits the change does not, and is found
-  // (resolve, files) even when the work tree no longer has it; one it says is
-  // not known is refused. Null: the work tree is the new side.
+  // (resolve, files) whatever the work tree has at its path (nothing, a symlink
+  // out of the repository); a symlink leads to its target as the new side has
+  // it; one it says is not known is refused. Null: the work tree is the new side.
   void readNewSideFrom(std::shared_ptr<const diff::NewVersions> versions) { newVersions_ = std::move(versions); }
 
  private:

@@ -5,6 +5,7 @@
 // Before, a callee fixed only in the work tree read as fixed to the model.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -151,6 +152,33 @@ TEST_F(StagedTools, FlaggedAndIntendedFilesAreReadAsTheCommitHoldsThem) {
   for (const char* local : {"LOCAL-ONLY-PASSWORD", "99999", "PLANNED = True"})
     for (const auto& [id, r] : results) EXPECT_EQ(r.content.find(local), std::string::npos) << id << ": " << r.content;
   EXPECT_EQ(results["listing"].content.find("planned.py"), std::string::npos) << results["listing"].content;
+}
+
+// A symlink leads to the file as the commit holds it (`alias.py -> check.py`,
+// check.py loosened only in the work tree), and a tracked file the work tree
+// replaced by a symlink out of the repository (not staged) is read from the
+// index, not refused. Before, the first read the work tree's edit.
+TEST_F(StagedTools, SymlinksLeadToWhatTheCommitHolds) {
+  testing::TempDir outside;
+  repo.write("rates.py", "RATE = 3\n");
+  fs::create_symlink("check.py", repo.root() / "alias.py");
+  repo.git("add alias.py rates.py");
+  repo.git("commit -q -m alias -- alias.py rates.py");  // handler.py stays staged
+  repo.remove("rates.py");
+  std::ofstream(outside.path() / "secret.py") << "OUTSIDE SECRET\n";
+  fs::create_symlink(outside.path() / "secret.py", repo.root() / "rates.py");
+  std::map<std::string, review::ToolResult> results =
+      review(ReviewRequest::NewSide::Index, {{"alias", "read_file", json{{"path", "alias.py"}}},
+                                             {"retyped", "read_file", json{{"path", "rates.py"}}},
+                                             {"text", "search_text", json{{"query", "is_admin"}}}});
+  ASSERT_EQ(results.size(), 3u);
+  EXPECT_NE(results["alias"].content.find("return user.is_admin"), std::string::npos) << results["alias"].content;
+  EXPECT_NE(results["retyped"].content.find("RATE = 3"), std::string::npos) << results["retyped"].content;
+  EXPECT_NE(results["text"].content.find("alias.py:2:"), std::string::npos) << results["text"].content;
+  for (const auto& [id, r] : results) {
+    EXPECT_EQ(r.content.find("UNSTAGED"), std::string::npos) << id << ": " << r.content;
+    EXPECT_EQ(r.content.find("OUTSIDE"), std::string::npos) << id << ": " << r.content;
+  }
 }
 
 // The same change reviewed as the work tree has it (what the language server

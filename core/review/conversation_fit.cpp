@@ -1,5 +1,6 @@
 #include "core/review/conversation_fit.h"
 
+#include <algorithm>
 #include <string>
 
 #include "core/review/token_estimate.h"
@@ -90,11 +91,16 @@ int fitConversation(ModelRequest& request, std::int64_t budget) {
     ++shortened;
     tokens = estimateTokens(request);
   }
-  if (tokens > budget)
+  if (tokens > budget) {
+    // Fewer tool calls help only a conversation that has tool turns to shorten.
+    const bool toolTurns = std::any_of(request.messages.begin(), request.messages.end(),
+                                       [](const Message& m) { return !m.toolCalls.empty(); });
     throw BudgetExceeded("a request of this review needs ~" + std::to_string(tokens) +
-                            " tokens, more than max_input_tokens " + std::to_string(budget) +
-                            " allows even with its later turns shortened; raise max_input_tokens, or lower "
-                            "max_tool_calls so fewer turns follow the diff");
+                         " tokens, more than max_input_tokens " + std::to_string(budget) +
+                         (toolTurns ? " allows even with its later turns shortened; raise max_input_tokens, or lower "
+                                      "max_tool_calls so fewer turns follow the diff"
+                                    : " allows; raise max_input_tokens"));
+  }
   return shortened;
 }
 

@@ -113,6 +113,18 @@ TEST(ConversationFit, AConversationThatCannotFitIsAClearError) {
     const std::string m = e.what();
     EXPECT_NE(m.find("max_input_tokens 1000"), std::string::npos) << m;
     EXPECT_NE(m.find("raise max_input_tokens"), std::string::npos) << m;
+    // No tool turns to shorten: fewer tool calls would not help, so it is not advised.
+    EXPECT_EQ(m.find("max_tool_calls"), std::string::npos) << m;
+  }
+  r.messages.push_back({Role::Assistant, "", {{"c1", "read_file", {{"path", "a"}}}}, {}});
+  r.messages.push_back({Role::Tool, "", {}, {{"c1", "read_file", true, std::string(3000, 't')}}});
+  r.messages.push_back({Role::User, "now answer", {}, {}});
+  try {
+    fitConversation(r, 1000);
+    ADD_FAILURE() << "must throw";
+  } catch (const ProviderError& e) {
+    EXPECT_NE(std::string(e.what()).find("or lower max_tool_calls so fewer turns follow the diff"), std::string::npos)
+        << e.what();
   }
 }
 

@@ -68,7 +68,11 @@ tools::Sandbox::GitHiddenLister hiddenOnce(const std::filesystem::path& root, co
       if (staged)  // in the index without content: a commit of it leaves them out
         for (std::string& path : git::intentToAdd(root)) said.untracked.push_back(std::move(path));
       said.untrackedWhy = staged ? kNotInTheIndex : shown ? tools::Sandbox::kIgnoredByGit : kUntrackedNotShown;
-      said.gitData = git::gitDataInside(root);
+      try {
+        said.gitData = git::gitDataInside(root);
+      } catch (const std::exception&) {
+        // A git too old to say: the `.git` directory stays skipped by name, the untracked files hidden.
+      }
       once->said = std::move(said);
     });
     return once->said;

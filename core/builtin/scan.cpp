@@ -37,19 +37,30 @@ ScanFile scanFile(const diff::FileDiff& file, std::optional<std::string> fullTex
       }
       h.lines.push_back({&line, lexLine(line.text, out.lang, state)});
     }
-    if (!h.lines.empty()) out.shownHunks.push_back(out.hunks.size());
+    if (!h.lines.empty()) {
+      if (!out.shownHunks.empty() && out.hunks[out.shownHunks.back()].lines.back().number() >= h.lines.front().number())
+        out.shownInOrder = false;
+      out.shownHunks.push_back(out.hunks.size());
+    }
     out.hunks.push_back(std::move(h));
   }
   return out;
 }
 
 const ScanLine* ScanFile::shownLine(std::int64_t n) const {
+  const auto in = [&](std::size_t i) -> const ScanLine* {
+    const std::vector<ScanLine>& lines = hunks[i].lines;
+    const std::int64_t at = n - lines.front().number();
+    return at >= 0 && at < std::ssize(lines) ? &lines[static_cast<std::size_t>(at)] : nullptr;
+  };
+  if (!shownInOrder) {
+    for (std::size_t i : shownHunks)
+      if (const ScanLine* l = in(i)) return l;
+    return nullptr;
+  }
   const auto h = std::partition_point(shownHunks.begin(), shownHunks.end(),
                                       [&](std::size_t i) { return hunks[i].lines.back().number() < n; });
-  if (h == shownHunks.end()) return nullptr;
-  const std::vector<ScanLine>& lines = hunks[*h].lines;
-  const std::int64_t at = n - lines.front().number();
-  return at >= 0 && at < std::ssize(lines) ? &lines[static_cast<std::size_t>(at)] : nullptr;
+  return h == shownHunks.end() ? nullptr : in(*h);
 }
 
 std::size_t matchingClose(const Tokens& t, std::size_t open) {

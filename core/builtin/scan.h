@@ -45,9 +45,11 @@ struct ScanFile {
   std::vector<std::size_t> lineStarts;  // byte offset of each line in *fullText
 
   // The line the diff shows as new-file line n, or null; found by number, in
-  // log time (hunks are in order, each one's lines consecutive).
+  // log time (each hunk's lines are consecutive; hunks in order, as git writes
+  // them, else by a walk: a hand-made patch may list them in any order).
   const ScanLine* shownLine(std::int64_t n) const;
-  std::vector<std::size_t> shownHunks;  // the hunks that show new-side lines (scanFile sets it)
+  std::vector<std::size_t> shownHunks;  // the hunks that show new-side lines (scanFile sets both)
+  bool shownInOrder = true;
 
   // 1-based line n of the whole file, or nullopt when the file is unknown.
   std::optional<std::string_view> fullLine(int n) const {

@@ -30,6 +30,18 @@ TEST(SecretRule, FlagsCredentialsInAnyFileType) {
   EXPECT_EQ(f[0].line, 1);
 }
 
+// A hand-made patch may list a file's hunks in any order: a line is still found
+// by its number (the suppression comment on line 2, in the second hunk listed).
+TEST(SecretRule, HunksOutOfOrderStillHonourTheirSuppressions) {
+  const diff::Diff d = diff::parse(
+      "diff --git a/x.py b/x.py\n--- a/x.py\n+++ b/x.py\n"
+      "@@ -10,1 +10,2 @@\n a\n+password = \"hunter2hunter1\"\n"
+      "@@ -1,1 +1,2 @@\n b\n+password = \"hunter2hunter2\"  # noqa\n");
+  const auto f = reviewDiff(d);
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].line, 11);
+}
+
 TEST(SecretRule, IgnoresLookupsPlaceholdersAndContextLines) {
   EXPECT_TRUE(review("settings.py", "DEBUG = False\n",
                      "DEBUG = False\nPASSWORD = os.environ[\"DB_PASSWORD\"]\nSECRET = \"changeme\"\n").empty());

@@ -33,12 +33,13 @@ bool looksAbsolute(std::string_view p) {
   return false;
 }
 
-// Splits on '/' and '\\', dropping "" and ".".
-std::vector<std::string> components(std::string_view p) {
+// Splits on '/' (and on '\\', a Windows-style path's separator, unless told
+// not to), dropping "" and ".".
+std::vector<std::string> components(std::string_view p, bool backslashIsSeparator = true) {
   std::vector<std::string> out;
   std::string cur;
   for (char c : p) {
-    if (c == '/' || c == '\\') {
+    if (c == '/' || (c == '\\' && backslashIsSeparator)) {
       if (!cur.empty() && cur != ".") out.push_back(cur);
       cur.clear();
     } else {
@@ -137,9 +138,19 @@ Result<ResolvedPath> Sandbox::resolve(std::string_view path, bool ofTheDiff) con
     return ToolError{"path " + quotePath(trimmed) +
                      " points into a home directory; refused: tools only see the repository"};
   }
+  // A backslash separates (a Windows-style path), unless a file has that very name (`back\\slash.py`).
+  bool backslashIsSeparator = true;
+  if (trimmed.find('\\') != std::string_view::npos) {
+    const std::vector<std::string> literal = components(trimmed, false);
+    std::error_code ec;
+    const std::string named = join(literal);
+    backslashIsSeparator = std::find(literal.begin(), literal.end(), "..") != literal.end() ||
+                           !((newVersions_ && newVersions_->count(named)) ||
+                             fs::exists(fs::symlink_status(root_ / named, ec)));
+  }
   // Lexical normalisation: `a/../b` is fine, anything that climbs above the root is not.
   std::vector<std::string> parts;
-  for (const auto& c : components(trimmed)) {
+  for (const auto& c : components(trimmed, backslashIsSeparator)) {
     if (c == "..") {
       if (parts.empty()) {
         return ToolError{"path " + quotePath(trimmed) +
@@ -290,7 +301,7 @@ const std::vector<std::string>& Sandbox::files(bool* truncated) const {
       for (const auto& [relative, text] : *newVersions_) {
         std::error_code sec;
         if (!text || fs::exists(fs::symlink_status(root_ / relative, sec)) || hiddenWhy(relative)) continue;
-        const auto parts = components(relative);
+        const auto parts = components(relative, /*backslashIsSeparator=*/false);  // a path as git names it
         if (std::none_of(parts.begin(), parts.end(), [](const std::string& c) { return skippedDirectory(c); }))
           out.push_back(relative);
       }

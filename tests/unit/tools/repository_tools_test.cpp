@@ -272,6 +272,22 @@ TEST_F(ToolsTest, AnotherRepositorysWorkTreeIsNotRead) {
   }
 }
 
+// A backslash in a path is a separator (a model writing a Windows-style path),
+// unless a file has that very name: `back\slash.txt` is read. Before, it was
+// "no such file", though glob and search_text listed it.
+TEST_F(ToolsTest, AFileNamedWithABackslashIsRead) {
+  write("back\\slash.txt", "named with a backslash\n");
+  RepositoryTools tools(root);
+  auto named = tools.execute({"call_1", "read_file", {{"path", "back\\slash.txt"}}}, CancelToken());
+  EXPECT_TRUE(named.ok) << named.content;
+  EXPECT_NE(named.content.find("named with a backslash"), std::string::npos) << named.content;
+  auto windows = tools.execute({"call_2", "read_file", {{"path", "src\\Service.java"}}}, CancelToken());
+  EXPECT_TRUE(windows.ok) << windows.content;
+  EXPECT_NE(windows.content.find("class Service"), std::string::npos) << windows.content;
+  auto escape = tools.execute({"call_3", "read_file", {{"path", "..\\outside\\secret.txt"}}}, CancelToken());
+  EXPECT_FALSE(escape.ok) << escape.content;
+}
+
 // Git's own directory inside the work tree under another name (GitHidden::gitData) is refused as such.
 TEST_F(ToolsTest, GitsOwnDataUnderAnotherNameIsNotRead) {
   write(".cfg/config", "[remote]\n\turl = https://u:ok(@example.com\n");

@@ -85,6 +85,10 @@ std::unique_ptr<tools::RepositoryTools> toolsFor(const std::filesystem::path& ro
   if (root.empty()) return nullptr;  // no repository: no tools, no file reads
   auto tools = std::make_unique<tools::RepositoryTools>(root, limits);
   tools->readNewSideFrom(change.newVersions);  // --staged, --stdin: the change's files as git has them
+  std::set<std::string> changed;
+  for (const diff::FileDiff& f : change.files)
+    if (f.newPath) changed.insert(*f.newPath);
+  tools->changeHolds(std::move(changed));
   // What the diff does not show (a local .env, build output, git's own data) the model is not shown either.
   tools->hideWhatGitHides(std::move(hidden));
   return tools;

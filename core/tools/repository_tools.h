@@ -39,6 +39,8 @@ class RepositoryTools : public review::ToolExecutor {
   void readNewSideFrom(std::shared_ptr<const diff::NewVersions> versions) {
     sandbox_.readNewSideFrom(std::move(versions));
   }
+  // Sandbox::changeHolds: the change's files are this repository's wherever they are.
+  void changeHolds(std::set<std::string> paths) { sandbox_.changeHolds(std::move(paths)); }
   // Sandbox::hideWhatGitHides: what git keeps out of the review is neither read nor listed.
   void hideWhatGitHides(Sandbox::GitHiddenLister lister) { sandbox_.hideWhatGitHides(std::move(lister)); }
 

@@ -193,7 +193,7 @@ Result<ResolvedPath> Sandbox::resolve(std::string_view path, bool ofTheDiff) con
     if (why) return ToolError{"path " + quotePath(relative) + " " + *why};
   }
   for (const std::string* p : {static_cast<const std::string*>(&relative), &canonicalRelative})
-    if (const auto other = otherRepositoryHolding(*p))
+    if (const auto other = changeFiles_.count(*p) ? std::nullopt : otherRepositoryHolding(*p))
       return ToolError{"path " + quotePath(relative) + " is inside " + quotePath(*other) +
                        ", the work tree of another git repository (a submodule or a nested clone); the tools read "
                        "only this repository's files"};
@@ -295,6 +295,15 @@ const std::vector<std::string>& Sandbox::files(bool* truncated) const {
         continue;
       }
       out.push_back(relative);
+    }
+    // Files of the change in a directory not entered (it holds a `.git` entry too): this repository's.
+    for (const std::string& relative : changeFiles_) {
+      std::error_code sec;
+      const auto lst = fs::symlink_status(root_ / relative, sec);
+      const auto parts = components(relative, /*backslashIsSeparator=*/false);
+      if (!sec && fs::is_regular_file(lst) && otherRepositoryHolding(relative) && !hiddenWhy(relative) &&
+          std::none_of(parts.begin(), parts.end(), [](const std::string& c) { return skippedDirectory(c); }))
+        out.push_back(relative);  // not walked into: not listed yet
     }
     // Files the change's new side holds that the work tree lost (--staged: deleted, not staged).
     if (newVersions_)

@@ -108,6 +108,11 @@ class Sandbox {
   // it; one it says is not known is refused. Null: the work tree is the new side.
   void readNewSideFrom(std::shared_ptr<const diff::NewVersions> versions) { newVersions_ = std::move(versions); }
 
+  // The files of the change under review (repository-relative): this
+  // repository's own, read and listed even inside a directory that also holds
+  // a `.git` entry (a clone whose files the repository tracks as well).
+  void changeHolds(std::set<std::string> paths) { changeFiles_ = std::move(paths); }
+
  private:
   bool inside(const std::filesystem::path& canonical) const;
   // Why `relative` (a file, or a directory when it ends in '/') is hidden by
@@ -131,6 +136,7 @@ class Sandbox {
   };
   mutable std::optional<Hidden> hidden_;  // what hiddenLister_ said, once asked
   std::shared_ptr<const diff::NewVersions> newVersions_;
+  std::set<std::string> changeFiles_;
   // The checks and redaction of every read, on text read from the work tree or git.
   Result<std::string> finishRead(std::string data, const std::string& relative) const;
   // The refusal of a file over maxFileBytes (its size when known).

@@ -74,6 +74,25 @@ TEST_F(HiddenFromTools, ASubmodulesWorkTreeIsNotRead) {
   EXPECT_FALSE(shows(results.at("listing"), "sm/")) << results.at("listing").content;
 }
 
+// A file of the change is this repository's, even in a directory that also
+// holds a `.git` (a clone whose files the repository tracks too): the model can
+// read and list what it reviews. The clone's other files stay out.
+TEST_F(HiddenFromTools, AFileOfTheChangeIsReadInsideAnotherClone) {
+  repo.write("lib3/f.py", "def v():\n    return 1\n");
+  repo.write("lib3/g.py", "G = 1\n");
+  repo.commitAll("lib3");
+  repo.git("-C lib3 init -q");  // a stray clone where the repository tracks files
+  repo.write("lib3/f.py", "def v():\n    return 2\n");
+  const auto results = review({{"changed", "read_file", json{{"path", "lib3/f.py"}}},
+                               {"other", "read_file", json{{"path", "lib3/g.py"}}},
+                               {"listing", "glob", json{{"pattern", "**"}}}});
+  EXPECT_TRUE(results.at("changed").ok) << results.at("changed").content;
+  EXPECT_TRUE(shows(results.at("changed"), "return 2")) << results.at("changed").content;
+  EXPECT_FALSE(results.at("other").ok) << results.at("other").content;
+  EXPECT_TRUE(shows(results.at("listing"), "lib3/f.py")) << results.at("listing").content;
+  EXPECT_FALSE(shows(results.at("listing"), "lib3/g.py")) << results.at("listing").content;
+}
+
 TEST_F(HiddenFromTools, GitsDirectoryUnderAnotherNameIsNotRead) {
   // A dotfiles repository's layout: the git directory is .cfg inside the work tree.
   fs::rename(repo.root() / ".git", repo.root() / ".cfg");

@@ -1,5 +1,6 @@
 #include "core/git/git_directory.h"
 
+#include <cstdlib>
 #include <fstream>
 #include <iterator>
 #include <string>
@@ -8,6 +9,13 @@ namespace revline::git {
 namespace fs = std::filesystem;
 
 fs::path gitDirectory(const fs::path& root) {
+  // Named by the environment (a dotfiles repository: GIT_DIR=$HOME/.cfg, GIT_WORK_TREE=$HOME;
+  // a hook's GIT_DIR=.git), as every git revline runs in `root` sees it: never a `.git` made
+  // in the work tree.
+  if (const char* env = std::getenv("GIT_DIR"); env && *env) {
+    const fs::path named(env);
+    return named.is_absolute() ? named : root / named;
+  }
   const fs::path dotGit = root / ".git";
   std::error_code ec;
   if (fs::is_regular_file(dotGit, ec)) {

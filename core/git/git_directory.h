@@ -5,7 +5,8 @@
 
 namespace revline::git {
 
-// `<root>/.git`, or the directory a `.git` file points to (worktrees, submodules).
+// GIT_DIR when the environment sets it (as git would use it), else `<root>/.git`,
+// or the directory a `.git` file points to (worktrees, submodules).
 std::filesystem::path gitDirectory(const std::filesystem::path& root);
 
 }  // namespace revline::git

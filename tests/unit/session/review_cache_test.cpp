@@ -169,5 +169,20 @@ TEST(GitDirectory, FollowsAGitFile) {
   EXPECT_EQ(git::gitDirectory(plain.path()), plain.path() / ".git");
 }
 
+// A dotfiles repository (GIT_DIR=$HOME/.cfg GIT_WORK_TREE=$HOME): revline's own
+// state goes under the git directory the environment names, as git's does.
+// Before, a review made a `.git/revline` directory in the work tree ($HOME).
+TEST(GitDirectory, FollowsGitDirFromTheEnvironment) {
+  testing::TempDir home;
+  ASSERT_EQ(::setenv("GIT_DIR", (home.path() / ".cfg").c_str(), 1), 0);
+  const fs::path named = git::gitDirectory(home.path());
+  ASSERT_EQ(::setenv("GIT_DIR", ".git", 1), 0);  // as git sets it for a hook: relative to the work tree
+  const fs::path relative = git::gitDirectory(home.path());
+  ::unsetenv("GIT_DIR");
+  EXPECT_EQ(named, home.path() / ".cfg");
+  EXPECT_EQ(relative, home.path() / ".git");
+  EXPECT_EQ(git::gitDirectory(home.path()), home.path() / ".git");
+}
+
 }  // namespace
 }  // namespace revline::session

@@ -49,6 +49,31 @@ struct ResolvedPath {
 // Directory names the tools never enter.
 bool skippedDirectory(std::string_view name);
 
+// Why a path git ignores, or git's own data, is refused ("path 'x' <why>").
+inline constexpr const char* kIgnoredByGitWhy = "is ignored by git (.gitignore); the tools do not read ignored files";
+inline constexpr const char* kGitDataWhy =
+    "is git's own data (the repository's git directory, inside the work tree under another name than .git); the "
+    "tools do not read it";
+
+// What git keeps out of the review (Sandbox::hideWhatGitHides). Paths are
+// repository-relative; a directory ends in '/'. (At namespace scope: clang
+// cannot default-construct a nested class with member initializers inside an
+// std::optional member of the class that encloses it.)
+struct GitHidden {
+  // Untracked paths the diff does not show: the ignored ones (local files a
+  // checkout does not have: .env, credentials, build output), or every one
+  // (--staged: a commit would not hold them; status.showUntrackedFiles=no).
+  std::vector<std::string> untracked;
+  std::string untrackedWhy = kIgnoredByGitWhy;  // ends their refusal: "path 'x' <why>"
+  std::vector<std::string> gitData;             // the git directory and its common directory, when inside
+};
+
+// What a Sandbox keeps of a GitHidden, for lookups.
+struct HiddenPaths {
+  std::set<std::string> untracked, gitData;
+  std::string untrackedWhy, gitDataWhy = kGitDataWhy;
+};
+
 class Sandbox {
  public:
   // `root` must exist; it is canonicalised.
@@ -81,22 +106,11 @@ class Sandbox {
   // "[REDACTED:<kind>]" as soon as it is read (before numbering or "path:N:").
   void redactWith(review::SecretFinder finder) { redact_ = std::move(finder); }
 
-  // What git keeps out of the review, asked for at the first path resolved or
-  // listed (once: a review's requests share the lister), refused and left out
-  // of listings as the diff leaves it out. Paths are repository-relative; a
-  // directory ends in '/'.
-  static constexpr const char* kIgnoredByGit = "is ignored by git (.gitignore); the tools do not read ignored files";
-  static constexpr const char* kGitData =
-      "is git's own data (the repository's git directory, inside the work tree under another name than .git); the "
-      "tools do not read it";
-  struct GitHidden {
-    // Untracked paths the diff does not show: the ignored ones (local files a
-    // checkout does not have: .env, credentials, build output), or every one
-    // (--staged: a commit would not hold them; status.showUntrackedFiles=no).
-    std::vector<std::string> untracked;
-    std::string untrackedWhy = kIgnoredByGit;  // ends their refusal: "path 'x' <why>"
-    std::vector<std::string> gitData;          // the git directory and its common directory, when inside
-  };
+  // What git keeps out of the review (GitHidden, below the class), asked for at
+  // the first path resolved or listed (once: a review's requests share the
+  // lister), refused and left out of listings as the diff leaves it out.
+  static constexpr const char* kIgnoredByGit = kIgnoredByGitWhy;
+  using GitHidden = tools::GitHidden;
   using GitHiddenLister = std::function<GitHidden()>;
   void hideWhatGitHides(GitHiddenLister lister) { hiddenLister_ = std::move(lister); }
 
@@ -130,11 +144,7 @@ class Sandbox {
   mutable bool filesTruncated_ = false;
   review::SecretFinder redact_;
   GitHiddenLister hiddenLister_;
-  struct Hidden {
-    std::set<std::string> untracked, gitData;
-    std::string untrackedWhy, gitDataWhy = kGitData;
-  };
-  mutable std::optional<Hidden> hidden_;  // what hiddenLister_ said, once asked
+  mutable std::optional<HiddenPaths> hidden_;  // what hiddenLister_ said, once asked
   std::shared_ptr<const diff::NewVersions> newVersions_;
   std::set<std::string> changeFiles_;
   // The checks and redaction of every read, on text read from the work tree or git.

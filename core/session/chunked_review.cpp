@@ -17,6 +17,7 @@
 #include "core/git/git.h"
 #include "core/review/token_estimate.h"
 #include "core/session/chunk_plan.h"
+#include "core/support/repo_file.h"
 #include "core/tools/repository_tools.h"
 
 namespace revline::session {
@@ -52,7 +53,9 @@ constexpr const char* kUntrackedNotShown =
 // Thread-safe (the requests of a split review run in parallel). The untracked
 // files the diff does not show: the ignored ones; every one under --staged
 // (a commit would not hold it) or status.showUntrackedFiles=no. And git's own
-// directory when it is inside the work tree under another name.
+// directory when it is inside the work tree under another name. And the
+// tracked files git reads from the index instead of the work tree
+// (skip-worktree, assume-unchanged), read when asked for.
 tools::Sandbox::GitHiddenLister hiddenOnce(const std::filesystem::path& root, const diff::Diff& change) {
   struct Once {
     std::once_flag asked;
@@ -60,7 +63,10 @@ tools::Sandbox::GitHiddenLister hiddenOnce(const std::filesystem::path& root, co
   };
   auto once = std::make_shared<Once>();
   const bool staged = change.newSideIsIndex;
-  return [once, root, staged] {
+  std::set<std::string> changed;
+  for (const diff::FileDiff& f : change.files)
+    if (f.newPath) changed.insert(*f.newPath);
+  return [once, root, staged, changed] {
     std::call_once(once->asked, [&] {
       tools::Sandbox::GitHidden said;
       const bool shown = staged || git::untrackedFilesShown(root);
@@ -72,6 +78,17 @@ tools::Sandbox::GitHiddenLister hiddenOnce(const std::filesystem::path& root, co
         said.gitData = git::gitDataInside(root);
       } catch (const std::exception&) {
         // A git too old to say: the `.git` directory stays skipped by name, the untracked files hidden.
+      }
+      {
+        try {
+          said.indexOnly = git::flaggedIndexBlobs(root);
+          for (const std::string& path : changed) said.indexOnly.erase(path);  // read as the change has it
+          said.readBlobs = [root](const std::vector<std::string>& ids, std::size_t maxTotalBytes) {
+            return git::blobTexts(root, ids, support::kMaxRepositoryFileBytes, {}, maxTotalBytes);
+          };
+        } catch (const std::exception&) {
+          said.indexOnly.clear();  // git could not say: such files are read from the work tree, as before
+        }
       }
       once->said = std::move(said);
     });

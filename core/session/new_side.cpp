@@ -55,9 +55,9 @@ void addIndexVersionsOfUnstaged(const std::filesystem::path& root, const diff::D
                                 diff::NewVersions& versions, std::size_t maxBytes, std::size_t maxTotalBytes) {
   std::map<std::string, std::string> unstaged;
   try {
+    // (Those git is told not to look at in the work tree are read from the index
+    // when asked for: GitHidden::indexOnly, which a sparse checkout makes most of the repository.)
     unstaged = git::unstagedIndexBlobs(root);
-    // And those git is told not to look at in the work tree: their copies there are not what it commits.
-    unstaged.merge(git::flaggedIndexBlobs(root));
   } catch (const std::exception&) {
     return;  // git could not say (none on PATH, a broken index): those files are read from the work tree
   }

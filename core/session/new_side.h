@@ -19,8 +19,9 @@ std::shared_ptr<diff::NewVersions> newVersionsFromGit(const std::filesystem::pat
                                                       std::size_t maxBytes);
 
 // --staged: adds to `versions` each file outside `change` whose work-tree copy
-// has unstaged edits (or is gone, or git is told not to look at it: skip-worktree,
-// assume-unchanged), with the index's text (what the commit will hold): nullopt
+// has unstaged edits (or is gone), with the index's text (what the commit will
+// hold; those git is told not to look at, skip-worktree and assume-unchanged,
+// are the tools' GitHidden::indexOnly, read when asked for): nullopt
 // for one over `maxBytes`, or once `maxTotalBytes` of such texts are read.
 void addIndexVersionsOfUnstaged(const std::filesystem::path& root, const diff::Diff& change,
                                 diff::NewVersions& versions, std::size_t maxBytes, std::size_t maxTotalBytes);

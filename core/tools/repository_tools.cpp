@@ -92,6 +92,10 @@ std::string capResult(std::string text, std::size_t maxBytes) {
   return text;
 }
 
+// At most this much of the index's text is read for one search (GitHidden::indexOnly:
+// a sparse checkout's files outside its cone can be most of a monorepo).
+constexpr std::size_t kMaxIndexSearchBytes = 32 * 1024 * 1024;
+
 // Scans candidate files line by line; `match` decides per line. Stops at the cap.
 // `pathGlob` null: every file (a pointer, not a temporary optional: GCC 12 warns of that one).
 template <class Match>
@@ -100,13 +104,20 @@ std::string scan(const Sandbox& sandbox, const std::string* pathGlob, Match matc
   const ToolLimits& limits = sandbox.limits();
   bool walkTruncated = false;
   const auto& files = sandbox.files(&walkTruncated);
+  std::vector<std::string> candidates;
+  for (const std::string& rel : files)
+    if (!pathGlob || globMatch(*pathGlob, rel)) candidates.push_back(rel);
+  // Files git reads from the index (outside a sparse checkout, skip-worktree): asked of git at once.
+  auto fromIndex = sandbox.indexOnlyTexts(candidates, kMaxIndexSearchBytes);
+  const std::size_t unreadFromIndex = static_cast<std::size_t>(
+      std::count_if(fromIndex.begin(), fromIndex.end(), [](const auto& t) { return !t.second; }));
   std::string out;
   std::size_t matches = 0;
   bool capped = false;
-  for (const std::string& rel : files) {
+  for (const std::string& rel : candidates) {
     if (cancel.cancelled()) throw Cancelled("the repository search was cancelled");
-    if (pathGlob && !globMatch(*pathGlob, rel)) continue;
-    auto text = sandbox.readForSearch(rel);
+    const auto indexed = fromIndex.find(rel);
+    auto text = indexed == fromIndex.end() ? sandbox.readForSearch(rel) : sandbox.readForSearch(rel, &indexed->second);
     if (!text) continue;
     auto lines = fileLines(*text);
     for (std::size_t i = 0; i < lines.size(); ++i) {
@@ -120,10 +131,18 @@ std::string scan(const Sandbox& sandbox, const std::string* pathGlob, Match matc
     }
     if (capped) break;
   }
+  const std::string notSearched =
+      unreadFromIndex == 0
+          ? std::string()
+          : "[not searched: " + std::to_string(unreadFromIndex) +
+                (unreadFromIndex == 1 ? " file" : " files") +
+                " git keeps out of the work tree (outside the sparse checkout, or skip-worktree), over the size "
+                "limits; read_file reads one]\n";
   if (matches == 0) {
-    return nothing + (walkTruncated ? " (the repository listing was cut at " + std::to_string(limits.maxWalkEntries) +
-                                          " entries)"
-                                    : "");
+    return nothing +
+           (walkTruncated ? " (the repository listing was cut at " + std::to_string(limits.maxWalkEntries) + " entries)"
+                          : "") +
+           (notSearched.empty() ? "" : "\n" + notSearched);
   }
   std::string result = header + " (" + std::to_string(matches) + (matches == 1 ? " match" : " matches") + "):\n" + out;
   if (capped) {
@@ -133,7 +152,7 @@ std::string scan(const Sandbox& sandbox, const std::string* pathGlob, Match matc
   if (walkTruncated) {
     result += "[truncated: the repository listing was cut at " + std::to_string(limits.maxWalkEntries) + " entries]\n";
   }
-  return result;
+  return result + notSearched;
 }
 
 std::string toolErrorPrefix(const char* tool) { return std::string(tool) + ": "; }

@@ -1,6 +1,7 @@
 #include "core/tools/sandbox.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <functional>
 #include <system_error>
 
@@ -69,7 +70,7 @@ Sandbox::Sandbox(const fs::path& root, ToolLimits limits) : root_(fs::canonical(
 
 bool Sandbox::inside(const fs::path& canonical) const { return support::insideRoot(root_, canonical); }
 
-const std::string* Sandbox::hiddenWhy(const std::string& relative) const {
+const HiddenPaths* Sandbox::gitView() const {
   if (!hiddenLister_) return nullptr;
   if (!hidden_) {
     hidden_.emplace();
@@ -78,10 +79,20 @@ const std::string* Sandbox::hiddenWhy(const std::string& relative) const {
       hidden_->untracked.insert(said.untracked.begin(), said.untracked.end());
       hidden_->untrackedWhy = std::move(said.untrackedWhy);
       hidden_->gitData.insert(said.gitData.begin(), said.gitData.end());
+      if (said.readBlobs) {
+        hidden_->indexOnly = std::move(said.indexOnly);
+        hidden_->readBlobs = std::move(said.readBlobs);
+      }
     } catch (const std::exception&) {
       // git could not say (none on PATH): the fixed skips still apply
     }
   }
+  return &*hidden_;
+}
+
+const std::string* Sandbox::hiddenWhy(const std::string& relative) const {
+  const HiddenPaths* view = gitView();
+  if (!view) return nullptr;
   const auto in = [&](const std::set<std::string>& paths) {
     if (paths.empty()) return false;
     if (paths.count(relative)) return true;
@@ -89,9 +100,17 @@ const std::string* Sandbox::hiddenWhy(const std::string& relative) const {
       if (paths.count(relative.substr(0, slash + 1))) return true;
     return false;
   };
-  if (in(hidden_->gitData)) return &hidden_->gitDataWhy;
-  if (in(hidden_->untracked)) return &hidden_->untrackedWhy;
+  if (in(view->gitData)) return &view->gitDataWhy;
+  if (in(view->untracked)) return &view->untrackedWhy;
   return nullptr;
+}
+
+const std::string* Sandbox::indexOnlyBlob(const std::string& relative) const {
+  if (newVersions_ && newVersions_->count(relative)) return nullptr;  // the change's new side says first
+  const HiddenPaths* view = gitView();
+  if (!view) return nullptr;
+  const auto found = view->indexOnly.find(relative);
+  return found == view->indexOnly.end() ? nullptr : &found->second;
 }
 
 std::optional<std::string> Sandbox::otherRepositoryHolding(const std::string& relative) const {
@@ -171,6 +190,9 @@ Result<ResolvedPath> Sandbox::resolve(std::string_view path, bool ofTheDiff) con
   // A file the change's new side holds is read from git, whatever the work tree
   // has there now (an edit, nothing, a symlink, a directory): nothing on disk is read.
   if (newVersions_ && newVersions_->count(relative)) return ResolvedPath{root_ / relative, relative};
+  // So is a file git reads from the index, not the work tree (out of a sparse
+  // checkout's cone, or skip-worktree with local edits the diff never shows).
+  if (indexOnlyBlob(relative)) return ResolvedPath{root_ / relative, relative};
   // The one confinement (core/support/repo_file.h); the messages here are for the
   // model and never show where an outside symlink points.
   support::RepoPath where = support::resolveInRepository(root_, relative);
@@ -222,6 +244,20 @@ Result<std::string> Sandbox::readText(const ResolvedPath& path) const {
       if (v->second->size() > limits_.maxFileBytes) return tooLarge(path.relative, v->second->size());
       return finishRead(*v->second, path.relative);
     }
+  }
+  // A file git reads from the index (GitHidden::indexOnly): its local copy, if any, is not read.
+  const std::string* blob = indexOnlyBlob(path.relative);
+  if (!blob && inside(path.absolute)) blob = indexOnlyBlob(path.absolute.lexically_relative(root_).generic_string());
+  if (blob) {
+    auto texts = hidden_->readBlobs({*blob}, SIZE_MAX);
+    const auto text = texts.find(*blob);
+    if (text == texts.end() || !text->second)
+      return ToolError{"git could not give the index's version of " + quotePath(path.relative) +
+                       " (a file git does not read from the work tree: outside the sparse checkout, or marked "
+                       "skip-worktree or assume-unchanged), or it is over the " +
+                       std::to_string(limits_.maxFileBytes / 1024) + " KB limit for tools"};
+    if (text->second->size() > limits_.maxFileBytes) return tooLarge(path.relative, text->second->size());
+    return finishRead(std::move(*text->second), path.relative);
   }
   std::error_code ec;
   if (fs::is_directory(path.absolute, ec)) {
@@ -314,21 +350,60 @@ const std::vector<std::string>& Sandbox::files(bool* truncated) const {
         if (std::none_of(parts.begin(), parts.end(), [](const std::string& c) { return skippedDirectory(c); }))
           out.push_back(relative);
       }
+    // Files git reads from the index that the work tree does not have (a sparse checkout's, outside its cone).
+    if (const HiddenPaths* view = gitView())
+      for (const auto& [relative, blob] : view->indexOnly) {
+        std::error_code sec;
+        if ((newVersions_ && newVersions_->count(relative)) || fs::exists(fs::symlink_status(root_ / relative, sec)) ||
+            hiddenWhy(relative))
+          continue;
+        const auto parts = components(relative, /*backslashIsSeparator=*/false);
+        if (std::none_of(parts.begin(), parts.end(), [](const std::string& c) { return skippedDirectory(c); }))
+          out.push_back(relative);
+      }
     std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
     files_ = std::move(out);
   }
   if (truncated) *truncated = filesTruncated_;
   return *files_;
 }
 
-std::optional<std::string> Sandbox::readForSearch(const std::string& relative) const {
+std::optional<std::string> Sandbox::readForSearch(const std::string& relative,
+                                                 std::optional<std::string>* fromIndex) const {
+  if (fromIndex) {
+    if (!*fromIndex || (*fromIndex)->size() > limits_.maxFileBytes) return std::nullopt;
+    auto result = finishRead(std::move(**fromIndex), relative);
+    if (auto* text = std::get_if<std::string>(&result)) return std::move(*text);
+    return std::nullopt;
+  }
   std::error_code ec;
-  fs::path p = newVersions_ && newVersions_->count(relative) ? root_ / relative  // read from git, not here
-                                                              : fs::canonical(root_ / fs::path(relative), ec);
+  const bool fromGit = (newVersions_ && newVersions_->count(relative)) || indexOnlyBlob(relative);
+  fs::path p = fromGit ? root_ / relative  // read from git, not here
+                       : fs::canonical(root_ / fs::path(relative), ec);
   if (ec || !inside(p)) return std::nullopt;
   auto result = readText(ResolvedPath{p, relative});
   if (auto* text = std::get_if<std::string>(&result)) return std::move(*text);
   return std::nullopt;
+}
+
+std::map<std::string, std::optional<std::string>> Sandbox::indexOnlyTexts(const std::vector<std::string>& relatives,
+                                                                          std::size_t maxTotalBytes) const {
+  std::map<std::string, std::optional<std::string>> out;
+  std::vector<std::pair<std::string, std::string>> wanted;  // (path, blob id)
+  std::vector<std::string> ids;
+  for (const std::string& relative : relatives)
+    if (const std::string* blob = indexOnlyBlob(relative)) {
+      wanted.emplace_back(relative, *blob);
+      ids.push_back(*blob);
+    }
+  if (ids.empty()) return out;
+  auto texts = hidden_->readBlobs(ids, maxTotalBytes);
+  for (const auto& [relative, blob] : wanted) {
+    const auto text = texts.find(blob);
+    out[relative] = text == texts.end() ? std::nullopt : text->second;
+  }
+  return out;
 }
 
 // ---------------------------------------------------------------- glob

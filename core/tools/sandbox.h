@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -66,12 +67,24 @@ struct GitHidden {
   std::vector<std::string> untracked;
   std::string untrackedWhy = kIgnoredByGitWhy;  // ends their refusal: "path 'x' <why>"
   std::vector<std::string> gitData;             // the git directory and its common directory, when inside
+  // Tracked files whose work-tree copy git does not look at, so the diff never
+  // shows it: skip-worktree (a sparse checkout's files outside its cone, a
+  // tracked config kept with local edits) and assume-unchanged. Path -> the
+  // index's blob id; the tools read them as the index has them.
+  std::map<std::string, std::string> indexOnly;
+  // The index's texts of blob ids, at most the total given of them (nullopt:
+  // git could not give one, over the tools' file cap, or past the total).
+  using BlobReader =
+      std::function<std::map<std::string, std::optional<std::string>>(const std::vector<std::string>&, std::size_t)>;
+  BlobReader readBlobs;
 };
 
 // What a Sandbox keeps of a GitHidden, for lookups.
 struct HiddenPaths {
   std::set<std::string> untracked, gitData;
   std::string untrackedWhy, gitDataWhy = kGitDataWhy;
+  std::map<std::string, std::string> indexOnly;
+  GitHidden::BlobReader readBlobs;
 };
 
 class Sandbox {
@@ -100,7 +113,15 @@ class Sandbox {
   const std::vector<std::string>& files(bool* truncated = nullptr) const;
 
   // Reads a listed file for searching: nullopt when binary, too large or unreadable.
-  std::optional<std::string> readForSearch(const std::string& relative) const;
+  // `fromIndex`: its text when already read from the index (indexOnlyTexts).
+  std::optional<std::string> readForSearch(const std::string& relative,
+                                           std::optional<std::string>* fromIndex = nullptr) const;
+
+  // The index's texts of those of `relatives` read from the index rather than
+  // the work tree (GitHidden::indexOnly), in one ask of git, at most `maxTotalBytes`
+  // of them; the others (and any past the total) are absent.
+  std::map<std::string, std::optional<std::string>> indexOnlyTexts(const std::vector<std::string>& relatives,
+                                                                   std::size_t maxTotalBytes) const;
 
   // From now on, every file's text has what `finder` finds replaced by
   // "[REDACTED:<kind>]" as soon as it is read (before numbering or "path:N:").
@@ -132,6 +153,10 @@ class Sandbox {
   // Why `relative` (a file, or a directory when it ends in '/') is hidden by
   // git (hideWhatGitHides), itself or a directory holding it; null when not.
   const std::string* hiddenWhy(const std::string& relative) const;
+  // What hideWhatGitHides's lister said, asked at the first use; null without a lister.
+  const HiddenPaths* gitView() const;
+  // The index's blob id of `relative` when the tools read it from the index (GitHidden::indexOnly).
+  const std::string* indexOnlyBlob(const std::string& relative) const;
   // The directory of `relative` (not the root) that holds a `.git` entry: the
   // work tree of another repository (a submodule, a nested clone), whose files
   // the diff does not show and whose .gitignore this repository's git never

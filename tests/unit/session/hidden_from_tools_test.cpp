@@ -125,5 +125,51 @@ TEST_F(HiddenFromTools, UntrackedFilesStatusDoesNotShowAreNotRead) {
   EXPECT_TRUE(shows(results.at("listing"), "app.py")) << results.at("listing").content;
 }
 
+// A tracked file git is told not to look at in the work tree (a config kept
+// with local edits: skip-worktree, assume-unchanged) shows in no diff: the
+// tools read it as the index has it. Before, its local copy was read and searched.
+TEST_F(HiddenFromTools, FilesGitReadsFromTheIndexAreNotReadFromTheWorkTree) {
+  repo.write("config/settings.ini", "endpoint = http://localhost:8080\n");
+  repo.write("config/flags.ini", "beta = off\n");
+  repo.commitAll("config");
+  repo.git("update-index --skip-worktree config/settings.ini");
+  repo.git("update-index --assume-unchanged config/flags.ini");
+  repo.write("config/settings.ini", "endpoint = http://billing.internal.example:9000\n");
+  repo.write("config/flags.ini", "beta = LOCAL_ONLY\n");
+  const auto results = review({{"settings", "read_file", json{{"path", "config/settings.ini"}}},
+                               {"flags", "read_file", json{{"path", "config//flags.ini"}}},
+                               {"local", "search_text", json{{"query", "billing.internal"}}},
+                               {"committed", "search_text", json{{"query", "localhost:8080"}}},
+                               {"listing", "glob", json{{"pattern", "config/*"}}}});
+  EXPECT_TRUE(results.at("settings").ok) << results.at("settings").content;
+  EXPECT_TRUE(shows(results.at("settings"), "localhost:8080")) << results.at("settings").content;
+  EXPECT_TRUE(shows(results.at("flags"), "beta = off")) << results.at("flags").content;
+  for (const char* text : {"billing.internal.example:9000", "LOCAL_ONLY"})
+    for (const auto& [id, r] : results) EXPECT_FALSE(shows(r, text)) << id << " shows " << text << ": " << r.content;
+  EXPECT_TRUE(shows(results.at("committed"), "config/settings.ini:1:")) << results.at("committed").content;
+  EXPECT_TRUE(shows(results.at("listing"), "config/settings.ini")) << results.at("listing").content;
+  EXPECT_TRUE(shows(results.at("listing"), "config/flags.ini")) << results.at("listing").content;
+}
+
+// A sparse checkout leaves the files outside its cone out of the work tree, not
+// out of the repository: the model finds, reads and searches them as the index
+// has them. Before, it was told "no such file in the repository".
+TEST_F(HiddenFromTools, FilesOutsideASparseCheckoutAreReadFromTheIndex) {
+  repo.write("lib/util.py", "def helper():\n    return 42  # LIB_MARKER\n");
+  repo.write("src/main.py", "import lib.util\n");
+  repo.commitAll("tree");
+  repo.git("sparse-checkout set src");
+  ASSERT_FALSE(fs::exists(repo.root() / "lib" / "util.py"));
+  const auto results = review({{"read", "read_file", json{{"path", "lib/util.py"}}},
+                               {"search", "search_text", json{{"query", "LIB_MARKER"}}},
+                               {"usages", "find_usages", json{{"symbol", "helper"}}},
+                               {"listing", "glob", json{{"pattern", "lib/*"}}}});
+  EXPECT_TRUE(results.at("read").ok) << results.at("read").content;
+  EXPECT_TRUE(shows(results.at("read"), "return 42")) << results.at("read").content;
+  EXPECT_TRUE(shows(results.at("search"), "lib/util.py:2:")) << results.at("search").content;
+  EXPECT_TRUE(shows(results.at("usages"), "lib/util.py:1:")) << results.at("usages").content;
+  EXPECT_TRUE(shows(results.at("listing"), "lib/util.py")) << results.at("listing").content;
+}
+
 }  // namespace
 }  // namespace revline::session

@@ -300,6 +300,46 @@ TEST_F(ToolsTest, GitsOwnDataUnderAnotherNameIsNotRead) {
   EXPECT_EQ(search.content.find(".cfg"), std::string::npos) << search.content;
 }
 
+// Files git reads from the index (GitHidden::indexOnly) are read through the
+// given reader, in one ask per search; one git cannot give (or past the search's
+// total) is refused by read_file and named as not searched, never passed over silently.
+TEST_F(ToolsTest, FilesReadFromTheIndexThatGitCannotGiveAreSaidNotSearched) {
+  write("cfg/local.ini", "ok( LOCAL COPY\n");  // skip-worktree: its local copy is not what git has
+  RepositoryTools tools(root);
+  int asks = 0;
+  tools.hideWhatGitHides([&] {
+    Sandbox::GitHidden said;
+    said.indexOnly = {{"cfg/local.ini", "aaaa"}, {"far/away.txt", "bbbb"}, {"far/huge.txt", "cccc"}};
+    said.readBlobs = [&asks](const std::vector<std::string>& ids, std::size_t) {
+      ++asks;
+      std::map<std::string, std::optional<std::string>> texts;
+      for (const std::string& id : ids)
+        texts[id] = id == "aaaa" ? std::optional<std::string>("ok( INDEX\n")
+                    : id == "bbbb" ? std::optional<std::string>("ok( OUT OF CONE\n")
+                                   : std::nullopt;
+      return texts;
+    };
+    return said;
+  });
+  auto run = [&](const std::string& name, json args) {
+    return tools.execute({"call_1", name, std::move(args)}, CancelToken());
+  };
+  auto search = run("search_text", {{"query", "ok("}});
+  EXPECT_EQ(asks, 1);
+  EXPECT_NE(search.content.find("cfg/local.ini:1: ok( INDEX"), std::string::npos) << search.content;
+  EXPECT_NE(search.content.find("far/away.txt:1: ok( OUT OF CONE"), std::string::npos) << search.content;
+  EXPECT_EQ(search.content.find("LOCAL COPY"), std::string::npos) << search.content;
+  EXPECT_NE(search.content.find("[not searched: 1 file git keeps out of the work tree"), std::string::npos)
+      << search.content;
+  auto huge = run("read_file", {{"path", "far/huge.txt"}});
+  EXPECT_FALSE(huge.ok);
+  EXPECT_NE(huge.content.find("git could not give the index's version of 'far/huge.txt'"), std::string::npos)
+      << huge.content;
+  auto listing = run("glob", {{"pattern", "far/*"}});
+  EXPECT_NE(listing.content.find("far/away.txt"), std::string::npos) << listing.content;
+  EXPECT_NE(listing.content.find("far/huge.txt"), std::string::npos) << listing.content;
+}
+
 TEST_F(ToolsTest, SearchTextIsLiteralAndSmartCase) {
   auto r = call("search_text", {{"query", "service"}});
   ASSERT_TRUE(r.ok);

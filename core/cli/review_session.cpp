@@ -42,10 +42,18 @@ const char* const kReviewOptionsHelp =
     "                       model calls can be several times N: the Usage line counts those\n";
 
 config::Config applyReviewFlags(config::Config config, const ParsedArgs& args) {
-  if (auto v = args.value("provider")) config.provider = *v;
-  if (auto v = args.value("model")) config.model = *v;
-  if (auto v = args.value("base-url")) config.baseUrl = *v;
-  if (auto v = args.value("api-key-env")) config.apiKeyEnv = *v;
+  // A flag that sets a configuration key is checked as the key is in a file (one
+  // table says what is valid): `--api-key-env sk-...`, a key where its variable's
+  // name belongs, is refused without being echoed, as it is in a file.
+  for (const auto& [flag, key] : {std::pair{"provider", "provider"}, std::pair{"model", "model"},
+                                  std::pair{"base-url", "base_url"}, std::pair{"api-key-env", "api_key_env"}})
+    if (auto v = args.value(flag)) {
+      try {
+        config = config::applyJson(config, json{{key, *v}}, std::string("option --") + flag);
+      } catch (const config::ConfigError& e) {
+        throw UsageError(e.what());
+      }
+    }
   if (auto v = args.value("cassette")) {
     config.cassette = *v;
     if (!args.value("provider")) config.provider = "replay";  // a cassette only makes sense replayed

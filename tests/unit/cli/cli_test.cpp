@@ -47,6 +47,26 @@ TEST(Cli, BadNumbersAreSaidBeforeAnyWork) {
   }
 }
 
+// A flag that sets a configuration key is checked as that key is in a file:
+// an API key given where its variable's name belongs is refused, never echoed
+// (into a CI log). Before, the flag took any value and printed it back.
+TEST(Cli, FlagsAreCheckedAsTheKeysTheySet) {
+  testing::TempDir notARepository;
+  for (const std::string command : {"review", "pr octo/repo 1"}) {
+    auto r = runRevline(command + " --provider openai --api-key-env sk-proj-SECRETVALUE123", notARepository.path());
+    EXPECT_EQ(r.exitCode, 2) << command;
+    EXPECT_NE(r.err.find("option --api-key-env: key \"api_key_env\": expected the name of an environment variable"),
+              std::string::npos)
+        << command << ": " << r.err;
+    EXPECT_EQ(r.err.find("SECRETVALUE"), std::string::npos) << command << ": " << r.err;
+    r = runRevline(command + " --provider openia", notARepository.path());
+    EXPECT_EQ(r.exitCode, 2) << command;
+    EXPECT_NE(r.err.find("option --provider: key \"provider\": expected one of builtin, replay, openai"),
+              std::string::npos)
+        << command << ": " << r.err;
+  }
+}
+
 // `git diff ... | revline review --stdin` in CI, with a git that failed: an
 // empty input passes (no change), and says so.
 TEST(Cli, AnEmptyPatchOnStdinPassesAndSaysSo) {

@@ -1,6 +1,7 @@
 #include "core/review/pipeline.h"
 
 #include <algorithm>
+#include <set>
 
 #include "core/contract/schema.h"
 #include "core/review/attempt_loop.h"
@@ -15,6 +16,27 @@ namespace {
 int countBlocking(const std::vector<RejectedFinding>& rejected, const PolicyConfig& policy) {
   return static_cast<int>(std::count_if(rejected.begin(), rejected.end(),
                                         [&](const RejectedFinding& r) { return blocks(r.finding, policy); }));
+}
+
+// `count` blocking findings of the first answer's `rejected` that the corrected
+// answer (`again`) did not account for: those whose title it neither placed nor
+// restated first, then the others in order. Each says so in its reason.
+std::vector<RejectedFinding> notRestated(const std::vector<RejectedFinding>& rejected, const GroundingResult& again,
+                                         int count, const PolicyConfig& policy) {
+  std::set<std::string> titles;
+  for (const auto& p : again.grounded) titles.insert(p.finding.title);
+  for (const auto& r : again.rejected) titles.insert(r.finding.title);
+  std::vector<const RejectedFinding*> order;
+  for (bool unmatched : {true, false})
+    for (const auto& r : rejected)
+      if (blocks(r.finding, policy) && (titles.count(r.finding.title) == 0) == unmatched) order.push_back(&r);
+  std::vector<RejectedFinding> out;
+  for (const RejectedFinding* r : order) {
+    if (static_cast<int>(out.size()) >= count) break;
+    out.push_back(*r);
+    out.back().reason += "; the corrected answer neither placed nor restated it";
+  }
+  return out;
 }
 
 }  // namespace
@@ -163,13 +185,17 @@ ReviewOutcome runReview(const diff::Diff& diff, Provider& provider, const Review
       answer.warnings.insert(answer.warnings.end(), second.warnings.begin(), second.warnings.end());
       GroundingResult again = ground(second.report.findings, diff);
       int placedBlocking = 0;
-      for (auto& p : again.grounded) {
-        placedBlocking += blocks(p.finding, options.policy);
-        grounded.grounded.push_back(std::move(p));
-      }
+      for (const auto& p : again.grounded) placedBlocking += blocks(p.finding, options.policy);
       round.placed = static_cast<int>(again.grounded.size());
-      unplacedBlocking = std::max(countBlocking(again.rejected, options.policy), unplacedBlocking - placedBlocking);
+      const int restated = countBlocking(again.rejected, options.policy);
+      unplacedBlocking = std::max(restated, unplacedBlocking - placedBlocking);
+      // A blocking finding the corrected answer neither placed nor restated still
+      // holds the verdict back (dropping it is no answer to it), and is shown.
+      std::vector<RejectedFinding> dropped =
+          notRestated(grounded.rejected, again, unplacedBlocking - restated, options.policy);
+      for (auto& p : again.grounded) grounded.grounded.push_back(std::move(p));
       grounded.rejected = std::move(again.rejected);
+      for (auto& r : dropped) grounded.rejected.push_back(std::move(r));
       outcome.groundingRetry = round;
     } catch (const ContractFailure& e) {
       answer.attempts = options.maxAttempts;  // the round used every attempt left

@@ -63,10 +63,7 @@ tools::Sandbox::GitHiddenLister hiddenOnce(const std::filesystem::path& root, co
   };
   auto once = std::make_shared<Once>();
   const bool staged = change.newSideIsIndex;
-  std::set<std::string> changed;
-  for (const diff::FileDiff& f : change.files)
-    if (f.newPath) changed.insert(*f.newPath);
-  return [once, root, staged, changed] {
+  return [once, root, staged] {
     std::call_once(once->asked, [&] {
       tools::Sandbox::GitHidden said;
       const bool shown = staged || git::untrackedFilesShown(root);
@@ -82,7 +79,6 @@ tools::Sandbox::GitHiddenLister hiddenOnce(const std::filesystem::path& root, co
       {
         try {
           said.indexOnly = git::flaggedIndexBlobs(root);
-          for (const std::string& path : changed) said.indexOnly.erase(path);  // read as the change has it
           said.readBlobs = [root](const std::vector<std::string>& ids, std::size_t maxTotalBytes) {
             return git::blobTexts(root, ids, support::kMaxRepositoryFileBytes, {}, maxTotalBytes);
           };

@@ -151,6 +151,28 @@ TEST(TrustedReview, RequestChangesWhoseFindingsNeverPlaceIsComment) {
   EXPECT_EQ(review::runReview(d, once, options, nullptr, CancelToken()).verdict, contract::Verdict::Comment);
 }
 
+// A corrected answer that drops a blocking finding it could not place (no
+// findings at all) has not answered it: the verdict stays COMMENT, and the
+// finding is shown in Rejected (JSON, SARIF, text), not only counted. Before,
+// every report said "see Rejected" over an empty list.
+TEST(TrustedReview, ABlockingFindingTheCorrectionDropsIsStillShown) {
+  PaymentRepo r;
+  const auto d = r.diff();
+  auto provider = cassette({report(finding("src/Payment.java", 50, std::nullopt, "Negative amounts ignored") + "," +
+                                   finding("src/Payment.java", 51, std::nullopt, "Stale total", "null", "NIT")),
+                            report("", "APPROVE")});
+  const auto outcome = review::runReview(d, provider, {}, nullptr, CancelToken());
+  EXPECT_EQ(outcome.attempts, 2);
+  EXPECT_EQ(outcome.verdict, contract::Verdict::Comment);
+  EXPECT_EQ(outcome.unplacedBlocking, 1);
+  ASSERT_EQ(outcome.rejected.size(), 1u);  // the blocking one; a dropped NIT holds nothing back
+  EXPECT_EQ(outcome.rejected[0].finding.title, "Negative amounts ignored");
+  EXPECT_NE(outcome.rejected[0].reason.find("the corrected answer neither placed nor restated it"), std::string::npos)
+      << outcome.rejected[0].reason;
+  EXPECT_EQ(reports::renderJson(outcome)["rejected"].size(), 1u);
+  EXPECT_NE(reports::renderText(outcome).find("Negative amounts ignored"), std::string::npos);
+}
+
 TEST(TrustedReview, IndentationStrippedEditIsAppliedWhenUniqueAndRefusedWhenAmbiguous) {
   testing::TempRepo repo;
   repo.write("a.py", "def f(x):\n    return x\n");

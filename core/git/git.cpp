@@ -55,6 +55,11 @@ struct Runner {
     po.env = options.env;
     po.cancel = cancel;
     po.stallCheck = [dir = cwd] { return specialFileGitWaitsOn(dir); };
+    // git asking for a user name or password (a fetch a partial clone makes, a
+    // remote behind HTTP auth) can never be answered: the child has no terminal
+    // of its own, and in a terminal it is stopped trying to read it until the
+    // timeout. It fails at once instead, with git's "terminal prompts disabled".
+    po.env["GIT_TERMINAL_PROMPT"] = "0";
     for (const auto& [k, v] : extraEnv) po.env[k] = v;
     try {
       return process::run(argv, po);
@@ -185,6 +190,12 @@ std::string mergeBase(const Runner& git, const std::string& base) {
   }
   const process::Result r = git.run({"merge-base", "--end-of-options", trimNewline(verify.out), *head});
   if (r.exitCode == 1) {
+    // A shallow clone (CI's default checkout) cuts history short: the fork point may be past the cut.
+    const process::Result shallow = git.run({"rev-parse", "--is-shallow-repository"});
+    if (shallow.exitCode == 0 && trimNewline(shallow.out) == "true")
+      throw GitError("'" + base + "' and HEAD have no common ancestor in this shallow clone: the commit they fork "
+                     "from was not fetched; fetch more history (git fetch --unshallow, or fetch-depth: 0 in "
+                     "actions/checkout) and run again");
     throw GitError("'" + base + "' and HEAD have no common ancestor; pass a base on the same history");
   }
   if (r.exitCode != 0) throw GitError(Runner::failure({"merge-base", base, "HEAD"}, r));

@@ -590,6 +590,64 @@ TEST(DiffText, RenamesAreLookedForOnlyWhenTheLimitedDiffAddsAFile) {
   EXPECT_EQ(callsFor("there.txt"), std::make_pair(2, 1));  // renamed: the pair diffed again
 }
 
+// git never waits on a credential prompt it cannot show (a trusted partial
+// clone fetching from a remote behind HTTP auth, run in a terminal): each call
+// has terminal prompts off, whatever the environment says. Before, git stopped
+// on the prompt until the 120 s timeout.
+TEST(DiffText, GitIsNeverLeftWaitingOnACredentialPrompt) {
+  TempRepo repo;
+  repo.write("a.txt", "one\n");
+  repo.commitAll("base");
+  repo.write("a.txt", "two\n");
+  const fs::path log = repo.root() / ".git" / "prompt.log";
+  const fs::path wrapper = repo.root() / ".git" / "logging-git";
+  {
+    std::ofstream script(wrapper);
+    script << "#!/bin/sh\necho \"prompt=${GIT_TERMINAL_PROMPT-unset}\" >> '" << log.string() << "'\nexec git \"$@\"\n";
+  }
+  fs::permissions(wrapper, fs::perms::owner_all);
+  GitOptions options = isolated(repo);
+  options.program = wrapper.string();
+  options.env["GIT_TERMINAL_PROMPT"] = "1";
+  DiffRequest request;
+  request.mode = DiffRequest::Mode::Base;
+  request.base = "HEAD";
+  diffText(repo.root(), request, options);
+  const std::string calls = bytes(log);
+  EXPECT_GT(countOf(calls, "prompt=0"), 0) << calls;
+  EXPECT_EQ(countOf(calls, "prompt=0"), countOf(calls, "prompt=")) << calls;
+}
+
+// CI's default checkout is shallow: a base whose fork point was not fetched is
+// said to be that, with the fetch that fixes it, not "no common ancestor".
+TEST(DiffText, ABaseBeyondAShallowClonesHistorySaysToFetchMore) {
+  TempRepo origin;
+  origin.write("a.txt", "one\n");
+  origin.commitAll("base");
+  origin.git("branch -M main");
+  origin.git("checkout -q -b feat");
+  origin.write("a.txt", "two\n");
+  origin.commitAll("feature");
+  origin.git("checkout -q main");
+  origin.write("b.txt", "main moved on\n");
+  origin.commitAll("main");
+  TempRepo ci;
+  const std::string url = "file://" + origin.root().string();
+  ci.git("fetch -q --depth 1 " + url + " feat");
+  ci.git("checkout -q -b feat FETCH_HEAD");
+  ci.git("fetch -q --depth 1 " + url + " main:refs/remotes/origin/main");
+  DiffRequest request;
+  request.mode = DiffRequest::Mode::Base;
+  request.base = "origin/main";
+  try {
+    diffText(ci.root(), request, isolated(ci));
+    FAIL() << "expected GitError";
+  } catch (const GitError& e) {
+    EXPECT_NE(std::string(e.what()).find("no common ancestor in this shallow clone"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("git fetch --unshallow"), std::string::npos) << e.what();
+  }
+}
+
 TEST(DiffText, UserConfigDoesNotChangeTheFormat) {
   TempRepo repo;
   repo.write("a.txt", "one\n\nthree\n");

@@ -86,11 +86,34 @@ std::optional<std::string> defaultExclusion(const diff::FileDiff& file) {
   return std::nullopt;
 }
 
+namespace {
+
+// A Git LFS pointer on either side (line 1 of the old or the new file): git
+// stores that text, not the file's content, and the work tree has the content.
+// Diffed, the pointer's `oid` lines are what a finding would sit on, and with
+// the LFS filter off (an untrusted repository's own) the pointer is "replaced"
+// by the whole content: neither is a change a reviewer can read.
+bool lfsPointer(const diff::FileDiff& file) {
+  constexpr std::string_view kVersion = "version https://git-lfs.github.com/spec/";
+  for (const auto& h : file.hunks)
+    for (const auto& l : h.lines)
+      if ((l.kind == diff::LineKind::Removed ? l.oldLine : l.newLine) == 1 && l.text.rfind(kVersion, 0) == 0)
+        return true;
+  return false;
+}
+
+}  // namespace
+
 Selection selectFiles(diff::Diff diff, const Config& config) {
   Selection out;
   std::vector<diff::FileDiff> kept;
   for (auto& f : diff.files) {
     const std::string& path = f.path();
+    if (lfsPointer(f)) {  // whatever include says: the content is not in the diff to review
+      out.skipped.push_back({path, "a Git LFS pointer: the file's content is stored outside git, so the diff holds no line of it",
+                             review::changedLines(f)});
+      continue;
+    }
     std::optional<std::string> reason;
     const bool explicitlyIncluded = std::any_of(config.include.begin(), config.include.end(),
                                                 [&](const std::string& g) { return globMatches(g, path); });

@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include <cctype>
+#include <map>
 #include <set>
 
 #include "core/git/git.h"
@@ -54,7 +55,15 @@ Guard untrustedGuard(const std::string& listing) {
   pin(guard.args, "core.fsmonitor", "false");
   pin(guard.args, "protocol.allow", "never");
   std::set<std::string> seen, drivers;
+  // The user's own values (system, global): a repository setting one of them
+  // (`git lfs install --local`, which actions/checkout runs) has the user's run.
+  std::map<std::string, std::string> usersOwn;
   // -z: "<scope>\0<key>\n<value>\0" per setting, "<scope>\0<key>\0" for one without a value.
+  struct Setting {
+    std::string scope, key, value;
+  };
+  std::vector<Setting> settings;
+  std::map<std::string, std::set<std::string>> repositorysValues;  // every value the repository gives a key
   std::size_t at = 0;
   while (at < listing.size()) {
     const std::size_t scopeEnd = listing.find('\0', at);
@@ -65,8 +74,13 @@ Guard untrustedGuard(const std::string& listing) {
     const std::string entry = listing.substr(scopeEnd + 1, entryEnd - scopeEnd - 1);
     at = entryEnd + 1;
     const std::size_t newline = entry.find('\n');
-    const std::string key = entry.substr(0, newline);
-    const std::string value = newline == std::string::npos ? std::string() : entry.substr(newline + 1);
+    Setting setting{scope, entry.substr(0, newline),
+                    newline == std::string::npos ? std::string() : entry.substr(newline + 1)};
+    if (scope == "system" || scope == "global" || scope == "command") usersOwn[setting.key] = setting.value;
+    if (scope == "local" || scope == "worktree") repositorysValues[setting.key].insert(setting.value);
+    settings.push_back(std::move(setting));
+  }
+  for (const auto& [scope, key, value] : settings) {
     if ((scope != "local" && scope != "worktree") || !seen.insert(key).second) continue;
     if (startsWith(key, "include")) {
       guard.includes = true;
@@ -83,10 +97,17 @@ Guard untrustedGuard(const std::string& listing) {
       // Pinned off above; named only when it is a program (true/false choose git's own daemon or none).
       if (isBoolean(value)) continue;
     } else if (startsWith(key, "filter.")) {
-      pin(guard.args, key, "");
-      // A driver marked required makes git fail without its program: not required then.
-      const std::string driver = key.substr(0, key.rfind('.'));
-      if (drivers.insert(driver).second) pin(guard.args, driver + ".required", "false");
+      const auto own = usersOwn.find(key);
+      if (own != usersOwn.end()) {
+        // The program the user runs anyway (every value the repository gives is the user's): nothing to guard.
+        if (repositorysValues[key] == std::set<std::string>{own->second}) continue;
+        pin(guard.args, key, own->second);  // the user's, not the repository's
+      } else {
+        pin(guard.args, key, "");
+        // A driver marked required makes git fail without its program: not required then.
+        const std::string driver = key.substr(0, key.rfind('.'));
+        if (drivers.insert(driver).second) pin(guard.args, driver + ".required", "false");
+      }
     } else if (startsWith(key, "protocol.") && endsWith(key, ".allow")) {
       pin(guard.args, key, "never");
     } else {

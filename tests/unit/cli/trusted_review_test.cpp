@@ -358,6 +358,33 @@ TEST(TrustedReview, BinaryContentGitTookForTextIsSkippedAndListed) {
             "binary content (a NUL byte on removed line 303, past where git looks); list it in include to review it");
 }
 
+// A Git LFS pointer is what git stores of the file, not its content: neither
+// the pointer's lines nor (with the LFS filter off) its whole content as
+// "added" over the pointer is a change to review, whatever include says.
+TEST(TrustedReview, GitLfsPointersAreSkippedAndListed) {
+  testing::TempRepo repo;
+  const std::string pointer = "version https://git-lfs.github.com/spec/v1\noid sha256:" + std::string(64, 'a') +
+                              "\nsize 120\n";
+  repo.write("data/users.csv", pointer);
+  repo.write("data/raw.csv", pointer);
+  repo.write("app.js", "x();\n");
+  repo.commitAll("base");
+  repo.write("data/users.csv", "version https://git-lfs.github.com/spec/v1\noid sha256:" + std::string(64, 'b') +
+                                   "\nsize 131\n");
+  repo.write("data/raw.csv", "id,name\n1,alice\n2,bob\n");  // the filter off: the content over the pointer
+  repo.write("app.js", "y();\n");
+  repo.git("add -A");
+  config::Config config;
+  config.include = {"**/*.csv", "*.js"};
+  const config::Selection selection = config::selectFiles(diff::parse(repo.git("diff --cached HEAD")), config);
+  ASSERT_EQ(selection.diff.files.size(), 1u);
+  EXPECT_EQ(selection.diff.files[0].path(), "app.js");
+  ASSERT_EQ(selection.skipped.size(), 2u);
+  for (const auto& f : selection.skipped)
+    EXPECT_EQ(f.reason, "a Git LFS pointer: the file's content is stored outside git, so the diff holds no line of it")
+        << f.path;
+}
+
 TEST(TrustedReview, LockAndMinifiedFilesAreSkippedAndListed) {
   testing::TempRepo repo;
   repo.write("app.js", "x();\n");

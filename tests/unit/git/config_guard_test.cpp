@@ -254,6 +254,23 @@ TEST(UntrustedGuard, OnlyTheRepositorysOwnSettingsAreNamedAndEachOnce) {
   EXPECT_FALSE(untrustedGuard("global\0include.path\n~/.gitconfig.local\0"s).includes);
 }
 
+// `git lfs install --local` (actions/checkout with lfs: true) writes into the
+// repository the very driver the user's own config has: the user's runs, as
+// without the repository's copy. One the repository changes (any of its values)
+// is pinned to the user's. Before, both were blanked: every LFS file diffed as
+// its pointer removed and its whole content added.
+TEST(UntrustedGuard, ARepositorysCopyOfTheUsersOwnDriverRunsTheUsers) {
+  const std::string listing = "system\0filter.lfs.clean\ngit-lfs clean -- %f\0"s +
+                              "global\0filter.lfs.process\ngit-lfs filter-process\0"s +
+                              "local\0filter.lfs.clean\ngit-lfs clean -- %f\0"s +
+                              "local\0filter.lfs.process\ngit-lfs filter-process\0"s +
+                              "local\0filter.lfs.process\ntouch /tmp/pwned; git-lfs filter-process\0"s;
+  const Guard guard = untrustedGuard(listing);
+  EXPECT_THAT(guard.ignored, ElementsAre("filter.lfs.process"));
+  EXPECT_THAT(guard.args, ElementsAre("-c", "core.fsmonitor=false", "-c", "protocol.allow=never", "-c",
+                                      "filter.lfs.process=git-lfs filter-process"));
+}
+
 TEST(UntrustedGuard, ADriverNameThatCannotBeOverriddenIsRefused) {
   // `-c filter.x=y.clean=` would set "filter.x" instead: refused, not half-guarded.
   const std::string listing = "local\0filter.x=y.clean\nevil\0"s;

@@ -9,15 +9,18 @@
 namespace revline::lsp {
 
 namespace {
+constexpr unsigned long long kMinMessageBytes = 65536;            // 64 KiB
+constexpr unsigned long long kMaxMessageBytes = 4ull << 30;       // 4 GiB
 const char* kHelp = R"(usage: revline lsp [--sync] [--max-message-bytes N]
 
 Runs the revline language server over stdio (JSON-RPC 2.0 with Content-Length
 framing). stdout carries protocol messages only; logs go to stderr and to the
 client as window/logMessage.
 
-Saving a file in a git repository reviews its diff after a short debounce
-(setting "debounce_ms", default 5 ms for the builtin reviewer, 300 for remote models) on a worker thread; "review_scope":
-"workspace" reviews the whole working tree instead. Findings become
+Saving a file in a git repository reviews its diff on a worker thread, after
+a debounce (setting "debounce_ms"; default 300 ms for remote models; none for
+the builtin reviewer, 5 ms with "review_scope": "workspace", which reviews
+the whole working tree instead). Findings become
 diagnostics; fixes, "Dismiss this finding" and "Review this file now" are code
 actions. Settings: .revline.json, initializationOptions and
 workspace/didChangeConfiguration take the same keys (docs/revline.schema.json).
@@ -25,7 +28,8 @@ workspace/didChangeConfiguration take the same keys (docs/revline.schema.json).
 options:
   --sync                   review inline on the message loop, without debounce
                            (deterministic, for tests)
-  --max-message-bytes N    largest accepted message (default 67108864)
+  --max-message-bytes N    largest accepted message, 65536 to 4294967296
+                           (default 67108864)
   -h, --help               this help
 
 exit: 0 after shutdown + exit; 1 on exit without shutdown or end of input
@@ -44,12 +48,17 @@ int runLspCommand(const std::vector<std::string>& args, std::istream&, std::ostr
     } else if (a == "--sync") {
       options.sync = true;
     } else if (a == "--max-message-bytes" && i + 1 < args.size()) {
-      try {
-        maxBytes = std::stoull(args[++i]);
-      } catch (const std::exception&) {
-        err << "revline lsp: --max-message-bytes: expected a number, got '" << args[i] << "'\n";
+      // Digits only (std::stoull takes "-1" as 2^64-1: no limit at all), and a
+      // limit that lets an editor's messages through (below it, every one is refused).
+      const std::string& n = args[++i];
+      const bool digits = !n.empty() && n.size() <= 12 && n.find_first_not_of("0123456789") == std::string::npos;
+      const unsigned long long value = digits ? std::stoull(n) : 0;
+      if (value < kMinMessageBytes || value > kMaxMessageBytes) {
+        err << "revline lsp: --max-message-bytes expects a whole number of bytes from " << kMinMessageBytes << " to "
+            << kMaxMessageBytes << ", got '" << n << "'\n";
         return 2;
       }
+      maxBytes = static_cast<std::size_t>(value);
     } else if (a == "--stdio") {
       // Accepted for clients that always pass it (vscode-languageclient).
     } else {

@@ -16,6 +16,10 @@ ParsedArgs::ParsedArgs(const std::string& command, const std::vector<OptionSpec>
       positional_.insert(positional_.end(), args.begin() + static_cast<long>(i) + 1, args.end());
       break;
     }
+    if (a == "-h" && find("help")) {  // the short form every command's help names
+      flags_.insert("help");
+      continue;
+    }
     if (a.rfind("--", 0) != 0 || a.size() == 2) {
       positional_.push_back(a);
       continue;

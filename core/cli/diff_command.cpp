@@ -65,6 +65,8 @@ int runDiffCommand(const std::vector<std::string>& args, std::istream& in, std::
   if (!parsed.positional().empty()) throw UsageError("unexpected argument \"" + parsed.positional()[0] + "\"");
   const int formats = parsed.has("json") + parsed.has("numstat") + parsed.has("prompt");
   if (formats > 1) throw UsageError("--json, --numstat and --prompt exclude each other");
+  if (parsed.has("no-cache") && !parsed.has("prompt"))
+    throw UsageError("--no-cache applies only with --prompt (the requests a review would send); a diff reads no cache");
   if (parsed.has("numstat") && parsed.has("stdin") && !parsed.has("staged") && !parsed.has("base")) {
     // Streamed: memory bounded by the longest line, not by the patch.
     out << diff::streamNumstat([&in](char* buffer, std::size_t size) {

@@ -395,6 +395,14 @@ struct DiffCalls {
 
 }  // namespace
 
+namespace {
+// Whether git's calls see `name` set: in the options' environment, else revline's own.
+bool environmentSets(const GitOptions& options, const char* name) {
+  const auto set = options.env.find(name);
+  return set != options.env.end() ? set->second.has_value() : std::getenv(name) != nullptr;
+}
+}  // namespace
+
 fs::path findRepositoryRoot(const fs::path& start, const GitOptions& options) {
   std::error_code ec;
   if (!fs::exists(start, ec)) {
@@ -417,11 +425,21 @@ fs::path findRepositoryRoot(const fs::path& start, const GitOptions& options) {
   const fs::path from = fs::weakly_canonical(dir.empty() ? fs::current_path() : dir, ec);
   const fs::path canonicalTop = fs::weakly_canonical(top, ec);
   const auto rel = from.lexically_relative(canonicalTop);
-  if (rel.empty() || *rel.begin() == "..") {
+  // Or that holds it from above: the `.git` nearest `start` is below the work
+  // tree git names (core.worktree set to a parent: $HOME, /). Not when the
+  // environment names the git directory or work tree (a dotfiles alias).
+  bool namedAbove = false;
+  if (!rel.empty() && *rel.begin() != ".." && !environmentSets(options, "GIT_DIR") &&
+      !environmentSets(options, "GIT_WORK_TREE"))
+    for (fs::path d = from; d != canonicalTop && d.has_relative_path(); d = d.parent_path())
+      if (fs::is_regular_file(fs::symlink_status(d / ".git", ec)) ||
+          fs::exists(fs::symlink_status(d / ".git" / "HEAD", ec))) {  // a repository's, not a stray empty `.git`
+        namedAbove = true;
+        break;
+      }
+  if (rel.empty() || *rel.begin() == ".." || namedAbove) {
     // Exported by the user's shell (a dotfiles setup), not the repository's config.
-    const auto set = options.env.find("GIT_WORK_TREE");
-    const bool fromEnvironment = set != options.env.end() ? set->second.has_value() : std::getenv("GIT_WORK_TREE") != nullptr;
-    if (fromEnvironment)
+    if (environmentSets(options, "GIT_WORK_TREE"))
       throw GitError("git's work tree here is " + top.string() + ", set by GIT_WORK_TREE in the environment, and it "
                      "does not hold '" + start.string() + "': run revline from inside " + top.string() +
                      ", or unset GIT_WORK_TREE (and GIT_DIR)");

@@ -33,6 +33,37 @@ TEST(Cli, HelpAndUnknownCommand) {
       << r.err;
 }
 
+// `-h` is every command's `--help`, as `revline lsp --help` lists it. Before, only
+// `revline -h` and `revline lsp -h` took it ("unexpected argument", exit 2).
+TEST(Cli, DashHIsHelpForEveryCommand) {
+  testing::TempDir notARepository;
+  for (const std::string command : {"review", "diff", "eval", "pr", "schema", "trust", "lsp"}) {
+    const auto shortForm = runRevline(command + " -h", notARepository.path());
+    EXPECT_EQ(shortForm.exitCode, 0) << command << ": " << shortForm.err;
+    EXPECT_EQ(shortForm.out, runRevline(command + " --help", notARepository.path()).out) << command;
+    EXPECT_NE(shortForm.out.find("usage: revline " + command), std::string::npos) << command << ": " << shortForm.out;
+  }
+}
+
+// The server's message limit is a number of bytes an editor can work under
+// (and `diff --no-cache` without --prompt, which reads no cache, is said so):
+// "-1" was taken as no limit at all, 0 or 10 as a limit refusing every message.
+TEST(Cli, TheServersMessageLimitAndAStrayNoCacheAreRefused) {
+  testing::TempDir dir;
+  for (const std::string bad : {"-1", "0", "10", "64k", "99999999999999"}) {
+    const auto r = runRevline("lsp --max-message-bytes " + bad, dir.path(), "");
+    EXPECT_EQ(r.exitCode, 2) << bad;
+    EXPECT_NE(r.err.find("--max-message-bytes expects a whole number of bytes from 65536 to 4294967296, got '" + bad +
+                         "'"),
+              std::string::npos)
+        << r.err;
+  }
+  EXPECT_EQ(runRevline("lsp --max-message-bytes 65536", dir.path(), "").exitCode, 1);  // ran: input ended early
+  const auto noCache = runRevline("diff --no-cache", dir.path());
+  EXPECT_EQ(noCache.exitCode, 2);
+  EXPECT_NE(noCache.err.find("--no-cache applies only with --prompt"), std::string::npos) << noCache.err;
+}
+
 // A bad number is said before any work: not after the diff was read (with its
 // warnings) or a pull request cloned, and not hidden behind another error.
 TEST(Cli, BadNumbersAreSaidBeforeAnyWork) {

@@ -196,6 +196,29 @@ TEST_F(Planted, AWorkTreeNamedElsewhereIsRefused) {
   EXPECT_EQ(fs::canonical(findRepositoryRoot(repo.root() / "a.txt", options())), fs::canonical(repo.root()));
 }
 
+// A work tree named above the repository (core.worktree set to a parent: $HOME)
+// is refused as one named elsewhere. Before, git's own "not a git repository"
+// came from a later call. A submodule (core.worktree in its git directory,
+// pointing at the directory holding its `.git` file) is reviewed as itself.
+TEST_F(Planted, AWorkTreeNamedAboveTheRepositoryIsRefused) {
+  repo.write("a.txt", "a\n");
+  repo.commitAll("base");
+  const fs::path above = fs::canonical(repo.root()).parent_path();
+  config("core.worktree", above.string());
+  try {
+    findRepositoryRoot(repo.root(), options());
+    ADD_FAILURE() << "expected a GitError";
+  } catch (const GitError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("names its work tree elsewhere (" + above.string()));
+  }
+  repo.git("config --unset core.worktree");
+  TempRepo sub;
+  sub.write("lib.txt", "x\n");
+  sub.commitAll("sub");
+  repo.git("-c protocol.file.allow=always submodule add -q " + sub.root().string() + " sm");
+  EXPECT_EQ(fs::canonical(findRepositoryRoot(repo.root() / "sm", options())), fs::canonical(repo.root() / "sm"));
+}
+
 // A repository whose git directory is not its .git (`git init --separate-git-dir`,
 // a submodule's): the config named is the one that sets core.worktree.
 TEST_F(Planted, AWorkTreeNamedElsewhereNamesTheConfigThatSaysSo) {

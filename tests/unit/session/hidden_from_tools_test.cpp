@@ -171,5 +171,31 @@ TEST_F(HiddenFromTools, FilesOutsideASparseCheckoutAreReadFromTheIndex) {
   EXPECT_TRUE(shows(results.at("listing"), "lib/util.py")) << results.at("listing").content;
 }
 
+// A branch's review in a sparse CI checkout (--base): a file of the change
+// outside the cone is read as the index has it, which is what the diff shows.
+TEST_F(HiddenFromTools, AChangedFileOutsideASparseCheckoutIsReadUnderBase) {
+  repo.write("lib/util.py", "def helper():\n    return 1\n");
+  repo.write("src/main.py", "import lib.util\n");
+  repo.commitAll("tree");
+  repo.git("branch -M main");
+  repo.git("checkout -q -b feat");
+  repo.write("lib/util.py", "def helper():\n    return 2  # FEATURE_MARKER\n");
+  repo.commitAll("feature");
+  repo.git("sparse-checkout set src");
+  ASSERT_FALSE(fs::exists(repo.root() / "lib" / "util.py"));
+  git::DiffRequest base;
+  base.mode = git::DiffRequest::Mode::Base;
+  base.base = "main";
+  std::map<std::string, review::ToolResult> results;
+  const std::vector<review::ToolCall> calls{{"read", "read_file", json{{"path", "lib/util.py"}}}};
+  ProviderFactory factory = [&results, &calls](const config::Config&, const diff::Diff&, const fs::path&) {
+    return std::make_unique<testing::ToolCaller>(results, calls);
+  };
+  ReviewService(factory).review(ReviewRequest{diff::parse(git::diffText(repo.root(), base)), repo.root(), {}, {}});
+  ASSERT_EQ(results.count("read"), 1u);
+  EXPECT_TRUE(results.at("read").ok) << results.at("read").content;
+  EXPECT_TRUE(shows(results.at("read"), "FEATURE_MARKER")) << results.at("read").content;
+}
+
 }  // namespace
 }  // namespace revline::session

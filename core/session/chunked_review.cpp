@@ -70,7 +70,7 @@ tools::Sandbox::GitHiddenLister hiddenOnce(const std::filesystem::path& root, co
       said.untracked = staged || !shown ? git::allUntracked(root) : git::ignoredUntracked(root);
       if (staged)  // in the index without content: a commit of it leaves them out
         for (std::string& path : git::intentToAdd(root)) said.untracked.push_back(std::move(path));
-      said.untrackedWhy = staged ? kNotInTheIndex : shown ? tools::Sandbox::kIgnoredByGit : kUntrackedNotShown;
+      said.untrackedWhy = staged ? kNotInTheIndex : shown ? tools::kIgnoredByGitWhy : kUntrackedNotShown;
       try {
         said.gitData = git::gitDataInside(root);
       } catch (const std::exception&) {

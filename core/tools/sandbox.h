@@ -130,7 +130,6 @@ class Sandbox {
   // What git keeps out of the review (GitHidden, below the class), asked for at
   // the first path resolved or listed (once: a review's requests share the
   // lister), refused and left out of listings as the diff leaves it out.
-  static constexpr const char* kIgnoredByGit = kIgnoredByGitWhy;
   using GitHidden = tools::GitHidden;
   using GitHiddenLister = std::function<GitHidden()>;
   void hideWhatGitHides(GitHiddenLister lister) { hiddenLister_ = std::move(lister); }

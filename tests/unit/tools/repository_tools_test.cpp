@@ -292,7 +292,7 @@ TEST_F(ToolsTest, AFileNamedWithABackslashIsRead) {
 TEST_F(ToolsTest, GitsOwnDataUnderAnotherNameIsNotRead) {
   write(".cfg/config", "[remote]\n\turl = https://u:ok(@example.com\n");
   RepositoryTools tools(root);
-  tools.hideWhatGitHides([] { return Sandbox::GitHidden{{}, Sandbox::kIgnoredByGit, {".cfg/"}}; });
+  tools.hideWhatGitHides([] { return Sandbox::GitHidden{{}, kIgnoredByGitWhy, {".cfg/"}}; });
   auto read = tools.execute({"call_1", "read_file", {{"path", ".cfg/config"}}}, CancelToken());
   EXPECT_FALSE(read.ok);
   EXPECT_NE(read.content.find("is git's own data"), std::string::npos) << read.content;

@@ -1,5 +1,6 @@
 #include "core/cli/diff_source.h"
 
+#include "core/cli/interrupt.h"
 #include "core/config/user_config.h"
 #include "core/git/config_guard.h"
 #include "core/git/git.h"
@@ -49,6 +50,10 @@ DiffSource readDiff(const ParsedArgs& args, std::istream& in, std::ostream& err,
     request.base = *base;
   }
   request.leftOut = &source.leftOut;
+  // Ctrl-C or SIGTERM while git runs (a big diff, a partial clone's fetch) ends
+  // git's processes too, not revline alone: git's are in a group of their own.
+  installInterruptHandlers();
+  request.cancel = interruptToken();
   request.trustRepositoryConfig = trusted(*source.root);
   request.ignoredSettings = &source.ignoredGitSettings;
   source.diff = diff::parse(git::diffText(*source.root, request));

@@ -1,4 +1,5 @@
-// Ctrl-C and SIGTERM in the CLI. The first one cancels the running review, so
+// Ctrl-C and SIGTERM in the CLI. The first one cancels the running review
+// (from its git diff on: git's processes, in a group of their own, are killed), so
 // the requests already answered (and paid for) are kept in the per-hunk cache
 // and what they spent is said, as for any failure; a second one ends the
 // process at once. Without the handlers (the unit tests' runMain) the token is

@@ -181,6 +181,10 @@ std::string mergeBase(const Runner& git, const std::string& base) {
   }
   const process::Result verify = git.run({"rev-parse", "-q", "--verify", "--end-of-options", base + "^{commit}"});
   if (verify.exitCode != 0) {
+    const process::Result shallow = git.run({"rev-parse", "--is-shallow-repository"});
+    if (shallow.exitCode == 0 && trimNewline(shallow.out) == "true")
+      throw GitError("'" + base + "' is not a commit in this shallow clone; check the name (git branch -a), or fetch "
+                     "it with more history (git fetch --unshallow, or fetch-depth: 0 in actions/checkout)");
     throw GitError("'" + base + "' is not a commit in this repository; check the name (git branch -a) or fetch it");
   }
   const auto head = headCommit(git);
@@ -447,6 +451,10 @@ fs::path findRepositoryRoot(const fs::path& start, const GitOptions& options) {
     const process::Result common = git.run({"rev-parse", "--path-format=absolute", "--git-common-dir"});
     const std::string configFile =
         common.exitCode == 0 ? (fs::path(trimNewline(common.out)) / "config").string() : "the repository's .git/config";
+    if (namedAbove)
+      throw GitError("the repository of '" + start.string() + "' names its work tree elsewhere (" + top.string() +
+                     ", core.worktree in its git config): a directory above the repository, whose other files are "
+                     "not the repository's to review; remove core.worktree from " + configFile);
     throw GitError("the repository of '" + start.string() + "' names its work tree elsewhere (" + top.string() +
                    ", core.worktree in its git config); revline reviews only a work tree that holds the directory "
                    "it is run from: run revline from inside " + top.string() + ", or remove core.worktree from " +

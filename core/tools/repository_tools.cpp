@@ -134,10 +134,11 @@ std::string scan(const Sandbox& sandbox, const std::string* pathGlob, Match matc
   const std::string notSearched =
       unreadFromIndex == 0
           ? std::string()
-          : "[not searched: " + std::to_string(unreadFromIndex) +
-                (unreadFromIndex == 1 ? " file" : " files") +
-                " git keeps out of the work tree (outside the sparse checkout, or skip-worktree), over the size "
-                "limits; read_file reads one]\n";
+          : "[not searched: " + std::to_string(unreadFromIndex) + (unreadFromIndex == 1 ? " file" : " files") +
+                " git keeps out of the work tree (outside the sparse checkout, or skip-worktree), past the " +
+                std::to_string(kMaxIndexSearchBytes >> 20) +
+                " MB a search reads of them, over the file size limit, or not in this clone (a partial "
+                "clone's); pass path_glob to search fewer files]\n";
   if (matches == 0) {
     return nothing +
            (walkTruncated ? " (the repository listing was cut at " + std::to_string(limits.maxWalkEntries) + " entries)"

@@ -237,6 +237,46 @@ TEST(TokenBudgetCli, CtrlCDuringAReviewSaysWhatItSpentAndExits130) {
   EXPECT_NE(stopped.err.find("What the answered requests reviewed is kept"), std::string::npos) << stopped.err;
 }
 
+// Ctrl-C while git is still diffing (a big repository, a partial clone's
+// fetch) ends git's processes as well as revline's. Before, the handlers were
+// installed only once the model was asked: revline died, and git, in a process
+// group of its own, ran on.
+TEST(TokenBudgetCli, CtrlCWhileGitDiffsEndsGitToo) {
+  testing::TempRepo repo;
+  repo.write("a.txt", "one\n");
+  repo.commitAll("base");
+  repo.write("a.txt", "two\n");
+  testing::TempDir bin, run;
+  const std::string at = testing::shellQuote(run.path().string()) + "/";
+  {  // a git whose diff takes forever, and says which process it is
+    std::ofstream git(bin.path() / "git");
+    git << "#!/bin/sh\ncase \" $* \" in *\" diff \"*) echo $$ > " << at << "gitpid; exec sleep 60;; esac\n"
+        << "PATH=" << testing::shellQuote(std::getenv("PATH")) << " exec git \"$@\"\n";
+  }
+  std::filesystem::permissions(bin.path() / "git", std::filesystem::perms::owner_all);
+  testing::runShell("(sh -c 'echo $$ > " + at + "pid; exec env --default-signal=INT PATH=" +
+                        testing::shellQuote(bin.path().string()) + ":\"$PATH\" " +
+                        testing::shellQuote(REVLINE_BINARY) + " review > " + at + "out 2> " + at + "err'; echo $? > " +
+                        at + "rc) > /dev/null 2>&1 &",
+                    repo.root());
+  auto read = [&](const char* name) {
+    std::ifstream in(run.path() / name);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  auto waitFor = [](auto done) {
+    for (int i = 0; i < 300 && !done(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    return done();
+  };
+  ASSERT_TRUE(waitFor([&] { return !read("gitpid").empty() && !read("pid").empty(); })) << read("err");
+  const int gitPid = std::stoi(read("gitpid"));
+  ASSERT_EQ(::kill(std::stoi(read("pid")), SIGINT), 0);
+  ASSERT_TRUE(waitFor([&] { return !read("rc").empty(); })) << "still running";
+  EXPECT_EQ(std::stoi(read("rc")), 130) << read("err");
+  EXPECT_NE(read("err").find("revline review: interrupted"), std::string::npos) << read("err");
+  EXPECT_TRUE(waitFor([&] { return ::kill(gitPid, 0) != 0; })) << "git's diff still runs";
+  ::kill(gitPid, SIGKILL);
+}
+
 TEST(TokenBudgetCli, TheRequestCapIsReportedAndTheVerdictIsNotApprove) {
   testing::FakeServer server;
   server.expectAllRepliesUsed(false);

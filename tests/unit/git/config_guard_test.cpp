@@ -210,6 +210,8 @@ TEST_F(Planted, AWorkTreeNamedAboveTheRepositoryIsRefused) {
     ADD_FAILURE() << "expected a GitError";
   } catch (const GitError& e) {
     EXPECT_THAT(e.what(), HasSubstr("names its work tree elsewhere (" + above.string()));
+    EXPECT_THAT(e.what(), HasSubstr("a directory above the repository"));
+    EXPECT_THAT(e.what(), Not(HasSubstr("run revline from inside")));  // it already is
   }
   repo.git("config --unset core.worktree");
   TempRepo sub;

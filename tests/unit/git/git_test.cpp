@@ -646,6 +646,14 @@ TEST(DiffText, ABaseBeyondAShallowClonesHistorySaysToFetchMore) {
     EXPECT_NE(std::string(e.what()).find("no common ancestor in this shallow clone"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("git fetch --unshallow"), std::string::npos) << e.what();
   }
+  request.base = "HEAD~2";  // past the depth
+  try {
+    diffText(ci.root(), request, isolated(ci));
+    FAIL() << "expected GitError";
+  } catch (const GitError& e) {
+    EXPECT_NE(std::string(e.what()).find("'HEAD~2' is not a commit in this shallow clone"), std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(DiffText, UserConfigDoesNotChangeTheFormat) {

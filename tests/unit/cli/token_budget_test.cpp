@@ -157,6 +157,19 @@ struct Interrupted {
 // --default-signal=INT` gives it back, as a command run from a terminal has it.
 // Its pid, output and exit code go to files outside the work tree (exec keeps
 // the pid).
+// What a backgrounded run wrote to `file` so far.
+std::string fileText(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// Polls `done` for up to 15 s.
+template <class Done>
+bool waitFor(Done done) {
+  for (int i = 0; i < 300 && !done(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  return done();
+}
+
 Interrupted interruptAtTheThirdRequest(const testing::TempRepo& repo, const testing::FakeServer& server,
                                        const std::string& review, int signal) {
   testing::TempDir run;
@@ -164,14 +177,7 @@ Interrupted interruptAtTheThirdRequest(const testing::TempRepo& repo, const test
   testing::runShell("(sh -c 'echo $$ > " + at + "pid; exec env --default-signal=INT " + review + " > " + at + "out 2> " + at +
                         "err'; echo $? > " + at + "rc) > /dev/null 2>&1 &",
                     repo.root());
-  auto read = [&](const char* name) {
-    std::ifstream in(run.path() / name);
-    return std::string(std::istreambuf_iterator<char>(in), {});
-  };
-  auto waitFor = [](auto done) {
-    for (int i = 0; i < 300 && !done(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    return done();
-  };
+  auto read = [&](const char* name) { return fileText(run.path() / name); };
   Interrupted result;
   if (!waitFor([&] { return server.requestCount() >= 3; })) {
     ADD_FAILURE() << "the third request never came";
@@ -259,14 +265,7 @@ TEST(TokenBudgetCli, CtrlCWhileGitDiffsEndsGitToo) {
                         testing::shellQuote(REVLINE_BINARY) + " review > " + at + "out 2> " + at + "err'; echo $? > " +
                         at + "rc) > /dev/null 2>&1 &",
                     repo.root());
-  auto read = [&](const char* name) {
-    std::ifstream in(run.path() / name);
-    return std::string(std::istreambuf_iterator<char>(in), {});
-  };
-  auto waitFor = [](auto done) {
-    for (int i = 0; i < 300 && !done(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    return done();
-  };
+  auto read = [&](const char* name) { return fileText(run.path() / name); };
   ASSERT_TRUE(waitFor([&] { return !read("gitpid").empty() && !read("pid").empty(); })) << read("err");
   const int gitPid = std::stoi(read("gitpid"));
   ASSERT_EQ(::kill(std::stoi(read("pid")), SIGINT), 0);

@@ -594,9 +594,25 @@ std::vector<std::string> gitDataInside(const fs::path& root, const GitOptions& o
   return inside;
 }
 
+namespace {
+// A Runner for a call that compares the work tree with the index: git hashes a
+// "racily clean" file (stat data matching an index written no later than it,
+// which a repository handed over can arrange) through its clean filter. The
+// repository's own programs are switched off, as for an untrusted diff, whatever
+// the trust: what such a call tells is read from the index, never a filter's output.
+Runner comparingRunner(const GitOptions& options, const fs::path& root) {
+  Runner git{options, root, {}, {}, {"-c", "core.fsmonitor=false"}};
+  const std::vector<std::string> configs =
+      splitLines(git.checked({"rev-parse", "--git-path", "config", "--git-path", "config.worktree"}));
+  std::vector<fs::path> files;
+  for (const std::string& c : configs) files.push_back(fs::path(c).is_relative() ? root / c : fs::path(c));
+  git.guardAgainstRepositoryPrograms(files, nullptr);
+  return git;
+}
+}  // namespace
+
 std::map<std::string, std::string> unstagedIndexBlobs(const fs::path& root, const GitOptions& options) {
-  // Compares stat data and the index, never hashes a work-tree file: no filter driver runs.
-  const Runner git{options, root, {}, {}, {"-c", "core.fsmonitor=false"}};
+  const Runner git = comparingRunner(options, root);
   std::map<std::string, std::string> blobs;
   // -z: ":<old mode> <new mode> <index id> <work-tree id> <status>" NUL "<path>" NUL.
   const std::vector<std::string> fields =
@@ -613,7 +629,8 @@ std::map<std::string, std::string> unstagedIndexBlobs(const fs::path& root, cons
   return blobs;
 }
 
-std::map<std::string, std::string> flaggedIndexBlobs(const fs::path& root, const GitOptions& options) {
+std::map<std::string, std::string> flaggedIndexBlobs(const fs::path& root, const GitOptions& options,
+                                                     std::vector<std::string>* gitlinks) {
   const Runner git{options, root, {}, {}, {"-c", "core.fsmonitor=false"}};
   std::map<std::string, std::string> blobs;
   // -v -s -z: "<tag> <mode> <id> <stage>\t<path>" NUL; tag S: skip-worktree, lower case: assume-unchanged.
@@ -621,10 +638,11 @@ std::map<std::string, std::string> flaggedIndexBlobs(const fs::path& root, const
     const std::size_t tab = entry.find('\t');
     if (tab == std::string::npos || entry.empty()) continue;
     const char tag = entry[0];
-    if (tag != 'S' && !std::islower(static_cast<unsigned char>(tag))) continue;
     std::istringstream meta(entry.substr(1, tab - 1));
     std::string mode, id, stage;
     meta >> mode >> id >> stage;
+    if (mode == "160000" && gitlinks) gitlinks->push_back(entry.substr(tab + 1));
+    if (tag != 'S' && !std::islower(static_cast<unsigned char>(tag))) continue;
     if ((mode != "100644" && mode != "100755") || stage != "0") continue;  // regular files, merged
     blobs[entry.substr(tab + 1)] = id;
   }
@@ -632,7 +650,7 @@ std::map<std::string, std::string> flaggedIndexBlobs(const fs::path& root, const
 }
 
 std::vector<std::string> intentToAdd(const fs::path& root, const GitOptions& options) {
-  const Runner git{options, root, {}, {}, {"-c", "core.fsmonitor=false"}};
+  const Runner git = comparingRunner(options, root);
   // An intent-to-add entry is "added" between the index (nothing) and the work tree.
   const std::vector<std::string> fields =
       splitAtNul(git.checked({"diff-files", "-z", "--raw", "--no-abbrev", "--ignore-submodules", "--diff-filter=A"}));

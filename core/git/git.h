@@ -110,8 +110,11 @@ std::map<std::string, std::string> unstagedIndexBlobs(const std::filesystem::pat
 
 // The regular files the index marks skip-worktree or assume-unchanged, whose
 // work-tree copies git does not look at (a sparse checkout's, a tracked config
-// kept with local edits), each with the index's blob id.
-std::map<std::string, std::string> flaggedIndexBlobs(const std::filesystem::path& root, const GitOptions& git = {});
+// kept with local edits), each with the index's blob id. `gitlinks`, when
+// given, gets the index's submodule entries (mode 160000): directories whose
+// files are another repository's, whatever the work tree holds there.
+std::map<std::string, std::string> flaggedIndexBlobs(const std::filesystem::path& root, const GitOptions& git = {},
+                                                     std::vector<std::string>* gitlinks = nullptr);
 
 // The paths added with `git add --intent-to-add` (in the index without content:
 // a commit of the index leaves them out).

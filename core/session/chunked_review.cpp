@@ -78,12 +78,13 @@ tools::Sandbox::GitHiddenLister hiddenOnce(const std::filesystem::path& root, co
       }
       {
         try {
-          said.indexOnly = git::flaggedIndexBlobs(root);
+          said.indexOnly = git::flaggedIndexBlobs(root, {}, &said.gitlinks);
           said.readBlobs = [root](const std::vector<std::string>& ids, std::size_t maxTotalBytes) {
             return git::blobTexts(root, ids, support::kMaxRepositoryFileBytes, {}, maxTotalBytes);
           };
         } catch (const std::exception&) {
           said.indexOnly.clear();  // git could not say: such files are read from the work tree, as before
+          said.gitlinks.clear();
         }
       }
       once->said = std::move(said);

@@ -88,7 +88,10 @@ std::string capResult(std::string text, std::size_t maxBytes) {
   std::size_t cut = text.rfind('\n', maxBytes);
   if (cut == std::string::npos || cut < maxBytes / 2) cut = maxBytes;
   text.resize(cut);
-  text += "\n[truncated: the result exceeded " + std::to_string(maxBytes / 1024) + " KB; ask for less]";
+  // (The cap can be under 1 KB: a small request budget's share, session/chunked_review.cpp.)
+  text += "\n[truncated: the result exceeded " +
+          (maxBytes >= 1024 ? std::to_string(maxBytes / 1024) + " KB" : std::to_string(maxBytes) + " bytes") +
+          "; ask for less]";
   return text;
 }
 

@@ -79,6 +79,7 @@ const HiddenPaths* Sandbox::gitView() const {
       hidden_->untracked.insert(said.untracked.begin(), said.untracked.end());
       hidden_->untrackedWhy = std::move(said.untrackedWhy);
       hidden_->gitData.insert(said.gitData.begin(), said.gitData.end());
+      hidden_->gitlinks.insert(said.gitlinks.begin(), said.gitlinks.end());
       if (said.readBlobs) {
         hidden_->indexOnly = std::move(said.indexOnly);
         hidden_->readBlobs = std::move(said.readBlobs);
@@ -118,6 +119,7 @@ std::optional<std::string> Sandbox::otherRepositoryHolding(const std::string& re
     std::error_code ec;
     const std::string directory = relative.substr(0, slash);
     if (fs::exists(fs::symlink_status(root_ / directory / ".git", ec))) return directory;
+    if (const HiddenPaths* view = gitView(); view && view->gitlinks.count(directory)) return directory;
   }
   return std::nullopt;
 }
@@ -315,7 +317,7 @@ const std::vector<std::string>& Sandbox::files(bool* truncated) const {
       if (fs::is_directory(lst)) {
         // Not entered: a skipped name, what git hides, another repository's work tree.
         if (skippedDirectory(name) || hiddenWhy(relative + "/") ||
-            fs::exists(fs::symlink_status(entry.path() / ".git", sec)))
+            fs::exists(fs::symlink_status(entry.path() / ".git", sec)) || otherRepositoryHolding(relative + "/"))
           it.disable_recursion_pending();
         continue;
       }
@@ -353,6 +355,10 @@ const std::vector<std::string>& Sandbox::files(bool* truncated) const {
     // Files git reads from the index that the work tree does not have (a sparse checkout's, outside its cone).
     if (const HiddenPaths* view = gitView())
       for (const auto& [relative, blob] : view->indexOnly) {
+        if (++visited > limits_.maxWalkEntries) {  // the index's entries count against the listing's bound too
+          filesTruncated_ = true;
+          break;
+        }
         std::error_code sec;
         if ((newVersions_ && newVersions_->count(relative)) || fs::exists(fs::symlink_status(root_ / relative, sec)) ||
             hiddenWhy(relative))

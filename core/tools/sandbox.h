@@ -72,6 +72,10 @@ struct GitHidden {
   // tracked config kept with local edits) and assume-unchanged. Path -> the
   // index's blob id; the tools read them as the index has them.
   std::map<std::string, std::string> indexOnly;
+  // The index's submodules (gitlinks): another repository's work tree, even
+  // where no `.git` says so on disk, and which git's listing of ignored files
+  // never enters.
+  std::vector<std::string> gitlinks;
   // The index's texts of blob ids, at most the total given of them (nullopt:
   // git could not give one, over the tools' file cap, or past the total).
   using BlobReader =
@@ -85,6 +89,7 @@ struct HiddenPaths {
   std::string untrackedWhy, gitDataWhy = kGitDataWhy;
   std::map<std::string, std::string> indexOnly;
   GitHidden::BlobReader readBlobs;
+  std::set<std::string> gitlinks;
 };
 
 class Sandbox {

@@ -7,6 +7,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <fstream>
 
 #include "core/git/git.h"
@@ -114,6 +115,22 @@ TEST_F(Planted, TheUsersOwnFilterDriversRunAndTrustLetsTheRepositorysRun) {
   diff(/*trusted=*/true);
   EXPECT_TRUE(ran("local")) << "a trusted repository's settings apply as git applies them";
   EXPECT_TRUE(ignored.empty());
+}
+
+// --staged compares the work tree with the index (git::unstagedIndexBlobs,
+// git::intentToAdd), and git hashes a "racily clean" file through its clean
+// filter: an index dated no later than the file (and core.checkStat minimal)
+// is the repository's to arrange. Its filter does not run there either.
+TEST_F(Planted, TheIndexComparisonsOfAStagedReviewRunNoFilter) {
+  filteredChange("x");
+  repo.git("add a.txt");
+  config("filter.x.clean", program("clean"));
+  config("core.checkStat", "minimal");
+  fs::last_write_time(repo.root() / ".git" / "index",
+                      fs::last_write_time(repo.root() / "a.txt") - std::chrono::hours(24 * 365));
+  unstagedIndexBlobs(repo.root(), options());
+  intentToAdd(repo.root(), options());
+  EXPECT_FALSE(ran("clean"));
 }
 
 TEST_F(Planted, ASubmodulesOwnFilterDoesNotRun) {

@@ -125,6 +125,26 @@ TEST_F(HiddenFromTools, UntrackedFilesStatusDoesNotShowAreNotRead) {
   EXPECT_TRUE(shows(results.at("listing"), "app.py")) << results.at("listing").content;
 }
 
+// A submodule the index names (a gitlink) where the work tree has a plain
+// directory: git's listing of ignored files never enters it, so its ignored
+// files were read (a local credentials file). It is another repository's.
+TEST_F(HiddenFromTools, ADirectoryTheIndexCallsASubmoduleIsNotRead) {
+  repo.write(".gitignore", "config/creds.json\n");
+  repo.write("config/app.json", "{}\n");
+  repo.commitAll("config");
+  repo.git("rm -q --cached config/app.json");
+  const std::string head = repo.git("rev-parse HEAD").substr(0, 40);
+  repo.git("update-index --add --cacheinfo 160000," + head + ",config");
+  repo.write("config/creds.json", "{\"SECRET_TOKEN\": \"tok-123\"}\n");
+  const auto results = review({{"creds", "read_file", json{{"path", "config/creds.json"}}},
+                               {"search", "search_text", json{{"query", "SECRET_TOKEN"}}},
+                               {"listing", "glob", json{{"pattern", "config/*"}}}});
+  EXPECT_FALSE(results.at("creds").ok) << results.at("creds").content;
+  EXPECT_TRUE(shows(results.at("creds"), "the work tree of another git repository")) << results.at("creds").content;
+  for (const auto& [id, r] : results) EXPECT_FALSE(shows(r, "tok-123")) << id << ": " << r.content;
+  EXPECT_FALSE(shows(results.at("listing"), "creds.json")) << results.at("listing").content;
+}
+
 // A tracked file git is told not to look at in the work tree (a config kept
 // with local edits: skip-worktree, assume-unchanged) shows in no diff: the
 // tools read it as the index has it. Before, its local copy was read and searched.

@@ -340,6 +340,35 @@ TEST_F(ToolsTest, FilesReadFromTheIndexThatGitCannotGiveAreSaidNotSearched) {
   EXPECT_NE(listing.content.find("far/huge.txt"), std::string::npos) << listing.content;
 }
 
+// The index's entries listed beside the work tree's count against the
+// listing's bound (a monorepo's sparse checkout: a million entries outside the cone).
+TEST_F(ToolsTest, FilesListedFromTheIndexCountAgainstTheListingsBound) {
+  ToolLimits limits;
+  limits.maxWalkEntries = 1000;
+  RepositoryTools tools(root, limits);
+  tools.hideWhatGitHides([] {
+    Sandbox::GitHidden said;
+    for (int i = 0; i < 5000; ++i) said.indexOnly["far/f" + std::to_string(i) + ".txt"] = "aaaa";
+    said.readBlobs = [](const std::vector<std::string>&, std::size_t) {
+      return std::map<std::string, std::optional<std::string>>{};
+    };
+    return said;
+  });
+  auto r = tools.execute({"call_1", "glob", {{"pattern", "far/*"}}}, CancelToken());
+  EXPECT_NE(r.content.find("[truncated: the repository listing was cut at 1000 entries]"), std::string::npos)
+      << r.content.substr(0, 300);
+}
+
+// A result cap under 1 KB (a small request budget's share) is said in bytes, not "0 KB".
+TEST_F(ToolsTest, AResultCapUnderOneKilobyteIsSaidInBytes) {
+  for (int i = 0; i < 40; ++i) write("many/file_with_a_rather_long_name_" + std::to_string(i) + ".txt", "x\n");
+  ToolLimits limits;
+  limits.maxResultBytes = 512;
+  RepositoryTools tools(root, limits);
+  auto r = tools.execute({"call_1", "glob", {{"pattern", "many/*"}}}, CancelToken());
+  EXPECT_NE(r.content.find("[truncated: the result exceeded 512 bytes; ask for less]"), std::string::npos) << r.content;
+}
+
 TEST_F(ToolsTest, SearchTextIsLiteralAndSmartCase) {
   auto r = call("search_text", {{"query", "service"}});
   ASSERT_TRUE(r.ok);

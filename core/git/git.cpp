@@ -96,7 +96,11 @@ struct Runner {
     std::optional<Guard> known = memo.find(configFiles, stamp);
     if (!known) {
       const std::vector<std::string> query = commandSettingsQuery();
-      const process::Result r = run(query);
+      // In the C locale: in a UTF-8 one, the regex's '.' matches no byte that is
+      // not UTF-8, and a driver named with one would go unseen, and run.
+      Runner inC = *this;
+      inC.extraEnv["LC_ALL"] = "C";
+      const process::Result r = inC.run(query);
       if (r.exitCode != 0 && r.exitCode != 1) throw GitError(failure(query, r));  // 1: none set
       known = untrustedGuard(r.exitCode == 0 ? r.out : std::string());
       memo.store(configFiles, stamp, *known);

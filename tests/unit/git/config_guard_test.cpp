@@ -133,6 +133,22 @@ TEST_F(Planted, TheIndexComparisonsOfAStagedReviewRunNoFilter) {
   EXPECT_FALSE(ran("clean"));
 }
 
+// A driver whose name is not UTF-8, for a user in a UTF-8 locale: git's regex
+// '.' matches no such byte, so the query for the repository's drivers missed it
+// and it ran on every diff. The query runs in the C locale.
+TEST_F(Planted, ADriverNamedWithABytePastUtf8DoesNotRun) {
+  filteredChange("a\xff" "b");
+  config("filter.a\xff" "b.clean", program("clean"));
+  repo.write("a.txt", "three\n");
+  GitOptions utf8 = options();
+  utf8.env["LC_ALL"] = "C.UTF-8";
+  DiffRequest request;
+  request.ignoredSettings = &ignored;
+  diffText(repo.root(), request, utf8);
+  EXPECT_FALSE(ran("clean"));
+  EXPECT_THAT(ignored, ElementsAre("filter.a\xff" "b.clean"));
+}
+
 TEST_F(Planted, ASubmodulesOwnFilterDoesNotRun) {
   TempRepo sub;
   sub.write(".gitattributes", "*.txt filter=evil\n");

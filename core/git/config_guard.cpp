@@ -45,7 +45,8 @@ const std::vector<std::string>& alwaysPinnedConfig() {
 
 std::vector<std::string> commandSettingsQuery() {
   return {"config", "--show-scope", "-z", "--get-regexp",
-          "^(core\\.fsmonitor|filter\\..+\\.(clean|smudge|process)|protocol\\..+|include(if\\..+)?\\.path)$"};
+          // `filter\..*\.`: a driver may have an empty name (`[filter ""]`, used by `filter=` with no name).
+          "^(core\\.fsmonitor|filter\\..*\\.(clean|smudge|process)|protocol\\..+|include(if\\..+)?\\.path)$"};
 }
 
 Guard untrustedGuard(const std::string& listing) {

@@ -98,8 +98,11 @@ struct Runner {
       const std::vector<std::string> query = commandSettingsQuery();
       // In the C locale: in a UTF-8 one, the regex's '.' matches no byte that is
       // not UTF-8, and a driver named with one would go unseen, and run.
+      // And every file git reads: GIT_CONFIG (the user's) makes `git config`, and
+      // only it, read that one file instead, while the diff reads .git/config.
       Runner inC = *this;
       inC.extraEnv["LC_ALL"] = "C";
+      inC.extraEnv["GIT_CONFIG"] = std::nullopt;
       const process::Result r = inC.run(query);
       if (r.exitCode != 0 && r.exitCode != 1) throw GitError(failure(query, r));  // 1: none set
       known = untrustedGuard(r.exitCode == 0 ? r.out : std::string());

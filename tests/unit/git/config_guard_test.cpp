@@ -149,6 +149,34 @@ TEST_F(Planted, ADriverNamedWithABytePastUtf8DoesNotRun) {
   EXPECT_THAT(ignored, ElementsAre("filter.a\xff" "b.clean"));
 }
 
+// A driver with an empty name (`[filter ""]`, for `* filter=`), which the
+// query's `filter\..+\.` never listed, and a user whose environment sets
+// GIT_CONFIG (which only `git config` reads: the query saw that file, the diff
+// .git/config). Neither made the repository's program go unseen.
+TEST_F(Planted, NeitherAnEmptyDriverNameNorGitConfigHidesADriver) {
+  repo.write(".gitattributes", "*.txt filter=\n");
+  repo.write("a.txt", "one\n");
+  repo.commitAll("base");
+  repo.write("a.txt", "two\n");
+  repo.git("config --add filter..clean " + testing::shellQuote(program("empty")));
+  diff();
+  EXPECT_FALSE(ran("empty"));
+  EXPECT_THAT(ignored, ElementsAre("filter..clean"));
+
+  TempRepo other;
+  const std::string marker = program("named");
+  other.write(".gitattributes", "*.txt filter=x\n");
+  other.write("a.txt", "one\n");
+  other.commitAll("base");
+  other.write("a.txt", "two\n");
+  other.git("config filter.x.clean " + testing::shellQuote(marker));
+  std::ofstream(home.path() / "elsewhere.cfg") << "[user]\n\tname = someone\n";
+  GitOptions withGitConfig = options();
+  withGitConfig.env["GIT_CONFIG"] = (home.path() / "elsewhere.cfg").string();
+  diffText(other.root(), {}, withGitConfig);
+  EXPECT_FALSE(ran("named"));
+}
+
 TEST_F(Planted, ASubmodulesOwnFilterDoesNotRun) {
   TempRepo sub;
   sub.write(".gitattributes", "*.txt filter=evil\n");

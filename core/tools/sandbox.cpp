@@ -194,7 +194,11 @@ Result<ResolvedPath> Sandbox::resolve(std::string_view path, bool ofTheDiff) con
   if (newVersions_ && newVersions_->count(relative)) return ResolvedPath{root_ / relative, relative};
   // So is a file git reads from the index, not the work tree (out of a sparse
   // checkout's cone, or skip-worktree with local edits the diff never shows).
-  if (indexOnlyBlob(relative)) return ResolvedPath{root_ / relative, relative};
+  // A file of the diff on disk is the diff's new side: git is not asked (the
+  // builtin reviewer's reads of the change, on every save, stay without a git call).
+  std::error_code onDisk;
+  if (!ofTheDiff || !fs::exists(fs::symlink_status(root_ / relative, onDisk)))
+    if (const std::string* blob = indexOnlyBlob(relative)) return ResolvedPath{root_ / relative, relative, *blob};
   // The one confinement (core/support/repo_file.h); the messages here are for the
   // model and never show where an outside symlink points.
   support::RepoPath where = support::resolveInRepository(root_, relative);
@@ -227,6 +231,9 @@ Result<ResolvedPath> Sandbox::resolve(std::string_view path, bool ofTheDiff) con
       return ToolError{"path " + quotePath(relative) + " resolves into '" + c.string() + "', which the tools do not read"};
     }
   }
+  // Through a symlink to a file git reads from the index: that file as the index has it.
+  if (!ofTheDiff && canonicalRelative != relative)
+    if (const std::string* blob = indexOnlyBlob(canonicalRelative)) return ResolvedPath{canonical, relative, *blob};
   return ResolvedPath{canonical, relative};
 }
 
@@ -248,11 +255,10 @@ Result<std::string> Sandbox::readText(const ResolvedPath& path) const {
     }
   }
   // A file git reads from the index (GitHidden::indexOnly): its local copy, if any, is not read.
-  const std::string* blob = indexOnlyBlob(path.relative);
-  if (!blob && inside(path.absolute)) blob = indexOnlyBlob(path.absolute.lexically_relative(root_).generic_string());
-  if (blob) {
-    auto texts = hidden_->readBlobs({*blob}, SIZE_MAX);
-    const auto text = texts.find(*blob);
+  if (path.indexBlob && hidden_ && hidden_->readBlobs) {
+    const std::string& blob = *path.indexBlob;
+    auto texts = hidden_->readBlobs({blob}, SIZE_MAX);
+    const auto text = texts.find(blob);
     if (text == texts.end() || !text->second)
       return ToolError{"git could not give the index's version of " + quotePath(path.relative) +
                        " (a file git does not read from the work tree: outside the sparse checkout, or marked "
@@ -384,11 +390,15 @@ std::optional<std::string> Sandbox::readForSearch(const std::string& relative,
     return std::nullopt;
   }
   std::error_code ec;
-  const bool fromGit = (newVersions_ && newVersions_->count(relative)) || indexOnlyBlob(relative);
+  const std::string* blob = indexOnlyBlob(relative);
+  const bool fromGit = (newVersions_ && newVersions_->count(relative)) || blob;
   fs::path p = fromGit ? root_ / relative  // read from git, not here
                        : fs::canonical(root_ / fs::path(relative), ec);
   if (ec || !inside(p)) return std::nullopt;
-  auto result = readText(ResolvedPath{p, relative});
+  if (!blob) blob = indexOnlyBlob(p.lexically_relative(root_).generic_string());  // a symlink to one
+  ResolvedPath resolved{p, relative};
+  if (blob) resolved.indexBlob = *blob;
+  auto result = readText(resolved);
   if (auto* text = std::get_if<std::string>(&result)) return std::move(*text);
   return std::nullopt;
 }

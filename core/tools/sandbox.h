@@ -45,6 +45,8 @@ using Result = std::variant<T, ToolError>;
 struct ResolvedPath {
   std::filesystem::path absolute;  // canonical, inside the root
   std::string relative;            // normalised, '/'-separated, as the model should write it
+  // Set when the file is read from the index, not the work tree (GitHidden::indexOnly): its blob id.
+  std::optional<std::string> indexBlob = std::nullopt;
 };
 
 // Directory names the tools never enter.

@@ -182,14 +182,19 @@ std::optional<std::string> headCommit(const Runner& git) {
 // hard-coded (4b825dc6… is only the SHA-1 one). hash-object without -w writes nothing.
 std::string emptyTree(const Runner& git) { return trimNewline(git.checked({"hash-object", "-t", "tree", "--stdin"})); }
 
+// Whether the repository is a shallow clone (CI's default checkout), whose history stops short.
+bool shallowClone(const Runner& git) {
+  const process::Result r = git.run({"rev-parse", "--is-shallow-repository"});
+  return r.exitCode == 0 && trimNewline(r.out) == "true";
+}
+
 std::string mergeBase(const Runner& git, const std::string& base) {
   if (base.empty()) {
     throw GitError("a base revision is needed to diff against one (for example --base origin/main)");
   }
   const process::Result verify = git.run({"rev-parse", "-q", "--verify", "--end-of-options", base + "^{commit}"});
   if (verify.exitCode != 0) {
-    const process::Result shallow = git.run({"rev-parse", "--is-shallow-repository"});
-    if (shallow.exitCode == 0 && trimNewline(shallow.out) == "true")
+    if (shallowClone(git))
       throw GitError("'" + base + "' is not a commit in this shallow clone; check the name (git branch -a), or fetch "
                      "it with more history (git fetch --unshallow, or fetch-depth: 0 in actions/checkout)");
     throw GitError("'" + base + "' is not a commit in this repository; check the name (git branch -a) or fetch it");
@@ -202,8 +207,7 @@ std::string mergeBase(const Runner& git, const std::string& base) {
   const process::Result r = git.run({"merge-base", "--end-of-options", trimNewline(verify.out), *head});
   if (r.exitCode == 1) {
     // A shallow clone (CI's default checkout) cuts history short: the fork point may be past the cut.
-    const process::Result shallow = git.run({"rev-parse", "--is-shallow-repository"});
-    if (shallow.exitCode == 0 && trimNewline(shallow.out) == "true")
+    if (shallowClone(git))
       throw GitError("'" + base + "' and HEAD have no common ancestor in this shallow clone: the commit they fork "
                      "from was not fetched; fetch more history (git fetch --unshallow, or fetch-depth: 0 in "
                      "actions/checkout) and run again");

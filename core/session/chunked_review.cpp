@@ -76,16 +76,14 @@ tools::Sandbox::GitHiddenLister hiddenOnce(const std::filesystem::path& root, co
       } catch (const std::exception&) {
         // A git too old to say: the `.git` directory stays skipped by name, the untracked files hidden.
       }
-      {
-        try {
-          said.indexOnly = git::flaggedIndexBlobs(root, {}, &said.gitlinks);
-          said.readBlobs = [root](const std::vector<std::string>& ids, std::size_t maxTotalBytes) {
-            return git::blobTexts(root, ids, support::kMaxRepositoryFileBytes, {}, maxTotalBytes);
-          };
-        } catch (const std::exception&) {
-          said.indexOnly.clear();  // git could not say: such files are read from the work tree, as before
-          said.gitlinks.clear();
-        }
+      try {
+        said.indexOnly = git::flaggedIndexBlobs(root, {}, &said.gitlinks);
+        said.readBlobs = [root](const std::vector<std::string>& ids, std::size_t maxTotalBytes) {
+          return git::blobTexts(root, ids, support::kMaxRepositoryFileBytes, {}, maxTotalBytes);
+        };
+      } catch (const std::exception&) {
+        said.indexOnly.clear();  // git could not say: such files are read from the work tree, as before
+        said.gitlinks.clear();
       }
       once->said = std::move(said);
     });

@@ -340,24 +340,28 @@ const std::vector<std::string>& Sandbox::files(bool* truncated) const {
       }
       out.push_back(relative);
     }
+    // A path as git names it (no backslash separates) that the walk did not list: listed unless git hides it
+    // or it is under a skipped directory.
+    const auto listable = [this](const std::string& relative) {
+      const auto parts = components(relative, /*backslashIsSeparator=*/false);
+      return !hiddenWhy(relative) &&
+             std::none_of(parts.begin(), parts.end(), [](const std::string& c) { return skippedDirectory(c); });
+    };
+    const auto onDisk = [this](const std::string& relative) {
+      std::error_code sec;
+      return fs::exists(fs::symlink_status(root_ / relative, sec));
+    };
     // Files of the change in a directory not entered (it holds a `.git` entry too): this repository's.
     for (const std::string& relative : changeFiles_) {
       std::error_code sec;
-      const auto lst = fs::symlink_status(root_ / relative, sec);
-      const auto parts = components(relative, /*backslashIsSeparator=*/false);
-      if (!sec && fs::is_regular_file(lst) && otherRepositoryHolding(relative) && !hiddenWhy(relative) &&
-          std::none_of(parts.begin(), parts.end(), [](const std::string& c) { return skippedDirectory(c); }))
-        out.push_back(relative);  // not walked into: not listed yet
+      if (fs::is_regular_file(fs::symlink_status(root_ / relative, sec)) && otherRepositoryHolding(relative) &&
+          listable(relative))
+        out.push_back(relative);
     }
     // Files the change's new side holds that the work tree lost (--staged: deleted, not staged).
     if (newVersions_)
-      for (const auto& [relative, text] : *newVersions_) {
-        std::error_code sec;
-        if (!text || fs::exists(fs::symlink_status(root_ / relative, sec)) || hiddenWhy(relative)) continue;
-        const auto parts = components(relative, /*backslashIsSeparator=*/false);  // a path as git names it
-        if (std::none_of(parts.begin(), parts.end(), [](const std::string& c) { return skippedDirectory(c); }))
-          out.push_back(relative);
-      }
+      for (const auto& [relative, text] : *newVersions_)
+        if (text && !onDisk(relative) && listable(relative)) out.push_back(relative);
     // Files git reads from the index that the work tree does not have (a sparse checkout's, outside its cone).
     if (const HiddenPaths* view = gitView())
       for (const auto& [relative, blob] : view->indexOnly) {
@@ -365,12 +369,7 @@ const std::vector<std::string>& Sandbox::files(bool* truncated) const {
           filesTruncated_ = true;
           break;
         }
-        std::error_code sec;
-        if ((newVersions_ && newVersions_->count(relative)) || fs::exists(fs::symlink_status(root_ / relative, sec)) ||
-            hiddenWhy(relative))
-          continue;
-        const auto parts = components(relative, /*backslashIsSeparator=*/false);
-        if (std::none_of(parts.begin(), parts.end(), [](const std::string& c) { return skippedDirectory(c); }))
+        if (!(newVersions_ && newVersions_->count(relative)) && !onDisk(relative) && listable(relative))
           out.push_back(relative);
       }
     std::sort(out.begin(), out.end());

@@ -262,6 +262,16 @@ std::optional<contract::Verdict> worse(std::optional<contract::Verdict> a, std::
   return rank(*a) >= rank(*b) ? a : b;
 }
 
+// "request 3", "requests 1 and 4", "requests 1, 4 and 9" (numbers ascending).
+std::string requestsNamed(const std::vector<std::size_t>& numbers) {
+  std::string out = numbers.size() == 1 ? "request " : "requests ";
+  for (std::size_t k = 0; k < numbers.size(); ++k) {
+    if (k > 0) out += k + 1 == numbers.size() ? " and " : ", ";
+    out += std::to_string(numbers[k]);
+  }
+  return out;
+}
+
 // One outcome from the requests' outcomes (in plan order).
 review::ReviewOutcome merge(std::vector<review::ReviewOutcome> parts, const review::ReviewOptions& options) {
   review::ReviewOutcome out;
@@ -271,6 +281,9 @@ review::ReviewOutcome merge(std::vector<review::ReviewOutcome> parts, const revi
   std::set<std::tuple<std::string, std::string, std::int64_t>> seen;
   bool anyRetry = false;
   review::GroundingRetry retry;
+  // A warning said by several requests (a long review whose every conversation
+  // was shortened) is one line naming them, in the order first said.
+  std::vector<std::pair<std::string, std::vector<std::size_t>>> saidBy;
   for (std::size_t i = 0; i < parts.size(); ++i) {
     review::ReviewOutcome& p = parts[i];
     if (i == 0) {
@@ -292,11 +305,16 @@ review::ReviewOutcome merge(std::vector<review::ReviewOutcome> parts, const revi
     if (!p.summary.empty())
       out.summary += (out.summary.empty() ? "" : "\n") + ("[" + std::to_string(i + 1) + "/" +
                                                           std::to_string(parts.size()) + "] " + p.summary);
-    for (auto& w : p.warnings) out.warnings.push_back("request " + std::to_string(i + 1) + ": " + w);
+    for (auto& w : p.warnings) {
+      auto at = std::find_if(saidBy.begin(), saidBy.end(), [&](const auto& s) { return s.first == w; });
+      if (at == saidBy.end()) saidBy.emplace_back(std::move(w), std::vector<std::size_t>{i + 1});
+      else if (at->second.back() != i + 1) at->second.push_back(i + 1);
+    }
     out.attempts += p.attempts;
     out.toolCalls += p.toolCalls;
     out.usage += p.usage;
   }
+  for (auto& [said, by] : saidBy) out.warnings.push_back(requestsNamed(by) + ": " + said);
   if (anyRetry) out.groundingRetry = retry;
   std::size_t overCap = 0;
   out.findings = review::applyPublicationFilters(std::move(findings), options.policy, &overCap);

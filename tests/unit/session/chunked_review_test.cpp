@@ -601,6 +601,36 @@ TEST(ChunkedReview, AContractRetryAfterALongBrokenAnswerStaysWithinTheBudget) {
   EXPECT_EQ(r.outcome.coverage.filesReviewed, 30);
 }
 
+// A warning every request says is one line naming the requests, not one line a
+// request: a 30-file review whose every grounding round fails said the same
+// sentence once per request.
+TEST(ChunkedReview, AWarningSeveralRequestsSayIsOneLineNamingThem) {
+  ManyFiles f(30);
+  Model m;
+  // Each first answer places a finding off the diff; each correction is not JSON.
+  m.reply = [](const review::ModelRequest& request) {
+    if (request.messages.size() > 1) return std::string("no JSON here");
+    const std::string file = *filesIn(request.messages[0].text).begin();
+    return json{{"summary", "One finding."},
+                {"verdict", "COMMENT"},
+                {"findings",
+                 {{{"file", file}, {"line", 9999}, {"endLine", nullptr}, {"severity", "MINOR"},
+                   {"category", "STYLE"}, {"title", "Off the diff"}, {"explanation", "Nowhere."},
+                   {"suggestedFix", nullptr}, {"edit", nullptr}, {"confidence", 0.9}}}}}
+        .dump();
+  };
+  const ReviewResult r = ReviewService(factoryFor(m)).review(f.request(budget(8000)));
+  std::size_t firstAnswers = 0;
+  for (const auto& request : m.requests) firstAnswers += request.messages.size() == 1;
+  ASSERT_GT(firstAnswers, 2u);
+  ASSERT_EQ(r.outcome.warnings.size(), 1u) << ::testing::PrintToString(r.outcome.warnings);
+  const std::string& w = r.outcome.warnings[0];
+  EXPECT_EQ(w.rfind("requests 1, 2, ", 0), 0u) << w;
+  EXPECT_NE(w.find(" and " + std::to_string(firstAnswers) + ": the corrected findings did not meet the contract"),
+            std::string::npos)
+      << w;
+}
+
 // `revline diff --prompt` shows what a split review sends: the same requests, in order.
 TEST(ChunkedReview, ThePreviewOfASplitReviewIsEveryRequestItSends) {
   ManyFiles f(30);

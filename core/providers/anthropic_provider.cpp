@@ -3,6 +3,8 @@
 #include <charconv>
 #include <string_view>
 
+#include "core/review/prompt.h"
+
 namespace revline::providers {
 
 using review::FinishReason;
@@ -171,7 +173,7 @@ ojson AnthropicProvider::buildRequest(const review::ModelRequest& request) const
   }
 
   std::string system = request.system;
-  if (!native && !request.schema.is_null()) system += schemaInstructions(request.schema);
+  if (!native && !request.schema.is_null()) system += review::schemaInstructions(request.schema);
   // Keys in the order the API builds its cache prefix (tools, system, messages),
   // so a conversation's bodies also share their bytes up to the first user turn.
   ojson body = {{"model", endpoint_.model}, {"max_tokens", accepted_.outputCap.value_or(settings_.maxOutputTokens)}};

@@ -1,5 +1,7 @@
 #include "core/providers/ollama_provider.h"
 
+#include "core/review/prompt.h"
+
 namespace revline::providers {
 
 using review::FinishReason;
@@ -40,7 +42,7 @@ ojson OllamaProvider::buildRequest(const review::ModelRequest& request) const {
   ojson messages = ojson::array();
   std::string system = request.system;
   // The schema is always worth showing to a local model; with `format` it is also enforced.
-  if (hasSchema) system += schemaInstructions(request.schema);
+  if (hasSchema) system += review::schemaInstructions(request.schema);
   if (!system.empty()) messages.push_back({{"role", "system"}, {"content", system}});
   for (const review::Message& m : request.messages) {
     switch (m.role) {

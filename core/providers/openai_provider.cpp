@@ -1,5 +1,7 @@
 #include "core/providers/openai_provider.h"
 
+#include "core/review/prompt.h"
+
 namespace revline::providers {
 
 using review::FinishReason;
@@ -58,7 +60,7 @@ ojson OpenAiProvider::buildRequest(const review::ModelRequest& request) const {
   const bool native = settings_.structuredOutput == config::StructuredOutput::Native;
   ojson messages = ojson::array();
   std::string system = request.system;
-  if (!native && !request.schema.is_null()) system += schemaInstructions(request.schema);
+  if (!native && !request.schema.is_null()) system += review::schemaInstructions(request.schema);
   if (!system.empty()) messages.push_back({{"role", "system"}, {"content", system}});
   for (const review::Message& m : request.messages) {
     switch (m.role) {

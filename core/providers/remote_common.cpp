@@ -249,12 +249,6 @@ ojson functionTools(const std::vector<review::ToolSpec>& tools) {
   return out;
 }
 
-std::string schemaInstructions(const ojson& schema) {
-  return "\n\n# Output format\nReply with only one JSON object that conforms to the JSON Schema below: no prose "
-         "before or after it and no code fences. Every property is required; use null where the schema allows it.\n" +
-         schema.dump(2);
-}
-
 std::int64_t tokenCount(const json& usage, const char* key) {
   if (!usage.is_object()) return 0;
   const auto it = usage.find(key);

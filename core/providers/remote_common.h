@@ -73,9 +73,6 @@ using ojson = nlohmann::ordered_json;
 // [{"type": "function", "function": {name, description, parameters}}].
 ojson functionTools(const std::vector<review::ToolSpec>& tools);
 
-// Appended to the system prompt when the schema is not enforced by the server.
-std::string schemaInstructions(const ojson& schema);
-
 // The name of the forced tool / json_schema that carries the review.
 inline constexpr const char* kReportName = "submit_review";
 

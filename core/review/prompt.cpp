@@ -138,6 +138,12 @@ std::string delimitToolResult(const std::string& toolName, const std::string& co
   return "<tool_result name=\"" + toolName + "\">\n" + defuse(content, "tool_result") + "\n</tool_result>";
 }
 
+std::string schemaInstructions(const nlohmann::ordered_json& schema) {
+  return "\n\n# Output format\nReply with only one JSON object that conforms to the JSON Schema below: no prose "
+         "before or after it and no code fences. Every property is required; use null where the schema allows it.\n" +
+         schema.dump();
+}
+
 std::string toolBudgetSpentMessage(int budget) {
   return "The tool budget of " + std::to_string(budget) +
          " calls for this review is spent: no more tools are available. Give your final answer now, as the "

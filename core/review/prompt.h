@@ -7,12 +7,14 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "core/diff/diff.h"
 #include "core/diff/function_context.h"
 
 namespace revline::review {
 
-inline constexpr int kPromptVersion = 3;
+inline constexpr int kPromptVersion = 4;
 
 // The system prompt; `extraInstructions` (from configuration) is appended.
 // `toolBudget` > 0: the repository tools are offered, and the prompt states the
@@ -51,6 +53,13 @@ std::string groundingFeedbackMessage(const std::vector<RejectedFinding>& rejecte
 // A tool's output as the model sees it: delimited as untrusted data, with any
 // closing delimiter inside the content defused so the data cannot end early.
 std::string delimitToolResult(const std::string& toolName, const std::string& content);
+
+// The schema as a prompt shows it, appended to the system prompt where no
+// server enforces it (structured_output "prompt") and for Ollama (whose
+// `format` constrains sampling and shows the model nothing): format
+// instructions, then the schema as compact JSON (indented, it took twice the
+// tokens). The token estimate counts the schema this way however it is sent.
+std::string schemaInstructions(const nlohmann::ordered_json& schema);
 
 // Sent when the tool budget is spent: answer now, without tools.
 std::string toolBudgetSpentMessage(int budget);

@@ -1,5 +1,6 @@
 #include "core/review/token_estimate.h"
 
+#include "core/review/prompt.h"
 #include "core/support/utf8.h"
 
 namespace revline::review {
@@ -38,7 +39,10 @@ std::int64_t estimateTokens(const ModelRequest& request) {
     for (const ToolResult& result : m.toolResults)
       tokens += kMessageOverheadTokens + estimateTokens(result.callId) + estimateTokens(result.content);
   }
-  if (!request.schema.is_null()) tokens += estimateTokens(request.schema.dump());
+  // As a prompt shows it, with its format instructions: what structured_output
+  // "prompt" and Ollama send, and a bound on native modes (the schema once, in
+  // the wire format the server reads, which frames it in its own words).
+  if (!request.schema.is_null()) tokens += estimateTokens(schemaInstructions(request.schema));
   for (const ToolSpec& tool : request.tools)
     tokens += kMessageOverheadTokens + estimateTokens(tool.name) + estimateTokens(tool.description) +
               estimateTokens(tool.inputSchema.dump());

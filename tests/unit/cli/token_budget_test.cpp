@@ -7,6 +7,8 @@
 #include <signal.h>
 
 #include <chrono>
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -19,6 +21,7 @@
 
 namespace revline::cli {
 namespace {
+namespace fs = std::filesystem;
 
 std::string patchOf(int files, int linesEach) {
   std::string p;
@@ -69,6 +72,71 @@ TEST(TokenBudgetCli, ALargeChangeGoesInRequestsWithinTheBudget) {
   EXPECT_EQ(report["chunking"]["requests"], static_cast<int>(requests.size()));
   EXPECT_EQ(report["usage"]["inputTokens"], 1000 * static_cast<int>(requests.size()));
   EXPECT_EQ(err.str().find(" requests done"), std::string::npos);  // no progress on a stream that is not a terminal
+}
+
+// What the model reads of a request as sent (bytes): every message's content and
+// the tools' specs; not Ollama's `format`, which constrains sampling and is not
+// shown to the model.
+std::size_t modelVisibleBytes(const json& body) {
+  std::size_t bytes = 0;
+  for (const auto& m : body["messages"])
+    if (m.contains("content") && m["content"].is_string()) bytes += m["content"].get<std::string>().size();
+  if (body.contains("tools")) bytes += body["tools"].dump().size();
+  if (body.contains("response_format")) bytes += body["response_format"].dump().size();
+  return bytes;
+}
+
+// Where the schema goes into the system prompt (Ollama always, any provider with
+// structured_output "prompt"), the requests still fit the budget. Before, the
+// prompt held the schema indented, twice the size the estimate counted: at
+// Ollama's default budget most requests of a split review were over it.
+TEST(TokenBudgetCli, RequestsThatShowTheSchemaInThePromptStayWithinTheBudget) {
+  const std::string ollamaAnswer =
+      json{{"model", "test"},
+           {"message", {{"role", "assistant"},
+                        {"content", json{{"summary", "Fine."}, {"findings", json::array()}, {"verdict", "APPROVE"}}.dump()}}},
+           {"done", true},
+           {"done_reason", "stop"},
+           {"prompt_eval_count", 1000},
+           {"eval_count", 20}}
+          .dump();
+  struct Case {
+    std::vector<std::string> args;
+    std::string reply, path;
+  };
+  const std::vector<Case> cases = {
+      {{"--provider", "ollama", "--max-tool-calls", "0"}, ollamaAnswer, ""},
+      {{"--provider", "ollama"}, ollamaAnswer, ""},
+      {{"--provider", "openai"}, approveReply(), "/v1"},
+  };
+  for (const Case& c : cases) {
+    testing::FakeServer server;
+    server.expectAllRepliesUsed(false);
+    for (int i = 0; i < 100; ++i) server.enqueue(testing::Reply::ok(c.reply));
+    // structured_output is a setting of the config files only: the user's, for the OpenAI case.
+    testing::TempDir xdg;
+    fs::create_directories(xdg.path() / "revline");
+    std::ofstream(xdg.path() / "revline" / "config.json") << R"({"structured_output": "prompt"})";
+    const char* before = std::getenv("XDG_CONFIG_HOME");
+    const std::string restore = before ? before : "";
+    if (c.path == "/v1") ::setenv("XDG_CONFIG_HOME", xdg.path().c_str(), 1);
+    std::istringstream in(patchOf(150, 3));
+    std::ostringstream out, err;
+    std::vector<std::string> args = {"review", "--stdin", "--format", "json", "--model", "test", "--base-url",
+                                     server.url(c.path), "--max-input-tokens", "6000", "--max-requests", "100"};
+    args.insert(args.end(), c.args.begin(), c.args.end());
+    const int code = runMain(args, in, out, err);
+    ::setenv("XDG_CONFIG_HOME", restore.c_str(), 1);
+    ASSERT_EQ(code, 0) << err.str();
+    const auto requests = server.requests();
+    ASSERT_GT(requests.size(), 2u);
+    for (const auto& r : requests) {
+      const json body = r.parsed();
+      const std::string system = body["messages"][0]["content"];
+      ASSERT_NE(system.find("Reply with only one JSON object"), std::string::npos) << c.args[1];
+      EXPECT_LE(modelVisibleBytes(body), 6000u * 3) << c.args[1] << ": a request over the budget";
+    }
+  }
 }
 
 // On a terminal (a pseudo-terminal from script(1)), the real binary shows how

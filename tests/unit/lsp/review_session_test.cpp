@@ -201,7 +201,7 @@ TEST_F(FiveChangedHunks, EditingOneHunkOfFiveSendsOnlyThatHunk) {
 TEST_F(FiveChangedHunks, ReviewThisFileNowCutShortByTheCapKeepsTheDiagnosticsItDidNotReach) {
   LspClient c(perHunkModel());
   // A request holds a few of the five hunks, and a review makes one request.
-  c.initialize(uriFromPath(root.string()), {{"max_input_tokens", 2650}, {"max_tool_calls", 0}, {"max_requests", 1}});
+  c.initialize(uriFromPath(root.string()), {{"max_input_tokens", 2730}, {"max_tool_calls", 0}, {"max_requests", 1}});
   json shown;
   for (int save = 0; save < 5 && shown.size() < 5; ++save) {
     c.notify("textDocument/didSave", {{"textDocument", {{"uri", uri}}}});

@@ -313,7 +313,7 @@ TEST_F(Incremental, AFullReviewCutShortByTheCapKeepsTheLastFindingsOfWhatItDidNo
 // review: each rerun sends the next part of the file, from the top down, never
 // the same requests again (in the editor every save of a large file paid for them).
 TEST_F(Incremental, APartlyReviewedFileKeepsItsReviewedHunksAndTheRerunMovesOn) {
-  const config::Config capped = oneRequestOf(2650);  // a request holds a few hunks of a.py, not all five
+  const config::Config capped = oneRequestOf(2730);  // a request holds a few hunks of a.py, not all five
   std::vector<ReviewResult> runs;
   for (int run = 0; run < 5 && (runs.empty() || !runs.back().outcome.coverage.filesSkipped.empty()); ++run)
     runs.push_back(review(capped));

@@ -28,6 +28,7 @@ struct Server::Job {
   std::filesystem::path root;
   std::optional<std::string> path;  // repository-relative; nullopt: the whole working tree
   config::Config config;            // the effective configuration when the review was asked for
+  std::string configError;          // non-empty: the config files cannot be read, and were never: no review
   bool reportProgress = false;      // the client takes $/progress
   bool cacheOnly = false;           // publish a cached review or nothing; never call the provider
   bool fullReview = false;          // asked for ("review this file now"): the whole change goes to the model

@@ -102,6 +102,7 @@ void Server::scheduleReview(const fs::path& file, bool immediate, std::optional<
   job->path = file.lexically_relative(*root).generic_string();
   job->key = "file:" + file.string();
   job->config = configFor(*root);
+  if (auto e = configErrors_.find(*root); e != configErrors_.end()) job->configError = e->second;
   job->reportProgress = clientProgress_;
   job->shownFiles = filesShownIn(job->root);
   job->due = Clock::now() + std::chrono::milliseconds(immediate ? 0 : debounceFor(job->config));
@@ -118,6 +119,7 @@ void Server::scheduleWorkspaceReview(const fs::path& root, bool immediate, std::
   job->root = root;
   job->key = "workspace:" + root.string();
   job->config = configFor(root);
+  if (auto e = configErrors_.find(root); e != configErrors_.end()) job->configError = e->second;
   job->reportProgress = clientProgress_;
   job->shownFiles = filesShownIn(job->root);
   job->due = Clock::now() + std::chrono::milliseconds(immediate ? 0 : debounceFor(job->config));
@@ -247,6 +249,13 @@ void Server::runJob(const std::shared_ptr<Job>& job) {
                      json{{"kind", "begin"}, {"title", "revline review"}, {"message", what}, {"cancellable", false}});
   }
   try {
+    if (!job->configError.empty()) {
+      if (job->cacheOnly) {  // an open: nothing to show, and the save says why
+        outcome->kind = JobOutcome::Kind::NothingCached;
+        return deliver();
+      }
+      throw review::ProviderError(review::ProviderError::Kind::Config, job->configError);
+    }
     std::vector<git::LeftOut> leftOut;  // too large, not a regular file: reported, not read
     git::DiffRequest diffRequest = job->diffRequest();
     diffRequest.ignoredSettings = &outcome->ignoredGitSettings;

@@ -217,6 +217,11 @@ class Server : public MessageHandler {
   // Why a directory under a `.git` is no usable repository, as already shown (once each).
   std::set<std::string> repositoryProblemsShown_;
   std::map<std::filesystem::path, config::Config> configs_;
+  // By repository: the configuration its files last gave (before the editor's
+  // settings), kept when a later edit breaks a file; and why its files give none
+  // (a syntax error, a bad key) while there is no such earlier one: no review runs.
+  std::map<std::filesystem::path, config::Config> lastReadConfigs_;
+  std::map<std::filesystem::path, std::string> configErrors_;
   // The modification times of .revline.json and of the user config when configs_
   // was filled (an edit on disk reloads, with or without a watcher event).
   std::map<std::filesystem::path, std::pair<std::filesystem::file_time_type, std::filesystem::file_time_type>>

@@ -75,8 +75,20 @@ config::Config Server::configFor(const fs::path& root) {
     std::vector<std::string> notices;  // an untrusted repository's routing keys, ignored
     c = config::loadForRepository(root, &notices);
     for (const auto& n : notices) showMessage(MessageType::Warning, "revline: " + n);
+    lastReadConfigs_[root] = c;
+    configErrors_.erase(root);
   } catch (const std::exception& e) {
-    showMessage(MessageType::Error, std::string("revline: ") + e.what() + " (using the defaults)");
+    // A file being edited (a missing comma, a misspelt key) must not swap the
+    // model for the defaults' offline reviewer, clearing the model's diagnostics
+    // and approving: the settings read before stay, or, with none, nothing is
+    // reviewed until the file is fixed (as `revline review` refuses to run).
+    if (auto last = lastReadConfigs_.find(root); last != lastReadConfigs_.end()) {
+      c = last->second;
+      showMessage(MessageType::Error, std::string("revline: ") + e.what() +
+                                          " (the settings read before stay in use until the file is fixed)");
+    } else {
+      configErrors_[root] = e.what();  // each review fails saying so (once a minute), as settings that cannot work
+    }
   }
   if (!clientSettings_.empty()) {
     try {

@@ -327,6 +327,54 @@ TEST_F(Fixture, SettingsThatCannotWorkAreNotCalledAProviderFailure) {
   EXPECT_EQ(c.stop(), 0);
 }
 
+// A config file broken by an edit (a missing comma) keeps the settings read
+// before: before, the review ran with the defaults, the offline reviewer, which
+// cleared the model's diagnostics and approved.
+TEST_F(Fixture, AConfigFileBrokenByAnEditKeepsTheSettingsReadBefore) {
+  Script s;
+  std::vector<int> attemptsAllowed;  // max_attempts of each review's configuration
+  ServerOptions o = scripted(s, /*sync=*/true);
+  o.providerFactory = [&](const config::Config& config, const diff::Diff&, const std::filesystem::path&) {
+    attemptsAllowed.push_back(config.review.maxAttempts);
+    return std::make_unique<ScriptedProvider>(s);
+  };
+  repo.write(".revline.json", R"({"max_attempts": 1})");
+  LspClient c(o);
+  c.initialize(rootUri());
+  save(c);
+  EXPECT_EQ(c.notification("textDocument/publishDiagnostics")["params"]["diagnostics"].size(), 1u);
+  repo.write(".revline.json", R"({"max_attempts": 1,)");
+  repo.write("a.txt", "one changed again\ntwo\n");
+  save(c);
+  const std::string shown = c.notification("window/showMessage")["params"]["message"].get<std::string>();
+  EXPECT_NE(shown.find(".revline.json: invalid JSON"), std::string::npos) << shown;
+  EXPECT_NE(shown.find("the settings read before stay in use until the file is fixed"), std::string::npos) << shown;
+  EXPECT_EQ(c.notification("textDocument/publishDiagnostics")["params"]["diagnostics"].size(), 1u);
+  EXPECT_EQ(attemptsAllowed, (std::vector<int>{1, 1}));
+  EXPECT_EQ(c.stop(), 0);
+}
+
+// A config file broken from the start: nothing is reviewed (as `revline review`
+// refuses to run), and the save says why, as settings that cannot work.
+TEST_F(Fixture, AConfigFileBrokenFromTheStartReviewsNothingAndSaysWhy) {
+  Script s;
+  repo.write(".revline.json", R"({"provider": "opneai"})");
+  LspClient c(scripted(s, /*sync=*/true));
+  c.initialize(rootUri());
+  save(c);
+  const std::string shown = c.notification("window/showMessage")["params"]["message"].get<std::string>();
+  EXPECT_EQ(shown.rfind("revline: the review settings cannot work: ", 0), 0u) << shown;
+  EXPECT_NE(shown.find("opneai"), std::string::npos) << shown;
+  EXPECT_EQ(s.calls, 0);
+  c.expectQuiet();  // no diagnostics published (nothing was reviewed), no second message
+  // Fixed on disk: the next save reviews.
+  repo.write(".revline.json", R"({"provider": "builtin"})");
+  repo.write("a.txt", "one changed again\ntwo\n");
+  save(c);
+  c.notification("textDocument/publishDiagnostics");
+  EXPECT_EQ(c.stop(), 0);
+}
+
 // A failed review's progress ends with the reason, not only "failed": a client
 // may show the end over the error message (Emacs's echo area did), and a
 // failure repeated within a minute is not shown again.

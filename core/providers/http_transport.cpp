@@ -329,7 +329,11 @@ HttpTransport::Attempt HttpTransport::sendOnce(const std::string& path,
   const auto started = std::chrono::steady_clock::now();
   const auto deadline = started + options_.readTimeout;
   std::atomic<bool> pastDeadline{false};
-  std::atomic<bool> receiving{false};  // some of the body arrived
+  std::atomic<bool> receiving{false};  // the reply has started: its status and headers came
+  req.response_handler = [&](const httplib::Response&) {
+    receiving = true;
+    return !cancel.cancelled();
+  };
   req.content_receiver = [&](const char* data, size_t n, uint64_t, uint64_t) {
     if (cancel.cancelled()) return false;
     receiving = true;
@@ -399,6 +403,9 @@ HttpTransport::Attempt HttpTransport::sendOnce(const std::string& path,
   attempt.error = error;
   attempt.timedOut = error == httplib::Error::ConnectionTimeout ||
                      (error == httplib::Error::Read && elapsed + std::chrono::milliseconds(50) >= options_.readTimeout);
+  // The socket's own read timeout, a moment before the watcher's: of a reply
+  // that had started, that is the deadline too.
+  if (attempt.timedOut && receiving && error == httplib::Error::Read) attempt.deadline = true;
   return attempt;
 }
 

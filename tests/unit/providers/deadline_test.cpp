@@ -17,16 +17,17 @@ namespace {
 using namespace std::chrono_literals;
 using review::ProviderError;
 
-// Answers every POST with headers at once, then one byte every 100 ms, forever.
+// Answers every POST with headers at once, then one byte every 100 ms, forever
+// (or, `silent`, no byte of the body at all).
 class TricklingServer {
  public:
-  TricklingServer() {
-    server_.Post(".*", [this](const httplib::Request&, httplib::Response& res) {
+  explicit TricklingServer(bool silent = false) {
+    server_.Post(".*", [this, silent](const httplib::Request&, httplib::Response& res) {
       ++requests;
-      res.set_chunked_content_provider("application/json", [this](std::size_t, httplib::DataSink& sink) {
+      res.set_chunked_content_provider("application/json", [this, silent](std::size_t, httplib::DataSink& sink) {
         if (stopping_) return false;
-        std::this_thread::sleep_for(100ms);
-        return sink.write(" ", 1);
+        std::this_thread::sleep_for(silent ? 10ms : 100ms);
+        return silent || sink.write(" ", 1);
       });
     });
     port_ = server_.bind_to_any_port("127.0.0.1");
@@ -69,6 +70,30 @@ TEST(Deadline, ATrickledReplyEndsAtReadTimeoutWithAClearErrorAndNoRetry) {
   EXPECT_LT(elapsed, 3s);
   EXPECT_GE(elapsed, 900ms);
   EXPECT_EQ(server.requests.load(), 1) << "a spent deadline is not retried";
+}
+
+// A reply whose status and headers came, then nothing: it has started (the
+// server took the request and may bill it), so the deadline ends it, not
+// retried. Before, only a body byte counted as a start: it was sent three times
+// (each maybe billed) and took three read timeouts.
+TEST(Deadline, AReplyStalledAfterItsHeadersIsNotSentAgain) {
+  TricklingServer server(/*silent=*/true);
+  testing::SleepRecorder sleeps;
+  TransportOptions options;
+  options.readTimeout = 1s;
+  options.sleep = sleeps.fn();
+  HttpTransport transport("openai", BaseUrl::parse(server.url() + "/v1"), options);
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    transport.postJson("/chat/completions", {}, "{}", CancelToken());
+    FAIL() << "the stalled reply was waited out";
+  } catch (const ProviderError& e) {
+    EXPECT_EQ(e.kind(), ProviderError::Kind::Timeout);
+    EXPECT_NE(std::string(e.what()).find("did not arrive in full within 1 s"), std::string::npos) << e.what();
+    EXPECT_EQ(e.unanswered(), 1) << "sent once, maybe billed, no answer";
+  }
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 3s);
+  EXPECT_EQ(server.requests.load(), 1) << "a reply that has started is not sent again";
 }
 
 TEST(RetryAfter, HugeValuesAreClampedNotOverflowed) {

@@ -1,5 +1,6 @@
 #include "core/reports/usage_report.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -94,8 +95,17 @@ std::string usageSentence(const review::Usage& u, const std::optional<review::Co
 
 std::string spentSentence(const review::ReviewOutcome& outcome) {
   if (outcome.usage.metered() || !outcome.metered) return usageSentence(outcome.usage, outcome.prices);
-  std::string s = "0 model requests: nothing was sent, every part of the change was reviewed before (its findings "
-                  "came from the cache)";
+  // Why nothing was sent, from what the review covered: the cache held every
+  // part, or some, the rest not sendable (a line larger than a request), or none.
+  const review::Coverage& c = outcome.coverage;
+  const bool tooLarge = std::any_of(c.filesSkipped.begin(), c.filesSkipped.end(),
+                                    [](const review::SkippedFile& f) { return f.overLimit; });
+  std::string s = "0 model requests: nothing was sent, ";
+  if (c.linesReviewed == 0)
+    s += tooLarge ? "no part of the change fits a request (see what was not reviewed)"
+                  : "nothing in the change is to be reviewed";
+  else if (!tooLarge) s += "every part of the change was reviewed before (its findings came from the cache)";
+  else s += "what was reviewed was reviewed before (its findings came from the cache), and the rest does not fit a request";
   if (outcome.prices.input || outcome.prices.output) s += "; cost 0";
   return s;
 }

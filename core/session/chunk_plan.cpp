@@ -362,13 +362,15 @@ std::vector<diff::Hunk> splitHunkBefore(const diff::Hunk& hunk, const std::vecto
                        hunk.lines.begin() + static_cast<std::ptrdiff_t>(end));
     piece.oldStart = oldNext;
     piece.newStart = newNext;
+    bool changes = false;
     for (const diff::Line& l : piece.lines) {
       piece.oldCount += l.kind != diff::LineKind::Added;
       piece.newCount += l.kind != diff::LineKind::Removed;
+      changes |= l.kind != diff::LineKind::Context;
     }
     oldNext += piece.oldCount;
     newNext += piece.newCount;
-    out.push_back(std::move(piece));
+    if (changes) out.push_back(std::move(piece));
   }
   return out;
 }

@@ -99,7 +99,11 @@ diff::Diff splitLargeHunks(const diff::Diff& diff, std::int64_t capacity, HunkTo
 std::vector<diff::Hunk> splitHunk(const diff::Hunk& hunk, std::size_t pieces);
 
 // Cuts `hunk` before each of the line indexes `starts` (ascending, each in
-// 1..lines-1): pieces with their own counts, lines keeping their numbers.
+// 1..lines-1): pieces with their own counts, lines keeping their numbers. A
+// piece of unchanged lines alone is left out: it has nothing to review (the
+// context of a line too long for any request, sent alone, was a request paid
+// for nothing; a long unchanged line, skipped, was called part of the change
+// not reviewed).
 std::vector<diff::Hunk> splitHunkBefore(const diff::Hunk& hunk, const std::vector<std::size_t>& starts);
 
 // Sorts skipped parts in diff order (file, then first hunk): how coverage lists

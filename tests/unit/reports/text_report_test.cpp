@@ -87,6 +87,31 @@ TEST(TextReport, RequestsWithoutTokenCountsAreSaidAndTheCostIsALowerBound) {
       << renderText(o);
 }
 
+// A model review that sent nothing says why, from what it covered: every part
+// from the cache, none that fits a request, or both. Before, a change whose only
+// line was too large for any request was said to come "from the cache".
+TEST(TextReport, AReviewThatSentNothingSaysWhy) {
+  auto o = outcome(Verdict::Comment);
+  o.metered = true;
+  o.usage = {};
+  const std::string none = "Usage: 0 model requests: nothing was sent, ";
+  o.coverage = {.filesReviewed = 1, .filesTotal = 1, .linesReviewed = 4, .linesTotal = 4, .filesSkipped = {}};
+  EXPECT_NE(renderText(o).find(none + "every part of the change was reviewed before (its findings came from the cache)."),
+            std::string::npos)
+      << renderText(o);
+  review::SkippedFile tooLarge{.path = "a.py", .reason = "not reviewed: line 2 needs ~20019 tokens", .lines = 1,
+                               .overLimit = true};
+  o.coverage = {.filesReviewed = 0, .filesTotal = 1, .linesReviewed = 0, .linesTotal = 1, .filesSkipped = {tooLarge}};
+  EXPECT_NE(renderText(o).find(none + "no part of the change fits a request (see what was not reviewed)."),
+            std::string::npos)
+      << renderText(o);
+  o.coverage = {.filesReviewed = 1, .filesTotal = 2, .linesReviewed = 4, .linesTotal = 5, .filesSkipped = {tooLarge}};
+  EXPECT_NE(renderText(o).find(none + "what was reviewed was reviewed before (its findings came from the cache), and "
+                                      "the rest does not fit a request."),
+            std::string::npos)
+      << renderText(o);
+}
+
 TEST(TextReport, ApprovalWithoutFindings) {
   auto o = outcome(Verdict::Approve);
   o.attempts = 2;

@@ -449,7 +449,9 @@ TEST(ChunkedReview, ALineLargerThanARequestIsSkippedWithItsReason) {
   EXPECT_EQ(m.requests[0].messages[0].text.find("qqqq"), std::string::npos);  // the line never went out
   ASSERT_EQ(r.outcome.coverage.filesSkipped.size(), 1u);
   EXPECT_EQ(r.outcome.coverage.filesSkipped[0].path, "data/blob.c");
-  EXPECT_TRUE(r.outcome.coverage.filesSkipped[0].partial);  // its context line went, in a piece of its own
+  // Wholly: its unchanged line, cut off in a piece of its own, had nothing to review and was not sent.
+  EXPECT_FALSE(r.outcome.coverage.filesSkipped[0].partial);
+  EXPECT_EQ(m.requests[0].messages[0].text.find("blob.c"), std::string::npos);
   EXPECT_EQ(r.outcome.coverage.filesSkipped[0].lines, 1);
   EXPECT_EQ(r.outcome.coverage.linesReviewed, 1);  // a.c's added line
   EXPECT_EQ(r.outcome.coverage.linesTotal, 2);
@@ -461,6 +463,46 @@ TEST(ChunkedReview, ALineLargerThanARequestIsSkippedWithItsReason) {
                                    "one request"),
             std::string::npos)
       << r.outcome.summary;
+}
+
+// A changed line larger than a request, between unchanged lines: nothing is
+// sent. Before, its unchanged neighbours, cut into pieces of their own, went
+// out as a request paid for with nothing to review.
+TEST(ChunkedReview, TheUnchangedLinesAroundALineTooLargeAreNotSentAlone) {
+  testing::TempRepo repo;
+  repo.write("main.py", "def main():\n    return 0\n");
+  repo.commitAll("init");
+  repo.write("main.py", "def main():\nLONG = \"" + std::string(60000, 'a') + "\"\n    return 0\n");
+  Model m;
+  const ReviewResult r =
+      ReviewService(factoryFor(m)).review({diff::parse(git::diffText(repo.root(), {})), repo.root(), budget(8000), {}});
+  EXPECT_TRUE(m.requests.empty());
+  EXPECT_EQ(r.outcome.coverage.linesReviewed, 0);
+  ASSERT_EQ(r.outcome.coverage.filesSkipped.size(), 1u);
+  EXPECT_EQ(r.outcome.coverage.filesSkipped[0].reason.find("line 1"), std::string::npos)
+      << r.outcome.coverage.filesSkipped[0].reason;
+  EXPECT_EQ(r.outcome.summary.rfind("Nothing was sent to the model", 0), 0u) << r.outcome.summary;
+}
+
+// An unchanged line larger than a request beside a changed one is context,
+// not part of the change: the changed line is reviewed and nothing is called
+// not reviewed. Before, the long line was listed as skipped ("not reviewed:
+// line 4"), and the verdict could not be APPROVE.
+TEST(ChunkedReview, ALongUnchangedLineIsNotCalledPartOfTheChangeLeftOut) {
+  testing::TempRepo repo;
+  const std::string blob = "BLOB = \"" + std::string(60000, 'a') + "\"\n";
+  repo.write("data.py", "def f():\n    return 1\n\n" + blob + "\ndef g():\n    return 2\n");
+  repo.commitAll("init");
+  repo.write("data.py", "def f():\n    return 1\n\n" + blob + "print('added')\n\ndef g():\n    return 2\n");
+  Model m;
+  const ReviewResult r =
+      ReviewService(factoryFor(m)).review({diff::parse(git::diffText(repo.root(), {})), repo.root(), budget(8000), {}});
+  ASSERT_EQ(m.requests.size(), 1u);
+  EXPECT_NE(m.requests[0].messages[0].text.find("print('added')"), std::string::npos);
+  EXPECT_EQ(m.requests[0].messages[0].text.find("aaaa"), std::string::npos);
+  EXPECT_TRUE(r.outcome.coverage.filesSkipped.empty());
+  EXPECT_EQ(r.outcome.coverage.linesReviewed, 1);
+  EXPECT_EQ(r.outcome.verdict, contract::Verdict::Approve);
 }
 
 // The only change a line larger than a request: no model is asked, and the

@@ -9,9 +9,12 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// Ids of a few dozen bytes each: far more dismissals than anyone makes.
+constexpr std::size_t kMaxDismissalsBytes = std::size_t{4} << 20;
+
 std::set<std::string> readIds(const fs::path& file) {
   std::set<std::string> ids;
-  const std::optional<std::string> text = readWholeFile(file);
+  const std::optional<std::string> text = readWholeFile(file, kMaxDismissalsBytes);
   if (!text) return ids;
   try {
     json j = json::parse(*text);
@@ -43,6 +46,13 @@ void DismissedFindings::add(const std::string& id) { update(id, true); }
 void DismissedFindings::remove(const std::string& id) { update(id, false); }
 
 void DismissedFindings::update(const std::string& id, bool add) {
+  // Only in a real directory of the git directory's (never through a planted
+  // symlink); else the dismissal holds for this session only.
+  if (!ownDirectory(file_.parent_path().parent_path(), file_.parent_path().filename())) {
+    if (add) ids_.insert(id);
+    else ids_.erase(id);
+    return;
+  }
   FileLock lock(file_);
   std::set<std::string> ids = readIds(file_);  // what every server has written so far
   const bool changed = add ? ids.insert(id).second : ids.erase(id) != 0;

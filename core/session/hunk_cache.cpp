@@ -22,6 +22,8 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr int kEntryVersion = 1;
+// An entry is one hunk's findings (a few KB); a larger file is no entry of ours.
+constexpr std::size_t kMaxEntryBytes = std::size_t{1} << 20;
 
 void field(std::string& out, std::string_view name, std::string_view value) {
   out += name;
@@ -91,7 +93,7 @@ void shift(contract::Finding& f, std::int64_t by) {
 }
 
 std::optional<CachedReview> readEntry(const fs::path& file) {
-  const std::optional<std::string> text = readWholeFile(file);
+  const std::optional<std::string> text = readWholeFile(file, kMaxEntryBytes);
   if (!text) return std::nullopt;
   try {
     const json j = json::parse(*text);
@@ -277,18 +279,20 @@ bool HunkCache::store(const fs::path& root, const IncrementalPlan& plan, const r
     byUnit[{fi, h - file->hunks.begin()}].push_back(std::move(relative));
   }
 
-  fs::path dir;
-  bool written = true;
+  bool written = true, any = false;
+  // Only into a real directory of the git directory's (never through a planted symlink).
+  const std::optional<fs::path> dir = ownDirectory(git::gitDirectory(root), fs::path("revline") / "hunks");
   for (const auto& unit : plan.units) {
     if (unit.reused || unsplittable.count(unit.file) || leftOut.hunks.count({unit.file, unit.hunk})) continue;
+    if (!dir) return false;
     CachedReview entry;
     if (auto it = byUnit.find({unit.file, unit.hunk}); it != byUnit.end()) entry.findings = it->second;
     const json j{{"version", kEntryVersion}, {"review", toJson(entry)}};
-    const fs::path file = entryFile(root, unit.key);
-    written = writeFileAtomically(file, j.dump(-1, ' ', false, json::error_handler_t::replace)) && written;
-    dir = file.parent_path();
+    written = writeFileAtomically(entryFile(root, unit.key), j.dump(-1, ' ', false, json::error_handler_t::replace)) &&
+              written;
+    any = true;
   }
-  if (!dir.empty()) pruneCacheDirectory(dir, kDiskEntries);
+  if (any) pruneCacheDirectory(*dir, kDiskEntries);
   return written;
 }
 

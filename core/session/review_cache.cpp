@@ -64,6 +64,9 @@ std::string ReviewCache::key(const std::string& provider, const std::string& mod
 }
 
 namespace {
+// A whole review's published findings (capped by max_findings): far below this.
+constexpr std::size_t kMaxEntryBytes = std::size_t{8} << 20;
+
 fs::path cacheFile(const fs::path& root, const std::string& key) {
   return git::gitDirectory(root) / "revline" / "cache" / (fingerprint128(key) + ".json");
 }
@@ -75,7 +78,7 @@ std::optional<CachedReview> ReviewCache::get(const fs::path& root, const std::st
     std::lock_guard<std::mutex> lock(mu_);
     if (auto it = memory_.find(memoryKey); it != memory_.end()) return it->second;
   }
-  const std::optional<std::string> text = readWholeFile(cacheFile(root, key));
+  const std::optional<std::string> text = readWholeFile(cacheFile(root, key), kMaxEntryBytes);
   if (!text) return std::nullopt;
   try {
     json j = json::parse(*text);
@@ -94,10 +97,12 @@ bool ReviewCache::put(const fs::path& root, const std::string& key, const Cached
     std::lock_guard<std::mutex> lock(mu_);
     remember(root.string() + '\0' + key, review);
   }
+  // Only into a real directory of the git directory's (never through a planted symlink).
+  const std::optional<fs::path> dir = ownDirectory(git::gitDirectory(root), fs::path("revline") / "cache");
+  if (!dir) return false;
   const json j{{"key", key}, {"review", toJson(review)}};
-  const fs::path file = cacheFile(root, key);
-  const bool written = writeFileAtomically(file, j.dump(1, ' ', false, json::error_handler_t::replace));
-  pruneCacheDirectory(file.parent_path(), kDiskEntries);
+  const bool written = writeFileAtomically(cacheFile(root, key), j.dump(1, ' ', false, json::error_handler_t::replace));
+  pruneCacheDirectory(*dir, kDiskEntries);
   return written;
 }
 

@@ -6,6 +6,7 @@
 #include "core/session/hunk_cache.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <atomic>
 #include <fstream>
@@ -353,6 +354,41 @@ TEST_F(Incremental, ACacheThatCannotBeWrittenIsSaid) {
   fs::remove(repo.root() / ".git" / "revline");
   EXPECT_TRUE(review().outcome.warnings.empty());
   EXPECT_TRUE(review().fromCache);
+}
+
+// `.git/revline/hunks` planted as a symlink to another directory: nothing is
+// written there and nothing of it pruned (before, the entries went there and
+// the oldest of its .json files beyond 4,096 were deleted). The review says its
+// cache could not be kept.
+TEST_F(Incremental, APlantedSymlinkForTheCacheDirectoryIsNotFollowed) {
+  testing::TempDir outside;
+  std::ofstream(outside.path() / "precious.json") << "{}";
+  fs::create_directories(repo.root() / ".git" / "revline");
+  fs::create_directory_symlink(outside.path(), repo.root() / ".git" / "revline" / "hunks");
+  const ReviewResult r = review();
+  ASSERT_EQ(r.outcome.warnings.size(), 1u);
+  EXPECT_NE(r.outcome.warnings[0].find("could not be kept in "), std::string::npos) << r.outcome.warnings[0];
+  std::size_t files = 0;
+  for (const auto& e : fs::directory_iterator(outside.path())) files += !e.path().empty();
+  EXPECT_EQ(files, 1u) << "nothing written outside the git directory";
+  EXPECT_TRUE(fs::exists(outside.path() / "precious.json"));
+}
+
+// A cache entry that is a named pipe is a miss, not a wait: before, the review
+// blocked opening it, forever (and a language server stopped answering).
+TEST_F(Incremental, ACacheEntryThatIsANamedPipeIsAMissNotAWait) {
+  review();  // the entries are written
+  std::size_t replaced = 0;
+  for (const auto& e : fs::directory_iterator(repo.root() / ".git" / "revline" / "hunks")) {
+    if (e.path().extension() != ".json") continue;
+    fs::remove(e.path());
+    ASSERT_EQ(::mkfifo(e.path().c_str(), 0644), 0);
+    ++replaced;
+  }
+  ASSERT_EQ(replaced, 5u);
+  const ReviewResult again = review();  // would hang before the fix
+  EXPECT_EQ(log.reviews(), 2u) << "every hunk is sent again";
+  EXPECT_EQ(again.hunksReused, 0);
 }
 
 // A new file is one hunk: without cutting, each save of a file being written

@@ -1,8 +1,10 @@
 #include "lsp/dismissals.h"
 
+#include "core/config/state_key.h"
 #include "core/git/git_directory.h"
 #include "core/support/files.h"
 #include "core/support/json.h"
+#include "core/support/keyed_hash.h"
 
 namespace revline::lsp {
 namespace fs = std::filesystem;
@@ -45,7 +47,12 @@ void DismissedFindings::refresh() {
 void DismissedFindings::add(const std::string& id) { update(id, true); }
 void DismissedFindings::remove(const std::string& id) { update(id, false); }
 
-void DismissedFindings::update(const std::string& id, bool add) {
+std::string DismissedFindings::keyed(const std::string& id) {
+  return keyedFingerprint(config::stateKey(), "dismissed finding\n" + id);
+}
+
+void DismissedFindings::update(const std::string& plainId, bool add) {
+  const std::string id = keyed(plainId);
   // Only in a real directory of the git directory's (never through a planted
   // symlink); else the dismissal holds for this session only.
   if (!ownDirectory(file_.parent_path().parent_path(), file_.parent_path().filename())) {

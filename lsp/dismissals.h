@@ -2,7 +2,9 @@
 // Several servers may share the file (two editors, two workspace folders of one
 // repository): every change re-reads it under an exclusive lock, applies only
 // its own addition or removal, and writes it back, so none loses another's
-// entries; `refresh()` picks up what the others wrote.
+// entries; `refresh()` picks up what the others wrote. The file holds each id
+// keyed with the user's secret (config/state_key.h): a dismissed.json planted
+// by whoever handed the repository over hides nothing.
 #pragma once
 #include <filesystem>
 #include <set>
@@ -13,20 +15,20 @@ namespace revline::lsp {
 class DismissedFindings {
  public:
   explicit DismissedFindings(std::filesystem::path root);
-  bool contains(const std::string& id) const { return ids_.count(id) != 0; }
+  bool contains(const std::string& id) const { return ids_.count(keyed(id)) != 0; }
   void add(const std::string& id);
   void remove(const std::string& id);
   // Re-reads the file when it changed on disk since this object last saw it.
   void refresh();
-  const std::set<std::string>& ids() const { return ids_; }
 
  private:
+  static std::string keyed(const std::string& id);  // what the file holds of `id`
   // Under the lock: reads the file, applies `change` (true: add), writes it.
   void update(const std::string& id, bool add);
   void load();
 
   std::filesystem::path file_;
-  std::set<std::string> ids_;
+  std::set<std::string> ids_;  // keyed(id) of each dismissed id
   std::filesystem::file_time_type seen_{};
 };
 

@@ -7,6 +7,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "core/config/state_key.h"
 #include "core/diff/function_context.h"
 #include "core/git/git_directory.h"
 #include "core/review/prompt.h"
@@ -15,6 +16,7 @@
 #include "core/session/review_cache.h"
 #include "core/support/files.h"
 #include "core/support/hash.h"
+#include "core/support/keyed_hash.h"
 
 namespace revline::session {
 namespace fs = std::filesystem;
@@ -79,7 +81,8 @@ std::string hunkKey(const diff::Hunk& h, const diff::HunkContext* context) {
 }
 
 fs::path entryFile(const fs::path& root, const std::string& key) {
-  return git::gitDirectory(root) / "revline" / "hunks" / (fingerprint128(key) + ".json");
+  // Named with the user's key: an entry planted by whoever handed the repository over is never read.
+  return git::gitDirectory(root) / "revline" / "hunks" / (keyedFingerprint(config::stateKey(), key) + ".json");
 }
 
 // The right-side lines a hunk shows: newStart .. newStart + newCount - 1.

@@ -3,12 +3,13 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "core/config/state_key.h"
 #include "core/contract/coerce.h"
 #include "core/contract/serialize.h"
 #include "core/git/git_directory.h"
 #include "core/review/prompt.h"
 #include "core/support/files.h"
-#include "core/support/hash.h"
+#include "core/support/keyed_hash.h"
 
 namespace revline::session {
 namespace fs = std::filesystem;
@@ -68,7 +69,8 @@ namespace {
 constexpr std::size_t kMaxEntryBytes = std::size_t{8} << 20;
 
 fs::path cacheFile(const fs::path& root, const std::string& key) {
-  return git::gitDirectory(root) / "revline" / "cache" / (fingerprint128(key) + ".json");
+  // Named with the user's key: an entry planted by whoever handed the repository over is never read.
+  return git::gitDirectory(root) / "revline" / "cache" / (keyedFingerprint(config::stateKey(), key) + ".json");
 }
 }  // namespace
 

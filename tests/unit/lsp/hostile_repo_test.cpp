@@ -95,6 +95,32 @@ TEST_F(Hostile, WorkspaceReviewWithSpecialFilesIsBoundedInTimeAndMemory) {
   EXPECT_EQ(c.stop(), 0);
 }
 
+// A dismissed.json planted under `.git/revline/` (a finding's id is computable:
+// the builtin reviewer's are deterministic) hides nothing: the file holds ids
+// keyed with the user's secret. Before, the planted id hid the finding.
+TEST_F(Hostile, APlantedDismissalHidesNothing) {
+  std::string id;
+  {
+    LspClient c(ServerOptions{});
+    c.initialize(rootUri(), {{"debounce_ms", 0}});
+    save(c);
+    const json d = diagnosticsOf(untilDiagnostics(c));
+    ASSERT_GE(d["params"]["diagnostics"].size(), 1u) << d.dump();
+    id = d["params"]["diagnostics"][0]["data"]["id"].get<std::string>();
+    EXPECT_EQ(c.stop(), 0);
+  }
+  fs::remove_all(repo.root() / ".git" / "revline");  // a fresh review, nothing cached
+  repo.write(".git/revline/dismissed.json", json{{"dismissed", {id}}}.dump());
+  LspClient c(ServerOptions{});
+  c.initialize(rootUri(), {{"debounce_ms", 0}});
+  save(c);
+  const json d = diagnosticsOf(untilDiagnostics(c));
+  bool shownAgain = false;
+  for (const auto& diagnostic : d["params"]["diagnostics"]) shownAgain |= diagnostic["data"]["id"] == id;
+  EXPECT_TRUE(shownAgain) << d.dump();
+  EXPECT_EQ(c.stop(), 0);
+}
+
 TEST_F(Hostile, ItsGitConfigRunsNoProgramOnSaveAndIsNamedOnce) {
   TempDir markers;
   const std::string touch = "touch '" + (markers.path() / "ran").string() + "'";

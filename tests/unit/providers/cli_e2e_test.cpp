@@ -236,5 +236,42 @@ TEST(CliEndToEnd, ARerunAfterEditingOneHunkSendsOnlyThatHunk) {
   EXPECT_EQ(hunksIn(server.requests()[2]), 5);
 }
 
+// Whoever hands a repository over can write its `.git/revline/`: reviews cached
+// there by another user (the author's own run, or entries forged to say a hunk
+// was reviewed and fine) are not the user's, and are never read. The cache is
+// named with each user's secret key (config/state_key.h); before, a planted
+// entry with no findings made a hunk APPROVE without any model seeing it.
+TEST(CliEndToEnd, ReviewsCachedByAnotherUserAreNotTrusted) {
+  testing::TempRepo repo;
+  repo.write("a.py", testing::fiveFunctions());
+  repo.commitAll("init");
+  repo.write("a.py", testing::fiveFunctions(testing::allChanged()));
+  FakeServer server;
+  server.enqueue(Reply::ok(chatReply(json::array())));  // the author's run: nothing found
+  json five = json::array();
+  for (int i = 0; i < 5; ++i) five.push_back(minorAt(13 * i + 7));
+  server.enqueue(Reply::ok(chatReply(five)));
+  testing::TempDir author, user;
+  auto run = [&](const testing::TempDir& home) {
+    return testing::runShell("XDG_CONFIG_HOME=" + testing::shellQuote(home.path().string()) + " " +
+                                 testing::shellQuote(REVLINE_BINARY) + " review --provider openai --base-url " +
+                                 server.url("/v1") + " --model test --max-tool-calls 0 --format json",
+                             repo.root());
+  };
+  ASSERT_EQ(run(author).exitCode, 0);
+  ASSERT_EQ(server.requestCount(), 1u);
+  const auto mine = run(user);
+  ASSERT_EQ(mine.exitCode, 0) << mine.out << mine.err;
+  ASSERT_EQ(server.requestCount(), 2u) << "the author's cached reviews were taken for the user's";
+  EXPECT_EQ(hunksIn(server.requests()[1]), 5);
+  EXPECT_EQ(json::parse(mine.out)["findings"].size(), 5u) << mine.out;
+  // The user's own cache still serves the user: nothing is sent again.
+  ASSERT_EQ(run(user).exitCode, 0);
+  EXPECT_EQ(server.requestCount(), 2u);
+  namespace fs = std::filesystem;
+  EXPECT_TRUE(fs::exists(user.path() / "revline" / "state-key"));
+  EXPECT_EQ(fs::status(user.path() / "revline" / "state-key").permissions() & fs::perms::others_read, fs::perms::none);
+}
+
 }  // namespace
 }  // namespace revline

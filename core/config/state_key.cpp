@@ -1,0 +1,75 @@
+#include "core/config/state_key.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <mutex>
+#include <optional>
+#include <random>
+
+#include "core/config/user_config.h"
+#include "core/support/files.h"
+
+namespace revline::config {
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr std::size_t kKeyHexDigits = 64;
+
+std::string randomKey() {
+  std::random_device random;  // the kernel's generator (getrandom) on Linux
+  std::string hex;
+  for (std::size_t i = 0; i < kKeyHexDigits / 8; ++i) {
+    char part[9];
+    std::snprintf(part, sizeof part, "%08x", static_cast<unsigned>(random()));
+    hex += part;
+  }
+  return hex;
+}
+
+bool wellFormed(const std::string& key) {
+  return key.size() == kKeyHexDigits && key.find_first_not_of("0123456789abcdef") == std::string::npos;
+}
+
+std::optional<std::string> readKey(const fs::path& file) {
+  std::optional<std::string> text = readWholeFile(file, 4096);
+  if (!text) return std::nullopt;
+  while (!text->empty() && (text->back() == '\n' || text->back() == '\r')) text->pop_back();
+  if (!wellFormed(*text)) return std::nullopt;
+  return text;
+}
+
+std::string loadOrMake() {
+  if (userConfigPath().empty()) return randomKey();  // no home to keep it in
+  const fs::path file = stateKeyPath();
+  if (auto key = readKey(file)) return *key;
+  std::error_code ec;
+  fs::create_directories(file.parent_path(), ec);
+  const std::string key = randomKey();
+  // Exclusively: two processes starting at once keep the one written first.
+  const int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd >= 0) {
+    const std::string line = key + "\n";
+    const bool wrote = ::write(fd, line.data(), line.size()) == static_cast<ssize_t>(line.size());
+    ::close(fd);
+    if (wrote) return key;
+    fs::remove(file, ec);
+  }
+  if (auto other = readKey(file)) return *other;  // the other process's
+  return key;  // this process's alone
+}
+
+}  // namespace
+
+fs::path stateKeyPath() { return userConfigPath().parent_path() / "state-key"; }
+
+const std::string& stateKey() {
+  static std::once_flag once;
+  static std::string key;
+  std::call_once(once, [] { key = loadOrMake(); });
+  return key;
+}
+
+}  // namespace revline::config

@@ -181,19 +181,29 @@ int hunksIn(const testing::Received& request) {
   return n;
 }
 
+// a.py with its five functions committed, then each changed in the work tree.
+void fiveChangedFunctions(testing::TempRepo& repo) {
+  repo.write("a.py", testing::fiveFunctions());
+  repo.commitAll("init");
+  repo.write("a.py", testing::fiveFunctions(testing::allChanged()));
+}
+
+// A MINOR finding on the changed line of each of the five functions.
+json findingOnEachFunction() {
+  json five = json::array();
+  for (int i = 0; i < 5; ++i) five.push_back(minorAt(13 * i + 7));
+  return five;
+}
+
 // `revline review` run again after editing one hunk of five sends only that hunk
 // (the per-hunk cache under .git/revline/hunks/ is the server's too) and still
 // reports all five findings, the four carried over at their moved lines;
 // --no-cache sends everything.
 TEST(CliEndToEnd, ARerunAfterEditingOneHunkSendsOnlyThatHunk) {
   testing::TempRepo repo;
-  repo.write("a.py", testing::fiveFunctions());
-  repo.commitAll("init");
-  repo.write("a.py", testing::fiveFunctions(testing::allChanged()));
+  fiveChangedFunctions(repo);
   FakeServer server;
-  json five = json::array();
-  for (int i = 0; i < 5; ++i) five.push_back(minorAt(13 * i + 7));
-  server.enqueue(Reply::ok(chatReply(five)));
+  server.enqueue(Reply::ok(chatReply(findingOnEachFunction())));
   const std::string review = "review --provider openai --base-url " + server.url("/v1") +
                              " --model test --max-tool-calls 0 --format json";
   auto first = testing::runRevline(review, repo.root());
@@ -243,14 +253,10 @@ TEST(CliEndToEnd, ARerunAfterEditingOneHunkSendsOnlyThatHunk) {
 // entry with no findings made a hunk APPROVE without any model seeing it.
 TEST(CliEndToEnd, ReviewsCachedByAnotherUserAreNotTrusted) {
   testing::TempRepo repo;
-  repo.write("a.py", testing::fiveFunctions());
-  repo.commitAll("init");
-  repo.write("a.py", testing::fiveFunctions(testing::allChanged()));
+  fiveChangedFunctions(repo);
   FakeServer server;
   server.enqueue(Reply::ok(chatReply(json::array())));  // the author's run: nothing found
-  json five = json::array();
-  for (int i = 0; i < 5; ++i) five.push_back(minorAt(13 * i + 7));
-  server.enqueue(Reply::ok(chatReply(five)));
+  server.enqueue(Reply::ok(chatReply(findingOnEachFunction())));
   testing::TempDir author, user;
   auto run = [&](const testing::TempDir& home) {
     return testing::runShell("XDG_CONFIG_HOME=" + testing::shellQuote(home.path().string()) + " " +

@@ -323,7 +323,7 @@ Config loadForRepository(const std::filesystem::path& root, const UserConfig& us
   json parsed;
   try {
     parsed = json::parse(*read.content);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // a syntax error, or a number past a double (406, `1e400`)
     // nlohmann's text is "[json.exception.parse_error.101] parse error at line L, column C: ...".
     std::string what = e.what();
     if (const auto bracket = what.find("] "); what.rfind("[json.exception.", 0) == 0 && bracket != std::string::npos) {

@@ -201,7 +201,7 @@ ojson AnthropicProvider::buildRequest(const review::ModelRequest& request) const
 }
 
 review::ModelResponse AnthropicProvider::parseResponse(const json& body) const {
-  if (body.value("type", "") == "error") {
+  if (stringField(body, "type") == "error") {
     throw ProviderError(Kind::Server, "anthropic: " + endpoint_.base.str() + kPath +
                                           " returned an error: " + providerErrorMessage(body.dump()));
   }
@@ -216,11 +216,11 @@ review::ModelResponse AnthropicProvider::parseResponse(const json& body) const {
   for (const json& block : body["content"]) {
     ++index;
     if (!block.is_object()) continue;
-    std::string type = block.value("type", "");
+    std::string type = stringField(block, "type");
     if (type == "text" && block.contains("text") && block["text"].is_string()) {
       text += block["text"].get<std::string>();
     } else if (type == "tool_use") {
-      std::string name = block.value("name", "");
+      std::string name = stringField(block, "name");
       json input = block.contains("input") ? block["input"] : json::object();
       if (name == kReportName) {
         submitted = std::move(input);  // the last submission wins, as with text candidates
@@ -260,10 +260,12 @@ review::ModelResponse AnthropicProvider::parseResponse(const json& body) const {
     const json& u = body["usage"];
     // input_tokens counts only what came after the last cache breakpoint; the
     // cached and newly cached parts are reported beside it.
-    out.usage.cachedInputTokens = tokenCount(u, "cache_read_input_tokens");
-    out.usage.cacheWriteTokens = tokenCount(u, "cache_creation_input_tokens");
-    out.usage.inputTokens = tokenCount(u, "input_tokens") + out.usage.cacheWriteTokens + out.usage.cachedInputTokens;
-    out.usage.outputTokens = tokenCount(u, "output_tokens");
+    bool& unreadable = out.countsUnreadable;
+    out.usage.cachedInputTokens = tokenCount(u, "cache_read_input_tokens", &unreadable);
+    out.usage.cacheWriteTokens = tokenCount(u, "cache_creation_input_tokens", &unreadable);
+    out.usage.inputTokens = tokenCount(u, "input_tokens", &unreadable) + out.usage.cacheWriteTokens +
+                            out.usage.cachedInputTokens;
+    out.usage.outputTokens = tokenCount(u, "output_tokens", &unreadable);
   }
   return out;
 }

@@ -112,7 +112,7 @@ review::ModelResponse OllamaProvider::parseResponse(const json& body) const {
       review::ToolCall tc;
       tc.id = call.contains("id") && call["id"].is_string() ? call["id"].get<std::string>()
                                                              : "call_" + std::to_string(index);
-      tc.name = fn.value("name", "");
+      tc.name = stringField(fn, "name");
       json args = fn.contains("arguments") ? fn["arguments"] : json::object();
       if (args.is_string()) {
         json parsed = json::parse(args.get<std::string>(), nullptr, false);
@@ -133,8 +133,8 @@ review::ModelResponse OllamaProvider::parseResponse(const json& body) const {
   } else {
     out.finish = FinishReason::Stop;
   }
-  out.usage.inputTokens = tokenCount(body, "prompt_eval_count");
-  out.usage.outputTokens = tokenCount(body, "eval_count");
+  out.usage.inputTokens = tokenCount(body, "prompt_eval_count", &out.countsUnreadable);
+  out.usage.outputTokens = tokenCount(body, "eval_count", &out.countsUnreadable);
   return out;
 }
 

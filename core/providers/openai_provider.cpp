@@ -176,9 +176,14 @@ review::ModelResponse OpenAiProvider::parseResponse(const json& body) const {
 
   if (body.contains("usage") && body["usage"].is_object()) {
     const json& u = body["usage"];
-    out.usage.inputTokens = tokenCount(u, "prompt_tokens");  // cached tokens included
-    out.usage.outputTokens = tokenCount(u, "completion_tokens");
-    if (u.contains("prompt_tokens_details")) out.usage.cachedInputTokens = tokenCount(u["prompt_tokens_details"], "cached_tokens");
+    out.usage.inputTokens = tokenCount(u, "prompt_tokens", &out.countsUnreadable);  // cached tokens included
+    out.usage.outputTokens = tokenCount(u, "completion_tokens", &out.countsUnreadable);
+    if (u.contains("prompt_tokens_details"))
+      out.usage.cachedInputTokens = tokenCount(u["prompt_tokens_details"], "cached_tokens", &out.countsUnreadable);
+    if (out.usage.cachedInputTokens > out.usage.inputTokens) {  // more cached than sent: not both true
+      out.usage.cachedInputTokens = out.usage.inputTokens;
+      out.countsUnreadable = true;
+    }
   }
   return out;
 }

@@ -249,14 +249,23 @@ ojson functionTools(const std::vector<review::ToolSpec>& tools) {
   return out;
 }
 
-std::int64_t tokenCount(const json& usage, const char* key) {
+std::int64_t tokenCount(const json& usage, const char* key, bool* unreadable) {
   if (!usage.is_object()) return 0;
   const auto it = usage.find(key);
-  if (it == usage.end() || !it->is_number()) return 0;
+  if (it == usage.end() || it->is_null()) return 0;
   constexpr double kMax = 1e12;  // far above any context window
-  const double d = it->get<double>();
-  if (!(d >= 0 && d <= kMax) || std::trunc(d) != d) return 0;
+  const double d = it->is_number() ? it->get<double>() : -1;
+  if (!(d >= 0 && d <= kMax) || std::trunc(d) != d) {
+    if (unreadable) *unreadable = true;
+    return 0;
+  }
   return static_cast<std::int64_t>(d);
+}
+
+std::string stringField(const json& object, const char* key) {
+  if (!object.is_object()) return "";
+  const auto it = object.find(key);
+  return it != object.end() && it->is_string() ? it->get<std::string>() : "";
 }
 
 }  // namespace revline::providers

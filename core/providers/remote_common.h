@@ -48,8 +48,13 @@ Endpoint withoutTrailingV1(Endpoint e);
 
 // A token count from a provider's usage object: a whole number from 0 to 10^12;
 // anything else (absent, negative, fractional, 1e300) is 0, so that summing the
-// counts of a review can neither overflow nor go negative.
-std::int64_t tokenCount(const json& usage, const char* key);
+// counts of a review can neither overflow nor go negative. A count present but
+// not such a number sets `*unreadable` (the reply's figures are then low).
+std::int64_t tokenCount(const json& usage, const char* key, bool* unreadable = nullptr);
+
+// The string `object[key]`; "" when `object` is no object or the field is absent
+// or of another type (a reply's `"name": null` is no crash, and names nothing).
+std::string stringField(const json& object, const char* key);
 
 // The provider's own error text from an error body: OpenAI/Anthropic/llama.cpp
 // {"error":{"message"}}, Ollama {"error":"..."}, vLLM {"message"}; else the body, cut.

@@ -82,7 +82,8 @@ AttemptResult runAttempts(Provider& provider, ModelRequest request, const Attemp
     result.usage += response.usage;
     ++result.usage.requests;
     // Every answer of a model reads and writes tokens: none counted means the provider did not say.
-    if (provider.metered() && response.usage.inputTokens == 0 && response.usage.outputTokens == 0)
+    if (provider.metered() &&
+        ((response.usage.inputTokens == 0 && response.usage.outputTokens == 0) || response.countsUnreadable))
       ++result.usage.unreportedRequests;
     // Tries given up without an answer before this one: sent, maybe billed, counts unknown.
     result.usage.requests += response.unanswered;

@@ -109,6 +109,10 @@ struct ModelResponse {
   // reply within read_timeout_ms, the connection closed mid-reply): each may
   // have been billed, and no answer said for how many tokens.
   int unanswered = 0;
+  // A token count the reply had but could not be read (negative, fractional,
+  // past 10^12, a string; more cached than sent): its figures are low, not a
+  // confident zero, and the request counts as one without token counts.
+  bool countsUnreadable = false;
 };
 
 // A failure of the provider itself (network, auth, quota, cassette exhausted):

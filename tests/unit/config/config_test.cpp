@@ -196,6 +196,21 @@ TEST(LoadForRepository, InvalidJsonNamesFileLineAndColumn) {
   }
 }
 
+// A number past what a double holds is invalid JSON of the file too: before, it
+// was "internal error: [json.exception.out_of_range.406] number overflow".
+TEST(LoadForRepository, ANumberTooLargeIsInvalidJsonOfTheFile) {
+  testing::TempDir dir;
+  std::ofstream(dir.path() / ".revline.json") << R"({"max_requests": 1e400})";
+  try {
+    loadForRepository(dir.path());
+    FAIL() << "expected a ConfigError";
+  } catch (const ConfigError& e) {
+    const std::string message = e.what();
+    EXPECT_THAT(message, HasSubstr((dir.path() / ".revline.json").string() + ": invalid JSON: number overflow"));
+    EXPECT_THAT(message, Not(HasSubstr("[json.exception")));
+  }
+}
+
 TEST(LoadForRepository, KeyErrorsNameTheFile) {
   testing::TempDir dir;
   std::ofstream(dir.path() / ".revline.json") << R"({"max_attempts": 0})";

@@ -42,6 +42,7 @@ TEST(TokenCount, EveryProviderReadsNonsenseUsageAsZero) {
     EXPECT_EQ(response.usage.inputTokens, 0);
     EXPECT_EQ(response.usage.outputTokens, 0);
     EXPECT_EQ(response.usage.cachedInputTokens, 0);
+    EXPECT_TRUE(response.countsUnreadable) << "figures low, not a confident zero";
   }
   {
     json reply = json::parse(testing::fixture("anthropic_review.json"));
@@ -54,6 +55,7 @@ TEST(TokenCount, EveryProviderReadsNonsenseUsageAsZero) {
     EXPECT_EQ(response.usage.inputTokens, 40) << "the two huge counts are 0; their sum did overflow";
     EXPECT_EQ(response.usage.cachedInputTokens, 40);
     EXPECT_EQ(response.usage.outputTokens, 0);
+    EXPECT_TRUE(response.countsUnreadable);
   }
   {
     json reply = json::parse(testing::fixture("ollama_review.json"));
@@ -65,6 +67,60 @@ TEST(TokenCount, EveryProviderReadsNonsenseUsageAsZero) {
     const auto response = provider.complete(testing::sampleRequest(), CancelToken());
     EXPECT_EQ(response.usage.inputTokens, 0);
     EXPECT_EQ(response.usage.outputTokens, 0);
+    EXPECT_TRUE(response.countsUnreadable);
+  }
+}
+
+// One count unreadable beside a readable one (a string, a number past 10^12),
+// or more cached than sent: the request's figures are low, and it counts as a
+// request without token counts (the report says "at least"). Before, it read
+// as a confident "0 input tokens".
+TEST(TokenCount, AnUnreadableCountBesideAReadableOneIsNoConfidentZero) {
+  const json usage = json::parse(R"({"in": "1000", "out": 10, "none": null})");
+  bool unreadable = false;
+  EXPECT_EQ(tokenCount(usage, "out", &unreadable), 10);
+  EXPECT_EQ(tokenCount(usage, "none", &unreadable), 0);
+  EXPECT_EQ(tokenCount(usage, "absent", &unreadable), 0);
+  EXPECT_FALSE(unreadable) << "absent or null is no count at all";
+  EXPECT_EQ(tokenCount(usage, "in", &unreadable), 0);
+  EXPECT_TRUE(unreadable);
+
+  SleepRecorder sleeps;
+  json reply = json::parse(testing::fixture("openai_review.json"));
+  reply["usage"] = {{"prompt_tokens", 100}, {"completion_tokens", 10}, {"prompt_tokens_details", {{"cached_tokens", 5000}}}};
+  FakeServer server;
+  server.enqueue(Reply::ok(reply.dump()));
+  OpenAiProvider provider(settingsFor(server.url("/v1"), sleeps));
+  const auto response = provider.complete(testing::sampleRequest(), CancelToken());
+  EXPECT_EQ(response.usage.cachedInputTokens, 100) << "no more cached than sent";
+  EXPECT_TRUE(response.countsUnreadable);
+}
+
+// A reply's string field of another type (`"name": null`, `"type": 7`) is no
+// crash: before, the review ended in "internal error: [json.exception...]".
+TEST(ReplyFields, AFieldOfAnotherTypeIsNoCrash) {
+  EXPECT_EQ(stringField(json::parse(R"({"name": null})"), "name"), "");
+  EXPECT_EQ(stringField(json::parse(R"({"name": 7})"), "name"), "");
+  EXPECT_EQ(stringField(json::parse(R"({"name": "read_file"})"), "name"), "read_file");
+  EXPECT_EQ(stringField(json::array(), "name"), "");
+  SleepRecorder sleeps;
+  {
+    json reply = json::parse(testing::fixture("anthropic_review.json"));
+    reply["type"] = nullptr;
+    reply["content"].push_back({{"type", 7}});
+    reply["content"].push_back({{"type", "tool_use"}, {"name", nullptr}, {"id", "toolu_9"}, {"input", json::object()}});
+    FakeServer server;
+    server.enqueue(Reply::ok(reply.dump()));
+    AnthropicProvider provider(settingsFor(server.url(), sleeps));
+    EXPECT_NO_THROW(provider.complete(testing::sampleRequest(), CancelToken()));
+  }
+  {
+    json reply = json::parse(testing::fixture("ollama_review.json"));
+    reply["message"]["tool_calls"] = {{{"function", {{"name", 7}, {"arguments", json::object()}}}}};
+    FakeServer server;
+    server.enqueue(Reply::ok(reply.dump()));
+    OllamaProvider provider(settingsFor(server.url(), sleeps));
+    EXPECT_NO_THROW(provider.complete(testing::sampleRequest(), CancelToken()));
   }
 }
 

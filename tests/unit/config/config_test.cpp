@@ -183,32 +183,31 @@ TEST(LoadForRepository, ReadsTheFile) {
   EXPECT_EQ(c.cassette, "c.json");
 }
 
-TEST(LoadForRepository, InvalidJsonNamesFileLineAndColumn) {
-  testing::TempDir dir;
-  std::ofstream(dir.path() / ".revline.json") << "{\n  \"provider\": \"openai\",\n}\n";
+// The ConfigError a repository whose .revline.json holds `text` is loaded with ("" when none).
+std::string loadErrorOf(const testing::TempDir& dir, const std::string& text) {
+  std::ofstream(dir.path() / ".revline.json") << text;
   try {
     loadForRepository(dir.path());
-    FAIL() << "expected a ConfigError";
   } catch (const ConfigError& e) {
-    const std::string message = e.what();
-    EXPECT_THAT(message, HasSubstr((dir.path() / ".revline.json").string() + ": invalid JSON: parse error at line 3, column 1"));
-    EXPECT_THAT(message, Not(HasSubstr("[json.exception")));
+    return e.what();
   }
+  return "";
+}
+
+TEST(LoadForRepository, InvalidJsonNamesFileLineAndColumn) {
+  testing::TempDir dir;
+  const std::string message = loadErrorOf(dir, "{\n  \"provider\": \"openai\",\n}\n");
+  EXPECT_THAT(message, HasSubstr((dir.path() / ".revline.json").string() + ": invalid JSON: parse error at line 3, column 1"));
+  EXPECT_THAT(message, Not(HasSubstr("[json.exception")));
 }
 
 // A number past what a double holds is invalid JSON of the file too: before, it
 // was "internal error: [json.exception.out_of_range.406] number overflow".
 TEST(LoadForRepository, ANumberTooLargeIsInvalidJsonOfTheFile) {
   testing::TempDir dir;
-  std::ofstream(dir.path() / ".revline.json") << R"({"max_requests": 1e400})";
-  try {
-    loadForRepository(dir.path());
-    FAIL() << "expected a ConfigError";
-  } catch (const ConfigError& e) {
-    const std::string message = e.what();
-    EXPECT_THAT(message, HasSubstr((dir.path() / ".revline.json").string() + ": invalid JSON: number overflow"));
-    EXPECT_THAT(message, Not(HasSubstr("[json.exception")));
-  }
+  const std::string message = loadErrorOf(dir, R"({"max_requests": 1e400})");
+  EXPECT_THAT(message, HasSubstr((dir.path() / ".revline.json").string() + ": invalid JSON: number overflow"));
+  EXPECT_THAT(message, Not(HasSubstr("[json.exception")));
 }
 
 TEST(LoadForRepository, KeyErrorsNameTheFile) {

@@ -216,8 +216,20 @@ void throwHttpError(const Endpoint& endpoint, const std::string& path, const Htt
   }
   if (status >= 500 || status == 408 || status == 409) {
     std::string label = statusText(status);
+    // A wait asked for longer than revline waits out (over 60 s) is said, as for a 429.
+    std::string wait;
+    if (auto ra = retryAfter(res)) wait = "; the server asks to wait " + std::to_string(ra->count() / 1000) + " s";
     throw ProviderError(Kind::Server, p + ": server error " + http + (label.empty() ? "" : " (" + label + ")") +
-                                          retried + " from " + url + ": " + message + "; try again later");
+                                          retried + " from " + url + ": " + message + wait + "; try again later");
+  }
+  if (status >= 300 && status < 400) {
+    // Redirects are not followed (the key would go with the request): where it pointed is the fix.
+    const auto location = res.headers.find("location");
+    throw ProviderError(Kind::Protocol,
+                        p + ": " + url + " answered " + http + ", a redirect" +
+                            (location != res.headers.end() ? " to " + cut(location->second, 300) : "") +
+                            ", which revline does not follow (the API key would go with it): set base_url to the "
+                            "endpoint itself (http:// to https://, a trailing path)");
   }
   throw ProviderError(Kind::Protocol, p + ": unexpected " + http + " from " + url + ": " + message);
 }

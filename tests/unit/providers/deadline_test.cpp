@@ -136,6 +136,25 @@ TEST(RetryAfter, AHugeRetryAfterIsReportedWithTheClampedWaitNotRetriedAtOnce) {
   EXPECT_EQ(f.requests, 1u);
 }
 
+// A 503 (or Anthropic's 529) asking for a longer wait than revline waits out
+// says how long it asked, as a 429 does; before, only "try again later".
+TEST(RetryAfter, AServerErrorSaysHowLongItAskedToWait) {
+  const Failure f = failureFor(testing::Reply{503, R"({"error":{"message":"overloaded"}})", {{"retry-after", "120"}}, {}});
+  EXPECT_EQ(f.kind, ProviderError::Kind::Server) << f.what;
+  EXPECT_NE(f.what.find("the server asks to wait 120 s; try again later"), std::string::npos) << f.what;
+  EXPECT_EQ(f.requests, 1u);
+}
+
+// A redirect is not followed (the key would go with it): the error says where it
+// pointed and what to change; before, "unexpected HTTP 301" and the HTML body.
+TEST(Redirect, TheErrorSaysWhereItPointed) {
+  const Failure f = failureFor(
+      testing::Reply{301, "<html>Moved</html>", {{"Location", "https://api.example.test/v1/chat/completions"}}, {}});
+  EXPECT_EQ(f.kind, ProviderError::Kind::Protocol) << f.what;
+  EXPECT_NE(f.what.find("a redirect to https://api.example.test/v1/chat/completions"), std::string::npos) << f.what;
+  EXPECT_NE(f.what.find("set base_url to the endpoint itself"), std::string::npos) << f.what;
+}
+
 TEST(InvalidUtf8, TheReplyIsNamedAndItsBytesEscaped) {
   const Failure f = failureFor(testing::Reply::ok("{\"choices\": \"\xff\xfe\x01 garbled\"}"));
   EXPECT_EQ(f.kind, ProviderError::Kind::Protocol);

@@ -417,11 +417,13 @@ void Server::applyOutcome(Job& job, JobOutcome& outcome) {
     return;
   }
   // What a review's model calls spent, and the session's total: said at its end, however it ends.
-  auto spentClause = [&](const review::Usage& usage) -> std::string {
-    const std::string spent = reports::usageSentence(usage, job.config.review.prices);
+  auto withSession = [&](const std::string& spent) -> std::string {
     if (spent.empty()) return "";
     std::lock_guard<std::mutex> lock(statsMu_);
     return "; " + spent + " (session: " + stats_.sentence() + ")";
+  };
+  auto spentClause = [&](const review::Usage& usage) {
+    return withSession(reports::usageSentence(usage, job.config.review.prices));
   };
   if (outcome.kind == Kind::Cancelled) {
     count(&ServerStats::reviewsCancelled);
@@ -469,7 +471,8 @@ void Server::applyOutcome(Job& job, JobOutcome& outcome) {
   const std::string verdict(contract::toString(review::decideVerdict(shown, job.config.review.policy, result.evidence)));
   std::string endMessage = std::to_string(shown.size()) + (shown.size() == 1 ? " finding" : " findings") + ", verdict " + verdict;
   if (dismissedCount) endMessage += " (" + std::to_string(dismissedCount) + " dismissed)";
-  endMessage += spentClause(result.outcome.usage);
+  // A model's review answered from the cache says so too ("0 model requests: nothing was sent, ..."), with the session's total.
+  endMessage += withSession(reports::spentSentence(result.outcome));
   // What was not reviewed is said in the editor as in every report: an absent
   // diagnostic on a part the model never saw must not read as "looked fine".
   const review::Coverage& coverage = result.outcome.coverage;

@@ -104,6 +104,31 @@ TEST_F(SessionUsage, StatsSumEveryReviewAndPriceThem) {
   EXPECT_EQ(c.stop(), 0);
 }
 
+// The end of a review answered from the cache says what it spent (nothing) and
+// the session's total, as every review's end does: before, only "1 finding,
+// verdict COMMENT", and the running total left the progress text.
+TEST_F(SessionUsage, AReviewFromTheCacheEndsWithTheSessionsTotal) {
+  LspClient c(options());
+  c.initialize(rootUri(), json::object(), {{"window", {{"workDoneProgress", true}}}});
+  auto saveAndEnd = [&] {
+    c.notify("textDocument/didSave", {{"textDocument", {{"uri", uri}}}});
+    const json create = c.waitFor(
+        [](const json& m) { return m.value("method", "") == "window/workDoneProgress/create"; }, "progress create");
+    c.transport().clientSend(json{{"jsonrpc", "2.0"}, {"id", create["id"]}, {"result", nullptr}});
+    json end;
+    for (json v; end.is_null();)
+      if ((v = c.notification("$/progress")["params"]["value"]).value("kind", "") == "end") end = v;
+    c.notification("textDocument/publishDiagnostics");
+    return end.value("message", "");
+  };
+  repo.write("a.txt", "one changed\ntwo\n");
+  EXPECT_NE(saveAndEnd().find("1 model request, 1000 input tokens"), std::string::npos);
+  const std::string again = saveAndEnd();
+  EXPECT_NE(again.find("1 finding, verdict COMMENT; 0 model requests: nothing was sent"), std::string::npos) << again;
+  EXPECT_NE(again.find("(session: 1 model request"), std::string::npos) << again;
+  EXPECT_EQ(c.stop(), 0);
+}
+
 TEST_F(SessionUsage, NoPriceNoCost) {
   LspClient c(options());
   c.initialize(rootUri());

@@ -89,6 +89,17 @@ class LspClient {
   json notification(const std::string& method) {
     return waitFor([&](const json& m) { return m.value("method", "") == method; }, method);
   }
+  // Answers the server's next window/workDoneProgress/create (the client accepts it).
+  void acceptProgressCreate() {
+    const json create = waitFor(
+        [](const json& m) { return m.value("method", "") == "window/workDoneProgress/create"; }, "progress create");
+    transport_.clientSend(json{{"jsonrpc", "2.0"}, {"id", create["id"]}, {"result", nullptr}});
+  }
+  // The value of the next `$/progress` end (reports before it are read past).
+  json progressEnd() {
+    for (;;)
+      if (json v = notification("$/progress")["params"]["value"]; v.value("kind", "") == "end") return v;
+  }
   // Nothing but logs arrives within `quiet`.
   void expectQuiet(std::chrono::milliseconds quiet = std::chrono::milliseconds(200)) {
     for (const auto& m : backlog_) ADD_FAILURE() << "unread server message: " << m.dump();

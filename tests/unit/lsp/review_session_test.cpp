@@ -90,12 +90,8 @@ TEST_F(ReviewSession, AnUnplacedBlockingFindingNeverApprovesFreshOrFromCache) {
   LspClient again(fixed(answer, calls));
   again.initialize(uriFromPath(root.string()), json::object(), {{"window", {{"workDoneProgress", true}}}});
   again.notify("textDocument/didSave", {{"textDocument", {{"uri", uri}}}});
-  const json create = again.waitFor(
-      [](const json& m) { return m.value("method", "") == "window/workDoneProgress/create"; }, "progress create");
-  again.transport().clientSend(json{{"jsonrpc", "2.0"}, {"id", create["id"]}, {"result", nullptr}});
-  json end;
-  for (json v; end.is_null();)
-    if ((v = again.notification("$/progress")["params"]["value"]).value("kind", "") == "end") end = v;
+  again.acceptProgressCreate();
+  const json end = again.progressEnd();
   EXPECT_NE(end.value("message", "").find("verdict COMMENT"), std::string::npos) << end.dump();
   EXPECT_EQ(calls.load(), asked);  // no model call
   EXPECT_EQ(again.server().stats().cacheHits, 1);

@@ -112,12 +112,8 @@ TEST_F(SessionUsage, AReviewFromTheCacheEndsWithTheSessionsTotal) {
   c.initialize(rootUri(), json::object(), {{"window", {{"workDoneProgress", true}}}});
   auto saveAndEnd = [&] {
     c.notify("textDocument/didSave", {{"textDocument", {{"uri", uri}}}});
-    const json create = c.waitFor(
-        [](const json& m) { return m.value("method", "") == "window/workDoneProgress/create"; }, "progress create");
-    c.transport().clientSend(json{{"jsonrpc", "2.0"}, {"id", create["id"]}, {"result", nullptr}});
-    json end;
-    for (json v; end.is_null();)
-      if ((v = c.notification("$/progress")["params"]["value"]).value("kind", "") == "end") end = v;
+    c.acceptProgressCreate();
+    const json end = c.progressEnd();
     c.notification("textDocument/publishDiagnostics");
     return end.value("message", "");
   };

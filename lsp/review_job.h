@@ -70,6 +70,7 @@ struct Server::JobOutcome {
   std::map<std::string, std::string> diffFingerprints;
   std::vector<std::string> goneUris;  // of the job's shownFiles, those that no longer exist
   std::vector<std::string> logs;  // for window/logMessage
+  bool ignoredByGit = false;      // the file asked about is not in the change: git ignores it
   // Settings of the repository's own git config that name programs, not run (untrusted): warned of once.
   std::vector<std::string> ignoredGitSettings;
   std::string failure;            // Failed: the message shown to the user

@@ -260,6 +260,14 @@ void Server::runJob(const std::shared_ptr<Job>& job) {
     git::DiffRequest diffRequest = job->diffRequest();
     diffRequest.ignoredSettings = &outcome->ignoredGitSettings;
     diff::Diff parsed = reviews_.readChange(job->root, std::move(diffRequest), &leftOut);
+    // A saved file the change does not hold because git ignores it (a log, build
+    // output) is said to be not reviewed, not approved in silence.
+    if (job->path && parsed.files.empty() && leftOut.empty() && !job->cacheOnly &&
+        git::ignoredByGit(job->root, *job->path)) {
+      outcome->ignoredByGit = true;
+      outcome->logs.push_back("revline: " + *job->path + " is ignored by git (.gitignore, info/exclude or "
+                              "core.excludesFile): not part of the change, not reviewed");
+    }
     for (const auto& s : leftOut) {
       const review::SkippedFile listed = session::notReviewed(s);
       outcome->logs.push_back("revline: " + listed.path + ": " + listed.reason);
@@ -470,6 +478,7 @@ void Server::applyOutcome(Job& job, JobOutcome& outcome) {
   // No false approval here either: the review's evidence (unplaced blocking findings) still counts.
   const std::string verdict(contract::toString(review::decideVerdict(shown, job.config.review.policy, result.evidence)));
   std::string endMessage = std::to_string(shown.size()) + (shown.size() == 1 ? " finding" : " findings") + ", verdict " + verdict;
+  if (outcome.ignoredByGit) endMessage = "not reviewed: " + *job.path + " is ignored by git";
   if (dismissedCount) endMessage += " (" + std::to_string(dismissedCount) + " dismissed)";
   // A model's review answered from the cache says so too ("0 model requests: nothing was sent, ..."), with the session's total.
   endMessage += withSession(reports::spentSentence(result.outcome));

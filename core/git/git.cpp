@@ -581,6 +581,16 @@ std::vector<std::string> ignoredUntracked(const fs::path& root, const GitOptions
   return untrackedListing(root, options, {"--ignored", "--exclude-standard"});
 }
 
+bool ignoredByGit(const fs::path& root, const std::string& path, const GitOptions& options) {
+  const Runner git{options, root, {}, {}, {"-c", "core.fsmonitor=false"}};  // it reads the index: no hook
+  try {
+    // Not --no-index: a tracked file matching a pattern is not ignored (git diffs it).
+    return git.run({"check-ignore", "-q", "--", path}).exitCode == 0;  // 1: not ignored
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
 std::vector<std::string> allUntracked(const fs::path& root, const GitOptions& options) {
   return untrackedListing(root, options, {});
 }

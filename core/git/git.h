@@ -89,6 +89,10 @@ std::string diffText(const std::filesystem::path& root, const DiffRequest& reque
 // (`git ls-files --others --ignored --exclude-standard --directory`).
 std::vector<std::string> ignoredUntracked(const std::filesystem::path& root, const GitOptions& git = {});
 
+// Whether git ignores the repository-relative `path` (.gitignore, info/exclude,
+// core.excludesFile): `git check-ignore`. False when git cannot say.
+bool ignoredByGit(const std::filesystem::path& root, const std::string& path, const GitOptions& git = {});
+
 // Every untracked file and directory, ignored or not, listed as
 // ignoredUntracked lists them: what a commit of the index leaves out.
 std::vector<std::string> allUntracked(const std::filesystem::path& root, const GitOptions& git = {});

@@ -375,6 +375,24 @@ TEST_F(Fixture, AConfigFileBrokenFromTheStartReviewsNothingAndSaysWhy) {
   EXPECT_EQ(c.stop(), 0);
 }
 
+// Saving a file git ignores (a log, build output) says it is not reviewed:
+// before, its review ended "0 findings, verdict APPROVE" and nothing said why.
+TEST_F(Fixture, SavingAFileGitIgnoresSaysItIsNotReviewed) {
+  Script s;
+  repo.write(".gitignore", "*.log\n");
+  repo.commitAll("ignore logs");
+  repo.write("debug.log", "x\n");
+  LspClient c(scripted(s, /*sync=*/true));
+  c.initialize(rootUri(), json::object(), {{"window", {{"workDoneProgress", true}}}});
+  const std::string log = uriFromPath((std::filesystem::canonical(repo.root()) / "debug.log").string());
+  c.notify("textDocument/didSave", {{"textDocument", {{"uri", log}}}});
+  c.acceptProgressCreate();
+  EXPECT_EQ(c.progressEnd().value("message", ""), "not reviewed: debug.log is ignored by git");
+  EXPECT_EQ(s.calls, 0);
+  EXPECT_TRUE(c.notification("textDocument/publishDiagnostics")["params"]["diagnostics"].empty());
+  EXPECT_EQ(c.stop(), 0);
+}
+
 // A failed review's progress ends with the reason, not only "failed": a client
 // may show the end over the error message (Emacs's echo area did), and a
 // failure repeated within a minute is not shown again.

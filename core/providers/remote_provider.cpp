@@ -35,8 +35,12 @@ review::ModelResponse RemoteProvider::complete(const review::ModelRequest& reque
         throw;
       }
     }
+    // A success whose body cannot be read (HTML from a proxy, no `choices`, bytes
+    // that are not UTF-8) was still answered, and maybe billed: it counts as a
+    // request whose tokens are unknown in what the failure spent.
+    ++unanswered;
     review::ModelResponse response = parseResponse(parseJsonBody(endpoint_, path(), res));
-    response.unanswered = unanswered;
+    response.unanswered = unanswered - 1;
     return response;
   } catch (review::ProviderError& e) {
     e.setUnanswered(e.unanswered() + unanswered);

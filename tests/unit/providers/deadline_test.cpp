@@ -155,6 +155,24 @@ TEST(Redirect, TheErrorSaysWhereItPointed) {
   EXPECT_NE(f.what.find("set base_url to the endpoint itself"), std::string::npos) << f.what;
 }
 
+// A 200 whose body cannot be read was answered, and maybe billed: the failure
+// counts it as a request whose tokens are unknown. Before, a split review whose
+// third request got a proxy's HTML said it had spent 2 requests.
+TEST(UnreadableReply, CountsAsARequestOfUnknownTokens) {
+  for (const std::string body : {std::string("<html>Bad gateway</html>"), std::string(R"({"usage": {"prompt_tokens": 5}})")}) {
+    testing::FakeServer server;
+    server.enqueue(testing::Reply::ok(body));
+    testing::SleepRecorder sleeps;
+    OpenAiProvider provider(testing::settingsFor(server.url("/v1"), sleeps));
+    try {
+      provider.complete(testing::sampleRequest(), CancelToken());
+      ADD_FAILURE() << "no error for " << body;
+    } catch (const ProviderError& e) {
+      EXPECT_EQ(e.unanswered(), 1) << body << ": " << e.what();
+    }
+  }
+}
+
 TEST(InvalidUtf8, TheReplyIsNamedAndItsBytesEscaped) {
   const Failure f = failureFor(testing::Reply::ok("{\"choices\": \"\xff\xfe\x01 garbled\"}"));
   EXPECT_EQ(f.kind, ProviderError::Kind::Protocol);

@@ -12,6 +12,8 @@
 #include <random>
 #include <thread>
 
+#include <nlohmann/json.hpp>
+
 #include "core/support/text.h"
 #include "core/support/version.h"
 
@@ -217,6 +219,21 @@ std::optional<std::chrono::milliseconds> retryAfter(const HttpResponse& response
   return clamp(waitMs);
 }
 
+int embeddedErrorStatus(const std::string& body) {
+  const std::size_t start = body.find_first_not_of(" \t\r\n");
+  // Only a body that is an error object from its first key: a reply's content never is.
+  if (start == std::string::npos || body.compare(start, 1, "{") != 0) return 0;
+  const std::size_t key = body.find_first_not_of(" \t\r\n", start + 1);
+  if (key == std::string::npos || body.compare(key, 7, "\"error\"") != 0) return 0;
+  const nlohmann::json j = nlohmann::json::parse(body, nullptr, false);
+  if (!j.is_object() || !j.contains("error") || !j["error"].is_object()) return 0;
+  const nlohmann::json& code = j["error"].contains("code") ? j["error"]["code"] : nlohmann::json();
+  const int status = code.is_number_integer() ? code.get<int>()
+                     : code.is_string() && code.get<std::string>().size() == 3 ? std::atoi(code.get<std::string>().c_str())
+                                                                              : 0;
+  return status >= 400 && status <= 599 ? status : 0;
+}
+
 bool retryableStatus(int status, const std::string& body) {
   if (status == 429) return body.find("insufficient_quota") == std::string::npos;
   return status == 408 || status == 409 || (status >= 500 && status <= 599);
@@ -398,6 +415,11 @@ HttpTransport::Attempt HttpTransport::sendOnce(const std::string& path,
     attempt.response.status = res.status;
     for (const auto& [k, v] : res.headers) attempt.response.headers.emplace(lower(k), v);
     attempt.response.body = std::move(received);
+    // A gateway (OpenRouter) that had sent 200 before its upstream failed says
+    // the real status in the body: {"error": {"code": 502, ...}}. Read as that
+    // status: retried as such, and reported as such.
+    if (res.status >= 200 && res.status < 300)
+      if (const int embedded = embeddedErrorStatus(attempt.response.body)) attempt.response.status = embedded;
     return attempt;
   }
   attempt.error = error;

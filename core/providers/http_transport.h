@@ -77,6 +77,11 @@ std::optional<std::chrono::milliseconds> retryAfter(
 // True when the status is worth another try (408, 409, 429 except insufficient_quota, 5xx).
 bool retryableStatus(int status, const std::string& body);
 
+// The HTTP status a body that is an error object names (`{"error": {"code": 502,
+// ...}}`, 400 to 599), as a gateway sends it with a 200 when its upstream failed
+// after the reply had begun; 0 for any other body.
+int embeddedErrorStatus(const std::string& body);
+
 class HttpTransport {
  public:
   // `providerName` only labels error messages ("openai: cannot connect to ...").

@@ -127,7 +127,13 @@ std::string providerErrorMessage(const std::string& body) {
         const json& err = j["error"];
         if (err.is_string()) return err.get<std::string>();
         if (err.is_object() && err.contains("message") && err["message"].is_string()) {
-          return err["message"].get<std::string>();
+          // A gateway's words for its upstream's failure (OpenRouter's metadata.raw) say what happened.
+          const json* raw = err.contains("metadata") && err["metadata"].is_object() && err["metadata"].contains("raw")
+                                ? &err["metadata"]["raw"]
+                                : nullptr;
+          return err["message"].get<std::string>() +
+                 (raw && raw->is_string() && !raw->get<std::string>().empty() ? " (" + cut(raw->get<std::string>(), 300) + ")"
+                                                                                : "");
         }
       }
       if (j.contains("message") && j["message"].is_string()) return j["message"].get<std::string>();

@@ -173,6 +173,39 @@ TEST(UnreadableReply, CountsAsARequestOfUnknownTokens) {
   }
 }
 
+// A gateway's 200 whose body is an upstream's error ({"error": {"code": 502}})
+// is that status: retried, and reported with the gateway's details. Before, it
+// ended the review at once with only "Provider returned error".
+TEST(EmbeddedError, AGatewaysErrorInA200IsItsStatus) {
+  const std::string upstream =
+      R"({"error":{"message":"Provider returned error","code":502,"metadata":{"raw":"upstream timeout"}}})";
+  EXPECT_EQ(embeddedErrorStatus(upstream), 502);
+  EXPECT_EQ(embeddedErrorStatus(R"({"error":{"message":"x","code":"429"}})"), 429);
+  EXPECT_EQ(embeddedErrorStatus(R"({"choices":[],"error":{"code":502}})"), 0) << "a reply, not an error object";
+  EXPECT_EQ(embeddedErrorStatus(R"({"error":{"code":"invalid_api_key"}})"), 0);
+  testing::SleepRecorder sleeps;
+  {
+    testing::FakeServer server;
+    for (int i = 0; i < 3; ++i) server.enqueue(testing::Reply::ok(upstream));  // every try answers so
+    OpenAiProvider provider(testing::settingsFor(server.url("/v1"), sleeps));
+    try {
+      provider.complete(testing::sampleRequest(), CancelToken());
+      ADD_FAILURE() << "no error";
+    } catch (const ProviderError& e) {
+      const std::string what = e.what();
+      EXPECT_EQ(e.kind(), ProviderError::Kind::Server) << what;
+      EXPECT_NE(what.find("HTTP 502"), std::string::npos) << what;
+      EXPECT_NE(what.find("Provider returned error (upstream timeout)"), std::string::npos) << what;
+    }
+  }
+  testing::FakeServer server;
+  server.enqueue(testing::Reply::ok(upstream));
+  server.enqueue(testing::Reply::fromFixture("openai_review.json"));
+  OpenAiProvider provider(testing::settingsFor(server.url("/v1"), sleeps));
+  EXPECT_NO_THROW(provider.complete(testing::sampleRequest(), CancelToken()));
+  EXPECT_EQ(server.requestCount(), 2u) << "retried as a 502";
+}
+
 TEST(InvalidUtf8, TheReplyIsNamedAndItsBytesEscaped) {
   const Failure f = failureFor(testing::Reply::ok("{\"choices\": \"\xff\xfe\x01 garbled\"}"));
   EXPECT_EQ(f.kind, ProviderError::Kind::Protocol);

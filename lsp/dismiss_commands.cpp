@@ -36,10 +36,16 @@ void Server::handleDismissCommand(const std::string& command, const json& argume
   else root = repositoryOf(canonicalPath(pathFromUri(t.uri)));
   if (!root) throw LspError(ErrorCode::InvalidParams, "no revline findings for " + t.uri);
   DismissedFindings& dismissed = dismissedFor(*root);
+  // A change the file could not keep holds for this session only: said, not lost in silence.
+  const auto notKept = [this](const DismissedFindings& d) {
+    showMessage(MessageType::Warning, "revline: the change could not be saved in " + d.file().string() +
+                                          " (is .git/revline writable, and a directory?); it holds until the "
+                                          "server stops");
+  };
 
   if (command == kDismissFinding) {
     if (it == files_.end()) throw LspError(ErrorCode::InvalidParams, "no revline findings for " + t.uri);
-    dismissed.add(*t.id);
+    if (!dismissed.add(*t.id)) notKept(dismissed);
     publish(t.uri);
     return reply(json(nullptr));
   }
@@ -47,13 +53,15 @@ void Server::handleDismissCommand(const std::string& command, const json& argume
     int restored = 0;
     if (t.id) {
       restored = dismissed.contains(*t.id) ? 1 : 0;
-      dismissed.remove(*t.id);
+      if (!dismissed.remove(*t.id)) notKept(dismissed);
     } else if (it != files_.end()) {  // every dismissed finding of the file
+      bool kept = true;
       for (const auto& f : it->second.findings)
         if (dismissed.contains(f.published.id)) {
-          dismissed.remove(f.published.id);
+          kept = dismissed.remove(f.published.id) && kept;
           ++restored;
         }
+      if (!kept) notKept(dismissed);
     }
     publish(t.uri);
     return reply(json{{"restored", restored}});

@@ -44,30 +44,31 @@ void DismissedFindings::refresh() {
   if ((ec ? fs::file_time_type{} : stamp) != seen_) load();
 }
 
-void DismissedFindings::add(const std::string& id) { update(id, true); }
-void DismissedFindings::remove(const std::string& id) { update(id, false); }
+bool DismissedFindings::add(const std::string& id) { return update(id, true); }
+bool DismissedFindings::remove(const std::string& id) { return update(id, false); }
 
 std::string DismissedFindings::keyed(const std::string& id) {
   return keyedFingerprint(config::stateKey(), "dismissed finding\n" + id);
 }
 
-void DismissedFindings::update(const std::string& plainId, bool add) {
+bool DismissedFindings::update(const std::string& plainId, bool add) {
   const std::string id = keyed(plainId);
   // Only in a real directory of the git directory's (never through a planted
   // symlink); else the dismissal holds for this session only.
   if (!ownDirectory(file_.parent_path().parent_path(), file_.parent_path().filename())) {
     if (add) ids_.insert(id);
     else ids_.erase(id);
-    return;
+    return false;
   }
   FileLock lock(file_);
   std::set<std::string> ids = readIds(file_);  // what every server has written so far
   const bool changed = add ? ids.insert(id).second : ids.erase(id) != 0;
-  if (changed) writeFileAtomically(file_, json{{"dismissed", ids}}.dump(1) + "\n");
+  const bool kept = !changed || writeFileAtomically(file_, json{{"dismissed", ids}}.dump(1) + "\n");
   ids_ = std::move(ids);
   std::error_code ec;
   const auto stamp = fs::last_write_time(file_, ec);
   seen_ = ec ? fs::file_time_type{} : stamp;
+  return kept;
 }
 
 }  // namespace revline::lsp

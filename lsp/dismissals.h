@@ -16,15 +16,18 @@ class DismissedFindings {
  public:
   explicit DismissedFindings(std::filesystem::path root);
   bool contains(const std::string& id) const { return ids_.count(keyed(id)) != 0; }
-  void add(const std::string& id);
-  void remove(const std::string& id);
+  // False when the change could not be kept in the file (a read-only repository,
+  // `.git/revline` not a directory): it then holds for this session only.
+  bool add(const std::string& id);
+  bool remove(const std::string& id);
+  const std::filesystem::path& file() const { return file_; }
   // Re-reads the file when it changed on disk since this object last saw it.
   void refresh();
 
  private:
   static std::string keyed(const std::string& id);  // what the file holds of `id`
   // Under the lock: reads the file, applies `change` (true: add), writes it.
-  void update(const std::string& id, bool add);
+  bool update(const std::string& id, bool add);
   void load();
 
   std::filesystem::path file_;

@@ -43,7 +43,10 @@ fs::path userConfigPath() {
   if (const char* xdg = std::getenv("XDG_CONFIG_HOME"); xdg && *xdg && fs::path(xdg).is_absolute()) {
     return fs::path(xdg) / "revline" / "config.json";
   }
-  if (const char* home = std::getenv("HOME"); home && *home) return fs::path(home) / ".config" / "revline" / "config.json";
+  // Absolute only, as XDG_CONFIG_HOME: a relative HOME would put the user's config
+  // and secret key in the directory revline runs in, the repository.
+  if (const char* home = std::getenv("HOME"); home && *home && fs::path(home).is_absolute())
+    return fs::path(home) / ".config" / "revline" / "config.json";
   return {};
 }
 

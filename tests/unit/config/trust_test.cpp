@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -34,6 +35,26 @@ struct Repo {
     std::ofstream(userFile()) << text;
   }
 };
+
+// A relative HOME (or XDG_CONFIG_HOME) names no user config: it would be read
+// from the directory revline runs in, the repository, whose author would then
+// choose the user's trust list and the key naming revline's state.
+TEST(Trust, ARelativeHomeNamesNoUserConfig) {
+  const char* xdg = std::getenv("XDG_CONFIG_HOME");
+  const char* home = std::getenv("HOME");
+  const std::string xdgWas = xdg ? xdg : "", homeWas = home ? home : "";
+  ::unsetenv("XDG_CONFIG_HOME");
+  ::setenv("HOME", "relhome", 1);
+  EXPECT_TRUE(userConfigPath().empty()) << userConfigPath();
+  ::setenv("HOME", "/home/someone", 1);
+  EXPECT_EQ(userConfigPath(), fs::path("/home/someone/.config/revline/config.json"));
+  ::setenv("XDG_CONFIG_HOME", "relxdg", 1);
+  EXPECT_EQ(userConfigPath(), fs::path("/home/someone/.config/revline/config.json"));
+  if (xdg) ::setenv("XDG_CONFIG_HOME", xdgWas.c_str(), 1);
+  else ::unsetenv("XDG_CONFIG_HOME");
+  if (home) ::setenv("HOME", homeWas.c_str(), 1);
+  else ::unsetenv("HOME");
+}
 
 TEST(Trust, UntrustedRepositoryCannotChooseTheEndpointKeyOrProvider) {
   Repo r;

@@ -121,6 +121,27 @@ TEST_F(Hostile, APlantedDismissalHidesNothing) {
   EXPECT_EQ(c.stop(), 0);
 }
 
+// A dismissal the file cannot keep (`dismissed.json` a directory) is said, and
+// holds for the session: before, it was lost at the next start in silence.
+TEST_F(Hostile, ADismissalThatCannotBeSavedIsSaid) {
+  LspClient c(ServerOptions{});
+  c.initialize(rootUri(), {{"debounce_ms", 0}});
+  save(c);
+  const json d = diagnosticsOf(untilDiagnostics(c));
+  ASSERT_GE(d["params"]["diagnostics"].size(), 1u) << d.dump();
+  const std::string id = d["params"]["diagnostics"][0]["data"]["id"];
+  fs::create_directories(repo.root() / ".git" / "revline" / "dismissed.json");
+  const int r = c.request("workspace/executeCommand",
+                          {{"command", "revline.dismissFinding"}, {"arguments", json::array({{{"uri", uri}, {"id", id}}})}});
+  const json shown = c.notification("window/showMessage");
+  EXPECT_NE(shown["params"]["message"].get<std::string>().find("could not be saved in "), std::string::npos)
+      << shown.dump();
+  EXPECT_EQ(c.reply(r)["result"], json(nullptr));
+  const json after = c.notification("textDocument/publishDiagnostics");
+  for (const auto& diagnostic : after["params"]["diagnostics"]) EXPECT_NE(diagnostic["data"]["id"], id);
+  EXPECT_EQ(c.stop(), 0);
+}
+
 TEST_F(Hostile, ItsGitConfigRunsNoProgramOnSaveAndIsNamedOnce) {
   TempDir markers;
   const std::string touch = "touch '" + (markers.path() / "ran").string() + "'";

@@ -276,6 +276,16 @@ TEST(CliEndToEnd, ReviewsCachedByAnotherUserAreNotTrusted) {
   EXPECT_EQ(server.requestCount(), 2u);
   namespace fs = std::filesystem;
   EXPECT_TRUE(fs::exists(user.path() / "revline" / "state-key"));
+  // An empty key file (a crash between creating and writing it) is replaced, not
+  // left to make every run's key its own (the cache then missed for good).
+  testing::TempDir damaged;
+  fs::create_directories(damaged.path() / "revline");
+  std::ofstream(damaged.path() / "revline" / "state-key").flush();
+  server.enqueue(Reply::ok(chatReply(findingOnEachFunction())));
+  ASSERT_EQ(run(damaged).exitCode, 0);
+  ASSERT_EQ(run(damaged).exitCode, 0);
+  EXPECT_EQ(server.requestCount(), 3u) << "the second run with the repaired key is served from the cache";
+  EXPECT_EQ(fs::file_size(damaged.path() / "revline" / "state-key"), 65u);
   EXPECT_EQ(fs::status(user.path() / "revline" / "state-key").permissions() & fs::perms::others_read, fs::perms::none);
 }
 

@@ -159,7 +159,7 @@ TEST(Redirect, TheErrorSaysWhereItPointed) {
 // counts it as a request whose tokens are unknown. Before, a split review whose
 // third request got a proxy's HTML said it had spent 2 requests.
 TEST(UnreadableReply, CountsAsARequestOfUnknownTokens) {
-  for (const std::string body : {std::string("<html>Bad gateway</html>"), std::string(R"({"usage": {"prompt_tokens": 5}})")}) {
+  for (const std::string& body : {std::string("<html>Bad gateway</html>"), std::string(R"({"usage": {"prompt_tokens": 5}})")}) {
     testing::FakeServer server;
     server.enqueue(testing::Reply::ok(body));
     testing::SleepRecorder sleeps;

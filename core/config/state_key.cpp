@@ -1,8 +1,6 @@
 #include "core/config/state_key.h"
 
-#include <fcntl.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <cstdio>
 #include <mutex>
@@ -46,31 +44,16 @@ std::string loadOrMake() {
   if (userConfigPath().empty()) return randomKey();  // no home to keep it in
   const fs::path file = stateKeyPath();
   if (auto key = readKey(file)) return *key;
-  std::error_code ec;
-  fs::create_directories(file.parent_path(), ec);
   const std::string key = randomKey();
-  // Written whole to a temporary, then linked into place: the key file never
-  // exists half written, and of two processes starting at once the first
-  // link wins (link fails where the name exists) and the other reads it.
-  const fs::path tmp = file.string() + ".tmp." + std::to_string(::getpid()) + "." + randomKey().substr(0, 8);
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-  if (fd < 0) return key;  // nowhere to keep it: this process's alone
   const std::string line = key + "\n";
-  const bool wrote = ::write(fd, line.data(), line.size()) == static_cast<ssize_t>(line.size());
-  ::close(fd);
-  std::string chosen = key;
-  if (wrote && ::link(tmp.c_str(), file.c_str()) != 0) {
-    if (auto other = readKey(file)) {
-      chosen = *other;  // another process's, made first
-    } else {
-      // A key file that is empty or damaged (a crash, an edit) is replaced, if it is
-      // a regular file; anything else (a named pipe, a directory) stays, unused.
-      struct stat st {};
-      if (::lstat(file.c_str(), &st) == 0 && S_ISREG(st.st_mode)) fs::rename(tmp, file, ec);
-    }
-  }
-  fs::remove(tmp, ec);
-  return chosen;
+  // Never half written, and of two processes starting at once the first wins.
+  if (writeFileAtomically(file, line, WhenExists::Keep, 0600)) return key;
+  if (auto other = readKey(file)) return *other;  // another process's, made first
+  // A key file that is empty or damaged (a crash, an edit) is replaced, if it is
+  // a regular file; anything else (a named pipe, a directory) stays, unused.
+  struct stat st {};
+  if (::lstat(file.c_str(), &st) == 0 && S_ISREG(st.st_mode)) writeFileAtomically(file, line, WhenExists::Replace, 0600);
+  return key;  // kept, or (nowhere to keep it) this process's alone
 }
 
 }  // namespace

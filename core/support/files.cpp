@@ -52,7 +52,7 @@ bool writeAll(int fd, const std::string& content) {
 }
 }  // namespace
 
-bool writeFileAtomically(const fs::path& path, const std::string& content) {
+bool writeFileAtomically(const fs::path& path, const std::string& content, WhenExists whenExists, unsigned mode) {
   std::error_code ec;
   if (path.has_parent_path()) fs::create_directories(path.parent_path(), ec);
   // A temporary of its own per writer: a server and a CLI run may write the same
@@ -63,7 +63,7 @@ bool writeFileAtomically(const fs::path& path, const std::string& content) {
     const fs::path tmp = path.string() + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(serial++) + "." +
                          std::to_string(salt ^ (std::random_device{}() & 0xffffffu));
     // O_EXCL: a name already taken (a symlink planted there included) is never opened.
-    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
     if (fd < 0) {
       if (errno == EEXIST) continue;
       return false;
@@ -73,6 +73,11 @@ bool writeFileAtomically(const fs::path& path, const std::string& content) {
     if (!wrote || !closed) {
       fs::remove(tmp, ec);
       return false;
+    }
+    if (whenExists == WhenExists::Keep) {
+      const bool linked = ::link(tmp.c_str(), path.c_str()) == 0;
+      fs::remove(tmp, ec);
+      return linked;
     }
     std::error_code renamed;
     fs::rename(tmp, path, renamed);

@@ -22,8 +22,12 @@ std::optional<std::string> readWholeFile(const std::filesystem::path& path, std:
 // never through a symlink planted under its name, with a name of this process,
 // call and a random part), then renames it over `path` (creating the parent
 // directories): a crash never leaves half a file. False, with `path`
-// untouched, when any step fails.
-bool writeFileAtomically(const std::filesystem::path& path, const std::string& content);
+// untouched, when any step fails. With WhenExists::Keep the file is linked into
+// place instead, which fails where the name exists: of two processes creating
+// it at once, the first wins. `mode`: the new file's permissions.
+enum class WhenExists { Replace, Keep };
+bool writeFileAtomically(const std::filesystem::path& path, const std::string& content,
+                         WhenExists whenExists = WhenExists::Replace, unsigned mode = 0644);
 
 // `base / relative` when each directory of `relative` below `base` is a real
 // directory, created as needed; nullopt when one is anything else (a symlink, a

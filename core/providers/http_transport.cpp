@@ -33,6 +33,20 @@ std::string lower(std::string s) {
 
 std::string trim(const std::string& s) { return std::string(trimmed(s)); }
 
+// A JSON text that stops in the middle: it parses until its end, where the
+// parser still wants more (nlohmann's error is at the byte after the last).
+// A wrong endpoint's page (HTML, text, a whole JSON) is never that.
+bool jsonCutShort(const std::string& body) {
+  const std::size_t start = body.find_first_not_of(" \t\r\n");
+  if (start == std::string::npos || (body[start] != '{' && body[start] != '[')) return false;
+  try {
+    const nlohmann::json whole = nlohmann::json::parse(body);
+    return whole.is_discarded();  // parsed whole: not cut
+  } catch (const nlohmann::json::parse_error& e) {
+    return e.byte > body.size();
+  }
+}
+
 std::string seconds(std::chrono::milliseconds d) {
   auto ms = d.count();
   if (ms % 1000 == 0) return std::to_string(ms / 1000) + " s";
@@ -409,6 +423,16 @@ HttpTransport::Attempt HttpTransport::sendOnce(const std::string& path,
       attempt.timedOut = true;
     }
     return attempt;
+  }
+  // A reply with neither Content-Length nor chunked encoding ends where the
+  // connection closes: cut short, it still reads as complete. A JSON body that
+  // stops mid-value was cut off, as a chunked reply cut short is (retried),
+  // not a wrong endpoint's answer.
+  const bool closeDelimited =
+      !res.has_header("Content-Length") && lower(res.get_header_value("Transfer-Encoding")).find("chunked") == std::string::npos;
+  if (ok && closeDelimited && jsonCutShort(received)) {
+    ok = false;
+    error = httplib::Error::Read;
   }
   if (ok) {
     attempt.ok = true;

@@ -14,6 +14,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <thread>
 
@@ -199,10 +200,12 @@ TEST(Transport, ConnectionRefusedIsRetriedThenReported) {
   EXPECT_EQ(sleeps.sleeps->size(), 2u);
 }
 
-// Accepts connections on 127.0.0.1, reads what is sent, and closes each without a reply.
+// Accepts connections on 127.0.0.1, reads what is sent, and closes each without
+// a reply, or (`reply` given) after reading the whole request and writing those
+// bytes as they are: a reply whose end is the connection's close.
 class HangingUp {
  public:
-  HangingUp() {
+  explicit HangingUp(std::string reply = "") {
     fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
     sockaddr_in addr{};
     addr.sin_family = AF_INET;
@@ -212,10 +215,16 @@ class HangingUp {
     socklen_t len = sizeof addr;
     ::getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len);
     port_ = ntohs(addr.sin_port);
-    thread_ = std::thread([this] {
+    thread_ = std::thread([this, reply] {
       for (int c; (c = ::accept(fd_, nullptr, nullptr)) >= 0;) {
         char buf[4096];
-        (void)::recv(c, buf, sizeof buf, 0);
+        if (reply.empty()) {
+          (void)::recv(c, buf, sizeof buf, 0);
+        } else {
+          std::string request;
+          for (ssize_t n; !wholeRequest(request) && (n = ::recv(c, buf, sizeof buf, 0)) > 0;) request.append(buf, n);
+          (void)::send(c, reply.data(), reply.size(), MSG_NOSIGNAL);
+        }
         ++accepted;  // before the close the client waits for
         ::close(c);
       }
@@ -228,6 +237,17 @@ class HangingUp {
   }
   int port() const { return port_; }
   std::atomic<int> accepted{0};
+
+  static bool wholeRequest(const std::string& request) {
+    const std::size_t end = request.find("\r\n\r\n");
+    if (end == std::string::npos) return false;
+    std::size_t length = 0;
+    std::string headers = request.substr(0, end);
+    std::transform(headers.begin(), headers.end(), headers.begin(), [](unsigned char ch) { return std::tolower(ch); });
+    if (const std::size_t at = headers.find("content-length:"); at != std::string::npos)
+      length = std::stoul(headers.substr(at + 15));
+    return request.size() >= end + 4 + length;
+  }
 
  private:
   int fd_ = -1, port_ = 0;
@@ -248,6 +268,45 @@ TEST(Transport, AConnectionDroppedBeforeTheReplyIsTheServersFailure) {
                                                   "request was sent) \\(after 3 tries\\)"));
   EXPECT_EQ(c.message.find("base URL"), std::string::npos) << c.message;
   EXPECT_EQ(server.accepted.load(), 3);
+}
+
+// A reply with no Content-Length ends at the close: cut off there, its JSON
+// stops mid-value. That is a reply cut short (retried, said so), as over chunked
+// encoding; before, "not a JSON object; is the base URL right?", not retried.
+TEST(Transport, AReplyEndedByTheCloseAndCutShortIsRetried) {
+  const std::string head = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n";
+  HangingUp server(head + R"({"choices": [{"index": 0, "message": {"role": "assistant", "content": "{\"summ)");
+  SleepRecorder sleeps;
+  OpenAiProvider provider(settingsFor("http://127.0.0.1:" + std::to_string(server.port()) + "/v1", sleeps));
+  auto c = catchProviderError([&] { provider.complete(testing::sampleRequest(), CancelToken()); });
+  ASSERT_TRUE(c.thrown);
+  EXPECT_EQ(c.kind, Kind::Server) << c.message;
+  EXPECT_NE(c.message.find("the connection closed before the reply was complete (after 3 tries)"), std::string::npos)
+      << c.message;
+  EXPECT_EQ(c.message.find("base URL"), std::string::npos) << c.message;
+  EXPECT_EQ(server.accepted.load(), 3);
+  EXPECT_EQ(c.unanswered, 3) << "each try was sent and may be billed";
+}
+
+// The same framing, whole, is an ordinary reply (an HTTP/1.0 proxy answers so);
+// and a whole page that is not JSON still asks whether the base URL is right.
+TEST(Transport, AReplyEndedByTheCloseAndWholeIsRead) {
+  const std::string head = "HTTP/1.0 200 OK\r\nContent-Type: application/json\r\n\r\n";
+  {
+    HangingUp server(head + testing::fixture("openai_review.json"));
+    SleepRecorder sleeps;
+    OpenAiProvider provider(settingsFor("http://127.0.0.1:" + std::to_string(server.port()) + "/v1", sleeps));
+    EXPECT_NO_THROW(provider.complete(testing::sampleRequest(), CancelToken()));
+    EXPECT_EQ(server.accepted.load(), 1);
+  }
+  HangingUp server(head + "<html><body>Welcome to nginx!</body></html>");
+  SleepRecorder sleeps;
+  OpenAiProvider provider(settingsFor("http://127.0.0.1:" + std::to_string(server.port()) + "/v1", sleeps));
+  auto c = catchProviderError([&] { provider.complete(testing::sampleRequest(), CancelToken()); });
+  ASSERT_TRUE(c.thrown);
+  EXPECT_EQ(c.kind, Kind::Protocol) << c.message;
+  EXPECT_NE(c.message.find("is the base URL right?"), std::string::npos) << c.message;
+  EXPECT_EQ(server.accepted.load(), 1);
 }
 
 TEST(Transport, SlowReplyTimesOut) {

@@ -51,9 +51,17 @@ void write(const fs::path& p, std::string_view text) {
   std::ofstream(p, std::ios::binary) << text;
 }
 
+fs::path g_base;  // the fixture's temporary directory, removed at exit (each CTest run made one more)
+
 void makeFixture() {
   char tmpl[] = "/tmp/revline-fuzz-sandbox-XXXXXX";
-  const fs::path base = ::mkdtemp(tmpl);
+  if (!::mkdtemp(tmpl)) std::abort();
+  g_base = tmpl;
+  std::atexit([] {
+    std::error_code ec;
+    fs::remove_all(g_base, ec);
+  });
+  const fs::path& base = g_base;
   g_root = base / "repo";
   const std::string secret = randomMarker();
   g_secretHash = fnv1a(secret);

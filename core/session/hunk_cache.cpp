@@ -206,17 +206,21 @@ IncrementalPlan HunkCache::plan(const fs::path& root, const diff::Diff& change, 
     const std::string prefix = common + fileKey(f);
     diff::FileDiff kept = f;
     kept.hunks.clear();
-    auto lookUp = [&](IncrementalPlan::Unit& unit, std::int64_t base) {
+    // `hunk`: the unit's hunk, whose lines a carried finding must be on (null: a file without hunks, which has none).
+    auto lookUp = [&](IncrementalPlan::Unit& unit, std::int64_t base, const diff::Hunk* hunk) {
       if (use == CacheUse::Refresh) return;
       const fs::path file = entryFile(root, unit.key);
       std::optional<CachedReview> hit = readEntry(file);
       if (!hit) return;
-      std::error_code ec;
-      fs::last_write_time(file, fs::file_time_type::clock::now(), ec);  // recently used: pruned last
       for (auto& p : hit->findings) {
         shift(p.finding, base - 1);  // stored relative to the hunk's first line, as line 1
         p.finding.file = f.path();   // exact: a path that is not UTF-8 was stored with U+FFFD
+        // Grounded again: an entry whose finding falls outside its hunk (damaged, or not
+        // written by store()) is a miss, and the hunk is sent again.
+        if (!hunk || !holds(*hunk, p.finding)) return;
       }
+      std::error_code ec;
+      fs::last_write_time(file, fs::file_time_type::clock::now(), ec);  // recently used: pruned last
       if (use == CacheUse::RefreshFallingBack) {
         unit.earlier = std::move(hit->findings);
         return;
@@ -226,7 +230,7 @@ IncrementalPlan HunkCache::plan(const fs::path& root, const diff::Diff& change, 
     };
     if (f.hunks.empty()) {
       IncrementalPlan::Unit unit{prefix + "no hunks\n", fi, -1, false};
-      lookUp(unit, 1);
+      lookUp(unit, 1, nullptr);
       if (!unit.reused) plan.toReview.files.push_back(kept);
       plan.units.push_back(std::move(unit));
       continue;
@@ -242,7 +246,7 @@ IncrementalPlan HunkCache::plan(const fs::path& root, const diff::Diff& change, 
       // reviews: the n-th of them is told apart by n, which moving lines keeps.
       if (const int n = occurrences[key]++; n > 0) field(key, "occurrence", std::to_string(n));
       IncrementalPlan::Unit unit{std::move(key), fi, static_cast<std::ptrdiff_t>(hi), false};
-      lookUp(unit, h.newStart);
+      lookUp(unit, h.newStart, &h);
       ++plan.hunksTotal;
       if (unit.reused) ++plan.hunksReused;
       else kept.hunks.push_back(h);

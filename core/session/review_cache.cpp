@@ -1,6 +1,7 @@
 #include "core/session/review_cache.h"
 
 #include <algorithm>
+#include <climits>
 #include <stdexcept>
 
 #include "core/config/state_key.h"
@@ -116,6 +117,15 @@ void ReviewCache::forget(const fs::path& root, const std::string& key) {
   }
   std::error_code ec;
   fs::remove(cacheFile(root, key), ec);
+}
+
+bool onTheChange(const CachedReview& review, const diff::Diff& change) {
+  return std::all_of(review.findings.begin(), review.findings.end(), [&](const review::PublishedFinding& p) {
+    const diff::FileDiff* file = change.findFile(p.finding.file);
+    return file && p.finding.line <= INT_MAX && p.finding.lastLine() <= INT_MAX &&
+           file->isRightSideLine(static_cast<int>(p.finding.line)) &&
+           file->isRightSideLine(static_cast<int>(p.finding.lastLine()));
+  });
 }
 
 void pruneCacheDirectory(const fs::path& dir, std::size_t keep) {

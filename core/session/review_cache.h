@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/diff/diff.h"
 #include "core/review/pipeline.h"
 #include "core/support/json.h"
 
@@ -29,6 +30,11 @@ json toJson(const CachedReview& review);
 // Reads it back through the contract's coercion (the same checks as a model's
 // answer); throws std::runtime_error naming what is malformed.
 CachedReview cachedReviewFromJson(const json& j);
+
+// True when every finding of `review` is on right-side lines of `change`
+// (review::grounding's rule, checked again): a cached review that is not
+// (damaged, or not written by a review of this change) is a miss.
+bool onTheChange(const CachedReview& review, const diff::Diff& change);
 
 // Removes the oldest `.json` files of `dir` (by modification time) beyond
 // `keep`; errors are ignored (another process may be pruning the same files).

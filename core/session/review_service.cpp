@@ -229,6 +229,7 @@ ReviewResult ReviewService::review(ReviewRequest request, const CancelToken& can
   if (cache_ && files) {
     key = cacheKey(*provider, prepared, config, *files);
     auto hit = cache_->get(root, key);
+    if (hit && !onTheChange(*hit, prepared.reviewed)) hit.reset();
     if (hit && !full) return fromCache(std::move(prepared), std::move(*hit), *provider, config);
     // A fresh opinion was asked for: however it ends (cut short by a cap, failed
     // partway), the per-hunk cache holds what it found, and the old whole review
@@ -294,7 +295,7 @@ std::optional<ReviewResult> ReviewService::cached(ReviewRequest request) const {
   std::optional<tools::RepositoryTools> files;
   emplaceChangeFiles(files, root, prepared.reviewed);
   auto hit = cache_->get(root, cacheKey(*provider, prepared, config, *files));
-  if (!hit) return std::nullopt;
+  if (!hit || !onTheChange(*hit, prepared.reviewed)) return std::nullopt;
   return fromCache(std::move(prepared), std::move(*hit), *provider, config);
 }
 

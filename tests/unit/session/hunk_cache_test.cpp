@@ -14,6 +14,8 @@
 #include <set>
 #include <thread>
 
+#include <nlohmann/json.hpp>
+
 #include "core/git/git.h"
 #include "core/session/review_service.h"
 #include "tests/support/per_hunk_model.h"
@@ -389,6 +391,29 @@ TEST_F(Incremental, ACacheEntryThatIsANamedPipeIsAMissNotAWait) {
   const ReviewResult again = review();  // would hang before the fix
   EXPECT_EQ(log.reviews(), 2u) << "every hunk is sent again";
   EXPECT_EQ(again.hunksReused, 0);
+}
+
+// A cache entry is grounded again when read: one whose finding falls outside
+// its hunk (damaged, or written by anything but a review) is a miss, and the
+// hunk is sent again. Before, its findings were published wherever they said.
+TEST_F(Incremental, ACachedFindingOutsideItsHunkMakesTheEntryAMiss) {
+  review();
+  std::size_t moved = 0;
+  for (const auto& e : fs::directory_iterator(repo.root() / ".git" / "revline" / "hunks")) {
+    if (e.path().extension() != ".json") continue;
+    std::ifstream in(e.path());
+    nlohmann::json entry = nlohmann::json::parse(in);
+    in.close();
+    for (auto& f : entry["review"]["findings"]) f["finding"]["line"] = 500;  // far past every hunk
+    std::ofstream(e.path(), std::ios::trunc) << entry.dump();
+    ++moved;
+  }
+  ASSERT_EQ(moved, 5u);
+  const ReviewResult again = review();
+  EXPECT_EQ(log.reviews(), 2u) << "the hunks are sent again";
+  EXPECT_EQ(again.hunksReused, 0);
+  ASSERT_EQ(again.outcome.findings.size(), 5u);
+  for (const auto& p : again.outcome.findings) EXPECT_LT(p.finding.line, 500) << p.id;
 }
 
 // A new file is one hunk: without cutting, each save of a file being written

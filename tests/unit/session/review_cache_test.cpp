@@ -75,6 +75,29 @@ TEST(CachedReviewJson, AMalformedEntryNamesWhatIsWrong) {
                std::runtime_error);  // no id
 }
 
+// A cached review is published only where a review could have put it: on
+// right-side lines of the change it is looked up for. One that is not (damaged,
+// or not written by such a review) is a miss, not findings on other lines.
+TEST(CachedReview, IsOnTheChangeOnlyWhereEveryFindingIsOnItsRightSideLines) {
+  const diff::Diff change = diff::parse(
+      "diff --git a/src/a.cpp b/src/a.cpp\n--- a/src/a.cpp\n+++ b/src/a.cpp\n@@ -1,2 +1,4 @@\n a\n+b\n+c\n d\n"
+      "@@ -20,1 +22,1 @@\n-x\n+y\n");
+  EXPECT_TRUE(onTheChange(CachedReview{{sample()}, {}}, change));  // lines 3-4
+  EXPECT_TRUE(onTheChange(CachedReview{}, change));
+  auto moved = [](std::int64_t line, std::optional<std::int64_t> end, std::string file = "src/a.cpp") {
+    auto p = sample();
+    p.finding.line = line;
+    p.finding.endLine = end;
+    p.finding.file = std::move(file);
+    return CachedReview{{sample(), p}, {}};
+  };
+  EXPECT_TRUE(onTheChange(moved(22, std::nullopt), change));
+  EXPECT_FALSE(onTheChange(moved(9, std::nullopt), change)) << "between the hunks";
+  EXPECT_FALSE(onTheChange(moved(4, 5), change)) << "its range runs past the hunk";
+  EXPECT_FALSE(onTheChange(moved(3, std::nullopt, "src/b.cpp"), change)) << "a file not in the change";
+  EXPECT_FALSE(onTheChange(moved(std::int64_t{1} << 40, std::nullopt), change));
+}
+
 TEST(ReviewCacheKey, EverySettingThatChangesAReviewChangesTheKey) {
   const review::ReviewOptions base;
   const std::string key = ReviewCache::key("builtin", "rules", "File: a\n", base);

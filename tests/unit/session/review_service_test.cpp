@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include <memory>
 #include <vector>
 
@@ -102,6 +104,35 @@ TEST(ReviewService, ASecondReviewOfTheSameChangeComesFromTheCacheWithoutTheModel
   full.fullReview = true;
   EXPECT_FALSE(service.review(std::move(full)).fromCache);
   EXPECT_EQ(s.requests.size(), 3u);
+}
+
+// A cached review whose finding is not on the change (the entry damaged, or
+// not written by this review) is a miss: the model is asked again, and nothing
+// is published on a line the diff does not show.
+TEST(ReviewService, ACachedFindingOffTheChangeIsAMiss) {
+  Fixture f;
+  Script s{{{"summary", "bug"}, {"verdict", "REQUEST_CHANGES"}, {"findings", {finding("src/sum.c", 2, "MAJOR")}}}, {}};
+  ReviewCache cache;
+  const ReviewService service(scripted(s), &cache);
+  service.review(f.request());
+  std::size_t moved = 0;
+  for (const auto& e : fs::directory_iterator(f.repo.root() / ".git" / "revline" / "cache")) {
+    std::ifstream in(e.path());
+    json entry = json::parse(in);
+    in.close();
+    for (auto& p : entry["review"]["findings"]) p["finding"]["line"] = 40;  // past every line the diff shows
+    std::ofstream(e.path(), std::ios::trunc) << entry.dump();
+    ++moved;
+  }
+  ASSERT_EQ(moved, 1u);
+  ReviewCache fromDisk;  // as the next run reads it
+  const ReviewService next(scripted(s), &fromDisk);
+  EXPECT_FALSE(next.cached(f.request()));
+  const ReviewResult again = next.review(f.request());
+  EXPECT_FALSE(again.fromCache);
+  EXPECT_EQ(s.requests.size(), 2u);
+  ASSERT_EQ(again.outcome.findings.size(), 1u);
+  EXPECT_EQ(again.outcome.findings[0].finding.line, 2);
 }
 
 // The model reads a changed line with its enclosing function: a commit that

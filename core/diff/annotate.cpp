@@ -4,7 +4,6 @@
 #include "core/diff/render.h"
 
 namespace revline::diff {
-namespace {
 
 // Readable UTF-8 stays as is; only characters that could break the line
 // structure (or look like quoting) force git's C-quoting.
@@ -15,6 +14,8 @@ std::string displayPath(const std::string& p) {
   });
   return plain ? p : quotePath(p);
 }
+
+namespace {
 
 std::string details(const FileDiff& f) {
   std::string d;

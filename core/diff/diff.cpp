@@ -1,6 +1,8 @@
 // The Diff model's queries and the small free functions of diff.h.
 #include "core/diff/diff.h"
 
+#include "core/diff/git_paths.h"
+
 #include <algorithm>
 #include <map>
 #include <vector>
@@ -73,7 +75,14 @@ const FileDiff* Diff::findFile(std::string_view path) const {
   };
   if (const FileDiff* f = lookup(wanted)) return f;
   // "b/src/x" as a model may copy it from a git header.
-  if (wanted.size() > 2 && wanted[1] == '/' && wanted[0] != '/') return lookup(std::string_view(wanted).substr(2));
+  if (wanted.size() > 2 && wanted[1] == '/' && wanted[0] != '/')
+    if (const FileDiff* f = lookup(std::string_view(wanted).substr(2))) return f;
+  // "a\"b.py" (quoted), as git's headers and the prompt's "File:" line spell a
+  // name with a quote, a backslash, a control character: the name it decodes to.
+  if (path.size() > 2 && path.front() == '"') {
+    std::size_t consumed = 0;
+    if (auto name = detail::unquoteC(path, consumed); name && consumed == path.size()) return findFile(*name);
+  }
   return nullptr;
 }
 

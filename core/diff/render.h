@@ -34,6 +34,11 @@ namespace revline::diff {
 // line. Only numbered lines are valid targets for review comments.
 std::string annotate(const Diff& diff);
 
+// A path as annotate()'s "File:" line spells it: readable UTF-8 as is; a name
+// with a quote, a backslash or a control character C-quoted (quotePath), so no
+// name can break the line structure. Diff::findFile reads both spellings.
+std::string displayPath(const std::string& path);
+
 // The same, with function context (function_context.h) around the hunks:
 // `context[file][hunk]` lines are printed before the hunk header and after its
 // last line as "NUMBER : TEXT" (MARK ':'): numbered for reference, but not part

@@ -9,6 +9,7 @@
 #include <vector>
 #include <algorithm>
 
+#include "core/diff/render.h"
 #include "core/review/finding_id.h"
 #include "core/support/text.h"
 #include "core/support/utf8.h"
@@ -78,7 +79,8 @@ std::string unknownFileReason(std::string_view file, const diff::Diff& diff) {
   std::size_t count = 0;
   for (const auto& f : diff.files) {
     if (isDeleted(f)) continue;  // nothing there to comment on
-    if (count < kMaxListedFiles) listed += (count ? ", " : "") + f.path();
+    // Spelled as the prompt's "File:" lines spell them, the form the model copies.
+    if (count < kMaxListedFiles) listed += (count ? ", " : "") + replaceInvalidUtf8(diff::displayPath(f.path()));
     ++count;
   }
   if (count > kMaxListedFiles) listed += " and " + std::to_string(count - kMaxListedFiles) + " more";

@@ -5,6 +5,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "core/diff/render.h"
+
 #include <string>
 #include <vector>
 
@@ -102,6 +104,36 @@ TEST(Grounding, AFileNameThatIsNotUtf8IsFoundByTheNameTheModelWasShown) {
   EXPECT_EQ(p.finding.line, 2);
   // Two files that read the same to the model: neither can be told, so the finding is rejected.
   EXPECT_NE(rejection(at("a\xEF\xBF\xBD.py", 1), d).find("is not a file this diff changes"), std::string::npos);
+}
+
+// A name git quotes (a quote, a backslash, a tab, a newline in it) is shown to
+// the model quoted, as git's headers spell it, and the schema asks for the
+// path "exactly as in the diff header": that spelling lands on the real file.
+// Before, every such finding was rejected, and a MAJOR there never blocked.
+TEST(Grounding, AQuotedFileNameIsFoundByTheSpellingTheModelWasShown) {
+  testing::TempRepo repo;
+  repo.write("keep.txt", "x\n");
+  repo.commitAll("init");
+  const std::vector<std::string> names = {"a\"b.py", "weird\tna\"me.py", "new\nline.py", "back\\slash.py",
+                                          "caf\xc3\xa9 \"q\".py"};
+  for (const auto& name : names) repo.write(name, "import os\nos.system(input())\n");
+  repo.commitAll("add");
+  const diff::Diff d = diffOfLastCommit(repo);
+  const std::string prompt = diff::annotate(d);
+  for (const auto& name : names) {
+    SCOPED_TRACE(name);
+    const std::string shown = diff::displayPath(name);
+    ASSERT_NE(shown, name) << "git quotes it";
+    ASSERT_NE(prompt.find("File: " + shown + " ("), std::string::npos) << prompt;
+    const PublishedFinding p = grounded(at(shown, 2), d);
+    EXPECT_EQ(p.finding.file, name);
+    EXPECT_EQ(p.id, grounded(at(name, 2), d).id);
+    EXPECT_EQ(grounded(at("\"b/" + shown.substr(1), 2), d).finding.file, name) << "git's header form, prefix inside";
+  }
+  // The list of changed files a rejection gives the model spells them the same way.
+  EXPECT_NE(rejection(at("nope.py", 1), d).find("changed files: \"a\\\"b.py\", "), std::string::npos)
+      << rejection(at("nope.py", 1), d);
+  EXPECT_THAT(rejection(at("\"a\\qb.py\"", 1), d), ::testing::HasSubstr("is not a file this diff changes"));
 }
 
 TEST(Grounding, HallucinatedLineIsRejectedWithExactReason) {

@@ -1,6 +1,8 @@
 // `revline` subcommand dispatch, help, and the one place that turns an
 // exception into an error message and exit code 2. A message may quote a
 // repository's file names or config, so the terminal is shown it, never obeys it.
+#include <cerrno>
+#include <cstring>
 #include <iostream>
 #include <map>
 
@@ -77,7 +79,19 @@ int runMain(const std::vector<std::string>& args, std::istream& in, std::ostream
   }
   const std::vector<std::string> rest(args.begin() + 1, args.end());
   try {
-    return it->second.run(rest, in, out, err);
+    const int code = it->second.run(rest, in, out, err);
+    // The report is the command's result: one that could not be written (a full
+    // disk, a closed stdout) is a failure, or CI would pass with it lost.
+    errno = 0;
+    out.flush();
+    if (!out) {
+      const int error = errno;
+      err << "revline " << args[0] << ": cannot write the output to standard output"
+          << (error != 0 ? " (" + std::string(std::strerror(error)) + ")" : std::string())
+          << "; the report is lost (is the disk full, or standard output closed?)\n";
+      return 2;
+    }
+    return code;
   } catch (const UsageError& e) {
     err << "revline " << args[0] << ": " << terminalSafe(e.what()) << "\n";
   } catch (const diff::ParseError& e) {

@@ -224,6 +224,26 @@ TEST(Cli, ReviewExitCodesFollowTheVerdict) {
   EXPECT_EQ(j["provider"], "builtin");
 }
 
+// A report that cannot be written (a full disk, a closed stdout) fails the
+// command: before, `revline review --format sarif > /dev/full` exited 0 with
+// nothing said, and a CI job went on to upload an empty file.
+TEST(Cli, AReportThatCannotBeWrittenFailsTheCommand) {
+  TempRepo repo;
+  repo.write("src/A.java", "class A {\n}\n");
+  repo.commitAll();
+  repo.write("src/A.java", "class A {\n  int twice(int x) { return 2 * x; }\n}\n");  // APPROVE: exit 0 when written
+  for (const std::string redirect : {">/dev/full", ">&-"}) {
+    for (const std::string format : {"text", "json", "sarif"}) {
+      SCOPED_TRACE(format + " " + redirect);
+      const auto r = runRevline("review --format " + format + " " + redirect, repo.root());
+      EXPECT_EQ(r.exitCode, 2) << r.err;
+      EXPECT_NE(r.err.find("revline review: cannot write the output to standard output"), std::string::npos) << r.err;
+    }
+  }
+  EXPECT_EQ(runRevline("diff >/dev/full", repo.root()).exitCode, 2);
+  EXPECT_EQ(runRevline("review --format sarif >/dev/null", repo.root()).exitCode, 0);
+}
+
 // A Latin-1 file: reviewed, not "internal error" (exit 2). The finding on the
 // line with the non-UTF-8 byte keeps no edit (it would rewrite that byte); the
 // JSON output is valid UTF-8 and names why.

@@ -105,7 +105,8 @@ ApprovalEvidence approvalEvidence(const ReviewOutcome& outcome) {
   const auto notReviewed = std::count_if(outcome.coverage.filesSkipped.begin(), outcome.coverage.filesSkipped.end(),
                                          [](const SkippedFile& s) { return s.overLimit; });
   return {outcome.unplacedBlocking,
-          outcome.modelVerdict == contract::Verdict::RequestChanges && !outcome.rejected.empty(),
+          outcome.modelVerdict == contract::Verdict::RequestChanges &&
+              (!outcome.rejected.empty() || outcome.findings.empty()),
           static_cast<int>(notReviewed)};
 }
 

@@ -74,7 +74,7 @@ contract::Verdict decideVerdict(const std::vector<PublishedFinding>& findings, c
                                 const ApprovalEvidence& evidence) {
   const contract::Verdict verdict = decideVerdict(findings, policy);
   if (verdict == contract::Verdict::Approve &&
-      (evidence.unplacedBlocking > 0 || evidence.changesRequestedButRejected || evidence.partsNotReviewed > 0))
+      (evidence.unplacedBlocking > 0 || evidence.changesRequestedNotShown || evidence.partsNotReviewed > 0))
     return contract::Verdict::Comment;
   return verdict;
 }

@@ -32,7 +32,9 @@ contract::Verdict decideVerdict(const std::vector<PublishedFinding>& findings, c
 // change was not shown to be fine.
 struct ApprovalEvidence {
   int unplacedBlocking = 0;  // blocking findings the model meant that could not be placed
-  bool changesRequestedButRejected = false;  // the model asked for changes and some findings were rejected
+  // The model asked for changes that its published findings do not show: some
+  // were rejected, or it named none (a concern only in its summary).
+  bool changesRequestedNotShown = false;
   int partsNotReviewed = 0;  // files or hunks left out by a request limit (token budget, max_requests)
 };
 

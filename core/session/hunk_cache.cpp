@@ -261,7 +261,7 @@ bool HunkCache::store(const fs::path& root, const IncrementalPlan& plan, const r
                       const review::PolicyConfig& policy) const {
   const diff::Diff& whole = plan.cut;
   const review::ApprovalEvidence evidence = review::approvalEvidence(fresh);
-  if (evidence.unplacedBlocking > 0 || evidence.changesRequestedButRejected) return true;
+  if (evidence.unplacedBlocking > 0 || evidence.changesRequestedNotShown) return true;
   if (fresh.findings.size() >= policy.maxFindings) return true;  // the cap may have cut any hunk's findings
 
   // Each finding to the unit whose lines hold it; a file with a finding outside them keeps nothing.

@@ -25,7 +25,7 @@ json toJson(const CachedReview& review) {
   }
   return json{{"findings", std::move(findings)},
               {"unplacedBlocking", review.evidence.unplacedBlocking},
-              {"changesRequestedButRejected", review.evidence.changesRequestedButRejected}};
+              {"changesRequestedNotShown", review.evidence.changesRequestedNotShown}};
 }
 
 CachedReview cachedReviewFromJson(const json& j) {
@@ -52,7 +52,7 @@ CachedReview cachedReviewFromJson(const json& j) {
     out.findings.push_back(std::move(p));
   }
   out.evidence.unplacedBlocking = j.value("unplacedBlocking", 0);
-  out.evidence.changesRequestedButRejected = j.value("changesRequestedButRejected", false);
+  out.evidence.changesRequestedNotShown = j.value("changesRequestedNotShown", false);
   return out;
 }
 

@@ -137,6 +137,24 @@ TEST(ApprovalEvidence, CountsTheFilesSkippedByALimitNotThoseLeftOutByChoice) {
   EXPECT_EQ(approvalEvidence(o).partsNotReviewed, 1);
 }
 
+// The model asked for changes that its findings do not show (it named none:
+// "deletes the only authorization check; must not merge" in its summary alone,
+// or some were rejected): not shown fine, so never APPROVE. Before, no finding
+// at all was an APPROVE, exit 0, and `revline pr --approve` approved.
+TEST(ApprovalEvidence, ChangesAskedForThatNoFindingShowsNeverApprove) {
+  ReviewOutcome o;
+  o.modelVerdict = Verdict::RequestChanges;
+  EXPECT_TRUE(approvalEvidence(o).changesRequestedNotShown);
+  EXPECT_EQ(decideVerdict(o.findings, PolicyConfig{}, approvalEvidence(o)), Verdict::Comment);
+  o.findings.push_back(make(Severity::Minor, Category::Style, 0.9));
+  EXPECT_FALSE(approvalEvidence(o).changesRequestedNotShown) << "its finding shows the change it asked for";
+  o.rejected.push_back({make(Severity::Major, Category::Correctness, 0.9).finding, "line 9 is not in the diff", 0});
+  EXPECT_TRUE(approvalEvidence(o).changesRequestedNotShown);
+  ReviewOutcome comment;
+  comment.modelVerdict = Verdict::Comment;
+  EXPECT_EQ(decideVerdict(comment.findings, PolicyConfig{}, approvalEvidence(comment)), Verdict::Approve);
+}
+
 TEST(PublicationFilters, TrimsTextFields) {
   PublishedFinding p = make(Severity::Major, Category::Correctness, 0.8);
   p.finding.title = "  \tNull dereference \n";

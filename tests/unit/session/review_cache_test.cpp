@@ -58,7 +58,7 @@ TEST(CachedReviewJson, TheWholeFindingAndTheEvidenceRoundTrip) {
   expectSame(back.findings[0], a);
   expectSame(back.findings[1], b);
   EXPECT_EQ(back.evidence.unplacedBlocking, 2);
-  EXPECT_TRUE(back.evidence.changesRequestedButRejected);
+  EXPECT_TRUE(back.evidence.changesRequestedNotShown);
 }
 
 TEST(CachedReviewJson, AMalformedEntryNamesWhatIsWrong) {

@@ -238,13 +238,22 @@ IncrementalPlan HunkCache::plan(const fs::path& root, const diff::Diff& change, 
     // Each hunk's function for the hunk alone: a change elsewhere in the same function changes its key.
     const auto contexts = context.options ? review::functionContextPerHunk(f, *context.options, files)
                                           : std::vector<std::optional<diff::HunkContext>>(f.hunks.size());
-    std::map<std::string, int> occurrences;  // hunks of this file that read the same
+    std::vector<std::string> keys;
+    std::map<std::string, int> alike;  // hunks of this file that read the same, by key
+    for (std::size_t hi = 0; hi < f.hunks.size(); ++hi) {
+      keys.push_back(prefix + hunkKey(f.hunks[hi], contexts[hi] ? &*contexts[hi] : nullptr));
+      ++alike[keys.back()];
+    }
+    std::map<std::string, int> occurrences;
     for (std::size_t hi = 0; hi < f.hunks.size(); ++hi) {
       const diff::Hunk& h = f.hunks[hi];
-      std::string key = prefix + hunkKey(h, contexts[hi] ? &*contexts[hi] : nullptr);
-      // Two hunks that read alike (the same block changed in two places) are two
-      // reviews: the n-th of them is told apart by n, which moving lines keeps.
-      if (const int n = occurrences[key]++; n > 0) field(key, "occurrence", std::to_string(n));
+      std::string key = std::move(keys[hi]);
+      // Hunks that read alike (the same block changed the same way in several places)
+      // are several reviews: the n-th of m is told apart by "n of m", which moving
+      // lines keeps. When one of them changes, m does too, and the rest are sent
+      // again: by n alone, each after it would take the review of the one before.
+      if (const int m = alike[key]; m > 1)
+        field(key, "occurrence", std::to_string(occurrences[key]++) + " of " + std::to_string(m));
       IncrementalPlan::Unit unit{std::move(key), fi, static_cast<std::ptrdiff_t>(hi), false};
       lookUp(unit, h.newStart, &h);
       ++plan.hunksTotal;

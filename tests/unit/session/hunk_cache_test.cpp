@@ -711,6 +711,53 @@ TEST(HunkCacheStore, HunksThatReadAlikeKeepTheirOwnReviews) {
   EXPECT_EQ(again.carried[0].finding.line, first);
 }
 
+// Of three hunks that read alike, the middle one edited: the last one's review
+// must not move to the one before it. Before, hunks were told apart by their
+// order alone, so the last took the middle's review (nothing) and its finding
+// was lost, or moved to the line of another. Now the alike are sent again.
+TEST(HunkCacheStore, EditingOneOfHunksThatReadAlikeMovesNoReviewToAnother) {
+  auto text = [](const std::vector<std::string>& colors) {
+    std::string out;
+    for (std::size_t s = 0; s < colors.size(); ++s) {
+      out += "[section]\nname = s\ncolor = " + colors[s] + "\n";  // every section the same: the hunks read alike
+      for (int k = 0; k < 9; ++k) out += "pad" + std::to_string(k) + " = " + std::to_string(k) + "\n";
+    }
+    return out;
+  };
+  testing::TempRepo repo;
+  repo.write("settings.ini", text({"blue", "blue", "blue"}));
+  repo.commitAll("init");
+  repo.write("settings.ini", text({"red", "red", "red"}));
+  HunkCache cache;
+  const review::ReviewOptions options;
+  const HunkReviewContext context{"openai", "m", &options, {}};
+  const diff::Diff whole = diff::parse(git::diffText(repo.root(), {}));
+  ASSERT_EQ(whole.files.at(0).hunks.size(), 3u);
+  const IncrementalPlan plan = cache.plan(repo.root(), whole, context, nullptr, CacheUse::Reuse);
+  review::ReviewOutcome fresh;
+  contract::Finding f;
+  f.file = "settings.ini";
+  f.line = whole.files[0].hunks[2].newStart + 3;  // "color = red" of the last section
+  f.severity = contract::Severity::Major;
+  f.category = contract::Category::Correctness;
+  f.title = "The last section must stay blue";
+  f.explanation = "Only the last.";
+  f.confidence = 0.9;
+  fresh.findings.push_back({f, "id-last", std::nullopt, std::nullopt});
+  cache.store(repo.root(), plan, fresh, options.policy);
+
+  repo.write("settings.ini", text({"red", "green", "red"}));
+  const diff::Diff edited = diff::parse(git::diffText(repo.root(), {}));
+  const IncrementalPlan again = cache.plan(repo.root(), edited, context, nullptr, CacheUse::Reuse);
+  for (const auto& carried : again.carried)
+    EXPECT_NE(carried.finding.title, "The last section must stay blue") << "carried to line " << carried.finding.line;
+  // The last section is sent again (its review is not carried to a hunk it was not made for).
+  ASSERT_EQ(again.toReview.files.size(), 1u);
+  bool lastSent = false;
+  for (const auto& h : again.toReview.files[0].hunks) lastSent |= h.newStart == edited.files[0].hunks[2].newStart;
+  EXPECT_TRUE(lastSent);
+}
+
 // A part the budget left out, in a file whose other hunks were reused: the
 // file was reviewed in part, as a review of the whole change would say.
 TEST(HunkCacheStore, ASkippedHunkBesideReusedOnesIsAPartialFile) {

@@ -668,6 +668,20 @@ TEST(HunkCacheStore, AReviewWithUnplacedBlockingFindingsKeepsNothing) {
   EXPECT_TRUE(fs::is_directory(repo.root() / ".git" / "revline" / "hunks"));
 }
 
+// A blocking finding as a review publishes it.
+review::PublishedFinding publishedAt(const std::string& file, std::int64_t line, const std::string& title,
+                                     const std::string& id) {
+  contract::Finding f;
+  f.file = file;
+  f.line = line;
+  f.severity = contract::Severity::Blocker;
+  f.category = contract::Category::Correctness;
+  f.title = title;
+  f.explanation = "Here only.";
+  f.confidence = 0.9;
+  return {f, id, std::nullopt, std::nullopt};
+}
+
 // Two hunks that read alike: the same block, outside any definition, changed
 // the same way in two places. Each has its own review: a finding on the first
 // is carried back to the first only, and the second's "nothing" does not
@@ -695,15 +709,7 @@ TEST(HunkCacheStore, HunksThatReadAlikeKeepTheirOwnReviews) {
   EXPECT_NE(plan.units[0].key, plan.units[1].key);
   const std::int64_t first = whole.files[0].hunks[0].newStart + 3;  // "  b = a + 2;" of the first block
   review::ReviewOutcome fresh;
-  contract::Finding f;
-  f.file = "s.c";
-  f.line = first;
-  f.severity = contract::Severity::Blocker;
-  f.category = contract::Category::Correctness;
-  f.title = "Reads x unlocked";
-  f.explanation = "The first block only.";
-  f.confidence = 0.9;
-  fresh.findings.push_back({f, "id-1", std::nullopt, std::nullopt});
+  fresh.findings.push_back(publishedAt("s.c", first, "Reads x unlocked", "id-1"));
   cache.store(repo.root(), plan, fresh, options.policy);
   const IncrementalPlan again = cache.plan(repo.root(), whole, context, nullptr, CacheUse::Reuse);
   EXPECT_EQ(again.hunksReused, 2);
@@ -734,16 +740,9 @@ TEST(HunkCacheStore, EditingOneOfHunksThatReadAlikeMovesNoReviewToAnother) {
   const diff::Diff whole = diff::parse(git::diffText(repo.root(), {}));
   ASSERT_EQ(whole.files.at(0).hunks.size(), 3u);
   const IncrementalPlan plan = cache.plan(repo.root(), whole, context, nullptr, CacheUse::Reuse);
-  review::ReviewOutcome fresh;
-  contract::Finding f;
-  f.file = "settings.ini";
-  f.line = whole.files[0].hunks[2].newStart + 3;  // "color = red" of the last section
-  f.severity = contract::Severity::Major;
-  f.category = contract::Category::Correctness;
-  f.title = "The last section must stay blue";
-  f.explanation = "Only the last.";
-  f.confidence = 0.9;
-  fresh.findings.push_back({f, "id-last", std::nullopt, std::nullopt});
+  review::ReviewOutcome fresh;  // on "color = red" of the last section
+  fresh.findings.push_back(
+      publishedAt("settings.ini", whole.files[0].hunks[2].newStart + 3, "The last section must stay blue", "id-last"));
   cache.store(repo.root(), plan, fresh, options.policy);
 
   repo.write("settings.ini", text({"red", "green", "red"}));

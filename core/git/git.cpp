@@ -10,6 +10,7 @@
 
 #include "core/git/config_guard.h"
 #include "core/git/special_files.h"
+#include "core/git/text_shown_binary.h"
 #include "core/process/process.h"
 
 namespace revline::git {
@@ -541,10 +542,12 @@ std::string diffText(const fs::path& root, const DiffRequest& request, const Git
       request.ignoredSettings->push_back(kSubmoduleWorkTrees);  // what changed inside them is not seen: said
   }
   diffArgs.push_back(against);
+  const std::vector<std::string> unlimited = diffArgs;
   std::vector<std::string> limited = diffArgs;
   addPaths(limited, request.paths);
   DiffCalls diff{git, request, {}};
   std::string text = diff(limited);
+  const std::vector<std::string>* made = &limited;  // the call whose output `text` is
   // A file renamed into the paths shows as added until its source is in the
   // pathspec too. Looked for only when something is added: a save of a file
   // that is merely modified stays one git diff.
@@ -555,9 +558,24 @@ std::string diffText(const fs::path& root, const DiffRequest& request, const Git
       paths.insert(paths.end(), sources.begin(), sources.end());
       addPaths(diffArgs, paths);
       text = diff(diffArgs);
+      made = &diffArgs;
     }
   }
   if (request.mode == DiffRequest::Mode::Staged) text = withoutUnmerged(std::move(text), request.leftOut);
+  // Text files a .gitattributes shows as binary (`-diff`, `binary`), which no
+  // review would read a line of: diffed again with --text (text_shown_binary.h).
+  // Two more git calls, only when some file shows as binary.
+  if (showsABinaryFile(text)) {
+    std::vector<std::string> numstat = *made;
+    numstat.insert(numstat.begin() + 1, {"--numstat", "-z"});
+    const std::vector<std::string> textFiles = textFilesShownBinary(diff(numstat), root);
+    if (!textFiles.empty()) {
+      std::vector<std::string> asText = unlimited;
+      asText.insert(asText.begin() + 1, "--text");
+      addPaths(asText, textFiles);
+      text = withTextSections(text, diff(asText));
+    }
+  }
   return text;
 }
 

@@ -58,6 +58,23 @@ TEST(UntrustedRepository, ConfigCannotSendTheKeyOrTheCodeAnywhere) {
   EXPECT_NE(r.err.find("run `revline trust " + c.root().string() + "`"), std::string::npos) << r.err;
 }
 
+// A .gitattributes that marks the changed file `-diff` (or `binary`) does not
+// hide its change: before, git showed "Binary files differ", no line reached
+// the review, and it approved with "reviewed 2 of 2 files".
+TEST(UntrustedRepository, AttributesThatShowTextAsBinaryHideNothing) {
+  for (const std::string attribute : {"*.java -diff\n", "src/** binary\n"}) {
+    SCOPED_TRACE(attribute);
+    Clone c;
+    c.repo.write(".gitattributes", attribute);
+    const auto r = c.review();
+    ASSERT_EQ(r.exitCode, 1) << r.out << r.err;
+    const json j = json::parse(r.out);
+    ASSERT_EQ(j["findings"].size(), 1u) << r.out;
+    EXPECT_EQ(j["findings"][0]["file"], "src/Service.java");
+    EXPECT_EQ(j["coverage"]["linesTotal"], 4) << "the three lines of Service.java and the attribute's";
+  }
+}
+
 TEST(UntrustedRepository, TrustedWithRevlineTrustTheConfigApplies) {
   Clone c;
   FakeServer collector;

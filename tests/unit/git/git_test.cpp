@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <fstream>
 #include <sstream>
@@ -727,6 +728,67 @@ TEST(BlobTexts, StopAtTheTotalAsked) {
   const auto first = blobTexts(repo.root(), {a, b}, 100, {}, 7);
   EXPECT_EQ(first.at(a), "aaaa\n");
   EXPECT_EQ(first.at(b), std::nullopt);
+}
+
+// Text files a .gitattributes shows as binary (`-diff`, `binary`) are reviewed:
+// diffText shows their lines (text_shown_binary.h). Before, any repository could
+// hide a change from the review with `*.py -diff`, and the report counted the
+// file as reviewed.
+const std::string kPng("\x89PNG\r\n\x1a\n\0\0\0\rIHDR", 16);
+
+struct ShownBinary : ::testing::Test {
+  TempRepo repo;
+  void SetUp() override {
+    // Each file: its text before the attributes, and after.
+    const std::vector<std::array<std::string, 3>> files = {
+        {"settings.py", "x = 1\n", "import subprocess\nsubprocess.call(cmd, shell=True)\n"},
+        {"notes.txt", "plain\n", "plain\npassword = 'hunter2hunter2'\n"},
+        {"image.png", kPng + "1", kPng + "2"}};
+    for (const auto& f : files) repo.write(f[0], f[1]);
+    repo.write("old_name.py", "a = 1\nb = 2\nc = 3\nd = 4\ne = 5\nf = 6\n");
+    repo.commitAll("init");
+    repo.write(".gitattributes", "*.py -diff\n*.txt binary\n");
+    repo.commitAll("attributes");
+    for (const auto& f : files) repo.write(f[0], f[2]);
+    repo.write("untracked.py", "import os\nos.system(input())\n");
+    repo.remove("old_name.py");
+    repo.write("new_name.py", "a = 1\nb = 2\nc = 3\nd = 4\ne = 5\nf = 7\n");
+  }
+  std::string diff(const DiffRequest& request = {}) const { return git::diff(repo, request); }
+};
+
+TEST_F(ShownBinary, TextFilesMarkedBinaryShowTheirLines) {
+  const std::string text = diff();
+  EXPECT_THAT(text, HasSubstr("+subprocess.call(cmd, shell=True)\n"));  // -diff
+  EXPECT_THAT(text, HasSubstr("+password = 'hunter2hunter2'\n"));       // binary
+  EXPECT_THAT(text, HasSubstr("+os.system(input())\n"));                // untracked, shown as added
+  EXPECT_THAT(text, HasSubstr("rename from old_name.py\nrename to new_name.py\n"));
+  EXPECT_THAT(text, HasSubstr("+f = 7\n"));
+  // A real binary (a NUL in it) stays as git shows it.
+  EXPECT_THAT(text, HasSubstr("Binary files a/image.png and b/image.png differ\n"));
+  EXPECT_EQ(text.find('\0'), std::string::npos);
+  EXPECT_THAT(text, Not(HasSubstr("Binary files a/settings.py")));
+}
+
+TEST_F(ShownBinary, StagedAndNamedPathsToo) {
+  repo.git("add -A");
+  DiffRequest staged;
+  staged.mode = DiffRequest::Mode::Staged;
+  EXPECT_THAT(diff(staged), HasSubstr("+subprocess.call(cmd, shell=True)\n"));
+  DiffRequest saved;  // the language server's save of one file
+  saved.paths = {"settings.py"};
+  const std::string one = diff(saved);
+  EXPECT_THAT(one, HasSubstr("+subprocess.call(cmd, shell=True)\n"));
+  EXPECT_THAT(one, Not(HasSubstr("notes.txt")));
+}
+
+// A file whose old side was binary and whose new side is text: --text would show
+// the old bytes, NULs and all; it stays as git shows it.
+TEST_F(ShownBinary, ContentBinaryOnEitherSideStaysBinary) {
+  repo.write("image.png", "now text\n");
+  const std::string text = diff();
+  EXPECT_THAT(text, HasSubstr("Binary files a/image.png and b/image.png differ\n"));
+  EXPECT_EQ(text.find('\0'), std::string::npos);
 }
 
 }  // namespace

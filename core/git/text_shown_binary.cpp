@@ -1,0 +1,119 @@
+#include "core/git/text_shown_binary.h"
+
+#include <array>
+#include <fstream>
+#include <map>
+#include <string_view>
+
+namespace revline::git {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr std::string_view kSectionStart = "diff --git ";
+constexpr std::string_view kBinaryLine = "Binary files ";
+constexpr std::size_t kGitBinaryProbe = 8000;  // git looks for a NUL in this many first bytes
+
+// The sections of git diff output: each from a "diff --git " line to the next;
+// what comes before the first (nothing, for git's output) is a section too.
+// A hunk's lines start with ' ', '+', '-' or '\', so no line of one starts so.
+std::vector<std::string_view> sections(std::string_view diff) {
+  std::vector<std::string_view> out;
+  std::size_t start = 0;
+  for (std::size_t pos = 0; pos < diff.size();) {
+    if (pos > start && diff.compare(pos, kSectionStart.size(), kSectionStart) == 0) {
+      out.push_back(diff.substr(start, pos - start));
+      start = pos;
+    }
+    const std::size_t end = diff.find('\n', pos);
+    pos = end == std::string_view::npos ? diff.size() : end + 1;
+  }
+  if (start < diff.size()) out.push_back(diff.substr(start));
+  return out;
+}
+
+std::string_view firstLine(std::string_view section) { return section.substr(0, section.find('\n')); }
+
+bool hasLineStarting(std::string_view text, std::string_view prefix) {
+  if (text.compare(0, prefix.size(), prefix) == 0) return true;
+  for (std::size_t pos = text.find('\n'); pos != std::string_view::npos; pos = text.find('\n', pos + 1))
+    if (text.compare(pos + 1, prefix.size(), prefix) == 0) return true;
+  return false;
+}
+
+bool showsBinary(std::string_view section) {
+  return section.compare(0, kSectionStart.size(), kSectionStart) == 0 && hasLineStarting(section, kBinaryLine);
+}
+
+// The work tree's file at `path` reads as text to git's own test, and is not too large.
+bool readsAsText(const fs::path& file, std::uintmax_t& size) {
+  std::error_code ec;
+  if (!fs::is_regular_file(fs::symlink_status(file, ec))) return false;
+  size = fs::file_size(file, ec);
+  if (ec || size > kMaxTextShownBinaryBytes) return false;
+  std::ifstream in(file, std::ios::binary);
+  std::array<char, kGitBinaryProbe> head{};
+  in.read(head.data(), head.size());
+  const auto got = static_cast<std::size_t>(in.gcount());
+  return std::string_view(head.data(), got).find('\0') == std::string_view::npos;
+}
+
+}  // namespace
+
+bool showsABinaryFile(const std::string& diff) {
+  return diff.compare(0, kBinaryLine.size(), kBinaryLine) == 0 || diff.find("\n" + std::string(kBinaryLine)) != std::string::npos;
+}
+
+std::vector<std::string> textFilesShownBinary(const std::string& numstatZ, const fs::path& root) {
+  // "ADDED\tDELETED\tPATH\0", or for a rename or copy "ADDED\tDELETED\t\0FROM\0TO\0"; "-" counts for binary.
+  std::vector<std::string> paths;
+  std::uintmax_t total = 0;
+  for (std::size_t pos = 0; pos < numstatZ.size();) {
+    std::size_t end = numstatZ.find('\0', pos);
+    if (end == std::string::npos) end = numstatZ.size();
+    const std::string_view entry(numstatZ.data() + pos, end - pos);
+    pos = end + 1;
+    const std::size_t tab1 = entry.find('\t');
+    const std::size_t tab2 = tab1 == std::string_view::npos ? tab1 : entry.find('\t', tab1 + 1);
+    if (tab2 == std::string_view::npos) continue;
+    const bool binary = entry.substr(0, tab1) == "-";
+    std::vector<std::string> named;
+    if (tab2 + 1 < entry.size()) {
+      named.emplace_back(entry.substr(tab2 + 1));
+    } else {  // a rename or copy: the two names follow as fields of their own
+      for (int i = 0; i < 2 && pos < numstatZ.size(); ++i) {
+        end = numstatZ.find('\0', pos);
+        if (end == std::string::npos) end = numstatZ.size();
+        named.push_back(numstatZ.substr(pos, end - pos));
+        pos = end + 1;
+      }
+    }
+    std::uintmax_t size = 0;
+    if (!binary || named.empty() || !readsAsText(root / named.back(), size)) continue;
+    if (total + size > kMaxTextShownBinaryTotal) break;
+    total += size;
+    paths.insert(paths.end(), named.begin(), named.end());
+  }
+  return paths;
+}
+
+std::string withTextSections(const std::string& diff, const std::string& textDiff) {
+  // By the "diff --git" line: one a type change shows twice (deleted, then added) is left as it is.
+  std::map<std::string_view, int> headers;
+  const std::vector<std::string_view> shown = sections(diff), asText = sections(textDiff);
+  for (std::string_view s : shown) ++headers[firstLine(s)];
+  for (std::string_view s : asText) headers[firstLine(s)] += 2;
+  std::map<std::string_view, std::string_view> replacement;
+  for (std::string_view s : asText)
+    if (headers[firstLine(s)] == 3 && hasLineStarting(s, "@@ ") && s.find('\0') == std::string_view::npos)
+      replacement.emplace(firstLine(s), s);
+  std::string out;
+  out.reserve(diff.size());
+  for (std::string_view s : shown) {
+    const auto text = showsBinary(s) ? replacement.find(firstLine(s)) : replacement.end();
+    out.append(text != replacement.end() ? text->second : s);
+  }
+  return out;
+}
+
+}  // namespace revline::git

@@ -258,7 +258,9 @@ GithubReview buildGithubReview(const review::ReviewOutcome& outcome, const diff:
 
   // The review body: verdict, summary, counts, then the findings that are not inline.
   std::string body = "<!-- revline:review -->\n" + verdictHeading(review.event, outcome.verdict) + "\n\n";
-  if (!outcome.summary.empty()) body += markdownProse(outcome.summary) + "\n\n";
+  // The summary gets a quarter of the body at most: a verbose model's (or a split
+  // review's many) must not push the coverage, usage and footer past the cap.
+  if (!outcome.summary.empty()) body += markdownProse(truncateUtf8(outcome.summary, options.maxBodyBytes / 4)) + "\n\n";
   body += countsLine(shown);
   if (!review.comments.empty()) {
     body += " " + std::to_string(review.comments.size()) +

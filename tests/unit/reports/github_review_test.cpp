@@ -268,6 +268,23 @@ TEST(GithubReview, KeepsBodiesUnderTheLimit) {
   EXPECT_NO_THROW(review.toJson().dump());
 }
 
+// A long summary (a verbose model, a split review's many) is cut, not what
+// follows it: before, a 60 KB summary pushed the counts, coverage, usage and
+// footer out of the body.
+TEST(GithubReview, ALongSummaryIsCutNotWhatFollowsIt) {
+  const diff::Diff d = sampleDiff();
+  auto o = outcome(Verdict::Comment);
+  o.summary = std::string(70000, 'S');
+  o.coverage.filesTotal = o.coverage.filesReviewed = 1;
+  o.coverage.linesTotal = o.coverage.linesReviewed = 3;
+  const GithubReview review = buildGithubReview(o, d);
+  EXPECT_LE(review.body.size(), 60000u);
+  EXPECT_LE(review.body.find('S'), 100u);
+  EXPECT_NE(review.body.find("S…"), std::string::npos) << "the cut is shown";
+  EXPECT_NE(review.body.find("Reviewed 1 of 1 file"), std::string::npos) << review.body.substr(review.body.size() - 500);
+  EXPECT_NE(review.body.find("<sub>revline"), std::string::npos);
+}
+
 // The model's words (and the file names it repeats) are attacker-influenced: in
 // the posted review they must not hide what revline says after them (an open
 // HTML comment, an open fence), fold it away (<details>), fake a heading, or

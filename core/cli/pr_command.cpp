@@ -261,6 +261,24 @@ int runPrCommand(const std::vector<std::string>& args, std::istream&, std::ostre
     const std::vector<std::string> changed =
         lines(gh.check({"pr", "diff", number, "--repo", pr.slug(), "--name-only"}, pr, workspace));
 
+    // The head must not have moved while the workspace and the diff were fetched
+    // (a push during the clone): the review is pinned to headRefOid, and lines of
+    // a newer diff would land on the wrong lines of it, or make GitHub refuse it.
+    if (headCommit) {
+      std::string now;
+      try {
+        const json again =
+            json::parse(gh.check({"pr", "view", number, "--repo", pr.slug(), "--json", "headRefOid"}, pr, workspace));
+        if (again.contains("headRefOid") && again["headRefOid"].is_string()) now = again["headRefOid"].get<std::string>();
+      } catch (const json::exception& e) {
+        throw PrError("`gh pr view` printed something that is not JSON: " + std::string(e.what()));
+      }
+      if (now != *headCommit)
+        throw PrError(where + "'s head moved from " + *headCommit + " to " + (now.empty() ? "an unknown commit" : now) +
+                      " while revline fetched it (a push during the run): nothing was reviewed or posted; run `revline "
+                      "pr` again for the new head");
+    }
+
     diff::Diff parsedDiff = diff::parse(diffText);
     {
       std::set<std::string> inDiff;

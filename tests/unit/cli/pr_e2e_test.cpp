@@ -89,6 +89,7 @@ class PrEndToEnd : public ::testing::Test {
         {ws, "pr", "checkout", "42", "--repo", "octo-org/payments"},
         {ws, "pr", "diff", "42", "--repo", "octo-org/payments", "--color", "never"},
         {ws, "pr", "diff", "42", "--repo", "octo-org/payments", "--name-only"},
+        {ws, "pr", "view", "42", "--repo", "octo-org/payments", "--json", "headRefOid"},
     };
     if (post) c.push_back({ws, "api", "repos/octo-org/payments/pulls/42/reviews", "--method", "POST", "--input", "-"});
     return c;
@@ -225,6 +226,18 @@ TEST_F(PrEndToEnd, AFailedReviewSaysWhatItSpentAndPostsNothing) {
             std::string::npos)
       << r.err;
   EXPECT_EQ(calls(), expectedCalls(false));  // no `gh api`
+}
+
+// A push while revline cloned and diffed: the review would be pinned to the old
+// head with the lines of the new diff (comments on the wrong lines, or GitHub's
+// 422). Before, nothing compared them; now nothing is reviewed or posted.
+TEST_F(PrEndToEnd, AHeadThatMovedDuringTheRunIsNotReviewed) {
+  const std::string moved = "0123456789abcdef0123456789abcdef01234567";
+  const CommandResult r = revline("octo-org/payments 42 --post " + cassetteArgs(), "FAKE_GH_MOVED_HEAD=" + moved);
+  EXPECT_EQ(r.exitCode, 2) << r.err;
+  EXPECT_NE(r.err.find("head moved from " + kHead + " to " + moved), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("run `revline pr` again"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(log().string() + ".input")) << "nothing posted";
 }
 
 TEST_F(PrEndToEnd, ThePreviousWorkspaceIsRemoved) {

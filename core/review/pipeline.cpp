@@ -157,7 +157,8 @@ ReviewOutcome runReview(const diff::Diff& diff, Provider& provider, const Review
   AttemptResult answer = runAttempts(provider, std::move(request),
                                      {options.maxAttempts, options.maxToolCalls, options.inputTokenBudget},
                                      toolsOffered ? tools : nullptr, cancel);
-  GroundingResult grounded = ground(answer.report.findings, diff);
+  const diff::Diff& scope = inputs.wholeChange ? *inputs.wholeChange : diff;  // where a finding may be placed
+  GroundingResult grounded = ground(answer.report.findings, scope);
   int unplacedBlocking = countBlocking(grounded.rejected, options.policy);
 
   // Grounding feedback: the findings that could not be placed go back to the
@@ -184,7 +185,7 @@ ReviewOutcome runReview(const diff::Diff& diff, Provider& provider, const Review
       answer.toolCalls += second.toolCalls;
       answer.usage += second.usage;
       answer.warnings.insert(answer.warnings.end(), second.warnings.begin(), second.warnings.end());
-      GroundingResult again = ground(second.report.findings, diff);
+      GroundingResult again = ground(second.report.findings, scope);
       int placedBlocking = 0;
       for (const auto& p : again.grounded) placedBlocking += blocks(p.finding, options.policy);
       round.placed = static_cast<int>(again.grounded.size());

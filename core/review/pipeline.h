@@ -51,6 +51,12 @@ struct SkippedFile {
 struct ReviewInputs {
   std::vector<std::string> commitMessages;  // subject and body of each commit under review (untrusted)
   std::vector<SkippedFile> filesSkipped;    // files of the change that were not sent (selection)
+  // One request of a review split into several (session/chunked_review.h): the
+  // whole diff it is part of. A finding on a changed line of a file another
+  // request holds (the model read it with a tool) is placed there, not rejected
+  // as "not a file this diff changes"; merging the requests drops the duplicate.
+  // Null: the request's own diff is the change.
+  const diff::Diff* wholeChange = nullptr;
 };
 
 // What the reviewer was shown, against what the change holds (cli.md "coverage").

@@ -644,6 +644,9 @@ review::ReviewOutcome reviewInChunks(const diff::Diff& diff, const review::Revie
   // merged findings, so the review can say how many it left out.
   review::ReviewOptions partOptions = options;
   partOptions.policy.maxFindings = std::numeric_limits<std::size_t>::max();
+  // A finding on a file another request holds is placed on the whole change.
+  review::ReviewInputs partInputs = requestInputs;
+  partInputs.wholeChange = &diff;
   // Run: up to max_parallel_requests at once; the first failure stops the rest from starting.
   const std::size_t total = plan.chunks.size();
   std::vector<review::ReviewOutcome> outcomes(total);
@@ -663,7 +666,7 @@ review::ReviewOutcome reviewInChunks(const diff::Diff& diff, const review::Revie
         auto tools = toolsFor(setup.root, diff, limits, p.hidden);
         outcomes[c] = review::runReview(part, *own,
                                         plan.chunks[c].functionsByFirstLine ? byFirstLine(partOptions) : partOptions,
-                                        tools.get(), cancel, requestInputs);
+                                        tools.get(), cancel, partInputs);
         std::lock_guard<std::mutex> lock(mu);
         answered[c] = 1;
         ++progress.done;

@@ -184,6 +184,37 @@ TEST(ChunkedReview, RequestsRunInParallelAndTheirFindingsAreMergedAndDeduplicate
   EXPECT_TRUE(r.outcome.coverage.filesSkipped.empty());
 }
 
+// A model reads another changed file with a tool and reports a problem there:
+// the file is in another request of the same review. The finding is placed (on
+// the whole change), once however many requests report it. Before, each request
+// without that file rejected it as "not a file this diff changes" and counted it
+// as a blocking finding that could not be placed.
+TEST(ChunkedReview, AFindingOnAFileAnotherRequestHoldsIsPlacedOnce) {
+  ManyFiles change(8);
+  const std::string target = change.paths[0];
+  Model m;
+  m.answer = [&](const std::string&) {
+    const json finding = {{"file", target}, {"line", 2}, {"endLine", nullptr}, {"severity", "MAJOR"},
+                          {"category", "CORRECTNESS"}, {"title", "Multiplies by zero"},
+                          {"explanation", "f0_0 returns 0 for every x."}, {"suggestedFix", nullptr},
+                          {"edit", nullptr}, {"confidence", 0.9}};
+    return json{{"summary", "Looked."}, {"verdict", "REQUEST_CHANGES"}, {"findings", json::array({finding})}};
+  };
+  config::Config c = budget(4000);
+  c.review.maxToolCalls = 0;
+  const ReviewResult r = ReviewService(factoryFor(m)).review(change.request(c));
+  ASSERT_GE(m.requests.size(), 3u);
+  int without = 0;
+  for (const auto& request : m.requests) without += filesIn(request.messages[0].text).count(target) == 0;
+  ASSERT_GE(without, 2) << "requests that do not hold the file";
+  ASSERT_EQ(r.outcome.findings.size(), 1u);
+  EXPECT_EQ(r.outcome.findings[0].finding.file, target);
+  EXPECT_EQ(r.outcome.findings[0].finding.line, 2);
+  EXPECT_TRUE(r.outcome.rejected.empty()) << r.outcome.rejected.front().reason;
+  EXPECT_EQ(r.outcome.unplacedBlocking, 0);
+  EXPECT_EQ(r.outcome.verdict, contract::Verdict::RequestChanges);
+}
+
 // Four hunks in one long function. Together they show the function once; when
 // the budget puts them in different requests, each request shows the whole
 // function again, and the plan must price them so: every request fits. A

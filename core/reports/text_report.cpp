@@ -128,7 +128,8 @@ std::string renderText(const review::ReviewOutcome& outcome, bool colour) {
         << " could not be placed on the diff (see Rejected), so the verdict is not APPROVE.\n";
   for (const auto& s : outcome.coverage.filesSkipped) out << "Skipped " << lines(skippedFileText(s)) << "\n";
   const auto& c = outcome.coverage;
-  if (c.filesTotal > 0) out << "Coverage: " << lines(coverageSentence(c)) << ".\n";
+  // Every report states its coverage, an empty change's too.
+  out << "Coverage: " << (c.filesTotal > 0 ? lines(coverageSentence(c)) : std::string("no file changed")) << ".\n";
   if (const std::string reason = notReviewedReason(c); !reason.empty()) out << lines(reason) << "\n";
 
   std::map<Severity, std::size_t> bySeverity;

@@ -45,6 +45,7 @@ TEST(TextReport, RendersFindingsRejectedAndCounts) {
       "Rejected (not published):\n"
       "  src/Pay.java:412: BLOCKER SECURITY SQL injection\n"
       "    line 412 of 'src/Pay.java' is not among the lines this diff touches\n"
+      "Coverage: no file changed.\n"
       "\n"
       "2 findings (1 MAJOR, 1 NIT), 1 rejected; 1 attempt, 0 tool calls; builtin builtin-rules\n"
       "Usage: 2 model requests, 1200 input tokens (800 cached), 300 output tokens, 0 of 5 tool calls.\n";
@@ -117,7 +118,7 @@ TEST(TextReport, ApprovalWithoutFindings) {
   o.attempts = 2;
   o.toolCalls = 1;
   EXPECT_EQ(renderText(o),
-            "revline: APPROVE\nAdds a payment check.\n\nNo findings.\n\n"
+            "revline: APPROVE\nAdds a payment check.\n\nNo findings.\nCoverage: no file changed.\n\n"
             "0 findings, 0 rejected; 2 attempts, 1 tool call; builtin builtin-rules\n");
 }
 

@@ -40,31 +40,41 @@ std::optional<std::string> readKey(const fs::path& file) {
   return text;
 }
 
-std::string loadOrMake() {
-  if (userConfigPath().empty()) return randomKey();  // no home to keep it in
+struct LoadedKey {
+  std::string key;
+  bool kept = false;  // read from, or written to, stateKeyPath()
+};
+
+LoadedKey loadOrMake() {
+  if (userConfigPath().empty()) return {randomKey(), false};  // no home to keep it in
   const fs::path file = stateKeyPath();
-  if (auto key = readKey(file)) return *key;
+  if (auto key = readKey(file)) return {*key, true};
   const std::string key = randomKey();
   const std::string line = key + "\n";
   // Never half written, and of two processes starting at once the first wins.
-  if (writeFileAtomically(file, line, WhenExists::Keep, 0600)) return key;
-  if (auto other = readKey(file)) return *other;  // another process's, made first
+  if (writeFileAtomically(file, line, WhenExists::Keep, 0600)) return {key, true};
+  if (auto other = readKey(file)) return {*other, true};  // another process's, made first
   // A key file that is empty or damaged (a crash, an edit) is replaced, if it is
   // a regular file; anything else (a named pipe, a directory) stays, unused.
   struct stat st {};
-  if (::lstat(file.c_str(), &st) == 0 && S_ISREG(st.st_mode)) writeFileAtomically(file, line, WhenExists::Replace, 0600);
-  return key;  // kept, or (nowhere to keep it) this process's alone
+  const bool replaced = ::lstat(file.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+                        writeFileAtomically(file, line, WhenExists::Replace, 0600);
+  return {key, replaced};  // kept, or (nowhere to keep it) this process's alone
+}
+
+const LoadedKey& loaded() {
+  static std::once_flag once;
+  static LoadedKey key;
+  std::call_once(once, [] { key = loadOrMake(); });
+  return key;
 }
 
 }  // namespace
 
 fs::path stateKeyPath() { return userConfigPath().parent_path() / "state-key"; }
 
-const std::string& stateKey() {
-  static std::once_flag once;
-  static std::string key;
-  std::call_once(once, [] { key = loadOrMake(); });
-  return key;
-}
+const std::string& stateKey() { return loaded().key; }
+
+bool stateKeyKept() { return loaded().kept; }
 
 }  // namespace revline::config

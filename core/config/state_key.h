@@ -15,6 +15,10 @@ namespace revline::config {
 // to a later run (the caches miss), never trusted from elsewhere.
 const std::string& stateKey();
 
+// False when the key is this process's alone (it could be neither read nor
+// kept): what is named with it is of no use to a later run.
+bool stateKeyKept();
+
 // `<user config dir>/state-key`: beside config.json ($XDG_CONFIG_HOME/revline/).
 std::filesystem::path stateKeyPath();
 

@@ -1,11 +1,15 @@
 #include "core/session/review_service.h"
 
+#include "core/config/state_key.h"
+
 #include <algorithm>
+#include <atomic>
 #include <limits>
 #include <optional>
 #include <utility>
 
 #include "core/config/selection.h"
+#include "core/config/state_key.h"
 #include "core/diff/render.h"
 #include "core/git/git_directory.h"
 #include "core/providers/factory.h"
@@ -281,6 +285,13 @@ ReviewResult ReviewService::review(ReviewRequest request, const CancelToken& can
   if (!kept)  // silently, every later review would pay for the whole change again
     result.outcome.warnings.push_back("the review could not be kept in " + (git::gitDirectory(root) / "revline").string() +
                                       " (is it writable?): the next review sends the whole change to the model again");
+  // Kept, but named with a key of this process alone: no later run can read it. Said once a process.
+  static std::atomic<bool> keyWarned{false};
+  if (kept && (plan || !key.empty()) && !config::stateKeyKept() && !keyWarned.exchange(true))
+    result.outcome.warnings.push_back(
+        "revline could not keep its state key at " + config::stateKeyPath().string() +
+        " (is that directory writable? XDG_CONFIG_HOME or HOME names it): the reviews this process keeps cannot be "
+        "read by a later run, which sends the whole change again");
   result.reviewed = std::move(prepared.reviewed);
   return result;
 }

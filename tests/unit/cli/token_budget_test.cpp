@@ -41,6 +41,31 @@ std::string approveReply() {
       .dump();
 }
 
+// A state key that cannot be kept (the config directory is not writable) makes
+// every cache this run writes unreadable to the next: said once. Before, the
+// per-hunk cache was written on every run and never read, and nothing was said.
+TEST(TokenBudgetCli, AStateKeyThatCannotBeKeptIsSaid) {
+  testing::TempRepo repo;
+  repo.write("a.py", "x = 1\n");
+  repo.commitAll("init");
+  repo.write("a.py", "x = 2\n");
+  testing::TempDir dirs;
+  std::ofstream(dirs.path() / "a-file") << "not a directory\n";
+  for (const bool writable : {false, true}) {
+    SCOPED_TRACE(writable);
+    testing::FakeServer server;
+    server.enqueue(testing::Reply::ok(approveReply()));
+    const fs::path xdg = writable ? dirs.path() / "config" : dirs.path() / "a-file" / "config";
+    const auto r = testing::runShell("XDG_CONFIG_HOME=" + testing::shellQuote(xdg.string()) + " OPENAI_API_KEY=test " +
+                                         testing::shellQuote(REVLINE_BINARY) + " review --provider openai --model test " +
+                                         "--base-url " + server.url("/v1"),
+                                     repo.root());
+    EXPECT_EQ(r.exitCode, 0) << r.err;
+    const std::string said = "could not keep its state key at " + (xdg / "revline" / "state-key").string();
+    EXPECT_EQ(r.err.find(said) != std::string::npos, !writable) << r.err;
+  }
+}
+
 TEST(TokenBudgetCli, ALargeChangeGoesInRequestsWithinTheBudget) {
   testing::FakeServer server;
   server.expectAllRepliesUsed(false);

@@ -568,7 +568,23 @@ std::string diffText(const fs::path& root, const DiffRequest& request, const Git
   if (showsABinaryFile(text)) {
     std::vector<std::string> numstat = *made;
     numstat.insert(numstat.begin() + 1, {"--numstat", "-z"});
-    const std::vector<std::string> textFiles = textFilesShownBinary(diff(numstat), root);
+    const std::vector<ShownBinary> binary = filesShownBinary(diff(numstat), root);
+    std::vector<std::string> textFiles;
+    std::vector<std::size_t> tooLarge;
+    for (std::size_t i = 0; i < binary.size(); ++i) {
+      if (binary[i].action == ShownBinary::Action::AsText)
+        textFiles.insert(textFiles.end(), binary[i].paths.begin(), binary[i].paths.end());
+      if (binary[i].action == ShownBinary::Action::LeftOut) tooLarge.push_back(i);
+    }
+    // Too large to diff again: out of the diff, and said not reviewed (never "reviewed, 0 lines").
+    if (!tooLarge.empty() && withoutBinarySections(text, tooLarge, binary.size()) && request.leftOut)
+      for (std::size_t i : tooLarge)
+        request.leftOut->push_back(
+            {binary[i].paths.back(), "text that a .gitattributes shows as binary (`-diff`, `binary`), " +
+                                         std::to_string(binary[i].size) + " bytes: over the " +
+                                         sizeLimit(kMaxTextShownBinaryBytes) + " a file (or the " +
+                                         sizeLimit(kMaxTextShownBinaryTotal) +
+                                         " for all such files) up to which revline diffs them again as text"});
     if (!textFiles.empty()) {
       std::vector<std::string> asText = unlimited;
       asText.insert(asText.begin() + 1, "--text");

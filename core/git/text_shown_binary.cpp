@@ -1,8 +1,10 @@
 #include "core/git/text_shown_binary.h"
 
+#include <algorithm>
 #include <array>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <string_view>
 
 namespace revline::git {
@@ -45,17 +47,19 @@ bool showsBinary(std::string_view section) {
   return section.compare(0, kSectionStart.size(), kSectionStart) == 0 && hasLineStarting(section, kBinaryLine);
 }
 
-// The work tree's file at `path` reads as text to git's own test, and is not too large.
-bool readsAsText(const fs::path& file, std::uintmax_t& size) {
+// The first 8000 bytes of the work tree's file hold no NUL (git's own test), and
+// its size; nullopt when it is not a regular file (deleted, a symlink) or unreadable.
+std::optional<std::uintmax_t> textSize(const fs::path& file) {
   std::error_code ec;
-  if (!fs::is_regular_file(fs::symlink_status(file, ec))) return false;
-  size = fs::file_size(file, ec);
-  if (ec || size > kMaxTextShownBinaryBytes) return false;
+  if (!fs::is_regular_file(fs::symlink_status(file, ec))) return std::nullopt;
+  const std::uintmax_t size = fs::file_size(file, ec);
+  if (ec) return std::nullopt;
   std::ifstream in(file, std::ios::binary);
   std::array<char, kGitBinaryProbe> head{};
   in.read(head.data(), head.size());
   const auto got = static_cast<std::size_t>(in.gcount());
-  return std::string_view(head.data(), got).find('\0') == std::string_view::npos;
+  if (std::string_view(head.data(), got).find('\0') != std::string_view::npos) return std::nullopt;
+  return size;
 }
 
 }  // namespace
@@ -64,37 +68,52 @@ bool showsABinaryFile(const std::string& diff) {
   return diff.compare(0, kBinaryLine.size(), kBinaryLine) == 0 || diff.find("\n" + std::string(kBinaryLine)) != std::string::npos;
 }
 
-std::vector<std::string> textFilesShownBinary(const std::string& numstatZ, const fs::path& root) {
+std::vector<ShownBinary> filesShownBinary(const std::string& numstatZ, const fs::path& root) {
   // "ADDED\tDELETED\tPATH\0", or for a rename or copy "ADDED\tDELETED\t\0FROM\0TO\0"; "-" counts for binary.
-  std::vector<std::string> paths;
+  std::vector<ShownBinary> out;
   std::uintmax_t total = 0;
-  for (std::size_t pos = 0; pos < numstatZ.size();) {
+  auto field = [&](std::size_t& pos) {
     std::size_t end = numstatZ.find('\0', pos);
     if (end == std::string::npos) end = numstatZ.size();
-    const std::string_view entry(numstatZ.data() + pos, end - pos);
+    std::string f = numstatZ.substr(pos, end - pos);
     pos = end + 1;
+    return f;
+  };
+  for (std::size_t pos = 0; pos < numstatZ.size();) {
+    const std::string entry = field(pos);
     const std::size_t tab1 = entry.find('\t');
-    const std::size_t tab2 = tab1 == std::string_view::npos ? tab1 : entry.find('\t', tab1 + 1);
-    if (tab2 == std::string_view::npos) continue;
-    const bool binary = entry.substr(0, tab1) == "-";
-    std::vector<std::string> named;
+    const std::size_t tab2 = tab1 == std::string::npos ? tab1 : entry.find('\t', tab1 + 1);
+    if (tab2 == std::string::npos) continue;
+    ShownBinary file;
     if (tab2 + 1 < entry.size()) {
-      named.emplace_back(entry.substr(tab2 + 1));
+      file.paths.push_back(entry.substr(tab2 + 1));
     } else {  // a rename or copy: the two names follow as fields of their own
-      for (int i = 0; i < 2 && pos < numstatZ.size(); ++i) {
-        end = numstatZ.find('\0', pos);
-        if (end == std::string::npos) end = numstatZ.size();
-        named.push_back(numstatZ.substr(pos, end - pos));
-        pos = end + 1;
-      }
+      for (int i = 0; i < 2 && pos < numstatZ.size(); ++i) file.paths.push_back(field(pos));
     }
-    std::uintmax_t size = 0;
-    if (!binary || named.empty() || !readsAsText(root / named.back(), size)) continue;
-    if (total + size > kMaxTextShownBinaryTotal) break;
-    total += size;
-    paths.insert(paths.end(), named.begin(), named.end());
+    if (entry.compare(0, tab1, "-") != 0 || file.paths.empty()) continue;
+    if (const auto size = textSize(root / file.paths.back())) {
+      file.size = *size;
+      const bool fits = *size <= kMaxTextShownBinaryBytes && total + *size <= kMaxTextShownBinaryTotal;
+      file.action = fits ? ShownBinary::Action::AsText : ShownBinary::Action::LeftOut;
+      if (fits) total += *size;
+    }
+    out.push_back(std::move(file));
   }
-  return paths;
+  return out;
+}
+
+bool withoutBinarySections(std::string& diff, const std::vector<std::size_t>& drop, std::size_t expected) {
+  const std::vector<std::string_view> all = sections(diff);
+  if (static_cast<std::size_t>(std::count_if(all.begin(), all.end(), showsBinary)) != expected) return false;
+  std::string out;
+  out.reserve(diff.size());
+  std::size_t binary = 0;
+  for (std::string_view s : all) {
+    const bool dropped = showsBinary(s) && std::find(drop.begin(), drop.end(), binary++) != drop.end();
+    if (!dropped) out.append(s);
+  }
+  diff = std::move(out);
+  return true;
 }
 
 std::string withTextSections(const std::string& diff, const std::string& textDiff) {
@@ -105,7 +124,7 @@ std::string withTextSections(const std::string& diff, const std::string& textDif
   for (std::string_view s : asText) headers[firstLine(s)] += 2;
   std::map<std::string_view, std::string_view> replacement;
   for (std::string_view s : asText)
-    if (headers[firstLine(s)] == 3 && hasLineStarting(s, "@@ ") && s.find('\0') == std::string_view::npos)
+    if (headers[firstLine(s)] == 3 && hasLineStarting(s, "@@ "))
       replacement.emplace(firstLine(s), s);
   std::string out;
   out.reserve(diff.size());

@@ -4,10 +4,12 @@
 // makes git print no line of a file, though the file is text: its change would
 // reach no review, and the report would still count it as reviewed. Any
 // repository can say so of any path (`*.py -diff`), so it could hide a change
-// that way. Such files are diffed again with --text (diffText does the git
-// calls); these are the pure parts.
+// that way. Such files are diffed again with --text; one too large for that is
+// taken out of the diff and said not reviewed (diffText does the git calls;
+// these are the pure parts).
 #pragma once
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -17,20 +19,37 @@ namespace revline::git {
 // True when `diff` (git diff output) has a section that shows a file as binary.
 bool showsABinaryFile(const std::string& diff);
 
-// Of the files `numstatZ` (`git diff --numstat -z`) counts as binary, those
-// whose new side in the work tree `root` reads as text: a regular file (not a
-// symlink) of at most kMaxTextShownBinaryBytes, with no NUL byte in its first
-// 8000 bytes (git's own test, without the attributes), up to
-// kMaxTextShownBinaryTotal in all. Each as the paths a pathspec needs (a
-// rename's source too, so -M pairs them again).
-inline constexpr std::uintmax_t kMaxTextShownBinaryBytes = 8 * 1024 * 1024;
-inline constexpr std::uintmax_t kMaxTextShownBinaryTotal = 64 * 1024 * 1024;
-std::vector<std::string> textFilesShownBinary(const std::string& numstatZ, const std::filesystem::path& root);
+// As for an untracked file shown as added (git.h kMaxUntrackedFileBytes): git reads it whole.
+inline constexpr std::uintmax_t kMaxTextShownBinaryBytes = 8 * 1024 * 1024;   // a file diffed again as text
+inline constexpr std::uintmax_t kMaxTextShownBinaryTotal = 64 * 1024 * 1024;  // all of them in one diff
+
+// A file `git diff --numstat -z` counts as binary, in its order, and what is
+// done with it.
+struct ShownBinary {
+  std::vector<std::string> paths;  // as a pathspec needs them: a rename's source, then its destination
+  enum class Action {
+    Keep,     // binary content (a NUL in the first 8000 bytes, git's own test), or no new side to read
+    AsText,   // diffed again with --text
+    LeftOut,  // text, but over the caps above: not reviewed, and said so
+  } action = Action::Keep;
+  std::uintmax_t size = 0;  // of the new side in the work tree
+};
+
+// The binary entries of `numstatZ`, each judged by its new side in the work
+// tree `root` (a regular file, not a symlink; a --staged review's index may
+// differ, and a section that turns out binary is then skipped downstream as
+// binary content).
+std::vector<ShownBinary> filesShownBinary(const std::string& numstatZ, const std::filesystem::path& root);
+
+// `diff` without its binary sections whose place among them (0-based, in diff
+// order, which --numstat keeps) is in `drop`; unchanged, and false, when the
+// sections and `expected` (how many entries filesShownBinary gave) disagree.
+bool withoutBinarySections(std::string& diff, const std::vector<std::size_t>& drop, std::size_t expected);
 
 // `diff` with each section that shows a file as binary replaced by the section
 // of `textDiff` (the same diff of those files, with --text) under the same
-// `diff --git` line, where that one shows hunks and no NUL byte (content that
-// is binary after all, on either side, stays as git showed it).
+// `diff --git` line, where that one shows hunks (a NUL in them is then skipped
+// downstream as binary content, as git's own text diff of such a file is).
 std::string withTextSections(const std::string& diff, const std::string& textDiff);
 
 }  // namespace revline::git

@@ -23,7 +23,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr int kEntryVersion = 1;
+// 2: a hunk whose review asked for changes it named no finding for is no longer
+// kept as "no findings" (policy.h changesRequestedNotShown): older entries miss.
+constexpr int kEntryVersion = 2;
 // An entry is one hunk's findings (a few KB); a larger file is no entry of ours.
 constexpr std::size_t kMaxEntryBytes = std::size_t{1} << 20;
 

@@ -60,7 +60,8 @@ std::string ReviewCache::key(const std::string& provider, const std::string& mod
                              const review::ReviewOptions& options, const std::vector<std::string>& intent) {
   std::string settings = review::settingsKey(options);
   for (const auto& message : intent) settings += "\ncommit " + std::to_string(message.size()) + "\n" + message;
-  return "revline-review-cache 2\nprovider " + provider + "\nmodel " + model + "\nprompt " +
+  // 3: a model's REQUEST_CHANGES without findings no longer approves; the reviews kept before must not answer.
+  return "revline-review-cache 3\nprovider " + provider + "\nmodel " + model + "\nprompt " +
          std::to_string(review::kPromptVersion) + "\nsettings " + std::to_string(settings.size()) + "\n" + settings +
          "\n" + annotatedDiff;
 }

@@ -11,6 +11,7 @@
 #include <sstream>
 #include <thread>
 
+#include "core/git/text_shown_binary.h"
 #include "tests/support/temp_repo.h"
 
 namespace revline::git {
@@ -782,13 +783,35 @@ TEST_F(ShownBinary, StagedAndNamedPathsToo) {
   EXPECT_THAT(one, Not(HasSubstr("notes.txt")));
 }
 
-// A file whose old side was binary and whose new side is text: --text would show
-// the old bytes, NULs and all; it stays as git shows it.
-TEST_F(ShownBinary, ContentBinaryOnEitherSideStaysBinary) {
-  repo.write("image.png", "now text\n");
+// A file whose new side has a NUL in its first 8000 bytes is binary content
+// (git's own test): it stays as git shows it, whatever its old side.
+TEST_F(ShownBinary, BinaryContentStaysAsGitShowsIt) {
+  repo.write("notes.txt", kPng + "now binary");
   const std::string text = diff();
+  EXPECT_THAT(text, HasSubstr("Binary files a/notes.txt and b/notes.txt differ\n"));
   EXPECT_THAT(text, HasSubstr("Binary files a/image.png and b/image.png differ\n"));
-  EXPECT_EQ(text.find('\0'), std::string::npos);
+}
+
+// Too large to diff again as text (over 8 MiB): taken out of the diff and said
+// not reviewed. Before, it stayed "Binary files differ", counted as reviewed.
+TEST_F(ShownBinary, ATextFileTooLargeToDiffAgainIsLeftOutAndSaid) {
+  std::string big;
+  while (big.size() <= kMaxTextShownBinaryBytes) big += "padding = 'a line of a large generated module'\n";
+  repo.write("huge.py", big);
+  repo.git("add huge.py");
+  repo.git("commit -q -m huge -- huge.py");
+  repo.write("huge.py", big + "AWS_KEY = 'AKIAIOSFODNN7EXAMPLQ'\n");
+  std::vector<LeftOut> leftOut;
+  DiffRequest request;
+  request.leftOut = &leftOut;
+  const std::string text = diff(request);
+  EXPECT_THAT(text, Not(HasSubstr("huge.py")));
+  EXPECT_THAT(text, HasSubstr("+subprocess.call(cmd, shell=True)\n")) << "the others are still shown";
+  EXPECT_THAT(text, HasSubstr("Binary files a/image.png and b/image.png differ\n"));
+  ASSERT_EQ(leftOut.size(), 1u);
+  EXPECT_EQ(leftOut[0].path, "huge.py");
+  EXPECT_THAT(leftOut[0].reason, HasSubstr("text that a .gitattributes shows as binary (`-diff`, `binary`)"));
+  EXPECT_THAT(leftOut[0].reason, HasSubstr("over the 8 MiB limit (8388608 bytes) a file"));
 }
 
 }  // namespace

@@ -416,6 +416,22 @@ TEST_F(Incremental, ACachedFindingOutsideItsHunkMakesTheEntryAMiss) {
   for (const auto& p : again.outcome.findings) EXPECT_LT(p.finding.line, 500) << p.id;
 }
 
+// An entry of an earlier version is a miss: version 1 kept a hunk as "no
+// findings" when its model asked for changes it named no finding for, which
+// the policy no longer approves.
+TEST_F(Incremental, AnEntryOfAnEarlierVersionIsAMiss) {
+  review();
+  for (const auto& e : fs::directory_iterator(repo.root() / ".git" / "revline" / "hunks")) {
+    std::ifstream in(e.path());
+    nlohmann::json entry = nlohmann::json::parse(in);
+    in.close();
+    entry["version"] = 1;
+    std::ofstream(e.path(), std::ios::trunc) << entry.dump();
+  }
+  EXPECT_EQ(review().hunksReused, 0);
+  EXPECT_EQ(log.reviews(), 2u);
+}
+
 // A new file is one hunk: without cutting, each save of a file being written
 // sent all of it again. Cut into units at top-level blocks, appending sends the
 // last unit only, and an insertion at the top the first only (the other units'

@@ -279,7 +279,21 @@ int runPrCommand(const std::vector<std::string>& args, std::istream&, std::ostre
                       "pr` again for the new head");
     }
 
-    diff::Diff parsedDiff = diff::parse(diffText);
+    // Text files the repository's .gitattributes shows as binary (`-diff`): GitHub's
+    // diff shows no line of them, as git's does; diffed again in the checkout.
+    std::vector<git::LeftOut> leftOut;
+    std::string baseRef;
+    if (info.contains("baseRefName") && info["baseRefName"].is_string())
+      baseRef = "origin/" + info["baseRefName"].get<std::string>();
+    std::string shown = diffText;
+    try {
+      if (!baseRef.empty()) shown = git::withTextOfFilesShownBinary(workspace, baseRef, diffText, &leftOut);
+    } catch (const git::GitError& e) {
+      err << "revline pr: warning: the files GitHub's diff shows as binary could not be diffed again as text ("
+          << terminalSafe(e.what()) << "): any of them that is text is not reviewed\n";
+    }
+
+    diff::Diff parsedDiff = diff::parse(shown);
     {
       std::set<std::string> inDiff;
       for (const auto& f : parsedDiff.files) {
@@ -296,10 +310,9 @@ int runPrCommand(const std::vector<std::string>& args, std::istream&, std::ostre
         err << "\n";
       }
     }
-    const session::ReviewResult result =
-        reviewReportingSpend(session::ReviewService(),
-                             {std::move(parsedDiff), workspace, config, {}, terminalProgress(err, "revline pr")}, err,
-                             "revline pr");
+    session::ReviewRequest request{std::move(parsedDiff), workspace, config, {}, terminalProgress(err, "revline pr")};
+    request.leftOut = std::move(leftOut);
+    const session::ReviewResult result = reviewReportingSpend(session::ReviewService(), std::move(request), err, "revline pr");
     const review::ReviewOutcome& outcome = result.outcome;
     const diff::Diff& selected = result.reviewed;
     for (const auto& w : outcome.warnings) err << "revline pr: warning: " << terminalSafe(w) << "\n";

@@ -475,6 +475,42 @@ fs::path findRepositoryRoot(const fs::path& start, const GitOptions& options) {
   return top;
 }
 
+namespace {
+// `text`, made by `git <made>`, with the text files it shows as binary diffed
+// again by `git <unlimited> --text -- PATHS`, and those too large for that taken
+// out and appended to `leftOut` (text_shown_binary.h).
+std::string withTextOfFilesShownBinary(DiffCalls& diff, const std::vector<std::string>& made,
+                                       const std::vector<std::string>& unlimited, const fs::path& root,
+                                       std::string text, std::vector<LeftOut>* leftOut) {
+  std::vector<std::string> numstat = made;
+  numstat.insert(numstat.begin() + 1, {"--numstat", "-z"});
+  const std::vector<ShownBinary> binary = filesShownBinary(diff(numstat), root);
+  std::vector<std::string> textFiles;
+  std::vector<std::size_t> tooLarge;
+  for (std::size_t i = 0; i < binary.size(); ++i) {
+    if (binary[i].action == ShownBinary::Action::AsText)
+      textFiles.insert(textFiles.end(), binary[i].paths.begin(), binary[i].paths.end());
+    if (binary[i].action == ShownBinary::Action::LeftOut) tooLarge.push_back(i);
+  }
+  // Too large to diff again: out of the diff, and said not reviewed (never "reviewed, 0 lines").
+  if (!tooLarge.empty() && withoutBinarySections(text, tooLarge, binary.size()) && leftOut)
+    for (std::size_t i : tooLarge)
+      leftOut->push_back(
+          {binary[i].paths.back(), "text that a .gitattributes shows as binary (`-diff`, `binary`), " +
+                                       std::to_string(binary[i].size) + " bytes: over the " +
+                                       sizeLimit(kMaxTextShownBinaryBytes) + " a file (or the " +
+                                       sizeLimit(kMaxTextShownBinaryTotal) +
+                                       " for all such files) up to which revline diffs them again as text"});
+  if (!textFiles.empty()) {
+    std::vector<std::string> asText = unlimited;
+    asText.insert(asText.begin() + 1, "--text");
+    addPaths(asText, textFiles);
+    text = withTextSections(text, diff(asText));
+  }
+  return text;
+}
+}  // namespace
+
 std::string diffText(const fs::path& root, const DiffRequest& request, const GitOptions& options) {
   std::error_code ec;
   if (!fs::is_directory(root, ec)) {
@@ -565,33 +601,7 @@ std::string diffText(const fs::path& root, const DiffRequest& request, const Git
   // Text files a .gitattributes shows as binary (`-diff`, `binary`), which no
   // review would read a line of: diffed again with --text (text_shown_binary.h).
   // Two more git calls, only when some file shows as binary.
-  if (showsABinaryFile(text)) {
-    std::vector<std::string> numstat = *made;
-    numstat.insert(numstat.begin() + 1, {"--numstat", "-z"});
-    const std::vector<ShownBinary> binary = filesShownBinary(diff(numstat), root);
-    std::vector<std::string> textFiles;
-    std::vector<std::size_t> tooLarge;
-    for (std::size_t i = 0; i < binary.size(); ++i) {
-      if (binary[i].action == ShownBinary::Action::AsText)
-        textFiles.insert(textFiles.end(), binary[i].paths.begin(), binary[i].paths.end());
-      if (binary[i].action == ShownBinary::Action::LeftOut) tooLarge.push_back(i);
-    }
-    // Too large to diff again: out of the diff, and said not reviewed (never "reviewed, 0 lines").
-    if (!tooLarge.empty() && withoutBinarySections(text, tooLarge, binary.size()) && request.leftOut)
-      for (std::size_t i : tooLarge)
-        request.leftOut->push_back(
-            {binary[i].paths.back(), "text that a .gitattributes shows as binary (`-diff`, `binary`), " +
-                                         std::to_string(binary[i].size) + " bytes: over the " +
-                                         sizeLimit(kMaxTextShownBinaryBytes) + " a file (or the " +
-                                         sizeLimit(kMaxTextShownBinaryTotal) +
-                                         " for all such files) up to which revline diffs them again as text"});
-    if (!textFiles.empty()) {
-      std::vector<std::string> asText = unlimited;
-      asText.insert(asText.begin() + 1, "--text");
-      addPaths(asText, textFiles);
-      text = withTextSections(text, diff(asText));
-    }
-  }
+  if (showsABinaryFile(text)) text = withTextOfFilesShownBinary(diff, *made, unlimited, root, std::move(text), request.leftOut);
   return text;
 }
 
@@ -813,6 +823,19 @@ std::vector<std::string> commitMessages(const fs::path& root, const std::string&
     if (first != std::string::npos) messages.push_back(m.substr(first, m.find_last_not_of(" \t\r\n") - first + 1));
   }
   return messages;
+}
+
+std::string withTextOfFilesShownBinary(const fs::path& root, const std::string& base, std::string diffText,
+                                       std::vector<LeftOut>* leftOut, const GitOptions& options) {
+  if (!showsABinaryFile(diffText)) return diffText;
+  Runner git = comparingRunner(options, root);  // the repository's own programs off
+  git.extraEnv["GIT_LITERAL_PATHSPECS"] = "1";
+  const std::vector<std::string> args{"diff",           "--no-color",       "--no-ext-diff", "--no-textconv",
+                                      "--src-prefix=a/", "--dst-prefix=b/", "-M",            "--submodule=short",
+                                      mergeBase(git, base), "HEAD"};
+  DiffRequest request;
+  DiffCalls diff{git, request, {}};
+  return withTextOfFilesShownBinary(diff, args, args, root, std::move(diffText), leftOut);
 }
 
 }  // namespace revline::git

@@ -84,6 +84,16 @@ struct DiffRequest {
 // names as a program (config_guard.h).
 std::string diffText(const std::filesystem::path& root, const DiffRequest& request, const GitOptions& git = {});
 
+// `diffText`, a diff made elsewhere of HEAD in `root` against its merge base
+// with `base` (revline pr: `gh pr diff` of the pull request checked out there),
+// with the text files it shows as binary (a .gitattributes `-diff`, `binary`)
+// diffed again here as diffText does (text_shown_binary.h); those too large for
+// that are taken out and appended to `leftOut`. Unchanged when no file shows as
+// binary (no git call).
+std::string withTextOfFilesShownBinary(const std::filesystem::path& root, const std::string& base,
+                                       std::string diffText, std::vector<LeftOut>* leftOut,
+                                       const GitOptions& git = {});
+
 // The untracked files git ignores in the work tree at `root`, repository-
 // relative; a wholly ignored directory is one entry ending in '/'
 // (`git ls-files --others --ignored --exclude-standard --directory`).

@@ -8,6 +8,7 @@
 #include <array>
 #include <chrono>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <thread>
 
@@ -400,13 +401,19 @@ TEST(DiffText, UntrackedFilesOverTheCapAreLeftOutWithTheirSize) {
   EXPECT_EQ(leftOut[0].reason, "untracked, 2048 bytes, over the 1024-byte limit for untracked files");
 }
 
-TEST(DiffText, BaseModeDiffsAgainstTheMergeBase) {
-  TempRepo repo;
-  repo.write("shared.txt", "shared\n");
+// `base` committed on main, then `feature` committed on a branch of that name, which stays checked out.
+void commitFeatureBranch(const TempRepo& repo, const std::map<std::string, std::string>& base,
+                         const std::map<std::string, std::string>& feature) {
+  for (const auto& [path, text] : base) repo.write(path, text);
   repo.commitAll("base");
   repo.git("checkout -q -b feature");
-  repo.write("feature.txt", "feature work\n");
+  for (const auto& [path, text] : feature) repo.write(path, text);
   repo.commitAll("feature");
+}
+
+TEST(DiffText, BaseModeDiffsAgainstTheMergeBase) {
+  TempRepo repo;
+  commitFeatureBranch(repo, {{"shared.txt", "shared\n"}}, {{"feature.txt", "feature work\n"}});
   repo.git("checkout -q main");
   repo.write("main_only.txt", "landed on main after the fork\n");
   repo.commitAll("main moves on");
@@ -812,6 +819,24 @@ TEST_F(ShownBinary, ATextFileTooLargeToDiffAgainIsLeftOutAndSaid) {
   EXPECT_EQ(leftOut[0].path, "huge.py");
   EXPECT_THAT(leftOut[0].reason, HasSubstr("text that a .gitattributes shows as binary (`-diff`, `binary`)"));
   EXPECT_THAT(leftOut[0].reason, HasSubstr("over the 8 MiB limit (8388608 bytes) a file"));
+}
+
+// A diff made elsewhere (revline pr: GitHub's diff of the pull request, which
+// honours its .gitattributes as git does) gets the same treatment in the
+// checkout: against the merge base with the base branch, HEAD's text files.
+TEST(ShownBinaryElsewhere, APullRequestsDiffShowsItsTextFilesLines) {
+  TempRepo repo;
+  commitFeatureBranch(repo, {{"a.py", "def f(x):\n    return x\n"}},
+                      {{".gitattributes", "*.py -diff\n"},
+                       {"a.py", "AWS_KEY = 'AKIAIOSFODNN7EXAMPLQ'\ndef f(x):\n    return x\n"}});
+  const std::string github = repo.git("diff --src-prefix=a/ --dst-prefix=b/ main...HEAD");
+  ASSERT_THAT(github, HasSubstr("Binary files a/a.py and b/a.py differ\n"));
+  std::vector<LeftOut> leftOut;
+  const std::string shown = withTextOfFilesShownBinary(repo.root(), "main", github, &leftOut, isolated(repo));
+  EXPECT_THAT(shown, HasSubstr("+AWS_KEY = 'AKIAIOSFODNN7EXAMPLQ'\n"));
+  EXPECT_THAT(shown, HasSubstr("+*.py -diff\n"));
+  EXPECT_TRUE(leftOut.empty());
+  EXPECT_EQ(withTextOfFilesShownBinary(repo.root(), "main", "", &leftOut, isolated(repo)), "");
 }
 
 }  // namespace

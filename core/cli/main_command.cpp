@@ -62,15 +62,31 @@ int runMain(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   return runMain(args, std::cin, out, err);
 }
 
+namespace {
+// `code`, unless what was written to `out` could not be: a report (or the help)
+// that a full disk or a closed stdout lost is a failure, or CI would pass with
+// it lost.
+int written(std::ostream& out, std::ostream& err, const std::string& command, int code) {
+  errno = 0;
+  out.flush();
+  if (out) return code;
+  const int error = errno;
+  err << "revline" << (command.empty() ? "" : " " + command) << ": cannot write the output to standard output"
+      << (error != 0 ? " (" + std::string(std::strerror(error)) + ")" : std::string())
+      << "; the report is lost (is the disk full, or standard output closed?)\n";
+  return 2;
+}
+}  // namespace
+
 int runMain(const std::vector<std::string>& args, std::istream& in, std::ostream& out, std::ostream& err) {
   registerBuiltins();
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
     printUsage(args.empty() ? err : out);
-    return args.empty() ? 2 : 0;
+    return args.empty() ? 2 : written(out, err, "", 0);
   }
   if (args[0] == "--version") {
     out << "revline " << kVersion << "\n";
-    return 0;
+    return written(out, err, "", 0);
   }
   auto it = registry().find(args[0]);
   if (it == registry().end()) {
@@ -79,19 +95,7 @@ int runMain(const std::vector<std::string>& args, std::istream& in, std::ostream
   }
   const std::vector<std::string> rest(args.begin() + 1, args.end());
   try {
-    const int code = it->second.run(rest, in, out, err);
-    // The report is the command's result: one that could not be written (a full
-    // disk, a closed stdout) is a failure, or CI would pass with it lost.
-    errno = 0;
-    out.flush();
-    if (!out) {
-      const int error = errno;
-      err << "revline " << args[0] << ": cannot write the output to standard output"
-          << (error != 0 ? " (" + std::string(std::strerror(error)) + ")" : std::string())
-          << "; the report is lost (is the disk full, or standard output closed?)\n";
-      return 2;
-    }
-    return code;
+    return written(out, err, args[0], it->second.run(rest, in, out, err));
   } catch (const UsageError& e) {
     err << "revline " << args[0] << ": " << terminalSafe(e.what()) << "\n";
   } catch (const diff::ParseError& e) {

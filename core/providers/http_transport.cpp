@@ -430,7 +430,10 @@ HttpTransport::Attempt HttpTransport::sendOnce(const std::string& path,
   // not a wrong endpoint's answer.
   const bool closeDelimited =
       !res.has_header("Content-Length") && lower(res.get_header_value("Transfer-Encoding")).find("chunked") == std::string::npos;
-  if (ok && closeDelimited && jsonCutShort(received)) {
+  // (Only a 2xx: an error status says more than its cut body; an empty body
+  // framed so is a reply that ended before it began.)
+  if (ok && closeDelimited && res.status >= 200 && res.status < 300 &&
+      (jsonCutShort(received) || received.find_first_not_of(" \t\r\n") == std::string::npos)) {
     ok = false;
     error = httplib::Error::Read;
   }

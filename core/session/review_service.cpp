@@ -289,9 +289,11 @@ ReviewResult ReviewService::review(ReviewRequest request, const CancelToken& can
   static std::atomic<bool> keyWarned{false};
   if (kept && (plan || !key.empty()) && !config::stateKeyKept() && !keyWarned.exchange(true))
     result.outcome.warnings.push_back(
-        "revline could not keep its state key at " + config::stateKeyPath().string() +
-        " (is that directory writable? XDG_CONFIG_HOME or HOME names it): the reviews this process keeps cannot be "
-        "read by a later run, which sends the whole change again");
+        (config::stateKeyPath().has_parent_path()
+             ? "revline could not keep its state key at " + config::stateKeyPath().string() +
+                   " (is that directory writable? XDG_CONFIG_HOME or HOME names it)"
+             : std::string("revline has no directory to keep its state key in (HOME and XDG_CONFIG_HOME are unset)")) +
+        ": the reviews this process keeps cannot be read by a later run, which sends the whole change again");
   result.reviewed = std::move(prepared.reviewed);
   return result;
 }

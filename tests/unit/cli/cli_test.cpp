@@ -241,6 +241,8 @@ TEST(Cli, AReportThatCannotBeWrittenFailsTheCommand) {
     }
   }
   EXPECT_EQ(runRevline("diff >/dev/full", repo.root()).exitCode, 2);
+  EXPECT_EQ(runRevline("--version >/dev/full", repo.root()).exitCode, 2);
+  EXPECT_EQ(runRevline("--help >/dev/full", repo.root()).exitCode, 2);
   EXPECT_EQ(runRevline("review --format sarif >/dev/null", repo.root()).exitCode, 0);
 }
 

@@ -270,43 +270,62 @@ TEST(Transport, AConnectionDroppedBeforeTheReplyIsTheServersFailure) {
   EXPECT_EQ(server.accepted.load(), 3);
 }
 
+// What an OpenAiProvider makes of `raw`, the bytes a server on 127.0.0.1 writes
+// (then closes) for every request; `tries` is set to how many requests it took.
+Caught answeredWith(const std::string& raw, int* tries = nullptr) {
+  HangingUp server(raw);
+  SleepRecorder sleeps;
+  OpenAiProvider provider(settingsFor("http://127.0.0.1:" + std::to_string(server.port()) + "/v1", sleeps));
+  Caught c = catchProviderError([&] { provider.complete(testing::sampleRequest(), CancelToken()); });
+  if (tries) *tries = server.accepted.load();
+  return c;
+}
+
+const std::string kClosing = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n";
+
 // A reply with no Content-Length ends at the close: cut off there, its JSON
 // stops mid-value. That is a reply cut short (retried, said so), as over chunked
 // encoding; before, "not a JSON object; is the base URL right?", not retried.
 TEST(Transport, AReplyEndedByTheCloseAndCutShortIsRetried) {
-  const std::string head = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n";
-  HangingUp server(head + R"({"choices": [{"index": 0, "message": {"role": "assistant", "content": "{\"summ)");
-  SleepRecorder sleeps;
-  OpenAiProvider provider(settingsFor("http://127.0.0.1:" + std::to_string(server.port()) + "/v1", sleeps));
-  auto c = catchProviderError([&] { provider.complete(testing::sampleRequest(), CancelToken()); });
+  int tries = 0;
+  const Caught c = answeredWith(
+      kClosing + R"({"choices": [{"index": 0, "message": {"role": "assistant", "content": "{\"summ)", &tries);
   ASSERT_TRUE(c.thrown);
   EXPECT_EQ(c.kind, Kind::Server) << c.message;
   EXPECT_NE(c.message.find("the connection closed before the reply was complete (after 3 tries)"), std::string::npos)
       << c.message;
   EXPECT_EQ(c.message.find("base URL"), std::string::npos) << c.message;
-  EXPECT_EQ(server.accepted.load(), 3);
+  EXPECT_EQ(tries, 3);
   EXPECT_EQ(c.unanswered, 3) << "each try was sent and may be billed";
+}
+
+// Framed so, an empty 200 ended before it began (cut too); a cut error reply is
+// still its status (the status says more than its body).
+TEST(Transport, AnEmptyReplyEndedByTheCloseIsCutAndACutErrorKeepsItsStatus) {
+  const Caught empty = answeredWith(kClosing);
+  ASSERT_TRUE(empty.thrown);
+  EXPECT_NE(empty.message.find("the connection closed before the reply was complete (after 3 tries)"),
+            std::string::npos)
+      << empty.message;
+  const Caught error =
+      answeredWith("HTTP/1.1 500 Internal Server Error\r\nConnection: close\r\n\r\n{\"error\": {\"message\": \"upstr");
+  ASSERT_TRUE(error.thrown);
+  EXPECT_EQ(error.kind, Kind::Server) << error.message;
+  EXPECT_NE(error.message.find("HTTP 500"), std::string::npos) << error.message;
 }
 
 // The same framing, whole, is an ordinary reply (an HTTP/1.0 proxy answers so);
 // and a whole page that is not JSON still asks whether the base URL is right.
 TEST(Transport, AReplyEndedByTheCloseAndWholeIsRead) {
   const std::string head = "HTTP/1.0 200 OK\r\nContent-Type: application/json\r\n\r\n";
-  {
-    HangingUp server(head + testing::fixture("openai_review.json"));
-    SleepRecorder sleeps;
-    OpenAiProvider provider(settingsFor("http://127.0.0.1:" + std::to_string(server.port()) + "/v1", sleeps));
-    EXPECT_NO_THROW(provider.complete(testing::sampleRequest(), CancelToken()));
-    EXPECT_EQ(server.accepted.load(), 1);
-  }
-  HangingUp server(head + "<html><body>Welcome to nginx!</body></html>");
-  SleepRecorder sleeps;
-  OpenAiProvider provider(settingsFor("http://127.0.0.1:" + std::to_string(server.port()) + "/v1", sleeps));
-  auto c = catchProviderError([&] { provider.complete(testing::sampleRequest(), CancelToken()); });
+  int tries = 0;
+  EXPECT_FALSE(answeredWith(head + testing::fixture("openai_review.json"), &tries).thrown);
+  EXPECT_EQ(tries, 1);
+  const Caught c = answeredWith(head + "<html><body>Welcome to nginx!</body></html>", &tries);
   ASSERT_TRUE(c.thrown);
   EXPECT_EQ(c.kind, Kind::Protocol) << c.message;
   EXPECT_NE(c.message.find("is the base URL right?"), std::string::npos) << c.message;
-  EXPECT_EQ(server.accepted.load(), 1);
+  EXPECT_EQ(tries, 1);
 }
 
 TEST(Transport, SlowReplyTimesOut) {

@@ -279,6 +279,7 @@ review::ReviewOutcome merge(std::vector<review::ReviewOutcome> parts, const revi
   // A finding's id leaves its line out (it follows the code when lines move), so
   // the same id on two lines is two findings: `free(p);` added in two functions.
   std::set<std::tuple<std::string, std::string, std::int64_t>> seen;
+  std::set<std::tuple<std::string, std::int64_t, std::string>> rejectedSeen;  // file, line, title
   bool anyRetry = false;
   review::GroundingRetry retry;
   // A warning said by several requests (a long review whose every conversation
@@ -294,7 +295,9 @@ review::ReviewOutcome merge(std::vector<review::ReviewOutcome> parts, const revi
     }
     for (auto& f : p.findings)
       if (seen.emplace(f.id, f.finding.file, f.finding.line).second) findings.push_back(std::move(f));
-    for (auto& r : p.rejected) out.rejected.push_back(std::move(r));
+    // The same finding rejected by several requests (each was asked about it) is one.
+    for (auto& r : p.rejected)
+      if (rejectedSeen.emplace(r.finding.file, r.finding.line, r.finding.title).second) out.rejected.push_back(std::move(r));
     out.unplacedBlocking += p.unplacedBlocking;
     if (p.groundingRetry) {
       anyRetry = true;
@@ -314,6 +317,12 @@ review::ReviewOutcome merge(std::vector<review::ReviewOutcome> parts, const revi
     out.toolCalls += p.toolCalls;
     out.usage += p.usage;
   }
+  // Each request counts the blocking findings it could not place: one repeated by
+  // every request counts once, as its rejection is listed once.
+  const auto distinctBlocking = std::count_if(out.rejected.begin(), out.rejected.end(), [&](const auto& r) {
+    return review::blocks(r.finding, options.policy);
+  });
+  out.unplacedBlocking = std::min(out.unplacedBlocking, static_cast<int>(distinctBlocking));
   for (auto& [said, by] : saidBy) out.warnings.push_back(requestsNamed(by) + ": " + said);
   if (anyRetry) out.groundingRetry = retry;
   std::size_t overCap = 0;

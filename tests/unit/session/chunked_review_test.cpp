@@ -215,6 +215,27 @@ TEST(ChunkedReview, AFindingOnAFileAnotherRequestHoldsIsPlacedOnce) {
   EXPECT_EQ(r.outcome.verdict, contract::Verdict::RequestChanges);
 }
 
+// A finding no request can place (a file not in the change), given by every
+// request: listed and counted once. Before, "5 blocking findings could not be
+// placed" for one, and five identical rejections.
+TEST(ChunkedReview, AFindingEveryRequestRejectsIsCountedOnce) {
+  ManyFiles change(8);
+  Model m;
+  m.answer = [](const std::string&) {
+    const json finding = {{"file", "src/elsewhere.c"}, {"line", 7}, {"endLine", nullptr}, {"severity", "MAJOR"},
+                          {"category", "CORRECTNESS"}, {"title", "Frees twice"}, {"explanation", "Double free."},
+                          {"suggestedFix", nullptr}, {"edit", nullptr}, {"confidence", 0.9}};
+    return json{{"summary", "Looked."}, {"verdict", "REQUEST_CHANGES"}, {"findings", json::array({finding})}};
+  };
+  config::Config c = budget(4000);
+  c.review.maxToolCalls = 0;
+  const ReviewResult r = ReviewService(factoryFor(m)).review(change.request(c));
+  ASSERT_GE(m.requests.size(), 3u);
+  EXPECT_EQ(r.outcome.rejected.size(), 1u);
+  EXPECT_EQ(r.outcome.unplacedBlocking, 1);
+  EXPECT_EQ(r.outcome.verdict, contract::Verdict::Comment);
+}
+
 // Four hunks in one long function. Together they show the function once; when
 // the budget puts them in different requests, each request shows the whole
 // function again, and the plan must price them so: every request fits. A

@@ -106,6 +106,17 @@ class Gh {
     }
   }
 
+  // `gh pr view NUMBER --json FIELDS`, parsed (run in `cwd`).
+  json view(const PullRequestRef& pr, const std::string& fields, const fs::path& cwd = {}) const {
+    const std::string out =
+        check({"pr", "view", std::to_string(pr.number), "--repo", pr.slug(), "--json", fields}, pr, cwd);
+    try {
+      return json::parse(out);
+    } catch (const json::exception& e) {
+      throw PrError("`gh pr view` printed something that is not JSON: " + std::string(e.what()));
+    }
+  }
+
   // Runs and throws a PrError that explains the failure when gh exits non-zero.
   std::string check(const std::vector<std::string>& args, const PullRequestRef& pr, const fs::path& cwd = {},
                     std::chrono::milliseconds timeout = 120s, const std::string& input = "") const {
@@ -221,13 +232,7 @@ int runPrCommand(const std::vector<std::string>& args, std::istream&, std::ostre
     }
 
     // The pull request exists (before anything is cloned) and its head commit.
-    const std::string view = gh.check({"pr", "view", number, "--repo", pr.slug(), "--json", kPrViewFields}, pr);
-    json info;
-    try {
-      info = json::parse(view);
-    } catch (const json::exception& e) {
-      throw PrError("`gh pr view` printed something that is not JSON: " + std::string(e.what()));
-    }
+    const json info = gh.view(pr, kPrViewFields);
     std::optional<std::string> headCommit;
     if (info.contains("headRefOid") && info["headRefOid"].is_string()) headCommit = info["headRefOid"].get<std::string>();
     reviewOptions.commitId = headCommit;
@@ -265,14 +270,9 @@ int runPrCommand(const std::vector<std::string>& args, std::istream&, std::ostre
     // (a push during the clone): the review is pinned to headRefOid, and lines of
     // a newer diff would land on the wrong lines of it, or make GitHub refuse it.
     if (headCommit) {
-      std::string now;
-      try {
-        const json again =
-            json::parse(gh.check({"pr", "view", number, "--repo", pr.slug(), "--json", "headRefOid"}, pr, workspace));
-        if (again.contains("headRefOid") && again["headRefOid"].is_string()) now = again["headRefOid"].get<std::string>();
-      } catch (const json::exception& e) {
-        throw PrError("`gh pr view` printed something that is not JSON: " + std::string(e.what()));
-      }
+      const json again = gh.view(pr, "headRefOid", workspace);
+      const std::string now =
+          again.contains("headRefOid") && again["headRefOid"].is_string() ? again["headRefOid"].get<std::string>() : "";
       if (now != *headCommit)
         throw PrError(where + "'s head moved from " + *headCommit + " to " + (now.empty() ? "an unknown commit" : now) +
                       " while revline fetched it (a push during the run): nothing was reviewed or posted; run `revline "

@@ -27,6 +27,11 @@ const std::vector<std::string> kPinnedConfig = {
     "-c", "color.ui=never",             "-c", "color.diff=never",
 };
 
+// `git diff` as revline reads it: the output the parser expects, whatever the
+// user's settings, no program of the repository's (external diff, textconv).
+const std::vector<std::string> kDiffCommand = {"diff",           "--no-color",       "--no-ext-diff", "--no-textconv",
+                                               "--src-prefix=a/", "--dst-prefix=b/", "-M",            "--submodule=short"};
+
 struct Runner {
   const GitOptions& options;
   fs::path cwd;
@@ -479,9 +484,9 @@ namespace {
 // `text`, made by `git <made>`, with the text files it shows as binary diffed
 // again by `git <unlimited> --text -- PATHS`, and those too large for that taken
 // out and appended to `leftOut` (text_shown_binary.h).
-std::string withTextOfFilesShownBinary(DiffCalls& diff, const std::vector<std::string>& made,
-                                       const std::vector<std::string>& unlimited, const fs::path& root,
-                                       std::string text, std::vector<LeftOut>* leftOut) {
+std::string diffAgainAsText(DiffCalls& diff, const std::vector<std::string>& made,
+                            const std::vector<std::string>& unlimited, const fs::path& root, std::string text,
+                            std::vector<LeftOut>* leftOut) {
   std::vector<std::string> numstat = made;
   numstat.insert(numstat.begin() + 1, {"--numstat", "-z"});
   const std::vector<ShownBinary> binary = filesShownBinary(diff(numstat), root);
@@ -566,8 +571,7 @@ std::string diffText(const fs::path& root, const DiffRequest& request, const Git
     }
   }
 
-  std::vector<std::string> diffArgs{"diff",           "--no-color",       "--no-ext-diff", "--no-textconv",
-                                    "--src-prefix=a/", "--dst-prefix=b/", "-M",            "--submodule=short"};
+  std::vector<std::string> diffArgs = kDiffCommand;
   if (request.mode == DiffRequest::Mode::Staged) diffArgs.push_back("--cached");
   // A submodule's own config is out of the guard's sight (its filter drivers
   // would run to tell whether it is dirty): an untrusted repository's
@@ -601,7 +605,7 @@ std::string diffText(const fs::path& root, const DiffRequest& request, const Git
   // Text files a .gitattributes shows as binary (`-diff`, `binary`), which no
   // review would read a line of: diffed again with --text (text_shown_binary.h).
   // Two more git calls, only when some file shows as binary.
-  if (showsABinaryFile(text)) text = withTextOfFilesShownBinary(diff, *made, unlimited, root, std::move(text), request.leftOut);
+  if (showsABinaryFile(text)) text = diffAgainAsText(diff, *made, unlimited, root, std::move(text), request.leftOut);
   return text;
 }
 
@@ -830,12 +834,11 @@ std::string withTextOfFilesShownBinary(const fs::path& root, const std::string& 
   if (!showsABinaryFile(diffText)) return diffText;
   Runner git = comparingRunner(options, root);  // the repository's own programs off
   git.extraEnv["GIT_LITERAL_PATHSPECS"] = "1";
-  const std::vector<std::string> args{"diff",           "--no-color",       "--no-ext-diff", "--no-textconv",
-                                      "--src-prefix=a/", "--dst-prefix=b/", "-M",            "--submodule=short",
-                                      mergeBase(git, base), "HEAD"};
+  std::vector<std::string> args = kDiffCommand;
+  args.insert(args.end(), {mergeBase(git, base), "HEAD"});
   DiffRequest request;
   DiffCalls diff{git, request, {}};
-  return withTextOfFilesShownBinary(diff, args, args, root, std::move(diffText), leftOut);
+  return diffAgainAsText(diff, args, args, root, std::move(diffText), leftOut);
 }
 
 }  // namespace revline::git

@@ -87,10 +87,6 @@ fs::path entryFile(const fs::path& root, const std::string& key) {
   return git::gitDirectory(root) / "revline" / "hunks" / (keyedFingerprint(config::stateKey(), key) + ".json");
 }
 
-// The right-side lines a hunk shows: newStart .. newStart + newCount - 1.
-bool holds(const diff::Hunk& h, const contract::Finding& f) {
-  return h.newCount > 0 && f.line >= h.newStart && f.lastLine() <= h.newStart + h.newCount - 1;
-}
 
 void shift(contract::Finding& f, std::int64_t by) {
   f.line += by;
@@ -219,7 +215,7 @@ IncrementalPlan HunkCache::plan(const fs::path& root, const diff::Diff& change, 
         p.finding.file = f.path();   // exact: a path that is not UTF-8 was stored with U+FFFD
         // Grounded again: an entry whose finding falls outside its hunk (damaged, or not
         // written by store()) is a miss, and the hunk is sent again.
-        if (!hunk || !holds(*hunk, p.finding)) return;
+        if (!hunk || !hunkHolds(*hunk, p.finding)) return;
       }
       std::error_code ec;
       fs::last_write_time(file, fs::file_time_type::clock::now(), ec);  // recently used: pruned last
@@ -287,7 +283,7 @@ bool HunkCache::store(const fs::path& root, const IncrementalPlan& plan, const r
     if (!file) continue;  // cannot happen for a grounded finding; nothing to attribute it to
     const std::size_t fi = static_cast<std::size_t>(file - whole.files.data());
     const auto h = std::find_if(file->hunks.begin(), file->hunks.end(),
-                                [&](const diff::Hunk& hunk) { return holds(hunk, p.finding); });
+                                [&](const diff::Hunk& hunk) { return hunkHolds(hunk, p.finding); });
     if (h == file->hunks.end()) {
       unsplittable.insert(fi);
       continue;

@@ -1,7 +1,6 @@
 #include "core/session/review_cache.h"
 
 #include <algorithm>
-#include <climits>
 #include <stdexcept>
 
 #include "core/config/state_key.h"
@@ -120,12 +119,17 @@ void ReviewCache::forget(const fs::path& root, const std::string& key) {
   fs::remove(cacheFile(root, key), ec);
 }
 
+bool hunkHolds(const diff::Hunk& hunk, const contract::Finding& finding) {
+  return hunk.newCount > 0 && finding.line >= hunk.newStart &&
+         finding.lastLine() <= std::int64_t{hunk.newStart} + hunk.newCount - 1;
+}
+
 bool onTheChange(const CachedReview& review, const diff::Diff& change) {
   return std::all_of(review.findings.begin(), review.findings.end(), [&](const review::PublishedFinding& p) {
     const diff::FileDiff* file = change.findFile(p.finding.file);
-    return file && p.finding.line <= INT_MAX && p.finding.lastLine() <= INT_MAX &&
-           file->isRightSideLine(static_cast<int>(p.finding.line)) &&
-           file->isRightSideLine(static_cast<int>(p.finding.lastLine()));
+    // line..lastLine within one hunk, as grounding clamps a range.
+    return file && std::any_of(file->hunks.begin(), file->hunks.end(),
+                               [&](const diff::Hunk& h) { return hunkHolds(h, p.finding); });
   });
 }
 

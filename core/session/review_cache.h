@@ -31,8 +31,12 @@ json toJson(const CachedReview& review);
 // answer); throws std::runtime_error naming what is malformed.
 CachedReview cachedReviewFromJson(const json& j);
 
-// True when every finding of `review` is on right-side lines of `change`
-// (review::grounding's rule, checked again): a cached review that is not
+// True when `finding`'s lines are all lines `hunk` shows on the new side
+// (newStart .. newStart + newCount - 1).
+bool hunkHolds(const diff::Hunk& hunk, const contract::Finding& finding);
+
+// True when every finding of `review` is on right-side lines of `change`, its
+// range within one hunk (review::grounding's rule, checked again): a cached review that is not
 // (damaged, or not written by a review of this change) is a miss.
 bool onTheChange(const CachedReview& review, const diff::Diff& change);
 

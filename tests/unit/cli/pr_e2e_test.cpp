@@ -240,6 +240,20 @@ TEST_F(PrEndToEnd, AHeadThatMovedDuringTheRunIsNotReviewed) {
   EXPECT_FALSE(fs::exists(log().string() + ".input")) << "nothing posted";
 }
 
+// A pull request that marks its changed file `-diff`: GitHub's diff shows it as
+// "Binary files differ", and no line of it would be reviewed (the builtin rules
+// found nothing, and approved). It is diffed again in the checkout.
+TEST_F(PrEndToEnd, APullRequestsOwnDiffAttributeHidesNoLine) {
+  const CommandResult r = revline("octo-org/payments 42 --provider builtin --format json",
+                                  "FAKE_GH_ATTRIBUTES=" + shellQuote("*.java -diff"));
+  ASSERT_EQ(r.exitCode, 1) << r.err << r.out;
+  const json report = json::parse(r.out);
+  bool onTheJavaFile = false;
+  for (const auto& f : report["findings"]) onTheJavaFile |= f["file"] == kJavaFile;
+  EXPECT_TRUE(onTheJavaFile) << r.out;
+  EXPECT_GT(report["coverage"]["linesReviewed"].get<int>(), 1) << r.out;
+}
+
 TEST_F(PrEndToEnd, ThePreviousWorkspaceIsRemoved) {
   fs::create_directories(work() / ".revline" / "workspaces" / "octo-org-payments-42");
   std::ofstream(work() / ".revline" / "workspaces" / "octo-org-payments-42" / "stale.txt") << "old";

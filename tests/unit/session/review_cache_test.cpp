@@ -94,6 +94,7 @@ TEST(CachedReview, IsOnTheChangeOnlyWhereEveryFindingIsOnItsRightSideLines) {
   EXPECT_TRUE(onTheChange(moved(22, std::nullopt), change));
   EXPECT_FALSE(onTheChange(moved(9, std::nullopt), change)) << "between the hunks";
   EXPECT_FALSE(onTheChange(moved(4, 5), change)) << "its range runs past the hunk";
+  EXPECT_FALSE(onTheChange(moved(3, 22), change)) << "from one hunk into the next, over lines not shown";
   EXPECT_FALSE(onTheChange(moved(3, std::nullopt, "src/b.cpp"), change)) << "a file not in the change";
   EXPECT_FALSE(onTheChange(moved(std::int64_t{1} << 40, std::nullopt), change));
 }

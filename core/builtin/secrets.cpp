@@ -158,6 +158,7 @@ void jwts(std::string_view text, std::vector<SecretMatch>& out) {
 }
 
 bool looksLikePlaceholder(std::string_view v);
+bool highEntropy(std::string_view v);
 
 // The password in a URL's userinfo: scheme://user:PASSWORD@host.
 void urlPasswords(std::string_view text, std::vector<SecretMatch>& out) {
@@ -187,6 +188,125 @@ void npmrcCredentials(std::string_view text, std::vector<SecretMatch>& out) {
       const std::size_t n = runLength(text, from, [](char c) { return !std::isspace(static_cast<unsigned char>(c)); });
       if (n < 4 || text.substr(from).starts_with("${")) return;
       out.push_back({from, n, "npm-token"});
+    });
+  }
+}
+
+// ---- credentials on a command line and in an Authorization header -----------
+
+bool valueChar(char c) { return !std::isspace(static_cast<unsigned char>(c)) && c != '"' && c != '\'' && c != '`'; }
+
+// The text of `text`'s line that ends at `pos`, lowered.
+std::string lineBefore(std::string_view text, std::size_t pos) {
+  const auto nl = text.rfind('\n', pos == 0 ? 0 : pos - 1);
+  const std::size_t from = (nl == std::string_view::npos || pos == 0) ? 0 : nl + 1;
+  std::string l;
+  for (char c : text.substr(from, pos - from)) l += lower(c);
+  return l;
+}
+
+// The value after a flag at `pos` (length `flagSize`): "--flag=V", "--flag V",
+// either quoted or not. {npos, 0} when no value follows; `bare` says it was an
+// unquoted word after a space, which prose also has ("use --password when ...").
+struct FlagValue { std::size_t from = std::string_view::npos, length = 0; bool bare = false; };
+
+FlagValue flagValue(std::string_view text, std::size_t pos, std::size_t flagSize, bool spaceOnly = false) {
+  if (pos > 0 && !isSpace(text[pos - 1]) && text[pos - 1] != '"' && text[pos - 1] != '\'' && text[pos - 1] != '(' &&
+      text[pos - 1] != '[' && text[pos - 1] != ',' && text[pos - 1] != '+') return {};
+  std::size_t k = pos + flagSize;
+  if (k >= text.size()) return {};
+  bool bare = false;
+  if (text[k] == '=' && !spaceOnly) {
+    ++k;
+  } else if (isSpace(text[k])) {
+    while (k < text.size() && isSpace(text[k])) ++k;
+    bare = true;
+  } else {
+    return {};
+  }
+  if (k < text.size() && (text[k] == '"' || text[k] == '\'')) { ++k; bare = false; }
+  const std::size_t n = runLength(text, k, valueChar);
+  if (n == 0 || text[k] == '-') return {};
+  return {k, n, bare};
+}
+
+bool plausibleSecret(std::string_view v, bool bare) {
+  if (looksLikePlaceholder(v)) return false;
+  // An unquoted word after a space may be prose; a secret has a digit or a sign in it.
+  return !bare || !std::all_of(v.begin(), v.end(), [](char c) { return std::isalpha(static_cast<unsigned char>(c)); });
+}
+
+// "curl -u user:PASSWORD", "--user=user:PASSWORD", "--password=V", "--token V",
+// "sshpass -p V", mysql's "-pV": what scripts, READMEs and CI files pass to tools.
+void commandLineCredentials(std::string_view text, std::vector<SecretMatch>& out) {
+  for (std::string_view flag : {"-u", "--user", "-U", "--proxy-user"}) {
+    forEach(text, flag, [&](std::size_t pos) {
+      const FlagValue v = flagValue(text, pos, flag.size(), flag.size() == 2);
+      if (v.length == 0) return;
+      const std::string_view pair = text.substr(v.from, v.length);
+      const auto colon = pair.find(':');
+      if (colon == 0 || colon == std::string_view::npos || colon + 1 == pair.size()) return;
+      const std::string_view password = pair.substr(colon + 1);
+      // curl and wget take user:password; docker, chown and the like take
+      // user:group ("1000:1000", "app:app"), so elsewhere only a password-like one.
+      const std::string before = lineBefore(text, pos);
+      const bool http = before.find("curl") != std::string::npos || before.find("wget") != std::string::npos ||
+                        before.find("http") != std::string::npos;
+      if (!http && !plausibleSecret(password, true)) return;
+      if (looksLikePlaceholder(password) ||
+          std::all_of(password.begin(), password.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) return;
+      out.push_back({v.from + colon + 1, password.size(), "password"});
+    });
+  }
+  for (std::string_view flag : {"--password", "--passwd", "--pass", "--http-password", "--proxy-password",
+                                "--ftp-password", "--token", "--api-key", "--apikey", "--access-token",
+                                "--auth-token", "--secret", "--client-secret"}) {
+    forEach(text, flag, [&](std::size_t pos) {
+      const FlagValue v = flagValue(text, pos, flag.size());
+      if (v.length == 0 || !plausibleSecret(text.substr(v.from, v.length), v.bare)) return;
+      out.push_back({v.from, v.length, flag.find("pass") != std::string_view::npos ? "password" : "secret"});
+    });
+  }
+  forEach(text, " -p", [&](std::size_t pos) {
+    const std::string before = lineBefore(text, pos);
+    const bool sshpass = before.find("sshpass") != std::string::npos;
+    const bool mysql = before.find("mysql") != std::string::npos || before.find("mariadb") != std::string::npos;
+    if (!sshpass && !mysql) return;
+    std::size_t k = pos + 3;
+    if (sshpass) {  // "sshpass -p V"
+      if (k >= text.size() || !isSpace(text[k])) return;
+      while (k < text.size() && isSpace(text[k])) ++k;
+    }
+    if (k < text.size() && (text[k] == '"' || text[k] == '\'')) ++k;
+    const std::size_t n = runLength(text, k, valueChar);
+    if (n == 0 || looksLikePlaceholder(text.substr(k, n))) return;
+    out.push_back({k, n, "password"});
+  });
+}
+
+bool credentialChar(char c) { return isAlnum(c) || std::string_view("-._~+/=").find(c) != std::string_view::npos; }
+
+// "Authorization: Bearer V" / "Basic V" / "token V", in a header line, a curl
+// -H or a headers map; and a long random "Bearer V" anywhere.
+void authorizationHeaders(std::string_view text, std::vector<SecretMatch>& out) {
+  if (text.find_first_of("bB") == std::string_view::npos && text.find_first_of("aA") == std::string_view::npos) return;
+  std::string lowered(text.size(), '\0');
+  std::transform(text.begin(), text.end(), lowered.begin(), lower);
+  const std::string_view l = lowered;
+  for (std::string_view scheme : {"bearer ", "basic ", "token "}) {
+    forEach(l, scheme, [&](std::size_t pos) {
+      if (pos > 0 && isAlnum(text[pos - 1])) return;
+      std::size_t k = pos + scheme.size();
+      while (k < text.size() && isSpace(text[k])) ++k;
+      const std::size_t n = runLength(text, k, credentialChar);
+      if (n < 8) return;
+      const std::string_view value = text.substr(k, n);
+      const auto lineStart = l.rfind('\n', pos);
+      const std::size_t from = lineStart == std::string_view::npos ? 0 : lineStart + 1;
+      const auto header = l.substr(from, pos - from).rfind("authorization");
+      const bool inHeader = header != std::string_view::npos && pos - (from + header) <= 32;
+      if (inHeader ? looksLikePlaceholder(value) : (scheme != "bearer " || !highEntropy(value))) return;
+      out.push_back({k, n, "bearer-token"});
     });
   }
 }
@@ -449,12 +569,15 @@ std::vector<SecretMatch> findSecrets(std::string_view text, std::string_view pat
   jwts(text, all);
   urlPasswords(text, all);
   npmrcCredentials(text, all);
+  commandLineCredentials(text, all);
+  authorizationHeaders(text, all);
   githubTokens(text, all);
   slackTokens(text, all);
   apiKeys(text, all);
   secretAssignments(text, all);
   // Text order; where matches overlap keep the earlier (then longer) one.
-  std::sort(all.begin(), all.end(), [](const SecretMatch& a, const SecretMatch& b) {
+  // Stable: at one span the more specific detector, which runs first, names it.
+  std::stable_sort(all.begin(), all.end(), [](const SecretMatch& a, const SecretMatch& b) {
     return a.offset != b.offset ? a.offset < b.offset : a.length > b.length;
   });
   std::vector<SecretMatch> out;

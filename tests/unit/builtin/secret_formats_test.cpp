@@ -66,6 +66,33 @@ TEST(SecretFormats, LookalikesAreLeftAlone) {
   }
 }
 
+TEST(SecretFormats, CredentialsOnACommandLineAndInAnAuthorizationHeader) {
+  EXPECT_EQ(found("curl -u deploy:Hunt3r22 https://ci.example.com/api"), V{"password=Hunt3r22"});
+  EXPECT_EQ(found("  12 + curl --user 'deploy:letmein' $URL"), V{"password=letmein"});
+  EXPECT_EQ(found("wget --user=bot:S3cretPw --password=Tr0ub4dor x"), V({"password=S3cretPw", "password=Tr0ub4dor"}));
+  EXPECT_EQ(found("psql --password \"pa55word!\" app"), V{"password=pa55word!"});
+  EXPECT_EQ(found("deploy-cli --token q8Zt4Rw9Lp2Xv7Nc --region eu"), V{"secret=q8Zt4Rw9Lp2Xv7Nc"});
+  EXPECT_EQ(found("mysql -u root -pS3cret99 app"), V{"password=S3cret99"});
+  EXPECT_EQ(found("sshpass -p 'Wint3r!' ssh host"), V{"password=Wint3r!"});
+  EXPECT_EQ(found("curl -H \"Authorization: Bearer 0a1b2c3d4e5f67890abc\" $URL"), V{"bearer-token=0a1b2c3d4e5f67890abc"});
+  EXPECT_EQ(found("Authorization: Basic ZGVwbG95OmxldG1laW4="), V{"bearer-token=ZGVwbG95OmxldG1laW4="});
+  EXPECT_EQ(found("headers = {'Authorization': 'token 0a1b2c3d4e5f6789'}"), V{"bearer-token=0a1b2c3d4e5f6789"});
+  EXPECT_EQ(found("fetch(url, {headers: {x: 'Bearer Zx81Kq0pLm29Vn47Rt63'}})"), V{"bearer-token=Zx81Kq0pLm29Vn47Rt63"});
+}
+
+TEST(SecretFormats, CommandLinesAndHeadersWithoutASecretAreLeftAlone) {
+  for (const char* text : {
+           "docker run -u 1000:1000 image", "docker run --user app:app image", "git commit -u", "ps -u root",
+           "curl -u \"$USER:$PASSWORD\" $URL", "curl -u user:${PASSWORD} x", "curl --user deploy: x",
+           "Use --password when the server asks for one.", "cli --token \"$TOKEN\"", "cli --token-file ~/.tok",
+           "cli --password=<password>", "mysql -u root -p app", "mysql -u root -p\"$MYSQL_PWD\"", "tar -p x",
+           "Authorization: Bearer <token>", "Authorization: Bearer ${TOKEN}", "'Authorization': 'Bearer ' + token",
+           "Authorization: Bearer YOUR_API_KEY", "the bearer token goes in a header", "Basic authentication is off",
+       }) {
+    EXPECT_TRUE(findSecrets(text).empty()) << text << " -> " << (found(text).empty() ? "" : found(text)[0]);
+  }
+}
+
 TEST(SecretFormats, RedactionReplacesOnlyTheSecret) {
   EXPECT_EQ(redactSecrets("   3 + DB_PASSWORD=hunter2xyz\n"), "   3 + DB_PASSWORD=[REDACTED:password]\n");
   EXPECT_EQ(redactSecrets("postgres://app:Sup3rS3cretPw@db/app"), "postgres://app:[REDACTED:password]@db/app");

@@ -40,7 +40,9 @@ struct Runner {
   std::vector<std::string> guard;  // `-c` overrides of an untrusted repository's settings (config_guard.h)
   mutable bool filesChecked = false;  // specialFileBeforeGit, once for the calls of one diff or lookup
 
-  process::Result run(const std::vector<std::string>& args, const std::string& input = "") const {
+  // `maxOutput`: process::Options::maxOutput (0: all of stdout).
+  process::Result run(const std::vector<std::string>& args, const std::string& input = "",
+                      std::size_t maxOutput = 0) const {
     // A named pipe or a device where git expects a file would keep git (and the
     // save that runs it) waiting until the timeout: refused before git starts,
     // or found when git takes long (special_files.h).
@@ -57,6 +59,7 @@ struct Runner {
     process::Options po;
     po.cwd = cwd;
     po.input = input;
+    po.maxOutput = maxOutput;
     po.timeout = options.timeout;
     po.env = options.env;
     po.cancel = cancel;
@@ -481,15 +484,46 @@ fs::path findRepositoryRoot(const fs::path& start, const GitOptions& options) {
 }
 
 namespace {
+// A side of a file as git holds it: `spec` is "COMMIT:path", or ":0:path" for
+// the index. Its size, and of its content only the head git judges text by.
+SideContent blobSideOf(const Runner& git, const std::string& spec) {
+  const process::Result size = git.run({"cat-file", "-s", spec});
+  const std::string digits = trimNewline(size.out);
+  if (size.exitCode != 0 || digits.empty() || digits.size() > 19 ||
+      digits.find_first_not_of("0123456789") != std::string::npos)
+    return {};  // not there (added, deleted, a submodule's commit)
+  const std::uintmax_t bytes = std::stoull(digits);
+  const process::Result head = git.run({"cat-file", "blob", spec}, "", kGitBinaryProbe);
+  // A head that fills the limit has its pipe closed: git then ends on SIGPIPE.
+  if (head.exitCode != 0 && head.out.size() < std::min<std::uintmax_t>(bytes, kGitBinaryProbe)) return {};
+  return blobSide(bytes, head.out);
+}
+
+// Where a diff's two sides are read, to judge the files it shows as binary.
+struct DiffSides {
+  SideProbe newSide;  // the work tree, or the index
+  SideProbe oldSide;  // the commit diffed against
+};
+
+DiffSides sidesOf(const Runner& git, const fs::path& root, bool staged, const std::string& against) {
+  DiffSides sides;
+  if (staged)
+    sides.newSide = [&git](const std::string& path) { return blobSideOf(git, ":0:" + path); };
+  else
+    sides.newSide = [root](const std::string& path) { return workTreeSide(root, path); };
+  sides.oldSide = [&git, against](const std::string& path) { return blobSideOf(git, against + ":" + path); };
+  return sides;
+}
+
 // `text`, made by `git <made>`, with the text files it shows as binary diffed
 // again by `git <unlimited> --text -- PATHS`, and those too large for that taken
 // out and appended to `leftOut` (text_shown_binary.h).
 std::string diffAgainAsText(DiffCalls& diff, const std::vector<std::string>& made,
-                            const std::vector<std::string>& unlimited, const fs::path& root, std::string text,
+                            const std::vector<std::string>& unlimited, const DiffSides& sides, std::string text,
                             std::vector<LeftOut>* leftOut) {
   std::vector<std::string> numstat = made;
   numstat.insert(numstat.begin() + 1, {"--numstat", "-z"});
-  const std::vector<ShownBinary> binary = filesShownBinary(diff(numstat), root);
+  const std::vector<ShownBinary> binary = filesShownBinary(diff(numstat), sides.newSide, sides.oldSide);
   std::vector<std::string> textFiles;
   std::vector<std::size_t> tooLarge;
   for (std::size_t i = 0; i < binary.size(); ++i) {
@@ -605,7 +639,9 @@ std::string diffText(const fs::path& root, const DiffRequest& request, const Git
   // Text files a .gitattributes shows as binary (`-diff`, `binary`), which no
   // review would read a line of: diffed again with --text (text_shown_binary.h).
   // Two more git calls, only when some file shows as binary.
-  if (showsABinaryFile(text)) text = diffAgainAsText(diff, *made, unlimited, root, std::move(text), request.leftOut);
+  if (showsABinaryFile(text))
+    text = diffAgainAsText(diff, *made, unlimited, sidesOf(git, root, request.mode == DiffRequest::Mode::Staged, against),
+                           std::move(text), request.leftOut);
   return text;
 }
 
@@ -835,10 +871,12 @@ std::string withTextOfFilesShownBinary(const fs::path& root, const std::string& 
   Runner git = comparingRunner(options, root);  // the repository's own programs off
   git.extraEnv["GIT_LITERAL_PATHSPECS"] = "1";
   std::vector<std::string> args = kDiffCommand;
-  args.insert(args.end(), {mergeBase(git, base), "HEAD"});
+  const std::string from = mergeBase(git, base);
+  args.insert(args.end(), {from, "HEAD"});
   DiffRequest request;
   DiffCalls diff{git, request, {}};
-  return diffAgainAsText(diff, args, args, root, std::move(diffText), leftOut);
+  // The checkout is HEAD: its work tree is the new side.
+  return diffAgainAsText(diff, args, args, sidesOf(git, root, false, from), std::move(diffText), leftOut);
 }
 
 }  // namespace revline::git

@@ -14,7 +14,6 @@ namespace fs = std::filesystem;
 
 constexpr std::string_view kSectionStart = "diff --git ";
 constexpr std::string_view kBinaryLine = "Binary files ";
-constexpr std::size_t kGitBinaryProbe = 8000;  // git looks for a NUL in this many first bytes
 
 // The sections of git diff output: each from a "diff --git " line to the next;
 // what comes before the first (nothing, for git's output) is a section too.
@@ -47,28 +46,31 @@ bool showsBinary(std::string_view section) {
   return section.compare(0, kSectionStart.size(), kSectionStart) == 0 && hasLineStarting(section, kBinaryLine);
 }
 
-// The first 8000 bytes of the work tree's file hold no NUL (git's own test), and
-// its size; nullopt when it is not a regular file (deleted, a symlink) or unreadable.
-std::optional<std::uintmax_t> textSize(const fs::path& file) {
-  std::error_code ec;
-  if (!fs::is_regular_file(fs::symlink_status(file, ec))) return std::nullopt;
-  const std::uintmax_t size = fs::file_size(file, ec);
-  if (ec) return std::nullopt;
-  std::ifstream in(file, std::ios::binary);
-  std::array<char, kGitBinaryProbe> head{};
-  in.read(head.data(), head.size());
-  const auto got = static_cast<std::size_t>(in.gcount());
-  if (std::string_view(head.data(), got).find('\0') != std::string_view::npos) return std::nullopt;
-  return size;
-}
-
 }  // namespace
 
 bool showsABinaryFile(const std::string& diff) {
   return diff.compare(0, kBinaryLine.size(), kBinaryLine) == 0 || diff.find("\n" + std::string(kBinaryLine)) != std::string::npos;
 }
 
-std::vector<ShownBinary> filesShownBinary(const std::string& numstatZ, const fs::path& root) {
+SideContent blobSide(std::uintmax_t size, std::string_view head) {
+  return {true, head.substr(0, kGitBinaryProbe).find('\0') != std::string_view::npos, size};
+}
+
+SideContent workTreeSide(const fs::path& root, const std::string& path) {
+  const fs::path file = root / path;
+  std::error_code ec;
+  if (!fs::is_regular_file(fs::symlink_status(file, ec))) return {};
+  const std::uintmax_t size = fs::file_size(file, ec);
+  if (ec) return {};
+  std::ifstream in(file, std::ios::binary);
+  std::array<char, kGitBinaryProbe> head{};
+  in.read(head.data(), head.size());
+  if (in.bad()) return {};
+  return blobSide(size, std::string_view(head.data(), static_cast<std::size_t>(in.gcount())));
+}
+
+std::vector<ShownBinary> filesShownBinary(const std::string& numstatZ, const SideProbe& newSide,
+                                          const SideProbe& oldSide) {
   // "ADDED\tDELETED\tPATH\0", or for a rename or copy "ADDED\tDELETED\t\0FROM\0TO\0"; "-" counts for binary.
   std::vector<ShownBinary> out;
   std::uintmax_t total = 0;
@@ -91,11 +93,13 @@ std::vector<ShownBinary> filesShownBinary(const std::string& numstatZ, const fs:
       for (int i = 0; i < 2 && pos < numstatZ.size(); ++i) file.paths.push_back(field(pos));
     }
     if (entry.compare(0, tab1, "-") != 0 || file.paths.empty()) continue;
-    if (const auto size = textSize(root / file.paths.back())) {
-      file.size = *size;
-      const bool fits = *size <= kMaxTextShownBinaryBytes && total + *size <= kMaxTextShownBinaryTotal;
+    SideContent side = newSide(file.paths.back());
+    if (!side.present) side = oldSide(file.paths.front());  // deleted: what it held is the change
+    if (side.present && !side.binary) {
+      file.size = side.size;
+      const bool fits = side.size <= kMaxTextShownBinaryBytes && total + side.size <= kMaxTextShownBinaryTotal;
       file.action = fits ? ShownBinary::Action::AsText : ShownBinary::Action::LeftOut;
-      if (fits) total += *size;
+      if (fits) total += side.size;
     }
     out.push_back(std::move(file));
   }

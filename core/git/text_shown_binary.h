@@ -11,6 +11,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
+#include <string_view>
 #include <string>
 #include <vector>
 
@@ -23,23 +25,42 @@ bool showsABinaryFile(const std::string& diff);
 inline constexpr std::uintmax_t kMaxTextShownBinaryBytes = 8 * 1024 * 1024;   // a file diffed again as text
 inline constexpr std::uintmax_t kMaxTextShownBinaryTotal = 64 * 1024 * 1024;  // all of them in one diff
 
+// What one side of a file holds, as git judges text: `binary` when its first
+// 8000 bytes hold a NUL (git's own test); absent when there is no such file
+// (deleted, not yet added) or it is no regular file (a symlink).
+struct SideContent {
+  bool present = false;
+  bool binary = false;
+  std::uintmax_t size = 0;
+};
+// Reads a side of the file at a repository path.
+using SideProbe = std::function<SideContent(const std::string& path)>;
+
+// The side in the work tree `root`: a regular file, not a symlink.
+SideContent workTreeSide(const std::filesystem::path& root, const std::string& path);
+// The side of a blob whose size is `size` and whose head (at least its first
+// 8000 bytes, or all of it) is `head`.
+SideContent blobSide(std::uintmax_t size, std::string_view head);
+inline constexpr std::size_t kGitBinaryProbe = 8000;  // git looks for a NUL in this many first bytes
+
 // A file `git diff --numstat -z` counts as binary, in its order, and what is
 // done with it.
 struct ShownBinary {
   std::vector<std::string> paths;  // as a pathspec needs them: a rename's source, then its destination
   enum class Action {
-    Keep,     // binary content (a NUL in the first 8000 bytes, git's own test), or no new side to read
+    Keep,     // binary content, or no side of text to read
     AsText,   // diffed again with --text
     LeftOut,  // text, but over the caps above: not reviewed, and said so
   } action = Action::Keep;
-  std::uintmax_t size = 0;  // of the new side in the work tree
+  std::uintmax_t size = 0;  // of the side judged
 };
 
-// The binary entries of `numstatZ`, each judged by its new side in the work
-// tree `root` (a regular file, not a symlink; a --staged review's index may
-// differ, and a section that turns out binary is then skipped downstream as
-// binary content).
-std::vector<ShownBinary> filesShownBinary(const std::string& numstatZ, const std::filesystem::path& root);
+// The binary entries of `numstatZ`, each judged by its new side (`newSide`:
+// the work tree, or the index of a --staged diff), or by its old side
+// (`oldSide`, at the commit diffed against) when it was deleted: a deleted
+// text file's lines are shown too.
+std::vector<ShownBinary> filesShownBinary(const std::string& numstatZ, const SideProbe& newSide,
+                                          const SideProbe& oldSide);
 
 // `diff` without its binary sections whose place among them (0-based, in diff
 // order, which --numstat keeps) is in `drop`; unchanged, and false, when the

@@ -105,12 +105,19 @@ int decodeStatus(int status) {
   return status;
 }
 
-// Reads a pipe to end-of-file into `sink`, chunk by chunk.
-void readAll(bp::async_pipe& pipe, std::string& sink, std::array<char, 65536>& chunk) {
-  pipe.async_read_some(boost::asio::buffer(chunk), [&pipe, &sink, &chunk](const boost::system::error_code& ec,
-                                                                           std::size_t n) {
+// Reads a pipe to end-of-file into `sink`, chunk by chunk; with a `limit`, up
+// to that many bytes, and then closes the pipe.
+void readAll(bp::async_pipe& pipe, std::string& sink, std::array<char, 65536>& chunk, std::size_t limit = 0) {
+  pipe.async_read_some(boost::asio::buffer(chunk), [&pipe, &sink, &chunk, limit](const boost::system::error_code& ec,
+                                                                                  std::size_t n) {
     sink.append(chunk.data(), n);
-    if (!ec) readAll(pipe, sink, chunk);
+    if (limit != 0 && sink.size() >= limit) {
+      sink.resize(limit);
+      boost::system::error_code ignored;
+      pipe.close(ignored);
+      return;
+    }
+    if (!ec) readAll(pipe, sink, chunk, limit);
   });
 }
 
@@ -164,7 +171,7 @@ Result run(const std::vector<std::string>& argv, const Options& options) {
   const SigpipeBlock sigpipe;
   Result result;
   std::array<char, 65536> outChunk{}, errChunk{};
-  readAll(out, result.out, outChunk);
+  readAll(out, result.out, outChunk, options.maxOutput);
   readAll(err, result.err, errChunk);
   if (options.input.empty()) {
     in.close();

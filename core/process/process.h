@@ -29,6 +29,10 @@ struct Options {
   // that answer, rather than waiting out the timeout.
   std::function<std::string()> stallCheck;
   std::chrono::milliseconds stallCheckAfter{1000};
+  // When not 0: stdout is read up to this many bytes, then its pipe is closed
+  // (the child gets EPIPE or SIGPIPE, which is then its exit status): for a
+  // caller that needs only the head of a large output.
+  std::size_t maxOutput = 0;
 };
 
 struct Result {

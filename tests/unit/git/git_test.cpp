@@ -790,6 +790,29 @@ TEST_F(ShownBinary, StagedAndNamedPathsToo) {
   EXPECT_THAT(one, Not(HasSubstr("notes.txt")));
 }
 
+// A --staged review judges a file by what is staged, not by the work tree: a
+// staged text file whose work tree copy is now binary, or deleted, still shows
+// its staged lines. And a deleted text file shows what it held.
+TEST_F(ShownBinary, StagedFilesAreJudgedByTheIndexAndDeletedOnesByWhatTheyHeld) {
+  repo.git("add -A");
+  repo.write("settings.py", kPng + "no longer text");
+  repo.remove("notes.txt");
+  DiffRequest staged;
+  staged.mode = DiffRequest::Mode::Staged;
+  const std::string text = diff(staged);
+  EXPECT_THAT(text, HasSubstr("+subprocess.call(cmd, shell=True)\n"));
+  EXPECT_THAT(text, HasSubstr("+password = 'hunter2hunter2'\n"));
+  EXPECT_THAT(text, HasSubstr("Binary files a/image.png and b/image.png differ\n"));
+
+  repo.git("reset -q");
+  repo.write("settings.py", "x = 1\n");
+  repo.remove("settings.py");  // deleted, with `*.py -diff`
+  const std::string deleted = diff();
+  EXPECT_THAT(deleted, HasSubstr("deleted file mode 100644\n"));
+  EXPECT_THAT(deleted, HasSubstr("\n-x = 1\n"));
+  EXPECT_THAT(deleted, Not(HasSubstr("Binary files a/settings.py")));
+}
+
 // A file whose new side has a NUL in its first 8000 bytes is binary content
 // (git's own test): it stays as git shows it, whatever its old side.
 TEST_F(ShownBinary, BinaryContentStaysAsGitShowsIt) {

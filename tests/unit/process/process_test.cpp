@@ -37,6 +37,22 @@ TEST(Process, LargeOutputOnBothStreamsAtOnce) {
   EXPECT_EQ(r.out.size(), 7000000u);
 }
 
+// Only the head of an output that never ends: read up to maxOutput, then the
+// pipe is closed and the child ends on SIGPIPE (no timeout waited out).
+TEST(Process, MaxOutputReadsTheHeadAndEndsTheChild) {
+  Options options;
+  options.maxOutput = 8000;
+  options.timeout = 20s;
+  const auto started = std::chrono::steady_clock::now();
+  const Result r = run({"yes", "a line"}, options);
+  EXPECT_LT(std::chrono::steady_clock::now() - started, 10s);
+  EXPECT_EQ(r.out.size(), 8000u);
+  EXPECT_EQ(r.out.substr(0, 14), "a line\na line\n");
+  EXPECT_EQ(r.exitCode, 128 + 13);  // SIGPIPE
+  options.maxOutput = 1 << 20;  // more than there is: all of it
+  EXPECT_EQ(run({"printf", "short"}, options).out, "short");
+}
+
 TEST(Process, ArgumentsAreNotInterpretedByAShell) {
   const Result r = run({"echo", "a  b", "$HOME", "*", "; rm -rf /"});
   EXPECT_EQ(r.out, "a  b $HOME * ; rm -rf /\n");

@@ -71,7 +71,8 @@ void Server::handleCodeAction(const json& params, ReplyOnce& reply) {
       // Offered only while the lines still read as the edit's original; the
       // edit carries the version that was checked, so a client applying it
       // to a newer text refuses it, and its range ends where that text ends.
-      if (finding.edit && wanted("quickfix") && f.lastLine < static_cast<int>(lines.size()) &&
+      // None for a file the client edits without having opened it (editedUnseen_).
+      if (finding.edit && wanted("quickfix") && !editedUnseen_.count(uri) && f.lastLine < static_cast<int>(lines.size()) &&
           joinLines(lines, f.firstLine, f.lastLine) == finding.edit->original) {
         CodeAction a;
         a.title = "Apply revline fix: " + finding.title;

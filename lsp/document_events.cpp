@@ -17,6 +17,7 @@ void Server::handleDidOpen(const json& params) {
   {
     documents_.open(p.textDocument);
     editsSinceSave_[p.textDocument.uri].clear();
+    editedUnseen_.erase(p.textDocument.uri);
     switchToPull(p.textDocument.uri);
     try {
       file = canonicalPath(pathFromUri(p.textDocument.uri));
@@ -45,8 +46,16 @@ void Server::handleDidClose(const json& params) {
 
 void Server::handleDidChange(const json& params) {
   auto p = parseParams<DidChangeTextDocumentParams>(params, "textDocument/didChange");
-  const std::vector<LineEdit> edits = documents_.change(p);
   const std::string& uri = p.textDocument.uri;
+  if (!documents_.get(uri)) {
+    // Its text is the client's alone now: a fix made from the file on disk
+    // would land on other lines. Held back until the file is saved or opened.
+    if (editedUnseen_.insert(uri).second)
+      logMessage(MessageType::Log, "revline: edits to " + uri + ", which the editor never opened to revline "
+                                   "(a buffer saved under a new name?): no fix is offered for it until it is saved");
+    return;
+  }
+  const std::vector<LineEdit> edits = documents_.change(p);
   auto& log = editsSinceSave_[uri];
   log.insert(log.end(), edits.begin(), edits.end());
   auto it = files_.find(uri);
@@ -88,6 +97,7 @@ void Server::handleDidSave(const json& params) {
   std::string scope;
   {
     editsSinceSave_[p.textDocument.uri].clear();
+    editedUnseen_.erase(p.textDocument.uri);  // saved: the file on disk is the client's text again
     file = canonicalPath(pathFromUri(p.textDocument.uri));
     uriByPath_[file.string()] = p.textDocument.uri;
     auto r = repositoryOf(file);

@@ -146,7 +146,57 @@ LineEdit Document::apply(const TextDocumentContentChangeEvent& change) {
   // The whole text (a client that syncs it whole, Emacs's last resort): the
   // edit of the lines that differ, so the findings on the others move as in a
   // ranged edit rather than all being dropped.
-  if (!change.range) return apply(asLinesThatDiffer(change.text));
+  if (!change.range) return applyExactly(asLinesThatDiffer(change.text));
+  // A range that rewrites some of its lines as they were (Emacs modes announce
+  // whole regions: cc-mode a line typed above a finding as the change of
+  // everything from the line before to the end; a formatter replaces a block):
+  // those lines are not edited, so the findings on them move rather than drop.
+  return applyExactly(withoutLinesKept(change));
+}
+
+TextDocumentContentChangeEvent Document::withoutLinesKept(const TextDocumentContentChangeEvent& change) const {
+  Position s = change.range->start, e = change.range->end;
+  if (e < s) std::swap(s, e);
+  const std::size_t from = offsetOf(s), to = offsetOf(e);
+  const std::string_view before = std::string_view(text_).substr(from, to - from), after = change.text;
+  // Whole lines (each with its break) that both start with.
+  std::size_t lead = 0;
+  for (std::size_t nl; (nl = after.find('\n', lead)) != std::string_view::npos;) {
+    const std::size_t n = nl + 1 - lead;
+    if (before.size() < lead + n || before.compare(lead, n, after, lead, n) != 0) break;
+    lead += n;
+  }
+  // And lines that both end with: a common tail that starts a line in both.
+  const bool leadStartsLine = lead > 0 || s.character == 0;
+  const std::size_t room = std::min(before.size(), after.size()) - lead;
+  std::size_t tail = 0;
+  while (tail < room && before[before.size() - 1 - tail] == after[after.size() - 1 - tail]) ++tail;
+  auto startsLine = [&](std::string_view t, std::size_t k) {
+    return k == t.size() - lead ? leadStartsLine : t[t.size() - k - 1] == '\n';
+  };
+  while (tail > 0 && !(startsLine(before, tail) && startsLine(after, tail))) --tail;
+  // Lines inserted or removed whole end at a line start; lines rewritten end
+  // before their break, so they count as edited, not deleted (moveLines), and a
+  // finding over them and the lines kept is one the edit touched.
+  const bool rewritten = tail > 0 && before.size() - lead > tail && after.size() - lead > tail;
+  if (rewritten) {
+    ++tail;  // the '\n' both have there
+    auto crBefore = [&](std::string_view t) { return tail < t.size() - lead && t[t.size() - 1 - tail] == '\r'; };
+    if (crBefore(before) != crBefore(after)) tail = 0;  // a line break respelt: the range as given
+    else if (crBefore(before)) ++tail;
+  }
+  if (lead == 0 && tail == 0) return change;
+  auto linesIn = [](std::string_view t) { return static_cast<int>(std::count(t.begin(), t.end(), '\n')); };
+  const Position start = lead == 0 ? s : Position{s.line + linesIn(before.substr(0, lead)), 0};
+  Position end = e;
+  if (tail > 0) {
+    end.line = s.line + linesIn(before.substr(0, before.size() - tail));
+    end.character = rewritten ? utf16Length(line(end.line)) : 0;
+  }
+  return TextDocumentContentChangeEvent{Range{start, end}, std::string(after.substr(lead, after.size() - lead - tail))};
+}
+
+LineEdit Document::applyExactly(const TextDocumentContentChangeEvent& change) {
   LineEdit edit;
   edit.insertedNewlines = static_cast<int>(std::count(change.text.begin(), change.text.end(), '\n'));
   {

@@ -59,6 +59,9 @@ class Document {
   void setVersion(int v) { version_ = v; }
 
  private:
+  LineEdit applyExactly(const TextDocumentContentChangeEvent& change);  // `change` has a range
+  // A ranged change without the whole lines at its start and end that it leaves as they were.
+  TextDocumentContentChangeEvent withoutLinesKept(const TextDocumentContentChangeEvent& change) const;
   void index();
   std::string uri_;
   int version_;

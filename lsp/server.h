@@ -211,6 +211,10 @@ class Server : public MessageHandler {
   std::vector<std::filesystem::path> folders_;
   DocumentStore documents_;
   std::map<std::string, std::vector<LineEdit>> editsSinceSave_;  // by uri
+  // Files the client edits without having opened them to the server (a buffer
+  // renamed by `:saveas`, whose new name was never opened): the client holds a
+  // text the server cannot see until the next save, so it offers no fix there.
+  std::set<std::string> editedUnseen_;  // by uri
   std::map<std::string, FileState> files_;                       // by uri
   std::map<std::string, std::string> uriByPath_;                 // canonical path -> client's uri
   std::map<std::filesystem::path, std::optional<std::filesystem::path>> rootByDir_;

@@ -424,6 +424,12 @@ The server shows the last review of the file's diff, or clears it."
 (defun revline--did-save ()
   "Tell revline the file was saved: it reviews the diff."
   (when (and buffer-file-name revline--connection (jsonrpc-running-p revline--connection))
+    ;; Saved under a new name (`write-file'): the buffer is that document now,
+    ;; or its edits would go on to the old one and a fix for the new one be
+    ;; made from the file on disk.
+    (unless (equal revline--document (revline--uri buffer-file-name))
+      (revline--did-close)
+      (revline--did-open))
     (jsonrpc-notify revline--connection :textDocument/didSave
                     (list :textDocument (list :uri (revline--uri buffer-file-name))))))
 
@@ -519,6 +525,9 @@ changed since the fix was computed."
         (when (and version (/= version revline--version))
           (user-error "revline: the fix was made for version %d of the buffer, which is now at %d; save to review again"
                       version revline--version))
+        ;; No version: the server made it from the file on disk, which unsaved edits no longer match.
+        (when (and (null version) (buffer-modified-p))
+          (user-error "revline: the fix was made from the file on disk, and the buffer has unsaved changes; save to review again"))
         (save-excursion
           ;; Last edit first, so earlier positions stay valid.
           (dolist (e (reverse (append (plist-get change :edits) nil)))

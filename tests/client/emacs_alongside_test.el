@@ -176,6 +176,26 @@
             (revline-test--wait "the stashed change's finding to leave Flymake"
                                 (lambda () (not (revline-test--flymake-has "revline: String compared"))))
             (revline-test--log "reverted to HEAD: no error, change hooks kept, the finding gone")
+            ;; Saved under a new name (`write-file'): the buffer is that document now. Its
+            ;; finding moves with a line typed above it, and the fix edits its own line.
+            ;; (Before, edits went on to the old name, and the fix, made from the file on
+            ;; disk, replaced the line typed above.)
+            (write-file (expand-file-name "src/Renamed.java" repo))
+            (let ((uri (revline--uri buffer-file-name)))
+              (revline-test--set-line 3 "    if (status == \"APPROVED\") {")
+              (save-buffer)
+              (revline-test--wait "the finding in the renamed file" (lambda () (revline-test--finding-on uri 2)))
+              (save-excursion (goto-char (point-min)) (forward-line 1) (insert "    // typed above\n"))
+              (revline-test--wait "the renamed file's finding moved down" (lambda () (revline-test--finding-on uri 3)))
+              (goto-char (point-min))
+              (forward-line 3)
+              (revline-apply-fix)
+              (unless (and (equal (revline-test--line 2) "    // typed above")
+                           (equal (revline-test--line 3) "  boolean approved(String status) {")
+                           (equal (revline-test--line 4) "    if (\"APPROVED\".equals(status)) {"))
+                (revline-test--fail "the fix in the renamed file: lines 2-4 read %S, %S, %S"
+                                    (revline-test--line 2) (revline-test--line 3) (revline-test--line 4))))
+            (revline-test--log "saved under a new name: the finding moves and the fix edits its line")
             (set-buffer-modified-p nil)
             (revline-shutdown-all)
             (eglot-shutdown own)))

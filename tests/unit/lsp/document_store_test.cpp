@@ -1,6 +1,8 @@
 // The document store: UTF-16 positions, incremental edits, and how lines move.
 #include <gtest/gtest.h>
 
+#include <random>
+
 #include "lsp/document_store.h"
 #include "lsp/jsonrpc.h"
 
@@ -118,6 +120,57 @@ TEST(MoveLines, AWholeTextChangeMovesTheLinesItDidNotChange) {
 // Vim's `cc` then `dd`, or an undo of an added line: the line is emptied, then
 // removed with its break. The finding goes with it; the line below does not
 // take its place.
+// A range wider than what it changes (cc-mode in Emacs announces a line typed
+// above a finding as the change of everything from the line before to the
+// end): only the lines that differ are edited, so the finding moves with its
+// line. Before, it was inside the replaced range and was dropped.
+TEST(MoveLines, ARangeThatRewritesLinesAsTheyWereMovesThem) {
+  const std::string text = "class Order {\n  boolean a() {\n    if (x) {\n  }\n}\n";
+  const auto typedAbove = change(0, 9, 5, 0, "er {\n    // typed above\n  boolean a() {\n    if (x) {\n  }\n}\n");
+  EXPECT_EQ(moved(text, 2, 2, typedAbove), P(3, 3));
+  Document d("file:///x", 1, text);
+  const LineEdit edit = d.apply(typedAbove);
+  EXPECT_EQ(d.text(), "class Order {\n    // typed above\n  boolean a() {\n    if (x) {\n  }\n}\n");
+  EXPECT_EQ(edit.start, (Position{1, 0}));
+  EXPECT_EQ(edit.end, (Position{1, 0}));
+  // Lines that do change in such a range are still edited: a finding on one is moved onto
+  // what replaced it, or dropped with it, as in an exact range.
+  EXPECT_EQ(moved(text, 2, 2, change(0, 9, 5, 0, "er {\n  boolean a() {\n  }\n}\n")), std::nullopt);
+  EXPECT_EQ(moved(text, 3, 3, change(1, 0, 4, 1, "  boolean a() {\n    if (y) {\n  }\n}")), P(3, 3));
+}
+
+// However a ranged change is narrowed to the lines it changes, the text comes
+// out as the client's: random edits of random lines (with CRLF, blank and
+// repeated lines), each checked against the plain replacement.
+TEST(Document, ANarrowedChangeLeavesTheTextTheClientHas) {
+  std::mt19937 random(20261205);
+  const std::vector<std::string> pieces = {"a", "b", "", "a", "é😀", "b\r"};
+  auto pick = [&](std::size_t n) { return static_cast<std::size_t>(random() % n); };
+  auto someLines = [&](std::size_t most) {
+    std::string t;
+    for (std::size_t i = pick(most + 1); i > 0; --i) t += pieces[pick(pieces.size())] + "\n";
+    if (pick(2)) t += pieces[pick(pieces.size())];
+    return t;
+  };
+  for (int round = 0; round < 3000; ++round) {
+    const std::string text = someLines(6);
+    Document d("file:///x", 1, text);
+    const int l1 = static_cast<int>(pick(static_cast<std::size_t>(d.lineCount())));
+    const int l2 = l1 + static_cast<int>(pick(static_cast<std::size_t>(d.lineCount() - l1)));
+    const int c1 = static_cast<int>(pick(static_cast<std::size_t>(utf16Length(d.line(l1))) + 1));
+    const int c2 = l2 == l1 ? c1 + static_cast<int>(pick(static_cast<std::size_t>(utf16Length(d.line(l2)) - c1) + 1))
+                            : static_cast<int>(pick(static_cast<std::size_t>(utf16Length(d.line(l2))) + 1));
+    const std::size_t from = d.offsetOf({l1, c1}), to = d.offsetOf({l2, c2});
+    // The replaced text with some of its lines kept: what wide ranges look like.
+    std::string replacement = pick(2) ? text.substr(from, to - from) : someLines(3);
+    if (pick(2)) replacement.insert(pick(replacement.size() + 1), pick(2) ? "x\n" : "b\r\n");
+    std::string expected = text;
+    expected.replace(from, to - from, replacement);
+    d.apply(change(l1, c1, l2, c2, replacement));
+    ASSERT_EQ(d.text(), expected) << "round " << round;
+  }
+}
+
 TEST(MoveLines, AnEmptiedLineDeletedDropsIt) {
   const std::string emptied = "l0\nl1\n\nl3\nl4\n";
   EXPECT_EQ(moved(emptied, 2, 2, change(2, 0, 3, 0, "")), std::nullopt);

@@ -66,7 +66,7 @@ int runLspCommand(const std::vector<std::string>& args, std::istream&, std::ostr
       return 2;
     }
   }
-  std::signal(SIGPIPE, SIG_IGN);  // a client that went away shows as EOF / failed writes
+  std::signal(SIGPIPE, SIG_IGN);  // a client that went away shows as EOF / failed writes (main sets it too)
   StdioTransport transport(0, 1, maxBytes);
   Server server(transport, std::move(options));
   return server.run();

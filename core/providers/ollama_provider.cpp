@@ -114,10 +114,7 @@ review::ModelResponse OllamaProvider::parseResponse(const json& body) const {
                                                              : "call_" + std::to_string(index);
       tc.name = stringField(fn, "name");
       json args = fn.contains("arguments") ? fn["arguments"] : json::object();
-      if (args.is_string()) {
-        json parsed = json::parse(args.get<std::string>(), nullptr, false);
-        if (!parsed.is_discarded()) args = parsed;
-      }
+      if (args.is_string()) args = toolArguments(args.get<std::string>());
       tc.arguments = std::move(args);
       out.toolCalls.push_back(std::move(tc));
     }

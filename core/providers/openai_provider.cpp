@@ -144,9 +144,7 @@ review::ModelResponse OpenAiProvider::parseResponse(const json& body) const {
       if (fn.contains("arguments")) {
         const json& args = fn["arguments"];
         if (args.is_string()) {
-          const std::string& text = args.get_ref<const std::string&>();
-          json parsed = json::parse(text.empty() ? "{}" : text, nullptr, false);
-          tc.arguments = parsed.is_discarded() ? json(text) : parsed;  // the executor reports bad JSON to the model
+          tc.arguments = toolArguments(args.get_ref<const std::string&>());  // the executor reports bad JSON to the model
         } else {
           tc.arguments = args;
         }

@@ -240,6 +240,13 @@ void throwHttpError(const Endpoint& endpoint, const std::string& path, const Htt
   throw ProviderError(Kind::Protocol, p + ": unexpected " + http + " from " + url + ": " + message);
 }
 
+json toolArguments(const std::string& text) {
+  constexpr std::size_t kMaxArgumentNesting = 32;  // a tool takes strings, numbers and a list or two
+  if (jsonNesting(text) > kMaxArgumentNesting) return json(text);
+  json parsed = json::parse(text.empty() ? "{}" : text, nullptr, false);
+  return parsed.is_discarded() ? json(text) : std::move(parsed);
+}
+
 json parseJsonBody(const Endpoint& endpoint, const std::string& path, const HttpResponse& res) {
   if (const std::size_t bad = invalidUtf8(res.body); bad != std::string_view::npos) {
     char byte[8];
@@ -249,6 +256,12 @@ json parseJsonBody(const Endpoint& endpoint, const std::string& path, const Http
                                             ": " + cut(res.body.substr(bad > 40 ? bad - 40 : 0), 80) +
                                             "); the server, or a proxy in between, sent bytes that are not JSON text");
   }
+  // A reply is a few levels deep (choices, message, tool_calls, function, arguments and theirs).
+  constexpr std::size_t kMaxReplyNesting = 128;
+  if (const std::size_t depth = jsonNesting(res.body); depth > kMaxReplyNesting)
+    throw ProviderError(Kind::Protocol, endpoint.provider + ": the reply from " + endpoint.base.str() + path +
+                                            " nests JSON " + std::to_string(depth) + " levels deep; revline reads at most " +
+                                            std::to_string(kMaxReplyNesting) + ", and no model reply is near that");
   json j = json::parse(res.body, nullptr, false);
   if (j.is_discarded() || !j.is_object()) {
     throw ProviderError(Kind::Protocol, endpoint.provider + ": the reply from " + endpoint.base.str() + path +

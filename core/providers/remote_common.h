@@ -70,6 +70,12 @@ std::string providerErrorCode(const std::string& body);
                                  const std::string& hint404 = "");
 
 // Parses a 2xx body as JSON, or throws ProviderError(Protocol) naming the URL.
+// A tool call's arguments sent as JSON text: the value, or the text itself (a
+// JSON string, which the executor reports to the model) when it is not JSON or
+// nests deeper than any tool's arguments (jsonNesting: such a value would
+// overflow the stack when copied or printed).
+json toolArguments(const std::string& text);
+
 json parseJsonBody(const Endpoint& endpoint, const std::string& path, const HttpResponse& response);
 
 using ojson = nlohmann::ordered_json;

@@ -244,6 +244,11 @@ TEST(Cli, AReportThatCannotBeWrittenFailsTheCommand) {
   EXPECT_EQ(runRevline("--version >/dev/full", repo.root()).exitCode, 2);
   EXPECT_EQ(runRevline("--help >/dev/full", repo.root()).exitCode, 2);
   EXPECT_EQ(runRevline("review --format sarif >/dev/null", repo.root()).exitCode, 0);
+  // A reader that went away (`| head` done, a closed pipe): said, exit 2, not killed by SIGPIPE (141).
+  const auto gone = testing::runShell("{ sleep 0.3; " + testing::shellQuote(REVLINE_BINARY) + " review --format json; echo \"exit=$?\" >&2; } | true",
+                             repo.root());
+  EXPECT_NE(gone.err.find("exit=2"), std::string::npos) << gone.err;
+  EXPECT_NE(gone.err.find("cannot write the output to standard output"), std::string::npos) << gone.err;
 }
 
 // A Latin-1 file: reviewed, not "internal error" (exit 2). The finding on the

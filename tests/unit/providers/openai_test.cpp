@@ -190,6 +190,34 @@ TEST(OpenAi, HttpErrorsSayWhatToDo) {
   EXPECT_EQ(msg.find("max_input_tokens"), std::string::npos) << "only a refusal for size names the budget";
 }
 
+// A gateway that quotes the key it was given (LiteLLM: "Received API Key =
+// sk-..."): the error names the rejection, never the key. And a reply whose
+// tool arguments nest 100,000 levels deep is no crash (a copy of such a value
+// overflowed the stack): the arguments stay text, which the executor reports.
+TEST(OpenAi, AQuotedKeyIsNeverRepeatedAndDeepArgumentsAreText) {
+  FakeServer server;
+  const std::string key = "sk-live-0123456789abcdefghij";
+  server.enqueue(Reply{401, R"({"error":{"message":"Authentication Error, Invalid proxy server token passed. Received API Key = )" + key +
+                                R"(, Key Hash = 4b2f"}})", {}, {}});
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  server.enqueue(Reply::ok(json{{"choices", json::array({json{{"message", json{{"role", "assistant"}, {"content", nullptr},
+      {"tool_calls", json::array({json{{"id", "c1"}, {"type", "function"},
+                                       {"function", json{{"name", "read_file"}, {"arguments", "{\"path\":" + deep + "}"}}}}})}}},
+      {"finish_reason", "tool_calls"}}})}}.dump()));
+  SleepRecorder sleeps;
+  auto settings = settingsFor(server.url("/v1"), sleeps, {{"MY_KEY", key}});
+  settings.apiKeyEnv = "MY_KEY";
+  OpenAiProvider provider(settings);
+  std::string msg;
+  EXPECT_EQ(kindOf([&] { provider.complete(testing::sampleRequest(), CancelToken()); }, &msg), Kind::Auth);
+  EXPECT_EQ(msg.find(key), std::string::npos) << msg;
+  EXPECT_NE(msg.find("Received API Key = [REDACTED:api-key]"), std::string::npos) << msg;
+  const auto answer = provider.complete(testing::sampleRequest(), CancelToken());
+  ASSERT_EQ(answer.toolCalls.size(), 1u);
+  EXPECT_TRUE(answer.toolCalls[0].arguments.is_string());
+  EXPECT_EQ(jsonNesting(answer.toolCalls[0].arguments.get<std::string>()), 100001u);
+}
+
 // A request over the model's context window (OpenAI's own body; a llama.cpp
 // server's words) names the setting that makes revline split the change to fit.
 TEST(OpenAi, ARequestOverTheContextWindowNamesTheTokenBudget) {

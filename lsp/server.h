@@ -208,6 +208,7 @@ class Server : public MessageHandler {
   std::map<std::string, std::string> pulledResultId_;  // by uri: what the client last pulled
   std::set<std::string> pushedToPullClient_;           // uris not open, pushed non-empty diagnostics
   json clientSettings_ = json::object();
+  std::optional<json> lastGoodClientSettings_;  // the last editor settings that applied (kept when new ones fail)
   std::vector<std::filesystem::path> folders_;
   DocumentStore documents_;
   std::map<std::string, std::vector<LineEdit>> editsSinceSave_;  // by uri

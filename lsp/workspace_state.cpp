@@ -91,10 +91,29 @@ config::Config Server::configFor(const fs::path& root) {
     }
   }
   if (!clientSettings_.empty()) {
+    const config::Config fromFiles = c;
     try {
-      c = config::applyJson(c, clientSettings_, "the editor settings (initializationOptions / didChangeConfiguration)");
+      c = config::applyJson(fromFiles, clientSettings_, "the editor settings (initializationOptions / didChangeConfiguration)");
+      lastGoodClientSettings_ = clientSettings_;
     } catch (const std::exception& e) {
-      showMessage(MessageType::Error, std::string("revline: ") + e.what() + " (editor settings ignored)");
+      // As for the file: a misspelt key or a bad value in the editor's settings
+      // must not drop the provider, model and base URL they also hold (the
+      // offline reviewer would clear the model's diagnostics and approve). The
+      // editor settings sent before stay; with none, nothing is reviewed.
+      bool kept = false;
+      if (lastGoodClientSettings_) {
+        try {
+          c = config::applyJson(fromFiles, *lastGoodClientSettings_, "the editor settings sent before");
+          kept = true;
+        } catch (const std::exception&) {  // they no longer fit the file's settings: as with none
+        }
+      }
+      if (kept) {
+        showMessage(MessageType::Error, std::string("revline: ") + e.what() +
+                                            " (the editor settings sent before stay in use until these are fixed)");
+      } else {
+        configErrors_[root] = std::string(e.what()) + "; nothing is reviewed until the editor settings are fixed";
+      }
     }
   }
   configs_[root] = c;

@@ -13,16 +13,22 @@ std::vector<std::string_view> pathSegments(std::string_view s) {
 
 namespace {
 
+constexpr std::size_t kMaxExpansions = 64;
+// Longer patterns are matched as written: each expansion is a copy of the
+// pattern, so this bounds the memory of one at 64 x 4 KiB.
+constexpr std::size_t kMaxExpandedPattern = 4096;
+
 void expand(const std::string& pattern, std::vector<std::string>& out, int depth) {
+  if (out.size() >= kMaxExpansions) return;
   const auto open = pattern.find('{');
   const auto close = open == std::string::npos ? std::string::npos : pattern.find('}', open);
-  if (open == std::string::npos || close == std::string::npos || depth > 8 || out.size() >= 64) {
+  if (open == std::string::npos || close == std::string::npos || depth > 8 || pattern.size() > kMaxExpandedPattern) {
     out.push_back(pattern);
     return;
   }
   const std::string head = pattern.substr(0, open), tail = pattern.substr(close + 1);
   const std::string body = pattern.substr(open + 1, close - open - 1);
-  for (std::size_t start = 0;;) {
+  for (std::size_t start = 0; out.size() < kMaxExpansions;) {
     const auto comma = body.find(',', start);
     expand(head + body.substr(start, comma == std::string::npos ? std::string::npos : comma - start) + tail, out,
            depth + 1);

@@ -3,7 +3,7 @@
 // a pattern means the same in both. Over '/'-separated paths:
 //   `*` any run of characters within a segment, `?` one character (not '/'),
 //   `[abc]`, `[a-z]`, `[!x]` / `[^x]` one character of (not of) a set,
-//   `{a,b}` alternatives (no nesting; at most 64 expansions),
+//   `{a,b}` alternatives (no nesting; at most 64 expansions; a pattern over 4 KiB is matched as written),
 //   `**` as a whole segment: zero or more segments (elsewhere it acts as `*`).
 // A match is of the whole path. Work is bounded: a pathological pattern fails
 // to match rather than spinning.

@@ -354,6 +354,47 @@ TEST_F(Fixture, AConfigFileBrokenByAnEditKeepsTheSettingsReadBefore) {
   EXPECT_EQ(c.stop(), 0);
 }
 
+// The same for the editor's settings (Neovim's setup{settings=...}, VS Code's):
+// one misspelt key among them must not drop the provider and model they also
+// hold. Before, every editor setting was dropped, the offline reviewer ran,
+// cleared the model's diagnostics and approved. The settings sent before stay.
+TEST_F(Fixture, EditorSettingsBrokenByAnEditKeepTheSettingsSentBefore) {
+  Script s;
+  std::vector<int> attemptsAllowed;
+  ServerOptions o = scripted(s, /*sync=*/true);
+  o.providerFactory = [&](const config::Config& config, const diff::Diff&, const std::filesystem::path&) {
+    attemptsAllowed.push_back(config.review.maxAttempts);
+    return std::make_unique<ScriptedProvider>(s);
+  };
+  LspClient c(o);
+  c.initialize(rootUri(), {{"max_attempts", 1}});
+  save(c);
+  EXPECT_EQ(c.notification("textDocument/publishDiagnostics")["params"]["diagnostics"].size(), 1u);
+  c.notify("workspace/didChangeConfiguration", {{"settings", {{"revline", {{"max_attempts", 1}, {"polcy", json::object()}}}}}});
+  repo.write("a.txt", "one changed again\ntwo\n");
+  save(c);
+  const std::string shown = c.notification("window/showMessage")["params"]["message"].get<std::string>();
+  EXPECT_NE(shown.find("polcy"), std::string::npos) << shown;
+  EXPECT_NE(shown.find("the editor settings sent before stay in use until these are fixed"), std::string::npos) << shown;
+  EXPECT_EQ(c.notification("textDocument/publishDiagnostics")["params"]["diagnostics"].size(), 1u);
+  EXPECT_EQ(attemptsAllowed, (std::vector<int>{1, 1})) << "the model was asked with the settings sent before";
+  EXPECT_EQ(c.stop(), 0);
+}
+
+// Broken from the start, they review nothing, and each save says why.
+TEST_F(Fixture, EditorSettingsBrokenFromTheStartReviewNothingAndSayWhy) {
+  Script s;
+  LspClient c(scripted(s, /*sync=*/true));
+  c.initialize(rootUri(), {{"provider", "opena1"}});
+  save(c);
+  const std::string shown = c.notification("window/showMessage")["params"]["message"].get<std::string>();
+  EXPECT_NE(shown.find("opena1"), std::string::npos) << shown;
+  EXPECT_NE(shown.find("nothing is reviewed until the editor settings are fixed"), std::string::npos) << shown;
+  EXPECT_EQ(s.calls, 0);
+  c.expectQuiet();
+  EXPECT_EQ(c.stop(), 0);
+}
+
 // A config file broken from the start: nothing is reviewed (as `revline review`
 // refuses to run), and the save says why, as settings that cannot work.
 TEST_F(Fixture, AConfigFileBrokenFromTheStartReviewsNothingAndSaysWhy) {

@@ -36,6 +36,26 @@ TEST(Glob, SetsAndAlternatives) {
   EXPECT_EQ(expandGlobBraces("{a,b}{c,d}").size(), 4u);
 }
 
+// A brace group of many alternatives before a long tail (from the model's glob
+// tool or a repository's .revline.json): each alternative was a copy of the
+// tail, and the 64-expansion cap was checked only between groups, so 40,000
+// alternatives of a 40,000-byte tail asked for 1.6 GB.
+TEST(Glob, BraceAlternativesAreBoundedInCountAndSize) {
+  std::string many = "{";
+  for (int i = 0; i < 500; ++i) many += "a" + std::to_string(i) + ",";  // 2.4 KB
+  many += "z}";
+  const auto capped = expandGlobBraces(many + "/x.py");
+  EXPECT_EQ(capped.size(), 64u);
+  EXPECT_EQ(capped.front(), "a0/x.py");
+  std::string bomb = "{";
+  for (int i = 0; i < 40000; ++i) bomb += "a,";
+  bomb += "a}" + std::string(40000, 'b');
+  const auto asWritten = expandGlobBraces(bomb);
+  ASSERT_EQ(asWritten.size(), 1u);
+  EXPECT_EQ(asWritten[0], bomb);
+  EXPECT_FALSE(globMatchPath(bomb, "ab"));
+}
+
 TEST(Glob, DirectoryMatchesAreReportedApart) {
   const GlobMatch m = globMatchPrefix("vendor", "vendor/a/b.js");
   EXPECT_TRUE(m.directory);

@@ -100,6 +100,12 @@ struct Fixture : ::testing::Test {
   }
   std::string rootUri() { return uriFromPath(std::filesystem::canonical(repo.root()).string()); }
   void save(LspClient& c) { c.notify("textDocument/didSave", {{"textDocument", {{"uri", uri}}}}); }
+  // Edits and saves a.txt again; the message the save shows.
+  std::string editSaveAndShown(LspClient& c) {
+    repo.write("a.txt", "one changed again\ntwo\n");
+    save(c);
+    return c.notification("window/showMessage")["params"]["message"].get<std::string>();
+  }
   // Saved with no debounce: the review's model call is made and waits on the script's gate.
   void startBlockedReview(Script& s, LspClient& c) {
     s.close();
@@ -344,9 +350,7 @@ TEST_F(Fixture, AConfigFileBrokenByAnEditKeepsTheSettingsReadBefore) {
   save(c);
   EXPECT_EQ(c.notification("textDocument/publishDiagnostics")["params"]["diagnostics"].size(), 1u);
   repo.write(".revline.json", R"({"max_attempts": 1,)");
-  repo.write("a.txt", "one changed again\ntwo\n");
-  save(c);
-  const std::string shown = c.notification("window/showMessage")["params"]["message"].get<std::string>();
+  const std::string shown = editSaveAndShown(c);
   EXPECT_NE(shown.find(".revline.json: invalid JSON"), std::string::npos) << shown;
   EXPECT_NE(shown.find("the settings read before stay in use until the file is fixed"), std::string::npos) << shown;
   EXPECT_EQ(c.notification("textDocument/publishDiagnostics")["params"]["diagnostics"].size(), 1u);
@@ -371,9 +375,7 @@ TEST_F(Fixture, EditorSettingsBrokenByAnEditKeepTheSettingsSentBefore) {
   save(c);
   EXPECT_EQ(c.notification("textDocument/publishDiagnostics")["params"]["diagnostics"].size(), 1u);
   c.notify("workspace/didChangeConfiguration", {{"settings", {{"revline", {{"max_attempts", 1}, {"polcy", json::object()}}}}}});
-  repo.write("a.txt", "one changed again\ntwo\n");
-  save(c);
-  const std::string shown = c.notification("window/showMessage")["params"]["message"].get<std::string>();
+  const std::string shown = editSaveAndShown(c);
   EXPECT_NE(shown.find("polcy"), std::string::npos) << shown;
   EXPECT_NE(shown.find("the editor settings sent before stay in use until these are fixed"), std::string::npos) << shown;
   EXPECT_EQ(c.notification("textDocument/publishDiagnostics")["params"]["diagnostics"].size(), 1u);

@@ -125,9 +125,20 @@ bool isLoopbackHost(const std::string& rawHost) {
   return parts == 4 && first == 127;
 }
 
+std::string withoutCredentials(const std::string& url) {
+  std::string shown = url;
+  const auto sep = shown.find("://");
+  const std::size_t from = sep == std::string::npos ? 0 : sep + 3;
+  const auto end = shown.find_first_of("/?#", from);
+  const auto at = shown.rfind('@', end == std::string::npos ? std::string::npos : end);
+  if (at != std::string::npos && at >= from) shown.replace(from, at - from, "***");
+  if (const auto query = shown.find('?'); query != std::string::npos) shown.replace(query + 1, std::string::npos, "...");
+  return shown;
+}
+
 BaseUrl BaseUrl::parse(const std::string& url) {
   auto bad = [&](const std::string& why) {
-    return ProviderError(Kind::Config, "invalid base URL \"" + url + "\": " + why +
+    return ProviderError(Kind::Config, "invalid base URL \"" + withoutCredentials(url) + "\": " + why +
                                            " (expected http(s)://host[:port][/path], e.g. https://api.openai.com/v1)");
   };
   BaseUrl u;
@@ -293,8 +304,15 @@ HttpTransport::HttpTransport(std::string providerName, BaseUrl base, TransportOp
     if (!proxyUrl.empty() && !noProxyMatches(noProxy, base_)) {
       if (proxyUrl.find("://") == std::string::npos) proxyUrl = "http://" + proxyUrl;
       std::string scheme = lower(proxyUrl.substr(0, proxyUrl.find("://")));
-      if (scheme != "http" && scheme != "https") {
-        throw ProviderError(Kind::Config, "the proxy \"" + proxyUrl + "\" uses the scheme " + scheme +
+      const std::string shown = withoutCredentials(proxyUrl);
+      if (scheme == "https") {
+        // TLS to the proxy itself; spoken to in plain text, it fails as if the server had dropped the request.
+        throw ProviderError(Kind::Config, "the proxy \"" + shown + "\" is an https:// proxy (TLS to the proxy itself), "
+                                              "which revline does not support: use the proxy's http:// address (the "
+                                              "tunnel through it to the API is still TLS)");
+      }
+      if (scheme != "http") {
+        throw ProviderError(Kind::Config, "the proxy \"" + shown + "\" uses the scheme " + scheme +
                                               ", which revline does not support: use an http:// proxy in HTTPS_PROXY");
       }
       // user:password@host:port
@@ -310,9 +328,9 @@ HttpTransport::HttpTransport(std::string providerName, BaseUrl base, TransportOp
       try {
         proxy_ = BaseUrl::parse("http://" + rest);
       } catch (const ProviderError&) {
-        throw ProviderError(Kind::Config, "the proxy setting \"" + proxyUrl + "\" is not a valid http://host:port URL");
+        throw ProviderError(Kind::Config, "the proxy setting \"" + shown + "\" is not a valid http://host:port URL");
       }
-      if (rest.find(':') == std::string::npos) proxy_->port = scheme == "https" ? 443 : 80;
+      if (rest.find(':') == std::string::npos) proxy_->port = 80;
     }
   }
 }
@@ -330,9 +348,47 @@ std::chrono::milliseconds HttpTransport::backoff(int retry) {
   return std::chrono::milliseconds(static_cast<std::int64_t>(jittered));
 }
 
+void HttpTransport::checkProxyTunnel(const CancelToken& cancel) const {
+  if (!proxy_ || base_.scheme != "https") return;
+  httplib::Client probe(proxy_->origin());
+  probe.set_connection_timeout(options_.connectTimeout);
+  probe.set_read_timeout(options_.connectTimeout);
+  probe.set_write_timeout(options_.connectTimeout);
+  probe.set_keep_alive(false);
+  httplib::Request req;
+  req.method = "CONNECT";
+  req.path = base_.host + ":" + std::to_string(base_.port);
+  req.set_header("Host", req.path);
+  if (proxyAuth_) {
+    const auto header = httplib::make_basic_authentication_header(proxyAuth_->first, proxyAuth_->second, true);
+    req.set_header(header.first, header.second);
+  }
+  // httplib reads no body of a CONNECT reply: a tunnel's 2xx ends at its headers.
+  req.progress = [&](uint64_t, uint64_t) { return !cancel.cancelled(); };
+  httplib::Response res;
+  httplib::Error error = httplib::Error::Success;
+  probe.send(req, res, error);
+  if (cancel.cancelled()) throw Cancelled("the request was cancelled");
+  // Not reached, or no answer: the request itself then fails as a connection error would.
+  const int status = res.status;
+  if (status <= 0 || (status >= 200 && status < 300)) return;
+  const std::string target = base_.host + ":" + std::to_string(base_.port);
+  const std::string what = "the proxy " + proxy_->origin() + " refused to open a tunnel to " + target + ": HTTP " +
+                           std::to_string(status) + (res.reason.empty() ? "" : " " + res.reason);
+  if (status == 407)
+    throw ProviderError(Kind::Config, what + "; the proxy asks for credentials: give them in the proxy variable "
+                                             "(HTTPS_PROXY=http://user:password@host:port)" +
+                                             (proxyAuth_ ? ", the ones there were refused" : ""));
+  if (status == 403)
+    throw ProviderError(Kind::Config, what + "; the proxy does not allow " + target +
+                                             ": ask its administrator, or list the host in NO_PROXY if it is reachable without it");
+  throw ProviderError(Kind::Network, what);
+}
+
 HttpTransport::Attempt HttpTransport::sendOnce(const std::string& path,
                                                const std::vector<std::pair<std::string, std::string>>& headers,
                                                const std::string& body, const CancelToken& cancel) {
+  checkProxyTunnel(cancel);
   Attempt attempt;
   httplib::Client client(base_.origin());
   client.set_connection_timeout(options_.connectTimeout);

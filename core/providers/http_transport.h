@@ -82,6 +82,10 @@ bool retryableStatus(int status, const std::string& body);
 // after the reply had begun; 0 for any other body.
 int embeddedErrorStatus(const std::string& body);
 
+// `url` as an error may repeat it: no user:password (or token) before the host,
+// no query (`?api-key=...`).
+std::string withoutCredentials(const std::string& url);
+
 class HttpTransport {
  public:
   // `providerName` only labels error messages ("openai: cannot connect to ...").
@@ -101,6 +105,12 @@ class HttpTransport {
 
  private:
   struct Attempt;
+  // With a proxy to an https base URL: asks the proxy for the tunnel first, on
+  // a connection of its own, and throws ProviderError when it refuses. The
+  // system's cpp-httplib (0.11) deadlocks on a refusal that closes the
+  // connection (its CONNECT takes a lock its send holds): no timeout or
+  // cancellation could end the call.
+  void checkProxyTunnel(const CancelToken& cancel) const;
   Attempt sendOnce(const std::string& path, const std::vector<std::pair<std::string, std::string>>& headers,
                    const std::string& body, const CancelToken& cancel);
   std::chrono::milliseconds backoff(int retry);

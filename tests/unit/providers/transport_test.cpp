@@ -445,6 +445,63 @@ TEST(Transport, AlreadyCancelledSendsNothing) {
   EXPECT_EQ(server.requestCount(), 0u);
 }
 
+// A proxy that refuses the tunnel and closes the connection (a corporate proxy
+// asking for credentials): said at once, naming the proxy and what to set. The
+// system's cpp-httplib deadlocks on this reply in its own CONNECT, so before,
+// the review hung past every timeout, and Ctrl-C or an editor's exit.
+TEST(Transport, AProxyThatRefusesTheTunnelIsSaidNotWaitedFor) {
+  HangingUp proxy("HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm=\"corp\"\r\n"
+                  "Connection: close\r\nContent-Length: 23\r\n\r\nauthentication required");
+  SleepRecorder sleeps;
+  const std::string proxyUrl = "http://127.0.0.1:" + std::to_string(proxy.port());
+  OpenAiProvider provider(settingsFor("https://llm.example.test/v1", sleeps,
+                                      {{"OPENAI_API_KEY", "sk-x"}, {"HTTPS_PROXY", proxyUrl}}));
+  const auto c = catchProviderError([&] { provider.complete(testing::sampleRequest(), CancelToken()); });
+  ASSERT_TRUE(c.thrown);
+  EXPECT_EQ(c.kind, Kind::Config) << c.message;
+  EXPECT_NE(c.message.find("the proxy " + proxyUrl + " refused to open a tunnel to llm.example.test:443: HTTP 407"),
+            std::string::npos) << c.message;
+  EXPECT_NE(c.message.find("HTTP 407 Proxy Authentication Required"), std::string::npos) << c.message;
+  EXPECT_NE(c.message.find("HTTPS_PROXY=http://user:password@host:port"), std::string::npos) << c.message;
+  EXPECT_EQ(proxy.accepted.load(), 1) << "not retried";
+}
+
+// Credentials in a proxy or base URL are never repeated by the error that
+// refuses it; an https:// proxy (TLS to the proxy) is refused, not spoken to in
+// plain text until it looks like a dropped connection.
+TEST(Transport, ProxyAndBaseUrlErrorsRepeatNoCredentials) {
+  TransportOptions o;
+  auto refused = [&](const std::string& proxyUrl) {
+    o.getenv = [proxyUrl](const std::string& k) -> std::optional<std::string> {
+      return k == "HTTPS_PROXY" ? std::optional<std::string>(proxyUrl) : std::nullopt;
+    };
+    try {
+      HttpTransport("t", BaseUrl::parse("https://api.openai.com/v1"), o);
+    } catch (const ProviderError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(accepted)");
+  };
+  const std::string socks = refused("socks5://bob:pr0xyPass@127.0.0.1:1080");
+  EXPECT_EQ(socks.find("pr0xyPass"), std::string::npos) << socks;
+  EXPECT_NE(socks.find("socks5://***@127.0.0.1:1080"), std::string::npos) << socks;
+  const std::string tls = refused("https://bob:pr0xyPass@proxy.corp:3128");
+  EXPECT_NE(tls.find("https:// proxy (TLS to the proxy itself)"), std::string::npos) << tls;
+  EXPECT_EQ(tls.find("pr0xyPass"), std::string::npos) << tls;
+  const std::string port = refused("http://bob:pr0xyPass@127.0.0.1:notaport");
+  EXPECT_EQ(port.find("pr0xyPass"), std::string::npos) << port;
+  for (const std::string base : {"https://bob:Sup3rPassw0rd@llm.corp.example/v1", "https://x.example/v1?api-key=K3yK3yK3y K"}) {
+    try {
+      BaseUrl::parse(base);
+      ADD_FAILURE() << base << " was accepted";
+    } catch (const ProviderError& e) {
+      const std::string what = e.what();
+      EXPECT_EQ(what.find("Sup3rPassw0rd"), std::string::npos) << what;
+      EXPECT_EQ(what.find("K3yK3yK3y"), std::string::npos) << what;
+    }
+  }
+}
+
 TEST(Transport, ProxyFromEnvironmentAndNoProxy) {
   FakeServer proxy;  // plays the HTTP proxy
   proxy.enqueue(Reply::ok(kOk));

@@ -159,6 +159,7 @@ void jwts(std::string_view text, std::vector<SecretMatch>& out) {
 
 bool looksLikePlaceholder(std::string_view v);
 bool highEntropy(std::string_view v);
+bool keyChar(char c);
 
 // The password in a URL's userinfo: scheme://user:PASSWORD@host.
 void urlPasswords(std::string_view text, std::vector<SecretMatch>& out) {
@@ -267,20 +268,104 @@ void commandLineCredentials(std::string_view text, std::vector<SecretMatch>& out
       out.push_back({v.from, v.length, flag.find("pass") != std::string_view::npos ? "password" : "secret"});
     });
   }
-  forEach(text, " -p", [&](std::size_t pos) {
+  // "-p V" after sshpass and a registry login, "-a V" after redis-cli, "-pV" after mysql.
+  auto shortFlag = [&](std::string_view flag, std::size_t pos) {
     const std::string before = lineBefore(text, pos);
-    const bool sshpass = before.find("sshpass") != std::string::npos;
-    const bool mysql = before.find("mysql") != std::string::npos || before.find("mariadb") != std::string::npos;
-    if (!sshpass && !mysql) return;
+    auto has = [&](std::string_view w) { return before.find(w) != std::string::npos; };
+    const bool spaced = flag == " -a" ? has("redis-cli") : has("sshpass") || (has(" login") && (has("docker") || has("podman") || has("helm") || has("buildah") || has("skopeo") || has("nerdctl")));
+    const bool attached = flag == " -p" && (has("mysql") || has("mariadb"));
+    if (!spaced && !attached) return;
     std::size_t k = pos + 3;
-    if (sshpass) {  // "sshpass -p V"
+    if (spaced) {
       if (k >= text.size() || !isSpace(text[k])) return;
       while (k < text.size() && isSpace(text[k])) ++k;
     }
     if (k < text.size() && (text[k] == '"' || text[k] == '\'')) ++k;
     const std::size_t n = runLength(text, k, valueChar);
-    if (n == 0 || looksLikePlaceholder(text.substr(k, n))) return;
+    if (n == 0 || text[k] == '-' || looksLikePlaceholder(text.substr(k, n))) return;
     out.push_back({k, n, "password"});
+  };
+  for (std::string_view flag : {" -p", " -a"}) forEach(text, flag, [&](std::size_t pos) { shortFlag(flag, pos); });
+  // "aws configure set aws_secret_access_key V" (and any key naming a secret).
+  forEach(text, "configure set ", [&](std::size_t pos) {
+    std::size_t k = pos + 14;
+    const std::size_t keyLength = runLength(text, k, keyChar);
+    std::string key;
+    for (char c : text.substr(k, keyLength)) key += lower(c);
+    if (key.find("secret") == std::string::npos && key.find("password") == std::string::npos &&
+        key.find("token") == std::string::npos) return;
+    k += keyLength;
+    if (k >= text.size() || !isSpace(text[k])) return;
+    while (k < text.size() && isSpace(text[k])) ++k;
+    const std::size_t n = runLength(text, k, valueChar);
+    if (n == 0 || looksLikePlaceholder(text.substr(k, n))) return;
+    out.push_back({k, n, "secret"});
+  });
+}
+
+// Secrets in a connection string: ";Password=V;", "Pwd=V;" (ADO.NET, JDBC,
+// ODBC), Azure's "AccountKey=V;" and "SharedAccessKey=V".
+void connectionStrings(std::string_view text, std::vector<SecretMatch>& out) {
+  if (text.find('=') == std::string_view::npos) return;
+  std::string lowered(text.size(), '\0');
+  std::transform(text.begin(), text.end(), lowered.begin(), lower);
+  const std::string_view l = lowered;
+  for (std::string_view key : {"password=", "pwd=", "accountkey=", "sharedaccesskey="}) {
+    forEach(l, key, [&](std::size_t pos) {
+      const char before = pos == 0 ? ' ' : text[pos - 1];
+      const std::size_t from = pos + key.size();
+      const std::size_t n = runLength(text, from, [](char c) {
+        return c != ';' && c != '"' && c != '\'' && c != '&' && !std::isspace(static_cast<unsigned char>(c));
+      });
+      const bool endsField = from + n < text.size() && text[from + n] == ';';
+      // After a ';' it is a field of one; elsewhere only when a ';' ends it (else: an assignment, seen apart).
+      if (!(before == ';' || ((before == '"' || before == '\'' || isSpace(before)) && endsField))) return;
+      const std::string_view value = text.substr(from, n);
+      if (value.empty() || value.front() == '{' || looksLikePlaceholder(value)) return;
+      out.push_back({from, n, key.starts_with("p") ? "password" : "secret"});
+    });
+  }
+}
+
+// An environment variable set for one command: "PGPASSWORD=V psql ...",
+// "env API_TOKEN=V deploy": a secret name in capitals, then a command.
+void environmentPrefixes(std::string_view text, std::vector<SecretMatch>& out) {
+  forEach(text, "=", [&](std::size_t eq) {
+    std::size_t start = eq;
+    while (start > 0 && (std::isupper(static_cast<unsigned char>(text[start - 1])) ||
+                         std::isdigit(static_cast<unsigned char>(text[start - 1])) || text[start - 1] == '_')) --start;
+    if (start == eq || (start > 0 && !isSpace(text[start - 1]) && text[start - 1] != '\n' && text[start - 1] != ';' &&
+                        text[start - 1] != '&' && text[start - 1] != '|' && text[start - 1] != '(')) return;
+    const std::string_view name = text.substr(start, eq - start);
+    const bool password = name.find("PASSWORD") != std::string_view::npos || name.find("PASSWD") != std::string_view::npos ||
+                          name.ends_with("PWD");
+    const bool secret = name.find("SECRET") != std::string_view::npos || name.ends_with("TOKEN") || name.ends_with("_KEY");
+    if (!password && !secret) return;
+    const std::size_t n = runLength(text, eq + 1, valueChar);
+    const std::size_t after = eq + 1 + n;
+    // Followed by a command on the same line (a value that ends its line is an assignment, seen apart).
+    if (n == 0 || after >= text.size() || !isSpace(text[after])) return;
+    std::size_t k = after;
+    while (k < text.size() && isSpace(text[k])) ++k;
+    if (k >= text.size() || !(std::isalpha(static_cast<unsigned char>(text[k])) || text[k] == '.' || text[k] == '/')) return;
+    const std::string_view value = text.substr(eq + 1, n);
+    if (looksLikePlaceholder(value) || (!password && !highEntropy(value))) return;
+    out.push_back({eq + 1, n, password ? "password" : "secret"});
+  });
+}
+
+// GitLab personal access tokens ("glpat-" + 20 or more) and Slack incoming webhooks.
+void gitlabAndWebhooks(std::string_view text, std::vector<SecretMatch>& out) {
+  forEach(text, "glpat-", [&](std::size_t pos) {
+    if (pos > 0 && tokenChar(text[pos - 1])) return;
+    const std::size_t n = runLength(text, pos + 6, tokenChar);
+    if (n >= 20) out.push_back({pos, 6 + n, "gitlab-token"});
+  });
+  constexpr std::string_view kHook = "hooks.slack.com/services/";
+  forEach(text, kHook, [&](std::size_t pos) {
+    const std::size_t from = pos + kHook.size();
+    const std::size_t n = runLength(text, from, [](char c) { return isAlnum(c) || c == '/'; });
+    if (n >= 20) out.push_back({from, n, "slack-webhook"});
   });
 }
 
@@ -571,6 +656,9 @@ std::vector<SecretMatch> findSecrets(std::string_view text, std::string_view pat
   npmrcCredentials(text, all);
   commandLineCredentials(text, all);
   authorizationHeaders(text, all);
+  connectionStrings(text, all);
+  environmentPrefixes(text, all);
+  gitlabAndWebhooks(text, all);
   githubTokens(text, all);
   slackTokens(text, all);
   apiKeys(text, all);

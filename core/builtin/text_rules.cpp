@@ -28,6 +28,9 @@ SecretRule describe(const std::string& kind) {
   if (kind == "github-token") return {"a GitHub token", Severity::Blocker, RuleId::HardcodedToken};
   if (kind == "slack-token") return {"a Slack token", Severity::Blocker, RuleId::HardcodedToken};
   if (kind == "api-key") return {"an API key", Severity::Blocker, RuleId::HardcodedToken};
+  if (kind == "gitlab-token") return {"a GitLab token", Severity::Blocker, RuleId::HardcodedToken};
+  if (kind == "slack-webhook") return {"a Slack webhook URL", Severity::Blocker, RuleId::HardcodedToken};
+  if (kind == "bearer-token") return {"a bearer token", Severity::Major, RuleId::HardcodedToken};
   if (kind == "password") return {"a password", Severity::Major, RuleId::HardcodedPassword};
   return {"a secret", Severity::Major, RuleId::HardcodedPassword};
 }

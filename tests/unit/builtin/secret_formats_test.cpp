@@ -80,6 +80,35 @@ TEST(SecretFormats, CredentialsOnACommandLineAndInAnAuthorizationHeader) {
   EXPECT_EQ(found("fetch(url, {headers: {x: 'Bearer Zx81Kq0pLm29Vn47Rt63'}})"), V{"bearer-token=Zx81Kq0pLm29Vn47Rt63"});
 }
 
+TEST(SecretFormats, ConnectionStringsEnvironmentPrefixesAndMoreCommandLines) {
+  EXPECT_EQ(found("CONN = \"Server=db;Database=x;User Id=sa;Password=AdoNetPa55w0rd;\""), V{"password=AdoNetPa55w0rd"});
+  EXPECT_EQ(found("JDBC = \"jdbc:sqlserver://db;user=sa;password=Jdbc_Pa55word!\""), V{"password=Jdbc_Pa55word!"});
+  EXPECT_EQ(found("ODBC = \"Driver={ODBC Driver 18};Server=db;Uid=sa;Pwd=OdbcPa55w0rd;\""), V{"password=OdbcPa55w0rd"});
+  const std::string accountKey = "dGhpc2lzYXZlcnlsb25nYXp1cmVzdG9yYWdla2V5MTIzNDU2Nzg5MA==";
+  EXPECT_EQ(found("AZ = \"DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=" + accountKey + ";EndpointSuffix=x\""),
+            V{"secret=" + accountKey});
+  EXPECT_EQ(found("PGPASSWORD=PgEnvPa55w0rd psql -h db -U app prod"), V{"password=PgEnvPa55w0rd"});
+  EXPECT_EQ(found("  run: env DEPLOY_TOKEN=q8Zt4Rw9Lp2Xv7Nc ./deploy.sh"), V{"secret=q8Zt4Rw9Lp2Xv7Nc"});
+  EXPECT_EQ(found("docker login -u deploy -p Dock3rPassw0rd registry.example.com"), V{"password=Dock3rPassw0rd"});
+  EXPECT_EQ(found("redis-cli -a R3disCliPa55 ping"), V{"password=R3disCliPa55"});
+  EXPECT_EQ(found("aws configure set aws_secret_access_key wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEZ"),
+            V{"secret=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEZ"});
+  EXPECT_EQ(found("GL = \"glpat-AbCdEf1234567890xYzW\""), V{"gitlab-token=glpat-AbCdEf1234567890xYzW"});
+  EXPECT_EQ(found("HOOK = \"https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX\""),
+            V{"slack-webhook=T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX"});
+}
+
+TEST(SecretFormats, ConnectionStringsAndPrefixesWithoutASecretAreLeftAlone) {
+  for (const char* text : {
+           "conn = \"Server=db;Password={0};\"", "\"Server=db;Password=${DB_PASSWORD};\"", "Server=db;Integrated Security=true;",
+           "PGPASSWORD=$PGPASS psql", "PGPASSWORD= psql", "MY_TOKEN=short ./run", "docker login -u deploy --password-stdin",
+           "docker run -p 8080:80 image", "redis-cli -a \"$REDIS_PASSWORD\" ping", "aws configure set region eu-west-1",
+           "glpat-short", "see https://hooks.slack.com/services/ for the docs", "if (password == other) {}",
+       }) {
+    EXPECT_TRUE(findSecrets(text).empty()) << text << " -> " << (found(text).empty() ? "" : found(text)[0]);
+  }
+}
+
 TEST(SecretFormats, CommandLinesAndHeadersWithoutASecretAreLeftAlone) {
   for (const char* text : {
            "docker run -u 1000:1000 image", "docker run --user app:app image", "git commit -u", "ps -u root",

@@ -63,3 +63,22 @@ test('status bar summary and command names', () => {
   assert.deepEqual(Object.values(ServerCommands).sort(),
     ['revline.clearDiagnostics', 'revline.dismissFinding', 'revline.reviewFile', 'revline.reviewWorkspace']);
 });
+
+// Where the code and the API key go, and which program runs, are the user's to
+// say: a repository's own .vscode/settings.json cannot set them (scope
+// "machine": user or remote settings only), as a .revline.json cannot without
+// `revline trust`. In Restricted Mode no workspace value of revline's is read.
+test('routing settings are the user\'s, never a workspace\'s', async () => {
+  const { readFileSync } = await import('node:fs');
+  const manifest = JSON.parse(readFileSync(join(here, '../../editors/vscode/package.json'), 'utf8'));
+  const props = manifest.contributes.configuration.properties;
+  for (const key of ['revline.path', 'revline.provider', 'revline.model', 'revline.baseUrl', 'revline.apiKeyEnv',
+    'revline.extraSettings']) {
+    assert.equal(props[key].scope, 'machine', `${key} can be set by a workspace`);
+  }
+  const restricted = manifest.capabilities?.untrustedWorkspaces;
+  assert.equal(restricted?.supported, 'limited');
+  for (const key of ['revline.path', 'revline.baseUrl', 'revline.extraSettings']) {
+    assert.ok(restricted.restrictedConfigurations.includes(key), `${key} is read in Restricted Mode`);
+  }
+});

@@ -67,6 +67,18 @@ std::optional<std::string> defaultExclusion(const diff::FileDiff& file) {
     if (endsWith(name, suffix)) return "minified file (" + std::string(suffix) + ")";
   if (endsWith(name, ".js.map") || endsWith(name, ".css.map")) return "generated file (source map)";
   const bool script = endsWith(name, ".js") || endsWith(name, ".mjs") || endsWith(name, ".cjs") || endsWith(name, ".css");
+  // A file that was there before is generated or minified only if it was so
+  // before: a marker or a long line the change itself adds to a hand-written
+  // file would take the file, and what else the change does to it, out of the
+  // review (`# @generated` above a deleted authorization check).
+  const bool isNew = file.status == diff::FileStatus::Added;
+  bool longBefore = false, markedBefore = false;  // what the old side's lines in the diff show
+  for (const auto& h : file.hunks)
+    for (const auto& l : h.lines) {
+      if (l.kind == diff::LineKind::Added) continue;
+      longBefore = longBefore || l.text.size() > kMinifiedLineChars;
+      markedBefore = markedBefore || (l.oldLine <= kGeneratedHeaderLines && generatedMarker(l.text));
+    }
   for (const auto& h : file.hunks) {
     for (const auto& l : h.lines) {
       // git calls a file binary only for a NUL in its first 8,000 bytes: a PDF or
@@ -77,9 +89,9 @@ std::optional<std::string> defaultExclusion(const diff::FileDiff& file) {
                                                   : "line " + std::to_string(l.newLine)) +
                ", past where git looks)";
       if (l.kind == diff::LineKind::Removed) continue;
-      if (l.newLine <= kGeneratedHeaderLines && generatedMarker(l.text))
+      if ((isNew || markedBefore) && l.newLine <= kGeneratedHeaderLines && generatedMarker(l.text))
         return "generated file (line " + std::to_string(l.newLine) + " says it is generated)";
-      if (script && l.kind == diff::LineKind::Added && l.text.size() > kMinifiedLineChars)
+      if (script && l.kind == diff::LineKind::Added && l.text.size() > kMinifiedLineChars && (isNew || longBefore))
         return "minified file (a line of " + std::to_string(l.text.size()) + " characters)";
     }
   }

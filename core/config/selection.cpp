@@ -58,6 +58,20 @@ bool generatedMarker(std::string_view text) {
 
 }  // namespace
 
+std::optional<std::string> binaryContent(const diff::FileDiff& file) {
+  if (file.binary) return "binary content (a NUL byte in its first 8,000 bytes, so git shows no line of it)";
+  for (const auto& h : file.hunks)
+    for (const auto& l : h.lines)
+      // git calls a file binary only for a NUL in its first 8,000 bytes: a PDF or
+      // an .ai file may reach the diff as "text" and cost a model its budget.
+      if (l.text.find('\0') != std::string_view::npos)
+        return "binary content (a NUL byte on " +
+               (l.kind == diff::LineKind::Removed ? "removed line " + std::to_string(l.oldLine)
+                                                  : "line " + std::to_string(l.newLine)) +
+               ", past where git looks)";
+  return std::nullopt;
+}
+
 std::optional<std::string> defaultExclusion(const diff::FileDiff& file) {
   const std::string& path = file.path();
   const std::string_view name = baseName(path);
@@ -79,15 +93,9 @@ std::optional<std::string> defaultExclusion(const diff::FileDiff& file) {
       longBefore = longBefore || l.text.size() > kMinifiedLineChars;
       markedBefore = markedBefore || (l.oldLine <= kGeneratedHeaderLines && generatedMarker(l.text));
     }
+  if (auto binary = binaryContent(file); binary && !file.binary) return binary;
   for (const auto& h : file.hunks) {
     for (const auto& l : h.lines) {
-      // git calls a file binary only for a NUL in its first 8,000 bytes: a PDF or
-      // an .ai file may reach the diff as "text" and cost a model its budget.
-      if (l.text.find('\0') != std::string_view::npos)
-        return "binary content (a NUL byte on " +
-               (l.kind == diff::LineKind::Removed ? "removed line " + std::to_string(l.oldLine)
-                                                  : "line " + std::to_string(l.newLine)) +
-               ", past where git looks)";
       if (l.kind == diff::LineKind::Removed) continue;
       if ((isNew || markedBefore) && l.newLine <= kGeneratedHeaderLines && generatedMarker(l.text))
         return "generated file (line " + std::to_string(l.newLine) + " says it is generated)";
@@ -114,6 +122,23 @@ bool lfsPointer(const diff::FileDiff& file) {
   return false;
 }
 
+// A name that says the file is text: code, a script, settings, docs. Binary
+// content in one is no asset: one NUL byte in a comment makes git show a
+// script as "Binary files differ", and no line of its change reaches a review.
+bool namedAsText(std::string_view path) {
+  const std::string name = lower(baseName(path));
+  static constexpr std::array<std::string_view, 10> kNames = {"dockerfile", "makefile", "jenkinsfile", "rakefile",
+                                                              "gemfile", "vagrantfile", "procfile", "cmakelists.txt",
+                                                              ".env", "justfile"};
+  if (std::find(kNames.begin(), kNames.end(), name) != kNames.end()) return true;
+  static constexpr std::array<std::string_view, 48> kExtensions = {
+      ".sh", ".bash", ".zsh", ".fish", ".ps1", ".bat", ".cmd", ".py", ".rb", ".pl", ".php", ".lua",
+      ".js", ".mjs", ".cjs", ".ts", ".tsx", ".jsx", ".vue", ".java", ".kt", ".kts", ".scala", ".groovy",
+      ".go", ".rs", ".c", ".h", ".cc", ".cpp", ".hpp", ".cs", ".swift", ".m", ".sql", ".yml",
+      ".yaml", ".json", ".toml", ".ini", ".cfg", ".conf", ".xml", ".html", ".tf", ".gradle", ".properties", ".txt"};
+  return std::any_of(kExtensions.begin(), kExtensions.end(), [&](std::string_view e) { return endsWith(name, e); });
+}
+
 }  // namespace
 
 Selection selectFiles(diff::Diff diff, const Config& config) {
@@ -135,9 +160,16 @@ Selection selectFiles(diff::Diff diff, const Config& config) {
                                      [&](const std::string& glob) { return globMatches(glob, path); });
                g != config.exclude.end()) {
       reason = "excluded by the exclude setting (" + *g + ")";
-    } else if (!explicitlyIncluded) {
-      reason = defaultExclusion(f);
-      if (reason) *reason += "; list it in include to review it";
+    } else if (!explicitlyIncluded && (reason = defaultExclusion(f)) && !reason->starts_with("binary content")) {
+      *reason += "; list it in include to review it";  // a lock file, built or generated code
+    } else if (const auto binary = binaryContent(f); binary && namedAsText(path)) {
+      // Not by choice: what it changed was not seen, so the verdict cannot be APPROVE.
+      review::SkippedFile notSeen{path, *binary + " in a file its name says is text; not reviewed", review::changedLines(f)};
+      notSeen.overLimit = notSeen.notInDiff = true;
+      out.skipped.push_back(std::move(notSeen));
+      continue;
+    } else if (reason) {
+      *reason += "; list it in include to review it";  // binary content git took for text, in an asset
     }
     if (reason) {
       out.skipped.push_back({path, std::move(*reason), review::changedLines(f)});

@@ -18,6 +18,10 @@ struct Selection {
   std::vector<review::SkippedFile> skipped;      // the others, in diff order, with reasons
 };
 
+// Why `file`'s change cannot be read as text: git shows it as binary (a NUL in
+// its first 8,000 bytes), or a line it shows holds a NUL; nullopt otherwise.
+std::optional<std::string> binaryContent(const diff::FileDiff& file);
+
 // Why a file is left out by default ("lock file", "minified file", ...), or nullopt.
 // Judged from the path and the lines the diff shows (a "generated ... do not
 // edit" or "@generated" marker within the first 5 lines of the new file).

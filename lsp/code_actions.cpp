@@ -79,9 +79,16 @@ void Server::handleCodeAction(const json& params, ReplyOnce& reply) {
         a.kind = "quickfix";
         a.diagnostics = {diag};
         a.isPreferred = true;
+        // In a CRLF file a multi-line fix's breaks are "\r\n" too: a client applies the text as it is.
+        std::string replacement;
+        const bool crlf = finding.edit->replacement.find('\n') != std::string::npos && lineBreakOf(uri) == "\r\n";
+        for (const char c : finding.edit->replacement) {
+          if (crlf && c == '\n' && (replacement.empty() || replacement.back() != '\r')) replacement += '\r';
+          replacement += c;
+        }
         WorkspaceEdit edit;
         edit.documentChanges.push_back(TextDocumentEdit{
-            uri, version, {TextEdit{Range{{f.firstLine, 0}, {f.lastLine, lastLen}}, finding.edit->replacement}}});
+            uri, version, {TextEdit{Range{{f.firstLine, 0}, {f.lastLine, lastLen}}, std::move(replacement)}}});
         a.edit = std::move(edit);
         actions.push_back(a);
       }

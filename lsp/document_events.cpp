@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "core/support/repo_file.h"
 #include "lsp/paths.h"
 
 namespace revline::lsp {
@@ -132,6 +133,18 @@ std::vector<std::string> Server::currentLines(const std::string& uri) {
   if (auto lines = readRepositoryLines(it->second.root, it->second.path, &why)) return std::move(*lines);
   if (!why.empty()) logMessage(MessageType::Log, "revline: " + why);
   return {};
+}
+
+std::string Server::lineBreakOf(const std::string& uri) {
+  auto crlf = [](std::string_view text) {
+    const auto nl = text.find('\n');
+    return nl != std::string_view::npos && nl > 0 && text[nl - 1] == '\r';
+  };
+  if (const Document* doc = documents_.get(uri)) return crlf(doc->text()) ? "\r\n" : "\n";
+  const auto it = files_.find(uri);
+  if (it == files_.end()) return "\n";
+  const support::RepoFileRead read = support::readRepositoryFile(it->second.root, it->second.path);
+  return read && crlf(*read.content) ? "\r\n" : "\n";
 }
 
 std::optional<int> Server::versionOf(const std::string& uri) {

@@ -184,6 +184,9 @@ class Server : public MessageHandler {
   std::string uriFor(const std::filesystem::path& absolutePath);
   std::vector<std::string> currentLines(const std::string& uri);
   std::optional<int> versionOf(const std::string& uri);
+  // The line break of the document's text ("\r\n" in a CRLF file), which a
+  // multi-line fix's new text is written with.
+  std::string lineBreakOf(const std::string& uri);
   // The diagnostics of `uri` now (dismissed findings left out).
   std::vector<Diagnostic> diagnosticsFor(const std::string& uri);
   // Pushes them, or (pull clients) asks the client to pull when they changed.

@@ -6,18 +6,40 @@
 
 namespace revline::builtin {
 
+namespace {
+
+// Tokens take some 150 bytes of memory a byte of text: lexing is bounded, so a
+// change of one 32 MB line, or of a 100 MB file, cannot take gigabytes. A line
+// longer than this is no code a person wrote (minified output is excluded by
+// default); it and what is past the file's budget are left to the text rules
+// (secrets, merge markers), which read the raw text.
+constexpr std::size_t kMaxLexedLine = 16 * 1024;
+constexpr std::size_t kMaxLexedPerFile = 8 * 1024 * 1024;
+
+struct LexBudget {
+  std::size_t left = kMaxLexedPerFile;
+  std::vector<Token> lex(std::string_view line, Language lang, LexState& state) {
+    if (line.size() > kMaxLexedLine || line.size() > left) return {};
+    left -= line.size();
+    return lexLine(line, lang, state);
+  }
+};
+
+}  // namespace
+
 ScanFile scanFile(const diff::FileDiff& file, std::optional<std::string> fullText) {
   ScanFile out;
+  LexBudget whole, shown;  // the file's text (read for context), the diff's lines
   out.path = file.path();
   out.lang = languageOf(out.path);
-  if (fullText) {
+  if (fullText && fullText->size() <= kMaxLexedPerFile) {  // larger: its hunks are lexed alone
     out.fullText = std::make_shared<const std::string>(std::move(*fullText));
     const std::string_view text = *out.fullText;
     LexState state;
     for (std::size_t start = 0; start < text.size();) {
       const std::size_t end = std::min(text.find('\n', start), text.size());
       out.lineStarts.push_back(start);
-      out.fullTokens.push_back(lexLine(text.substr(start, end - start), out.lang, state));
+      out.fullTokens.push_back(whole.lex(text.substr(start, end - start), out.lang, state));
       start = end + 1;
     }
   }
@@ -35,7 +57,7 @@ ScanFile scanFile(const diff::FileDiff& file, std::optional<std::string> fullTex
         state = LexState{};
         continue;
       }
-      h.lines.push_back({&line, lexLine(line.text, out.lang, state)});
+      h.lines.push_back({&line, shown.lex(line.text, out.lang, state)});
     }
     if (!h.lines.empty()) {
       if (!out.shownHunks.empty() && out.hunks[out.shownHunks.back()].lines.back().number() >= h.lines.front().number())

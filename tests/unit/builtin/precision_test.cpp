@@ -9,6 +9,7 @@
 
 #include "core/builtin/language.h"
 #include "core/builtin/rule_catalog.h"
+#include "core/builtin/scan.h"
 #include "tests/unit/builtin/review_fixture.h"
 
 namespace revline::builtin::testing {
@@ -302,6 +303,27 @@ TEST(Precision, SecretsThatAreNotSecrets) {
   // Example settings in prose, and a literal that starts a built value.
   EXPECT_TRUE(reviewWithSource("docs/guide.md", "", "connection: { password: 'mypass' }\n").empty());
   EXPECT_TRUE(java("    String encodedPassword = \"SCRAM-SHA-256$\" + iterations;\n").empty());
+}
+
+// Lexing is bounded (tokens take some 150 bytes a byte of text): a line of 16
+// KiB or more is left to the text rules, so one 8 MB line of "(" took 1.2 GB
+// and 32 MB ran out of memory. The lines around it are read as ever, and the
+// text rules still see it (a secret on it is found).
+TEST(Precision, AGiantLineIsLeftToTheTextRules) {
+  const std::string giant = "x = " + std::string(64 * 1024, '(') + "\n";
+  const diff::Diff d = diffOf("app.py", "import os\n", "import os\n" + giant + "os.system(cmd)\n");
+  const ScanFile scanned = scanFile(d.files.at(0), std::nullopt);
+  ASSERT_EQ(scanned.hunks.size(), 1u);
+  std::vector<std::size_t> tokens;
+  for (const auto& l : scanned.hunks[0].lines) tokens.push_back(l.tokens.size());
+  ASSERT_EQ(tokens.size(), 3u);
+  EXPECT_GT(tokens[0], 0u);
+  EXPECT_EQ(tokens[1], 0u) << "the giant line";
+  EXPECT_GT(tokens[2], 0u);
+  const auto findings = review("app.py", "import os\n", "import os\nkey = 'AKIAQ3EGRMTX2WJ7KZ5N' + '" +
+                                                            std::string(20 * 1024, 'a') + "'\n");
+  ASSERT_EQ(findings.size(), 1u);
+  EXPECT_NE(findings[0].title.find("AWS"), std::string::npos) << findings[0].title;
 }
 
 // ---- 6. Lex the new file, not the hunk ---------------------------------------

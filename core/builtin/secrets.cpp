@@ -253,7 +253,9 @@ void commandLineCredentials(std::string_view text, std::vector<SecretMatch>& out
       const std::string before = lineBefore(text, pos);
       const bool http = before.find("curl") != std::string::npos || before.find("wget") != std::string::npos ||
                         before.find("http") != std::string::npos;
-      if (!http && !plausibleSecret(password, true)) return;
+      // Elsewhere a user:group ("www-data:www-data", "app:staff") is far likelier: only one with a digit.
+      const bool digit = std::any_of(password.begin(), password.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+      if (!http && (!plausibleSecret(password, true) || !digit || password == pair.substr(0, colon))) return;
       if (looksLikePlaceholder(password) ||
           std::all_of(password.begin(), password.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) return;
       out.push_back({v.from + colon + 1, password.size(), "password"});
@@ -270,7 +272,10 @@ void commandLineCredentials(std::string_view text, std::vector<SecretMatch>& out
   }
   // "-p V" after sshpass and a registry login, "-a V" after redis-cli, "-pV" after mysql.
   auto shortFlag = [&](std::string_view flag, std::size_t pos) {
-    const std::string before = lineBefore(text, pos);
+    // The command the flag is in: "docker login ... && docker run -p 5432:5432" is two.
+    std::string before = lineBefore(text, pos);
+    for (std::string_view sep : {"&&", "||", ";", "|"})
+      if (const auto cut = before.rfind(sep); cut != std::string::npos) before.erase(0, cut + sep.size());
     auto has = [&](std::string_view w) { return before.find(w) != std::string::npos; };
     const bool spaced = flag == " -a" ? has("redis-cli") : has("sshpass") || (has(" login") && (has("docker") || has("podman") || has("helm") || has("buildah") || has("skopeo") || has("nerdctl")));
     const bool attached = flag == " -p" && (has("mysql") || has("mariadb"));
@@ -318,8 +323,17 @@ void connectionStrings(std::string_view text, std::vector<SecretMatch>& out) {
         return c != ';' && c != '"' && c != '\'' && c != '&' && !std::isspace(static_cast<unsigned char>(c));
       });
       const bool endsField = from + n < text.size() && text[from + n] == ';';
-      // After a ';' it is a field of one; elsewhere only when a ';' ends it (else: an assignment, seen apart).
-      if (!(before == ';' || ((before == '"' || before == '\'' || isSpace(before)) && endsField))) return;
+      // After a ';' that ends another field ("user=sa;password=..."), or with a ';' after it: a field of a
+      // connection string. Not "cd /src;PWD=/src/build make" (a command, then the shell's PWD).
+      bool fieldBefore = false;
+      if (before == ';') {
+        const std::size_t lineStart = l.rfind('\n', pos - 1);
+        const std::size_t lineFrom = lineStart == std::string_view::npos ? 0 : lineStart + 1;
+        const std::string_view previous = l.substr(lineFrom, pos - 1 - lineFrom);
+        const std::size_t field = previous.rfind(';');
+        fieldBefore = previous.substr(field == std::string_view::npos ? 0 : field + 1).find('=') != std::string_view::npos;
+      }
+      if (!(fieldBefore || ((before == ';' || before == '"' || before == '\'' || isSpace(before)) && endsField))) return;
       const std::string_view value = text.substr(from, n);
       if (value.empty() || value.front() == '{' || looksLikePlaceholder(value)) return;
       out.push_back({from, n, key.starts_with("p") ? "password" : "secret"});
@@ -337,8 +351,9 @@ void environmentPrefixes(std::string_view text, std::vector<SecretMatch>& out) {
     if (start == eq || (start > 0 && !isSpace(text[start - 1]) && text[start - 1] != '\n' && text[start - 1] != ';' &&
                         text[start - 1] != '&' && text[start - 1] != '|' && text[start - 1] != '(')) return;
     const std::string_view name = text.substr(start, eq - start);
+    // "PWD" and "OLDPWD" are the shell's directories; "MYSQL_PWD" is a password.
     const bool password = name.find("PASSWORD") != std::string_view::npos || name.find("PASSWD") != std::string_view::npos ||
-                          name.ends_with("PWD");
+                          (name.ends_with("_PWD") && name != "OLD_PWD");
     const bool secret = name.find("SECRET") != std::string_view::npos || name.ends_with("TOKEN") || name.ends_with("_KEY");
     if (!password && !secret) return;
     const std::size_t n = runLength(text, eq + 1, valueChar);
@@ -371,29 +386,52 @@ void gitlabAndWebhooks(std::string_view text, std::vector<SecretMatch>& out) {
 
 bool credentialChar(char c) { return isAlnum(c) || std::string_view("-._~+/=").find(c) != std::string_view::npos; }
 
-// "Authorization: Bearer V" / "Basic V" / "token V", in a header line, a curl
-// -H or a headers map; and a long random "Bearer V" anywhere.
+// "Authorization: Bearer V" / "Basic V" / "token V" as a header is written (a
+// header line, a curl -H, a headers map: the name, a quote, ':' or '=', the
+// scheme), and a long random "Bearer V" anywhere. Prose about authorization
+// ("Authorization token validation failed") is no header.
 void authorizationHeaders(std::string_view text, std::vector<SecretMatch>& out) {
   if (text.find_first_of("bB") == std::string_view::npos && text.find_first_of("aA") == std::string_view::npos) return;
   std::string lowered(text.size(), '\0');
   std::transform(text.begin(), text.end(), lowered.begin(), lower);
   const std::string_view l = lowered;
-  for (std::string_view scheme : {"bearer ", "basic ", "token "}) {
-    forEach(l, scheme, [&](std::size_t pos) {
-      if (pos > 0 && isAlnum(text[pos - 1])) return;
-      std::size_t k = pos + scheme.size();
-      while (k < text.size() && isSpace(text[k])) ++k;
+  // The header's value, just after `pos` (a header name's end): quotes, ':' or '=', spaces.
+  auto headerValue = [&](std::size_t pos) {
+    std::size_t k = pos;
+    if (k < l.size() && (l[k] == '"' || l[k] == '\'')) ++k;
+    while (k < l.size() && isSpace(l[k])) ++k;
+    if (k >= l.size() || (l[k] != ':' && l[k] != '=')) return std::string_view::npos;
+    ++k;
+    while (k < l.size() && (isSpace(l[k]) || l[k] == '"' || l[k] == '\'' || l[k] == '>')) ++k;
+    return k;
+  };
+  forEach(l, "authorization", [&](std::size_t pos) {
+    const std::size_t at = headerValue(pos + 13);
+    if (at == std::string_view::npos) return;
+    for (std::string_view scheme : {"bearer", "basic", "token"}) {
+      if (l.compare(at, scheme.size(), scheme) != 0) continue;
+      std::size_t k = at + scheme.size();
+      if (k >= l.size() || !isSpace(l[k])) return;
+      while (k < l.size() && isSpace(l[k])) ++k;
       const std::size_t n = runLength(text, k, credentialChar);
-      if (n < 8) return;
       const std::string_view value = text.substr(k, n);
-      const auto lineStart = l.rfind('\n', pos);
-      const std::size_t from = lineStart == std::string_view::npos ? 0 : lineStart + 1;
-      const auto header = l.substr(from, pos - from).rfind("authorization");
-      const bool inHeader = header != std::string_view::npos && pos - (from + header) <= 32;
-      if (inHeader ? looksLikePlaceholder(value) : (scheme != "bearer " || !highEntropy(value))) return;
-      out.push_back({k, n, "bearer-token"});
-    });
-  }
+      // A name in capitals ("ACCESS_TOKEN") is a placeholder, not a credential.
+      const bool named = std::all_of(value.begin(), value.end(), [](char c) {
+        return std::isupper(static_cast<unsigned char>(c)) || c == '_' || c == '-';
+      });
+      // A credential is random: digits, or both cases ("required." in prose is neither).
+      auto any = [&](int (*test)(int)) { return std::any_of(value.begin(), value.end(), [&](char c) { return test(static_cast<unsigned char>(c)) != 0; }); };
+      const bool random = any(::isdigit) || (any(::isupper) && any(::islower));
+      if (n >= 8 && random && !named && !looksLikePlaceholder(value)) out.push_back({k, n, "bearer-token"});
+      return;
+    }
+  });
+  forEach(l, "bearer ", [&](std::size_t pos) {
+    if (pos > 0 && isAlnum(text[pos - 1])) return;
+    const std::size_t k = pos + 7;
+    const std::size_t n = runLength(text, k, credentialChar);
+    if (n >= 20 && highEntropy(text.substr(k, n))) out.push_back({k, n, "bearer-token"});
+  });
 }
 
 // ---- key bodies without their BEGIN line ------------------------------------
@@ -518,7 +556,7 @@ bool describesSecret(std::string_view name) {
 
 bool looksLikePlaceholder(std::string_view v) {
   if (v.size() < 4) return true;
-  if (v.starts_with("${") || v.starts_with("{{") || v.starts_with("%(") || v.starts_with("$(") || v.starts_with("<") ||
+  if (v.starts_with("${") || v.starts_with("{") || v.starts_with("%(") || v.starts_with("$(") || v.starts_with("<") ||
       v.starts_with("$") || v.starts_with("%") || v.starts_with("ENC(")) return true;
   if (std::all_of(v.begin(), v.end(), [&](char c) { return c == v.front(); })) return true;  // "****", "xxxx"
   std::string l;

@@ -131,6 +131,9 @@ bool namedAsText(std::string_view path) {
                                                               "gemfile", "vagrantfile", "procfile", "cmakelists.txt",
                                                               ".env", "justfile"};
   if (std::find(kNames.begin(), kNames.end(), name) != kNames.end()) return true;
+  // No extension: a script (bin/deploy) far more often than an asset; a committed
+  // executable is no change a reviewer can read either.
+  if (name.find('.') == std::string::npos) return true;
   static constexpr std::array<std::string_view, 48> kExtensions = {
       ".sh", ".bash", ".zsh", ".fish", ".ps1", ".bat", ".cmd", ".py", ".rb", ".pl", ".php", ".lua",
       ".js", ".mjs", ".cjs", ".ts", ".tsx", ".jsx", ".vue", ".java", ".kt", ".kts", ".scala", ".groovy",

@@ -129,10 +129,10 @@ std::string withoutCredentials(const std::string& url) {
   std::string shown = url;
   const auto sep = shown.find("://");
   const std::size_t from = sep == std::string::npos ? 0 : sep + 3;
-  const auto end = shown.find_first_of("/?#", from);
-  const auto at = shown.rfind('@', end == std::string::npos ? std::string::npos : end);
-  if (at != std::string::npos && at >= from) shown.replace(from, at - from, "***");
-  if (const auto query = shown.find('?'); query != std::string::npos) shown.replace(query + 1, std::string::npos, "...");
+  // Up to the last '@': a password typed with a '/' or '#' in it (unencoded) still ends there.
+  if (const auto at = shown.rfind('@'); at != std::string::npos && at >= from) shown.replace(from, at - from, "***");
+  if (const auto rest = shown.find_first_of("?#", from); rest != std::string::npos)
+    shown.replace(rest + 1, std::string::npos, "...");
   return shown;
 }
 

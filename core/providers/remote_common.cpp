@@ -178,7 +178,13 @@ void throwHttpError(const Endpoint& endpoint, const std::string& path, const Htt
                     const std::string& hint404) {
   const std::string url = endpoint.base.str() + path;
   const int status = res.status;
-  const std::string message = cut(providerErrorMessage(res.body), 500);
+  // The key a gateway quotes is replaced before the message is cut: cut first, a
+  // key across the cut would keep its first part (RemoteProvider replaces the rest).
+  std::string quoted = providerErrorMessage(res.body);
+  if (endpoint.apiKey.size() >= 4)
+    for (std::size_t at; (at = quoted.find(endpoint.apiKey)) != std::string::npos;)
+      quoted.replace(at, endpoint.apiKey.size(), "[REDACTED:api-key]");
+  const std::string message = cut(quoted, 500);
   const std::string code = providerErrorCode(res.body);
   const std::string p = endpoint.provider;
   const std::string retried =
@@ -241,8 +247,7 @@ void throwHttpError(const Endpoint& endpoint, const std::string& path, const Htt
 }
 
 json toolArguments(const std::string& text) {
-  constexpr std::size_t kMaxArgumentNesting = 32;  // a tool takes strings, numbers and a list or two
-  if (jsonNesting(text) > kMaxArgumentNesting) return json(text);
+  if (jsonNesting(text) > review::kMaxToolArgumentNesting) return json(text);
   json parsed = json::parse(text.empty() ? "{}" : text, nullptr, false);
   return parsed.is_discarded() ? json(text) : std::move(parsed);
 }

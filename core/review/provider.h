@@ -25,6 +25,10 @@ struct ToolCall {
   std::string name;
   json arguments;    // as the model sent them; validated by the tool executor
 };
+// No tool takes more than an object of strings, numbers and a list or two:
+// arguments nested deeper stay text and are refused (jsonNesting), since a
+// value 100,000 levels deep overflows the stack when copied or printed.
+inline constexpr std::size_t kMaxToolArgumentNesting = 32;
 
 struct ToolResult {
   std::string callId;

@@ -45,6 +45,11 @@ json argumentsObject(const json& arguments, std::string& error) {
   if (arguments.is_string()) {
     const std::string& s = arguments.get_ref<const std::string&>();
     if (s.find_first_not_of(" \t\r\n") == std::string::npos) return json::object();
+    if (const std::size_t depth = jsonNesting(s); depth > review::kMaxToolArgumentNesting) {
+      error = "the arguments nest JSON " + std::to_string(depth) + " levels deep; a tool's arguments are an object of "
+              "strings, numbers and lists";
+      return json::object();
+    }
     json parsed = json::parse(s, nullptr, false);
     if (!parsed.is_discarded() && parsed.is_object()) return parsed;
     error = "the arguments are not a valid JSON object: " + describe(arguments);

@@ -104,6 +104,14 @@ TEST(SecretFormats, ConnectionStringsAndPrefixesWithoutASecretAreLeftAlone) {
            "PGPASSWORD=$PGPASS psql", "PGPASSWORD= psql", "MY_TOKEN=short ./run", "docker login -u deploy --password-stdin",
            "docker run -p 8080:80 image", "redis-cli -a \"$REDIS_PASSWORD\" ping", "aws configure set region eu-west-1",
            "glpat-short", "see https://hooks.slack.com/services/ for the docs", "if (password == other) {}",
+           // Found in ordinary code by a re-test of the first version of these detectors:
+           "log.warning(\"Invalid authorization token provided\")", "raise ValueError(\"Authorization token validation failed\")",
+           "// The authorization header uses basic authentication for legacy clients",
+           "\"\"\"Authorization: token required. Pass it with --token.\"\"\"",
+           "Pass `--token` as `Authorization: Bearer ACCESS_TOKEN`.", "cmd = f\"--token={self.token}\"",
+           "args = [f\"--password={password}\"]", "chpst -u www-data:www-data /usr/bin/app",
+           "docker exec -u www-data:www-data app php artisan migrate",
+           "docker login -u \"$U\" -p \"$P\" reg && docker run -d -p 5432:5432 postgres", "cd /src;PWD=/src/build make",
        }) {
     EXPECT_TRUE(findSecrets(text).empty()) << text << " -> " << (found(text).empty() ? "" : found(text)[0]);
   }

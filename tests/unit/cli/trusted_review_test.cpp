@@ -477,6 +477,13 @@ TEST(TrustedReview, BinaryContentInAFileNamedAsTextIsNotReviewed) {
   for (const auto& s : report["coverage"]["filesSkipped"])
     listed = listed || (s["path"] == "deploy.sh" && s["reason"].get<std::string>().find("not reviewed") != std::string::npos);
   EXPECT_TRUE(listed) << report["coverage"].dump();
+  // A script without an extension, the same.
+  repo.git("checkout -q -- deploy.sh");
+  repo.write("scripts/deploy", "#!/bin/sh\necho deploy\n");
+  repo.commitAll("script");
+  repo.write("scripts/deploy", std::string(script, sizeof script - 1));
+  r = testing::runRevline("review --format json", repo.root());
+  EXPECT_EQ(json::parse(r.out)["verdict"], "COMMENT") << r.out;
 }
 
 }  // namespace

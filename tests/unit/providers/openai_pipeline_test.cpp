@@ -101,6 +101,23 @@ TEST(OpenAiPipeline, ContractViolationThenCorrectedAnswer) {
             std::string::npos);
 }
 
+// A reply that counts only one side (a server without prompt_tokens, as an
+// Ollama reply without prompt_eval_count) is a request whose tokens are not all
+// known: said, not summed as if exact. Before, only both missing was.
+TEST(OpenAiPipeline, AReplyCountingOnlyOneSideIsUnreported) {
+  Fixture f;
+  FakeServer server;
+  json reply = json::parse(completion(report()));
+  reply["usage"] = {{"completion_tokens", 40}};
+  server.enqueue(Reply::ok(reply.dump()));
+  SleepRecorder sleeps;
+  OpenAiProvider provider(settingsFor(server.url("/v1"), sleeps));
+  const auto outcome = review::runReview(f.diff, provider, {}, nullptr, CancelToken());
+  EXPECT_EQ(outcome.usage.outputTokens, 40);
+  EXPECT_EQ(outcome.usage.requests, 1);
+  EXPECT_EQ(outcome.usage.unreportedRequests, 1);
+}
+
 TEST(OpenAiPipeline, TruncatedAnswerAsksForFewerFindings) {
   Fixture f;
   FakeServer server;

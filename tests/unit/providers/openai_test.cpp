@@ -199,6 +199,8 @@ TEST(OpenAi, AQuotedKeyIsNeverRepeatedAndDeepArgumentsAreText) {
   const std::string key = "sk-live-0123456789abcdefghij";
   server.enqueue(Reply{401, R"({"error":{"message":"Authentication Error, Invalid proxy server token passed. Received API Key = )" + key +
                                 R"(, Key Hash = 4b2f"}})", {}, {}});
+  // The same key across the point where the message is cut (500 characters): no part of it either.
+  server.enqueue(Reply{401, R"({"error":{"message":")" + std::string(470, 'x') + " Received API Key = " + key + R"("}})", {}, {}});
   const std::string deep = std::string(100000, '[') + std::string(100000, ']');
   server.enqueue(Reply::ok(json{{"choices", json::array({json{{"message", json{{"role", "assistant"}, {"content", nullptr},
       {"tool_calls", json::array({json{{"id", "c1"}, {"type", "function"},
@@ -212,6 +214,8 @@ TEST(OpenAi, AQuotedKeyIsNeverRepeatedAndDeepArgumentsAreText) {
   EXPECT_EQ(kindOf([&] { provider.complete(testing::sampleRequest(), CancelToken()); }, &msg), Kind::Auth);
   EXPECT_EQ(msg.find(key), std::string::npos) << msg;
   EXPECT_NE(msg.find("Received API Key = [REDACTED:api-key]"), std::string::npos) << msg;
+  EXPECT_EQ(kindOf([&] { provider.complete(testing::sampleRequest(), CancelToken()); }, &msg), Kind::Auth);
+  EXPECT_EQ(msg.find(key.substr(0, 10)), std::string::npos) << msg;
   const auto answer = provider.complete(testing::sampleRequest(), CancelToken());
   ASSERT_EQ(answer.toolCalls.size(), 1u);
   EXPECT_TRUE(answer.toolCalls[0].arguments.is_string());

@@ -490,6 +490,11 @@ TEST(Transport, ProxyAndBaseUrlErrorsRepeatNoCredentials) {
   EXPECT_EQ(tls.find("pr0xyPass"), std::string::npos) << tls;
   const std::string port = refused("http://bob:pr0xyPass@127.0.0.1:notaport");
   EXPECT_EQ(port.find("pr0xyPass"), std::string::npos) << port;
+  for (const std::string typed : {"http://bob:Pa/ssW0rdXYZ@127.0.0.1:notaport", "socks5://bob:Pa#ssW0rdXYZ@127.0.0.1:1"}) {
+    const std::string said = refused(typed);  // a password with an unencoded '/' or '#'
+    EXPECT_EQ(said.find("ssW0rdXYZ"), std::string::npos) << said;
+  }
+  EXPECT_EQ(withoutCredentials("https://x.example/v1#token=T0k3nT0k3n"), "https://x.example/v1#...");
   for (const std::string base : {"https://bob:Sup3rPassw0rd@llm.corp.example/v1", "https://x.example/v1?api-key=K3yK3yK3y K"}) {
     try {
       BaseUrl::parse(base);

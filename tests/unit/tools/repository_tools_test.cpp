@@ -109,6 +109,11 @@ TEST_F(ToolsTest, BadArgumentsBecomeToolErrors) {
   EXPECT_NE(notJson.content.find("not a valid JSON object"), std::string::npos);
   auto array = call("glob", json::array({"*.java"}));
   EXPECT_FALSE(array.ok);
+  // Arguments 100,000 levels deep (a hostile model's): refused, not parsed and
+  // printed into the error, which overflowed the stack (exit 139).
+  auto deep = call("read_file", json("{\"path\":" + std::string(100000, '[') + std::string(100000, ']') + "}"));
+  EXPECT_FALSE(deep.ok);
+  EXPECT_NE(deep.content.find("the arguments nest JSON 100001 levels deep"), std::string::npos) << deep.content;
   auto backwards = call("read_file", {{"path", "README.md"}, {"start_line", 2}, {"end_line", 1}});
   EXPECT_FALSE(backwards.ok);
   EXPECT_NE(backwards.content.find("end_line (1) is before start_line (2)"), std::string::npos);

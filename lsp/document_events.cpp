@@ -25,7 +25,7 @@ void Server::handleDidOpen(const json& params) {
     } catch (const DecodeError&) {
       return;
     }
-    uriByPath_[file.string()] = p.textDocument.uri;
+    adoptClientUri(file, p.textDocument.uri);
     auto r = repositoryOf(file);
     if (!r) return;
     root = *r;
@@ -100,7 +100,7 @@ void Server::handleDidSave(const json& params) {
     editsSinceSave_[p.textDocument.uri].clear();
     editedUnseen_.erase(p.textDocument.uri);  // saved: the file on disk is the client's text again
     file = canonicalPath(pathFromUri(p.textDocument.uri));
-    uriByPath_[file.string()] = p.textDocument.uri;
+    adoptClientUri(file, p.textDocument.uri);
     auto r = repositoryOf(file);
     if (!r) {
       logMessage(MessageType::Log, file.string() + " is not in a git repository; not reviewed");
@@ -133,6 +133,20 @@ std::vector<std::string> Server::currentLines(const std::string& uri) {
   if (auto lines = readRepositoryLines(it->second.root, it->second.path, &why)) return std::move(*lines);
   if (!why.empty()) logMessage(MessageType::Log, "revline: " + why);
   return {};
+}
+
+void Server::adoptClientUri(const fs::path& file, const std::string& uri) {
+  const std::string before = uriFor(file);
+  uriByPath_[file.string()] = uri;
+  if (before == uri) return;
+  // Spelt otherwise ("%28" for "(", "%C3%A9" for "%c3%a9"): the same file. A client
+  // that keys diagnostics by the string would keep the other copy for good.
+  const auto it = files_.find(before);
+  if (it == files_.end()) return;
+  if (!files_.count(uri)) files_[uri] = std::move(it->second);
+  files_.erase(it);
+  pushedToPullClient_.erase(before);
+  transport_.notify("textDocument/publishDiagnostics", PublishDiagnosticsParams{before, std::nullopt, {}});
 }
 
 std::string Server::lineBreakOf(const std::string& uri) {

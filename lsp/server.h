@@ -187,6 +187,10 @@ class Server : public MessageHandler {
   // The line break of the document's text ("\r\n" in a CRLF file), which a
   // multi-line fix's new text is written with.
   std::string lineBreakOf(const std::string& uri);
+  // Takes the client's spelling of `file`'s URI (didOpen, didSave) as the one its
+  // findings are kept and published under; a copy published under another
+  // spelling (a workspace review's, before the file was open) is cleared.
+  void adoptClientUri(const std::filesystem::path& file, const std::string& uri);
   // The diagnostics of `uri` now (dismissed findings left out).
   std::vector<Diagnostic> diagnosticsFor(const std::string& uri);
   // Pushes them, or (pull clients) asks the client to pull when they changed.

@@ -219,11 +219,21 @@ void throwHttpError(const Endpoint& endpoint, const std::string& path, const Htt
     // "... is 128000 tokens." followed by "; the request was ...": the provider's full stop goes.
     const std::string said = overWindow && message.size() > 1 && message.back() == '.' ? message.substr(0, message.size() - 1)
                                                                                         : message;
+    // A server or model without tool calling (vLLM without --enable-auto-tool-choice, an Ollama
+    // model "does not support tools"): the review runs without repository tools.
+    std::string lowered = message;
+    std::transform(lowered.begin(), lowered.end(), lowered.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    const bool noTools = !overWindow && lowered.find("tool") != std::string::npos &&
+                         (lowered.find("support") != std::string::npos || lowered.find("enable") != std::string::npos ||
+                          lowered.find("not allowed") != std::string::npos);
     throw ProviderError(Kind::BadRequest, p + " rejected the request (" + http + " from " + url + "): " + said +
                                               (overWindow
                                                    ? "; the request was more than the model's context window holds: set "
                                                      "max_input_tokens (or --max-input-tokens N) below that window, and "
                                                      "revline splits the change into requests that fit"
+                                               : noTools
+                                                   ? "; the server or model does not take tool calls: set max_tool_calls "
+                                                     "to 0 (or --max-tool-calls 0) to review without repository tools"
                                                    : ""));
   }
   if (status >= 500 || status == 408 || status == 409) {
@@ -268,6 +278,17 @@ json parseJsonBody(const Endpoint& endpoint, const std::string& path, const Http
                                             " nests JSON " + std::to_string(depth) + " levels deep; revline reads at most " +
                                             std::to_string(kMaxReplyNesting) + ", and no model reply is near that");
   json j = json::parse(res.body, nullptr, false);
+  // A server that streams though `stream: false` was sent (server-sent events, or Ollama's lines of JSON).
+  const std::size_t first = res.body.find_first_not_of(" \t\r\n");
+  const bool streamed = first != std::string::npos && (res.body.compare(first, 5, "data:") == 0 ||
+                                                       res.body.compare(first, 6, "event:") == 0 ||
+                                                       (j.is_discarded() && res.body[first] == '{' &&
+                                                        res.body.find("}\n{", first) != std::string::npos));
+  if (streamed)
+    throw ProviderError(Kind::Protocol, endpoint.provider + ": the reply from " + endpoint.base.str() + path +
+                                            " was streamed (" + cut(res.body, 120) + ") though revline asked for one "
+                                            "JSON reply (\"stream\": false); a server or proxy that always streams is "
+                                            "not supported: turn streaming off there, or point base_url past it");
   if (j.is_discarded() || !j.is_object()) {
     throw ProviderError(Kind::Protocol, endpoint.provider + ": the reply from " + endpoint.base.str() + path +
                                             " is not a JSON object (" + cut(res.body, 200) +

@@ -397,6 +397,36 @@ TEST_F(Fixture, EditorSettingsBrokenFromTheStartReviewNothingAndSayWhy) {
   EXPECT_EQ(c.stop(), 0);
 }
 
+// Review Workspace publishes a file not yet open under the server's spelling of
+// its URI ("%28" for "("); the client opens it under its own ("(" as is, as
+// Emacs and Neovim do). The findings move to the client's spelling and the
+// other copy is cleared: a client keying diagnostics by the string kept it
+// after the file's own findings were fixed.
+TEST_F(Fixture, AFileOpenedUnderAnotherSpellingOfItsUriKeepsOneCopy) {
+  Script s;
+  s.file = "dir (copy)/b.txt";
+  repo.write(s.file, "x\n");
+  repo.commitAll("b");
+  repo.write(s.file, "x changed\n");
+  LspClient c(scripted(s, /*sync=*/true));
+  c.initialize(rootUri());
+  c.reply(c.request("workspace/executeCommand", {{"command", "revline.reviewWorkspace"}, {"arguments", json::array()}}));
+  const std::string dir = std::filesystem::canonical(repo.root()).string();
+  const std::string server = uriFromPath(dir + "/" + s.file), client = uriFromPath(dir) + "/dir%20(copy)/b.txt";
+  ASSERT_NE(server, client);
+  auto publishedFor = [&](const std::string& target) {
+    return c.waitFor([&](const json& m) { return m.value("method", "") == "textDocument/publishDiagnostics" &&
+                                                 m["params"]["uri"] == target; },
+                     "diagnostics for " + target)["params"]["diagnostics"];
+  };
+  EXPECT_EQ(publishedFor(server).size(), 1u);
+  c.notify("textDocument/didOpen", {{"textDocument", {{"uri", client}, {"languageId", "text"}, {"version", 1},
+                                                      {"text", "x changed\n"}}}});
+  EXPECT_EQ(publishedFor(server).size(), 0u) << "the copy under the server's spelling is cleared";
+  EXPECT_EQ(publishedFor(client).size(), 1u);
+  EXPECT_EQ(c.stop(), 0);
+}
+
 // A config file broken from the start: nothing is reviewed (as `revline review`
 // refuses to run), and the save says why, as settings that cannot work.
 TEST_F(Fixture, AConfigFileBrokenFromTheStartReviewsNothingAndSaysWhy) {

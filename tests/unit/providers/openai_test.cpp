@@ -222,6 +222,23 @@ TEST(OpenAi, AQuotedKeyIsNeverRepeatedAndDeepArgumentsAreText) {
   EXPECT_EQ(jsonNesting(answer.toolCalls[0].arguments.get<std::string>()), 100001u);
 }
 
+// Servers that answer otherwise than asked name the fix: one without tool
+// calling (vLLM's words) points at max_tool_calls 0; one that streams though
+// "stream": false was sent says so, not "is the base URL right?".
+TEST(OpenAi, AServerWithoutToolsOrThatStreamsSaysWhatToChange) {
+  FakeServer server;
+  server.enqueue(Reply{400, R"({"object":"error","message":"\"auto\" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set","type":"BadRequestError","code":400})", {}, {}});
+  server.enqueue(Reply::ok("data: {\"choices\":[{\"delta\":{\"content\":\"{\"}}]}\n\ndata: [DONE]\n\n"));
+  SleepRecorder sleeps;
+  OpenAiProvider provider(settingsFor(server.url("/v1"), sleeps));
+  std::string msg;
+  EXPECT_EQ(kindOf([&] { provider.complete(testing::sampleRequest(), CancelToken()); }, &msg), Kind::BadRequest);
+  EXPECT_NE(msg.find("set max_tool_calls to 0 (or --max-tool-calls 0)"), std::string::npos) << msg;
+  EXPECT_EQ(kindOf([&] { provider.complete(testing::sampleRequest(), CancelToken()); }, &msg), Kind::Protocol);
+  EXPECT_NE(msg.find("was streamed"), std::string::npos) << msg;
+  EXPECT_EQ(msg.find("base URL right"), std::string::npos) << msg;
+}
+
 // A request over the model's context window (OpenAI's own body; a llama.cpp
 // server's words) names the setting that makes revline split the change to fit.
 TEST(OpenAi, ARequestOverTheContextWindowNamesTheTokenBudget) {

@@ -136,8 +136,10 @@ std::vector<std::string> Server::currentLines(const std::string& uri) {
 }
 
 void Server::adoptClientUri(const fs::path& file, const std::string& uri) {
-  const std::string before = uriFor(file);
-  uriByPath_[file.string()] = uri;
+  // `file` is canonical already (uriFor would resolve it again, a filesystem call on every save).
+  std::string& kept = uriByPath_[file.string()];
+  const std::string before = kept.empty() ? uriFromPath(file.string()) : kept;
+  kept = uri;
   if (before == uri) return;
   // Spelt otherwise ("%28" for "(", "%C3%A9" for "%c3%a9"): the same file. A client
   // that keys diagnostics by the string would keep the other copy for good.

@@ -310,11 +310,8 @@ void commandLineCredentials(std::string_view text, std::vector<SecretMatch>& out
 
 // Secrets in a connection string: ";Password=V;", "Pwd=V;" (ADO.NET, JDBC,
 // ODBC), Azure's "AccountKey=V;" and "SharedAccessKey=V".
-void connectionStrings(std::string_view text, std::vector<SecretMatch>& out) {
+void connectionStrings(std::string_view text, std::string_view l, std::vector<SecretMatch>& out) {
   if (text.find('=') == std::string_view::npos) return;
-  std::string lowered(text.size(), '\0');
-  std::transform(text.begin(), text.end(), lowered.begin(), lower);
-  const std::string_view l = lowered;
   for (std::string_view key : {"password=", "pwd=", "accountkey=", "sharedaccesskey="}) {
     forEach(l, key, [&](std::size_t pos) {
       const char before = pos == 0 ? ' ' : text[pos - 1];
@@ -390,11 +387,7 @@ bool credentialChar(char c) { return isAlnum(c) || std::string_view("-._~+/=").f
 // header line, a curl -H, a headers map: the name, a quote, ':' or '=', the
 // scheme), and a long random "Bearer V" anywhere. Prose about authorization
 // ("Authorization token validation failed") is no header.
-void authorizationHeaders(std::string_view text, std::vector<SecretMatch>& out) {
-  if (text.find_first_of("bB") == std::string_view::npos && text.find_first_of("aA") == std::string_view::npos) return;
-  std::string lowered(text.size(), '\0');
-  std::transform(text.begin(), text.end(), lowered.begin(), lower);
-  const std::string_view l = lowered;
+void authorizationHeaders(std::string_view text, std::string_view l, std::vector<SecretMatch>& out) {
   // The header's value, just after `pos` (a header name's end): quotes, ':' or '=', spaces.
   auto headerValue = [&](std::size_t pos) {
     std::size_t k = pos;
@@ -659,12 +652,7 @@ void assignment(std::string_view text, std::size_t keyStart, std::size_t keyEnd,
   out.push_back({k, value.size(), std::string(kind)});
 }
 
-void secretAssignments(std::string_view text, std::vector<SecretMatch>& out) {
-  // Case-insensitive search: one lowered copy, only when a first letter occurs.
-  if (text.find_first_of("pPsSaAtT") == std::string_view::npos) return;
-  std::string lowered(text.size(), '\0');
-  std::transform(text.begin(), text.end(), lowered.begin(), lower);
-  const std::string_view l = lowered;
+void secretAssignments(std::string_view text, std::string_view l, std::vector<SecretMatch>& out) {
   for (const auto& kw : kKeywords) {
     forEach(l, kw.word, [&](std::size_t pos) {
       // "secretary" and "passwords" are other words; "secretKey" and "SECRET_KEY" are keys.
@@ -683,6 +671,9 @@ void secretAssignments(std::string_view text, std::vector<SecretMatch>& out) {
 
 std::vector<SecretMatch> findSecrets(std::string_view text, std::string_view path) {
   std::vector<SecretMatch> all;
+  // Lowered once for the detectors that search without regard to case.
+  std::string lowered(text.size(), '\0');
+  std::transform(text.begin(), text.end(), lowered.begin(), lower);
   awsKeys(text, all);
   privateKeys(text, all);
   keyBodies(text, path, all);
@@ -693,14 +684,14 @@ std::vector<SecretMatch> findSecrets(std::string_view text, std::string_view pat
   urlPasswords(text, all);
   npmrcCredentials(text, all);
   commandLineCredentials(text, all);
-  authorizationHeaders(text, all);
-  connectionStrings(text, all);
+  authorizationHeaders(text, lowered, all);
+  connectionStrings(text, lowered, all);
   environmentPrefixes(text, all);
   gitlabAndWebhooks(text, all);
   githubTokens(text, all);
   slackTokens(text, all);
   apiKeys(text, all);
-  secretAssignments(text, all);
+  secretAssignments(text, lowered, all);
   // Text order; where matches overlap keep the earlier (then longer) one.
   // Stable: at one span the more specific detector, which runs first, names it.
   std::stable_sort(all.begin(), all.end(), [](const SecretMatch& a, const SecretMatch& b) {

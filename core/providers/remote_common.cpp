@@ -180,11 +180,7 @@ void throwHttpError(const Endpoint& endpoint, const std::string& path, const Htt
   const int status = res.status;
   // The key a gateway quotes is replaced before the message is cut: cut first, a
   // key across the cut would keep its first part (RemoteProvider replaces the rest).
-  std::string quoted = providerErrorMessage(res.body);
-  if (endpoint.apiKey.size() >= 4)
-    for (std::size_t at; (at = quoted.find(endpoint.apiKey)) != std::string::npos;)
-      quoted.replace(at, endpoint.apiKey.size(), "[REDACTED:api-key]");
-  const std::string message = cut(quoted, 500);
+  const std::string message = cut(withoutKey(providerErrorMessage(res.body), endpoint.apiKey), 500);
   const std::string code = providerErrorCode(res.body);
   const std::string p = endpoint.provider;
   const std::string retried =
@@ -254,6 +250,12 @@ void throwHttpError(const Endpoint& endpoint, const std::string& path, const Htt
                             "endpoint itself (http:// to https://, a trailing path)");
   }
   throw ProviderError(Kind::Protocol, p + ": unexpected " + http + " from " + url + ": " + message);
+}
+
+std::string withoutKey(std::string text, const std::string& apiKey) {
+  if (apiKey.size() < 4) return text;  // none, or too short to tell from other text
+  for (std::size_t at; (at = text.find(apiKey)) != std::string::npos;) text.replace(at, apiKey.size(), "[REDACTED:api-key]");
+  return text;
 }
 
 json toolArguments(const std::string& text) {

@@ -70,6 +70,10 @@ std::string providerErrorCode(const std::string& body);
                                  const std::string& hint404 = "");
 
 // Parses a 2xx body as JSON, or throws ProviderError(Protocol) naming the URL.
+// `text` with every occurrence of `apiKey` replaced by "[REDACTED:api-key]": a
+// gateway may quote the key it was given ("Received API Key = sk-...").
+std::string withoutKey(std::string text, const std::string& apiKey);
+
 // A tool call's arguments sent as JSON text: the value, or the text itself (a
 // JSON string, which the executor reports to the model) when it is not JSON or
 // nests deeper than any tool's arguments (jsonNesting: such a value would

@@ -46,10 +46,8 @@ review::ModelResponse RemoteProvider::complete(const review::ModelRequest& reque
     e.setUnanswered(e.unanswered() + unanswered);
     // A gateway may quote the key it was given ("Received API Key = sk-...", as
     // LiteLLM does) in what the error repeats from its reply: never shown.
-    const std::string& key = endpoint_.apiKey;
-    std::string message = e.what();
-    if (key.size() < 4 || message.find(key) == std::string::npos) throw;
-    for (std::size_t at; (at = message.find(key)) != std::string::npos;) message.replace(at, key.size(), "[REDACTED:api-key]");
+    std::string message = withoutKey(e.what(), endpoint_.apiKey);
+    if (message == e.what()) throw;
     review::ProviderError scrubbed(e.kind(), message);
     scrubbed.setUnanswered(e.unanswered());
     throw scrubbed;

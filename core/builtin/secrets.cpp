@@ -4,6 +4,7 @@
 #include <array>
 #include <cctype>
 #include <cmath>
+#include <initializer_list>
 
 namespace revline::builtin {
 namespace {
@@ -211,13 +212,38 @@ std::string lineBefore(std::string_view text, std::size_t pos) {
 // unquoted word after a space, which prose also has ("use --password when ...").
 struct FlagValue { std::size_t from = std::string_view::npos, length = 0; bool bare = false; };
 
+// The text inside the quote that opens at `open`, on its line and at most 256
+// bytes (a password may hold spaces: 'Sup3r S3cret'); {npos, 0} when unclosed.
+FlagValue quotedValue(std::string_view text, std::size_t open) {
+  const char q = text[open];
+  for (std::size_t k = open + 1; k < text.size() && k <= open + 257; ++k) {
+    if (text[k] == '\n' || text[k] == '\r') break;
+    if (text[k] == q) return {open + 1, k - open - 1, false};
+  }
+  return {};
+}
+
+// After an argv element closed at `close` ("-u", "admin:x" in Python, JSON,
+// YAML flow lists): the next element's opening quote, or npos.
+std::size_t nextArgvElement(std::string_view text, std::size_t close) {
+  std::size_t k = close + 1;
+  while (k < text.size() && isSpace(text[k])) ++k;
+  if (k >= text.size() || text[k] != ',') return std::string_view::npos;
+  ++k;
+  while (k < text.size() && isSpace(text[k])) ++k;
+  return k < text.size() && (text[k] == '"' || text[k] == '\'') ? k : std::string_view::npos;
+}
+
 FlagValue flagValue(std::string_view text, std::size_t pos, std::size_t flagSize, bool spaceOnly = false) {
   if (pos > 0 && !isSpace(text[pos - 1]) && text[pos - 1] != '"' && text[pos - 1] != '\'' && text[pos - 1] != '(' &&
       text[pos - 1] != '[' && text[pos - 1] != ',' && text[pos - 1] != '+') return {};
   std::size_t k = pos + flagSize;
   if (k >= text.size()) return {};
   bool bare = false;
-  if (text[k] == '=' && !spaceOnly) {
+  if (pos > 0 && (text[pos - 1] == '"' || text[pos - 1] == '\'') && text[k] == text[pos - 1]) {
+    k = nextArgvElement(text, k);  // ["curl", "-u", "admin:x"]
+    if (k == std::string_view::npos) return {};
+  } else if (text[k] == '=' && !spaceOnly) {
     ++k;
   } else if (isSpace(text[k])) {
     while (k < text.size() && isSpace(text[k])) ++k;
@@ -225,10 +251,26 @@ FlagValue flagValue(std::string_view text, std::size_t pos, std::size_t flagSize
   } else {
     return {};
   }
-  if (k < text.size() && (text[k] == '"' || text[k] == '\'')) { ++k; bare = false; }
+  if (k < text.size() && (text[k] == '"' || text[k] == '\'')) {
+    const FlagValue quoted = quotedValue(text, k);
+    if (quoted.length == 0 || text[quoted.from] == '-') return {};
+    return quoted;
+  }
   const std::size_t n = runLength(text, k, valueChar);
   if (n == 0 || text[k] == '-') return {};
   return {k, n, bare};
+}
+
+// True when one of `words` is a word of `line` (a command name: "mysql", not "mysql_config").
+bool hasWord(std::string_view line, std::initializer_list<std::string_view> words) {
+  auto boundary = [](char c) { return std::isspace(static_cast<unsigned char>(c)) || c == '"' || c == '\'' || c == ',' || c == '[' || c == '(' || c == '/' || c == '`'; };
+  for (std::string_view w : words) {
+    for (auto at = line.find(w); at != std::string_view::npos; at = line.find(w, at + 1)) {
+      const std::size_t end = at + w.size();
+      if ((at == 0 || boundary(line[at - 1])) && (end == line.size() || (boundary(line[end]) && line[end] != '/'))) return true;
+    }
+  }
+  return false;
 }
 
 bool plausibleSecret(std::string_view v, bool bare) {
@@ -242,17 +284,22 @@ bool plausibleSecret(std::string_view v, bool bare) {
 void commandLineCredentials(std::string_view text, std::vector<SecretMatch>& out) {
   for (std::string_view flag : {"-u", "--user", "-U", "--proxy-user"}) {
     forEach(text, flag, [&](std::size_t pos) {
-      const FlagValue v = flagValue(text, pos, flag.size(), flag.size() == 2);
-      if (v.length == 0) return;
-      const std::string_view pair = text.substr(v.from, v.length);
-      const auto colon = pair.find(':');
-      if (colon == 0 || colon == std::string_view::npos || colon + 1 == pair.size()) return;
-      const std::string_view password = pair.substr(colon + 1);
       // curl and wget take user:password; docker, chown and the like take
       // user:group ("1000:1000", "app:app"), so elsewhere only a password-like one.
       const std::string before = lineBefore(text, pos);
       const bool http = before.find("curl") != std::string::npos || before.find("wget") != std::string::npos ||
                         before.find("http") != std::string::npos;
+      FlagValue v = flagValue(text, pos, flag.size(), flag.size() == 2);
+      // curl's "-uadmin:x", the value attached to the flag.
+      if (v.length == 0 && flag == "-u" && http && (pos == 0 || isSpace(text[pos - 1]) || text[pos - 1] == '"' || text[pos - 1] == '\'')) {
+        const std::size_t n = runLength(text, pos + 2, valueChar);
+        if (n > 0 && text[pos + 2] != '-') v = {pos + 2, n, false};
+      }
+      if (v.length == 0) return;
+      const std::string_view pair = text.substr(v.from, v.length);
+      const auto colon = pair.find(':');
+      if (colon == 0 || colon == std::string_view::npos || colon + 1 == pair.size()) return;
+      const std::string_view password = pair.substr(colon + 1);
       // Elsewhere a user:group ("www-data:www-data", "app:staff") is far likelier: only one with a digit.
       const bool digit = std::any_of(password.begin(), password.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
       if (!http && (!plausibleSecret(password, true) || !digit || password == pair.substr(0, colon))) return;
@@ -261,7 +308,8 @@ void commandLineCredentials(std::string_view text, std::vector<SecretMatch>& out
       out.push_back({v.from + colon + 1, password.size(), "password"});
     });
   }
-  for (std::string_view flag : {"--password", "--passwd", "--pass", "--http-password", "--proxy-password",
+  for (std::string_view flag : {"--password", "--passwd", "--pass", "--http-password", "--http-passwd", "--proxy-password",
+                                "--proxy-passwd",
                                 "--ftp-password", "--token", "--api-key", "--apikey", "--access-token",
                                 "--auth-token", "--secret", "--client-secret"}) {
     forEach(text, flag, [&](std::size_t pos) {
@@ -270,30 +318,46 @@ void commandLineCredentials(std::string_view text, std::vector<SecretMatch>& out
       out.push_back({v.from, v.length, flag.find("pass") != std::string_view::npos ? "password" : "secret"});
     });
   }
-  // "-p V" after sshpass and a registry login, "-a V" after redis-cli, "-pV" after mysql.
-  auto shortFlag = [&](std::string_view flag, std::size_t pos) {
+  // "-p V" after sshpass and a registry login, "-a V" after redis-cli, "-pV"
+  // after mysql and sshpass; also as argv list elements ("-p", "V").
+  auto shortFlag = [&](char letter, std::size_t pos) {
+    if (pos > 0 && !isSpace(text[pos - 1]) && text[pos - 1] != '"' && text[pos - 1] != '\'') return;
     // The command the flag is in: "docker login ... && docker run -p 5432:5432" is two.
     std::string before = lineBefore(text, pos);
     for (std::string_view sep : {"&&", "||", ";", "|"})
       if (const auto cut = before.rfind(sep); cut != std::string::npos) before.erase(0, cut + sep.size());
     auto has = [&](std::string_view w) { return before.find(w) != std::string::npos; };
-    const bool spaced = flag == " -a" ? has("redis-cli") : has("sshpass") || (has(" login") && (has("docker") || has("podman") || has("helm") || has("buildah") || has("skopeo") || has("nerdctl")));
-    const bool attached = flag == " -p" && (has("mysql") || has("mariadb"));
-    if (!spaced && !attached) return;
-    std::size_t k = pos + 3;
-    if (spaced) {
-      if (k >= text.size() || !isSpace(text[k])) return;
-      while (k < text.size() && isSpace(text[k])) ++k;
+    const bool sshpass = hasWord(before, {"sshpass"});
+    const bool login = has("login") && hasWord(before, {"docker", "podman", "helm", "buildah", "skopeo", "nerdctl"});
+    const bool spaced = letter == 'a' ? hasWord(before, {"redis-cli"}) : sshpass || login;
+    const bool attached = letter == 'p' && (sshpass || hasWord(before, {"mysql", "mysqldump", "mysqladmin", "mysqlimport",
+                                                                       "mysqlcheck", "mysqlshow", "mariadb", "mariadb-dump"}));
+    std::size_t k = pos + 2;
+    if (k >= text.size()) return;
+    FlagValue v;
+    if (pos > 0 && (text[pos - 1] == '"' || text[pos - 1] == '\'') && text[k] == text[pos - 1]) {
+      if (!spaced) return;
+      const std::size_t next = nextArgvElement(text, k);  // ["sshpass", "-p", "V"]
+      if (next == std::string_view::npos) return;
+      v = quotedValue(text, next);
+    } else if (spaced && (isSpace(text[k]) || text[k] == '=')) {
+      while (k < text.size() && (isSpace(text[k]) || text[k] == '=')) ++k;
+      v = k < text.size() && (text[k] == '"' || text[k] == '\'') ? quotedValue(text, k) : FlagValue{k, runLength(text, k, valueChar), false};
+    } else if (attached && k < text.size() && !isSpace(text[k])) {
+      v = text[k] == '"' || text[k] == '\'' ? quotedValue(text, k) : FlagValue{k, runLength(text, k, valueChar), false};
     }
-    if (k < text.size() && (text[k] == '"' || text[k] == '\'')) ++k;
-    const std::size_t n = runLength(text, k, valueChar);
-    if (n == 0 || text[k] == '-' || looksLikePlaceholder(text.substr(k, n))) return;
-    out.push_back({k, n, "password"});
+    if (v.length == 0 || text[v.from] == '-' || looksLikePlaceholder(text.substr(v.from, v.length))) return;
+    out.push_back({v.from, v.length, "password"});
   };
-  for (std::string_view flag : {" -p", " -a"}) forEach(text, flag, [&](std::size_t pos) { shortFlag(flag, pos); });
+  for (char letter : {'p', 'a'}) forEach(text, std::string{'-', letter}, [&](std::size_t pos) { shortFlag(letter, pos); });
   // "aws configure set aws_secret_access_key V" (and any key naming a secret).
-  forEach(text, "configure set ", [&](std::size_t pos) {
-    std::size_t k = pos + 14;
+  forEach(text, "configure", [&](std::size_t pos) {
+    std::size_t k = pos + 9;
+    if (k >= text.size() || !isSpace(text[k])) return;
+    while (k < text.size() && isSpace(text[k])) ++k;
+    if (text.substr(k, 3) != "set" || k + 3 >= text.size() || !isSpace(text[k + 3])) return;
+    k += 3;
+    while (k < text.size() && isSpace(text[k])) ++k;
     const std::size_t keyLength = runLength(text, k, keyChar);
     std::string key;
     for (char c : text.substr(k, keyLength)) key += lower(c);
@@ -308,32 +372,133 @@ void commandLineCredentials(std::string_view text, std::vector<SecretMatch>& out
   });
 }
 
-// Secrets in a connection string: ";Password=V;", "Pwd=V;" (ADO.NET, JDBC,
-// ODBC), Azure's "AccountKey=V;" and "SharedAccessKey=V".
+// A value that is code, not a literal: a call ("getPw()"), an index ("cfg[k]").
+bool looksLikeCode(std::string_view v) { return v.find_first_of("()[]") != std::string_view::npos; }
+
+// ODBC's braced value at `open` ("Pwd={S3cr;et}", "}}" escapes a brace): its
+// inside when it looks like a password rather than a format placeholder
+// ("{0}", "{password}", "{self.pw}"); {npos, 0} otherwise.
+FlagValue bracedValue(std::string_view text, std::size_t open) {
+  std::size_t k = open + 1;
+  for (; k < text.size() && k <= open + 257 && text[k] != '\n'; ++k) {
+    if (text[k] != '}') continue;
+    if (k + 1 < text.size() && text[k + 1] == '}') { ++k; continue; }
+    const std::string_view v = text.substr(open + 1, k - open - 1);
+    const bool digit = std::any_of(v.begin(), v.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+    const bool letter = std::any_of(v.begin(), v.end(), [](char c) { return std::isalpha(static_cast<unsigned char>(c)); });
+    const bool sign = std::any_of(v.begin(), v.end(), [](char c) {
+      return !isAlnum(c) && std::string_view("_.-:[]()'\"{} ").find(c) == std::string_view::npos;
+    });
+    if (looksLikePlaceholder(v) || !((digit && letter && v.size() >= 8) || sign)) return {};
+    return {open + 1, v.size(), false};
+  }
+  return {};
+}
+
+// Secrets in a connection string: ";Password=V;", "Pwd=V;", "; Password = V;",
+// ODBC's "Pwd={V};" (ADO.NET, JDBC, ODBC), Azure's "AccountKey=V;" and
+// "SharedAccessKey=V", and libpq's space-separated "host=db password=V".
 void connectionStrings(std::string_view text, std::string_view l, std::vector<SecretMatch>& out) {
   if (text.find('=') == std::string_view::npos) return;
-  for (std::string_view key : {"password=", "pwd=", "accountkey=", "sharedaccesskey="}) {
+  const auto lineFrom = [&](std::size_t pos) {
+    const std::size_t nl = pos == 0 ? std::string_view::npos : l.rfind('\n', pos - 1);
+    return nl == std::string_view::npos ? std::size_t{0} : nl + 1;
+  };
+  for (std::string_view key : {"password", "pwd", "accountkey", "sharedaccesskey"}) {
     forEach(l, key, [&](std::size_t pos) {
-      const char before = pos == 0 ? ' ' : text[pos - 1];
-      const std::size_t from = pos + key.size();
-      const std::size_t n = runLength(text, from, [](char c) {
-        return c != ';' && c != '"' && c != '\'' && c != '&' && !std::isspace(static_cast<unsigned char>(c));
-      });
-      const bool endsField = from + n < text.size() && text[from + n] == ';';
-      // After a ';' that ends another field ("user=sa;password=..."), or with a ';' after it: a field of a
-      // connection string. Not "cd /src;PWD=/src/build make" (a command, then the shell's PWD).
+      if (pos > 0 && (isAlnum(text[pos - 1]) || text[pos - 1] == '_' || text[pos - 1] == '-' || text[pos - 1] == '.')) return;
+      std::size_t eq = pos + key.size();
+      while (eq < text.size() && isSpace(text[eq])) ++eq;
+      if (eq >= text.size() || text[eq] != '=' || (eq + 1 < text.size() && text[eq + 1] == '=')) return;
+      std::size_t from = eq + 1;
+      while (from < text.size() && isSpace(text[from])) ++from;
+      const bool spaced = eq != pos + key.size() || from != eq + 1;
+      // The field before: "user=sa;password=" or "user=sa; Password =", a ';' after a field with an '='.
+      // Not "cd /src;PWD=/src/build make" (a command, then the shell's PWD).
+      std::size_t b = pos;
+      while (b > 0 && isSpace(text[b - 1])) --b;
+      const char before = b == 0 ? '\n' : text[b - 1];
       bool fieldBefore = false;
       if (before == ';') {
-        const std::size_t lineStart = l.rfind('\n', pos - 1);
-        const std::size_t lineFrom = lineStart == std::string_view::npos ? 0 : lineStart + 1;
-        const std::string_view previous = l.substr(lineFrom, pos - 1 - lineFrom);
+        const std::size_t from0 = lineFrom(b - 1);
+        const std::string_view previous = l.substr(from0, b - 1 - from0);
         const std::size_t field = previous.rfind(';');
         fieldBefore = previous.substr(field == std::string_view::npos ? 0 : field + 1).find('=') != std::string_view::npos;
       }
-      if (!(fieldBefore || ((before == ';' || before == '"' || before == '\'' || isSpace(before)) && endsField))) return;
+      FlagValue v;
+      if (from < text.size() && text[from] == '{') {
+        v = bracedValue(text, from);
+        if (v.length == 0) return;
+        const std::size_t close = v.from + v.length;
+        const char after = close + 1 < text.size() ? text[close + 1] : ';';
+        if (!fieldBefore && !(after == ';' && (before == '"' || before == '\''))) return;
+      } else {
+        const std::size_t n = runLength(text, from, [](char c) {
+          return c != ';' && c != '"' && c != '\'' && c != '&' && !std::isspace(static_cast<unsigned char>(c));
+        });
+        v = {from, n, false};
+        const std::size_t end = from + n;
+        // A field of a connection string: after another field, or first in a quoted string with a field after it.
+        const bool endsField = end < text.size() && text[end] == ';';
+        std::size_t next = end + 1;
+        while (next < text.size() && isSpace(text[next])) ++next;
+        const std::size_t nextKey = runLength(text, next, [](char c) { return keyChar(c) || c == ' '; });
+        const bool fieldAfter = endsField && nextKey > 0 && next + nextKey < text.size() && text[next + nextKey] == '=';
+        const bool semicolonField = fieldBefore || (endsField && (before == '"' || before == '\'' || fieldAfter));
+        // libpq's "host=db user=app password=V dbname=x": space-separated fields, a word=word beside it.
+        auto wordField = [&](std::string_view w) {
+          while (!w.empty() && (w.front() == '"' || w.front() == '\'')) w.remove_prefix(1);
+          while (!w.empty() && (w.back() == '"' || w.back() == '\'')) w.remove_suffix(1);
+          const auto e = w.find('=');
+          return e != std::string_view::npos && e > 0 && e + 1 < w.size() &&
+                 std::all_of(w.begin(), w.begin() + static_cast<std::ptrdiff_t>(e), keyChar) && !looksLikeCode(w) &&
+                 w.find(',') == std::string_view::npos;
+        };
+        bool keywordField = false;
+        if (!spaced && text.substr(from, n).find(',') == std::string_view::npos && pos > 0 && (isSpace(text[pos - 1]) || text[pos - 1] == '"' || text[pos - 1] == '\'') &&
+            (end == text.size() || std::isspace(static_cast<unsigned char>(text[end])) || text[end] == '"' || text[end] == '\'')) {
+          std::size_t p0 = pos;
+          while (p0 > 0 && isSpace(text[p0 - 1])) --p0;
+          std::size_t p1 = p0;
+          while (p1 > 0 && !std::isspace(static_cast<unsigned char>(text[p1 - 1]))) --p1;
+          std::size_t q0 = end;
+          while (q0 < text.size() && isSpace(text[q0])) ++q0;
+          const std::size_t q1 = q0 + runLength(text, q0, [](char c) { return !std::isspace(static_cast<unsigned char>(c)); });
+          keywordField = (p1 < p0 && wordField(text.substr(p1, p0 - p1))) || (q0 < q1 && wordField(text.substr(q0, q1 - q0)));
+        }
+        if (spaced ? !fieldBefore : !(semicolonField || keywordField)) return;
+      }
+      const std::string_view value = text.substr(v.from, v.length);
+      if (value.empty() || (text[v.from - 1] != '{' && value.front() == '{') || looksLikePlaceholder(value) ||
+          (text[v.from - 1] != '{' && looksLikeCode(value))) return;
+      out.push_back({v.from, v.length, key.starts_with("p") ? "password" : "secret"});
+    });
+  }
+}
+
+// A secret in a URL's query: "jdbc:mysql://db/app?user=root&password=V",
+// "?access_token=V", Azure SAS "&sig=V". A name that says password takes any
+// literal value; the generic ones (token, key, sig) only a long random one.
+void queryParameters(std::string_view text, std::string_view l, std::vector<SecretMatch>& out) {
+  for (char separator : {'?', '&'}) {
+    forEach(l, std::string_view(&separator, 1), [&](std::size_t pos) {
+      const std::size_t k = pos + 1;
+      const std::size_t keyLength = runLength(l, k, [](char c) { return isAlnum(c) || c == '_' || c == '-'; });
+      if (keyLength == 0 || k + keyLength >= text.size() || text[k + keyLength] != '=') return;
+      const std::string_view key = l.substr(k, keyLength);
+      const bool password = key == "password" || key == "passwd" || key == "pwd" || key == "pass";
+      static constexpr std::array<std::string_view, 11> kSecretKeys{"secret", "client_secret", "api_key", "apikey", "access_token",
+                                                                    "auth_token", "token", "sig", "key", "private_token",
+                                                                    "refresh_token"};
+      if (!password && std::find(kSecretKeys.begin(), kSecretKeys.end(), key) == kSecretKeys.end()) return;
+      const std::size_t from = k + keyLength + 1;
+      const std::size_t n = runLength(text, from, [](char c) {
+        return c != '&' && c != '#' && c != '"' && c != '\'' && c != '`' && c != '<' && c != '>' && c != ';' &&
+               !std::isspace(static_cast<unsigned char>(c));
+      });
       const std::string_view value = text.substr(from, n);
-      if (value.empty() || value.front() == '{' || looksLikePlaceholder(value)) return;
-      out.push_back({from, n, key.starts_with("p") ? "password" : "secret"});
+      if (n == 0 || looksLikePlaceholder(value) || looksLikeCode(value) || (!password && !highEntropy(value))) return;
+      out.push_back({from, n, password ? "password" : "secret"});
     });
   }
 }
@@ -350,34 +515,61 @@ void environmentPrefixes(std::string_view text, std::vector<SecretMatch>& out) {
     const std::string_view name = text.substr(start, eq - start);
     // "PWD" and "OLDPWD" are the shell's directories; "MYSQL_PWD" is a password.
     const bool password = name.find("PASSWORD") != std::string_view::npos || name.find("PASSWD") != std::string_view::npos ||
-                          (name.ends_with("_PWD") && name != "OLD_PWD");
+                          (name.ends_with("_PWD") && name != "OLD_PWD") || name.ends_with("_PASS") ||
+                          name.find("PASSPHRASE") != std::string_view::npos;
     const bool secret = name.find("SECRET") != std::string_view::npos || name.ends_with("TOKEN") || name.ends_with("_KEY");
     if (!password && !secret) return;
-    const std::size_t n = runLength(text, eq + 1, valueChar);
-    const std::size_t after = eq + 1 + n;
+    // PGPASSWORD='Sup3r S3cret' psql: a quoted value may hold spaces.
+    const FlagValue v = eq + 1 < text.size() && (text[eq + 1] == '"' || text[eq + 1] == '\'')
+                            ? quotedValue(text, eq + 1)
+                            : FlagValue{eq + 1, runLength(text, eq + 1, valueChar), false};
+    const std::size_t n = v.length;
+    const std::size_t after = v.from + n + (v.from == eq + 1 ? 0 : 1);
     // Followed by a command on the same line (a value that ends its line is an assignment, seen apart).
     if (n == 0 || after >= text.size() || !isSpace(text[after])) return;
     std::size_t k = after;
     while (k < text.size() && isSpace(text[k])) ++k;
     if (k >= text.size() || !(std::isalpha(static_cast<unsigned char>(text[k])) || text[k] == '.' || text[k] == '/')) return;
-    const std::string_view value = text.substr(eq + 1, n);
+    const std::string_view value = text.substr(v.from, n);
     if (looksLikePlaceholder(value) || (!password && !highEntropy(value))) return;
-    out.push_back({eq + 1, n, password ? "password" : "secret"});
+    out.push_back({v.from, n, password ? "password" : "secret"});
   });
 }
 
-// GitLab personal access tokens ("glpat-" + 20 or more) and Slack incoming webhooks.
+// GitLab tokens (personal "glpat-", deploy "gldt-", runner "glrt-" and the
+// other gl*- kinds, 20 or more after the prefix), Slack and Discord webhook
+// URLs, and kubectl's "--from-literal=password=V".
 void gitlabAndWebhooks(std::string_view text, std::vector<SecretMatch>& out) {
-  forEach(text, "glpat-", [&](std::size_t pos) {
-    if (pos > 0 && tokenChar(text[pos - 1])) return;
-    const std::size_t n = runLength(text, pos + 6, tokenChar);
-    if (n >= 20) out.push_back({pos, 6 + n, "gitlab-token"});
-  });
-  constexpr std::string_view kHook = "hooks.slack.com/services/";
-  forEach(text, kHook, [&](std::size_t pos) {
-    const std::size_t from = pos + kHook.size();
-    const std::size_t n = runLength(text, from, [](char c) { return isAlnum(c) || c == '/'; });
-    if (n >= 20) out.push_back({from, n, "slack-webhook"});
+  for (std::string_view prefix : {"glpat-", "gldt-", "glrt-", "glptt-", "glft-", "glimt-", "glagent-", "gloas-", "glsoat-", "glcbt-"}) {
+    forEach(text, prefix, [&](std::size_t pos) {
+      if (pos > 0 && tokenChar(text[pos - 1])) return;
+      const std::size_t n = runLength(text, pos + prefix.size(), tokenChar);
+      if (n >= 20) out.push_back({pos, prefix.size() + n, "gitlab-token"});
+    });
+  }
+  for (std::string_view hook : {"hooks.slack.com/services/", "hooks.slack.com/workflows/", "hooks.slack.com/triggers/",
+                                "discord.com/api/webhooks/", "discordapp.com/api/webhooks/"}) {
+    forEach(text, hook, [&](std::size_t pos) {
+      const std::size_t from = pos + hook.size();
+      const std::size_t n = runLength(text, from, [](char c) { return tokenChar(c) || c == '/'; });
+      if (n >= 20) out.push_back({from, n, hook.starts_with("d") ? "discord-webhook" : "slack-webhook"});
+    });
+  }
+  forEach(text, "--from-literal=", [&](std::size_t pos) {
+    const std::size_t k = pos + 15;
+    const std::size_t keyLength = runLength(text, k, keyChar);
+    if (k + keyLength >= text.size() || text[k + keyLength] != '=') return;
+    std::string key;
+    for (char c : text.substr(k, keyLength)) key += lower(c);
+    const bool password = key.find("pass") != std::string::npos || key.find("pwd") != std::string::npos;
+    if (!password && key.find("secret") == std::string::npos && key.find("token") == std::string::npos &&
+        !key.ends_with("key")) return;
+    const std::size_t from = k + keyLength + 1;
+    const FlagValue v = from < text.size() && (text[from] == '"' || text[from] == '\'')
+                            ? quotedValue(text, from)
+                            : FlagValue{from, runLength(text, from, valueChar), false};
+    if (v.length == 0 || looksLikePlaceholder(text.substr(v.from, v.length))) return;
+    out.push_back({v.from, v.length, password ? "password" : "secret"});
   });
 }
 
@@ -389,14 +581,28 @@ bool credentialChar(char c) { return isAlnum(c) || std::string_view("-._~+/=").f
 // ("Authorization token validation failed") is no header.
 void authorizationHeaders(std::string_view text, std::string_view l, std::vector<SecretMatch>& out) {
   // The header's value, just after `pos` (a header name's end): quotes, ':' or '=', spaces.
+  // Also a call's arguments after a quoted name: setHeader("Authorization", "Bearer V").
   auto headerValue = [&](std::size_t pos) {
     std::size_t k = pos;
-    if (k < l.size() && (l[k] == '"' || l[k] == '\'')) ++k;
+    const bool quoted = k < l.size() && (l[k] == '"' || l[k] == '\'');
+    if (quoted) ++k;
     while (k < l.size() && isSpace(l[k])) ++k;
-    if (k >= l.size() || (l[k] != ':' && l[k] != '=')) return std::string_view::npos;
+    if (k >= l.size() || (l[k] != ':' && l[k] != '=' && !(quoted && l[k] == ','))) return std::string_view::npos;
     ++k;
     while (k < l.size() && (isSpace(l[k]) || l[k] == '"' || l[k] == '\'' || l[k] == '>')) ++k;
     return k;
+  };
+  // A credential is random: digits, or both cases ("required." in prose is neither);
+  // a name in capitals ("ACCESS_TOKEN") is a placeholder, not a credential.
+  auto credential = [&](std::size_t k, std::size_t minimum) {
+    const std::size_t n = runLength(text, k, credentialChar);
+    const std::string_view value = text.substr(k, n);
+    const bool named = std::all_of(value.begin(), value.end(), [](char c) {
+      return std::isupper(static_cast<unsigned char>(c)) || c == '_' || c == '-';
+    });
+    auto any = [&](int (*test)(int)) { return std::any_of(value.begin(), value.end(), [&](char c) { return test(static_cast<unsigned char>(c)) != 0; }); };
+    const bool random = any(::isdigit) || (any(::isupper) && any(::islower));
+    return n >= minimum && random && !named && !looksLikePlaceholder(value) ? n : 0;
   };
   forEach(l, "authorization", [&](std::size_t pos) {
     const std::size_t at = headerValue(pos + 13);
@@ -406,19 +612,19 @@ void authorizationHeaders(std::string_view text, std::string_view l, std::vector
       std::size_t k = at + scheme.size();
       if (k >= l.size() || !isSpace(l[k])) return;
       while (k < l.size() && isSpace(l[k])) ++k;
-      const std::size_t n = runLength(text, k, credentialChar);
-      const std::string_view value = text.substr(k, n);
-      // A name in capitals ("ACCESS_TOKEN") is a placeholder, not a credential.
-      const bool named = std::all_of(value.begin(), value.end(), [](char c) {
-        return std::isupper(static_cast<unsigned char>(c)) || c == '_' || c == '-';
-      });
-      // A credential is random: digits, or both cases ("required." in prose is neither).
-      auto any = [&](int (*test)(int)) { return std::any_of(value.begin(), value.end(), [&](char c) { return test(static_cast<unsigned char>(c)) != 0; }); };
-      const bool random = any(::isdigit) || (any(::isupper) && any(::islower));
-      if (n >= 8 && random && !named && !looksLikePlaceholder(value)) out.push_back({k, n, "bearer-token"});
+      if (const std::size_t n = credential(k, 8)) out.push_back({k, n, "bearer-token"});
       return;
     }
   });
+  // API key headers: "X-API-Key: V" (Anthropic, many APIs), Azure's "api-key", GitLab's "PRIVATE-TOKEN".
+  for (std::string_view name : {"x-api-key", "api-key", "private-token", "x-auth-token", "x-access-token"}) {
+    forEach(l, name, [&](std::size_t pos) {
+      if (pos > 0 && (isAlnum(l[pos - 1]) || l[pos - 1] == '_')) return;
+      const std::size_t at = headerValue(pos + name.size());
+      if (at == std::string_view::npos) return;
+      if (const std::size_t n = credential(at, 16)) out.push_back({at, n, "api-key-header"});
+    });
+  }
   forEach(l, "bearer ", [&](std::size_t pos) {
     if (pos > 0 && isAlnum(text[pos - 1])) return;
     const std::size_t k = pos + 7;
@@ -525,13 +731,14 @@ void keyBodies(std::string_view text, std::string_view path, std::vector<SecretM
 
 bool keyChar(char c) { return isAlnum(c) || c == '_' || c == '-' || c == '.'; }
 
-struct Keyword { std::string_view word; std::string_view kind; bool needsEntropy = false; };
-constexpr std::array<Keyword, 11> kKeywords{{{"password", "password"},   {"passwd", "password"},
+// `last`: only as the end of the name ("DB_PASS", not "DB_PASSTHROUGH").
+struct Keyword { std::string_view word; std::string_view kind; bool needsEntropy = false; bool last = false; };
+constexpr std::array<Keyword, 12> kKeywords{{{"password", "password"},   {"passwd", "password"},
                                              {"secret", "secret"},       {"api_key", "secret"},
                                              {"apikey", "secret"},       {"access_token", "secret"},
                                              {"auth_token", "secret"},   {"private_key", "secret"},
                                              {"authtoken", "secret"},    {"_token", "secret", true},
-                                             {"-token", "secret", true}}};
+                                             {"-token", "secret", true}, {"_pass", "password", false, true}}};
 
 // Names that hold text about a secret, not the secret ("passwordPrompt",
 // "SECRET_HEADER_NAME"), judged by their last word.
@@ -661,6 +868,7 @@ void secretAssignments(std::string_view text, std::string_view l, std::vector<Se
       std::size_t start = pos, end = pos + kw.word.size();
       while (start > 0 && keyChar(text[start - 1])) --start;
       while (end < text.size() && keyChar(text[end])) ++end;
+      if (kw.last && end != after) return;
       if (describesSecret(text.substr(start, end - start))) return;
       assignment(text, start, end, kw, out);
     });
@@ -684,10 +892,11 @@ std::vector<SecretMatch> findSecrets(std::string_view text, std::string_view pat
   urlPasswords(text, all);
   npmrcCredentials(text, all);
   commandLineCredentials(text, all);
+  gitlabAndWebhooks(text, all);
   authorizationHeaders(text, lowered, all);
   connectionStrings(text, lowered, all);
+  queryParameters(text, lowered, all);
   environmentPrefixes(text, all);
-  gitlabAndWebhooks(text, all);
   githubTokens(text, all);
   slackTokens(text, all);
   apiKeys(text, all);

@@ -30,8 +30,10 @@ SecretRule describe(const std::string& kind) {
   if (kind == "api-key") return {"an API key", Severity::Blocker, RuleId::HardcodedToken};
   if (kind == "gitlab-token") return {"a GitLab token", Severity::Blocker, RuleId::HardcodedToken};
   if (kind == "slack-webhook") return {"a Slack webhook URL", Severity::Blocker, RuleId::HardcodedToken};
+  if (kind == "discord-webhook") return {"a Discord webhook URL", Severity::Blocker, RuleId::HardcodedToken};
   // As a password, not a token format: a header written in docs is an example, as a password setting is.
   if (kind == "bearer-token") return {"a bearer token", Severity::Major, RuleId::HardcodedPassword};
+  if (kind == "api-key-header") return {"an API key header", Severity::Major, RuleId::HardcodedPassword};
   if (kind == "password") return {"a password", Severity::Major, RuleId::HardcodedPassword};
   return {"a secret", Severity::Major, RuleId::HardcodedPassword};
 }

@@ -130,6 +130,65 @@ TEST(SecretFormats, CommandLinesAndHeadersWithoutASecretAreLeftAlone) {
   }
 }
 
+// Spellings a re-test found sent unredacted: argv lists, attached and quoted
+// values, libpq keywords, JDBC queries, ADO.NET spaces, ODBC braces, kubectl
+// literals, *_PASS names, more GitLab tokens, webhooks and API-key headers.
+TEST(SecretFormats, MoreSpellingsOfTheSameCredentials) {
+  EXPECT_EQ(found("subprocess.run([\"curl\", \"-u\", \"admin:Sup3rS3cretPw\", url])"), V{"password=Sup3rS3cretPw"});
+  EXPECT_EQ(found("subprocess.run([\"sshpass\", \"-p\", \"Sup3rS3cretPw\", \"ssh\", host])"), V{"password=Sup3rS3cretPw"});
+  EXPECT_EQ(found("subprocess.run(['mysql', '-pSup3rS3cretPw', 'db'])"), V{"password=Sup3rS3cretPw"});
+  EXPECT_EQ(found("[\"docker\", \"login\", \"-u\", \"x\", \"-p\", \"Sup3rS3cretPw\"]"), V{"password=Sup3rS3cretPw"});
+  EXPECT_EQ(found("args: [\"--password\", \"Tr0ub4dor&3\"]"), V{"password=Tr0ub4dor&3"});
+  EXPECT_EQ(found("curl -uadmin:Sup3rS3cretPw https://api.internal/x"), V{"password=Sup3rS3cretPw"});
+  EXPECT_EQ(found("sshpass -pSup3rS3cretPw ssh host"), V{"password=Sup3rS3cretPw"});
+  EXPECT_EQ(found("sshpass -p 'Sup3r S3cret' ssh host"), V{"password=Sup3r S3cret"});
+  EXPECT_EQ(found("psql --password \"correct horse 9\" app"), V{"password=correct horse 9"});
+  EXPECT_EQ(found("PGPASSWORD='Sup3r S3cretPw' psql -h db"), V{"password=Sup3r S3cretPw"});
+  EXPECT_EQ(found("DB_PASS=Sup3rS3cretPw ./run.sh"), V{"password=Sup3rS3cretPw"});
+  EXPECT_EQ(found("DB_PASS=Sup3rS3cretPw\n"), V{"password=Sup3rS3cretPw"});
+  EXPECT_EQ(found("wget --http-passwd=Sup3rS3cretPw https://x"), V{"password=Sup3rS3cretPw"});
+  EXPECT_EQ(found("aws  configure  set aws_secret_access_key wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEZ"),
+            V{"secret=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEZ"});
+  EXPECT_EQ(found("psql \"host=db user=app password=Sup3rS3cretPw dbname=prod\""), V{"password=Sup3rS3cretPw"});
+  EXPECT_EQ(found("JDBC = \"jdbc:mysql://db:3306/app?user=root&password=JdbcPa55w0rd\""), V{"password=JdbcPa55w0rd"});
+  EXPECT_EQ(found("https://acct.blob.core.windows.net/c?sv=2022-11-02&sig=AbCdEf1234567890GhIjKlMnOpQrStUvWxYz%3D"),
+            V{"secret=AbCdEf1234567890GhIjKlMnOpQrStUvWxYz%3D"});
+  EXPECT_EQ(found("CONN = \"Server=db;Database=x;User Id=sa;Password = AdoNetPa55w0rd;\""), V{"password=AdoNetPa55w0rd"});
+  EXPECT_EQ(found("CONN = \"Server=db;User Id=sa; Password=AdoNetPa55w0rd\""), V{"password=AdoNetPa55w0rd"});
+  EXPECT_EQ(found("ODBC = \"Driver={ODBC Driver 18};Server=db;Uid=sa;Pwd={OdbcPa;55w0rd};\""), V{"password=OdbcPa;55w0rd"});
+  EXPECT_EQ(found("kubectl create secret generic x --from-literal=password=S3cretVal1"), V{"password=S3cretVal1"});
+  EXPECT_EQ(found("GL = \"gldt-AbCdEf1234567890xYzW\""), V{"gitlab-token=gldt-AbCdEf1234567890xYzW"});
+  EXPECT_EQ(found("GL = \"glrt-AbCdEf1234567890xYzW\""), V{"gitlab-token=glrt-AbCdEf1234567890xYzW"});
+  EXPECT_EQ(found("curl -H \"PRIVATE-TOKEN: glpat-AbCdEf1234567890xYzW\" x"), V{"gitlab-token=glpat-AbCdEf1234567890xYzW"});
+  EXPECT_EQ(found("HOOK = \"https://hooks.slack.com/workflows/T0A1B2C3D/A0A1B2C3D/123456789/abcDEF123ghiJKL456\""),
+            V{"slack-webhook=T0A1B2C3D/A0A1B2C3D/123456789/abcDEF123ghiJKL456"});
+  EXPECT_EQ(found("https://discord.com/api/webhooks/123456789012345678/abcDEF123ghiJKL456mnoPQR-_x"),
+            V{"discord-webhook=123456789012345678/abcDEF123ghiJKL456mnoPQR-_x"});
+  EXPECT_EQ(found("curl -H \"X-API-Key: a8f5f167f44f4964e6c998dee827110c\" https://x"),
+            V{"api-key-header=a8f5f167f44f4964e6c998dee827110c"});
+  EXPECT_EQ(found("req.setHeader(\"x-api-key\", \"a8f5f167f44f4964e6c998dee827110c\")"),
+            V{"api-key-header=a8f5f167f44f4964e6c998dee827110c"});
+}
+
+TEST(SecretFormats, TheNewSpellingsLeaveCodeAlone) {
+  for (const char* text : {
+           "gcc $(mysql_config --cflags) -pthread -o app app.c", "  password=getPw();", "  password=cfg[key];",
+           "user=user, password=password, netloc=netloc", "connect(host=h, password=pw_value)",
+           "parser.add_argument(\"--password\", \"-p\", help=\"the password\")", "parser.add_argument(\"--token\", help=\"API token\")",
+           "cmd = [\"--token\", token]", "[\"sshpass\", \"-p\", pw, \"ssh\", host]", "sshpass -p \"$PASS\" ssh host",
+           "[\"docker\", \"run\", \"-p\", \"8080:80\", image]", "ls -a -p", "grep -a pattern file", "ps -aux",
+           "url = base + \"?password=\" + pw", "f\"?token={token}\"", "url + \"&token=\" + token", "/search?page=2&key=value",
+           "\"Server=db;Pwd={0};\"", "\"Server=db;Pwd={password};\"", "\"Server=db;Pwd={self.pw};\"",
+           "DB_PASSTHROUGH=enabled1 ./run", "BYPASS_CACHE=1 make", "setHeader(\"X-API-Key\", apiKey)",
+           "X-API-Key: YOUR_API_KEY", "\"x-api-key\": process.env.KEY", "headers['api-key'] = key",
+           "kubectl create secret generic x --from-literal=password=$PW", "--from-file=password=./pw.txt",
+           "redis-cli -h host -a \"$REDIS_PASSWORD\"", "host=db password=$PGPASS", "curl -u${USER}:${PASS} x",
+           "PGPASSWORD=\"$PW\" psql", "dsn = \"host=db user=app dbname=prod\"",
+       }) {
+    EXPECT_TRUE(findSecrets(text).empty()) << text << " -> " << (found(text).empty() ? "" : found(text)[0]);
+  }
+}
+
 TEST(SecretFormats, RedactionReplacesOnlyTheSecret) {
   EXPECT_EQ(redactSecrets("   3 + DB_PASSWORD=hunter2xyz\n"), "   3 + DB_PASSWORD=[REDACTED:password]\n");
   EXPECT_EQ(redactSecrets("postgres://app:Sup3rS3cretPw@db/app"), "postgres://app:[REDACTED:password]@db/app");

@@ -162,6 +162,19 @@ bool looksLikePlaceholder(std::string_view v);
 bool highEntropy(std::string_view v);
 bool keyChar(char c);
 
+// A host reserved for examples (RFC 2606): example.com/.net/.org and the
+// .example, .test and .invalid domains, at the start of `hostAndRest`.
+bool exampleHost(std::string_view hostAndRest) {
+  std::string host;
+  for (char c : hostAndRest.substr(0, std::min<std::size_t>(hostAndRest.size(), 256))) {
+    if (!isAlnum(c) && c != '.' && c != '-') break;
+    host += lower(c);
+  }
+  for (std::string_view domain : {"example.com", "example.net", "example.org"})
+    if (host == domain || host.ends_with("." + std::string(domain))) return true;
+  return host.ends_with(".example") || host.ends_with(".test") || host.ends_with(".invalid");
+}
+
 // The password in a URL's userinfo: scheme://user:PASSWORD@host.
 void urlPasswords(std::string_view text, std::vector<SecretMatch>& out) {
   forEach(text, "://", [&](std::size_t pos) {
@@ -177,7 +190,7 @@ void urlPasswords(std::string_view text, std::vector<SecretMatch>& out) {
     });
     if (n == 0 || from + n >= text.size() || text[from + n] != '@') return;
     const std::string_view password = text.substr(from, n);
-    if (looksLikePlaceholder(password)) return;
+    if (looksLikePlaceholder(password) || exampleHost(text.substr(from + n + 1))) return;
     out.push_back({from, n, "password"});
   });
 }
@@ -297,6 +310,8 @@ void commandLineCredentials(std::string_view text, std::vector<SecretMatch>& out
       }
       if (v.length == 0) return;
       const std::string_view pair = text.substr(v.from, v.length);
+      // "-u redis://default:PASSWORD@host": a URL, whose password urlPasswords judges.
+      if (pair.find("://") != std::string_view::npos) return;
       const auto colon = pair.find(':');
       if (colon == 0 || colon == std::string_view::npos || colon + 1 == pair.size()) return;
       const std::string_view password = pair.substr(colon + 1);
@@ -745,9 +760,9 @@ constexpr std::array<Keyword, 12> kKeywords{{{"password", "password"},   {"passw
 bool describesSecret(std::string_view name) {
   std::string lowerName;
   for (char c : name) lowerName += lower(c);
-  static constexpr std::array<std::string_view, 24> suffixes{
+  static constexpr std::array<std::string_view, 25> suffixes{
       "label", "prompt", "message", "msg", "hint", "text", "title", "field", "pattern", "regex", "format", "name",
-      "path", "file", "url", "param", "header", "placeholder", "column", "policy", "length", "env", "var", "id"};
+      "path", "file", "url", "param", "header", "placeholder", "column", "policy", "length", "env", "var", "id", "hash"};
   for (auto s : suffixes) {
     if (lowerName.size() > s.size() && lowerName.ends_with(s)) return true;
   }
@@ -816,6 +831,19 @@ bool highEntropy(std::string_view v) {
   return digit && letter && entropy(v) >= 3.5;
 }
 
+// A package version ("1.2.1", "^0.5.0", "~2.1", ">=1.0", "v3.0.0-rc.1"): a
+// dependency named like a secret ("pbkdf2-password": "1.2.1" in package.json,
+// password-hash = "0.5.0" in Cargo.toml) is no credential.
+bool looksLikeVersion(std::string_view v) {
+  std::size_t k = 0;
+  while (k < v.size() && std::string_view("^~<>=v ").find(v[k]) != std::string_view::npos) ++k;
+  const std::size_t digits = runLength(v, k, [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; });
+  if (digits == 0 || k + digits >= v.size() || v[k + digits] != '.') return false;
+  k += digits + 1;
+  return k < v.size() && std::isdigit(static_cast<unsigned char>(v[k])) &&
+         std::all_of(v.begin() + static_cast<std::ptrdiff_t>(k), v.end(), [](char c) { return isAlnum(c) || c == '.' || c == '-' || c == '+'; });
+}
+
 // The value assigned after a secret-looking key, if it is a literal.
 void assignment(std::string_view text, std::size_t keyStart, std::size_t keyEnd, const Keyword& keyword,
                 std::vector<SecretMatch>& out) {
@@ -838,7 +866,7 @@ void assignment(std::string_view text, std::size_t keyStart, std::size_t keyEnd,
     const auto close = text.find(q, k + 1);
     if (close == std::string_view::npos) return;
     const std::string_view value = text.substr(k + 1, close - k - 1);
-    if (value.find_first_of(" \t\n\\") != std::string_view::npos || looksLikePlaceholder(value)) return;
+    if (value.find_first_of(" \t\n\\") != std::string_view::npos || looksLikePlaceholder(value) || looksLikeVersion(value)) return;
     if (keyword.needsEntropy && !highEntropy(value)) return;
     out.push_back({k + 1, value.size(), std::string(kind)});
     return;

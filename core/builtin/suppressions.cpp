@@ -120,25 +120,53 @@ std::string commentAt(const ScanFile& file, int n) {
 
 }  // namespace
 
-std::string commentOf(std::string_view line, const Tokens& tokens, Language lang) {
+namespace {
+
+struct Span { std::size_t begin, end; };
+
+// The comments of a line: a block comment closed on the line ("/* db */") is
+// one span and the code after it is not comment; the last runs to the end.
+std::vector<Span> commentSpans(std::string_view line, const Tokens& tokens, Language lang) {
   std::vector<std::string_view> markers;
   switch (lang) {
     case Language::Python: markers = {"#"}; break;
     case Language::Other: markers = {"#", "--", "//", "<!--", "/*"}; break;
     default: markers = {"//", "/*"}; break;
   }
+  std::vector<Span> spans;
   for (std::size_t p = 0; p < line.size(); ++p) {
     if (coveredByToken(tokens, p, lang == Language::Other)) continue;
     for (auto m : markers) {
       if (!line.substr(p).starts_with(m)) continue;
       // In config and shell files "#" or "--" starts a comment only after a blank.
       if (lang == Language::Other && p > 0 && !std::isspace(static_cast<unsigned char>(line[p - 1]))) continue;
-      return std::string(line.substr(p));
+      const std::string_view close = m == "/*" ? "*/" : m == "<!--" ? "-->" : "";
+      const auto end = close.empty() ? std::string_view::npos : line.find(close, p + m.size());
+      if (end == std::string_view::npos) {
+        spans.push_back({p, line.size()});
+        return spans;
+      }
+      spans.push_back({p, end + close.size()});
+      p = end + close.size() - 1;
+      break;
     }
   }
   // A line inside a block comment has no tokens at all; " * text" is comment.
-  if (tokens.empty() && lang != Language::Other) return std::string(line);
-  return {};
+  if (spans.empty() && tokens.empty() && lang != Language::Other) spans.push_back({0, line.size()});
+  return spans;
+}
+
+}  // namespace
+
+std::string commentOf(std::string_view line, const Tokens& tokens, Language lang) {
+  const std::vector<Span> spans = commentSpans(line, tokens, lang);
+  return spans.empty() ? std::string() : std::string(line.substr(spans.front().begin));
+}
+
+bool insideComment(std::string_view line, const Tokens& tokens, Language lang, std::size_t offset) {
+  for (const Span& s : commentSpans(line, tokens, lang))
+    if (offset >= s.begin && offset < s.end) return true;
+  return false;
 }
 
 bool isSuppressed(const ScanFile& file, const RuleFinding& found) {

@@ -10,8 +10,13 @@
 
 namespace revline::builtin {
 
-// The comment part of a line (outside string literals), or "" when none.
+// The comment part of a line (outside string literals), from its first comment
+// to the end of the line, or "" when none.
 std::string commentOf(std::string_view line, const Tokens& tokens, Language lang);
+
+// Whether byte `offset` of the line is inside one of its comments: not the code
+// after a block comment closed on the line ("/* db */ password = ...").
+bool insideComment(std::string_view line, const Tokens& tokens, Language lang, std::size_t offset);
 
 // True when the finding is suppressed by a comment on one of its lines or on
 // the line just above it.

@@ -134,13 +134,11 @@ void checkSecrets(const ScanFile& file, Findings& out) {
       // A password setting named in a comment ("-- SET password_encryption =
       // 'scram-sha-256'") is prose, not a credential; a token-shaped secret
       // (a key id, a private key) leaks from a comment just the same.
-      const std::string comment = commentOf(l.text(), l.tokens, file.lang);
-      const std::size_t commentAt = l.text().size() - comment.size();
       const auto real = std::find_if(matches.begin(), matches.end(), [&](const SecretMatch& m) {
         if (m.kind == "private-key") return hasKeyMaterial(file, l, m);
         if (describe(m.kind).rule == RuleId::HardcodedPassword && (prose || concatenated(l, m) || namesNoSecret(l.text(), m)))
           return false;
-        return describe(m.kind).rule != RuleId::HardcodedPassword || comment.empty() || m.offset < commentAt;
+        return describe(m.kind).rule != RuleId::HardcodedPassword || !insideComment(l.text(), l.tokens, file.lang, m.offset);
       });
       if (real == matches.end()) continue;
       const SecretRule r = describe(real->kind);

@@ -36,7 +36,7 @@ bool trustedValue(const ScanFile& file, const ScanHunk& hunk, std::size_t i, con
   return flow.trusted(value, flow.positionOf(file, hunk, i));
 }
 
-// A printf format whose conversions are all numeric (%d, %5.2f, %x, %g...):
+// A printf format whose conversions are all numeric (%d, %5.2f, %x, %g, %p...):
 // its output length is bounded by the format, whatever the values.
 bool numericFormat(const Token& format) {
   if (!format.isString() || format.interpolated) return false;
@@ -47,23 +47,36 @@ bool numericFormat(const Token& format) {
     if (k < f.size() && f[k] == '%') { i = k; continue; }
     while (k < f.size() && (std::isdigit(static_cast<unsigned char>(f[k])) || f[k] == '.' || f[k] == '-' || f[k] == '+' ||
                             f[k] == ' ' || f[k] == '#' || f[k] == 'l' || f[k] == 'h' || f[k] == 'z')) ++k;
-    if (k >= f.size() || std::string_view("diuxXoeEfgGc").find(f[k]) == std::string_view::npos) return false;
+    if (k >= f.size() || std::string_view("diuxXoeEfgGcp").find(f[k]) == std::string_view::npos) return false;
     i = k;
   }
   return true;
 }
 
-// `char name[` among the lines of this file the diff shows.
-bool declaredCharArray(const ScanFile& file, std::string_view name) {
-  for (const auto& hunk : file.hunks) {
-    for (const auto& l : hunk.lines) {
-      const Tokens& t = l.tokens;
-      for (std::size_t k = 1; k + 1 < t.size(); ++k) {
-        if (t[k].isIdent() && t[k].text == name && t[k + 1].is("[") && t[k - 1].is("char")) return true;
-      }
+// Whether `name`, used at token k of line i, is a `char name[N]` array: the
+// nearest declaration of it above, in the same hunk and the same function
+// (no line starting with '}' between), is `char name[`. A parameter or a
+// `char *name` in between is a pointer, whose `sizeof` is the pointer's size.
+bool charArrayInScope(const ScanHunk& hunk, std::size_t i, std::size_t k, std::string_view name) {
+  for (std::size_t line = i + 1; line-- > 0;) {
+    const ScanLine& l = hunk.lines[line];
+    const Tokens& t = l.tokens;
+    for (std::size_t j = line == i ? k : t.size(); j-- > 1;) {
+      if (!t[j].isIdent() || t[j].text != name) continue;
+      if (t[j - 1].is("char")) return j + 1 < t.size() && t[j + 1].is("[");
+      if (t[j - 1].is("*") || t[j - 1].is("&")) return false;  // a pointer or a reference declared (or dereferenced)
     }
+    if (line != i && l.text().starts_with("}")) return false;  // the end of another function
   }
   return false;
+}
+
+// The call at token k, whose ')' is `close`, is a whole statement: its value unused
+// (strcpy and sprintf return a char* and an int; snprintf returns an int).
+bool wholeStatement(const Tokens& t, std::size_t k, std::size_t close) {
+  if (close + 1 >= t.size() || !t[close + 1].is(";")) return false;
+  if (k >= 2 && t[k - 1].is("::") && t[k - 2].is("std")) k -= 2;  // std::sprintf(...)
+  return k == 0 || t[k - 1].is(";") || t[k - 1].is("{") || t[k - 1].is("}") || t[k - 1].is("else");
 }
 
 void cStringFunctions(const ScanFile& file, const ScanHunk& hunk, std::size_t i, Findings& out) {
@@ -95,7 +108,7 @@ void cStringFunctions(const ScanFile& file, const ScanHunk& hunk, std::size_t i,
     // only for an array; so the rewrite is offered only for a visible char array.
     std::optional<contract::Edit> edit;
     if (close != npos && (name == "strcpy" || name == "sprintf") && k + 3 < close && t[k + 2].isIdent() &&
-        t[k + 3].is(",") && declaredCharArray(file, t[k + 2].text)) {
+        t[k + 3].is(",") && wholeStatement(t, k, close) && charArrayInScope(hunk, i, k, t[k + 2].text)) {
       const std::string dst(t[k + 2].text);
       const std::string rest(sourceOf(l.text(), t, k + 4, close - 1));
       const std::string call = name == "strcpy" ? "snprintf(" + dst + ", sizeof " + dst + ", \"%s\", " + rest + ")"

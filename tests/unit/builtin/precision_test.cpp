@@ -268,6 +268,9 @@ TEST(Severity, APasswordSettingInACommentIsNotAPassword) {
   EXPECT_TRUE(reviewWithSource("schema.sql", "", "-- SET password_encryption = 'scram-sha-256';\nSELECT 1;\n").empty());
   EXPECT_TRUE(py("    # password = \"hunter2-correct-horse\"\n").empty());
   EXPECT_EQ(py("    password = \"hunter2-correct-horse\"\n").size(), 1u);
+  // The code after a block comment closed on the line is code (found on a real commit).
+  EXPECT_EQ(reviewWithSource("db.js", "", "/* db */ var dbPassword = \"s3cr3tPa55\";\n").size(), 1u);
+  EXPECT_TRUE(reviewWithSource("db.js", "", "var x = 1; /* dbPassword = \"s3cr3tPa55\" */\n").empty());
 }
 
 // ---- 5. Honest confidence ----------------------------------------------------

@@ -189,6 +189,23 @@ TEST(SecretFormats, TheNewSpellingsLeaveCodeAlone) {
   }
 }
 
+// Lines of real commits (express, redis, curl) the builtin flagged as hard-coded
+// credentials; two of them blocked the change.
+TEST(SecretFormats, RealCommitsLinesThatHoldNoCredential) {
+  for (const char* text : {
+           "    \"pbkdf2-password\": \"1.2.1\",", "password-hash = \"0.5.0\"", "\"secret-handshake\": \"^2.0.1\",",
+           "\"  redis-cli -u redis://default:PASSWORD@localhost:6379/0\\n\"",
+           "static const char remote[] = \"sftp://user:pass@example.com/path/filename\";",
+           "http://alberto:einstein@somewhere.example/", "PASSWORD_HASH = \"pbkdf2:sha256:260000$abc$def\"",
+       }) {
+    EXPECT_TRUE(findSecrets(text).empty()) << text << " -> " << (found(text).empty() ? "" : found(text)[0]);
+  }
+  // The same shapes with a real value are still found.
+  EXPECT_EQ(found("redis-cli -u redis://default:R3disPa55@cache.internal:6379/0"), V{"password=R3disPa55"});
+  EXPECT_EQ(found("\"db-password\": \"Sup3rS3cretPw\","), V{"password=Sup3rS3cretPw"});
+  EXPECT_EQ(found("sftp://deploy:Sup3rS3cretPw@files.acme.io/in"), V{"password=Sup3rS3cretPw"});
+}
+
 TEST(SecretFormats, RedactionReplacesOnlyTheSecret) {
   EXPECT_EQ(redactSecrets("   3 + DB_PASSWORD=hunter2xyz\n"), "   3 + DB_PASSWORD=[REDACTED:password]\n");
   EXPECT_EQ(redactSecrets("postgres://app:Sup3rS3cretPw@db/app"), "postgres://app:[REDACTED:password]@db/app");

@@ -39,6 +39,28 @@ TEST(CStringFunctions, NoEditWhenTheDestinationMayBeAPointer) {
   EXPECT_FALSE(f[0].edit);
 }
 
+// Found on curl's history: the rewrite changed what the code means.
+TEST(CStringFunctions, NoEditWhenTheCallsValueIsUsedOrTheArrayIsAnotherFunctions) {
+  // strcpy's char* result used: snprintf returns an int.
+  auto f = added("use.c", "char alt[64];\nchar *p = memcpy(strcpy(alt, expect), \"DHE-\", 4);\n");
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_FALSE(f[0].edit);
+  // A `char dst[64]` in one function, a `char *dst` parameter in the next: sizeof dst would be 8.
+  f = added("two.c",
+            "void keep(const char *src) {\n  char dst[64];\n  strncpy(dst, src, sizeof dst - 1);\n}\n"
+            "void copy_out(char *dst, const char *src) {\n  strcpy(dst, src);\n}\n");
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].line, 7);
+  EXPECT_FALSE(f[0].edit);
+  // The array declared in the same function still gets its rewrite.
+  f = added("one.c", "void f(const char *src) {\n  char dst[64];\n  strcpy(dst, src);\n}\n");
+  ASSERT_EQ(f.size(), 1u);
+  ASSERT_TRUE(f[0].edit);
+  EXPECT_EQ(f[0].edit->replacement, "  snprintf(dst, sizeof dst, \"%s\", src);");
+  // %p writes a bounded length, as the numeric conversions do.
+  EXPECT_TRUE(added("p.c", "char buff[32];\nsprintf(buff, \"%p\", ptr);\n").empty());
+}
+
 TEST(CStringFunctions, GetsIsABlocker) {
   const auto f = added("in.c", "char line[80];\nif (gets(line) == NULL) return;\n");
   ASSERT_EQ(f.size(), 1u);

@@ -217,6 +217,8 @@ class HangingUp {
     port_ = ntohs(addr.sin_port);
     thread_ = std::thread([this, reply] {
       for (int c; (c = ::accept(fd_, nullptr, nullptr)) >= 0;) {
+        // Counted before anything is sent: a reply with a Content-Length ends the client's wait before the close.
+        ++accepted;
         char buf[4096];
         if (reply.empty()) {
           (void)::recv(c, buf, sizeof buf, 0);
@@ -225,7 +227,6 @@ class HangingUp {
           for (ssize_t n; !wholeRequest(request) && (n = ::recv(c, buf, sizeof buf, 0)) > 0;) request.append(buf, n);
           (void)::send(c, reply.data(), reply.size(), MSG_NOSIGNAL);
         }
-        ++accepted;  // before the close the client waits for
         ::close(c);
       }
     });

@@ -15,8 +15,11 @@
 #include "core/config/config.h"
 #include "core/config/user_config.h"
 #include "core/diff/diff.h"
+#include "core/diff/git_paths.h"
+#include "core/git/git.h"
 #include "core/process/process.h"
 #include "core/reports/gate.h"
+#include "core/reports/github_history.h"
 #include "core/reports/github_review.h"
 #include "core/reports/json_report.h"
 #include "core/reports/sarif_report.h"
@@ -39,7 +42,10 @@ constexpr const char* kUsage =
     "request checked out there, its diff from `gh pr diff`. Configuration (.revline.json) is read from the\n"
     "repository's default branch, never from the pull request. Without --post the review payload is printed.\n\n"
     "  --post               submit the review (gh api repos/OWNER/REPO/pulls/NUMBER/reviews); nothing is\n"
-    "                       posted when no finding survives and the verdict is not REQUEST_CHANGES\n"
+    "                       posted when no finding survives and the verdict is not REQUEST_CHANGES, or when\n"
+    "                       revline's latest review there already said it; findings posted before are not\n"
+    "                       commented again, and revline's own earlier request for changes is dismissed\n"
+    "                       once it no longer applies (docs/CI.md)\n"
     "  --format F           what to print: github (the payload; default without --post), json, sarif,\n"
     "                       text (default with --post)\n"
     "  --fail-on SEVERITY   also exit 1 when any finding is at least BLOCKER|MAJOR|MINOR|NIT\n"
@@ -161,6 +167,94 @@ std::vector<std::string> lines(const std::string& text) {
   return out;
 }
 
+// A name as `gh pr diff --name-only` prints it: git's C-quoted form, quotes kept, for an unusual name.
+std::string unquotedName(const std::string& name) {
+  std::size_t consumed = 0;
+  if (name.size() >= 2 && name.front() == '"') {
+    if (auto plain = diff::detail::unquoteC(name, consumed); plain && consumed == name.size()) return *plain;
+  }
+  return name;
+}
+
+// GitHub gives no diff of a pull request over its limits (20,000 lines, 300 files): HTTP 406.
+bool diffTooLarge(const process::Result& r) {
+  const std::string said = r.err + r.out;
+  return contains(said, "HTTP 406") || contains(said, "too_large") || contains(said, "exceeded the maximum");
+}
+
+// What revline posted on the pull request before (github_history.h). Reading it
+// may fail (a token without read access to reviews): then the review is posted
+// as if it were the first, and the user is told.
+reports::PostedBefore readPostedBefore(const Gh& gh, const PullRequestRef& pr, const fs::path& workspace, std::ostream& err) {
+  const std::string base = "repos/" + pr.slug() + "/pulls/" + std::to_string(pr.number);
+  const process::Result reviews = gh.run({"api", "--paginate", base + "/reviews?per_page=100"}, workspace);
+  const process::Result comments =
+      reviews.exitCode == 0 ? gh.run({"api", "--paginate", base + "/comments?per_page=100"}, workspace) : reviews;
+  try {
+    if (reviews.exitCode != 0 || comments.exitCode != 0) {
+      const process::Result& failed = reviews.exitCode != 0 ? reviews : comments;
+      throw reports::HistoryError(trimmed(failed.err.empty() ? failed.out : failed.err));
+    }
+    return reports::readPostedBefore(reviews.out, comments.out);
+  } catch (const reports::HistoryError& e) {
+    err << "revline pr: warning: could not read revline's earlier reviews of " << pr.slug() << "#" << pr.number << " ("
+        << terminalSafe(e.what()) << "): the review is posted as if it were the first (comments may repeat)\n";
+    return {};
+  }
+}
+
+// POSTs the review; GitHub takes no REQUEST_CHANGES or APPROVE from the account
+// that opened the pull request, so that one is posted as COMMENT (said). Returns GitHub's reply.
+json submitReview(const Gh& gh, const PullRequestRef& pr, const fs::path& workspace, json payload, std::string& event,
+                  std::ostream& err) {
+  const std::string where = pr.slug() + "#" + std::to_string(pr.number);
+  const std::vector<std::string> apiArgs{
+      "api", "repos/" + pr.slug() + "/pulls/" + std::to_string(pr.number) + "/reviews", "--method", "POST", "--input", "-"};
+  process::Result r = gh.run(apiArgs, workspace, 120s, payload.dump());
+  if (r.exitCode != 0 && event != "COMMENT" && contains(r.err + r.out, "your own pull request")) {
+    err << "revline pr: note: GitHub takes no " << event << " review from the author of " << where
+        << "; posting it as COMMENT (the exit code still says the verdict)\n";
+    event = "COMMENT";
+    payload["event"] = event;
+    r = gh.run(apiArgs, workspace, 120s, payload.dump());
+  }
+  if (r.exitCode != 0) {
+    std::string detail = trimmed(r.err);
+    if (!trimmed(r.out).empty()) detail += (detail.empty() ? "" : "; ") + std::string("GitHub said: ") + trimmed(r.out);
+    throw PrError("GitHub did not accept the review for " + where + " (`gh api` exited with " + std::to_string(r.exitCode) +
+                  "): " + detail);
+  }
+  try {
+    return json::parse(r.out);
+  } catch (const json::exception&) {
+    return json::object();
+  }
+}
+
+// Dismisses revline's earlier reviews by `login` that still request changes,
+// once a review of a newer head no longer does. A failure is a warning.
+void dismissStandingRequests(const Gh& gh, const PullRequestRef& pr, const fs::path& workspace,
+                             const reports::PostedBefore& before, const std::string& login, const std::string& head,
+                             std::ostream& err) {
+  for (const std::int64_t id : reports::standingRequestsBy(before, login)) {
+    const json body = {{"message", "revline reviewed " + (head.empty() ? std::string("the new head") : head) +
+                                       ": the changes it requested are no longer needed."},
+                       {"event", "DISMISS"}};
+    const process::Result r =
+        gh.run({"api", "repos/" + pr.slug() + "/pulls/" + std::to_string(pr.number) + "/reviews/" + std::to_string(id) +
+                    "/dismissals",
+                "--method", "PUT", "--input", "-"},
+               workspace, 120s, body.dump());
+    if (r.exitCode == 0) {
+      err << "revline pr: dismissed revline's earlier request for changes (review " << id << ")\n";
+    } else {
+      err << "revline pr: warning: could not dismiss revline's earlier request for changes (review " << id << "): "
+          << terminalSafe(trimmed(r.err.empty() ? r.out : r.err))
+          << " (dismissing needs a token that can write pull requests)\n";
+    }
+  }
+}
+
 }  // namespace
 
 std::string PullRequestRef::workspaceName() const { return owner + "-" + repo + "-" + std::to_string(number); }
@@ -262,9 +356,36 @@ int runPrCommand(const std::vector<std::string>& args, std::istream&, std::ostre
     if (!parsed.value("description")) config.review.description = pullRequestIntent(info);
     gh.check({"pr", "checkout", number, "--repo", pr.slug()}, pr, workspace, 10min);
 
-    const std::string diffText = gh.check({"pr", "diff", number, "--repo", pr.slug(), "--color", "never"}, pr, workspace);
-    const std::vector<std::string> changed =
-        lines(gh.check({"pr", "diff", number, "--repo", pr.slug(), "--name-only"}, pr, workspace));
+    std::string baseRef;
+    if (info.contains("baseRefName") && info["baseRefName"].is_string())
+      baseRef = "origin/" + info["baseRefName"].get<std::string>();
+
+    // GitHub's diff, which says where an inline comment may go. A pull request
+    // over GitHub's diff limits has none: the checkout's own diff stands in.
+    std::string diffText;
+    std::vector<std::string> changed;
+    bool localDiff = false;
+    const std::vector<std::string> diffArgs{"pr", "diff", number, "--repo", pr.slug(), "--color", "never"};
+    if (process::Result r = gh.run(diffArgs, workspace); r.exitCode == 0) {
+      diffText = r.out;
+      for (const auto& name : lines(gh.check({"pr", "diff", number, "--repo", pr.slug(), "--name-only"}, pr, workspace)))
+        changed.push_back(unquotedName(name));
+    } else if (diffTooLarge(r) && !baseRef.empty()) {
+      err << "revline pr: note: GitHub gives no diff of a pull request this large (" << terminalSafe(trimmed(r.err))
+          << "); reviewing the checkout's diff against " << baseRef << " instead\n";
+      git::DiffRequest local;
+      local.mode = git::DiffRequest::Mode::Base;
+      local.base = baseRef;
+      local.includeUntracked = false;
+      try {
+        diffText = git::diffText(workspace, local);
+      } catch (const git::GitError& e) {
+        throw PrError("GitHub gives no diff of " + where + " (too large), and the checkout's could not be made: " + e.what());
+      }
+      localDiff = true;
+    } else {
+      throw Gh::explain(diffArgs, r, pr);
+    }
 
     // The head must not have moved while the workspace and the diff were fetched
     // (a push during the clone): the review is pinned to headRefOid, and lines of
@@ -282,12 +403,9 @@ int runPrCommand(const std::vector<std::string>& args, std::istream&, std::ostre
     // Text files the repository's .gitattributes shows as binary (`-diff`): GitHub's
     // diff shows no line of them, as git's does; diffed again in the checkout.
     std::vector<git::LeftOut> leftOut;
-    std::string baseRef;
-    if (info.contains("baseRefName") && info["baseRefName"].is_string())
-      baseRef = "origin/" + info["baseRefName"].get<std::string>();
     std::string shown = diffText;
     try {
-      if (!baseRef.empty()) shown = git::withTextOfFilesShownBinary(workspace, baseRef, diffText, &leftOut);
+      if (!baseRef.empty() && !localDiff) shown = git::withTextOfFilesShownBinary(workspace, baseRef, diffText, &leftOut);
     } catch (const git::GitError& e) {
       err << "revline pr: warning: the files GitHub's diff shows as binary could not be diffed again as text ("
           << terminalSafe(e.what()) << "): any of them that is text is not reviewed\n";
@@ -302,7 +420,9 @@ int runPrCommand(const std::vector<std::string>& args, std::istream&, std::ostre
       }
       std::vector<std::string> missing;
       for (const auto& name : changed) {
-        if (!inDiff.count(name)) missing.push_back(name);
+        // gh's own reading of the diff's headers cuts a name holding " b/" after it.
+        const bool cut = std::any_of(inDiff.begin(), inDiff.end(), [&](const std::string& path) { return path.ends_with(" b/" + name); });
+        if (!inDiff.count(name) && !cut) missing.push_back(name);
       }
       if (!missing.empty()) {
         err << "revline pr: warning: " << missing.size() << " changed file(s) have no diff to review:";
@@ -317,7 +437,18 @@ int runPrCommand(const std::vector<std::string>& args, std::istream&, std::ostre
     const diff::Diff& selected = result.reviewed;
     for (const auto& w : outcome.warnings) err << "revline pr: warning: " << terminalSafe(w) << "\n";
 
-    const reports::GithubReview review = reports::buildGithubReview(outcome, selected, reviewOptions);
+    // What was posted before decides what is repeated (github_history.h); read only to post.
+    reports::PostedBefore before;
+    if (post) {
+      before = readPostedBefore(gh, pr, workspace, err);
+      reviewOptions.saidBefore = before.findingIds;
+      reviewOptions.resolvesEarlierRequest =
+          outcome.verdict != contract::Verdict::RequestChanges && reports::requestsChangesStill(before);
+    }
+    // Comments go where GitHub's diff shows lines: not on a file it shows as
+    // binary, although the review read that file's text (`selected`).
+    const diff::Diff placement = localDiff ? selected : diff::parse(diffText);
+    const reports::GithubReview review = reports::buildGithubReview(outcome, placement, reviewOptions);
     const json payload = review.toJson(reviewOptions.commitId);
 
     if (format == "github") {
@@ -331,28 +462,25 @@ int runPrCommand(const std::vector<std::string>& args, std::istream&, std::ostre
     }
 
     if (post) {
-      if (!reports::worthPosting(review)) {
+      if (reports::repeatsLatestReview(review, before)) {
+        err << "revline pr: nothing posted to " << where << ": revline's latest review there already says this (no new "
+            << "finding, the same " << review.event << ")\n";
+      } else if (!reports::worthPosting(review)) {
         err << "revline pr: nothing posted to " << where << ": no finding survived and the verdict is "
             << review.event << "\n";
       } else {
-        const std::vector<std::string> apiArgs{
-            "api", "repos/" + pr.slug() + "/pulls/" + number + "/reviews", "--method", "POST", "--input", "-"};
-        process::Result r = gh.run(apiArgs, workspace, 120s, payload.dump());
-        if (r.exitCode != 0) {
-          std::string detail = trimmed(r.err);
-          if (!trimmed(r.out).empty()) detail += (detail.empty() ? "" : "; ") + std::string("GitHub said: ") + trimmed(r.out);
-          throw PrError("GitHub did not accept the review for " + where + " (`gh api` exited with " +
-                        std::to_string(r.exitCode) + "): " + detail);
-        }
-        std::string url;
-        try {
-          const json response = json::parse(r.out);
-          if (response.contains("html_url") && response["html_url"].is_string()) url = response["html_url"];
-        } catch (const json::exception&) {
-        }
-        err << "revline pr: posted a " << review.event << " review with " << review.comments.size()
+        std::string event = review.event;
+        const json response = submitReview(gh, pr, workspace, payload, event, err);
+        const std::string url = response.contains("html_url") && response["html_url"].is_string() ? response["html_url"].get<std::string>() : "";
+        err << "revline pr: posted a " << event << " review with " << review.comments.size()
             << (review.comments.size() == 1 ? " inline comment" : " inline comments") << " to " << where
             << (url.empty() ? "" : ": " + url) << "\n";
+        const std::string login = response.contains("user") && response["user"].is_object() &&
+                                          response["user"].contains("login") && response["user"]["login"].is_string()
+                                      ? response["user"]["login"].get<std::string>()
+                                      : "";
+        if (review.resolvesEarlierRequest && !login.empty())
+          dismissStandingRequests(gh, pr, workspace, before, login, headCommit.value_or(""), err);
       }
     }
     return reports::exitCodeFor(outcome, failOn);

@@ -191,6 +191,7 @@ struct Listed {
 };
 
 constexpr std::string_view kOffDiff = " (not on a line of this diff)";
+constexpr std::string_view kSaidBefore = " (commented on before)";
 // GitHub names files in UTF-8 (JSON): it has no way to take a comment on any other name.
 constexpr std::string_view kNameNotUtf8 = " (its file name is not UTF-8, which GitHub cannot take a comment on)";
 
@@ -233,6 +234,11 @@ GithubReview buildGithubReview(const review::ReviewOutcome& outcome, const diff:
       continue;
     }
     shown.push_back(p);
+    if (!p->id.empty() && options.saidBefore.count(p->id)) {
+      listed.push_back({p, kSaidBefore});
+      continue;
+    }
+    ++review.newFindings;
     const auto placement = place(f, diff);
     if (!placement) {
       listed.push_back({p, kOffDiff});
@@ -257,7 +263,11 @@ GithubReview buildGithubReview(const review::ReviewOutcome& outcome, const diff:
   review.listedInBody = listed.size();
 
   // The review body: verdict, summary, counts, then the findings that are not inline.
-  std::string body = "<!-- revline:review -->\n" + verdictHeading(review.event, outcome.verdict) + "\n\n";
+  // Its marker goes first once the listed ids are known.
+  std::string body = verdictHeading(review.event, outcome.verdict) + "\n\n";
+  review.resolvesEarlierRequest = options.resolvesEarlierRequest;
+  if (options.resolvesEarlierRequest)
+    body += "revline's earlier request for changes no longer applies: none of its blocking findings remains.\n\n";
   // The summary gets a quarter of the body at most: a verbose model's (or a split
   // review's many) must not push the coverage, usage and footer past the cap.
   if (!outcome.summary.empty()) body += markdownProse(truncateUtf8(outcome.summary, options.maxBodyBytes / 4)) + "\n\n";
@@ -269,8 +279,8 @@ GithubReview buildGithubReview(const review::ReviewOutcome& outcome, const diff:
   body += "\n";
   if (!outcome.rejected.empty()) {
     body += "\n" + std::to_string(outcome.rejected.size()) +
-            (outcome.rejected.size() == 1 ? " finding was" : " findings were") +
-            " discarded because it did not refer to lines of this diff.\n";
+            (outcome.rejected.size() == 1 ? " finding was discarded because it does" : " findings were discarded because they do") +
+            " not refer to lines of this diff.\n";
   }
   if (outcome.unplacedBlocking > 0) {
     body += "\n**" + std::to_string(outcome.unplacedBlocking) +
@@ -297,6 +307,8 @@ GithubReview buildGithubReview(const review::ReviewOutcome& outcome, const diff:
   if (const std::string usage = spentSentence(outcome); !usage.empty())
     footerLine = "\nUsage: " + usage + ".\n" + footerLine;
 
+  std::string said;  // the ids of the listed findings, for the marker
+  std::string marker = "<!-- revline:review event=" + review.event + " -->\n";
   if (!listed.empty()) {
     body += "\n**Findings not shown inline** (" + std::to_string(listed.size()) + ")\n\n";
     std::size_t written = 0;
@@ -305,21 +317,26 @@ GithubReview buildGithubReview(const review::ReviewOutcome& outcome, const diff:
       std::string entry = "- " + headline(f) + " — " + markdownCode(f.file + ":" + rangeText(f));
       entry += item.why;
       entry += "\n";
-      if (!f.explanation.empty()) {
+      const bool saidBefore = item.why == kSaidBefore;  // one line: the earlier comment explains it
+      if (!f.explanation.empty() && !saidBefore) {
         entry += prefixLines(markdownProse(truncateUtf8(f.explanation, kListedExplanationBytes)), "  > ");
       }
-      if (f.suggestedFix)
+      if (f.suggestedFix && !saidBefore)
         entry += "  Suggested fix: " + markdownProse(truncateUtf8(*f.suggestedFix, kListedExplanationBytes), false) + "\n";
       const std::string more = "- …and " + std::to_string(listed.size() - written) + " more.\n";
-      if (body.size() + entry.size() + more.size() + footerLine.size() + 64 > options.maxBodyBytes) {
+      const std::string id = item.finding->id.empty() ? "" : (said.empty() ? "" : ",") + item.finding->id;
+      if (marker.size() + said.size() + id.size() + 6 + body.size() + entry.size() + more.size() + footerLine.size() + 64 >
+          options.maxBodyBytes) {
         body += more;
         break;
       }
       body += entry;
+      said += id;
       ++written;
     }
   }
-  body += footerLine;
+  if (!said.empty()) marker = "<!-- revline:review event=" + review.event + " said=" + said + " -->\n";
+  body = marker + body + footerLine;
   // File names are bytes; the payload is JSON, which holds only UTF-8.
   review.body = replaceInvalidUtf8(truncateUtf8(body, options.maxBodyBytes));
   return review;
@@ -349,7 +366,7 @@ json renderGithubReview(const review::ReviewOutcome& outcome, const diff::Diff& 
 }
 
 bool worthPosting(const GithubReview& review) {
-  if (review.event == "REQUEST_CHANGES" || review.event == "APPROVE") return true;
+  if (review.event == "REQUEST_CHANGES" || review.event == "APPROVE" || review.resolvesEarlierRequest) return true;
   return !review.comments.empty() || review.listedInBody > 0;
 }
 

@@ -4,9 +4,13 @@
 // GitHub rejects the whole review when one comment is off the diff, so a
 // comment is only ever placed on a RIGHT-side line of `diff` (an added or
 // context line of the new file); anything else goes into the review body.
+// The body's first line is revline's marker, "<!-- revline:review event=E
+// said=ID,ID -->" (the ids of the findings listed in it), and each inline
+// comment's is "<!-- revline:finding:ID -->": what a later run reads back.
 #pragma once
 #include <cstddef>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -23,6 +27,11 @@ struct GithubReviewOptions {
   std::size_t maxBodyBytes = 60000;   // per body (review and each comment); GitHub's limit is 65536 characters
   std::optional<std::string> commitId;  // the reviewed head commit ("commit_id"), when known
   std::string toolVersion = kVersion;
+  // Ids of findings revline already posted on this pull request (github_history.h):
+  // listed in the body in one line each, never posted inline again.
+  std::set<std::string> saidBefore;
+  // revline requested changes earlier and this review does not: the body says they are resolved.
+  bool resolvesEarlierRequest = false;
 };
 
 struct InlineComment {
@@ -37,8 +46,10 @@ struct GithubReview {
   std::string event;                     // "REQUEST_CHANGES", "COMMENT" or "APPROVE"
   std::string body;
   std::vector<InlineComment> comments;
-  std::size_t listedInBody = 0;          // findings listed in the body (not placeable, or over the cap)
+  std::size_t listedInBody = 0;          // findings listed in the body (not placeable, over the cap, said before)
   std::size_t duplicatesDropped = 0;
+  std::size_t newFindings = 0;           // findings shown that are not in options.saidBefore
+  bool resolvesEarlierRequest = false;
 
   // The request body for the reviews endpoint.
   json toJson(const std::optional<std::string>& commitId = std::nullopt) const;
@@ -53,7 +64,8 @@ json renderGithubReview(const review::ReviewOutcome& outcome, const diff::Diff& 
 
 // Whether posting says anything: false when no finding survived (neither inline
 // nor in the body) and the event is COMMENT. REQUEST_CHANGES is always posted,
-// and so is an APPROVE (only produced when approval was configured).
+// and so is an APPROVE (only produced when approval was configured), and a
+// review that resolves an earlier request for changes.
 bool worthPosting(const GithubReview& review);
 
 // Cuts UTF-8 text to at most maxBytes bytes on a character boundary, ending with "…" when cut.

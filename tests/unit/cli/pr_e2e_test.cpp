@@ -3,6 +3,7 @@
 // and records every call (working directory + arguments) and the posted review.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -91,7 +92,11 @@ class PrEndToEnd : public ::testing::Test {
         {ws, "pr", "diff", "42", "--repo", "octo-org/payments", "--name-only"},
         {ws, "pr", "view", "42", "--repo", "octo-org/payments", "--json", "headRefOid"},
     };
-    if (post) c.push_back({ws, "api", "repos/octo-org/payments/pulls/42/reviews", "--method", "POST", "--input", "-"});
+    if (post) {
+      c.push_back({ws, "api", "--paginate", "repos/octo-org/payments/pulls/42/reviews?per_page=100"});
+      c.push_back({ws, "api", "--paginate", "repos/octo-org/payments/pulls/42/comments?per_page=100"});
+      c.push_back({ws, "api", "repos/octo-org/payments/pulls/42/reviews", "--method", "POST", "--input", "-"});
+    }
     return c;
   }
 
@@ -173,7 +178,9 @@ TEST_F(PrEndToEnd, NothingIsPostedWhenThereIsNothingToSay) {
                                  .dump();
   const CommandResult r = revline("octo-org/payments 42 --post --provider replay --cassette " + shellQuote(cassette.string()));
   EXPECT_EQ(r.exitCode, 0) << r.err;
-  EXPECT_EQ(calls(), expectedCalls(false));  // no `gh api`
+  auto readsOnly = expectedCalls(true);
+  readsOnly.pop_back();  // the earlier reviews are read; nothing is posted
+  EXPECT_EQ(calls(), readsOnly);
   EXPECT_NE(r.err.find("nothing posted"), std::string::npos) << r.err;
 }
 
@@ -252,6 +259,120 @@ TEST_F(PrEndToEnd, APullRequestsOwnDiffAttributeHidesNoLine) {
   for (const auto& f : report["findings"]) onTheJavaFile |= f["file"] == kJavaFile;
   EXPECT_TRUE(onTheJavaFile) << r.out;
   EXPECT_GT(report["coverage"]["linesReviewed"].get<int>(), 1) << r.out;
+}
+
+// ---- what a run on every push does (github_history.h) -------------------------
+
+// The count of `gh api ... --method POST` calls so far.
+std::size_t posts(const std::vector<std::vector<std::string>>& calls) {
+  return static_cast<std::size_t>(std::count_if(calls.begin(), calls.end(), [](const auto& c) {
+    return std::find(c.begin(), c.end(), "POST") != c.end();
+  }));
+}
+
+// The recommended workflow runs on every push. Before, each run posted every
+// unfixed finding again as a new review with the same inline comments.
+TEST_F(PrEndToEnd, ARunThatHasNothingNewPostsNothing) {
+  ASSERT_EQ(revline("octo-org/payments 42 --post " + cassetteArgs()).exitCode, 1);
+  ASSERT_EQ(posts(calls()), 1u);
+  const CommandResult again = revline("octo-org/payments 42 --post " + cassetteArgs());
+  EXPECT_EQ(again.exitCode, 1) << again.err;  // the verdict still gates
+  EXPECT_EQ(posts(calls()), 1u) << again.err;
+  EXPECT_NE(again.err.find("nothing posted to octo-org/payments#42: revline's latest review there already says this"),
+            std::string::npos)
+      << again.err;
+}
+
+// A finding posted before is listed in one line, never commented inline again;
+// a new one is.
+TEST_F(PrEndToEnd, AFindingPostedBeforeIsListedNotCommentedAgain) {
+  ASSERT_EQ(revline("octo-org/payments 42 --post " + cassetteArgs()).exitCode, 1);
+  // An earlier run posted only the finding on line 13 (a reviews file with that one comment).
+  json comments = json::parse(slurp(log().string() + ".comments"));
+  json kept = json::array();
+  for (const auto& c : comments)
+    if (c["line"] == 13) kept.push_back(c);
+  ASSERT_EQ(kept.size(), 1u);
+  std::ofstream(log().string() + ".comments") << kept.dump();
+  json reviews = json::parse(slurp(log().string() + ".reviews"));
+  reviews[0]["body"] = "<!-- revline:review event=REQUEST_CHANGES -->\nearlier";
+  std::ofstream(log().string() + ".reviews") << reviews.dump();
+
+  const CommandResult r = revline("octo-org/payments 42 --post --format github " + cassetteArgs());
+  ASSERT_EQ(r.exitCode, 1) << r.err;
+  const json posted = json::parse(r.out);
+  EXPECT_EQ(posted["comments"].size(), 2u) << posted.dump(2);
+  EXPECT_EQ(commentAt(posted, 13), nullptr) << posted.dump(2);
+  const std::string body = posted["body"];
+  EXPECT_NE(body.find("String compared by identity — `" + kJavaFile + ":13` (commented on before)\n\n"), std::string::npos)
+      << body;  // one line: the explanation is in the earlier comment
+  EXPECT_TRUE(body.starts_with("<!-- revline:review event=REQUEST_CHANGES said=")) << body;
+  // And a third run finds all three said: nothing more to post.
+  const CommandResult third = revline("octo-org/payments 42 --post " + cassetteArgs());
+  EXPECT_NE(third.err.find("nothing posted"), std::string::npos) << third.err;
+}
+
+// The author fixed everything: revline approves now, but its earlier REQUEST_CHANGES
+// kept GitHub's "Changes requested" (a blocked merge under required reviews).
+TEST_F(PrEndToEnd, AnEarlierRequestForChangesIsDismissedOnceItNoLongerApplies) {
+  ASSERT_EQ(revline("octo-org/payments 42 --post " + cassetteArgs()).exitCode, 1);
+  const fs::path clean = dir_.path() / "clean.json";
+  std::ofstream(clean) << json({{"interactions",
+                                 json::array({{{"reply", R"({"summary":"Fine.","findings":[],"verdict":"APPROVE"})"}}})}})
+                              .dump();
+  const CommandResult r = revline("octo-org/payments 42 --post --provider replay --cassette " + shellQuote(clean.string()));
+  EXPECT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_EQ(posts(calls()), 2u) << r.err;
+  const json posted = json::parse(slurp(log().string() + ".input"));
+  EXPECT_EQ(posted["event"], "COMMENT");
+  EXPECT_NE(posted["body"].get<std::string>().find("earlier request for changes no longer applies"), std::string::npos);
+  const auto all = calls();
+  EXPECT_EQ(all.back(), (std::vector<std::string>{workspace().string(), "api",
+                                                  "repos/octo-org/payments/pulls/42/reviews/1001/dismissals", "--method",
+                                                  "PUT", "--input", "-"}));
+  const json reviews = json::parse(slurp(log().string() + ".reviews"));
+  EXPECT_EQ(reviews[0]["state"], "DISMISSED");
+  EXPECT_NE(reviews[0]["dismissal"]["message"].get<std::string>().find(kHead), std::string::npos);
+  EXPECT_NE(r.err.find("dismissed revline's earlier request for changes (review 1001)"), std::string::npos) << r.err;
+}
+
+// GitHub takes no REQUEST_CHANGES on the token owner's own pull request (422):
+// before, revline exited 2 and every finding was lost.
+TEST_F(PrEndToEnd, TheAuthorsOwnPullRequestGetsTheReviewAsAComment) {
+  const CommandResult r = revline("octo-org/payments 42 --post " + cassetteArgs(), "FAKE_GH_OWN=1");
+  EXPECT_EQ(r.exitCode, 1) << r.err;  // the verdict is still REQUEST_CHANGES
+  EXPECT_NE(r.err.find("GitHub takes no REQUEST_CHANGES review from the author of octo-org/payments#42; posting it as COMMENT"),
+            std::string::npos)
+      << r.err;
+  const json posted = json::parse(slurp(log().string() + ".input"));
+  EXPECT_EQ(posted["event"], "COMMENT");
+  EXPECT_EQ(posted["comments"].size(), 3u);
+}
+
+// A file the repository marks `-diff`: GitHub's diff shows no line of it, so an
+// inline comment there makes GitHub refuse the whole review. The review reads
+// its text; the finding goes in the body.
+TEST_F(PrEndToEnd, AFindingOnAFileGitHubShowsAsBinaryGoesInTheBody) {
+  const CommandResult r = revline("octo-org/payments 42 --provider builtin --format github",
+                                  "FAKE_GH_ATTRIBUTES=" + shellQuote("*.java -diff"));
+  ASSERT_EQ(r.exitCode, 1) << r.err << r.out;
+  const json payload = json::parse(r.out);
+  for (const auto& c : payload["comments"]) EXPECT_NE(c["path"], kJavaFile) << payload.dump(2);
+  EXPECT_NE(payload["body"].get<std::string>().find(kJavaFile + ":13` (not on a line of this diff)"), std::string::npos)
+      << payload["body"];
+}
+
+// Over 20,000 lines or 300 files GitHub gives no diff (HTTP 406); revline exited 2
+// with gh's message. The checkout is there: its own diff is reviewed.
+TEST_F(PrEndToEnd, APullRequestOverGitHubsDiffLimitIsDiffedInTheCheckout) {
+  const CommandResult r = revline("octo-org/payments 42 --provider builtin --format github", "FAKE_GH_DIFF=406");
+  ASSERT_EQ(r.exitCode, 1) << r.err << r.out;
+  EXPECT_NE(r.err.find("GitHub gives no diff of a pull request this large"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("reviewing the checkout's diff against origin/main instead"), std::string::npos) << r.err;
+  const json payload = json::parse(r.out);
+  const json* identity = commentAt(payload, 13);
+  ASSERT_NE(identity, nullptr) << payload.dump(2);
+  EXPECT_EQ((*identity)["path"], kJavaFile);
 }
 
 TEST_F(PrEndToEnd, ThePreviousWorkspaceIsRemoved) {

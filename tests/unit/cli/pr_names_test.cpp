@@ -13,7 +13,9 @@ namespace {
 namespace fs = std::filesystem;
 using revline::testing::shellQuote;
 
-TEST(PrFileNames, LeadingSpacesAreKept) {
+// `revline pr` with the fixtures' pull request plus one file: `diffPart` appended to
+// its diff, `nameLine` to gh's --name-only list. Returns revline's stderr.
+std::string prWithAnExtraFile(const std::string& diffPart, const std::string& nameLine) {
   const fs::path fixtures = fs::path(REVLINE_SOURCE_DIR) / "tests" / "fixtures" / "pr";
   revline::testing::TempDir dir;
   const fs::path copy = dir.path() / "fixtures", bin = dir.path() / "bin", work = dir.path() / "work";
@@ -22,10 +24,8 @@ TEST(PrFileNames, LeadingSpacesAreKept) {
   fs::create_directories(work);
   fs::copy_file(fixtures / "gh", bin / "gh");
   fs::permissions(bin / "gh", fs::perms::owner_all);
-  std::ofstream(copy / "pr.diff", std::ios::app)
-      << "diff --git a/ notes.md b/ notes.md\nnew file mode 100644\nindex 0000000..ce01362\n--- /dev/null\n"
-         "+++ b/ notes.md\n@@ -0,0 +1 @@\n+hello\n";
-  std::ofstream(copy / "pr_names.txt", std::ios::app) << " notes.md\n";
+  std::ofstream(copy / "pr.diff", std::ios::app) << diffPart;
+  std::ofstream(copy / "pr_names.txt", std::ios::app) << nameLine << "\n";
   const char* systemPath = std::getenv("PATH");
   const auto r = revline::testing::runShell(
       "env PATH=" + shellQuote(bin.string() + ":" + (systemPath ? systemPath : "/usr/bin:/bin")) +
@@ -34,7 +34,25 @@ TEST(PrFileNames, LeadingSpacesAreKept) {
           shellQuote((fixtures / "cassette.json").string()),
       work);
   EXPECT_NE(r.exitCode, 2) << r.err;
-  EXPECT_EQ(r.err.find("have no diff to review"), std::string::npos) << r.err;
+  return r.err;
+}
+
+// gh prints git's C-quoted form of an unusual name, quotes kept; each such file
+// was warned about as having no diff, although it was reviewed.
+TEST(PrFileNames, QuotedNamesAreReadAsGitWritesThem) {
+  const std::string err = prWithAnExtraFile(
+      "diff --git \"a/caf\\303\\251 notes.md\" \"b/caf\\303\\251 notes.md\"\nnew file mode 100644\nindex 0000000..ce01362\n"
+      "--- /dev/null\n+++ \"b/caf\\303\\251 notes.md\"\n@@ -0,0 +1 @@\n+hello\n",
+      "\"caf\\303\\251 notes.md\"");
+  EXPECT_EQ(err.find("have no diff to review"), std::string::npos) << err;
+}
+
+TEST(PrFileNames, LeadingSpacesAreKept) {
+  const std::string err = prWithAnExtraFile(
+      "diff --git a/ notes.md b/ notes.md\nnew file mode 100644\nindex 0000000..ce01362\n--- /dev/null\n"
+      "+++ b/ notes.md\n@@ -0,0 +1 @@\n+hello\n",
+      " notes.md");
+  EXPECT_EQ(err.find("have no diff to review"), std::string::npos) << err;
 }
 
 }  // namespace

@@ -1,0 +1,55 @@
+// What revline posted before on a pull request, read back from GitHub (`revline
+// pr --post`): the markers github_review.h writes into its review bodies and
+// inline comments. A run on every push then repeats no inline comment, posts
+// nothing when nothing changed, and clears its own stale "changes requested".
+//
+// Anyone can write a marker into a comment. What a marker decides is bounded so
+// that this cannot hide a finding: one said before is still listed in the
+// body, and the verdict and the exit code never depend on it. Only reviews by
+// the account that posts now are ever dismissed.
+#pragma once
+#include <cstdint>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/reports/github_review.h"
+
+namespace revline::reports {
+
+struct EarlierReview {
+  std::int64_t id = 0;
+  std::string login;     // its author
+  std::string state;     // GitHub's: "CHANGES_REQUESTED", "COMMENTED", "APPROVED", "DISMISSED", ...
+  std::string event;     // the event revline meant (its marker's event=), "" for an older marker
+  std::string commitId;
+};
+
+struct PostedBefore {
+  std::set<std::string> findingIds;   // inline comments' and listed findings' ids
+  std::vector<EarlierReview> reviews;  // revline's reviews, in GitHub's order (oldest first)
+};
+
+// Not the JSON GitHub's API returns (what `gh api --paginate` prints: arrays one after another).
+class HistoryError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// From GET .../pulls/N/reviews and GET .../pulls/N/comments, as printed by `gh api --paginate`.
+PostedBefore readPostedBefore(std::string_view reviewsJson, std::string_view commentsJson);
+
+// Posting `review` would say again what revline's latest review said: it shows no
+// finding that was not posted before, and that review meant the same event.
+bool repeatsLatestReview(const GithubReview& review, const PostedBefore& before);
+
+// Whether a review by revline still requests changes (not dismissed, not followed by an approval of its author).
+bool requestsChangesStill(const PostedBefore& before);
+
+// The ids of revline's reviews by `login` that still request changes: what a
+// review that no longer does dismisses.
+std::vector<std::int64_t> standingRequestsBy(const PostedBefore& before, std::string_view login);
+
+}  // namespace revline::reports

@@ -1,0 +1,75 @@
+// What revline posted before on a pull request, read back from GitHub's lists
+// of reviews and review comments (as `gh api --paginate` prints them).
+#include "core/reports/github_history.h"
+
+#include <gtest/gtest.h>
+
+namespace revline::reports {
+namespace {
+
+json review(std::int64_t id, const std::string& login, const std::string& state, const std::string& body) {
+  return {{"id", id}, {"user", {{"login", login}}}, {"state", state}, {"body", body}, {"commit_id", "abc"}};
+}
+
+TEST(GithubHistory, MarkersAreReadFromEveryPage) {
+  const std::string reviews =
+      json::array({review(1, "bot", "CHANGES_REQUESTED", "<!-- revline:review event=REQUEST_CHANGES said=aa,bb -->\n### x"),
+                   review(2, "human", "COMMENTED", "Looks fine to me")})
+          .dump() +
+      "\n" + json::array({review(3, "bot", "COMMENTED", "<!-- revline:review -->\nolder marker")}).dump();
+  const std::string comments =
+      json::array({{{"body", "<!-- revline:finding:cc -->\n**MAJOR**"}, {"user", {{"login", "bot"}}}},
+                   {{"body", "I disagree <!-- revline:finding:dd -->"}},  // not revline's: the marker is not first
+                   {{"body", "<!-- revline:finding:e e -->"}}})
+          .dump() +
+      json::array().dump();
+  const PostedBefore before = readPostedBefore(reviews, comments);
+  EXPECT_EQ(before.findingIds, (std::set<std::string>{"aa", "bb", "cc"}));
+  ASSERT_EQ(before.reviews.size(), 2u);
+  EXPECT_EQ(before.reviews[0].id, 1);
+  EXPECT_EQ(before.reviews[0].event, "REQUEST_CHANGES");
+  EXPECT_EQ(before.reviews[0].login, "bot");
+  EXPECT_EQ(before.reviews[1].event, "");
+  EXPECT_EQ(before.reviews[1].state, "COMMENTED");
+}
+
+TEST(GithubHistory, WhatIsNotGithubsJsonIsAnError) {
+  EXPECT_THROW(readPostedBefore("[{\"id\": 1}", "[]"), HistoryError);
+  EXPECT_THROW(readPostedBefore("{\"message\": \"Not Found\"}", "[]"), HistoryError);
+  EXPECT_NO_THROW(readPostedBefore("", ""));
+}
+
+TEST(GithubHistory, ALatestReviewWithTheSameEventAndNoNewFindingIsRepeated) {
+  PostedBefore before;
+  GithubReview r;
+  r.event = "REQUEST_CHANGES";
+  EXPECT_FALSE(repeatsLatestReview(r, before));  // the first review
+  before.reviews.push_back({1, "bot", "COMMENTED", "COMMENT", "abc"});  // the own-PR fallback posted a COMMENT ...
+  before.reviews.push_back({2, "bot", "COMMENTED", "REQUEST_CHANGES", "abc"});  // ... meaning REQUEST_CHANGES
+  EXPECT_TRUE(repeatsLatestReview(r, before));
+  r.newFindings = 1;
+  EXPECT_FALSE(repeatsLatestReview(r, before));
+  r.newFindings = 0;
+  r.event = "COMMENT";
+  EXPECT_FALSE(repeatsLatestReview(r, before));
+  before.reviews.push_back({3, "bot", "COMMENTED", "", "abc"});  // an older marker: GitHub's state decides
+  EXPECT_TRUE(repeatsLatestReview(r, before));
+}
+
+TEST(GithubHistory, OnlyTheAuthorsStandingRequestsAreDismissed) {
+  PostedBefore before;
+  before.reviews.push_back({1, "bot", "CHANGES_REQUESTED", "REQUEST_CHANGES", "a"});
+  before.reviews.push_back({2, "someone", "CHANGES_REQUESTED", "REQUEST_CHANGES", "a"});
+  before.reviews.push_back({3, "bot", "DISMISSED", "REQUEST_CHANGES", "a"});
+  before.reviews.push_back({4, "bot", "CHANGES_REQUESTED", "REQUEST_CHANGES", "b"});
+  EXPECT_EQ(standingRequestsBy(before, "bot"), (std::vector<std::int64_t>{1, 4}));
+  EXPECT_EQ(standingRequestsBy(before, "other"), std::vector<std::int64_t>{});
+  EXPECT_TRUE(requestsChangesStill(before));
+  before.reviews.push_back({5, "bot", "APPROVED", "APPROVE", "c"});  // GitHub counts the author's latest
+  EXPECT_EQ(standingRequestsBy(before, "bot"), std::vector<std::int64_t>{});
+  before.reviews.erase(before.reviews.begin() + 1);
+  EXPECT_FALSE(requestsChangesStill(before));
+}
+
+}  // namespace
+}  // namespace revline::reports

@@ -1,5 +1,10 @@
 #include "core/cli/diff_source.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+
 #include "core/cli/interrupt.h"
 #include "core/config/user_config.h"
 #include "core/git/config_guard.h"
@@ -17,6 +22,25 @@ bool trusted(const std::filesystem::path& root) {
   } catch (const std::exception&) {
     return false;
   }
+}
+
+// `revline review --format sarif > revline.sarif` in a work tree: the shell
+// creates the file before revline starts, so it is an untracked file of the
+// change (and on a second run, the whole earlier report). The file standard
+// output is redirected to is this command's output, not part of the change:
+// left out, with a note.
+void leaveOutOwnOutput(const std::filesystem::path& root, diff::Diff& diff, std::ostream& err, const std::string& command) {
+  struct stat out {};
+  if (::fstat(STDOUT_FILENO, &out) != 0 || !S_ISREG(out.st_mode)) return;
+  const auto own = std::find_if(diff.files.begin(), diff.files.end(), [&](const diff::FileDiff& f) {
+    struct stat st {};
+    return f.newPath && ::stat((root / *f.newPath).c_str(), &st) == 0 && st.st_dev == out.st_dev && st.st_ino == out.st_ino;
+  });
+  if (own == diff.files.end()) return;
+  err << command << ": note: left out " << terminalSafe(*own->newPath, Newlines::Escape)
+      << ", the file this command's output is written to (standard output is redirected there); write it outside "
+         "the work tree or list it in .gitignore\n";
+  diff.files.erase(own);
 }
 
 }  // namespace
@@ -57,6 +81,7 @@ DiffSource readDiff(const ParsedArgs& args, std::istream& in, std::ostream& err,
   request.trustRepositoryConfig = trusted(*source.root);
   request.ignoredSettings = &source.ignoredGitSettings;
   source.diff = diff::parse(git::diffText(*source.root, request));
+  leaveOutOwnOutput(*source.root, source.diff, err, command);
   if (!source.ignoredGitSettings.empty())
     err << command << ": warning: "
         << terminalSafe(git::ignoredSettingsNotice(*source.root, source.ignoredGitSettings)) << "\n";

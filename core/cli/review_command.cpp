@@ -3,6 +3,7 @@
 #include "core/cli/diff_source.h"
 #include "core/cli/review_session.h"
 #include "core/cli/subcommands.h"
+#include "core/git/git.h"
 #include "core/reports/gate.h"
 #include "core/reports/github_review.h"
 #include "core/reports/json_report.h"
@@ -56,6 +57,7 @@ int runReviewCommand(const std::vector<std::string>& args, std::istream& in, std
 
   applyReviewFlags({}, parsed);  // a bad number is said now, not after git has run
   session::ReviewRequest request = reviewRequestFor(readDiff(parsed, in, err, "revline review"), parsed, "revline review", err);
+  const std::filesystem::path root = parsed.has("stdin") ? std::filesystem::path() : request.root;
   request.progress = terminalProgress(err, "revline review");
   request.fullReview = parsed.has("no-cache");
   // The server's per-hunk cache too: a re-run after an edit sends only the edited
@@ -74,6 +76,13 @@ int runReviewCommand(const std::vector<std::string>& args, std::istream& in, std
     out << reports::renderSarif(outcome).dump(2, ' ', false, json::error_handler_t::replace) << "\n";
   } else if (format == "github") {
     out << reports::renderGithubReview(outcome, selected, {}).dump(2, ' ', false, json::error_handler_t::replace) << "\n";
+    // GitHub places a review comment on the pull request head's lines; a merge
+    // checkout's differ wherever the base branch moved above the change.
+    if (!root.empty() && git::headIsMerge(root))
+      err << "revline review: warning: HEAD is a merge commit (actions/checkout checks out refs/pull/N/merge for "
+             "pull_request events): the lines of this review are the merge's, and GitHub places review comments on "
+             "the pull request head's lines; check out the head instead (actions/checkout: ref: "
+             "${{ github.event.pull_request.head.sha }}), or use `revline pr`\n";
   } else {
     out << reports::renderText(outcome);
   }

@@ -879,4 +879,12 @@ std::string withTextOfFilesShownBinary(const fs::path& root, const std::string& 
   return diffAgainAsText(diff, args, args, sidesOf(git, root, false, from), std::move(diffText), leftOut);
 }
 
+bool headIsMerge(const fs::path& root, const GitOptions& options) {
+  const Runner git{options, root, {}, {}, {}};
+  const process::Result r = git.run({"rev-list", "--parents", "--max-count=1", "HEAD", "--"});
+  if (r.exitCode != 0) return false;
+  const std::string line = trimNewline(r.out);
+  return std::count(line.begin(), line.end(), ' ') >= 2;
+}
+
 }  // namespace revline::git

@@ -159,4 +159,9 @@ std::string blobIdOf(const std::filesystem::path& root, const std::string& conte
 std::vector<std::string> commitMessages(const std::filesystem::path& root, const std::string& base,
                                         std::size_t maxCommits = 50, const GitOptions& git = {});
 
+// Whether HEAD is a merge commit (two or more parents), as actions/checkout's
+// default checkout of a pull request (refs/pull/N/merge) is. False when git
+// cannot say (no commit yet).
+bool headIsMerge(const std::filesystem::path& root, const GitOptions& git = {});
+
 }  // namespace revline::git

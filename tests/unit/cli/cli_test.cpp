@@ -224,6 +224,55 @@ TEST(Cli, ReviewExitCodesFollowTheVerdict) {
   EXPECT_EQ(j["provider"], "builtin");
 }
 
+// `revline review --format sarif > revline.sarif` in a clean checkout, as CI
+// recipes run it: the shell creates the file first, and it was reviewed as the
+// change ("reviewed 1 of 1 file"; with a model, sent as an added file).
+TEST(Cli, TheFileTheOutputIsRedirectedToIsNotPartOfTheChange) {
+  TempRepo repo;
+  repo.write("src/A.java", "class A {\n}\n");
+  repo.commitAll();
+  auto r = runRevline("review --format json > report.json", repo.root());
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  const json report = json::parse(repo.read("report.json"));
+  EXPECT_EQ(report["coverage"]["filesTotal"], 0) << report.dump(2);
+  EXPECT_NE(r.err.find("revline review: note: left out report.json, the file this command's output is written to"),
+            std::string::npos)
+      << r.err;
+  // Another untracked file is still part of the change; so is the report in a later run writing elsewhere.
+  repo.write("src/B.java", "class B {\n}\n");
+  r = runRevline("diff --json > out.json", repo.root());
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  const json d = json::parse(repo.read("out.json"));
+  std::vector<std::string> paths;
+  for (const auto& f : d["files"]) paths.push_back(f["path"]);
+  EXPECT_EQ(paths, (std::vector<std::string>{"report.json", "src/B.java"}));
+}
+
+// actions/checkout checks out refs/pull/N/merge for pull_request events: the
+// lines of a --format github review are the merge's, which GitHub does not
+// take for the pull request's; said (before, nothing did).
+TEST(Cli, AGithubReviewOfAMergeCheckoutSaysItsLinesAreTheMerges) {
+  TempRepo repo;
+  repo.write("a.py", "a = 1\n");
+  repo.commitAll();
+  repo.git("checkout -q -b feature");
+  repo.write("b.py", "b = 2\n");
+  repo.commitAll("feature");
+  repo.git("checkout -q -");
+  repo.write("c.py", "c = 3\n");
+  repo.commitAll("base moved");
+  repo.git("merge -q --no-ff -m merge feature");
+  repo.write("a.py", "a = 10\n");
+  auto r = runRevline("review --format github", repo.root());
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_NE(r.err.find("warning: HEAD is a merge commit"), std::string::npos) << r.err;
+  r = runRevline("review --format sarif", repo.root());  // code scanning takes the merge's lines
+  EXPECT_EQ(r.err.find("merge commit"), std::string::npos) << r.err;
+  repo.git("checkout -q feature");
+  r = runRevline("review --format github", repo.root());
+  EXPECT_EQ(r.err.find("merge commit"), std::string::npos) << r.err;
+}
+
 // A report that cannot be written (a full disk, a closed stdout) fails the
 // command: before, `revline review --format sarif > /dev/full` exited 0 with
 // nothing said, and a CI job went on to upload an empty file.

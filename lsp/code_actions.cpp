@@ -49,7 +49,15 @@ void Server::handleCodeAction(const json& params, ReplyOnce& reply) {
   auto it = files_.find(uri);
   if (it != files_.end()) {
     DismissedFindings& dismissed = dismissedFor(it->second.root);
-    const std::vector<std::string> lines = currentLines(uri);
+    // A file not open: its text on disk now, read for this request (a checkout
+    // may have rewritten it since the review read it; the edit's null version
+    // lets no client check it against anything).
+    std::vector<std::string> lines;
+    if (documents_.get(uri)) {
+      lines = currentLines(uri);
+    } else if (auto onDisk = readRepositoryLines(it->second.root, it->second.path)) {
+      lines = std::move(*onDisk);
+    }
     const std::optional<int> version = versionOf(uri);
     for (const auto& f : it->second.findings) {
       const auto& finding = f.published.finding;

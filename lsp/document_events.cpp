@@ -17,6 +17,7 @@ void Server::handleDidOpen(const json& params) {
   std::string scope;
   {
     documents_.open(p.textDocument);
+    openedAt_[p.textDocument.uri] = ++opens_;
     editsSinceSave_[p.textDocument.uri].clear();
     editedUnseen_.erase(p.textDocument.uri);
     switchToPull(p.textDocument.uri);
@@ -27,7 +28,11 @@ void Server::handleDidOpen(const json& params) {
     }
     adoptClientUri(file, p.textDocument.uri);
     auto r = repositoryOf(file);
-    if (!r) return;
+    if (!r) {
+      // In no repository now (its .git removed): what was found in one is about a diff that is gone.
+      if (files_.count(p.textDocument.uri)) forgetFile(p.textDocument.uri);
+      return;
+    }
     root = *r;
     scope = configFor(root).reviewScope;
   }
@@ -40,6 +45,7 @@ void Server::handleDidClose(const json& params) {
   auto p = parseParams<DidCloseTextDocumentParams>(params, "textDocument/didClose");
   documents_.close(p.textDocument.uri);
   editsSinceSave_.erase(p.textDocument.uri);
+  openedAt_.erase(p.textDocument.uri);
   pulledResultId_.erase(p.textDocument.uri);  // no longer pulled
   if (forgetIfGone(p.textDocument.uri)) return;  // deleted (editors close its buffer): cleared
   if (pullDiagnostics_) publish(p.textDocument.uri);  // pushed again
@@ -104,6 +110,7 @@ void Server::handleDidSave(const json& params) {
     auto r = repositoryOf(file);
     if (!r) {
       logMessage(MessageType::Log, file.string() + " is not in a git repository; not reviewed");
+      if (files_.count(p.textDocument.uri)) forgetFile(p.textDocument.uri);
       return;
     }
     root = *r;

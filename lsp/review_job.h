@@ -3,6 +3,7 @@
 #pragma once
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -33,6 +34,7 @@ struct Server::Job {
   bool cacheOnly = false;           // publish a cached review or nothing; never call the provider
   bool fullReview = false;          // asked for ("review this file now"): the whole change goes to the model
   std::chrono::steady_clock::time_point due;
+  std::uint64_t opensBefore = 0;    // Server::opens_ when queued: a document opened later may read otherwise
   CancelToken cancel;
   // The files of this repository that have findings shown, (uri, repository-relative
   // path): the worker tells which of them no longer exist (deleted, renamed away).
@@ -70,7 +72,8 @@ struct Server::JobOutcome {
   std::map<std::string, std::string> diffFingerprints;
   std::vector<std::string> goneUris;  // of the job's shownFiles, those that no longer exist
   std::vector<std::string> logs;  // for window/logMessage
-  bool ignoredByGit = false;      // the file asked about is not in the change: git ignores it
+  // The file asked about is not in the change, and why ("is ignored by git"); empty otherwise.
+  std::string notInChange;
   // Settings of the repository's own git config that name programs, not run (untrusted): warned of once.
   std::vector<std::string> ignoredGitSettings;
   std::string failure;            // Failed: the message shown to the user

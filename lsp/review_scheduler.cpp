@@ -104,6 +104,7 @@ void Server::scheduleReview(const fs::path& file, bool immediate, std::optional<
   job->config = configFor(*root);
   if (auto e = configErrors_.find(*root); e != configErrors_.end()) job->configError = e->second;
   job->reportProgress = clientProgress_;
+  job->opensBefore = opens_;
   job->shownFiles = filesShownIn(job->root);
   job->due = Clock::now() + std::chrono::milliseconds(immediate ? 0 : debounceFor(job->config));
   job->reply = std::move(reply);
@@ -121,6 +122,7 @@ void Server::scheduleWorkspaceReview(const fs::path& root, bool immediate, std::
   job->config = configFor(root);
   if (auto e = configErrors_.find(root); e != configErrors_.end()) job->configError = e->second;
   job->reportProgress = clientProgress_;
+  job->opensBefore = opens_;
   job->shownFiles = filesShownIn(job->root);
   job->due = Clock::now() + std::chrono::milliseconds(immediate ? 0 : debounceFor(job->config));
   job->reply = std::move(reply);
@@ -141,10 +143,16 @@ void Server::enqueue(std::shared_ptr<Job> job) {
   {
     std::lock_guard<std::mutex> lock(queueMu_);
     // A cached-review lookup never displaces a real review of the same file (whose
-    // outcome will be published), unless that one has delivered already.
+    // outcome will be published), unless that one has delivered already. Behind a
+    // running one it waits (a reopen during a review, after `git stash`: the diff
+    // may be another one by now), without stopping it.
     const auto running = running_.find(job->key);
-    if (job->cacheOnly && (pending_.count(job->key) || (running != running_.end() && !running->second->delivered)))
+    if (job->cacheOnly && pending_.count(job->key)) return;
+    if (job->cacheOnly && running != running_.end() && !running->second->delivered) {
+      pending_[job->key] = std::move(job);
+      workCv_.notify_all();
       return;
+    }
     if (auto it = pending_.find(job->key); it != pending_.end()) {
       superseded = std::move(it->second);
       superseded->cancel.cancel();  // stops a probe of it
@@ -261,12 +269,21 @@ void Server::runJob(const std::shared_ptr<Job>& job) {
     diffRequest.ignoredSettings = &outcome->ignoredGitSettings;
     diff::Diff parsed = reviews_.readChange(job->root, std::move(diffRequest), &leftOut);
     // A saved file the change does not hold because git ignores it (a log, build
-    // output) is said to be not reviewed, not approved in silence.
-    if (job->path && parsed.files.empty() && leftOut.empty() && !job->cacheOnly &&
-        git::ignoredByGit(job->root, *job->path)) {
-      outcome->ignoredByGit = true;
-      outcome->logs.push_back("revline: " + *job->path + " is ignored by git (.gitignore, info/exclude or "
-                              "core.excludesFile): not part of the change, not reviewed");
+    // output), or because the index hides its edits from git (skip-worktree,
+    // assume-unchanged: a tracked settings file kept with local edits), is said
+    // to be not reviewed, not approved in silence.
+    if (job->path && parsed.files.empty() && leftOut.empty() && !job->cacheOnly) {
+      if (git::ignoredByGit(job->root, *job->path)) {
+        outcome->notInChange = "is ignored by git";
+        outcome->logs.push_back("revline: " + *job->path + " is ignored by git (.gitignore, info/exclude or "
+                                "core.excludesFile): not part of the change, not reviewed");
+      } else if (git::flaggedIndexBlobs(job->root).count(*job->path)) {
+        outcome->notInChange = "is marked skip-worktree or assume-unchanged in git's index";
+        outcome->logs.push_back("revline: " + *job->path + " is marked skip-worktree or assume-unchanged in git's "
+                                "index, which hides its edits from git: not part of the change, not reviewed (`git "
+                                "update-index --no-skip-worktree " + *job->path +
+                                "`, or --no-assume-unchanged, to review them)");
+      }
     }
     for (const auto& s : leftOut) {
       const review::SkippedFile listed = session::notReviewed(s);
@@ -350,6 +367,28 @@ void Server::readFilesOfFindings(const Job& job, JobOutcome& outcome) {
   }
 }
 
+bool Server::reopenedSince(const std::string& uri, std::uint64_t opensBefore) const {
+  const auto it = openedAt_.find(uri);
+  return it != openedAt_.end() && it->second > opensBefore && documents_.get(uri) != nullptr;
+}
+
+bool Server::stillReads(const std::string& uri, const PlacedFinding& f, const diff::FileDiff& reviewed) const {
+  const Document* doc = documents_.get(uri);
+  if (!doc) return true;
+  const int newLine = static_cast<int>(std::max<std::int64_t>(1, f.published.finding.line));
+  for (const auto& hunk : reviewed.hunks) {
+    for (const auto& l : hunk.lines) {
+      if (l.kind == diff::LineKind::Removed || l.newLine != newLine) continue;
+      const std::vector<std::string> lines = documentLines(doc->text());
+      if (f.firstLine >= static_cast<int>(lines.size())) return false;
+      std::string_view now = lines[static_cast<std::size_t>(f.firstLine)];
+      if (!now.empty() && now.back() == '\r') now.remove_suffix(1);
+      return now == l.text;
+    }
+  }
+  return true;  // not on a line of the diff: nothing to compare
+}
+
 void Server::applyOutcome(Job& job, JobOutcome& outcome) {
   for (const auto& line : outcome.logs) logMessage(MessageType::Log, line);
   if (auto& shown = ignoredGitSettingsShown_[job.root]; !outcome.ignoredGitSettings.empty() &&
@@ -383,10 +422,15 @@ void Server::applyOutcome(Job& job, JobOutcome& outcome) {
     for (const auto& pf : findings) {
       const std::string rel = diff::normalizePath(pf.finding.file);
       const std::string uri = addReviewed(rel);
-      PlacedFinding placed = place(pf, selected.findFile(pf.finding.file));
+      const diff::FileDiff* fileDiff = selected.findFile(pf.finding.file);
+      PlacedFinding placed = place(pf, fileDiff);
       bool alive = true;
       if (auto e = editsSinceSave_.find(uri); e != editsSinceSave_.end())
         for (const auto& edit : e->second) alive = alive && moveLines(placed.firstLine, placed.lastLine, edit);
+      // Reopened since this review was queued (an editor reloads a file `git stash`
+      // or a checkout rewrote as a close and an open): the reopen recorded no edit,
+      // so a finding is kept only where the document still reads as the reviewed line.
+      if (alive && fileDiff && reopenedSince(uri, job.opensBefore)) alive = stillReads(uri, placed, *fileDiff);
       if (alive) byUri[uri].push_back(std::move(placed));
       auto lines = outcome.fileLines.find(rel);
       if (lines != outcome.fileLines.end() && reviewed.count(uri)) {  // once per file
@@ -478,7 +522,7 @@ void Server::applyOutcome(Job& job, JobOutcome& outcome) {
   // No false approval here either: the review's evidence (unplaced blocking findings) still counts.
   const std::string verdict(contract::toString(review::decideVerdict(shown, job.config.review.policy, result.evidence)));
   std::string endMessage = std::to_string(shown.size()) + (shown.size() == 1 ? " finding" : " findings") + ", verdict " + verdict;
-  if (outcome.ignoredByGit) endMessage = "not reviewed: " + *job.path + " is ignored by git";
+  if (!outcome.notInChange.empty()) endMessage = "not reviewed: " + *job.path + " " + outcome.notInChange;
   if (dismissedCount) endMessage += " (" + std::to_string(dismissedCount) + " dismissed)";
   // A model's review answered from the cache says so too ("0 model requests: nothing was sent, ..."), with the session's total.
   endMessage += withSession(reports::spentSentence(result.outcome));

@@ -144,6 +144,11 @@ class Server : public MessageHandler {
   void runJob(const std::shared_ptr<Job>& job);
   // Loop thread: publishes a job's outcome and answers the request waiting for it.
   void applyOutcome(Job& job, JobOutcome& outcome);
+  // Whether `uri` was opened after a job queued when opens_ was `opensBefore`.
+  bool reopenedSince(const std::string& uri, std::uint64_t opensBefore) const;
+  // Whether the open document `uri` reads, at the finding's first line, as the
+  // reviewed diff's new side did there.
+  bool stillReads(const std::string& uri, const PlacedFinding& f, const diff::FileDiff& reviewed) const;
   // Runs `task` on the loop thread: posted, or at once with sync.
   void onLoop(std::function<void()> task);
   void workerLoop();
@@ -223,9 +228,18 @@ class Server : public MessageHandler {
   // renamed by `:saveas`, whose new name was never opened): the client holds a
   // text the server cannot see until the next save, so it offers no fix there.
   std::set<std::string> editedUnseen_;  // by uri
+  // didOpen count, and each uri's count when it was last opened: a review queued
+  // before a document's reopen (an editor's reload after `git stash`) read a file
+  // the reopened text may no longer be (lsp/review_scheduler.cpp, publishing).
+  std::uint64_t opens_ = 0;
+  std::map<std::string, std::uint64_t> openedAt_;  // by uri
   std::map<std::string, FileState> files_;                       // by uri
   std::map<std::string, std::string> uriByPath_;                 // canonical path -> client's uri
-  std::map<std::filesystem::path, std::optional<std::filesystem::path>> rootByDir_;
+  struct KnownRoot {
+    std::optional<std::filesystem::path> root;  // none: not in a repository
+    std::filesystem::path nearestGit;           // the nearest directory holding a .git when it was looked up
+  };
+  std::map<std::filesystem::path, KnownRoot> rootByDir_;
   // Why a directory under a `.git` is no usable repository, as already shown (once each).
   std::set<std::string> repositoryProblemsShown_;
   std::map<std::filesystem::path, config::Config> configs_;

@@ -13,15 +13,19 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-// `dir` or a parent holds `.git` (a cheap check before asking git again).
-bool gitAbove(fs::path dir) {
+// The nearest of `dir` and its parents that holds a `.git` (a directory, or a
+// worktree's or submodule's file); empty when none does. A few stats: what
+// tells, before asking git again, that a repository appeared or went.
+fs::path nearestGit(fs::path dir) {
   std::error_code ec;
   for (;;) {
-    if (fs::exists(dir / ".git", ec)) return true;
-    if (!dir.has_parent_path() || dir.parent_path() == dir) return false;
+    if (fs::exists(dir / ".git", ec)) return dir;
+    if (!dir.has_parent_path() || dir.parent_path() == dir) return {};
     dir = dir.parent_path();
   }
 }
+
+bool gitAbove(const fs::path& dir) { return !nearestGit(dir).empty(); }
 
 // `dir` is in a repository's own `.git` (COMMIT_EDITMSG open while `git
 // commit` waits for the editor): no work tree, nothing to review, nothing to say.
@@ -45,10 +49,14 @@ std::pair<fs::file_time_type, fs::file_time_type> configStamp(const fs::path& ro
 std::optional<fs::path> Server::repositoryOf(const fs::path& file) {
   std::error_code ec;
   const fs::path dir = fs::is_directory(file, ec) ? file : file.parent_path();
-  if (auto it = rootByDir_.find(dir); it != rootByDir_.end()) {
-    // "Not in a repository" holds until a .git appears (git init after a first save).
-    if (it->second || !gitAbove(dir)) return it->second;
-  }
+  // Known while the nearest .git is the one it was: `git init` in a folder seen
+  // before, or a nested repository's `.git` removed, asks git again (editors that
+  // register no file watchers say neither). "Not in a repository" beside a .git
+  // git could not use is asked again each time (the user may fix it).
+  const fs::path nearest = nearestGit(dir);
+  if (auto it = rootByDir_.find(dir);
+      it != rootByDir_.end() && it->second.nearestGit == nearest && (it->second.root || nearest.empty()))
+    return it->second.root;
   std::optional<fs::path> root;
   try {
     root = canonicalPath(git::findRepositoryRoot(dir));
@@ -60,7 +68,7 @@ std::optional<fs::path> Server::repositoryOf(const fs::path& file) {
     if (gitAbove(dir) && !insideGitDirectory(dir) && repositoryProblemsShown_.insert(e.what()).second)
       showMessage(MessageType::Warning, std::string("revline: nothing here is reviewed: ") + e.what());
   }
-  rootByDir_[dir] = root;
+  rootByDir_[dir] = {root, nearest};
   return root;
 }
 

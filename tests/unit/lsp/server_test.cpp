@@ -167,17 +167,21 @@ TEST_F(Fixture, ANewSaveCancelsTheReviewInFlightWhichStillCountsAsARequest) {
   EXPECT_EQ(c.stop(), 0);
 }
 
-// The builtin reviewer asks no model: its reviews spend nothing, and the
-// session's usage says so (before, each save counted "1 model request" and a
-// tool-call budget in revline/stats, and a session that mixed it with a model
-// overstated the model's requests).
-TEST_F(Fixture, TheBuiltinReviewerAddsNothingToTheSessionsSpend) {
+ServerOptions builtinReviewer() {
   ServerOptions options;
   options.sync = true;
   options.providerFactory = [](const config::Config&, const diff::Diff& d, const std::filesystem::path&) {
     return std::make_unique<builtin::BuiltinProvider>(d);
   };
-  LspClient c(std::move(options));
+  return options;
+}
+
+// The builtin reviewer asks no model: its reviews spend nothing, and the
+// session's usage says so (before, each save counted "1 model request" and a
+// tool-call budget in revline/stats, and a session that mixed it with a model
+// overstated the model's requests).
+TEST_F(Fixture, TheBuiltinReviewerAddsNothingToTheSessionsSpend) {
+  LspClient c(builtinReviewer());
   c.initialize(rootUri(), {{"debounce_ms", 0}});
   for (int i = 0; i < 2; ++i) {
     save(c);
@@ -188,6 +192,57 @@ TEST_F(Fixture, TheBuiltinReviewerAddsNothingToTheSessionsSpend) {
   EXPECT_EQ(stats["reviewsStarted"], 2) << stats.dump();
   EXPECT_EQ(stats["usage"]["requests"], 0) << stats.dump();
   EXPECT_EQ(stats["usage"]["toolCallBudget"], 0) << stats.dump();
+  EXPECT_EQ(c.stop(), 0);
+}
+
+// The diagnostics the server publishes next for `uri`.
+json nextDiagnosticsFor(LspClient& c, const std::string& uri) {
+  return c.waitFor([&](const json& m) { return m.value("method", "") == "textDocument/publishDiagnostics" &&
+                                               m["params"]["uri"] == uri; },
+                   "diagnostics for " + uri)["params"]["diagnostics"];
+}
+
+// A folder of the repository becomes a repository of its own (`git init`, a
+// clone into it) after the server saw it, and editors that register no file
+// watchers (Neovim 0.7, revline.el) say nothing: the file was still reviewed in
+// the outer repository, where git shows nothing of it ("0 findings, APPROVE").
+// And the reverse: its .git removed, the finding went to "sub/sub/x.py".
+TEST_F(Fixture, ARepositoryThatAppearsOrGoesUnderASeenFolderIsFound) {
+  repo.write("sub/x.py", "x = 1\n");
+  LspClient c(builtinReviewer());
+  c.initialize(rootUri(), {{"debounce_ms", 0}});
+  const std::string dir = std::filesystem::canonical(repo.root()).string();
+  const std::string x = uriFromPath(dir + "/sub/x.py");
+  c.notify("textDocument/didSave", {{"textDocument", {{"uri", x}}}});
+  EXPECT_TRUE(nextDiagnosticsFor(c, x).empty());  // untracked in the outer repository, nothing to flag
+  revline::testing::runShell("git init -q && git add . && git -c user.name=a -c user.email=a@b.c commit -qm inner",
+                             repo.root() / "sub");
+  repo.write("sub/x.py", "x = 1\ndb_password = \"hunter2secret\"\n");
+  c.notify("textDocument/didSave", {{"textDocument", {{"uri", x}}}});
+  json d = nextDiagnosticsFor(c, x);
+  ASSERT_EQ(d.size(), 1u) << d.dump();
+  EXPECT_EQ(d[0]["range"]["start"]["line"], 1);
+  std::filesystem::remove_all(repo.root() / "sub" / ".git");  // back to an untracked folder of the outer one
+  c.notify("textDocument/didSave", {{"textDocument", {{"uri", x}}}});
+  d = nextDiagnosticsFor(c, x);
+  ASSERT_EQ(d.size(), 1u) << d.dump();
+  EXPECT_EQ(d[0]["range"]["start"]["line"], 1);
+  c.expectQuiet();  // nothing published for sub/sub/x.py
+  EXPECT_EQ(c.stop(), 0);
+}
+
+// A project that is no longer a repository (`rm -rf .git`): its findings were
+// kept for good (only revline.clearDiagnostics removed them).
+TEST_F(Fixture, AFileInNoRepositoryNowLosesTheFindingsOfOne) {
+  repo.write("a.py", "db_password = \"hunter2secret\"\n");
+  LspClient c(builtinReviewer());
+  c.initialize(rootUri(), {{"debounce_ms", 0}});
+  const std::string a = uriFromPath(std::filesystem::canonical(repo.root()).string() + "/a.py");
+  c.notify("textDocument/didSave", {{"textDocument", {{"uri", a}}}});
+  ASSERT_EQ(nextDiagnosticsFor(c, a).size(), 1u);
+  std::filesystem::remove_all(repo.root() / ".git");
+  c.notify("textDocument/didSave", {{"textDocument", {{"uri", a}}}});
+  EXPECT_TRUE(nextDiagnosticsFor(c, a).empty());
   EXPECT_EQ(c.stop(), 0);
 }
 
@@ -208,6 +263,43 @@ TEST_F(Fixture, ASaveWithoutAChangeKeepsTheReviewInFlight) {
   EXPECT_EQ(stats.reviewsCancelled, 0);
   EXPECT_EQ(stats.providerCalls, 1);
   EXPECT_EQ(stats.usage.requests, 1);
+  EXPECT_EQ(c.stop(), 0);
+}
+
+// Neovim and Emacs reload a file that `git stash` (or a checkout) rewrote as a
+// close and an open. Before, a review in flight at the time then published its
+// finding on the reloaded, reverted line (with the reopened version), where it
+// stayed until the next save.
+TEST_F(Fixture, AReloadDuringAReviewShowsNoFindingOnTheRevertedLine) {
+  Script s;
+  s.close();
+  LspClient c(scripted(s));
+  c.initialize(rootUri(), {{"debounce_ms", 0}});
+  c.notify("textDocument/didOpen", {{"textDocument", {{"uri", uri}, {"languageId", "text"}, {"version", 1},
+                                                     {"text", "one changed\ntwo\n"}}}});
+  save(c);
+  ASSERT_TRUE(s.waitForCalls(1));
+  repo.git("stash -q");
+  c.notify("textDocument/didClose", {{"textDocument", {{"uri", uri}}}});
+  c.notify("textDocument/didOpen", {{"textDocument", {{"uri", uri}, {"languageId", "text"}, {"version", 1},
+                                                     {"text", "one\ntwo\n"}}}});
+  c.reply(c.request("revline/stats", json::object()));  // the loop has taken the reload
+  s.open();
+  int published = 0;
+  for (auto m = c.transport().clientReceive(1s); m; m = c.transport().clientReceive(500ms)) {
+    if (m->value("method", "") != "textDocument/publishDiagnostics") continue;
+    ++published;
+    EXPECT_TRUE((*m)["params"]["diagnostics"].empty()) << m->dump();
+  }
+  EXPECT_GE(published, 1);
+  // Back to the reviewed text: its finding shows again (the check is of the reloaded text only).
+  repo.git("stash pop -q");
+  c.notify("textDocument/didClose", {{"textDocument", {{"uri", uri}}}});
+  c.notify("textDocument/didOpen", {{"textDocument", {{"uri", uri}, {"languageId", "text"}, {"version", 2},
+                                                     {"text", "one changed\ntwo\n"}}}});
+  EXPECT_EQ(c.waitFor([](const json& m) { return m.value("method", "") == "textDocument/publishDiagnostics" &&
+                                                 !m["params"]["diagnostics"].empty(); },
+                      "the finding")["params"]["diagnostics"].size(), 1u);
   EXPECT_EQ(c.stop(), 0);
 }
 
@@ -464,6 +556,32 @@ TEST_F(Fixture, SavingAFileGitIgnoresSaysItIsNotReviewed) {
   EXPECT_EQ(s.calls, 0);
   EXPECT_TRUE(c.notification("textDocument/publishDiagnostics")["params"]["diagnostics"].empty());
   EXPECT_EQ(c.stop(), 0);
+}
+
+// A tracked settings file kept with local edits through `git update-index
+// --skip-worktree` (or --assume-unchanged): git shows none of its edits. Before,
+// its save ended "0 findings, verdict APPROVE" and cleared its findings.
+TEST_F(Fixture, SavingAFileTheIndexHidesSaysItIsNotReviewed) {
+  Script s;
+  for (const std::string flag : {"--skip-worktree", "--assume-unchanged"}) {
+    SCOPED_TRACE(flag);
+    repo.git("checkout -q -- a.txt");
+    repo.git("update-index " + flag + " a.txt");
+    repo.write("a.txt", "one changed\ntwo\n");
+    LspClient c(scripted(s, /*sync=*/true));
+    c.initialize(rootUri(), json::object(), {{"window", {{"workDoneProgress", true}}}});
+    save(c);
+    c.acceptProgressCreate();
+    EXPECT_EQ(c.progressEnd().value("message", ""),
+              "not reviewed: a.txt is marked skip-worktree or assume-unchanged in git's index");
+    EXPECT_NE(c.log("which hides its edits from git").find("git update-index --no-skip-worktree a.txt`, or --no-assume-unchanged"),
+              std::string::npos);
+    EXPECT_EQ(s.calls, 0);
+    c.notification("textDocument/publishDiagnostics");
+    EXPECT_EQ(c.stop(), 0);
+    repo.git("update-index --no-skip-worktree a.txt");
+    repo.git("update-index --no-assume-unchanged a.txt");
+  }
 }
 
 // A failed review's progress ends with the reason, not only "failed": a client

@@ -294,6 +294,7 @@ void Server::runJob(const std::shared_ptr<Job>& job) {
       job->changeRead = parsed.source;
     }
     outcome->diffFingerprints = fileDiffFingerprints(parsed);
+    readShownDiffs(*job, *outcome);
     if (job->cancel.cancelled()) throw Cancelled();
     // The session selects the files (settings and default exclusions) and answers from cache when it can.
     session::ReviewRequest reviewRequest{std::move(parsed), job->root, job->config, {}};
@@ -358,6 +359,26 @@ void Server::runJob(const std::shared_ptr<Job>& job) {
   deliver();
 }
 
+// Worker: the diff now of the other files of the repository whose findings are
+// shown (a file's review; a workspace review reads them all anyway). A commit, a
+// checkout or a stash since their review left those findings on lines that are
+// no part of any change; applyOutcome drops them (one git call, only when some are shown).
+void Server::readShownDiffs(const Job& job, JobOutcome& outcome) {
+  if (!job.path || job.cacheOnly) return;
+  git::DiffRequest others = job.diffRequest();
+  others.paths.clear();
+  for (const auto& [uri, rel] : job.shownFiles)
+    if (rel != *job.path) others.paths.push_back(rel);
+  if (others.paths.empty()) return;
+  try {
+    outcome.shownDiffs = fileDiffFingerprints(reviews_.readChange(job.root, std::move(others)));
+  } catch (const Cancelled&) {
+    throw;
+  } catch (const std::exception& e) {  // not known: those findings stay
+    outcome.logs.push_back(std::string("revline: the diff of the other files with findings could not be read: ") + e.what());
+  }
+}
+
 // The files findings are shown on, read by the worker so the loop thread does no file I/O to measure their ranges.
 void Server::readFilesOfFindings(const Job& job, JobOutcome& outcome) {
   for (const auto& pf : outcome.result->outcome.findings) {
@@ -398,6 +419,19 @@ void Server::applyOutcome(Job& job, JobOutcome& outcome) {
   }
   const std::set<std::string> gone(outcome.goneUris.begin(), outcome.goneUris.end());
   for (const auto& uri : gone) forgetFile(uri);
+  if (outcome.shownDiffs) {  // other files whose diff is no longer the one their findings were computed on
+    std::vector<std::string> stale;
+    for (const auto& [uri, rel] : job.shownFiles) {
+      if (rel == job.path || gone.count(uri)) continue;
+      const auto state = files_.find(uri);
+      if (state == files_.end() || state->second.root != job.root || state->second.path != rel ||
+          state->second.findings.empty())
+        continue;
+      const auto now = outcome.shownDiffs->find(rel);
+      if (state->second.reviewedDiff != (now != outcome.shownDiffs->end() ? now->second : "")) stale.push_back(uri);
+    }
+    for (const auto& uri : stale) forgetFile(uri);
+  }
   auto finish = [&](ReplyValue value, const std::string& progressEnd) {
     if (job.reply) (*job.reply)(std::move(value));
     job.reply.reset();

@@ -144,6 +144,7 @@ class Server : public MessageHandler {
   void runJob(const std::shared_ptr<Job>& job);
   // Loop thread: publishes a job's outcome and answers the request waiting for it.
   void applyOutcome(Job& job, JobOutcome& outcome);
+  void readShownDiffs(const Job& job, JobOutcome& outcome);
   // Whether `uri` was opened after a job queued when opens_ was `opensBefore`.
   bool reopenedSince(const std::string& uri, std::uint64_t opensBefore) const;
   // Whether the open document `uri` reads, at the finding's first line, as the

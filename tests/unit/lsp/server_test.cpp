@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstdint>
 #include <condition_variable>
+#include <map>
 #include <mutex>
 
 #include "core/builtin/builtin_provider.h"
@@ -228,6 +229,39 @@ TEST_F(Fixture, ARepositoryThatAppearsOrGoesUnderASeenFolderIsFound) {
   ASSERT_EQ(d.size(), 1u) << d.dump();
   EXPECT_EQ(d[0]["range"]["start"]["line"], 1);
   c.expectQuiet();  // nothing published for sub/sub/x.py
+  EXPECT_EQ(c.stop(), 0);
+}
+
+// `git commit -a` (or a checkout, a stash) with two files showing findings: the
+// next save reviewed one of them, and the other's stayed on committed lines
+// until it too was saved or reopened.
+TEST_F(Fixture, AnotherFilesFindingsGoWhenItsDiffIsNoLongerTheReviewedOne) {
+  repo.write("a.py", "a = 1\n");
+  repo.write("b.py", "b = 1\n");
+  repo.commitAll("two files");
+  LspClient c(builtinReviewer());
+  c.initialize(rootUri(), {{"debounce_ms", 0}});
+  const std::string dir = std::filesystem::canonical(repo.root()).string();
+  const std::string a = uriFromPath(dir + "/a.py"), b = uriFromPath(dir + "/b.py");
+  repo.write("a.py", "a = 1\ndb_password = \"hunter2secret\"\n");
+  repo.write("b.py", "b = 1\napi_key = \"q8Zt4Rw9Lp2Xv7Nc\"\n");
+  c.notify("textDocument/didSave", {{"textDocument", {{"uri", a}}}});
+  ASSERT_EQ(nextDiagnosticsFor(c, a).size(), 1u);
+  c.notify("textDocument/didSave", {{"textDocument", {{"uri", b}}}});
+  ASSERT_EQ(nextDiagnosticsFor(c, b).size(), 1u);
+  // An edit elsewhere in a.py keeps b.py's findings (its diff is the reviewed one).
+  repo.write("a.py", "a = 2\ndb_password = \"hunter2secret\"\n");
+  c.notify("textDocument/didSave", {{"textDocument", {{"uri", a}}}});
+  EXPECT_EQ(nextDiagnosticsFor(c, a).size(), 1u);
+  c.expectQuiet();
+  repo.git("commit -q -a -m both");
+  c.notify("textDocument/didSave", {{"textDocument", {{"uri", a}}}});
+  std::map<std::string, std::size_t> shown;
+  for (int i = 0; i < 2; ++i) {
+    const json m = c.notification("textDocument/publishDiagnostics");
+    shown[m["params"]["uri"]] = m["params"]["diagnostics"].size();
+  }
+  EXPECT_EQ(shown, (std::map<std::string, std::size_t>{{a, 0}, {b, 0}}));
   EXPECT_EQ(c.stop(), 0);
 }
 

@@ -401,6 +401,41 @@ TEST(DiffText, UntrackedFilesOverTheCapAreLeftOutWithTheirSize) {
   EXPECT_EQ(leftOut[0].reason, "untracked, 2048 bytes, over the 1024-byte limit for untracked files");
 }
 
+// Untracked files are marked intent-to-add by folder where a whole folder is
+// theirs (named one by one, 50,000 files took git 36 s): what is left out of a
+// folder (a file over the cap, a nested repository) still stays out, and its
+// folder's other files are still in.
+TEST(DiffText, UntrackedFoldersAreAddedWholeButWhatIsLeftOutStaysOut) {
+  TempRepo repo;
+  repo.write("kept.txt", "kept\n");
+  repo.write("lib/tracked.py", "t = 1\n");
+  repo.commitAll("base");
+  repo.write("lib/tracked.py", "t = 2\n");
+  repo.write("lib/big.bin", std::string(2048, 'a'));
+  repo.write("lib/a.py", "a = 1\n");
+  repo.write("lib/sub/b.py", "b = 1\n");
+  repo.write("lib/nested/n.txt", "n\n");
+  repo.git("init -q lib/nested");
+  repo.write("venv/x/y.py", "y = 1\n");
+  repo.write("venv/[ab].py", "ab = 1\n");
+  repo.write("venv/ignored.log", "log\n");
+  repo.write(".gitignore", "*.log\n");
+  DiffRequest request;
+  request.maxUntrackedBytes = 1024;
+  std::vector<LeftOut> leftOut;
+  request.leftOut = &leftOut;
+  const std::string text = diff(repo, request);
+  for (const char* added : {"+++ b/lib/a.py", "+++ b/lib/sub/b.py", "+++ b/venv/x/y.py", "+++ b/venv/[ab].py", "+++ b/.gitignore"})
+    EXPECT_THAT(text, HasSubstr(added));
+  EXPECT_THAT(text, HasSubstr("-t = 1\n+t = 2"));
+  EXPECT_THAT(text, Not(HasSubstr("big.bin")));
+  EXPECT_THAT(text, Not(HasSubstr("nested")));
+  EXPECT_THAT(text, Not(HasSubstr("ignored.log")));
+  ASSERT_EQ(leftOut.size(), 1u);
+  EXPECT_EQ(leftOut[0].path, "lib/big.bin");
+  EXPECT_EQ(repo.git("status --porcelain --untracked-files=no"), " M lib/tracked.py\n") << "the index is untouched";
+}
+
 // `base` committed on main, then `feature` committed on a branch of that name, which stays checked out.
 void commitFeatureBranch(const TempRepo& repo, const std::map<std::string, std::string>& base,
                          const std::map<std::string, std::string>& feature) {

@@ -71,8 +71,8 @@ struct Server::JobOutcome {
   // Each file of the change as read: the digest of its diff (lsp/diff_fingerprint.h).
   std::map<std::string, std::string> diffFingerprints;
   std::vector<std::string> goneUris;  // of the job's shownFiles, those that no longer exist
-  // Of a file's review: the diff digests now of the job's other shownFiles (none read: unknown).
-  std::optional<std::map<std::string, std::string>> shownDiffs;
+  // Of a file's review: the diff now of the job's other shownFiles (none read: unknown).
+  std::optional<diff::Diff> shownChange;
   std::vector<std::string> logs;  // for window/logMessage
   // The file asked about is not in the change, and why ("is ignored by git"); empty otherwise.
   std::string notInChange;

@@ -280,7 +280,13 @@ bool hasWord(std::string_view line, std::initializer_list<std::string_view> word
   for (std::string_view w : words) {
     for (auto at = line.find(w); at != std::string_view::npos; at = line.find(w, at + 1)) {
       const std::size_t end = at + w.size();
-      if ((at == 0 || boundary(line[at - 1])) && (end == line.size() || (boundary(line[end]) && line[end] != '/'))) return true;
+      if (!((at == 0 || boundary(line[at - 1])) && (end == line.size() || (boundary(line[end]) && line[end] != '/')))) continue;
+      // Not a path given to an option ("-I/usr/include/mysql"): the word's token starts there.
+      std::size_t token = at;
+      while (token > 0 && !std::isspace(static_cast<unsigned char>(line[token - 1])) && line[token - 1] != '"' &&
+             line[token - 1] != '\'' && line[token - 1] != ',' && line[token - 1] != '[' && line[token - 1] != '(')
+        --token;
+      if (line[token] != '-') return true;
     }
   }
   return false;
@@ -324,7 +330,7 @@ void commandLineCredentials(std::string_view text, std::vector<SecretMatch>& out
     });
   }
   for (std::string_view flag : {"--password", "--passwd", "--pass", "--http-password", "--http-passwd", "--proxy-password",
-                                "--proxy-passwd",
+                                "--proxy-passwd", "--docker-password",
                                 "--ftp-password", "--token", "--api-key", "--apikey", "--access-token",
                                 "--auth-token", "--secret", "--client-secret"}) {
     forEach(text, flag, [&](std::size_t pos) {
@@ -462,6 +468,9 @@ void connectionStrings(std::string_view text, std::string_view l, std::vector<Se
         const bool semicolonField = fieldBefore || (endsField && (before == '"' || before == '\'' || fieldAfter));
         // libpq's "host=db user=app password=V dbname=x": space-separated fields, a word=word beside it.
         auto wordField = [&](std::string_view w) {
+          if (const auto open = w.find_last_of("(\"'"); open != std::string_view::npos && open + 1 < w.size() &&
+                                                       w.find('=') > open)
+            w.remove_prefix(open + 1);  // connect("host=db password=V")
           while (!w.empty() && (w.front() == '"' || w.front() == '\'')) w.remove_prefix(1);
           while (!w.empty() && (w.back() == '"' || w.back() == '\'')) w.remove_suffix(1);
           const auto e = w.find('=');
@@ -497,6 +506,14 @@ void connectionStrings(std::string_view text, std::string_view l, std::vector<Se
 void queryParameters(std::string_view text, std::string_view l, std::vector<SecretMatch>& out) {
   for (char separator : {'?', '&'}) {
     forEach(l, std::string_view(&separator, 1), [&](std::size_t pos) {
+      // In a URL: a '?' right after its path, a '&' after a '?' in the same word
+      // (not C++'s `const std::string&pass=...`).
+      if (pos == 0 || std::isspace(static_cast<unsigned char>(l[pos - 1]))) return;
+      if (separator == '&') {
+        std::size_t w = pos;
+        while (w > 0 && !std::isspace(static_cast<unsigned char>(l[w - 1])) && l[w - 1] != '?') --w;
+        if (w == 0 || l[w - 1] != '?') return;
+      }
       const std::size_t k = pos + 1;
       const std::size_t keyLength = runLength(l, k, [](char c) { return isAlnum(c) || c == '_' || c == '-'; });
       if (keyLength == 0 || k + keyLength >= text.size() || text[k + keyLength] != '=') return;
@@ -563,9 +580,18 @@ void gitlabAndWebhooks(std::string_view text, std::vector<SecretMatch>& out) {
     });
   }
   for (std::string_view hook : {"hooks.slack.com/services/", "hooks.slack.com/workflows/", "hooks.slack.com/triggers/",
-                                "discord.com/api/webhooks/", "discordapp.com/api/webhooks/"}) {
+                                "discord.com/api/", "discordapp.com/api/"}) {
     forEach(text, hook, [&](std::size_t pos) {
-      const std::size_t from = pos + hook.size();
+      std::size_t from = pos + hook.size();
+      if (hook.ends_with("/api/")) {  // "webhooks/", or a versioned "v10/webhooks/"
+        if (text.compare(from, 1, "v") == 0) {
+          const std::size_t digits = runLength(text, from + 1, [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; });
+          if (digits == 0 || text.compare(from + 1 + digits, 1, "/") != 0) return;
+          from += 2 + digits;
+        }
+        if (text.compare(from, 9, "webhooks/") != 0) return;
+        from += 9;
+      }
       const std::size_t n = runLength(text, from, [](char c) { return tokenChar(c) || c == '/'; });
       if (n >= 20) out.push_back({from, n, hook.starts_with("d") ? "discord-webhook" : "slack-webhook"});
     });
@@ -601,6 +627,7 @@ void authorizationHeaders(std::string_view text, std::string_view l, std::vector
     std::size_t k = pos;
     const bool quoted = k < l.size() && (l[k] == '"' || l[k] == '\'');
     if (quoted) ++k;
+    if (quoted && k < l.size() && l[k] == ']') ++k;  // headers["X-API-Key"] = "V"
     while (k < l.size() && isSpace(l[k])) ++k;
     if (k >= l.size() || (l[k] != ':' && l[k] != '=' && !(quoted && l[k] == ','))) return std::string_view::npos;
     ++k;
@@ -837,11 +864,25 @@ bool highEntropy(std::string_view v) {
 bool looksLikeVersion(std::string_view v) {
   std::size_t k = 0;
   while (k < v.size() && std::string_view("^~<>=v ").find(v[k]) != std::string_view::npos) ++k;
-  const std::size_t digits = runLength(v, k, [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; });
-  if (digits == 0 || k + digits >= v.size() || v[k + digits] != '.') return false;
-  k += digits + 1;
-  return k < v.size() && std::isdigit(static_cast<unsigned char>(v[k])) &&
-         std::all_of(v.begin() + static_cast<std::ptrdiff_t>(k), v.end(), [](char c) { return isAlnum(c) || c == '.' || c == '-' || c == '+'; });
+  // Numbers joined by dots, two to four of them ("1.2", "0.5.0", "1.2.3.4")...
+  int numbers = 0;
+  for (;;) {
+    const std::size_t digits = runLength(v, k, [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; });
+    if (digits == 0) return false;
+    k += digits;
+    ++numbers;
+    if (k < v.size() && v[k] == '.' && numbers < 4) {
+      ++k;
+      continue;
+    }
+    break;
+  }
+  if (numbers < 2) return false;
+  // ...then nothing, or a pre-release or build suffix ("-rc.1", "+build.5"): "1.2Xk9vQz7" is no version.
+  if (k == v.size()) return true;
+  if (v[k] != '-' && v[k] != '+') return false;
+  return std::all_of(v.begin() + static_cast<std::ptrdiff_t>(k) + 1, v.end(),
+                     [](char c) { return isAlnum(c) || c == '.' || c == '-' || c == '+'; }) && k + 1 < v.size();
 }
 
 // The value assigned after a secret-looking key, if it is a literal.

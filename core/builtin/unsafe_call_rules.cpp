@@ -53,20 +53,26 @@ bool numericFormat(const Token& format) {
   return true;
 }
 
-// Whether `name`, used at token k of line i, is a `char name[N]` array: the
-// nearest declaration of it above, in the same hunk and the same function
-// (no line starting with '}' between), is `char name[`. A parameter or a
-// `char *name` in between is a pointer, whose `sizeof` is the pointer's size.
+// Whether `name`, used at token k of line i, is a `char name[N]` array whose
+// `sizeof` is its size: the nearest declaration of it in a scope enclosing the
+// call, looking back through the hunk, is `char name[` outside any parameter
+// list. A declaration in a block closed before the call (another function,
+// however indented) is not in scope; a parameter `char name[64]` is a pointer,
+// and so is a `char *name` (or anything else declared by that name).
 bool charArrayInScope(const ScanHunk& hunk, std::size_t i, std::size_t k, std::string_view name) {
+  int blocks = 0;  // blocks closed between here and the call, while looking back
+  int parens = 0;  // ')' seen on the way back without their '(': inside a parameter list
   for (std::size_t line = i + 1; line-- > 0;) {
-    const ScanLine& l = hunk.lines[line];
-    const Tokens& t = l.tokens;
-    for (std::size_t j = line == i ? k : t.size(); j-- > 1;) {
-      if (!t[j].isIdent() || t[j].text != name) continue;
-      if (t[j - 1].is("char")) return j + 1 < t.size() && t[j + 1].is("[");
-      if (t[j - 1].is("*") || t[j - 1].is("&")) return false;  // a pointer or a reference declared (or dereferenced)
+    const Tokens& t = hunk.lines[line].tokens;
+    for (std::size_t j = line == i ? k : t.size(); j-- > 0;) {
+      if (t[j].is("}")) ++blocks;
+      else if (t[j].is("{") && blocks > 0) --blocks;
+      else if (t[j].is(")")) ++parens;
+      else if (t[j].is("(") && parens > 0) --parens;
+      if (blocks > 0 || j == 0 || !t[j].isIdent() || t[j].text != name) continue;
+      if (t[j - 1].is("char") && j + 1 < t.size() && t[j + 1].is("[")) return parens == 0;
+      if (t[j - 1].is("char") || t[j - 1].is("*") || t[j - 1].is("&")) return false;  // a pointer, a reference, a char
     }
-    if (line != i && l.text().starts_with("}")) return false;  // the end of another function
   }
   return false;
 }

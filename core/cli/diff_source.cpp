@@ -29,18 +29,25 @@ bool trusted(const std::filesystem::path& root) {
 // change (and on a second run, the whole earlier report). The file standard
 // output is redirected to is this command's output, not part of the change:
 // left out, with a note.
+// Only an added (untracked) file: a tracked one, even one sharing the inode (a
+// hard link), is the user's. Standard error too (`2> revline.err`).
 void leaveOutOwnOutput(const std::filesystem::path& root, diff::Diff& diff, std::ostream& err, const std::string& command) {
-  struct stat out {};
-  if (::fstat(STDOUT_FILENO, &out) != 0 || !S_ISREG(out.st_mode)) return;
-  const auto own = std::find_if(diff.files.begin(), diff.files.end(), [&](const diff::FileDiff& f) {
-    struct stat st {};
-    return f.newPath && ::stat((root / *f.newPath).c_str(), &st) == 0 && st.st_dev == out.st_dev && st.st_ino == out.st_ino;
-  });
-  if (own == diff.files.end()) return;
-  err << command << ": note: left out " << terminalSafe(*own->newPath, Newlines::Escape)
-      << ", the file this command's output is written to (standard output is redirected there); write it outside "
-         "the work tree or list it in .gitignore\n";
-  diff.files.erase(own);
+  for (const int fd : {STDOUT_FILENO, STDERR_FILENO}) {
+    struct stat out {};
+    if (::fstat(fd, &out) != 0 || !S_ISREG(out.st_mode)) continue;
+    const auto own = std::find_if(diff.files.begin(), diff.files.end(), [&](const diff::FileDiff& f) {
+      struct stat st {};
+      return f.status == diff::FileStatus::Added && f.newPath &&
+             ::lstat((root / *f.newPath).c_str(), &st) == 0 && S_ISREG(st.st_mode) && st.st_dev == out.st_dev &&
+             st.st_ino == out.st_ino;
+    });
+    if (own == diff.files.end()) continue;
+    err << command << ": note: left out " << terminalSafe(*own->newPath, Newlines::Escape)
+        << ", the file this command's " << (fd == STDOUT_FILENO ? "output is" : "messages are") << " written to ("
+        << (fd == STDOUT_FILENO ? "standard output" : "standard error")
+        << " is redirected there); write it outside the work tree or list it in .gitignore\n";
+    diff.files.erase(own);
+  }
 }
 
 }  // namespace

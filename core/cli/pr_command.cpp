@@ -187,6 +187,16 @@ bool diffTooLarge(const process::Result& r) {
 // as if it were the first, and the user is told.
 reports::PostedBefore readPostedBefore(const Gh& gh, const PullRequestRef& pr, const fs::path& workspace, std::ostream& err) {
   const std::string base = "repos/" + pr.slug() + "/pulls/" + std::to_string(pr.number);
+  // Whose markers count: the account posting now (a user's token or an App's, e.g. github-actions[bot]).
+  const process::Result viewer =
+      gh.run({"api", "graphql", "-f", "query=query{viewer{login}}", "--jq", ".data.viewer.login"}, workspace);
+  const std::string login = trimmed(viewer.out);
+  if (viewer.exitCode != 0 || login.empty()) {
+    err << "revline pr: warning: could not tell which account posts (`gh api graphql` viewer: "
+        << terminalSafe(trimmed(viewer.err.empty() ? viewer.out : viewer.err))
+        << "): the review is posted as if it were the first (comments may repeat)\n";
+    return {};
+  }
   const process::Result reviews = gh.run({"api", "--paginate", base + "/reviews?per_page=100"}, workspace);
   const process::Result comments =
       reviews.exitCode == 0 ? gh.run({"api", "--paginate", base + "/comments?per_page=100"}, workspace) : reviews;
@@ -195,7 +205,7 @@ reports::PostedBefore readPostedBefore(const Gh& gh, const PullRequestRef& pr, c
       const process::Result& failed = reviews.exitCode != 0 ? reviews : comments;
       throw reports::HistoryError(trimmed(failed.err.empty() ? failed.out : failed.err));
     }
-    return reports::readPostedBefore(reviews.out, comments.out);
+    return reports::readPostedBefore(reviews.out, comments.out, login);
   } catch (const reports::HistoryError& e) {
     err << "revline pr: warning: could not read revline's earlier reviews of " << pr.slug() << "#" << pr.number << " ("
         << terminalSafe(e.what()) << "): the review is posted as if it were the first (comments may repeat)\n";
@@ -442,6 +452,7 @@ int runPrCommand(const std::vector<std::string>& args, std::istream&, std::ostre
     if (post) {
       before = readPostedBefore(gh, pr, workspace, err);
       reviewOptions.saidBefore = before.findingIds;
+      reviewOptions.commentedAt = before.commentedAt;
       reviewOptions.resolvesEarlierRequest =
           outcome.verdict != contract::Verdict::RequestChanges && reports::requestsChangesStill(before);
     }

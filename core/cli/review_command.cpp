@@ -78,8 +78,8 @@ int runReviewCommand(const std::vector<std::string>& args, std::istream& in, std
     out << reports::renderGithubReview(outcome, selected, {}).dump(2, ' ', false, json::error_handler_t::replace) << "\n";
     // GitHub places a review comment on the pull request head's lines; a merge
     // checkout's differ wherever the base branch moved above the change.
-    if (!root.empty() && git::headIsMerge(root))
-      err << "revline review: warning: HEAD is a merge commit (actions/checkout checks out refs/pull/N/merge for "
+    if (!root.empty() && git::headIsPullRequestMerge(root))
+      err << "revline review: warning: HEAD is GitHub's merge commit of a pull request (actions/checkout checks out refs/pull/N/merge for "
              "pull_request events): the lines of this review are the merge's, and GitHub places review comments on "
              "the pull request head's lines; check out the head instead (actions/checkout: ref: "
              "${{ github.event.pull_request.head.sha }}), or use `revline pr`\n";

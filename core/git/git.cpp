@@ -916,12 +916,23 @@ std::string withTextOfFilesShownBinary(const fs::path& root, const std::string& 
   return diffAgainAsText(diff, args, args, sidesOf(git, root, false, from), std::move(diffText), leftOut);
 }
 
-bool headIsMerge(const fs::path& root, const GitOptions& options) {
+bool headIsPullRequestMerge(const fs::path& root, const GitOptions& options) {
   const Runner git{options, root, {}, {}, {}};
-  const process::Result r = git.run({"rev-list", "--parents", "--max-count=1", "HEAD", "--"});
+  const process::Result r = git.run({"log", "--no-color", "--max-count=1", "--format=%P%x00%s", "HEAD", "--"});
   if (r.exitCode != 0) return false;
-  const std::string line = trimNewline(r.out);
-  return std::count(line.begin(), line.end(), ' ') >= 2;
+  const std::string out = trimNewline(r.out);
+  const auto nul = out.find('\0');
+  if (nul == std::string::npos) return false;
+  const std::string parents = out.substr(0, nul), subject = out.substr(nul + 1);
+  // GitHub's test merge: "Merge <head sha> into <base sha>" (an author's own merge of main says otherwise).
+  auto sha = [](std::string_view s) {
+    return (s.size() == 40 || s.size() == 64) &&
+           std::all_of(s.begin(), s.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; });
+  };
+  const auto into = subject.find(" into ");
+  return std::count(parents.begin(), parents.end(), ' ') >= 1 && subject.starts_with("Merge ") &&
+         into != std::string::npos && sha(std::string_view(subject).substr(6, into - 6)) &&
+         sha(std::string_view(subject).substr(into + 6));
 }
 
 }  // namespace revline::git

@@ -159,9 +159,10 @@ std::string blobIdOf(const std::filesystem::path& root, const std::string& conte
 std::vector<std::string> commitMessages(const std::filesystem::path& root, const std::string& base,
                                         std::size_t maxCommits = 50, const GitOptions& git = {});
 
-// Whether HEAD is a merge commit (two or more parents), as actions/checkout's
-// default checkout of a pull request (refs/pull/N/merge) is. False when git
-// cannot say (no commit yet).
-bool headIsMerge(const std::filesystem::path& root, const GitOptions& git = {});
+// Whether HEAD is the merge commit GitHub makes of a pull request
+// (refs/pull/N/merge, what actions/checkout checks out for pull_request
+// events): two parents, subject "Merge <sha> into <sha>". An author's own merge
+// of the base branch is not one. False when git cannot say (no commit yet).
+bool headIsPullRequestMerge(const std::filesystem::path& root, const GitOptions& git = {});
 
 }  // namespace revline::git

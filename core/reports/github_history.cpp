@@ -53,11 +53,11 @@ bool idChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c ==
 
 }  // namespace
 
-PostedBefore readPostedBefore(std::string_view reviewsJson, std::string_view commentsJson) {
+PostedBefore readPostedBefore(std::string_view reviewsJson, std::string_view commentsJson, std::string_view login) {
   PostedBefore before;
   for (const json& r : elements(reviewsJson, "reviews")) {
     const std::string body = stringAt(r, "body");
-    if (!body.starts_with(kReviewMarker)) continue;
+    if (!body.starts_with(kReviewMarker) || login.empty() || loginOf(r) != login) continue;
     const std::string_view first = std::string_view(body).substr(0, body.find('\n'));
     EarlierReview e;
     e.id = r.contains("id") && r["id"].is_number_integer() ? r["id"].get<std::int64_t>() : 0;
@@ -72,11 +72,18 @@ PostedBefore readPostedBefore(std::string_view reviewsJson, std::string_view com
   }
   for (const json& c : elements(commentsJson, "review comments")) {
     const std::string body = stringAt(c, "body");
-    if (!body.starts_with(kFindingMarker)) continue;
+    if (!body.starts_with(kFindingMarker) || login.empty() || loginOf(c) != login) continue;
     const std::size_t from = kFindingMarker.size();
     std::size_t end = from;
     while (end < body.size() && idChar(body[end])) ++end;
     if (end > from && body.compare(end, 4, " -->") == 0) before.findingIds.insert(body.substr(from, end - from));
+    // The headline under the marker: "**MAJOR** · CORRECTNESS · title".
+    const std::string path = stringAt(c, "path");
+    const auto dot = body.find(" · ");
+    const auto dot2 = dot == std::string::npos ? std::string::npos : body.find(" · ", dot + 1);
+    if (!path.empty() && c.contains("line") && c["line"].is_number_integer() && dot2 != std::string::npos)
+      before.commentedAt.insert({path, c["line"].get<int>(), body.substr(dot + std::string(" · ").size(),
+                                                                          dot2 - dot - std::string(" · ").size())});
   }
   return before;
 }

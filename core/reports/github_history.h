@@ -3,16 +3,18 @@
 // inline comments. A run on every push then repeats no inline comment, posts
 // nothing when nothing changed, and clears its own stale "changes requested".
 //
-// Anyone can write a marker into a comment. What a marker decides is bounded so
-// that this cannot hide a finding: one said before is still listed in the
-// body, and the verdict and the exit code never depend on it. Only reviews by
-// the account that posts now are ever dismissed.
+// Anyone can write a marker into a comment: only the reviews and comments of
+// the account that posts now (GitHub's GraphQL `viewer`, which a GitHub App's
+// installation token can ask too) count. Even so what a marker decides is
+// bounded: a finding said before is still listed in the body, and the verdict
+// and the exit code never depend on it.
 #pragma once
 #include <cstdint>
 #include <set>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 #include "core/reports/github_review.h"
@@ -29,6 +31,8 @@ struct EarlierReview {
 
 struct PostedBefore {
   std::set<std::string> findingIds;   // inline comments' and listed findings' ids
+  // (path, line, category) of revline's inline comments GitHub still places on the diff (`line` not null).
+  std::set<std::tuple<std::string, int, std::string>> commentedAt;
   std::vector<EarlierReview> reviews;  // revline's reviews, in GitHub's order (oldest first)
 };
 
@@ -38,8 +42,9 @@ class HistoryError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// From GET .../pulls/N/reviews and GET .../pulls/N/comments, as printed by `gh api --paginate`.
-PostedBefore readPostedBefore(std::string_view reviewsJson, std::string_view commentsJson);
+// From GET .../pulls/N/reviews and GET .../pulls/N/comments, as printed by
+// `gh api --paginate`: what `login` (the account posting now) wrote there.
+PostedBefore readPostedBefore(std::string_view reviewsJson, std::string_view commentsJson, std::string_view login);
 
 // Posting `review` would say again what revline's latest review said: it shows no
 // finding that was not posted before, and that review meant the same event.

@@ -234,12 +234,15 @@ GithubReview buildGithubReview(const review::ReviewOutcome& outcome, const diff:
       continue;
     }
     shown.push_back(p);
-    if (!p->id.empty() && options.saidBefore.count(p->id)) {
+    const auto placement = place(f, diff);
+    const bool saidBefore =
+        (!p->id.empty() && options.saidBefore.count(p->id)) ||
+        (placement && options.commentedAt.count({placement->path, placement->line, std::string(categoryName(f.category))}));
+    if (saidBefore) {
       listed.push_back({p, kSaidBefore});
       continue;
     }
     ++review.newFindings;
-    const auto placement = place(f, diff);
     if (!placement) {
       listed.push_back({p, kOffDiff});
       continue;

@@ -12,6 +12,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "core/diff/diff.h"
@@ -30,6 +31,10 @@ struct GithubReviewOptions {
   // Ids of findings revline already posted on this pull request (github_history.h):
   // listed in the body in one line each, never posted inline again.
   std::set<std::string> saidBefore;
+  // (path, line, category) of revline's inline comments still on the pull
+  // request's diff: a model words the same finding differently from run to run
+  // (another title, another id), and one on the same line of the same kind was said.
+  std::set<std::tuple<std::string, int, std::string>> commentedAt;
   // revline requested changes earlier and this review does not: the body says they are resolved.
   bool resolvesEarlierRequest = false;
 };

@@ -168,6 +168,13 @@ TEST(SecretFormats, MoreSpellingsOfTheSameCredentials) {
             V{"api-key-header=a8f5f167f44f4964e6c998dee827110c"});
   EXPECT_EQ(found("req.setHeader(\"x-api-key\", \"a8f5f167f44f4964e6c998dee827110c\")"),
             V{"api-key-header=a8f5f167f44f4964e6c998dee827110c"});
+  // Found by a re-test of the first version of these:
+  EXPECT_EQ(found("conn = psycopg2.connect(\"host=db password=Sup3rS3cretPw\")"), V{"password=Sup3rS3cretPw"});
+  EXPECT_EQ(found("kubectl create secret docker-registry r --docker-password=Sup3rS3cretPw"), V{"password=Sup3rS3cretPw"});
+  EXPECT_EQ(found("headers[\"X-API-Key\"] = \"a8f5f167f44f4964e6c998dee827110c\""),
+            V{"api-key-header=a8f5f167f44f4964e6c998dee827110c"});
+  EXPECT_EQ(found("https://discord.com/api/v10/webhooks/123456789012345678/abcDEF123ghiJKL456mnoPQR"),
+            V{"discord-webhook=123456789012345678/abcDEF123ghiJKL456mnoPQR"});
 }
 
 TEST(SecretFormats, TheNewSpellingsLeaveCodeAlone) {
@@ -184,6 +191,8 @@ TEST(SecretFormats, TheNewSpellingsLeaveCodeAlone) {
            "kubectl create secret generic x --from-literal=password=$PW", "--from-file=password=./pw.txt",
            "redis-cli -h host -a \"$REDIS_PASSWORD\"", "host=db password=$PGPASS", "curl -u${USER}:${PASS} x",
            "PGPASSWORD=\"$PW\" psql", "dsn = \"host=db user=app dbname=prod\"",
+           "void f(const std::string&pass=opts.value);", "CFLAGS = -I/usr/include/mysql -pthread",
+           "x = cond ? password=1 : 0",
        }) {
     EXPECT_TRUE(findSecrets(text).empty()) << text << " -> " << (found(text).empty() ? "" : found(text)[0]);
   }
@@ -204,6 +213,10 @@ TEST(SecretFormats, RealCommitsLinesThatHoldNoCredential) {
   EXPECT_EQ(found("redis-cli -u redis://default:R3disPa55@cache.internal:6379/0"), V{"password=R3disPa55"});
   EXPECT_EQ(found("\"db-password\": \"Sup3rS3cretPw\","), V{"password=Sup3rS3cretPw"});
   EXPECT_EQ(found("sftp://deploy:Sup3rS3cretPw@files.acme.io/in"), V{"password=Sup3rS3cretPw"});
+  // A value that only starts like a version is a secret (the first version of the rule let these through).
+  EXPECT_EQ(found("DB_PASSWORD = \"1.2Xk9vQz7LmPw\""), V{"password=1.2Xk9vQz7LmPw"});
+  EXPECT_EQ(found("export DB_PASSWORD=\"2.5Hx8Lq\""), V{"password=2.5Hx8Lq"});
+  EXPECT_TRUE(findSecrets("\"secret-sauce\": \"~1.4.0-beta.2\",").empty());
 }
 
 TEST(SecretFormats, RedactionReplacesOnlyTheSecret) {

@@ -57,6 +57,16 @@ TEST(CStringFunctions, NoEditWhenTheCallsValueIsUsedOrTheArrayIsAnotherFunctions
   ASSERT_EQ(f.size(), 1u);
   ASSERT_TRUE(f[0].edit);
   EXPECT_EQ(f[0].edit->replacement, "  snprintf(dst, sizeof dst, \"%s\", src);");
+  // A `char buf[64]` parameter is a pointer; an indented method's local array is not the member another one uses.
+  f = added("param.cpp", "void param_array(char buf[64], const char *src) {\n  strcpy(buf, src);\n}\n");
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_FALSE(f[0].edit);
+  f = added("members.cpp",
+            "struct Logger {\n  char *buf;\n  void a(const char *s) {\n    char buf[64];\n    strcpy(buf, s);\n  }\n"
+            "  void b(const char *s) {\n    strcpy(buf, s);\n  }\n};\n");
+  ASSERT_EQ(f.size(), 2u);
+  EXPECT_TRUE(f[0].edit);   // a's own array
+  EXPECT_FALSE(f[1].edit);  // b's is the member, a char*
   // %p writes a bounded length, as the numeric conversions do.
   EXPECT_TRUE(added("p.c", "char buff[32];\nsprintf(buff, \"%p\", ptr);\n").empty());
 }

@@ -238,6 +238,17 @@ TEST(Cli, TheFileTheOutputIsRedirectedToIsNotPartOfTheChange) {
   EXPECT_NE(r.err.find("revline review: note: left out report.json, the file this command's output is written to"),
             std::string::npos)
       << r.err;
+  // Standard error's file too; a tracked file sharing the output's inode (a hard link) is the user's.
+  repo.write("src/A.java", "class A {\n  int x;\n}\n");
+  std::filesystem::create_hard_link(repo.root() / "src" / "A.java", repo.root() / "link.json");
+  r = runRevline("review --format json 2> review.err >> link.json", repo.root());
+  EXPECT_NE(repo.read("review.err").find("left out review.err, the file this command's messages are written to"),
+            std::string::npos);
+  EXPECT_NE(repo.read("link.json").find("\"filesTotal\": 2"), std::string::npos)
+      << "src/A.java (modified) and report.json (untracked); link.json is written to, so left out";
+  std::filesystem::remove(repo.root() / "link.json");
+  std::filesystem::remove(repo.root() / "review.err");
+  repo.git("checkout -q -- src/A.java");
   // Another untracked file is still part of the change; so is the report in a later run writing elsewhere.
   repo.write("src/B.java", "class B {\n}\n");
   r = runRevline("diff --json > out.json", repo.root());
@@ -261,11 +272,19 @@ TEST(Cli, AGithubReviewOfAMergeCheckoutSaysItsLinesAreTheMerges) {
   repo.git("checkout -q -");
   repo.write("c.py", "c = 3\n");
   repo.commitAll("base moved");
-  repo.git("merge -q --no-ff -m merge feature");
+  // The author's own merge of the base branch into theirs: no warning (it is the head, whose lines GitHub takes).
+  repo.git("merge -q --no-ff -m 'Merge branch main into feature' feature");
   repo.write("a.py", "a = 10\n");
   auto r = runRevline("review --format github", repo.root());
+  EXPECT_EQ(r.err.find("merge commit"), std::string::npos) << r.err;
+  // GitHub's own: "Merge <head sha> into <base sha>".
+  repo.git("reset -q --hard HEAD~1");
+  const std::string head = repo.git("rev-parse feature"), base = repo.git("rev-parse HEAD");
+  repo.git("merge -q --no-ff -m 'Merge " + head.substr(0, 40) + " into " + base.substr(0, 40) + "' feature");
+  repo.write("a.py", "a = 10\n");
+  r = runRevline("review --format github", repo.root());
   ASSERT_EQ(r.exitCode, 0) << r.err;
-  EXPECT_NE(r.err.find("warning: HEAD is a merge commit"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("warning: HEAD is GitHub's merge commit of a pull request"), std::string::npos) << r.err;
   r = runRevline("review --format sarif", repo.root());  // code scanning takes the merge's lines
   EXPECT_EQ(r.err.find("merge commit"), std::string::npos) << r.err;
   repo.git("checkout -q feature");

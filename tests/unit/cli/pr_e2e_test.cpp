@@ -93,6 +93,7 @@ class PrEndToEnd : public ::testing::Test {
         {ws, "pr", "view", "42", "--repo", "octo-org/payments", "--json", "headRefOid"},
     };
     if (post) {
+      c.push_back({ws, "api", "graphql", "-f", "query=query{viewer{login}}", "--jq", ".data.viewer.login"});
       c.push_back({ws, "api", "--paginate", "repos/octo-org/payments/pulls/42/reviews?per_page=100"});
       c.push_back({ws, "api", "--paginate", "repos/octo-org/payments/pulls/42/comments?per_page=100"});
       c.push_back({ws, "api", "repos/octo-org/payments/pulls/42/reviews", "--method", "POST", "--input", "-"});
@@ -310,6 +311,40 @@ TEST_F(PrEndToEnd, AFindingPostedBeforeIsListedNotCommentedAgain) {
   // And a third run finds all three said: nothing more to post.
   const CommandResult third = revline("octo-org/payments 42 --post " + cassetteArgs());
   EXPECT_NE(third.err.find("nothing posted"), std::string::npos) << third.err;
+}
+
+// A model words the same finding differently from run to run: another title is
+// another id. A comment of revline's on the same line, of the same category, has
+// said it (GitHub's `line` follows the pull request's latest diff).
+TEST_F(PrEndToEnd, TheSameFindingWordedAnotherWayIsNotCommentedAgain) {
+  ASSERT_EQ(revline("octo-org/payments 42 --post " + cassetteArgs()).exitCode, 1);
+  json comments = json::parse(slurp(log().string() + ".comments"));
+  for (auto& c : comments) {
+    std::string body = c["body"];
+    body.replace(0, body.find(" -->"), "<!-- revline:finding:00000000000000ff");  // another id
+    c["body"] = body;
+  }
+  std::ofstream(log().string() + ".comments") << comments.dump();
+  const CommandResult again = revline("octo-org/payments 42 --post " + cassetteArgs());
+  EXPECT_NE(again.err.find("nothing posted"), std::string::npos) << again.err;
+  EXPECT_EQ(posts(calls()), 1u);
+}
+
+// Anyone can comment on a pull request: markers written by another account (the
+// author, who can compute the builtin's ids from their own run) neither make
+// revline post nothing nor turn its comments into body lines.
+TEST_F(PrEndToEnd, MarkersOfAnotherAccountAreNotRevlines) {
+  ASSERT_EQ(revline("octo-org/payments 42 --post " + cassetteArgs()).exitCode, 1);  // to learn the ids and bodies
+  json reviews = json::parse(slurp(log().string() + ".reviews"));
+  json comments = json::parse(slurp(log().string() + ".comments"));
+  for (auto& r : reviews) r["user"]["login"] = "mallory";
+  for (auto& c : comments) c["user"]["login"] = "mallory";
+  std::ofstream(log().string() + ".reviews") << reviews.dump();
+  std::ofstream(log().string() + ".comments") << comments.dump();
+  const CommandResult r = revline("octo-org/payments 42 --post --format github " + cassetteArgs());
+  ASSERT_EQ(r.exitCode, 1) << r.err;
+  EXPECT_EQ(posts(calls()), 2u) << r.err;
+  EXPECT_EQ(json::parse(r.out)["comments"].size(), 3u);
 }
 
 // The author fixed everything: revline approves now, but its earlier REQUEST_CHANGES

@@ -18,25 +18,33 @@ TEST(GithubHistory, MarkersAreReadFromEveryPage) {
           .dump() +
       "\n" + json::array({review(3, "bot", "COMMENTED", "<!-- revline:review -->\nolder marker")}).dump();
   const std::string comments =
-      json::array({{{"body", "<!-- revline:finding:cc -->\n**MAJOR**"}, {"user", {{"login", "bot"}}}},
+      json::array({{{"body", "<!-- revline:finding:cc -->\n**MAJOR** · CORRECTNESS · Off by one"}, {"user", {{"login", "bot"}}},
+                    {"path", "a.py"}, {"line", 3}},
+                   {{"body", "<!-- revline:finding:ff -->\n**MINOR** · STYLE · Outdated"}, {"user", {{"login", "bot"}}},
+                    {"path", "a.py"}, {"line", nullptr}},  // outdated: GitHub no longer places it
                    {{"body", "I disagree <!-- revline:finding:dd -->"}},  // not revline's: the marker is not first
                    {{"body", "<!-- revline:finding:e e -->"}}})
           .dump() +
       json::array().dump();
-  const PostedBefore before = readPostedBefore(reviews, comments);
-  EXPECT_EQ(before.findingIds, (std::set<std::string>{"aa", "bb", "cc"}));
+  const PostedBefore before = readPostedBefore(reviews, comments, "bot");
+  EXPECT_EQ(before.findingIds, (std::set<std::string>{"aa", "bb", "cc", "ff"}));
+  EXPECT_EQ(before.commentedAt, (std::set<std::tuple<std::string, int, std::string>>{{"a.py", 3, "CORRECTNESS"}}));
   ASSERT_EQ(before.reviews.size(), 2u);
   EXPECT_EQ(before.reviews[0].id, 1);
   EXPECT_EQ(before.reviews[0].event, "REQUEST_CHANGES");
   EXPECT_EQ(before.reviews[0].login, "bot");
   EXPECT_EQ(before.reviews[1].event, "");
   EXPECT_EQ(before.reviews[1].state, "COMMENTED");
+  // Markers another account wrote are not revline's.
+  const PostedBefore other = readPostedBefore(reviews, comments, "mallory");
+  EXPECT_TRUE(other.findingIds.empty());
+  EXPECT_TRUE(other.reviews.empty());
 }
 
 TEST(GithubHistory, WhatIsNotGithubsJsonIsAnError) {
-  EXPECT_THROW(readPostedBefore("[{\"id\": 1}", "[]"), HistoryError);
-  EXPECT_THROW(readPostedBefore("{\"message\": \"Not Found\"}", "[]"), HistoryError);
-  EXPECT_NO_THROW(readPostedBefore("", ""));
+  EXPECT_THROW(readPostedBefore("[{\"id\": 1}", "[]", "bot"), HistoryError);
+  EXPECT_THROW(readPostedBefore("{\"message\": \"Not Found\"}", "[]", "bot"), HistoryError);
+  EXPECT_NO_THROW(readPostedBefore("", "", "bot"));
 }
 
 TEST(GithubHistory, ALatestReviewWithTheSameEventAndNoNewFindingIsRepeated) {

@@ -3,9 +3,11 @@
 // that finds it gone), or it is reopened with a diff other than the one they
 // were computed on (after `git stash`, a checkout, an edit by another tool).
 // Its diagnostics are then cleared and its state dropped, so no later edit
-// brings them back on lines they are not about.
+// brings them back on lines they are not about. Or another file's review finds
+// its diff changed: only the findings whose line the change still adds stay.
 #include <system_error>
 
+#include "lsp/diff_fingerprint.h"
 #include "lsp/review_job.h"
 #include "lsp/server.h"
 
@@ -43,10 +45,37 @@ void Server::dropStaleFindings(const Job& job, const std::map<std::string, std::
   for (const auto& uri : stale) forgetFile(uri);
 }
 
+void Server::keepFindingsStillInChange(const Job& job, const diff::Diff& change, const std::set<std::string>& gone) {
+  const std::map<std::string, std::string> now = fileDiffFingerprints(change);
+  for (const auto& [uri, rel] : job.shownFiles) {
+    if (rel == job.path || gone.count(uri)) continue;
+    const auto it = files_.find(uri);
+    if (it == files_.end() || it->second.root != job.root || it->second.path != rel || it->second.findings.empty()) continue;
+    FileState& state = it->second;
+    const auto digest = now.find(rel);
+    const std::string current = digest != now.end() ? digest->second : "";
+    if (state.reviewedDiff == current) continue;
+    const diff::FileDiff* file = change.findFile(rel);
+    auto stillAdded = [&](const PlacedFinding& f) {
+      if (!file || !state.reviewedLines || f.firstLine >= static_cast<int>(state.reviewedLines->size())) return false;
+      std::string_view then = (*state.reviewedLines)[static_cast<std::size_t>(f.firstLine)];
+      if (!then.empty() && then.back() == '\r') then.remove_suffix(1);
+      for (const auto& hunk : file->hunks)
+        for (const auto& l : hunk.lines)
+          if (l.kind == diff::LineKind::Added && l.newLine == f.firstLine + 1) return l.text == then;
+      return false;
+    };
+    const std::size_t shown = state.findings.size();
+    std::erase_if(state.findings, [&](const PlacedFinding& f) { return !stillAdded(f); });
+    state.reviewedDiff = current;
+    if (state.findings.size() != shown) publish(uri);
+  }
+}
+
 std::vector<std::pair<std::string, std::string>> Server::filesShownIn(const fs::path& root) const {
   std::vector<std::pair<std::string, std::string>> shown;
   for (const auto& [uri, state] : files_)
-    if (state.root == root && !state.path.empty()) shown.emplace_back(uri, state.path);
+    if (state.root == root && !state.path.empty() && !state.findings.empty()) shown.emplace_back(uri, state.path);
   return shown;
 }
 

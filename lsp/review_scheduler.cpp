@@ -396,24 +396,14 @@ bool Server::reopenedSince(const std::string& uri, std::uint64_t opensBefore) co
 namespace {
 // Whether `lines` read, at the finding's (moved) first line, as the reviewed diff's new side did at its line.
 bool readsAsReviewed(const std::vector<std::string>& lines, const PlacedFinding& f, const diff::FileDiff& reviewed) {
-  const int newLine = static_cast<int>(std::max<std::int64_t>(1, f.published.finding.line));
-  for (const auto& hunk : reviewed.hunks) {
-    for (const auto& l : hunk.lines) {
-      if (l.kind == diff::LineKind::Removed || l.newLine != newLine) continue;
-      if (f.firstLine >= static_cast<int>(lines.size())) return false;
-      std::string_view now = lines[static_cast<std::size_t>(f.firstLine)];
-      if (!now.empty() && now.back() == '\r') now.remove_suffix(1);
-      return now == l.text;
-    }
-  }
-  return true;  // not on a line of the diff: nothing to compare
+  const auto then = reviewed.newLineText(static_cast<int>(std::max<std::int64_t>(1, f.published.finding.line)));
+  if (!then) return true;  // not on a line of the diff: nothing to compare
+  if (f.firstLine >= static_cast<int>(lines.size())) return false;
+  std::string_view now = lines[static_cast<std::size_t>(f.firstLine)];
+  if (!now.empty() && now.back() == '\r') now.remove_suffix(1);
+  return now == *then;
 }
 }  // namespace
-
-bool Server::stillReads(const std::string& uri, const PlacedFinding& f, const diff::FileDiff& reviewed) const {
-  const Document* doc = documents_.get(uri);
-  return !doc || readsAsReviewed(documentLines(doc->text()), f, reviewed);
-}
 
 void Server::applyOutcome(Job& job, JobOutcome& outcome) {
   for (const auto& line : outcome.logs) logMessage(MessageType::Log, line);
@@ -424,37 +414,7 @@ void Server::applyOutcome(Job& job, JobOutcome& outcome) {
   }
   const std::set<std::string> gone(outcome.goneUris.begin(), outcome.goneUris.end());
   for (const auto& uri : gone) forgetFile(uri);
-  if (outcome.shownChange) {  // other files whose diff is no longer the one their findings were computed on
-    const std::map<std::string, std::string> now = fileDiffFingerprints(*outcome.shownChange);
-    for (const auto& [uri, rel] : job.shownFiles) {
-      if (rel == job.path || gone.count(uri)) continue;
-      const auto it = files_.find(uri);
-      if (it == files_.end() || it->second.root != job.root || it->second.path != rel || it->second.findings.empty()) continue;
-      FileState& state = it->second;
-      const auto digest = now.find(rel);
-      const std::string current = digest != now.end() ? digest->second : "";
-      if (state.reviewedDiff == current) continue;
-      // Kept where the change still adds the line it was found on, as it read then (a `git add -p`
-      // and a commit of another hunk leaves it; a commit of it, a checkout or a stash does not).
-      const diff::FileDiff* file = outcome.shownChange->findFile(rel);
-      const std::size_t shown = state.findings.size();
-      std::vector<PlacedFinding> kept;
-      for (auto& f : state.findings) {
-        bool added = false;
-        if (file && state.reviewedLines && f.firstLine < static_cast<int>(state.reviewedLines->size())) {
-          std::string_view then = (*state.reviewedLines)[static_cast<std::size_t>(f.firstLine)];
-          if (!then.empty() && then.back() == '\r') then.remove_suffix(1);
-          for (const auto& hunk : file->hunks)
-            for (const auto& l : hunk.lines)
-              added = added || (l.kind == diff::LineKind::Added && l.newLine == f.firstLine + 1 && l.text == then);
-        }
-        if (added) kept.push_back(std::move(f));
-      }
-      state.findings = std::move(kept);
-      state.reviewedDiff = current;
-      if (state.findings.size() != shown) publish(uri);
-    }
-  }
+  if (outcome.shownChange) keepFindingsStillInChange(job, *outcome.shownChange, gone);
   auto finish = [&](ReplyValue value, const std::string& progressEnd) {
     if (job.reply) (*job.reply)(std::move(value));
     job.reply.reset();
@@ -487,7 +447,8 @@ void Server::applyOutcome(Job& job, JobOutcome& outcome) {
       // Reopened since this review was queued (an editor reloads a file `git stash`
       // or a checkout rewrote as a close and an open): the reopen recorded no edit,
       // so a finding is kept only where the document still reads as the reviewed line.
-      if (alive && fileDiff && reopenedSince(uri, job.opensBefore)) alive = stillReads(uri, placed, *fileDiff);
+      if (alive && fileDiff && reopenedSince(uri, job.opensBefore))
+        alive = readsAsReviewed(documentLines(documents_.get(uri)->text()), placed, *fileDiff);
       // A file not open, rewritten on disk while the review ran (`git stash` during the model's answer):
       // read after the review (fileLines), it no longer holds the reviewed line there.
       if (alive && fileDiff && !documents_.get(uri))

@@ -145,11 +145,8 @@ class Server : public MessageHandler {
   // Loop thread: publishes a job's outcome and answers the request waiting for it.
   void applyOutcome(Job& job, JobOutcome& outcome);
   void readShownDiffs(const Job& job, JobOutcome& outcome);
-  // Whether `uri` was opened after a job queued when opens_ was `opensBefore`.
+  // Whether `uri` is open, and was opened after a job queued when opens_ was `opensBefore`.
   bool reopenedSince(const std::string& uri, std::uint64_t opensBefore) const;
-  // Whether the open document `uri` reads, at the finding's first line, as the
-  // reviewed diff's new side did there.
-  bool stillReads(const std::string& uri, const PlacedFinding& f, const diff::FileDiff& reviewed) const;
   // Runs `task` on the loop thread: posted, or at once with sync.
   void onLoop(std::function<void()> task);
   void workerLoop();
@@ -180,7 +177,12 @@ class Server : public MessageHandler {
   // A cached-review lookup found no review of the current diff: files in its scope
   // whose findings were computed on another diff (`current`, the lookup's) are cleared.
   void dropStaleFindings(const Job& job, const std::map<std::string, std::string>& current);
-  // (uri, repository-relative path) of the files of `root` the server keeps findings for.
+  // A file's review read `change`, the diff now of the job's other shownFiles: of
+  // one whose diff is not the one its findings were computed on (a commit, a
+  // checkout, a stash since), only those whose line the change still adds, as it
+  // read then, stay (a hunk committed on its own leaves the others).
+  void keepFindingsStillInChange(const Job& job, const diff::Diff& change, const std::set<std::string>& gone);
+  // (uri, repository-relative path) of the files of `root` that show findings.
   std::vector<std::pair<std::string, std::string>> filesShownIn(const std::filesystem::path& root) const;
 
   // State helpers (loop thread).

@@ -236,6 +236,13 @@ FlagValue quotedValue(std::string_view text, std::size_t open) {
   return {};
 }
 
+// The value starting at `k`: inside its quotes when quoted (spaces and all), else one unquoted word.
+FlagValue valueAt(std::string_view text, std::size_t k) {
+  if (k >= text.size()) return {};
+  if (text[k] == '"' || text[k] == '\'') return quotedValue(text, k);
+  return {k, runLength(text, k, valueChar), false};
+}
+
 // After an argv element closed at `close` ("-u", "admin:x" in Python, JSON,
 // YAML flow lists): the next element's opening quote, or npos.
 std::size_t nextArgvElement(std::string_view text, std::size_t close) {
@@ -363,9 +370,9 @@ void commandLineCredentials(std::string_view text, std::vector<SecretMatch>& out
       v = quotedValue(text, next);
     } else if (spaced && (isSpace(text[k]) || text[k] == '=')) {
       while (k < text.size() && (isSpace(text[k]) || text[k] == '=')) ++k;
-      v = k < text.size() && (text[k] == '"' || text[k] == '\'') ? quotedValue(text, k) : FlagValue{k, runLength(text, k, valueChar), false};
+      v = valueAt(text, k);
     } else if (attached && k < text.size() && !isSpace(text[k])) {
-      v = text[k] == '"' || text[k] == '\'' ? quotedValue(text, k) : FlagValue{k, runLength(text, k, valueChar), false};
+      v = valueAt(text, k);
     }
     if (v.length == 0 || text[v.from] == '-' || looksLikePlaceholder(text.substr(v.from, v.length))) return;
     out.push_back({v.from, v.length, "password"});
@@ -552,9 +559,7 @@ void environmentPrefixes(std::string_view text, std::vector<SecretMatch>& out) {
     const bool secret = name.find("SECRET") != std::string_view::npos || name.ends_with("TOKEN") || name.ends_with("_KEY");
     if (!password && !secret) return;
     // PGPASSWORD='Sup3r S3cret' psql: a quoted value may hold spaces.
-    const FlagValue v = eq + 1 < text.size() && (text[eq + 1] == '"' || text[eq + 1] == '\'')
-                            ? quotedValue(text, eq + 1)
-                            : FlagValue{eq + 1, runLength(text, eq + 1, valueChar), false};
+    const FlagValue v = valueAt(text, eq + 1);
     const std::size_t n = v.length;
     const std::size_t after = v.from + n + (v.from == eq + 1 ? 0 : 1);
     // Followed by a command on the same line (a value that ends its line is an assignment, seen apart).
@@ -606,9 +611,7 @@ void gitlabAndWebhooks(std::string_view text, std::vector<SecretMatch>& out) {
     if (!password && key.find("secret") == std::string::npos && key.find("token") == std::string::npos &&
         !key.ends_with("key")) return;
     const std::size_t from = k + keyLength + 1;
-    const FlagValue v = from < text.size() && (text[from] == '"' || text[from] == '\'')
-                            ? quotedValue(text, from)
-                            : FlagValue{from, runLength(text, from, valueChar), false};
+    const FlagValue v = valueAt(text, from);
     if (v.length == 0 || looksLikePlaceholder(text.substr(v.from, v.length))) return;
     out.push_back({v.from, v.length, password ? "password" : "secret"});
   });

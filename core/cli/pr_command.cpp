@@ -167,6 +167,9 @@ std::vector<std::string> lines(const std::string& text) {
   return out;
 }
 
+// "repos/OWNER/REPO/pulls/NUMBER": the REST path of the pull request, under which its reviews are.
+std::string pullPath(const PullRequestRef& pr) { return "repos/" + pr.slug() + "/pulls/" + std::to_string(pr.number); }
+
 // A name as `gh pr diff --name-only` prints it: git's C-quoted form, quotes kept, for an unusual name.
 std::string unquotedName(const std::string& name) {
   std::size_t consumed = 0;
@@ -186,7 +189,7 @@ bool diffTooLarge(const process::Result& r) {
 // may fail (a token without read access to reviews): then the review is posted
 // as if it were the first, and the user is told.
 reports::PostedBefore readPostedBefore(const Gh& gh, const PullRequestRef& pr, const fs::path& workspace, std::ostream& err) {
-  const std::string base = "repos/" + pr.slug() + "/pulls/" + std::to_string(pr.number);
+  const std::string base = pullPath(pr);
   // Whose markers count: the account posting now (a user's token or an App's, e.g. github-actions[bot]).
   const process::Result viewer =
       gh.run({"api", "graphql", "-f", "query=query{viewer{login}}", "--jq", ".data.viewer.login"}, workspace);
@@ -219,7 +222,7 @@ json submitReview(const Gh& gh, const PullRequestRef& pr, const fs::path& worksp
                   std::ostream& err) {
   const std::string where = pr.slug() + "#" + std::to_string(pr.number);
   const std::vector<std::string> apiArgs{
-      "api", "repos/" + pr.slug() + "/pulls/" + std::to_string(pr.number) + "/reviews", "--method", "POST", "--input", "-"};
+      "api", pullPath(pr) + "/reviews", "--method", "POST", "--input", "-"};
   process::Result r = gh.run(apiArgs, workspace, 120s, payload.dump());
   if (r.exitCode != 0 && event != "COMMENT" && contains(r.err + r.out, "your own pull request")) {
     err << "revline pr: note: GitHub takes no " << event << " review from the author of " << where
@@ -241,19 +244,16 @@ json submitReview(const Gh& gh, const PullRequestRef& pr, const fs::path& worksp
   }
 }
 
-// Dismisses revline's earlier reviews by `login` that still request changes,
-// once a review of a newer head no longer does. A failure is a warning.
+// Dismisses revline's earlier reviews that still request changes, once a
+// review of a newer head no longer does. A failure is a warning.
 void dismissStandingRequests(const Gh& gh, const PullRequestRef& pr, const fs::path& workspace,
-                             const reports::PostedBefore& before, const std::string& login, const std::string& head,
-                             std::ostream& err) {
-  for (const std::int64_t id : reports::standingRequestsBy(before, login)) {
+                             const reports::PostedBefore& before, const std::string& head, std::ostream& err) {
+  for (const std::int64_t id : reports::standingRequests(before)) {
     const json body = {{"message", "revline reviewed " + (head.empty() ? std::string("the new head") : head) +
                                        ": the changes it requested are no longer needed."},
                        {"event", "DISMISS"}};
     const process::Result r =
-        gh.run({"api", "repos/" + pr.slug() + "/pulls/" + std::to_string(pr.number) + "/reviews/" + std::to_string(id) +
-                    "/dismissals",
-                "--method", "PUT", "--input", "-"},
+        gh.run({"api", pullPath(pr) + "/reviews/" + std::to_string(id) + "/dismissals", "--method", "PUT", "--input", "-"},
                workspace, 120s, body.dump());
     if (r.exitCode == 0) {
       err << "revline pr: dismissed revline's earlier request for changes (review " << id << ")\n";
@@ -454,7 +454,7 @@ int runPrCommand(const std::vector<std::string>& args, std::istream&, std::ostre
       reviewOptions.saidBefore = before.findingIds;
       reviewOptions.commentedAt = before.commentedAt;
       reviewOptions.resolvesEarlierRequest =
-          outcome.verdict != contract::Verdict::RequestChanges && reports::requestsChangesStill(before);
+          outcome.verdict != contract::Verdict::RequestChanges && !reports::standingRequests(before).empty();
     }
     // Comments go where GitHub's diff shows lines: not on a file it shows as
     // binary, although the review read that file's text (`selected`).
@@ -486,12 +486,7 @@ int runPrCommand(const std::vector<std::string>& args, std::istream&, std::ostre
         err << "revline pr: posted a " << event << " review with " << review.comments.size()
             << (review.comments.size() == 1 ? " inline comment" : " inline comments") << " to " << where
             << (url.empty() ? "" : ": " + url) << "\n";
-        const std::string login = response.contains("user") && response["user"].is_object() &&
-                                          response["user"].contains("login") && response["user"]["login"].is_string()
-                                      ? response["user"]["login"].get<std::string>()
-                                      : "";
-        if (review.resolvesEarlierRequest && !login.empty())
-          dismissStandingRequests(gh, pr, workspace, before, login, headCommit.value_or(""), err);
+        if (review.resolvesEarlierRequest) dismissStandingRequests(gh, pr, workspace, before, headCommit.value_or(""), err);
       }
     }
     return reports::exitCodeFor(outcome, failOn);

@@ -9,8 +9,6 @@
 namespace revline::reports {
 namespace {
 
-constexpr std::string_view kReviewMarker = "<!-- revline:review";
-constexpr std::string_view kFindingMarker = "<!-- revline:finding:";
 
 // Every element of the arrays `gh api --paginate` printed one after another.
 std::vector<json> elements(std::string_view text, const char* what) {
@@ -55,13 +53,13 @@ bool idChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c ==
 
 PostedBefore readPostedBefore(std::string_view reviewsJson, std::string_view commentsJson, std::string_view login) {
   PostedBefore before;
+  before.login = std::string(login);
   for (const json& r : elements(reviewsJson, "reviews")) {
     const std::string body = stringAt(r, "body");
     if (!body.starts_with(kReviewMarker) || login.empty() || loginOf(r) != login) continue;
     const std::string_view first = std::string_view(body).substr(0, body.find('\n'));
     EarlierReview e;
     e.id = r.contains("id") && r["id"].is_number_integer() ? r["id"].get<std::int64_t>() : 0;
-    e.login = loginOf(r);
     e.state = stringAt(r, "state");
     e.event = attribute(first, "event");
     e.commitId = stringAt(r, "commit_id");
@@ -98,21 +96,13 @@ bool repeatsLatestReview(const GithubReview& review, const PostedBefore& before)
   return kStateOf.at(review.event) == latest.state;
 }
 
-std::vector<std::int64_t> standingRequestsBy(const PostedBefore& before, std::string_view login) {
+std::vector<std::int64_t> standingRequests(const PostedBefore& before) {
   std::vector<std::int64_t> standing;
   for (const EarlierReview& r : before.reviews) {
-    if (r.login != login) continue;
-    if (r.state == "APPROVED") standing.clear();  // GitHub counts an author's latest approval or request
+    if (r.state == "APPROVED") standing.clear();  // GitHub counts an account's latest approval or request
     if (r.state == "CHANGES_REQUESTED") standing.push_back(r.id);
   }
   return standing;
-}
-
-bool requestsChangesStill(const PostedBefore& before) {
-  std::set<std::string> logins;
-  for (const EarlierReview& r : before.reviews) logins.insert(r.login);
-  return std::any_of(logins.begin(), logins.end(),
-                     [&](const std::string& login) { return !standingRequestsBy(before, login).empty(); });
 }
 
 }  // namespace revline::reports

@@ -23,17 +23,17 @@ namespace revline::reports {
 
 struct EarlierReview {
   std::int64_t id = 0;
-  std::string login;     // its author
   std::string state;     // GitHub's: "CHANGES_REQUESTED", "COMMENTED", "APPROVED", "DISMISSED", ...
   std::string event;     // the event revline meant (its marker's event=), "" for an older marker
   std::string commitId;
 };
 
 struct PostedBefore {
+  std::string login;                  // the account posting now, whose reviews and comments these are
   std::set<std::string> findingIds;   // inline comments' and listed findings' ids
   // (path, line, category) of revline's inline comments GitHub still places on the diff (`line` not null).
   std::set<std::tuple<std::string, int, std::string>> commentedAt;
-  std::vector<EarlierReview> reviews;  // revline's reviews, in GitHub's order (oldest first)
+  std::vector<EarlierReview> reviews;  // its revline reviews, in GitHub's order (oldest first)
 };
 
 // Not the JSON GitHub's API returns (what `gh api --paginate` prints: arrays one after another).
@@ -50,11 +50,8 @@ PostedBefore readPostedBefore(std::string_view reviewsJson, std::string_view com
 // finding that was not posted before, and that review meant the same event.
 bool repeatsLatestReview(const GithubReview& review, const PostedBefore& before);
 
-// Whether a review by revline still requests changes (not dismissed, not followed by an approval of its author).
-bool requestsChangesStill(const PostedBefore& before);
-
-// The ids of revline's reviews by `login` that still request changes: what a
-// review that no longer does dismisses.
-std::vector<std::int64_t> standingRequestsBy(const PostedBefore& before, std::string_view login);
+// The ids of revline's reviews that still request changes (GitHub counts an
+// account's latest approval or request): what a review that no longer does dismisses.
+std::vector<std::int64_t> standingRequests(const PostedBefore& before);
 
 }  // namespace revline::reports

@@ -140,7 +140,7 @@ std::string proseWithin(const std::string& text, std::size_t maxBytes, bool atLi
 
 std::string commentBody(const review::PublishedFinding& p, bool exactPlacement, std::size_t maxBytes) {
   const Finding& f = p.finding;
-  const std::string marker = "<!-- revline:finding:" + p.id + " -->\n";
+  const std::string marker = std::string(kFindingMarker) + p.id + " -->\n";
   const std::string head = headline(f) + "\n\n";
   std::string fix = f.suggestedFix ? "**Suggested fix:** " + markdownProse(*f.suggestedFix, false) + "\n\n" : "";
   std::string edit = editBlock(f, exactPlacement);
@@ -311,7 +311,7 @@ GithubReview buildGithubReview(const review::ReviewOutcome& outcome, const diff:
     footerLine = "\nUsage: " + usage + ".\n" + footerLine;
 
   std::string said;  // the ids of the listed findings, for the marker
-  std::string marker = "<!-- revline:review event=" + review.event + " -->\n";
+  std::string marker = std::string(kReviewMarker) + " event=" + review.event + " -->\n";
   if (!listed.empty()) {
     body += "\n**Findings not shown inline** (" + std::to_string(listed.size()) + ")\n\n";
     std::size_t written = 0;
@@ -338,7 +338,7 @@ GithubReview buildGithubReview(const review::ReviewOutcome& outcome, const diff:
       ++written;
     }
   }
-  if (!said.empty()) marker = "<!-- revline:review event=" + review.event + " said=" + said + " -->\n";
+  if (!said.empty()) marker = std::string(kReviewMarker) + " event=" + review.event + " said=" + said + " -->\n";
   body = marker + body + footerLine;
   // File names are bytes; the payload is JSON, which holds only UTF-8.
   review.body = replaceInvalidUtf8(truncateUtf8(body, options.maxBodyBytes));

@@ -12,6 +12,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <vector>
 
@@ -21,6 +22,10 @@
 #include "core/support/version.h"
 
 namespace revline::reports {
+
+// The starts of revline's markers (github_history.h reads them back).
+inline constexpr std::string_view kReviewMarker = "<!-- revline:review";
+inline constexpr std::string_view kFindingMarker = "<!-- revline:finding:";
 
 struct GithubReviewOptions {
   bool approveAllowed = false;        // APPROVE only when configured; otherwise an approval posts as COMMENT

@@ -32,7 +32,7 @@ TEST(GithubHistory, MarkersAreReadFromEveryPage) {
   ASSERT_EQ(before.reviews.size(), 2u);
   EXPECT_EQ(before.reviews[0].id, 1);
   EXPECT_EQ(before.reviews[0].event, "REQUEST_CHANGES");
-  EXPECT_EQ(before.reviews[0].login, "bot");
+  EXPECT_EQ(before.login, "bot");
   EXPECT_EQ(before.reviews[1].event, "");
   EXPECT_EQ(before.reviews[1].state, "COMMENTED");
   // Markers another account wrote are not revline's.
@@ -52,31 +52,31 @@ TEST(GithubHistory, ALatestReviewWithTheSameEventAndNoNewFindingIsRepeated) {
   GithubReview r;
   r.event = "REQUEST_CHANGES";
   EXPECT_FALSE(repeatsLatestReview(r, before));  // the first review
-  before.reviews.push_back({1, "bot", "COMMENTED", "COMMENT", "abc"});  // the own-PR fallback posted a COMMENT ...
-  before.reviews.push_back({2, "bot", "COMMENTED", "REQUEST_CHANGES", "abc"});  // ... meaning REQUEST_CHANGES
+  before.reviews.push_back({1, "COMMENTED", "COMMENT", "abc"});  // the own-PR fallback posted a COMMENT ...
+  before.reviews.push_back({2, "COMMENTED", "REQUEST_CHANGES", "abc"});  // ... meaning REQUEST_CHANGES
   EXPECT_TRUE(repeatsLatestReview(r, before));
   r.newFindings = 1;
   EXPECT_FALSE(repeatsLatestReview(r, before));
   r.newFindings = 0;
   r.event = "COMMENT";
   EXPECT_FALSE(repeatsLatestReview(r, before));
-  before.reviews.push_back({3, "bot", "COMMENTED", "", "abc"});  // an older marker: GitHub's state decides
+  before.reviews.push_back({3, "COMMENTED", "", "abc"});  // an older marker: GitHub's state decides
   EXPECT_TRUE(repeatsLatestReview(r, before));
 }
 
-TEST(GithubHistory, OnlyTheAuthorsStandingRequestsAreDismissed) {
+// Only revline's own reviews are read (readPostedBefore keeps the posting
+// account's); of those, the requests for changes no later approval undid.
+TEST(GithubHistory, TheStandingRequestsAreThoseNoApprovalUndid) {
   PostedBefore before;
-  before.reviews.push_back({1, "bot", "CHANGES_REQUESTED", "REQUEST_CHANGES", "a"});
-  before.reviews.push_back({2, "someone", "CHANGES_REQUESTED", "REQUEST_CHANGES", "a"});
-  before.reviews.push_back({3, "bot", "DISMISSED", "REQUEST_CHANGES", "a"});
-  before.reviews.push_back({4, "bot", "CHANGES_REQUESTED", "REQUEST_CHANGES", "b"});
-  EXPECT_EQ(standingRequestsBy(before, "bot"), (std::vector<std::int64_t>{1, 4}));
-  EXPECT_EQ(standingRequestsBy(before, "other"), std::vector<std::int64_t>{});
-  EXPECT_TRUE(requestsChangesStill(before));
-  before.reviews.push_back({5, "bot", "APPROVED", "APPROVE", "c"});  // GitHub counts the author's latest
-  EXPECT_EQ(standingRequestsBy(before, "bot"), std::vector<std::int64_t>{});
-  before.reviews.erase(before.reviews.begin() + 1);
-  EXPECT_FALSE(requestsChangesStill(before));
+  before.login = "bot";
+  before.reviews.push_back({1, "CHANGES_REQUESTED", "REQUEST_CHANGES", "a"});
+  before.reviews.push_back({3, "DISMISSED", "REQUEST_CHANGES", "a"});
+  before.reviews.push_back({4, "CHANGES_REQUESTED", "REQUEST_CHANGES", "b"});
+  EXPECT_EQ(standingRequests(before), (std::vector<std::int64_t>{1, 4}));
+  before.reviews.push_back({5, "APPROVED", "APPROVE", "c"});  // GitHub counts the account's latest
+  EXPECT_EQ(standingRequests(before), std::vector<std::int64_t>{});
+  before.reviews.push_back({6, "CHANGES_REQUESTED", "REQUEST_CHANGES", "d"});
+  EXPECT_EQ(standingRequests(before), std::vector<std::int64_t>{6});
 }
 
 }  // namespace

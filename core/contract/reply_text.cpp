@@ -67,6 +67,34 @@ PreparedReply prepareReply(std::string_view raw, std::size_t maxBytes) {
       break;
     }
   }
+  // A reasoning block whose opening tag was in the prompt: the chat templates
+  // of DeepSeek-R1 and Qwen3 thinking models end the prompt with "<think>\n",
+  // so a server without a reasoning parser returns "thoughts\n</think>\n\nanswer".
+  // What comes before a closing tag that nothing opened, on a line of its own
+  // edge (it starts or ends its line), is those thoughts; not when the reply
+  // starts as an answer does (an object, an array, a fence), nor a tag quoted
+  // inside a value, which JSON keeps on the value's line.
+  if (at == skipSpace(text, 0) && at < text.size() && text[at] != '{' && text[at] != '[' &&
+      text.substr(at, 3) != "```") {
+    const auto startsLine = [&](std::size_t k) {
+      while (k > 0 && (text[k - 1] == ' ' || text[k - 1] == '\t')) --k;
+      return k == 0 || text[k - 1] == '\n';
+    };
+    const auto endsLine = [&](std::size_t k) {
+      while (k < text.size() && (text[k] == ' ' || text[k] == '\t' || text[k] == '\r')) ++k;
+      return k == text.size() || text[k] == '\n';
+    };
+    for (const auto& [open, close] : kBlocks) {
+      std::size_t end = findNoCase(text, at, close);
+      while (end != std::string_view::npos && !startsLine(end) && !endsLine(end + close.size()))
+        end = findNoCase(text, end + 1, close);
+      if (end == std::string_view::npos) continue;
+      const std::size_t opened = findNoCase(text, at, open);
+      if (opened != std::string_view::npos && opened < end) continue;
+      at = skipSpace(text, end + close.size());
+      break;
+    }
+  }
   out.answerBegin = at;
   if (at >= text.size())
     out.problem = makeProblem(ErrorKind::Empty, "",

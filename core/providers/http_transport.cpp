@@ -8,6 +8,7 @@
 #include <condition_variable>
 #include <cstdlib>
 #include <ctime>
+#include <string_view>
 #include <mutex>
 #include <random>
 #include <thread>
@@ -136,10 +137,28 @@ std::string withoutCredentials(const std::string& url) {
   return shown;
 }
 
+std::string azureOpenAiHint(const std::string& url) {
+  const std::string u = lower(url);
+  const auto sep = u.find("://");
+  const std::string rest = sep == std::string::npos ? u : u.substr(sep + 3);
+  std::string host = rest.substr(0, rest.find_first_of("/?#"));
+  if (const auto at = host.rfind('@'); at != std::string::npos) host = host.substr(at + 1);
+  if (const auto colon = host.find(':'); colon != std::string::npos) host.resize(colon);
+  bool azure = u.find("/openai/deployments/") != std::string::npos;
+  for (const char* domain : {".openai.azure.com", ".cognitiveservices.azure.com", ".services.ai.azure.com"})
+    azure |= host.ends_with(domain);
+  if (!azure) return "";
+  return "for Azure OpenAI, use its v1 API: base_url https://RESOURCE.openai.azure.com/openai/v1 (no api-version, no "
+         "deployments path), your deployment's name as the model, and the resource's key in the variable api_key_env "
+         "names (see docs/PROVIDERS.md, \"Azure OpenAI\")";
+}
+
 BaseUrl BaseUrl::parse(const std::string& url) {
   auto bad = [&](const std::string& why) {
+    const std::string azure = azureOpenAiHint(url);
     return ProviderError(Kind::Config, "invalid base URL \"" + withoutCredentials(url) + "\": " + why +
-                                           " (expected http(s)://host[:port][/path], e.g. https://api.openai.com/v1)");
+                                           (azure.empty() ? " (expected http(s)://host[:port][/path], e.g. https://api.openai.com/v1)"
+                                                          : "; " + azure));
   };
   BaseUrl u;
   auto sep = url.find("://");
@@ -223,7 +242,25 @@ std::optional<std::chrono::milliseconds> retryAfter(const HttpResponse& response
     if (end && *end == '\0' && v >= 0) return clamp(v);
   }
   std::string ra = trim(response.header("retry-after"));
-  if (ra.empty()) return std::nullopt;
+  if (ra.empty()) {
+    // Google's APIs (Gemini) send no header: the wait is a google.rpc.RetryInfo
+    // in the error body, {"error": {"details": [{"retryDelay": "39s"}]}}, the
+    // object alone or wrapped in an array.
+    if (response.body.size() > 65536 || response.body.find("\"retryDelay\"") == std::string::npos) return std::nullopt;
+    nlohmann::json j = nlohmann::json::parse(response.body, nullptr, false);
+    if (j.is_array() && !j.empty()) j = j[0];
+    if (!j.is_object() || !j.contains("error") || !j["error"].is_object()) return std::nullopt;
+    const nlohmann::json& details = j["error"].contains("details") ? j["error"]["details"] : nlohmann::json();
+    if (!details.is_array()) return std::nullopt;
+    for (const nlohmann::json& d : details) {
+      if (!d.is_object() || !d.contains("retryDelay") || !d["retryDelay"].is_string()) continue;
+      const std::string delay = trim(d["retryDelay"].get<std::string>());
+      char* end = nullptr;
+      const double v = std::strtod(delay.c_str(), &end);
+      if (end && std::string_view(end) == "s" && end != delay.c_str() && v >= 0) return clamp(v * 1000);
+    }
+    return std::nullopt;
+  }
   if (std::all_of(ra.begin(), ra.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)) || c == '.'; })) {
     char* end = nullptr;
     double v = std::strtod(ra.c_str(), &end);

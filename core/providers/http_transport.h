@@ -35,6 +35,11 @@ struct BaseUrl {
   bool loopback() const;       // localhost, 127.0.0.0/8, ::1
 };
 
+// For a URL of Azure OpenAI (a host under openai.azure.com, cognitiveservices.azure.com
+// or services.ai.azure.com, or an /openai/deployments/ path): how revline reaches it,
+// through Azure's v1 API; "" for any other URL.
+std::string azureOpenAiHint(const std::string& url);
+
 // True for localhost, 127.0.0.0/8 and ::1 (the only hosts revline treats as local).
 bool isLoopbackHost(const std::string& host);
 
@@ -69,7 +74,8 @@ struct HttpResponse {
 };
 
 // The delay a response asks for through retry-after-ms / retry-after (seconds or an
-// HTTP date), if any. `now` is injectable for tests.
+// HTTP date), or in a Google error body's RetryInfo ("retryDelay": "39s"), if any.
+// `now` is injectable for tests.
 std::optional<std::chrono::milliseconds> retryAfter(
     const HttpResponse& response,
     std::chrono::system_clock::time_point now = std::chrono::system_clock::now());

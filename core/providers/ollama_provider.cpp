@@ -1,5 +1,7 @@
 #include "core/providers/ollama_provider.h"
 
+#include <mutex>
+
 #include "core/review/prompt.h"
 
 namespace revline::providers {
@@ -20,7 +22,10 @@ OllamaProvider::OllamaProvider(RemoteSettings settings)
         // Ollama's native API lives at the root; a base URL copied from the /v1 (OpenAI) setup means the same server.
         return withoutTrailingV1(resolveEndpoint("ollama", s, kDefaultBaseUrl, kDefaultModel, kDefaultKeyEnv,
                                          /*keyRequired=*/false));
-      }) {}
+      }) {
+  std::lock_guard<std::mutex> lock(withoutThinkingMu_);
+  thinkingOff_ = !withoutThinking_.count(endpoint_.base.str() + '\0' + endpoint_.model);
+}
 
 const char* OllamaProvider::path() const { return kPath; }
 
@@ -31,6 +36,19 @@ RemoteProvider::Headers OllamaProvider::headers() const {
 }
 
 std::string OllamaProvider::notFoundHint() const { return "pull the model first: `ollama pull " + endpoint_.model + "`"; }
+
+bool OllamaProvider::adaptToRejection(const HttpResponse& response) {
+  // "\"qwen2.5-coder:7b\" does not support thinking": a model without thinking
+  // refuses even `think: false`, and needs no switch to turn it off.
+  if (!thinkingOff_ || response.status != 400 ||
+      providerErrorMessage(response.body).find("does not support thinking") == std::string::npos)
+    return false;
+  thinkingOff_ = false;
+  std::lock_guard<std::mutex> lock(withoutThinkingMu_);
+  if (withoutThinking_.size() >= 256) withoutThinking_.clear();  // bounded, as a few models are used in practice
+  withoutThinking_.insert(endpoint_.base.str() + '\0' + endpoint_.model);
+  return true;
+}
 
 ojson OllamaProvider::buildRequest(const review::ModelRequest& request) const {
   const bool hasSchema = !request.schema.is_null();
@@ -85,7 +103,12 @@ ojson OllamaProvider::buildRequest(const review::ModelRequest& request) const {
                {"messages", std::move(messages)},
                {"stream", false},
                {"options", std::move(options)}};
-  if (useFormat) body["format"] = request.schema;
+  if (useFormat) {
+    body["format"] = request.schema;
+    // A thinking model (deepseek-r1, qwen3) thinks by default, and with `format`
+    // Ollama puts its whole output in message.thinking, leaving the answer empty.
+    if (thinkingOff_) body["think"] = false;
+  }
   if (!request.tools.empty()) body["tools"] = functionTools(request.tools);
   return body;
 }
@@ -132,6 +155,17 @@ review::ModelResponse OllamaProvider::parseResponse(const json& body) const {
   }
   out.usage.inputTokens = tokenCount(body, "prompt_eval_count", &out.countsUnreadable);
   out.usage.outputTokens = tokenCount(body, "eval_count", &out.countsUnreadable);
+  // No answer from a model that wrote: its output went to message.thinking.
+  const std::string thinking = stringField(message, "thinking");
+  if (out.toolCalls.empty() && out.text.find_first_not_of(" \t\r\n") == std::string::npos &&
+      thinking.find_first_not_of(" \t\r\n") != std::string::npos) {
+    out.answerElsewhere = out.finish == FinishReason::Length
+                              ? "its output went to its thinking (message.thinking), and none was left for the answer; "
+                                "use a model without thinking, or one that thinks less"
+                              : "the model's whole output is in its thinking (message.thinking), none in its answer: "
+                                "this Ollama may be too old to turn thinking off (update it), or use a model without "
+                                "thinking";
+  }
   return out;
 }
 

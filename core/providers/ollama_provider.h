@@ -3,12 +3,16 @@
 // Structured output (native): `format` = the contract schema. A format constraint
 // leaves no room for tool calls, so while repository tools can be called the schema
 // travels in the system prompt only, and `format` is added once the tool budget is
-// spent (the final answer). Prompt mode never sends `format`.
+// spent (the final answer), with `think: false` (a thinking model would put
+// its whole output in message.thinking; a model without thinking that refuses
+// the field is sent the request again without it). Prompt mode never sends `format`.
 // Context window: `options.num_ctx` is sized from the request's max_input_tokens and
 // the answer's cap, RemoteSettings::maxOutputTokens (Ollama would otherwise cut a
 // long prompt from the front).
 // Token counts come from prompt_eval_count / eval_count.
 #pragma once
+#include <mutex>
+#include <set>
 #include <string>
 
 #include "core/config/config.h"
@@ -41,6 +45,13 @@ class OllamaProvider : public RemoteProvider {
   const char* path() const override;
   Headers headers() const override;
   std::string notFoundHint() const override;
+  bool adaptToRejection(const HttpResponse& response) override;
+
+  // `think: false` goes with `format` until the model refuses it (a model without
+  // thinking, on a recent Ollama); models that refused it, by "<base url>\0<model>".
+  bool thinkingOff_ = true;
+  static inline std::mutex withoutThinkingMu_;
+  static inline std::set<std::string> withoutThinking_;
 };
 
 }  // namespace revline::providers

@@ -1,6 +1,11 @@
 #include "core/providers/openai_provider.h"
 
+#include <algorithm>
+#include <cctype>
+#include <utility>
+
 #include "core/review/prompt.h"
+#include "core/support/text.h"
 
 namespace revline::providers {
 
@@ -27,12 +32,85 @@ std::string contentText(const json& content) {
   return out;
 }
 
+std::string lowered(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return text;
+}
+
+bool blank(const std::string& text) { return text.find_first_not_of(" \t\r\n") == std::string::npos; }
+
+// At most `n` bytes of a provider's message, whole UTF-8 characters.
+std::string shortened(const std::string& text, std::size_t n) {
+  return text.size() <= n ? text : std::string(text.substr(0, utf8Boundary(text, n))) + "...";
+}
+
+// The reasoning a server split off the answer: vLLM and DeepSeek's
+// `reasoning_content`, newer vLLM's and OpenRouter's `reasoning`; with its field's name.
+std::pair<std::string, std::string> reasoningOf(const json& message) {
+  for (const char* field : {"reasoning_content", "reasoning"}) {
+    const std::string text = stringField(message, field);
+    if (!blank(text)) return {field, text};
+  }
+  return {};
+}
+
 }  // namespace
 
 OpenAiProvider::OpenAiProvider(RemoteSettings settings)
     : RemoteProvider(std::move(settings), [](const RemoteSettings& s) {
         return resolveEndpoint("openai", s, kDefaultBaseUrl, kDefaultModel, kDefaultKeyEnv);
-      }) {}
+      }) {
+  std::lock_guard<std::mutex> lock(promptModeMu_);
+  if (promptMode_.count(endpoint_.base.str() + '\0' + endpoint_.model))
+    settings_.structuredOutput = config::StructuredOutput::Prompt;
+}
+
+bool OpenAiProvider::adaptToRejection(const HttpResponse& response) {
+  if (settings_.structuredOutput != config::StructuredOutput::Native) return false;
+  if (response.status != 400 && response.status != 422) return false;
+  // "Function calling with a response mime type: 'application/json' is unsupported"
+  // (Gemini 2.x, tools and a schema together), "This response_format type is
+  // unavailable now" (DeepSeek), "json_schema is not supported": the server
+  // takes no json_schema output, and the schema can travel in the prompt instead.
+  const std::string message = providerErrorMessage(response.body);
+  const std::string lower = lowered(message);
+  bool refusesSchema = false;
+  for (const char* words : {"response_format", "json_schema", "response mime type", "response_schema"})
+    refusesSchema |= lower.find(words) != std::string::npos;
+  if (!refusesSchema) return false;
+  settings_.structuredOutput = config::StructuredOutput::Prompt;
+  {
+    std::lock_guard<std::mutex> lock(promptModeMu_);
+    if (promptMode_.size() >= 256) promptMode_.clear();  // a few endpoints and models in practice; bounded all the same
+    promptMode_.insert(endpoint_.base.str() + '\0' + endpoint_.model);
+  }
+  notes_.push_back("openai: " + endpoint_.base.str() + " refused json_schema output for model \"" + endpoint_.model +
+                   "\" (HTTP " + std::to_string(response.status) + ": " +
+                   shortened(withoutKey(message, endpoint_.apiKey), 200) +
+                   "), so the review schema went into the prompt instead (structured_output \"prompt\"); set "
+                   "\"structured_output\": \"prompt\" for this model to skip the refused request");
+  return true;
+}
+
+std::optional<review::ModelResponse> OpenAiProvider::answerInRejection(const HttpResponse& response) const {
+  if (response.status != 400) return std::nullopt;
+  // Groq checks an answer against the schema (or a tool call's syntax) itself and
+  // refuses one that fails with 400 json_validate_failed / tool_use_failed,
+  // quoting it as `failed_generation`: a broken answer, not a failed request.
+  const std::string code = providerErrorCode(response.body);
+  if (code != "json_validate_failed" && code != "tool_use_failed") return std::nullopt;
+  json body = json::parse(response.body, nullptr, false);
+  if (body.is_array() && !body.empty()) body = body[0];
+  const json& error = body.is_object() && body.contains("error") ? body["error"] : json();
+  const std::string answer = stringField(error, "failed_generation");
+  if (blank(answer)) return std::nullopt;
+  review::ModelResponse out;
+  out.text = answer;
+  out.finish = FinishReason::Stop;
+  out.notes.push_back("openai: " + endpoint_.base.str() + " refused an answer of the model (HTTP 400 " + code +
+                      "); revline checked the answer it quoted against the review contract as any other");
+  return out;
+}
 
 const char* OpenAiProvider::path() const { return kPath; }
 
@@ -43,17 +121,8 @@ RemoteProvider::Headers OpenAiProvider::headers() const {
 }
 
 std::string OpenAiProvider::notFoundHint() const {
+  if (std::string azure = azureOpenAiHint(endpoint_.base.str()); !azure.empty()) return azure;
   return "OpenAI-compatible servers usually serve under /v1 (e.g. http://127.0.0.1:8080/v1)";
-}
-
-void OpenAiProvider::explainFailure(const ProviderError& e, const HttpResponse& res) const {
-  const std::string msg = providerErrorMessage(res.body);
-  const bool schemaProblem = msg.find("response_format") != std::string::npos || msg.find("json_schema") != std::string::npos;
-  if (e.kind() == Kind::BadRequest && schemaProblem && settings_.structuredOutput == config::StructuredOutput::Native) {
-    throw ProviderError(Kind::BadRequest, std::string(e.what()) +
-                                              "; if this server does not support json_schema output, set "
-                                              "\"structured_output\": \"prompt\" in .revline.json");
-  }
 }
 
 ojson OpenAiProvider::buildRequest(const review::ModelRequest& request) const {
@@ -65,7 +134,14 @@ ojson OpenAiProvider::buildRequest(const review::ModelRequest& request) const {
   for (const review::Message& m : request.messages) {
     switch (m.role) {
       case Role::User:
-        messages.push_back({{"role", "user"}, {"content", m.text}});
+        // A note after tool results (the tool budget is spent) goes into the last
+        // tool message: Mistral's API, and others serving its models, refuse a user
+        // message right after a tool one ("Unexpected role 'user' after role 'tool'").
+        if (!messages.empty() && messages.back()["role"] == "tool") {
+          messages.back()["content"] = messages.back()["content"].get<std::string>() + "\n\n" + m.text;
+        } else {
+          messages.push_back({{"role", "user"}, {"content", m.text}});
+        }
         break;
       case Role::Assistant: {
         ojson msg = {{"role", "assistant"}};
@@ -75,12 +151,15 @@ ojson OpenAiProvider::buildRequest(const review::ModelRequest& request) const {
           msg["content"] = m.text.empty() ? ojson(nullptr) : ojson(m.text);
           ojson calls = ojson::array();
           for (const review::ToolCall& c : m.toolCalls) {
-            calls.push_back({{"id", c.id},
-                             {"type", "function"},
-                             {"function",
-                              {{"name", c.name},
-                               {"arguments", c.arguments.is_string() ? c.arguments.get<std::string>()
-                                                                     : c.arguments.dump(-1, ' ', false, json::error_handler_t::replace)}}}});
+            ojson call = {{"id", c.id},
+                          {"type", "function"},
+                          {"function",
+                           {{"name", c.name},
+                            {"arguments", c.arguments.is_string() ? c.arguments.get<std::string>()
+                                                                  : c.arguments.dump(-1, ' ', false, json::error_handler_t::replace)}}}};
+            if (c.echo.is_object())
+              for (const auto& [key, value] : c.echo.items()) call[key] = ojson(value);
+            calls.push_back(std::move(call));
           }
           msg["tool_calls"] = std::move(calls);
         }
@@ -91,7 +170,10 @@ ojson OpenAiProvider::buildRequest(const review::ModelRequest& request) const {
         for (const review::ToolResult& r : m.toolResults) {
           messages.push_back({{"role", "tool"}, {"tool_call_id", r.callId}, {"content", toolResultText(r)}});
         }
-        if (!m.text.empty()) messages.push_back({{"role", "user"}, {"content", m.text}});
+        if (!m.text.empty() && !messages.empty() && messages.back()["role"] == "tool")
+          messages.back()["content"] = messages.back()["content"].get<std::string>() + "\n\n" + m.text;
+        else if (!m.text.empty())
+          messages.push_back({{"role", "user"}, {"content", m.text}});
         break;
     }
   }
@@ -151,6 +233,10 @@ review::ModelResponse OpenAiProvider::parseResponse(const json& body) const {
       } else {
         tc.arguments = json::object();
       }
+      // Gemini 3 signs each call of a thinking model and refuses the next request
+      // unless the signature comes back with it.
+      if (call.contains("extra_content") && !call["extra_content"].is_null())
+        tc.echo = {{"extra_content", call["extra_content"]}};
       out.toolCalls.push_back(std::move(tc));
     }
   }
@@ -172,15 +258,41 @@ review::ModelResponse OpenAiProvider::parseResponse(const json& body) const {
     out.finish = FinishReason::Stop;
   }
 
+  std::int64_t reasoningTokens = 0;
   if (body.contains("usage") && body["usage"].is_object()) {
     const json& u = body["usage"];
     out.usage.inputTokens = tokenCount(u, "prompt_tokens", &out.countsUnreadable);  // cached tokens included
     out.usage.outputTokens = tokenCount(u, "completion_tokens", &out.countsUnreadable);
+    if (u.contains("completion_tokens_details"))
+      reasoningTokens = tokenCount(u["completion_tokens_details"], "reasoning_tokens", &out.countsUnreadable);
+    // OpenAI counts reasoning in completion_tokens; xAI bills it apart from them
+    // ("total_tokens" = prompt + completion + reasoning), and it is output all the same.
+    const std::int64_t total = tokenCount(u, "total_tokens", &out.countsUnreadable);
+    if (reasoningTokens > 0 && total == out.usage.inputTokens + out.usage.outputTokens + reasoningTokens)
+      out.usage.outputTokens += reasoningTokens;
     if (u.contains("prompt_tokens_details"))
       out.usage.cachedInputTokens = tokenCount(u["prompt_tokens_details"], "cached_tokens", &out.countsUnreadable);
+    // DeepSeek says its cache hits in a field of its own.
+    if (out.usage.cachedInputTokens == 0)
+      out.usage.cachedInputTokens = tokenCount(u, "prompt_cache_hit_tokens", &out.countsUnreadable);
     if (out.usage.cachedInputTokens > out.usage.inputTokens) {  // more cached than sent: not both true
       out.usage.cachedInputTokens = out.usage.inputTokens;
       out.countsUnreadable = true;
+    }
+  }
+  // No answer, and a model that wrote: where its output went, for the contract problem.
+  if (blank(out.text) && out.toolCalls.empty() && out.finish != FinishReason::Refusal) {
+    const auto [field, reasoning] = reasoningOf(message);
+    if (out.finish == FinishReason::Length && (reasoningTokens > 0 || !field.empty())) {
+      out.answerElsewhere = "its output went to reasoning" +
+                            (reasoningTokens > 0 ? " (" + std::to_string(reasoningTokens) + " reasoning tokens)" : std::string()) +
+                            ", and none was left for the answer; lower the model's reasoning effort on the server, or "
+                            "use a model that reasons less";
+    } else if (!field.empty()) {
+      out.answerElsewhere = "the model's whole output is in its reasoning (`" + field +
+                            "`), none in its answer; the server's reasoning parser took it all (the model never "
+                            "closed its thinking): turn the model's thinking off, or start the server without a "
+                            "reasoning parser";
     }
   }
   return out;

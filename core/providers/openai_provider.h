@@ -3,9 +3,14 @@
 //
 // Structured output: `native` sends response_format json_schema with strict:true;
 // `prompt` (for servers without json_schema) appends the schema and format
-// instructions to the system prompt. Either way the reply text goes through the
+// instructions to the system prompt. A server that refuses json_schema output
+// (Gemini 2.x with tools, DeepSeek) is negotiated down to `prompt`, once per
+// process and model, with a warning. Either way the reply text goes through the
 // same reply parser in the attempt loop.
 #pragma once
+#include <mutex>
+#include <optional>
+#include <set>
 #include <string>
 
 #include "core/config/config.h"
@@ -36,7 +41,13 @@ class OpenAiProvider : public RemoteProvider {
   const char* path() const override;
   Headers headers() const override;
   std::string notFoundHint() const override;
-  void explainFailure(const review::ProviderError& error, const HttpResponse& response) const override;
+  bool adaptToRejection(const HttpResponse& response) override;
+  std::optional<review::ModelResponse> answerInRejection(const HttpResponse& response) const override;
+
+  // Servers that refused json_schema output (Gemini 2.x with tools, DeepSeek), by
+  // "<base url>\0<model>": later providers of the process start in prompt mode.
+  static inline std::mutex promptModeMu_;
+  static inline std::set<std::string> promptMode_;
 };
 
 }  // namespace revline::providers

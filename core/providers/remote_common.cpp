@@ -119,8 +119,20 @@ Endpoint withoutTrailingV1(Endpoint e) {
   return e;
 }
 
-std::string providerErrorMessage(const std::string& body) {
+namespace {
+
+// An error body, unwrapped: Google's OpenAI-compatible endpoint (Gemini) sends
+// its error object as the only element of an array, `[{"error": {...}}]`.
+json errorBody(const std::string& body) {
   json j = json::parse(body, nullptr, false);
+  if (j.is_array() && !j.empty() && j[0].is_object()) return j[0];
+  return j;
+}
+
+}  // namespace
+
+std::string providerErrorMessage(const std::string& body) {
+  json j = errorBody(body);
   if (!j.is_discarded()) {
     if (j.is_object()) {
       if (j.contains("error")) {
@@ -147,7 +159,7 @@ std::string providerErrorMessage(const std::string& body) {
 }
 
 std::string providerErrorCode(const std::string& body) {
-  json j = json::parse(body, nullptr, false);
+  json j = errorBody(body);
   if (j.is_discarded() || !j.is_object() || !j.contains("error") || !j["error"].is_object()) return "";
   const json& e = j["error"];
   for (const char* k : {"code", "type"}) {
@@ -161,15 +173,32 @@ std::string providerErrorCode(const std::string& body) {
 
 namespace {
 
-// A refusal for size: OpenAI's code, or the words of OpenAI, Anthropic, vLLM and llama.cpp.
+std::string lowered(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return text;
+}
+
+// A refusal for size: OpenAI's code, or the words of OpenAI, Anthropic, vLLM,
+// llama.cpp, xAI ("maximum prompt length"), Gemini ("The input token count
+// (N) exceeds the maximum number of tokens allowed") and Hugging Face TGI
+// ("`inputs` tokens + `max_new_tokens` must be <= N").
 bool overContextWindow(const std::string& code, const std::string& message) {
   if (code == "context_length_exceeded") return true;
-  std::string lower = message;
-  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  const std::string lower = lowered(message);
   for (const char* words : {"context length", "context window", "context_length", "prompt is too long",
-                            "maximum context", "available context size", "too many tokens"})
+                            "maximum context", "available context size", "too many tokens", "maximum prompt length",
+                            "input token count", "maximum number of tokens", "tokens + `max_new_tokens`"})
     if (lower.find(words) != std::string::npos) return true;
   return false;
+}
+
+// A request refused for the account's tokens-per-minute limit, larger than any
+// one request may be (Groq's free tier: 413 "Request too large for model ... on
+// tokens per minute (TPM): Limit 6000, Requested 14810"): waiting does not help,
+// a smaller request does.
+bool overTokensPerMinute(const std::string& message) {
+  const std::string lower = lowered(message);
+  return lower.find("tokens per minute") != std::string::npos || lower.find("(tpm)") != std::string::npos;
 }
 
 }  // namespace
@@ -210,6 +239,18 @@ void throwHttpError(const Endpoint& endpoint, const std::string& path, const Htt
     throw ProviderError(Kind::RateLimited, p + ": rate limited (" + http + retried + ": " + message + ")" + wait +
                                                "; try again later or lower the request rate");
   }
+  if (status == 402) {
+    throw ProviderError(Kind::Quota, p + ": payment required (" + http + " from " + url + ": " + message +
+                                         "): the account behind " + endpoint.apiKeyEnv +
+                                         " has no credit or balance left; add some in the provider's billing settings. "
+                                         "Not retried: waiting does not help");
+  }
+  if (status == 413 && overTokensPerMinute(message)) {
+    throw ProviderError(Kind::BadRequest, p + " rejected the request (" + http + " from " + url + "): " + message +
+                                              "; one request is larger than the account's tokens-per-minute limit: set "
+                                              "max_input_tokens (or --max-input-tokens N) well below that limit, and "
+                                              "revline splits the change into requests that fit");
+  }
   if (status == 400 || status == 413 || status == 422) {
     const bool overWindow = overContextWindow(code, message);
     // "... is 128000 tokens." followed by "; the request was ...": the provider's full stop goes.
@@ -217,11 +258,10 @@ void throwHttpError(const Endpoint& endpoint, const std::string& path, const Htt
                                                                                         : message;
     // A server or model without tool calling (vLLM without --enable-auto-tool-choice, an Ollama
     // model "does not support tools"): the review runs without repository tools.
-    std::string lowered = message;
-    std::transform(lowered.begin(), lowered.end(), lowered.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    const bool noTools = !overWindow && lowered.find("tool") != std::string::npos &&
-                         (lowered.find("support") != std::string::npos || lowered.find("enable") != std::string::npos ||
-                          lowered.find("not allowed") != std::string::npos);
+    const std::string lower = lowered(message);
+    const bool noTools = !overWindow && lower.find("tool") != std::string::npos &&
+                         (lower.find("support") != std::string::npos || lower.find("enable") != std::string::npos ||
+                          lower.find("not allowed") != std::string::npos);
     throw ProviderError(Kind::BadRequest, p + " rejected the request (" + http + " from " + url + "): " + said +
                                               (overWindow
                                                    ? "; the request was more than the model's context window holds: set "

@@ -1,5 +1,7 @@
 #include "core/providers/remote_provider.h"
 
+#include <utility>
+
 namespace revline::providers {
 
 RemoteProvider::RemoteProvider(RemoteSettings settings, const std::function<Endpoint(const RemoteSettings&)>& resolve)
@@ -7,9 +9,9 @@ RemoteProvider::RemoteProvider(RemoteSettings settings, const std::function<Endp
       endpoint_(resolve(settings_)),
       transport_(endpoint_.provider, endpoint_.base, settings_.transport) {}
 
-void RemoteProvider::explainFailure(const review::ProviderError&, const HttpResponse&) const {}
-
 bool RemoteProvider::adaptToRejection(const HttpResponse&) { return false; }
+
+std::optional<review::ModelResponse> RemoteProvider::answerInRejection(const HttpResponse&) const { return std::nullopt; }
 
 review::ModelResponse RemoteProvider::complete(const review::ModelRequest& request, const CancelToken& cancel) {
   const auto post = [&] {
@@ -28,12 +30,12 @@ review::ModelResponse RemoteProvider::complete(const review::ModelRequest& reque
       unanswered += res.unanswered;
     }
     if (failed(res)) {
-      try {
-        throwHttpError(endpoint_, path(), res, notFoundHint());
-      } catch (const review::ProviderError& e) {
-        explainFailure(e, res);
-        throw;
+      if (std::optional<review::ModelResponse> answer = answerInRejection(res)) {
+        answer->unanswered = unanswered;
+        for (std::string& note : std::exchange(notes_, {})) answer->notes.push_back(std::move(note));
+        return std::move(*answer);
       }
+      throwHttpError(endpoint_, path(), res, notFoundHint());
     }
     // A success whose body cannot be read (HTML from a proxy, no `choices`, bytes
     // that are not UTF-8) was still answered, and maybe billed: it counts as a
@@ -41,6 +43,7 @@ review::ModelResponse RemoteProvider::complete(const review::ModelRequest& reque
     ++unanswered;
     review::ModelResponse response = parseResponse(parseJsonBody(endpoint_, path(), res));
     response.unanswered = unanswered - 1;
+    response.notes = std::exchange(notes_, {});
     return response;
   } catch (review::ProviderError& e) {
     e.setUnanswered(e.unanswered() + unanswered);

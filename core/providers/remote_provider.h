@@ -2,10 +2,12 @@
 // and endpoint resolved once, one POST of the request in the provider's wire
 // format, an HTTP failure turned into an actionable ProviderError, the body
 // parsed back. A subclass gives only what differs: the wire format, the path,
-// the headers, what to say about a 404, and which rejections it can negotiate
-// away (a parameter the model does not take) by sending the request again.
+// the headers, what to say about a 404, which rejections it can negotiate
+// away (a parameter the model does not take) by sending the request again, and
+// which carry the model's answer.
 #pragma once
 #include <functional>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -35,15 +37,20 @@ class RemoteProvider : public review::Provider {
   virtual const char* path() const = 0;   // e.g. "/chat/completions"
   virtual Headers headers() const = 0;    // the key's header and any version header
   virtual std::string notFoundHint() const = 0;
-  // A failure this provider can explain better (the error as thrown, the
-  // response); the default adds nothing. Throw to replace the error.
-  virtual void explainFailure(const review::ProviderError& error, const HttpResponse& response) const;
   // A rejection of something the model does not support (a parameter, a limit)
   // that this provider can negotiate away: adjust what buildRequest sends from
   // now on and return true to have the same request sent again. Each adjustment
   // must be made at most once per provider, so the resending ends. The default
   // makes none.
   virtual bool adaptToRejection(const HttpResponse& response);
+  // A rejection that carries the model's own answer, refused by the server's
+  // check of it (Groq's 400 json_validate_failed with `failed_generation`): that
+  // answer, to go through the contract checks and their retry as any broken
+  // answer does. The default: none.
+  virtual std::optional<review::ModelResponse> answerInRejection(const HttpResponse& response) const;
+
+  // Said with the next answer (ModelResponse::notes): what adaptToRejection changed.
+  std::vector<std::string> notes_;
 
   RemoteSettings settings_;
   Endpoint endpoint_;

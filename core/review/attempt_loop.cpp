@@ -13,10 +13,25 @@ namespace {
 
 // A reply the provider itself flagged as cut off: a contract failure with the
 // truncation feedback, whatever the text happens to contain.
-contract::ReplyParse truncatedByProvider() {
+contract::ReplyParse truncatedByProvider(const ModelResponse& response) {
   contract::ReplyParse parse;
-  parse.problems.push_back({contract::ErrorKind::Truncated, "",
-                            "the reply was cut off at the output token limit before the JSON object was complete"});
+  const bool noAnswer = response.text.find_first_not_of(" \t\r\n") == std::string::npos;
+  parse.problems.push_back(
+      {contract::ErrorKind::Truncated, "",
+       noAnswer && !response.answerElsewhere.empty()
+           ? "the model used its whole output token limit before it began its answer: " + response.answerElsewhere
+           : "the reply was cut off at the output token limit before the JSON object was complete"});
+  return parse;
+}
+
+// The reply parsed as the contract says, and, when it had no text at all
+// because the output went elsewhere (a reasoning field), where it went.
+contract::ReplyParse parseAnswer(const ModelResponse& response) {
+  if (response.finish == FinishReason::Length) return truncatedByProvider(response);
+  contract::ReplyParse parse = contract::parseReply(response.text);
+  if (!parse.ok() && !response.answerElsewhere.empty() && !parse.problems.empty() &&
+      parse.problems.front().kind == contract::ErrorKind::Empty)
+    parse.problems.front().message += ": " + response.answerElsewhere;
   return parse;
 }
 
@@ -90,6 +105,9 @@ AttemptResult runAttempts(Provider& provider, ModelRequest request, const Attemp
     result.usage.requests += response.unanswered;
     result.usage.unreportedRequests += response.unanswered;
     checkCancelled(cancel);
+    for (std::string& note : response.notes)
+      if (std::find(result.warnings.begin(), result.warnings.end(), note) == result.warnings.end())
+        result.warnings.push_back(std::move(note));
 
     if (!response.toolCalls.empty()) {
       // At most kMaxToolCallsPerReply calls of one reply are kept (a reply with
@@ -101,6 +119,7 @@ AttemptResult runAttempts(Provider& provider, ModelRequest request, const Attemp
       if (calls.size() > kMaxToolCallsPerReply) calls.resize(kMaxToolCallsPerReply);
       Message call{Role::Assistant, response.text, calls, {}};
       Message answers{Role::Tool, "", {}, {}};
+      bool refusedForBudget = false;
       for (const ToolCall& tc : calls) {
         if (tools && result.toolCalls < budget) {
           ToolResult r = tools->execute(tc, cancel);
@@ -111,6 +130,7 @@ AttemptResult runAttempts(Provider& provider, ModelRequest request, const Attemp
           ++result.toolCalls;
         } else {
           answers.toolResults.push_back({tc.id, tc.name, false, toolBudgetSpentMessage(budget)});
+          refusedForBudget = true;
         }
       }
       request.messages.push_back(std::move(call));
@@ -126,8 +146,9 @@ AttemptResult runAttempts(Provider& provider, ModelRequest request, const Attemp
                                     {},
                                     {}});
       }
+      // Said once, and not after a refusal that already says it.
       if (result.toolCalls >= budget && !budgetAnnounced) {
-        request.messages.push_back({Role::User, toolBudgetSpentMessage(budget), {}, {}});
+        if (!refusedForBudget) request.messages.push_back({Role::User, toolBudgetSpentMessage(budget), {}, {}});
         budgetAnnounced = true;
       }
       continue;
@@ -138,8 +159,7 @@ AttemptResult runAttempts(Provider& provider, ModelRequest request, const Attemp
       throw ProviderError(ProviderError::Kind::Refusal,
                           provider.name() + " refused to review this change: " + *response.refusal);
     }
-    contract::ReplyParse parse =
-        response.finish == FinishReason::Length ? truncatedByProvider() : contract::parseReply(response.text);
+    contract::ReplyParse parse = parseAnswer(response);
     result.warnings.insert(result.warnings.end(), parse.warnings.begin(), parse.warnings.end());
     if (parse.ok()) {
       result.report = std::move(*parse.report);

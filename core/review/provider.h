@@ -24,6 +24,10 @@ struct ToolCall {
   std::string id;    // provider's call id (synthesised when the provider has none)
   std::string name;
   json arguments;    // as the model sent them; validated by the tool executor
+  // What the provider wants back verbatim on this call in later requests (Gemini's
+  // extra_content.google.thought_signature, without which it refuses the next
+  // request); null when nothing.
+  json echo;
 };
 // No tool takes more than an object of strings, numbers and a list or two:
 // arguments nested deeper stay text and are refused (jsonNesting), since a
@@ -117,6 +121,13 @@ struct ModelResponse {
   // past 10^12, a string; more cached than sent): its figures are low, not a
   // confident zero, and the request counts as one without token counts.
   bool countsUnreadable = false;
+  // Why `text` is empty when the model did write: its output went to its
+  // reasoning (reasoning_content, Ollama's message.thinking). Said with the
+  // contract problem, so the user learns where the answer went.
+  std::string answerElsewhere;
+  // What the provider changed to get this answer, for the report's warnings
+  // (a server that refused json_schema output: the schema went into the prompt).
+  std::vector<std::string> notes;
 };
 
 // A failure of the provider itself (network, auth, quota, cassette exhausted):

@@ -101,6 +101,22 @@ std::vector<Row> rows() {
   r.push_back(ok("a valid-looking draft in think is not a candidate",
                  "<think>" + with([](json& j) { j["verdict"] = "APPROVE"; }) + "</think>" + b, "",
                  [](const ReviewReport& rep) { EXPECT_EQ(rep.verdict, Verdict::RequestChanges); }));
+  // DeepSeek-R1's and Qwen3's templates end the prompt with "<think>\n": a server
+  // without a reasoning parser returns the thoughts with only their closing tag.
+  r.push_back(bad("a draft before a closing tag nothing opened is not a candidate",
+                  "Okay, the change adds ok(). Draft: " + with([](json& j) { j["verdict"] = "APPROVE"; }) +
+                      "\n</think>\n\n" + withFinding("severity", "HIGH"),
+                  ErrorKind::InvalidEnum, "/findings/0/severity"));
+  r.push_back(ok("an answer that quotes a closing tag keeps it",
+                 with([](json& j) { j["summary"] = "Strips </think> from replies."; }), "",
+                 [](const ReviewReport& rep) { EXPECT_EQ(rep.summary, "Strips </think> from replies."); }));
+  r.push_back(ok("prose, then an answer that quotes a closing tag",
+                 "Here is the review:\n" + with([](json& j) { j["summary"] = "Strips </think> from replies."; }), "",
+                 [](const ReviewReport& rep) { EXPECT_EQ(rep.summary, "Strips </think> from replies."); }));
+  r.push_back(ok("thoughts whose closing tag ends their last line",
+                 "Okay. Draft: " + with([](json& j) { j["verdict"] = "APPROVE"; }) + "</think>\n" + b, "",
+                 [](const ReviewReport& rep) { EXPECT_EQ(rep.verdict, Verdict::RequestChanges); }));
+  r.push_back(bad("only thoughts before a closing tag nothing opened", "Hmm, let me see.\n</think>\n", ErrorKind::Empty));
   r.push_back(bad("unclosed think block", "<think>Still reasoning about " + b, ErrorKind::Truncated));
   r.push_back(bad("only a think block", "<think>done</think>\n  ", ErrorKind::Empty));
   r.push_back(ok("json fence", "```json\n" + b + "\n```"));

@@ -33,6 +33,7 @@ TEST(Ollama, FormatIsTheSchemaAndStreamIsOff) {
   EXPECT_EQ(body["model"], "test-model");
   EXPECT_EQ(body["stream"], false);
   EXPECT_EQ(body["format"], testing::sampleSchema());
+  EXPECT_EQ(body["think"], false) << "a thinking model would put the whole answer in message.thinking";
   EXPECT_EQ(body["messages"][0]["role"], "system");
   EXPECT_EQ(body["messages"][1], (json{{"role", "user"}, {"content", "Review this diff."}}));
   EXPECT_EQ(response.finish, FinishReason::Stop);
@@ -125,6 +126,37 @@ TEST(Ollama, DoneReasonLengthAndMissingModel) {
     EXPECT_NE(m.find("try pulling it first"), std::string::npos) << m;
     EXPECT_NE(m.find("ollama pull qwen9:1b"), std::string::npos) << m;
   }
+}
+
+// A thinking model (deepseek-r1, qwen3) is told not to think when `format`
+// constrains its answer; a model without thinking refuses even `think: false`
+// on a recent Ollama, and gets the same request without it, from then on.
+// An answer still left in message.thinking is said to be there.
+TEST(Ollama, ThinkingIsTurnedOffForTheAnswerWhereTheModelThinks) {
+  FakeServer server;
+  server.enqueue(Reply{400, R"({"error":"\"qwen2.5-coder:7b\" does not support thinking"})", {}, {}});
+  server.enqueue(Reply::fromFixture("ollama_review.json"));
+  server.enqueue(Reply::fromFixture("ollama_review.json"));
+  server.enqueue(Reply::ok(R"({"model":"deepseek-r1:8b","message":{"role":"assistant","content":"","thinking":"{\"summary\":\"x\"}"},"done":true,"done_reason":"stop","prompt_eval_count":10,"eval_count":20})"));
+  SleepRecorder sleeps;
+  auto settings = settingsFor(server.url(), sleeps);
+  settings.model = "qwen2.5-coder:7b";
+  OllamaProvider provider(settings);
+  const auto answer = provider.complete(testing::sampleRequest(), CancelToken());
+  EXPECT_EQ(answer.finish, FinishReason::Stop);
+  ASSERT_EQ(server.requestCount(), 2u);
+  EXPECT_EQ(server.requests()[0].parsed()["think"], false);
+  EXPECT_FALSE(server.requests()[1].parsed().contains("think"));
+  OllamaProvider later(settings);
+  later.complete(testing::sampleRequest(), CancelToken());
+  EXPECT_FALSE(server.requests()[2].parsed().contains("think")) << "negotiated once per endpoint and model";
+
+  settings.model = "deepseek-r1:8b";
+  OllamaProvider thinking(settings);
+  const auto empty = thinking.complete(testing::sampleRequest(), CancelToken());
+  EXPECT_EQ(server.requests()[3].parsed()["think"], false);
+  EXPECT_TRUE(empty.text.empty());
+  EXPECT_NE(empty.answerElsewhere.find("in its thinking (message.thinking)"), std::string::npos) << empty.answerElsewhere;
 }
 
 TEST(Ollama, DefaultsNeedNoKey) {

@@ -132,6 +132,53 @@ TEST(OpenAiPipeline, TruncatedAnswerAsksForFewerFindings) {
   EXPECT_NE(feedback.find("fewer, shorter findings"), std::string::npos) << feedback;
 }
 
+// What the provider negotiated (a server without json_schema output, Gemini 2.x
+// with tools) is a warning of the review; an answer the server refused for its
+// schema (Groq's json_validate_failed) is a broken answer, retried with feedback.
+TEST(OpenAiPipeline, NegotiatedAndRefusedAnswersAreSaidAndRetried) {
+  Fixture f;
+  FakeServer server;
+  server.enqueue(Reply{400, R"([{"error":{"code":400,"message":"Function calling with a response mime type: 'application/json' is unsupported","status":"INVALID_ARGUMENT"}}])", {}, {}});
+  server.enqueue(Reply{400, json{{"error", {{"message", "Failed to generate JSON."}, {"code", "json_validate_failed"},
+                                            {"failed_generation", report("HIGH")}}}}.dump(), {}, {}});
+  server.enqueue(Reply::ok(completion(report())));
+  SleepRecorder sleeps;
+  OpenAiProvider provider(settingsFor(server.url("/v1beta/openai"), sleeps));
+  tools::RepositoryTools repoTools(f.repo.root());
+  auto outcome = review::runReview(f.diff, provider, {}, &repoTools, CancelToken());
+  EXPECT_EQ(outcome.findings.size(), 1u);
+  EXPECT_EQ(outcome.attempts, 2);
+  ASSERT_EQ(server.requestCount(), 3u);
+  std::string warnings;
+  for (const auto& w : outcome.warnings) warnings += w + "\n";
+  EXPECT_NE(warnings.find("refused json_schema output"), std::string::npos) << warnings;
+  EXPECT_NE(warnings.find("json_validate_failed"), std::string::npos) << warnings;
+  const std::string feedback = server.requests()[2].parsed()["messages"].back()["content"];
+  EXPECT_NE(feedback.find("\"HIGH\" is not one of"), std::string::npos) << feedback;
+}
+
+// An answer a reasoning server put in reasoning_content: the failure says where it went.
+TEST(OpenAiPipeline, AnAnswerLeftInTheReasoningIsSaidToBeThere) {
+  Fixture f;
+  FakeServer server;
+  for (int i = 0; i < 2; ++i)
+    server.enqueue(Reply::ok(json{{"choices", {{{"index", 0},
+                                                {"message", {{"role", "assistant"}, {"content", nullptr},
+                                                             {"reasoning_content", "The user wants a review. " + report()}}},
+                                                {"finish_reason", "stop"}}}}}.dump()));
+  SleepRecorder sleeps;
+  OpenAiProvider provider(settingsFor(server.url("/v1"), sleeps));
+  try {
+    review::runReview(f.diff, provider, {}, nullptr, CancelToken());
+    ADD_FAILURE() << "no answer must fail the contract";
+  } catch (const review::ContractFailure& e) {
+    EXPECT_NE(std::string(e.what()).find("the reply is empty; expected the review as one JSON object: the model's whole "
+                                         "output is in its reasoning (`reasoning_content`)"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(OpenAiPipeline, RefusalIsAClearError) {
   Fixture f;
   FakeServer server;
@@ -209,8 +256,11 @@ TEST(OpenAiPipeline, TheBudgetEndsAModelThatKeepsCallingTools) {
   EXPECT_EQ(last["tools"], server.requests()[0].parsed()["tools"])
       << "past the budget the same tools stay offered (the cached prefix is unchanged); calls are refused";
   const json& msgs = last["messages"];
-  EXPECT_EQ(msgs.back(), (json{{"role", "user"}, {"content", review::toolBudgetSpentMessage(3)}}));
-  // The fourth call was answered with the budget message, not executed.
+  // The fourth call was answered with the budget message, not executed; that
+  // refusal says it, so no note follows (a user message right after a tool one
+  // is refused by Mistral's API).
+  EXPECT_EQ(msgs.back()["role"], "tool");
+  EXPECT_EQ(msgs.back()["content"], "ERROR: " + review::toolBudgetSpentMessage(3));
   bool refused = false;
   for (const auto& m : msgs) {
     if (m["role"] == "tool" && m["tool_call_id"] == "call_2_2") {

@@ -123,7 +123,9 @@ TEST(OpenAi, ToolsAndToolTurnsOnTheWire) {
 
   json body2 = server.requests()[1].parsed();
   const json& msgs = body2["messages"];
-  ASSERT_EQ(msgs.size(), 6u);
+  // The note after the tool results travels in the last tool message: Mistral's API
+  // refuses a user message right after a tool one.
+  ASSERT_EQ(msgs.size(), 5u);
   EXPECT_EQ(msgs[2]["role"], "assistant");
   EXPECT_TRUE(msgs[2]["content"].is_null());
   ASSERT_EQ(msgs[2]["tool_calls"].size(), 2u);
@@ -135,8 +137,9 @@ TEST(OpenAi, ToolsAndToolTurnsOnTheWire) {
   EXPECT_EQ(msgs[3], (json{{"role", "tool"}, {"tool_call_id", "call_Xy7Qm2"},
                            {"content", "src/Service.java lines 1-6 of 6:\n1: class Service {"}}));
   EXPECT_EQ(msgs[4]["tool_call_id"], "call_Pq9Rt4");
-  EXPECT_EQ(msgs[4]["content"], "ERROR: read_file: path '../../etc/passwd' points outside");
-  EXPECT_EQ(msgs[5], (json{{"role", "user"}, {"content", "Tool budget spent: answer now."}}));
+  EXPECT_EQ(msgs[4]["content"], "ERROR: read_file: path '../../etc/passwd' points outside\n\nTool budget spent: answer now.");
+  for (std::size_t i = 1; i < msgs.size(); ++i)
+    EXPECT_FALSE(msgs[i - 1]["role"] == "tool" && msgs[i]["role"] == "user") << "a user message right after a tool one";
   EXPECT_FALSE(body2.contains("tools"));
 }
 
@@ -159,8 +162,8 @@ TEST(OpenAi, HttpErrorsSayWhatToDo) {
   FakeServer server;
   server.enqueue(Reply::fromFixture("openai_401.json", 401));
   server.enqueue(Reply::fromFixture("openai_404.json", 404));
-  server.enqueue(Reply::fromFixture("openai_400.json", 400));
   server.enqueue(Reply::fromFixture("openai_insufficient_quota.json", 429));
+  server.enqueue(Reply{402, R"({"error":{"message":"Insufficient Balance","type":"unknown_error"}})", {}, {}});
   SleepRecorder sleeps;
   OpenAiProvider provider(settingsFor(server.url("/v1"), sleeps, {{"MY_KEY", "sk-wrong"}}));
   auto settings = settingsFor(server.url("/v1"), sleeps, {{"MY_KEY", "sk-wrong"}});
@@ -177,13 +180,15 @@ TEST(OpenAi, HttpErrorsSayWhatToDo) {
   EXPECT_NE(msg.find(server.url("/v1/chat/completions")), std::string::npos) << msg;
   EXPECT_NE(msg.find("--model and --base-url"), std::string::npos) << msg;
 
-  EXPECT_EQ(kindOf([&] { provider.complete(testing::sampleRequest(), CancelToken()); }, &msg), Kind::BadRequest);
-  EXPECT_NE(msg.find("Invalid schema for response_format 'review_report'"), std::string::npos) << msg;
-  EXPECT_NE(msg.find("\"structured_output\": \"prompt\""), std::string::npos) << msg;
-
   EXPECT_EQ(kindOf([&] { provider.complete(testing::sampleRequest(), CancelToken()); }, &msg), Kind::Quota);
   EXPECT_NE(msg.find("insufficient_quota"), std::string::npos) << msg;
   EXPECT_NE(msg.find("Not retried"), std::string::npos) << msg;
+
+  // DeepSeek's and OpenRouter's "payment required".
+  EXPECT_EQ(kindOf([&] { provider.complete(testing::sampleRequest(), CancelToken()); }, &msg), Kind::Quota);
+  EXPECT_NE(msg.find("payment required"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("Insufficient Balance"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("has no credit"), std::string::npos) << msg;
 
   EXPECT_EQ(server.requestCount(), 4u) << "none of these is retried";
   EXPECT_TRUE(sleeps.sleeps->empty());
@@ -253,6 +258,162 @@ TEST(OpenAi, ARequestOverTheContextWindowNamesTheTokenBudget) {
     EXPECT_NE(msg.find("set max_input_tokens (or --max-input-tokens N) below that window"), std::string::npos) << msg;
     EXPECT_EQ(msg.find(".;"), std::string::npos) << msg;  // the provider's full stop, then ours
   }
+}
+
+// A server that refuses json_schema output (OpenAI's own refusal of a schema;
+// Gemini 2.x, which takes no schema together with tools and wraps its error in
+// an array) is sent the same request again with the schema in the prompt, once:
+// the review goes on, a note says what changed, and the next provider for the
+// same endpoint and model starts there. A refusal in prompt mode is the error.
+TEST(OpenAi, AServerThatRefusesJsonSchemaGetsTheSchemaInThePrompt) {
+  FakeServer server;
+  server.enqueue(Reply{400, R"([{"error":{"code":400,"message":"Function calling with a response mime type: 'application/json' is unsupported","status":"INVALID_ARGUMENT"}}])", {}, {}});
+  server.enqueue(Reply::fromFixture("openai_review.json"));
+  server.enqueue(Reply::fromFixture("openai_review.json"));
+  SleepRecorder sleeps;
+  auto settings = settingsFor(server.url("/v1beta/openai"), sleeps);
+  settings.model = "gemini-2.5-flash";
+  OpenAiProvider provider(settings);
+  auto request = testing::sampleRequest();
+  request.tools = {testing::readFileSpec()};
+  const auto answer = provider.complete(request, CancelToken());
+  EXPECT_EQ(answer.finish, FinishReason::Stop);
+  ASSERT_EQ(answer.notes.size(), 1u);
+  EXPECT_NE(answer.notes[0].find("refused json_schema output for model \"gemini-2.5-flash\""), std::string::npos) << answer.notes[0];
+  EXPECT_NE(answer.notes[0].find("Function calling with a response mime type"), std::string::npos) << answer.notes[0];
+  EXPECT_NE(answer.notes[0].find("\"structured_output\": \"prompt\""), std::string::npos) << answer.notes[0];
+  ASSERT_EQ(server.requestCount(), 2u);
+  EXPECT_TRUE(server.requests()[0].parsed().contains("response_format"));
+  const json resent = server.requests()[1].parsed();
+  EXPECT_FALSE(resent.contains("response_format"));
+  EXPECT_TRUE(resent.contains("tools")) << "the tools stay";
+  EXPECT_NE(resent["messages"][0]["content"].get<std::string>().find(testing::sampleSchema().dump()), std::string::npos)
+      << "the schema is in the system prompt";
+
+  OpenAiProvider later(settings);
+  const auto again = later.complete(request, CancelToken());
+  EXPECT_TRUE(again.notes.empty());
+  ASSERT_EQ(server.requestCount(), 3u);
+  EXPECT_FALSE(server.requests()[2].parsed().contains("response_format")) << "negotiated once per endpoint and model";
+
+  // A refusal that names response_format in prompt mode too: said, not resent again.
+  FakeServer other;
+  other.enqueue(Reply::fromFixture("openai_400.json", 400));
+  other.enqueue(Reply::fromFixture("openai_400.json", 400));
+  OpenAiProvider refusing(settingsFor(other.url("/v1"), sleeps));
+  std::string msg;
+  EXPECT_EQ(kindOf([&] { refusing.complete(testing::sampleRequest(), CancelToken()); }, &msg), Kind::BadRequest);
+  EXPECT_NE(msg.find("Invalid schema for response_format 'review_report'"), std::string::npos) << msg;
+  EXPECT_EQ(other.requestCount(), 2u);
+}
+
+// Gemini 3 returns each tool call with a thought signature in extra_content
+// and refuses the next request unless it comes back with that call.
+TEST(OpenAi, AToolCallsExtraContentGoesBackWithIt) {
+  FakeServer server;
+  const json signature = {{"google", {{"thought_signature", "CtIBAVSoXO5x"}}}};
+  server.enqueue(Reply::ok(json{{"choices", {{{"index", 0},
+                                              {"message", {{"role", "assistant"}, {"content", nullptr},
+                                                           {"tool_calls", {{{"id", "function-call-1"}, {"type", "function"},
+                                                                            {"extra_content", signature},
+                                                                            {"function", {{"name", "read_file"}, {"arguments", "{\"path\":\"a.py\"}"}}}}}}}},
+                                              {"finish_reason", "tool_calls"}}}}}.dump()));
+  server.enqueue(Reply::fromFixture("openai_review.json"));
+  SleepRecorder sleeps;
+  OpenAiProvider provider(settingsFor(server.url("/v1"), sleeps));
+  auto request = testing::sampleRequest();
+  request.tools = {testing::readFileSpec()};
+  const auto first = provider.complete(request, CancelToken());
+  ASSERT_EQ(first.toolCalls.size(), 1u);
+  request.messages.push_back({review::Role::Assistant, "", first.toolCalls, {}});
+  request.messages.push_back({review::Role::Tool, "", {}, {{"function-call-1", "read_file", true, "1: x = 1"}}});
+  provider.complete(request, CancelToken());
+  const json call = server.requests()[1].parsed()["messages"][2]["tool_calls"][0];
+  EXPECT_EQ(call["id"], "function-call-1");
+  EXPECT_EQ(call["extra_content"], signature);
+}
+
+// Groq checks the model's answer itself and refuses one that fails its schema
+// with 400 json_validate_failed, quoting it: that is the model's broken answer,
+// checked and retried by the contract, not a failed request.
+TEST(OpenAi, AnAnswerTheServerRefusedIsTheModelsAnswer) {
+  FakeServer server;
+  server.enqueue(Reply{400, R"({"error":{"message":"Failed to generate JSON. Please adjust your prompt. See 'failed_generation' for more details.","type":"invalid_request_error","code":"json_validate_failed","failed_generation":"{\"summary\": \"ok\", \"findings\": [], \"verdict\": \"LGTM\"}"}})", {}, {}});
+  SleepRecorder sleeps;
+  OpenAiProvider provider(settingsFor(server.url("/openai/v1"), sleeps));
+  const auto answer = provider.complete(testing::sampleRequest(), CancelToken());
+  EXPECT_EQ(answer.text, R"({"summary": "ok", "findings": [], "verdict": "LGTM"})");
+  EXPECT_EQ(answer.finish, FinishReason::Stop);
+  ASSERT_EQ(answer.notes.size(), 1u);
+  EXPECT_NE(answer.notes[0].find("json_validate_failed"), std::string::npos) << answer.notes[0];
+  EXPECT_EQ(server.requestCount(), 1u);
+}
+
+// Where the output of a reasoning model went when the answer is empty, and what
+// reasoning costs: xAI bills reasoning tokens apart from completion_tokens,
+// DeepSeek says its cache hits in a field of its own.
+TEST(OpenAi, ReasoningOutputAndTheCountsOfOtherServers) {
+  FakeServer server;
+  const auto reply = [](json message, const std::string& finish, json usage) {
+    message["role"] = "assistant";
+    return Reply::ok(json{{"choices", {{{"index", 0}, {"message", message}, {"finish_reason", finish}}}}, {"usage", usage}}.dump());
+  };
+  server.enqueue(reply({{"content", nullptr}, {"reasoning_content", "Let me look. {\"summary\": \"draft\""}}, "stop",
+                       {{"prompt_tokens", 100}, {"completion_tokens", 900}}));
+  server.enqueue(reply({{"content", ""}}, "length",
+                       {{"prompt_tokens", 100}, {"completion_tokens", 4000},
+                        {"completion_tokens_details", {{"reasoning_tokens", 4000}}}}));
+  server.enqueue(reply({{"content", "{}"}}, "stop",
+                       {{"prompt_tokens", 663}, {"completion_tokens", 50}, {"total_tokens", 837},
+                        {"completion_tokens_details", {{"reasoning_tokens", 124}}}}));
+  server.enqueue(reply({{"content", "{}"}}, "stop",
+                       {{"prompt_tokens", 1000}, {"completion_tokens", 10}, {"total_tokens", 1010},
+                        {"completion_tokens_details", {{"reasoning_tokens", 6}}},
+                        {"prompt_cache_hit_tokens", 896}, {"prompt_cache_miss_tokens", 104}}));
+  SleepRecorder sleeps;
+  OpenAiProvider provider(settingsFor(server.url("/v1"), sleeps));
+  const auto inReasoning = provider.complete(testing::sampleRequest(), CancelToken());
+  EXPECT_TRUE(inReasoning.text.empty());
+  EXPECT_NE(inReasoning.answerElsewhere.find("in its reasoning (`reasoning_content`)"), std::string::npos)
+      << inReasoning.answerElsewhere;
+  const auto spent = provider.complete(testing::sampleRequest(), CancelToken());
+  EXPECT_EQ(spent.finish, FinishReason::Length);
+  EXPECT_NE(spent.answerElsewhere.find("went to reasoning (4000 reasoning tokens)"), std::string::npos) << spent.answerElsewhere;
+  EXPECT_EQ(spent.usage.outputTokens, 4000) << "OpenAI counts reasoning in completion_tokens";
+  const auto xai = provider.complete(testing::sampleRequest(), CancelToken());
+  EXPECT_EQ(xai.usage.outputTokens, 174);
+  EXPECT_TRUE(xai.answerElsewhere.empty());
+  const auto deepseek = provider.complete(testing::sampleRequest(), CancelToken());
+  EXPECT_EQ(deepseek.usage.outputTokens, 10) << "reasoning inside completion_tokens is not counted twice";
+  EXPECT_EQ(deepseek.usage.cachedInputTokens, 896);
+}
+
+// Services whose refusals name the fix too: Groq's per-minute limit, the
+// context-window words of xAI, Gemini and Hugging Face TGI, an Azure URL.
+TEST(OpenAi, MoreServicesRefusalsNameTheSetting) {
+  FakeServer server;
+  server.enqueue(Reply{413, R"({"error":{"message":"Request too large for model `llama-3.3-70b-versatile` in organization `org_1` service tier `on_demand` on tokens per minute (TPM): Limit 6000, Requested 14810, please reduce your message size and try again.","type":"tokens","code":"rate_limit_exceeded"}})", {}, {}});
+  server.enqueue(Reply{400, R"({"code":"Client specified an invalid argument","error":"This model's maximum prompt length is 131072 but the request contains 136973 tokens."})", {}, {}});
+  server.enqueue(Reply{400, R"([{"error":{"code":400,"message":"The input token count (1200293) exceeds the maximum number of tokens allowed (1048576).","status":"INVALID_ARGUMENT"}}])", {}, {}});
+  server.enqueue(Reply{422, R"({"error":"Input validation error: `inputs` tokens + `max_new_tokens` must be <= 32768. Given: 30000 `inputs` tokens and 4096 `max_new_tokens`","error_type":"validation"})", {}, {}});
+  SleepRecorder sleeps;
+  OpenAiProvider provider(settingsFor(server.url("/v1"), sleeps));
+  std::string msg;
+  EXPECT_EQ(kindOf([&] { provider.complete(testing::sampleRequest(), CancelToken()); }, &msg), Kind::BadRequest);
+  EXPECT_NE(msg.find("tokens-per-minute limit: set max_input_tokens"), std::string::npos) << msg;
+  for (const char* said : {"maximum prompt length is 131072", "The input token count (1200293)", "must be <= 32768"}) {
+    EXPECT_EQ(kindOf([&] { provider.complete(testing::sampleRequest(), CancelToken()); }, &msg), Kind::BadRequest);
+    EXPECT_NE(msg.find(said), std::string::npos) << msg;
+    EXPECT_NE(msg.find("set max_input_tokens (or --max-input-tokens N) below that window"), std::string::npos) << msg;
+  }
+  EXPECT_EQ(server.requestCount(), 4u);
+
+  // Azure's classic deployment URL: its query is refused, and the error says what works.
+  auto azure = settingsFor("https://contoso.openai.azure.com/openai/deployments/gpt4o/chat/completions?api-version=2024-10-21",
+                           sleeps, {{"OPENAI_API_KEY", "k"}});
+  EXPECT_EQ(kindOf([&] { OpenAiProvider p(azure); }, &msg), Kind::Config);
+  EXPECT_NE(msg.find("base_url https://RESOURCE.openai.azure.com/openai/v1"), std::string::npos) << msg;
+  EXPECT_EQ(msg.find("e.g. https://api.openai.com/v1"), std::string::npos) << msg;
 }
 
 TEST(OpenAi, KeyRequiredForRemoteBaseUrlOnly) {

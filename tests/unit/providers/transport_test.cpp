@@ -103,6 +103,16 @@ TEST(RetryAfter, SecondsMillisecondsAndHttpDate) {
   EXPECT_EQ(*retryAfter(r, now + 1h), 0ms) << "a date in the past means now";
   r.headers = {{"retry-after", "soon"}};
   EXPECT_FALSE(retryAfter(r));
+  // Google's APIs (Gemini) send the wait as a RetryInfo in the error body, wrapped in an array.
+  r.headers = {};
+  r.body = R"([{"error":{"code":429,"message":"You exceeded your current quota","status":"RESOURCE_EXHAUSTED","details":[{"@type":"type.googleapis.com/google.rpc.QuotaFailure"},{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"39s"}]}}])";
+  EXPECT_EQ(*retryAfter(r), 39000ms);
+  r.body = R"({"error":{"details":[{"retryDelay":"1.5s"}]}})";
+  EXPECT_EQ(*retryAfter(r), 1500ms);
+  r.body = R"({"error":{"details":[{"retryDelay":"soon"}]}})";
+  EXPECT_FALSE(retryAfter(r));
+  r.headers = {{"retry-after", "2"}};
+  EXPECT_EQ(*retryAfter(r), 2000ms) << "the header wins";
 }
 
 TEST(RetryPolicy, WhatIsRetried) {

@@ -127,7 +127,7 @@ void Server::handleCodeAction(const json& params, ReplyOnce& reply) {
     CodeAction a;
     a.title = "Review this file now";
     a.kind = "source";
-    a.command = Command{"Review this file now", kReviewFile, json::array({json{{"uri", uri}}})};
+    a.command = Command{"Review this file now", kReviewFile, json::array({json{{"uri", uri}, {"background", true}}})};
     actions.push_back(a);
   }
   reply(actions);

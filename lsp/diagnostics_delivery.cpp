@@ -29,8 +29,8 @@ void Server::publish(const std::string& uri) {
     const bool known = pulled != pulledResultId_.end();
     if (known && pulled->second == diagnosticsResultId(diagnostics)) return;  // the client has these
     if (!known && diagnostics.empty()) return;                                 // nothing new to show
-    if (refresh_.shouldSend())
-      transport_.call("workspace/diagnostic/refresh", nullptr, "revline-" + std::to_string(++nextOutgoingId_));
+    if (const std::string id = "revline-" + std::to_string(++nextOutgoingId_); refresh_.shouldSend(id))
+      transport_.call("workspace/diagnostic/refresh", nullptr, id);
     return;
   }
   if (pullDiagnostics_) {
@@ -41,6 +41,7 @@ void Server::publish(const std::string& uri) {
   params.uri = uri;
   params.version = versionOf(uri);
   params.diagnostics = std::move(diagnostics);
+  if (params.version) publishedBeforeChange_.insert(uri);
   transport_.notify("textDocument/publishDiagnostics", params);
 }
 

@@ -45,6 +45,7 @@ void Server::handleDidClose(const json& params) {
   auto p = parseParams<DidCloseTextDocumentParams>(params, "textDocument/didClose");
   documents_.close(p.textDocument.uri);
   editsSinceSave_.erase(p.textDocument.uri);
+  publishedBeforeChange_.erase(p.textDocument.uri);
   openedAt_.erase(p.textDocument.uri);
   pulledResultId_.erase(p.textDocument.uri);  // no longer pulled
   if (forgetIfGone(p.textDocument.uri)) return;  // deleted (editors close its buffer): cleared
@@ -65,8 +66,19 @@ void Server::handleDidChange(const json& params) {
   const std::vector<LineEdit> edits = documents_.change(p);
   auto& log = editsSinceSave_[uri];
   log.insert(log.end(), edits.begin(), edits.end());
+  // A publish made before this change carried the version before it: a client
+  // that drops diagnostics of another version than its own (Helix, eglot) did,
+  // if the user typed while the review ended. Sent again, at this version, once.
+  const bool publishedBehind = publishedBeforeChange_.erase(uri) > 0;
+  const auto republish = [&] {
+    publish(uri);
+    publishedBeforeChange_.erase(uri);
+  };
   auto it = files_.find(uri);
-  if (it == files_.end() || it->second.findings.empty()) return;
+  if (it == files_.end() || it->second.findings.empty()) {
+    if (publishedBehind) republish();
+    return;
+  }
   const std::vector<std::string> lines = currentLines(uri);
   std::vector<PlacedFinding> kept;
   bool changed = false;
@@ -94,7 +106,7 @@ void Server::handleDidChange(const json& params) {
     if (alive) kept.push_back(std::move(f));
   }
   it->second.findings = std::move(kept);
-  if (changed) publish(uri);
+  if (changed || publishedBehind) republish();
 }
 
 void Server::handleDidSave(const json& params) {
@@ -105,7 +117,12 @@ void Server::handleDidSave(const json& params) {
   {
     editsSinceSave_[p.textDocument.uri].clear();
     editedUnseen_.erase(p.textDocument.uri);  // saved: the file on disk is the client's text again
-    file = canonicalPath(pathFromUri(p.textDocument.uri));
+    try {
+      file = canonicalPath(pathFromUri(p.textDocument.uri));
+    } catch (const DecodeError& e) {  // untitled:, git:, a remote file (Kate's sftp://): nothing of git's here
+      logMessage(MessageType::Log, std::string("textDocument/didSave: not reviewed: ") + e.what());
+      return;
+    }
     adoptClientUri(file, p.textDocument.uri);
     auto r = repositoryOf(file);
     if (!r) {

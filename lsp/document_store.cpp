@@ -238,6 +238,12 @@ std::vector<LineEdit> DocumentStore::change(const DidChangeTextDocumentParams& p
 
 void DocumentStore::close(const std::string& uri) { docs_.erase(uri); }
 
+std::vector<std::string> DocumentStore::uris() const {
+  std::vector<std::string> out;
+  for (const auto& [uri, doc] : docs_) out.push_back(uri);
+  return out;
+}
+
 const Document* DocumentStore::get(const std::string& uri) const {
   auto it = docs_.find(uri);
   return it == docs_.end() ? nullptr : &it->second;

@@ -77,6 +77,7 @@ class DocumentStore {
   std::vector<LineEdit> change(const DidChangeTextDocumentParams& params);
   void close(const std::string& uri);
   const Document* get(const std::string& uri) const;
+  std::vector<std::string> uris() const;  // of the open documents
 
  private:
   std::map<std::string, Document> docs_;

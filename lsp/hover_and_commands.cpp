@@ -19,6 +19,13 @@ std::string argumentUri(const json& arguments) {
   throw LspError(ErrorCode::InvalidParams, "arguments[0]: expected a document URI or {\"uri\": ...}");
 }
 
+// {"uri": ..., "background": true}: the code action's form (see handleExecuteCommand).
+bool argumentBackground(const json& arguments) {
+  if (!arguments.is_array() || arguments.empty() || !arguments[0].is_object()) return false;
+  const json& a = arguments[0];
+  return a.contains("background") && a["background"].is_boolean() && a["background"].get<bool>();
+}
+
 }  // namespace
 
 void Server::handleHover(const json& params, ReplyOnce& reply) {
@@ -49,16 +56,34 @@ void Server::handleExecuteCommand(const json& params, ReplyOnce& reply, const js
     const std::string uri = argumentUri(p.arguments);
     if (uri.empty()) throw LspError(ErrorCode::InvalidParams, kReviewFile + std::string(": needs the document URI"));
     const fs::path file = canonicalPath(pathFromUri(uri));
-    scheduleReview(file, true, std::move(reply), id);
+    // The code action's command runs in the background: eglot and lsp-mode wait
+    // for an executeCommand reply with the editor blocked (lsp-mode cancels it
+    // after 10 s), and a model's review takes longer. Its result comes as
+    // diagnostics and progress; a client that asks without the flag gets the
+    // review's outcome as the reply.
+    if (argumentBackground(p.arguments)) {
+      scheduleReview(file, true, std::nullopt, json());
+      reply(json(nullptr));
+    } else {
+      scheduleReview(file, true, std::move(reply), id);
+    }
   } else if (p.command == kReviewWorkspace) {
     std::vector<fs::path> roots;
     {
       const std::string uri = argumentUri(p.arguments);
       std::vector<fs::path> from = uri.empty() ? folders_ : std::vector<fs::path>{canonicalPath(pathFromUri(uri))};
+      // A client without a workspace folder (Sublime with one file, Kate without
+      // a project): the repositories of the open documents.
+      if (from.empty())
+        for (const std::string& open : documents_.uris()) try {
+            from.push_back(canonicalPath(pathFromUri(open)));
+          } catch (const DecodeError&) {  // untitled:, git: ...
+          }
       for (const auto& f : from)
         if (auto r = repositoryOf(f); r && std::find(roots.begin(), roots.end(), *r) == roots.end()) roots.push_back(*r);
     }
-    if (roots.empty()) throw LspError(ErrorCode::RequestFailed, "no workspace folder is inside a git repository");
+    if (roots.empty())
+      throw LspError(ErrorCode::RequestFailed, "no workspace folder (or, without one, no open document) is inside a git repository");
     // One repository: the reply waits for its review. Several: each runs; the reply comes now.
     if (roots.size() == 1) {
       scheduleWorkspaceReview(roots[0], true, std::move(reply), id);

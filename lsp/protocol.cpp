@@ -129,6 +129,7 @@ void from_json(const json& j, WorkspaceFolder& f) {
 void from_json(const json& j, InitializeParams& p) {
   detail::expectObject(j);
   field(j, "rootUri", p.rootUri);
+  if (j.contains("rootPath") && j["rootPath"].is_string()) p.rootPath = j["rootPath"].get<std::string>();
   field(j, "workspaceFolders", p.workspaceFolders);
   if (j.contains("initializationOptions")) p.initializationOptions = j["initializationOptions"];
   const json* window = nullptr;
@@ -172,14 +173,20 @@ std::string uriFromPath(const std::string& path) {
 
 std::string pathFromUri(const std::string& uri) {
   const std::string scheme = "file://";
-  if (uri.compare(0, scheme.size(), scheme) != 0) throw DecodeError("uri", "not a file:// URI: '" + uri + "'");
-  std::string rest = uri.substr(scheme.size());
-  // file://host/path: only the empty host and localhost are local.
-  const std::size_t slash = rest.find('/');
-  if (slash == std::string::npos) throw DecodeError("uri", "file URI without a path: '" + uri + "'");
-  const std::string host = rest.substr(0, slash);
-  if (!host.empty() && host != "localhost") throw DecodeError("uri", "not a local file URI: '" + uri + "'");
-  rest = rest.substr(slash);
+  std::string rest;
+  if (uri.compare(0, scheme.size(), scheme) == 0) {
+    rest = uri.substr(scheme.size());
+    // file://host/path: only the empty host and localhost are local.
+    const std::size_t slash = rest.find('/');
+    if (slash == std::string::npos) throw DecodeError("uri", "file URI without a path: '" + uri + "'");
+    const std::string host = rest.substr(0, slash);
+    if (!host.empty() && host != "localhost") throw DecodeError("uri", "not a local file URI: '" + uri + "'");
+    rest = rest.substr(slash);
+  } else if (uri.compare(0, 6, "file:/") == 0) {
+    rest = uri.substr(5);  // RFC 8089's form without an authority, "file:/path" (Java's File.toURI())
+  } else {
+    throw DecodeError("uri", "not a file:// URI: '" + uri + "'");
+  }
   std::string out;
   for (std::size_t i = 0; i < rest.size(); ++i) {
     if (rest[i] == '%' && i + 2 < rest.size() && std::isxdigit(static_cast<unsigned char>(rest[i + 1])) &&

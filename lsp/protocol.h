@@ -211,6 +211,7 @@ void from_json(const json& j, WorkspaceFolder& f);
 
 struct InitializeParams {
   std::optional<std::string> rootUri;
+  std::optional<std::string> rootPath;  // deprecated, still what some clients send alone
   std::optional<std::vector<WorkspaceFolder>> workspaceFolders;
   json initializationOptions;  // null when absent
   bool workDoneProgress = false;  // capabilities.window.workDoneProgress

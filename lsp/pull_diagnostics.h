@@ -30,19 +30,30 @@ inline void from_json(const json& j, DocumentDiagnosticParams& p) {
   field(j, "previousResultId", p.previousResultId);
 }
 
-// Coalesces workspace/diagnostic/refresh: one request until the client pulls.
+// Coalesces workspace/diagnostic/refresh: one request until the client pulls
+// or answers it. Sublime LSP and coc.nvim answer a refresh without pulling when
+// no document of revline's is visible; waiting for a pull then sent none again.
 class RefreshGate {
  public:
-  // True when a refresh should be sent now (none is outstanding).
-  bool shouldSend() {
+  // True when a refresh should be sent now (none is outstanding); `id` is the
+  // request's, whose answer opens the gate again.
+  bool shouldSend(const std::string& id) {
     if (outstanding_) return false;
     outstanding_ = true;
+    id_ = id;
     return true;
   }
   void pulled() { outstanding_ = false; }
+  // True when `id` is the outstanding refresh's (its answer is then consumed).
+  bool answered(const json& id) {
+    if (!outstanding_ || !id.is_string() || id.get<std::string>() != id_) return false;
+    outstanding_ = false;
+    return true;
+  }
 
  private:
   bool outstanding_ = false;
+  std::string id_;
 };
 
 }  // namespace revline::lsp

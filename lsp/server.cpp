@@ -181,6 +181,7 @@ bool Server::onNotify(const std::string& method, const json& params) {
 bool Server::onReply(const json& id, const std::optional<json>&, const std::optional<json>& error) {
   // A progress token is used only once the client accepted it.
   if (progress_.onReply(id, !error)) return true;
+  if (refresh_.answered(id)) return true;  // pulled or not, a later change may refresh again
   // Other replies (registerCapability, diagnostic refresh): nothing waits on them.
   if (error) {
     logMessage(MessageType::Log, "client answered a server request with an error: " + error->dump());
@@ -212,15 +213,21 @@ void Server::handleInitialize(const json& params, ReplyOnce& reply) {
   InitializeParams p = parseParams<InitializeParams>(params, "initialize");
   clientProgress_ = p.workDoneProgress;
   if (p.workspaceFolders) {
-    for (const auto& f : *p.workspaceFolders) folders_.push_back(canonicalPath(pathFromUri(f.uri)));
+    for (const auto& f : *p.workspaceFolders) addFolder(f.uri);
   } else if (p.rootUri) {
-    folders_.push_back(canonicalPath(pathFromUri(*p.rootUri)));
+    addFolder(*p.rootUri);
+  } else if (p.rootPath && !p.rootPath->empty()) {
+    folders_.push_back(canonicalPath(*p.rootPath));
   }
   pullDiagnostics_ = p.pullDiagnostics && p.diagnosticRefresh;
   watchFiles_ = p.watchFiles;
   watchRelativePatterns_ = p.watchRelativePatterns;
   // Neovim 0.7 encodes an empty Lua table ({}: "no settings") as [].
   if (p.initializationOptions.is_array() && p.initializationOptions.empty()) p.initializationOptions = json::object();
+  // The section didChangeConfiguration takes, {"revline": {...}}, is what users copy.
+  if (p.initializationOptions.is_object() && p.initializationOptions.contains("revline") &&
+      p.initializationOptions["revline"].is_object())
+    p.initializationOptions = json(p.initializationOptions["revline"]);
   if (p.initializationOptions.is_object()) {
     json settings = p.initializationOptions;
     if (settings.contains("sync")) {
@@ -231,10 +238,20 @@ void Server::handleInitialize(const json& params, ReplyOnce& reply) {
       settings.erase("sync");
     }
     clientSettings_ = settings;
-  } else if (!p.initializationOptions.is_null()) {
-    throw LspError(ErrorCode::InvalidParams, "initializationOptions: expected an object");
+    // Settings that apply are the ones kept when later ones fail, even when those
+    // come before the first review reads them (eglot sends its workspace
+    // configuration at once).
+    try {
+      config::applyJson(config::Config{}, clientSettings_, "initializationOptions");
+      lastGoodClientSettings_ = clientSettings_;
+    } catch (const std::exception&) {  // said by the first review that reads them
+    }
   }
   initialized_ = true;
+  // One wrong value in an editor's configuration must not leave it without a server.
+  if (!p.initializationOptions.is_null() && !p.initializationOptions.is_object())
+    logMessage(MessageType::Warning, "initializationOptions: expected an object of revline settings, got " +
+                                         std::string(p.initializationOptions.type_name()) + "; ignored");
   json capabilities{
       {"textDocumentSync", {{"openClose", true}, {"change", 2}, {"save", {{"includeText", false}}}}},
       {"codeActionProvider", {{"codeActionKinds", {"quickfix", "source"}}}},
@@ -261,6 +278,19 @@ void Server::handleDidChangeConfiguration(const json& params) {
   // eglot sends {"settings": {}} right after connecting (no workspace
   // configuration): nothing for revline there, so initializationOptions stay.
   else if (settings.is_object() && settings.empty()) return;
+  // eglot sends every server the project's whole configuration, one section
+  // per server ({"pylsp": {...}, "gopls": {...}}): with no key of revline's in
+  // it, it is for other servers. (One key of revline's and others is revline's,
+  // misspelt: said as such.)
+  else if (settings.is_object() &&
+           std::none_of(settings.items().begin(), settings.items().end(),
+                        [](const auto& item) { return item.key() == "sync" || config::isConfigKey(item.key()); })) {
+    std::string sections;
+    for (const auto& item : settings.items()) sections += (sections.empty() ? "" : ", ") + item.key();
+    logMessage(MessageType::Log, "workspace/didChangeConfiguration: no revline settings in it (sections " + sections +
+                                     ": other servers'); the settings in use stay");
+    return;
+  }
   if (settings.is_array() && settings.empty()) settings = json::object();  // Neovim 0.7's {}
   if (!settings.is_object()) return;  // pull-model clients send null: keep what we have
   settings.erase("sync");
@@ -273,10 +303,23 @@ void Server::handleDidChangeConfiguration(const json& params) {
 void Server::handleDidChangeWorkspaceFolders(const json& params) {
   auto p = parseParams<DidChangeWorkspaceFoldersParams>(params, "workspace/didChangeWorkspaceFolders");
   for (const auto& f : p.event.removed) {
-    const fs::path path = canonicalPath(pathFromUri(f.uri));
-    folders_.erase(std::remove(folders_.begin(), folders_.end(), path), folders_.end());
+    try {
+      const fs::path path = canonicalPath(pathFromUri(f.uri));
+      folders_.erase(std::remove(folders_.begin(), folders_.end(), path), folders_.end());
+    } catch (const DecodeError&) {  // never added (addFolder skipped it)
+    }
   }
-  for (const auto& f : p.event.added) folders_.push_back(canonicalPath(pathFromUri(f.uri)));
+  for (const auto& f : p.event.added) addFolder(f.uri);
+}
+
+void Server::addFolder(const std::string& uri) {
+  // A folder that is no local file (vscode-vfs://, a remote host) holds nothing
+  // revline can review: skipped, while the others are kept.
+  try {
+    folders_.push_back(canonicalPath(pathFromUri(uri)));
+  } catch (const DecodeError& e) {
+    logMessage(MessageType::Log, std::string("workspace folder skipped: ") + e.what());
+  }
 }
 
 // ---------------------------------------------------------------- documents

@@ -116,6 +116,7 @@ class Server : public MessageHandler {
   void handleDidClose(const json& params);
   void handleDidChangeConfiguration(const json& params);
   void handleDidChangeWorkspaceFolders(const json& params);
+  void addFolder(const std::string& uri);  // a workspace folder's URI; one that is no local file is skipped
   void handleCancel(const json& params);
   void handleInitialized();
   // lsp/file_watching.cpp
@@ -231,6 +232,10 @@ class Server : public MessageHandler {
   // renamed by `:saveas`, whose new name was never opened): the client holds a
   // text the server cannot see until the next save, so it offers no fix there.
   std::set<std::string> editedUnseen_;  // by uri
+  // Documents published to (with their version) since their last didChange: a
+  // client that drops diagnostics of another version than its own dropped them
+  // if the user typed meanwhile, so the next didChange publishes again, once.
+  std::set<std::string> publishedBeforeChange_;  // by uri
   // didOpen count, and each uri's count when it was last opened: a review queued
   // before a document's reopen (an editor's reload after `git stash`) read a file
   // the reopened text may no longer be (lsp/review_scheduler.cpp, publishing).

@@ -171,6 +171,12 @@ class Reader {
 
 }  // namespace
 
+bool isConfigKey(const std::string& name) {
+  for (const detail::KeySpec& key : detail::configKeys())
+    if (key.name == name) return true;
+  return false;
+}
+
 Config applyJson(const Config& base, const json& object, const std::string& origin) {
   if (!object.is_object()) {
     throw ConfigError(origin + ": expected a JSON object ({\"key\": value, ...}) at the top level, got " +

@@ -62,6 +62,9 @@ class ConfigError : public std::runtime_error {
 // Throws ConfigError for an unknown key, a wrong type or value, or an `api_key`.
 Config applyJson(const Config& base, const json& object, const std::string& origin);
 
+// True for a top-level key of `.revline.json` ("provider", "policy", "$schema", ...).
+bool isConfigKey(const std::string& name);
+
 struct UserConfig;  // user_config.h
 
 // The configuration of a repository, in layers: the defaults, the user's own

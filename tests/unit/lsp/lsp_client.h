@@ -82,6 +82,25 @@ class LspClient {
     ADD_FAILURE() << "timed out waiting for a log message containing \"" << text << "\"";
     return {};
   }
+  // The diagnostics of the last publishDiagnostics that arrives until the server
+  // is quiet for `quiet` (the backlog's first); null when none does.
+  json lastDiagnostics(std::chrono::milliseconds quiet = std::chrono::milliseconds(500)) {
+    json last;
+    for (auto it = backlog_.begin(); it != backlog_.end();) {
+      if (it->value("method", "") != "textDocument/publishDiagnostics") {
+        ++it;
+        continue;
+      }
+      last = (*it)["params"]["diagnostics"];
+      it = backlog_.erase(it);
+    }
+    for (auto m = transport_.clientReceive(std::chrono::seconds(5)); m; m = transport_.clientReceive(quiet)) {
+      if (m->value("method", "") == "window/logMessage") logs_.push_back((*m)["params"].value("message", ""));
+      else if (m->value("method", "") == "textDocument/publishDiagnostics") last = (*m)["params"]["diagnostics"];
+      else backlog_.push_back(*m);
+    }
+    return last;
+  }
   json reply(int id) {
     return waitFor([id](const json& m) { return m.contains("id") && m["id"] == id && !m.contains("method"); },
                    "the reply to request " + std::to_string(id));

@@ -90,6 +90,16 @@ ServerOptions scripted(Script& s, bool sync = false) {
   return o;
 }
 
+// Synchronous and scripted, recording the max_attempts each review's settings allow.
+ServerOptions recordingAttempts(Script& s, std::vector<int>& attemptsAllowed) {
+  ServerOptions o = scripted(s, /*sync=*/true);
+  o.providerFactory = [&s, &attemptsAllowed](const config::Config& config, const diff::Diff&, const std::filesystem::path&) {
+    attemptsAllowed.push_back(config.review.maxAttempts);
+    return std::make_unique<ScriptedProvider>(s);
+  };
+  return o;
+}
+
 struct Fixture : ::testing::Test {
   TempRepo repo;
   std::string uri;
@@ -503,12 +513,8 @@ TEST_F(Fixture, SettingsThatCannotWorkAreNotCalledAProviderFailure) {
 // cleared the model's diagnostics and approved.
 TEST_F(Fixture, AConfigFileBrokenByAnEditKeepsTheSettingsReadBefore) {
   Script s;
-  std::vector<int> attemptsAllowed;  // max_attempts of each review's configuration
-  ServerOptions o = scripted(s, /*sync=*/true);
-  o.providerFactory = [&](const config::Config& config, const diff::Diff&, const std::filesystem::path&) {
-    attemptsAllowed.push_back(config.review.maxAttempts);
-    return std::make_unique<ScriptedProvider>(s);
-  };
+  std::vector<int> attemptsAllowed;
+  ServerOptions o = recordingAttempts(s, attemptsAllowed);
   repo.write(".revline.json", R"({"max_attempts": 1})");
   LspClient c(o);
   c.initialize(rootUri());
@@ -530,11 +536,7 @@ TEST_F(Fixture, AConfigFileBrokenByAnEditKeepsTheSettingsReadBefore) {
 TEST_F(Fixture, EditorSettingsBrokenByAnEditKeepTheSettingsSentBefore) {
   Script s;
   std::vector<int> attemptsAllowed;
-  ServerOptions o = scripted(s, /*sync=*/true);
-  o.providerFactory = [&](const config::Config& config, const diff::Diff&, const std::filesystem::path&) {
-    attemptsAllowed.push_back(config.review.maxAttempts);
-    return std::make_unique<ScriptedProvider>(s);
-  };
+  ServerOptions o = recordingAttempts(s, attemptsAllowed);
   LspClient c(o);
   c.initialize(rootUri(), {{"max_attempts", 1}});
   save(c);
@@ -762,6 +764,148 @@ TEST_F(Fixture, SeveralWorkspaceFoldersAreSeparateRepositories) {
   EXPECT_EQ(d["params"]["diagnostics"].size(), 1u);
   EXPECT_TRUE(std::filesystem::exists(other.root() / ".git" / "revline" / "cache"));
   EXPECT_FALSE(std::filesystem::exists(repo.root() / ".git" / "revline" / "cache"));
+  EXPECT_EQ(c.stop(), 0);
+}
+
+// eglot sends every server the project's whole workspace configuration, one
+// section per server. Sections of other servers alone are not revline's
+// settings: before, "unknown key pylsp" stopped every review, and dropped the
+// initializationOptions that applied (their check waited for the first review).
+TEST_F(Fixture, OtherServersSettingsLeaveRevlinesAlone) {
+  Script s;
+  std::vector<int> attemptsAllowed;
+  ServerOptions o = recordingAttempts(s, attemptsAllowed);
+  LspClient c(o);
+  c.initialize(rootUri(), {{"max_attempts", 1}});
+  c.notify("workspace/didChangeConfiguration",
+           {{"settings", {{"pylsp", {{"plugins", {{"ruff", {{"enabled", true}}}}}}}, {"gopls", json::object()}}}});
+  EXPECT_NE(c.log("no revline settings in it (sections gopls, pylsp").find("the settings in use stay"), std::string::npos);
+  save(c);
+  EXPECT_EQ(c.notification("textDocument/publishDiagnostics")["params"]["diagnostics"].size(), 1u);
+  // A misspelt key of revline's beside its own is still said, and the initializationOptions stay.
+  c.notify("workspace/didChangeConfiguration", {{"settings", {{"max_attempts", 1}, {"polcy", json::object()}}}});
+  const std::string shown = editSaveAndShown(c);
+  EXPECT_NE(shown.find("polcy"), std::string::npos) << shown;
+  EXPECT_NE(shown.find("the editor settings sent before stay in use"), std::string::npos) << shown;
+  EXPECT_EQ(c.notification("textDocument/publishDiagnostics")["params"]["diagnostics"].size(), 1u);
+  EXPECT_EQ(attemptsAllowed, (std::vector<int>{1, 1}));
+  EXPECT_EQ(c.stop(), 0);
+}
+
+// initializationOptions as clients send them: the {"revline": {...}} section
+// didChangeConfiguration takes (Sublime, coc, Zed and Kate never send that
+// notification), and a value that is no object, which is ignored rather than
+// leaving the editor without a server.
+TEST_F(Fixture, InitializationOptionsInARevlineSectionOrOfAnotherType) {
+  Script s;
+  std::vector<int> attemptsAllowed;
+  ServerOptions o = recordingAttempts(s, attemptsAllowed);
+  {
+    LspClient c(o);
+    c.initialize(rootUri(), {{"revline", {{"max_attempts", 1}}}});
+    save(c);
+    EXPECT_EQ(c.notification("textDocument/publishDiagnostics")["params"]["diagnostics"].size(), 1u);
+    EXPECT_EQ(c.stop(), 0);
+  }
+  EXPECT_EQ(attemptsAllowed, (std::vector<int>{1}));
+  LspClient c(o);
+  const json init = c.initialize(rootUri(), false);
+  EXPECT_TRUE(init.contains("result")) << init.dump();
+  EXPECT_NE(c.log("initializationOptions: expected an object").find("ignored"), std::string::npos);
+  save(c);
+  EXPECT_EQ(c.notification("textDocument/publishDiagnostics")["params"]["diagnostics"].size(), 1u);
+  EXPECT_EQ(c.stop(), 0);
+}
+
+// Folders as other clients name them: RFC 8089's "file:/path" (Java's
+// File.toURI()), a folder that is no local file beside a local one, and only
+// the deprecated rootPath. None may fail initialize (the client then gives up
+// on the server), and the local ones are reviewed.
+TEST_F(Fixture, FoldersOfOtherSpellingsAndSchemesDoNotFailInitialize) {
+  Script s;
+  const std::string path = std::filesystem::canonical(repo.root()).string();
+  for (const json& init : {json{{"rootUri", "file:" + path}},
+                           json{{"workspaceFolders", {{{"uri", "vscode-vfs://github/o/r"}, {"name", "remote"}},
+                                                      {{"uri", rootUri()}, {"name", "local"}}}}},
+                           json{{"rootUri", nullptr}, {"rootPath", path}}}) {
+    LspClient c(scripted(s, true));
+    json params = init;
+    params["processId"] = nullptr;
+    params["capabilities"] = json::object();
+    const json r = c.reply(c.request("initialize", params));
+    ASSERT_TRUE(r.contains("result")) << init.dump() << " -> " << r.dump();
+    c.notify("initialized", json::object());
+    const json review = c.reply(c.request("workspace/executeCommand", {{"command", "revline.reviewWorkspace"}}));
+    EXPECT_TRUE(review.contains("result")) << init.dump() << " -> " << review.dump();
+    EXPECT_EQ(c.notification("textDocument/publishDiagnostics")["params"]["diagnostics"].size(), 1u) << init.dump();
+    EXPECT_EQ(c.stop(), 0);
+  }
+  // No folder at all (Sublime with one file): the repositories of the open documents.
+  LspClient c(scripted(s, true));
+  c.reply(c.request("initialize", {{"processId", nullptr}, {"rootUri", nullptr}, {"capabilities", json::object()}}));
+  c.notify("initialized", json::object());
+  c.notify("textDocument/didOpen", {{"textDocument", {{"uri", uri}, {"languageId", "text"}, {"version", 1},
+                                                     {"text", "one changed\ntwo\n"}}}});
+  const json review = c.reply(c.request("workspace/executeCommand", {{"command", "revline.reviewWorkspace"}}));
+  EXPECT_TRUE(review.contains("result")) << review.dump();
+  EXPECT_EQ(c.lastDiagnostics().size(), 1u);
+  EXPECT_EQ(c.stop(), 0);
+}
+
+// Helix and eglot drop diagnostics published for another version than the
+// buffer's. A review that ends while the user types after saving is published
+// at the version before the typing; the next didChange publishes again, at its
+// version, even when the edit is far from every finding.
+TEST_F(Fixture, DiagnosticsPublishedBehindTheEditorsVersionAreSentAgainOnce) {
+  Script s;
+  LspClient c(scripted(s, /*sync=*/true));
+  c.initialize(rootUri(), {{"debounce_ms", 0}});
+  repo.write("a.txt", "one changed\ntwo\nthree\n");
+  c.notify("textDocument/didOpen", {{"textDocument", {{"uri", uri}, {"languageId", "text"}, {"version", 1},
+                                                     {"text", "one changed\ntwo\nthree\n"}}}});
+  save(c);
+  json d = c.notification("textDocument/publishDiagnostics");
+  EXPECT_EQ(d["params"]["version"], 1);
+  ASSERT_EQ(d["params"]["diagnostics"].size(), 1u);
+  const auto type = [&](int version) {
+    c.notify("textDocument/didChange",
+             {{"textDocument", {{"uri", uri}, {"version", version}}},
+              {"contentChanges", {{{"range", {{"start", {{"line", 2}, {"character", 5}}}, {"end", {{"line", 2}, {"character", 5}}}}},
+                                   {"text", "!"}}}}});
+  };
+  type(2);
+  d = c.notification("textDocument/publishDiagnostics");
+  EXPECT_EQ(d["params"]["version"], 2);
+  EXPECT_EQ(d["params"]["diagnostics"].size(), 1u);
+  type(3);  // the publish at version 2 came after its change: nothing to send again
+  c.expectQuiet();
+  EXPECT_EQ(c.stop(), 0);
+}
+
+// "Review this file now" as a code action runs in the background: eglot and
+// lsp-mode wait for the command's reply with the editor blocked (lsp-mode
+// cancels it after 10 s). Asked without the flag, the reply is the outcome.
+TEST_F(Fixture, TheReviewNowCodeActionIsAnsweredAtOnce) {
+  Script s;
+  s.close();
+  LspClient c(scripted(s));
+  c.initialize(rootUri(), {{"debounce_ms", 0}});
+  c.notify("textDocument/didOpen", {{"textDocument", {{"uri", uri}, {"languageId", "text"}, {"version", 1},
+                                                     {"text", "one changed\ntwo\n"}}}});
+  const json actions = c.reply(c.request("textDocument/codeAction",
+                                         {{"textDocument", {{"uri", uri}}},
+                                          {"range", {{"start", {{"line", 1}, {"character", 0}}}, {"end", {{"line", 1}, {"character", 0}}}}},
+                                          {"context", {{"diagnostics", json::array()}}}}))["result"];
+  json command;
+  for (const json& a : actions)
+    if (a.value("title", "") == "Review this file now") command = a["command"];
+  ASSERT_FALSE(command.is_null()) << actions.dump();
+  EXPECT_EQ(command["arguments"][0]["background"], true);
+  const int id = c.request("workspace/executeCommand", command);
+  EXPECT_EQ(c.reply(id)["result"], json(nullptr)) << "answered while the model is still working";
+  ASSERT_TRUE(s.waitForCalls(1));
+  s.open();
+  EXPECT_EQ(c.lastDiagnostics().size(), 1u);
   EXPECT_EQ(c.stop(), 0);
 }
 

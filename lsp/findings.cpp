@@ -103,5 +103,21 @@ std::string hoverMarkdown(const contract::Finding& f) {
   return md;
 }
 
+std::string hoverPlainText(const contract::Finding& f) {
+  std::string text = "revline: " + f.title + "\n\n";
+  text += std::string(contract::toString(f.severity)) + " · " + std::string(contract::toString(f.category)) +
+          " · confidence " + confidenceText(f.confidence) + "\n\n";
+  text += f.explanation + "\n";
+  if (f.suggestedFix) text += "\nSuggested fix: " + *f.suggestedFix + "\n";
+  if (f.edit) {
+    text += "\n";
+    std::size_t at = 0;
+    for (std::size_t nl; (nl = f.edit->replacement.find('\n', at)) != std::string::npos; at = nl + 1)
+      text += "    " + f.edit->replacement.substr(at, nl - at) + "\n";
+    text += "    " + f.edit->replacement.substr(at) + "\n";
+  }
+  return text;
+}
+
 
 }  // namespace revline::lsp

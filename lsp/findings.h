@@ -38,5 +38,8 @@ int indentationWidth(const std::string& line);
 
 // Markdown for hover: severity, category, confidence, explanation, suggested fix.
 std::string hoverMarkdown(const contract::Finding& finding);
+// The same as plain text, for a client whose hover shows no markdown (stock
+// Emacs without markdown-mode): no emphasis, the fix's text indented.
+std::string hoverPlainText(const contract::Finding& finding);
 
 }  // namespace revline::lsp

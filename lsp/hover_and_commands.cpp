@@ -33,21 +33,21 @@ void Server::handleHover(const json& params, ReplyOnce& reply) {
   auto it = files_.find(p.textDocument.uri);
   if (it == files_.end()) return reply(json(nullptr));
   DismissedFindings& dismissed = dismissedFor(it->second.root);
-  std::string markdown;
+  std::string markdown;  // or plain text, for a client that shows no markdown
   std::optional<Range> range;
   const std::vector<std::string> lines = currentLines(p.textDocument.uri);
   for (const auto& f : it->second.findings) {
     if (dismissed.contains(f.published.id)) continue;
     if (p.position.line < f.firstLine || p.position.line > f.lastLine) continue;
-    if (!markdown.empty()) markdown += "\n---\n\n";
-    markdown += hoverMarkdown(f.published.finding);
+    if (!markdown.empty()) markdown += hoverMarkdown_ ? "\n---\n\n" : "\n";
+    markdown += hoverMarkdown_ ? hoverMarkdown(f.published.finding) : hoverPlainText(f.published.finding);
     if (!range) {
       const int lastLen = f.lastLine < static_cast<int>(lines.size()) ? utf16Length(lines[f.lastLine]) : 0;
       range = Range{{f.firstLine, 0}, {f.lastLine, lastLen}};
     }
   }
   if (markdown.empty()) return reply(json(nullptr));
-  reply(json(Hover{markdown, range}));
+  reply(json(Hover{markdown, range, hoverMarkdown_}));
 }
 
 void Server::handleExecuteCommand(const json& params, ReplyOnce& reply, const json& id) {

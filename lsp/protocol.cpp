@@ -1,5 +1,6 @@
 #include "lsp/protocol.h"
 
+#include <algorithm>
 #include <cctype>
 
 namespace revline::lsp {
@@ -109,7 +110,7 @@ void from_json(const json& j, TextDocumentPositionParams& p) {
 }
 
 void to_json(json& j, const Hover& h) {
-  j = json{{"contents", {{"kind", "markdown"}, {"value", h.markdown}}}};
+  j = json{{"contents", {{"kind", h.markdown ? "markdown" : "plaintext"}, {"value", h.value}}}};
   if (h.range) j["range"] = *h.range;
 }
 
@@ -144,6 +145,12 @@ void from_json(const json& j, InitializeParams& p) {
     p.diagnosticRefresh = capabilityFlag(c, {"workspace", "diagnostics", "refreshSupport"});
     p.watchFiles = capabilityFlag(c, {"workspace", "didChangeWatchedFiles", "dynamicRegistration"});
     p.watchRelativePatterns = capabilityFlag(c, {"workspace", "didChangeWatchedFiles", "relativePatternSupport"});
+    if (c.is_object() && c.contains("textDocument") && c["textDocument"].is_object() &&
+        c["textDocument"].contains("hover") && c["textDocument"]["hover"].is_object()) {
+      const json& formats = c["textDocument"]["hover"].value("contentFormat", json());
+      if (formats.is_array() && !formats.empty())
+        p.hoverMarkdown = std::find(formats.begin(), formats.end(), json("markdown")) != formats.end();
+    }
   }
 }
 

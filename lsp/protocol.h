@@ -200,7 +200,11 @@ void to_json(json& j, const CodeAction& a);
 struct TextDocumentPositionParams { TextDocumentIdentifier textDocument; Position position; };
 void from_json(const json& j, TextDocumentPositionParams& p);
 
-struct Hover { std::string markdown; std::optional<Range> range; };
+struct Hover {
+  std::string value;
+  std::optional<Range> range;
+  bool markdown = true;  // false: "plaintext"
+};
 void to_json(json& j, const Hover& h);
 
 struct ExecuteCommandParams { std::string command; json arguments = json::array(); };
@@ -219,6 +223,7 @@ struct InitializeParams {
   bool diagnosticRefresh = false; // capabilities.workspace.diagnostics.refreshSupport
   bool watchFiles = false;        // capabilities.workspace.didChangeWatchedFiles.dynamicRegistration
   bool watchRelativePatterns = false;  // ...didChangeWatchedFiles.relativePatternSupport (LSP 3.17)
+  bool hoverMarkdown = true;  // false when textDocument.hover.contentFormat lists kinds and not "markdown"
 };
 // capabilities.<path...> as a bool (absent, null or not a boolean: false).
 inline bool capabilityFlag(const json& j, std::initializer_list<const char*> path) {

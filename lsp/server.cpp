@@ -222,6 +222,7 @@ void Server::handleInitialize(const json& params, ReplyOnce& reply) {
   pullDiagnostics_ = p.pullDiagnostics && p.diagnosticRefresh;
   watchFiles_ = p.watchFiles;
   watchRelativePatterns_ = p.watchRelativePatterns;
+  hoverMarkdown_ = p.hoverMarkdown;
   // Neovim 0.7 encodes an empty Lua table ({}: "no settings") as [].
   if (p.initializationOptions.is_array() && p.initializationOptions.empty()) p.initializationOptions = json::object();
   // The section didChangeConfiguration takes, {"revline": {...}}, is what users copy.

@@ -231,6 +231,7 @@ class Server : public MessageHandler {
   // Files the client edits without having opened them to the server (a buffer
   // renamed by `:saveas`, whose new name was never opened): the client holds a
   // text the server cannot see until the next save, so it offers no fix there.
+  bool hoverMarkdown_ = true;  // the client's hover shows markdown (capabilities.textDocument.hover.contentFormat)
   std::set<std::string> editedUnseen_;  // by uri
   // Documents published to (with their version) since their last didChange: a
   // client that drops diagnostics of another version than its own dropped them

@@ -909,6 +909,28 @@ TEST_F(Fixture, TheReviewNowCodeActionIsAnsweredAtOnce) {
   EXPECT_EQ(c.stop(), 0);
 }
 
+// A client whose hover shows only plain text (eglot without markdown-mode
+// announces contentFormat ["plaintext"]) gets no markdown markers to read.
+TEST_F(Fixture, HoverIsPlainTextForAClientThatShowsNoMarkdown) {
+  Script s;
+  for (const bool markdown : {true, false}) {
+    LspClient c(scripted(s, true));
+    const json formats = markdown ? json{"markdown", "plaintext"} : json{"plaintext"};
+    c.initialize(rootUri(), json::object(), {{"textDocument", {{"hover", {{"contentFormat", formats}}}}}});
+    save(c);
+    c.notification("textDocument/publishDiagnostics");
+    const json contents =
+        c.reply(c.request("textDocument/hover", {{"textDocument", {{"uri", uri}}}, {"position", {{"line", 0}, {"character", 0}}}}))
+            ["result"]["contents"];
+    EXPECT_EQ(contents["kind"], markdown ? "markdown" : "plaintext");
+    const std::string value = contents["value"];
+    EXPECT_EQ(value.find("**revline: Scripted finding**") != std::string::npos, markdown) << value;
+    EXPECT_NE(value.find("revline: Scripted finding"), std::string::npos) << value;
+    EXPECT_NE(value.find(markdown ? "*MINOR* · STYLE · confidence 0.90" : "\nMINOR · STYLE · confidence 0.90"), std::string::npos) << value;
+    EXPECT_EQ(c.stop(), 0);
+  }
+}
+
 TEST_F(Fixture, ExitWithoutShutdownIsCodeOne) {
   Script s;
   MemoryTransport t;

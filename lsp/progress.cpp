@@ -12,6 +12,9 @@ void ProgressReporter::create(const std::string& token, const std::string& reque
   byRequest_[requestId] = token;
   order_.push_back(token);
   while (order_.size() > kMaxUnanswered) {
+    // A client that never answers the create request: its token and the request
+    // both go (bounded, a review after another).
+    std::erase_if(byRequest_, [&](const auto& entry) { return entry.second == order_.front(); });
     states_.erase(order_.front());
     order_.pop_front();
   }

@@ -9,6 +9,7 @@
 #include <thread>
 #include <mutex>
 
+#include "lsp/progress.h"
 #include "lsp/protocol.h"
 #include "tests/support/temp_repo.h"
 #include "tests/unit/lsp/lsp_client.h"
@@ -502,6 +503,18 @@ TEST(ReviewProgress, ReviewThisFileNowThatFailsPartwayKeepsTheRestsLastFindings)
   EXPECT_EQ(titles(c.notification("textDocument/publishDiagnostics")), after);
   EXPECT_EQ(calls.load(), before);
   EXPECT_EQ(c.stop(), 0);
+}
+
+// A client that never answers window/workDoneProgress/create: what is kept of
+// each request is bounded, the request ids as well as the tokens (the ids
+// leaked one entry a review).
+TEST(ProgressReporter, RequestsNeverAnsweredAreForgottenWithTheirTokens) {
+  MemoryTransport transport;
+  ProgressReporter progress(transport);
+  for (int i = 0; i < 200; ++i)
+    progress.create("token-" + std::to_string(i), "create-" + std::to_string(i), json{{"kind", "begin"}});
+  EXPECT_FALSE(progress.onReply(json("create-0"), true)) << "the oldest is forgotten";
+  EXPECT_TRUE(progress.onReply(json("create-199"), true));
 }
 
 }  // namespace

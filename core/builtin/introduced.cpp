@@ -1,6 +1,8 @@
 #include "core/builtin/introduced.h"
 
+#include <algorithm>
 #include <cctype>
+#include <utility>
 
 namespace revline::builtin {
 
@@ -41,6 +43,61 @@ bool RemovedText::contains(const std::string& statement) const {
     }
   }
   return false;
+}
+
+diff::FileDiff oldSideOf(const diff::FileDiff& file) {
+  diff::FileDiff old;
+  old.oldPath = file.newPath;
+  old.newPath = file.oldPath ? file.oldPath : file.newPath;
+  old.status = file.status;
+  for (const diff::Hunk& h : file.hunks) {
+    diff::Hunk back{h.newStart, h.newCount, h.oldStart, h.oldCount, h.section, {}};
+    for (diff::Line line : h.lines) {
+      std::swap(line.oldLine, line.newLine);
+      if (line.kind == diff::LineKind::Added) line.kind = diff::LineKind::Removed;
+      else if (line.kind == diff::LineKind::Removed) line.kind = diff::LineKind::Added;
+      back.lines.push_back(line);
+    }
+    old.hunks.push_back(std::move(back));
+  }
+  return old;
+}
+
+std::optional<std::string> oldTextOf(const diff::FileDiff& file, const std::optional<std::string>& newText) {
+  if (!newText) return std::nullopt;
+  std::vector<std::string_view> lines;  // of the new text, each with its line break
+  for (std::size_t at = 0; at < newText->size();) {
+    const std::size_t nl = newText->find('\n', at);
+    const std::size_t end = nl == std::string::npos ? newText->size() : nl + 1;
+    lines.push_back(std::string_view(*newText).substr(at, end - at));
+    at = end;
+  }
+  std::string out;
+  std::size_t next = 0;  // index of the next new line not yet copied
+  for (const diff::Hunk& h : file.hunks) {
+    const std::size_t first = h.newCount == 0 ? static_cast<std::size_t>(h.newStart) : static_cast<std::size_t>(h.newStart - 1);
+    if (first < next || first + static_cast<std::size_t>(h.newCount) > lines.size()) return std::nullopt;  // another text
+    for (; next < first; ++next) out += lines[next];
+    for (const diff::Line& line : h.lines) {
+      if (line.kind == diff::LineKind::Added) continue;
+      out += line.text;
+      if (!line.noNewlineAtEnd) out += line.crlf ? "\r\n" : "\n";
+    }
+    next = first + static_cast<std::size_t>(h.newCount);
+  }
+  for (; next < lines.size(); ++next) out += lines[next];
+  return out;
+}
+
+double statementSimilarity(std::string_view a, std::string_view b) {
+  const std::size_t longer = std::max(a.size(), b.size());
+  if (longer == 0) return 1;
+  const std::size_t shorter = std::min(a.size(), b.size());
+  std::size_t prefix = 0;
+  while (prefix < shorter && a[prefix] == b[prefix]) ++prefix;
+  std::size_t suffix = 0;
+  while (suffix < shorter - prefix && a[a.size() - 1 - suffix] == b[b.size() - 1 - suffix]) ++suffix;
+  return static_cast<double>(prefix + suffix) / static_cast<double>(longer);
 }
 
 }  // namespace revline::builtin

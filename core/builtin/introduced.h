@@ -1,7 +1,10 @@
 // Only what the change introduced: a finding whose statement already existed in
 // the lines the same diff removed (a reformat, a re-indent, a block moved
-// within or between files) is an old problem, not a new one.
+// within or between files), or that the same rule already raised on the
+// statement the edit replaced (a rename, an argument added), is an old problem,
+// not a new one.
 #pragma once
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,5 +33,17 @@ class RemovedText {
   };
   std::vector<OldSide> hunks_;
 };
+
+// The file before the change, read backwards from the diff: its hunks with the
+// removed lines as the added ones (line numbers of the old side), and the old
+// text rebuilt from the new one (each hunk's new side replaced by its old side);
+// nullopt for the text when the new text is unknown or does not fit the hunks.
+diff::FileDiff oldSideOf(const diff::FileDiff& file);
+std::optional<std::string> oldTextOf(const diff::FileDiff& file, const std::optional<std::string>& newText);
+
+// How much of two statements is the same, 0 to 1: their common start and end
+// over the longer one. A rename inside a call, an argument added at the end or
+// a call renamed at the start keep most of a statement.
+double statementSimilarity(std::string_view a, std::string_view b);
 
 }  // namespace revline::builtin

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <utility>
 
 #include "core/builtin/introduced.h"
 #include "core/builtin/rule_sets.h"
@@ -24,6 +26,48 @@ contract::Severity atMostMinor(contract::Severity s) {
   return s == contract::Severity::Blocker || s == contract::Severity::Major ? contract::Severity::Minor : s;
 }
 
+Findings runRules(const ScanFile& file) {
+  Findings found;
+  checkSecrets(file, found);
+  checkConflictMarkers(file, found);
+  checkJavaStringIdentity(file, found);
+  checkBigDecimalEquals(file, found);
+  checkCheckThenAct(file, found);
+  checkSqlInjection(file, found);
+  checkUnsafeCalls(file, found);
+  return found;
+}
+
+bool hasRemovedLines(const diff::FileDiff& file) {
+  for (const auto& h : file.hunks)
+    for (const auto& l : h.lines)
+      if (l.kind == diff::LineKind::Removed) return true;
+  return false;
+}
+
+// An edit this close to the statement it replaced (a rename inside a call, an
+// argument added at the end) leaves the same problem, not a new one.
+constexpr double kSameStatement = 0.7;
+
+// What the rules said of the file before the change, on the lines the change
+// removed: by rule, the statements they sat on.
+struct OldFindings {
+  std::vector<std::pair<RuleId, std::string>> statements;
+  bool raised(RuleId rule, const std::string& statement) const {
+    for (const auto& [r, old] : statements)
+      if (r == rule && statementSimilarity(old, statement) >= kSameStatement) return true;
+    return false;
+  }
+};
+
+OldFindings oldFindingsOf(const diff::FileDiff& fileDiff, const std::optional<std::string>& newText) {
+  OldFindings out;
+  const diff::FileDiff oldSide = oldSideOf(fileDiff);
+  const ScanFile old = scanFile(oldSide, oldTextOf(fileDiff, newText));
+  for (const RuleFinding& rf : runRules(old)) out.statements.emplace_back(rf.rule, statementOf(old, rf.finding));
+  return out;
+}
+
 }  // namespace
 
 std::vector<contract::Finding> reviewDiff(const diff::Diff& diff, const SourceLookup& source) {
@@ -31,19 +75,18 @@ std::vector<contract::Finding> reviewDiff(const diff::Diff& diff, const SourceLo
   std::vector<contract::Finding> all;
   for (const auto& fileDiff : diff.files) {
     if (fileDiff.binary || !fileDiff.newPath || fileDiff.hunks.empty()) continue;  // deleted files add nothing
-    const ScanFile file = scanFile(fileDiff, source ? source(*fileDiff.newPath) : std::nullopt);
-    Findings found;
-    checkSecrets(file, found);
-    checkConflictMarkers(file, found);
-    checkJavaStringIdentity(file, found);
-    checkBigDecimalEquals(file, found);
-    checkCheckThenAct(file, found);
-    checkSqlInjection(file, found);
-    checkUnsafeCalls(file, found);
+    const std::optional<std::string> newText = source ? source(*fileDiff.newPath) : std::nullopt;
+    const ScanFile file = scanFile(fileDiff, newText);
+    Findings found = runRules(file);
+    // The old side is read only when there is something to compare with it.
+    std::optional<OldFindings> before;
+    if (!found.empty() && hasRemovedLines(fileDiff)) before = oldFindingsOf(fileDiff, newText);
     const bool nonShipping = isNonShippingPath(file.path);
     std::vector<contract::Finding> kept;
     for (auto& rf : found) {
-      if (removed.contains(statementOf(file, rf.finding))) continue;  // a reformat or a move: not new
+      const std::string statement = statementOf(file, rf.finding);
+      if (removed.contains(statement)) continue;  // a reformat or a move: not new
+      if (before && before->raised(rf.rule, statement)) continue;  // the statement it edits had it: not new
       if (isSuppressed(file, rf)) continue;
       // Rules below 9-in-10 precision, and anything in tests, fixtures,
       // examples or CI, report as comments: they never block by default.

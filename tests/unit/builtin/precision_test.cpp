@@ -102,9 +102,36 @@ TEST(Introduced, ANewCopyOfAnOldPatternNextToItIsNew) {
   const auto f = reviewWithSource("D.java", kOldJava, after);
   ASSERT_EQ(f.size(), 1u);
   EXPECT_EQ(f[0].line, 4);
-  // A changed statement is new even when it looks alike.
-  const auto g = reviewWithSource("D.java", kOldJava, "class D {\n  void f(String id) {\n    st.executeQuery(\"SELECT * FROM u WHERE id = \" + id);\n  }\n}\n");
-  ASSERT_EQ(g.size(), 1u);
+}
+
+// An edit to a statement that already had the problem (a table renamed, a
+// method renamed inside the call, an argument added) leaves an old problem:
+// before, every such edit raised it again (gorm's TableName() to
+// QuotedTableName(), a step towards safety, was blocked as an injection). An
+// edit that brings the problem into a statement that did not have it is new.
+TEST(Introduced, AnEditToAStatementThatHadTheProblemRaisesNothingOld) {
+  const auto renamed = reviewWithSource(
+      "D.java", kOldJava, "class D {\n  void f(String id) {\n    st.executeQuery(\"SELECT * FROM u WHERE id = \" + id);\n  }\n}\n");
+  EXPECT_TRUE(renamed.empty()) << renamed.front().title;
+  const auto extended = reviewWithSource(
+      "D.java", kOldJava,
+      "class D {\n  void f(String id) {\n    st.executeQuery(\"SELECT * FROM t WHERE id = \" + id).close();\n  }\n}\n");
+  EXPECT_TRUE(extended.empty()) << extended.front().title;
+  // The old statement bound a constant: the edit that splices the parameter in is new.
+  const std::string constant =
+      "class D {\n  static final String ID = \"7\";\n  void f(String id) {\n"
+      "    st.executeQuery(\"SELECT * FROM t WHERE id = \" + ID);\n  }\n}\n";
+  const auto introduced = reviewWithSource(
+      "D.java", constant,
+      "class D {\n  static final String ID = \"7\";\n  void f(String id) {\n"
+      "    st.executeQuery(\"SELECT * FROM t WHERE id = \" + id);\n  }\n}\n");
+  const auto onLine4Only = [](const std::vector<contract::Finding>& f) { return f.size() == 1 && f[0].line == 4; };
+  EXPECT_TRUE(onLine4Only(introduced));
+  // Another problem of the same rule elsewhere in the function is new too.
+  EXPECT_TRUE(onLine4Only(reviewWithSource(
+      "D.java", kOldJava,
+      "class D {\n  void f(String id) {\n    st.executeQuery(\"SELECT * FROM u WHERE id = \" + id);\n"
+      "    st.executeUpdate(\"DELETE FROM audit WHERE owner = \" + id + \" AND kept = 0\");\n  }\n}\n")));
 }
 
 // ---- 2. Data-flow-aware SQL, per language ------------------------------------

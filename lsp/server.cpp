@@ -209,6 +209,24 @@ ErrorCode Server::stoppedCode(const std::string& requestKey) {
 
 // ---------------------------------------------------------------- lifecycle
 
+namespace {
+
+// eglot sends every server the project's whole configuration, one section per
+// server ({"pylsp": {...}, "gopls": {...}}): an object with no key of revline's
+// is for other servers; their names, or "" for anything else. (One key of
+// revline's beside unknown ones is revline's, misspelt: said as such.)
+std::string otherServersSections(const json& settings) {
+  if (!settings.is_object() || settings.empty()) return "";
+  std::string sections;
+  for (const auto& item : settings.items()) {
+    if (item.key() == "sync" || config::isConfigKey(item.key())) return "";
+    sections += (sections.empty() ? "" : ", ") + item.key();
+  }
+  return sections;
+}
+
+}  // namespace
+
 void Server::handleInitialize(const json& params, ReplyOnce& reply) {
   InitializeParams p = parseParams<InitializeParams>(params, "initialize");
   clientProgress_ = p.workDoneProgress;
@@ -226,9 +244,13 @@ void Server::handleInitialize(const json& params, ReplyOnce& reply) {
   // Neovim 0.7 encodes an empty Lua table ({}: "no settings") as [].
   if (p.initializationOptions.is_array() && p.initializationOptions.empty()) p.initializationOptions = json::object();
   // The section didChangeConfiguration takes, {"revline": {...}}, is what users copy.
-  if (p.initializationOptions.is_object() && p.initializationOptions.contains("revline") &&
-      p.initializationOptions["revline"].is_object())
+  if (p.initializationOptions.is_object() && p.initializationOptions.contains("revline"))
     p.initializationOptions = json(p.initializationOptions["revline"]);
+  if (const std::string sections = otherServersSections(p.initializationOptions); !sections.empty()) {
+    logMessage(MessageType::Log, "initializationOptions: no revline settings in them (sections " + sections +
+                                     ": other servers')");
+    p.initializationOptions = json();
+  }
   if (p.initializationOptions.is_object()) {
     json settings = p.initializationOptions;
     if (settings.contains("sync")) {
@@ -279,15 +301,7 @@ void Server::handleDidChangeConfiguration(const json& params) {
   // eglot sends {"settings": {}} right after connecting (no workspace
   // configuration): nothing for revline there, so initializationOptions stay.
   else if (settings.is_object() && settings.empty()) return;
-  // eglot sends every server the project's whole configuration, one section
-  // per server ({"pylsp": {...}, "gopls": {...}}): with no key of revline's in
-  // it, it is for other servers. (One key of revline's and others is revline's,
-  // misspelt: said as such.)
-  else if (settings.is_object() &&
-           std::none_of(settings.items().begin(), settings.items().end(),
-                        [](const auto& item) { return item.key() == "sync" || config::isConfigKey(item.key()); })) {
-    std::string sections;
-    for (const auto& item : settings.items()) sections += (sections.empty() ? "" : ", ") + item.key();
+  else if (const std::string sections = otherServersSections(settings); !sections.empty()) {
     logMessage(MessageType::Log, "workspace/didChangeConfiguration: no revline settings in it (sections " + sections +
                                      ": other servers'); the settings in use stay");
     return;

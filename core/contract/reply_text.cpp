@@ -91,6 +91,9 @@ PreparedReply prepareReply(std::string_view raw, std::size_t maxBytes) {
       if (end == std::string_view::npos) continue;
       const std::size_t opened = findNoCase(text, at, open);
       if (opened != std::string_view::npos && opened < end) continue;
+      // Thoughts come before an answer: a tag with no object or array after it
+      // (a stray one at the end, one quoted in a last code block) ends nothing.
+      if (text.find_first_of("{[", end + close.size()) == std::string_view::npos) continue;
       at = skipSpace(text, end + close.size());
       break;
     }

@@ -297,7 +297,10 @@ int embeddedErrorStatus(const std::string& body) {
 }
 
 bool retryableStatus(int status, const std::string& body) {
-  if (status == 429) return body.find("insufficient_quota") == std::string::npos;
+  // Not a rate: no quota left, or one request larger than the per-minute limit
+  // (OpenAI's 429 "Request too large for gpt-4o ... on tokens per minute").
+  if (status == 429)
+    return body.find("insufficient_quota") == std::string::npos && body.find("Request too large") == std::string::npos;
   return status == 408 || status == 409 || (status >= 500 && status <= 599);
 }
 

@@ -80,7 +80,8 @@ std::optional<std::chrono::milliseconds> retryAfter(
     const HttpResponse& response,
     std::chrono::system_clock::time_point now = std::chrono::system_clock::now());
 
-// True when the status is worth another try (408, 409, 429 except insufficient_quota, 5xx).
+// True when the status is worth another try (408, 409, 429 except insufficient_quota and
+// "Request too large", 5xx).
 bool retryableStatus(int status, const std::string& body);
 
 // The HTTP status a body that is an error object names (`{"error": {"code": 502,

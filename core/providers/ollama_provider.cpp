@@ -107,7 +107,9 @@ ojson OllamaProvider::buildRequest(const review::ModelRequest& request) const {
     body["format"] = request.schema;
     // A thinking model (deepseek-r1, qwen3) thinks by default, and with `format`
     // Ollama puts its whole output in message.thinking, leaving the answer empty.
-    if (thinkingOff_) body["think"] = false;
+    // gpt-oss takes only a level ("low", "medium", "high"), and with false answers
+    // nothing; Ollama keeps its reasoning apart from the answer anyway.
+    if (thinkingOff_ && endpoint_.model.find("gpt-oss") == std::string::npos) body["think"] = false;
   }
   if (!request.tools.empty()) body["tools"] = functionTools(request.tools);
   return body;

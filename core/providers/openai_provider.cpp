@@ -73,6 +73,9 @@ bool OpenAiProvider::adaptToRejection(const HttpResponse& response) {
   // unavailable now" (DeepSeek), "json_schema is not supported": the server
   // takes no json_schema output, and the schema can travel in the prompt instead.
   const std::string message = providerErrorMessage(response.body);
+  // OpenAI's refusal for size counts the schema's tokens ("including 317 in the
+  // response_format schemas"): the request is too long, not the schema refused.
+  if (overContextWindow(providerErrorCode(response.body), message)) return false;
   const std::string lower = lowered(message);
   bool refusesSchema = false;
   for (const char* words : {"response_format", "json_schema", "response mime type", "response_schema"})
@@ -103,10 +106,10 @@ std::optional<review::ModelResponse> OpenAiProvider::answerInRejection(const Htt
   if (body.is_array() && !body.empty()) body = body[0];
   const json& error = body.is_object() && body.contains("error") ? body["error"] : json();
   const std::string answer = stringField(error, "failed_generation");
-  if (blank(answer)) return std::nullopt;
   review::ModelResponse out;
   out.text = answer;
   out.finish = FinishReason::Stop;
+  if (blank(answer)) out.answerElsewhere = "the server refused the model's answer (" + code + ") without quoting it";
   out.notes.push_back("openai: " + endpoint_.base.str() + " refused an answer of the model (HTTP 400 " + code +
                       "); revline checked the answer it quoted against the review contract as any other");
   return out;

@@ -178,10 +178,18 @@ std::string lowered(std::string text) {
   return text;
 }
 
-// A refusal for size: OpenAI's code, or the words of OpenAI, Anthropic, vLLM,
-// llama.cpp, xAI ("maximum prompt length"), Gemini ("The input token count
-// (N) exceeds the maximum number of tokens allowed") and Hugging Face TGI
-// ("`inputs` tokens + `max_new_tokens` must be <= N").
+// A request refused for the account's tokens-per-minute limit, larger than any
+// one request may be (Groq's free tier: 413, OpenAI: 429, "Request too large
+// for model ... on tokens per minute (TPM): Limit 6000, Requested 14810"):
+// waiting does not help, a smaller request does.
+bool overTokensPerMinute(const std::string& message) {
+  const std::string lower = lowered(message);
+  return lower.find("request too large") != std::string::npos &&
+         (lower.find("tokens per minute") != std::string::npos || lower.find("(tpm)") != std::string::npos);
+}
+
+}  // namespace
+
 bool overContextWindow(const std::string& code, const std::string& message) {
   if (code == "context_length_exceeded") return true;
   const std::string lower = lowered(message);
@@ -191,17 +199,6 @@ bool overContextWindow(const std::string& code, const std::string& message) {
     if (lower.find(words) != std::string::npos) return true;
   return false;
 }
-
-// A request refused for the account's tokens-per-minute limit, larger than any
-// one request may be (Groq's free tier: 413 "Request too large for model ... on
-// tokens per minute (TPM): Limit 6000, Requested 14810"): waiting does not help,
-// a smaller request does.
-bool overTokensPerMinute(const std::string& message) {
-  const std::string lower = lowered(message);
-  return lower.find("tokens per minute") != std::string::npos || lower.find("(tpm)") != std::string::npos;
-}
-
-}  // namespace
 
 void throwHttpError(const Endpoint& endpoint, const std::string& path, const HttpResponse& res,
                     const std::string& hint404) {
@@ -233,6 +230,12 @@ void throwHttpError(const Endpoint& endpoint, const std::string& path, const Htt
                                          "); add credit or raise the limit in the provider's billing settings. "
                                          "Not retried: waiting does not help");
   }
+  if ((status == 429 || status == 413) && overTokensPerMinute(message)) {
+    throw ProviderError(Kind::BadRequest, p + " rejected the request (" + http + " from " + url + "): " + message +
+                                              "; one request is larger than the account's tokens-per-minute limit: set "
+                                              "max_input_tokens (or --max-input-tokens N) well below that limit, and "
+                                              "revline splits the change into requests that fit");
+  }
   if (status == 429) {
     std::string wait;
     if (auto ra = retryAfter(res)) wait = "; the provider asks to wait " + std::to_string(ra->count() / 1000) + " s";
@@ -244,12 +247,6 @@ void throwHttpError(const Endpoint& endpoint, const std::string& path, const Htt
                                          "): the account behind " + endpoint.apiKeyEnv +
                                          " has no credit or balance left; add some in the provider's billing settings. "
                                          "Not retried: waiting does not help");
-  }
-  if (status == 413 && overTokensPerMinute(message)) {
-    throw ProviderError(Kind::BadRequest, p + " rejected the request (" + http + " from " + url + "): " + message +
-                                              "; one request is larger than the account's tokens-per-minute limit: set "
-                                              "max_input_tokens (or --max-input-tokens N) well below that limit, and "
-                                              "revline splits the change into requests that fit");
   }
   if (status == 400 || status == 413 || status == 422) {
     const bool overWindow = overContextWindow(code, message);

@@ -64,6 +64,12 @@ std::string providerErrorMessage(const std::string& body);
 // ("insufficient_quota", "invalid_request_error"); else "".
 std::string providerErrorCode(const std::string& body);
 
+// A refusal for size: OpenAI's code (context_length_exceeded), or the words of
+// OpenAI, Anthropic, vLLM, llama.cpp, xAI ("maximum prompt length"), Gemini
+// ("The input token count (N) exceeds the maximum number of tokens allowed")
+// and Hugging Face TGI ("`inputs` tokens + `max_new_tokens` must be <= N").
+bool overContextWindow(const std::string& code, const std::string& message);
+
 // Turns a non-2xx response into the ProviderError the user sees. `path` is the
 // endpoint path ("/chat/completions"); `hint404` is appended to a 404 message.
 [[noreturn]] void throwHttpError(const Endpoint& endpoint, const std::string& path, const HttpResponse& response,

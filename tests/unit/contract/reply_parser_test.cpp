@@ -116,7 +116,9 @@ std::vector<Row> rows() {
   r.push_back(ok("thoughts whose closing tag ends their last line",
                  "Okay. Draft: " + with([](json& j) { j["verdict"] = "APPROVE"; }) + "</think>\n" + b, "",
                  [](const ReviewReport& rep) { EXPECT_EQ(rep.verdict, Verdict::RequestChanges); }));
-  r.push_back(bad("only thoughts before a closing tag nothing opened", "Hmm, let me see.\n</think>\n", ErrorKind::Empty));
+  r.push_back(ok("prose, an answer, then a stray closing tag", "Here it is:\n" + b + "\n</think>\n"));
+  r.push_back(ok("prose, an answer, then a closing tag quoted in a last fence",
+                 "Here it is:\n" + b + "\nThe parser strips:\n```\n</think>\n```\n"));
   r.push_back(bad("unclosed think block", "<think>Still reasoning about " + b, ErrorKind::Truncated));
   r.push_back(bad("only a think block", "<think>done</think>\n  ", ErrorKind::Empty));
   r.push_back(ok("json fence", "```json\n" + b + "\n```"));

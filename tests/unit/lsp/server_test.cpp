@@ -808,6 +808,14 @@ TEST_F(Fixture, InitializationOptionsInARevlineSectionOrOfAnotherType) {
     EXPECT_EQ(c.stop(), 0);
   }
   EXPECT_EQ(attemptsAllowed, (std::vector<int>{1}));
+  // Other servers' sections alone, or a null revline section: no settings, and reviews go on.
+  for (const json& options : {json{{"pylsp", {{"plugins", json::object()}}}}, json{{"revline", nullptr}}}) {
+    LspClient c(o);
+    c.initialize(rootUri(), options);
+    save(c);
+    EXPECT_EQ(c.notification("textDocument/publishDiagnostics")["params"]["diagnostics"].size(), 1u) << options.dump();
+    EXPECT_EQ(c.stop(), 0);
+  }
   LspClient c(o);
   const json init = c.initialize(rootUri(), false);
   EXPECT_TRUE(init.contains("result")) << init.dump();

@@ -157,6 +157,14 @@ TEST(Ollama, ThinkingIsTurnedOffForTheAnswerWhereTheModelThinks) {
   EXPECT_EQ(server.requests()[3].parsed()["think"], false);
   EXPECT_TRUE(empty.text.empty());
   EXPECT_NE(empty.answerElsewhere.find("in its thinking (message.thinking)"), std::string::npos) << empty.answerElsewhere;
+
+  // gpt-oss takes only a level, and answers nothing with false.
+  server.enqueue(Reply::fromFixture("ollama_review.json"));
+  settings.model = "gpt-oss:20b";
+  OllamaProvider oss(settings);
+  oss.complete(testing::sampleRequest(), CancelToken());
+  EXPECT_TRUE(server.requests()[4].parsed().contains("format"));
+  EXPECT_FALSE(server.requests()[4].parsed().contains("think"));
 }
 
 TEST(Ollama, DefaultsNeedNoKey) {

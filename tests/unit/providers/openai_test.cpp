@@ -296,6 +296,15 @@ TEST(OpenAi, AServerThatRefusesJsonSchemaGetsTheSchemaInThePrompt) {
   ASSERT_EQ(server.requestCount(), 3u);
   EXPECT_FALSE(server.requests()[2].parsed().contains("response_format")) << "negotiated once per endpoint and model";
 
+  // OpenAI's refusal for size counts the schema's tokens in its words: no negotiation.
+  FakeServer big;
+  big.enqueue(Reply{400, R"({"error":{"message":"This model's maximum context length is 128000 tokens. However, you requested 130317 tokens (130000 in the messages, 317 in the response_format schemas.). Please reduce the length of the messages or schemas.","type":"invalid_request_error","param":"messages","code":"context_length_exceeded"}})", {}, {}});
+  OpenAiProvider sized(settingsFor(big.url("/v1"), sleeps));
+  std::string tooLong;
+  EXPECT_EQ(kindOf([&] { sized.complete(testing::sampleRequest(), CancelToken()); }, &tooLong), Kind::BadRequest);
+  EXPECT_NE(tooLong.find("set max_input_tokens"), std::string::npos) << tooLong;
+  EXPECT_EQ(big.requestCount(), 1u);
+
   // A refusal that names response_format in prompt mode too: said, not resent again.
   FakeServer other;
   other.enqueue(Reply::fromFixture("openai_400.json", 400));
@@ -347,6 +356,11 @@ TEST(OpenAi, AnAnswerTheServerRefusedIsTheModelsAnswer) {
   ASSERT_EQ(answer.notes.size(), 1u);
   EXPECT_NE(answer.notes[0].find("json_validate_failed"), std::string::npos) << answer.notes[0];
   EXPECT_EQ(server.requestCount(), 1u);
+  // Refused without quoting it: an empty answer, which the contract retries.
+  server.enqueue(Reply{400, R"({"error":{"message":"Failed to generate JSON.","type":"invalid_request_error","code":"json_validate_failed"}})", {}, {}});
+  const auto unquoted = provider.complete(testing::sampleRequest(), CancelToken());
+  EXPECT_TRUE(unquoted.text.empty());
+  EXPECT_NE(unquoted.answerElsewhere.find("without quoting it"), std::string::npos) << unquoted.answerElsewhere;
 }
 
 // Where the output of a reasoning model went when the answer is empty, and what
@@ -393,6 +407,8 @@ TEST(OpenAi, ReasoningOutputAndTheCountsOfOtherServers) {
 TEST(OpenAi, MoreServicesRefusalsNameTheSetting) {
   FakeServer server;
   server.enqueue(Reply{413, R"({"error":{"message":"Request too large for model `llama-3.3-70b-versatile` in organization `org_1` service tier `on_demand` on tokens per minute (TPM): Limit 6000, Requested 14810, please reduce your message size and try again.","type":"tokens","code":"rate_limit_exceeded"}})", {}, {}});
+  // OpenAI says the same as a 429, which waiting does not help either.
+  server.enqueue(Reply{429, R"({"error":{"message":"Request too large for gpt-4o in organization org-1 on tokens per min (TPM): Limit 30000, Requested 45120. The input or output tokens must be reduced in order to run successfully.","type":"tokens","param":null,"code":"rate_limit_exceeded"}})", {}, {}});
   server.enqueue(Reply{400, R"({"code":"Client specified an invalid argument","error":"This model's maximum prompt length is 131072 but the request contains 136973 tokens."})", {}, {}});
   server.enqueue(Reply{400, R"([{"error":{"code":400,"message":"The input token count (1200293) exceeds the maximum number of tokens allowed (1048576).","status":"INVALID_ARGUMENT"}}])", {}, {}});
   server.enqueue(Reply{422, R"({"error":"Input validation error: `inputs` tokens + `max_new_tokens` must be <= 32768. Given: 30000 `inputs` tokens and 4096 `max_new_tokens`","error_type":"validation"})", {}, {}});
@@ -401,12 +417,15 @@ TEST(OpenAi, MoreServicesRefusalsNameTheSetting) {
   std::string msg;
   EXPECT_EQ(kindOf([&] { provider.complete(testing::sampleRequest(), CancelToken()); }, &msg), Kind::BadRequest);
   EXPECT_NE(msg.find("tokens-per-minute limit: set max_input_tokens"), std::string::npos) << msg;
+  EXPECT_EQ(kindOf([&] { provider.complete(testing::sampleRequest(), CancelToken()); }, &msg), Kind::BadRequest);
+  EXPECT_NE(msg.find("tokens-per-minute limit: set max_input_tokens"), std::string::npos) << msg;
+  EXPECT_TRUE(sleeps.sleeps->empty()) << "not retried";
   for (const char* said : {"maximum prompt length is 131072", "The input token count (1200293)", "must be <= 32768"}) {
     EXPECT_EQ(kindOf([&] { provider.complete(testing::sampleRequest(), CancelToken()); }, &msg), Kind::BadRequest);
     EXPECT_NE(msg.find(said), std::string::npos) << msg;
     EXPECT_NE(msg.find("set max_input_tokens (or --max-input-tokens N) below that window"), std::string::npos) << msg;
   }
-  EXPECT_EQ(server.requestCount(), 4u);
+  EXPECT_EQ(server.requestCount(), 5u);
 
   // Azure's classic deployment URL: its query is refused, and the error says what works.
   auto azure = settingsFor("https://contoso.openai.azure.com/openai/deployments/gpt4o/chat/completions?api-version=2024-10-21",

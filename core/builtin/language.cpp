@@ -39,7 +39,7 @@ Language languageOf(std::string_view path) {
 }
 
 bool isProseFile(std::string_view path) {
-  static constexpr std::array<std::string_view, 6> prose{"md", "markdown", "rst", "txt", "adoc", "asciidoc"};
+  static constexpr std::array<std::string_view, 7> prose{"md", "markdown", "rst", "txt", "adoc", "asciidoc", "rdoc"};
   return oneOf(lowerExtension(path), prose);
 }
 
@@ -52,12 +52,14 @@ std::string lower(std::string_view s) {
 }
 
 bool nonShippingDirectory(const std::string& dir) {
-  static constexpr std::array<std::string_view, 22> dirs{"docs", "doc",
+  static constexpr std::array<std::string_view, 23> dirs{"docs", "doc",
       "test",     "tests",    "__tests__", "__test__", "spec",     "specs",       "testing",    "testdata",  "test-data",
       "fixtures", "fixture",  "__fixtures__", "mocks",  "__mocks__", "examples",  "demo",    "benchmarks",
-      "bench",    ".circleci", "e2e"};
+      "bench",    ".circleci", "e2e",      "samples"};
+  // .NET test projects: Dapper.Tests/, Foo.UnitTests/, Foo.IntegrationTests/.
   return std::find(dirs.begin(), dirs.end(), dir) != dirs.end() || dir.starts_with("test_") ||
-         dir.ends_with("_test") || dir.ends_with("-tests") || dir.ends_with("_tests");
+         dir.ends_with("_test") || dir.ends_with("-tests") || dir.ends_with("_tests") || dir.ends_with(".tests") ||
+         dir.ends_with(".test") || dir.ends_with(".unittests") || dir.ends_with(".integrationtests");
 }
 
 bool nonShippingFile(const std::string& name, std::string_view original) {
@@ -71,7 +73,8 @@ bool nonShippingFile(const std::string& name, std::string_view original) {
   if (o.size() > 4 && (o.ends_with("Test") || o.ends_with("Tests") || o.ends_with("IT"))) return true;
   if (name.starts_with("docker-compose") || name.starts_with("compose.") || name.starts_with("compose-")) return true;
   return name == ".gitlab-ci.yml" || name == ".travis.yml" || name == "jenkinsfile" || name == "azure-pipelines.yml" ||
-         name == "appveyor.yml" || name == "bitbucket-pipelines.yml" || name == "tox.ini";
+         name == "appveyor.yml" || name == "bitbucket-pipelines.yml" || name == "tox.ini" || name == "wercker.yml" ||
+         name == ".drone.yml";
 }
 
 }  // namespace

@@ -16,8 +16,9 @@ bool isProseFile(std::string_view path);
 // Tests, fixtures, examples, docs, benchmarks, CI workflows and compose files: code
 // that does not ship, where a hard-coded password or an eval is expected.
 // Matched on path segments (tests/, __tests__/, fixtures/, testdata/,
-// examples/, .github/workflows/, ...) and file names (test_x.py, x_test.go,
-// FooTest.java, x.spec.ts, conftest.py, docker-compose.yml, .gitlab-ci.yml).
+// examples/, samples/, Foo.Tests/, .github/workflows/, ...) and file names
+// (test_x.py, x_test.go, FooTest.java, x.spec.ts, conftest.py,
+// docker-compose.yml, .gitlab-ci.yml, wercker.yml).
 bool isNonShippingPath(std::string_view path);
 
 }  // namespace revline::builtin

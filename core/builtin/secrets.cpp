@@ -160,6 +160,7 @@ void jwts(std::string_view text, std::vector<SecretMatch>& out) {
 
 bool looksLikePlaceholder(std::string_view v);
 bool highEntropy(std::string_view v);
+std::string alnumLower(std::string_view s);
 bool keyChar(char c);
 
 // A host reserved for examples (RFC 2606): example.com/.net/.org and the
@@ -623,6 +624,29 @@ bool credentialChar(char c) { return isAlnum(c) || std::string_view("-._~+/=").f
 // header line, a curl -H, a headers map: the name, a quote, ':' or '=', the
 // scheme), and a long random "Bearer V" anywhere. Prose about authorization
 // ("Authorization token validation failed") is no header.
+// Code that reads the key, not the key: process.env.ANTHROPIC_API_KEY,
+// BuildConfig.WEATHER_API_KEY, _options.Value.ApiKey, session.refreshedToken.
+// Identifiers joined by dots whose last one names a key.
+bool memberPath(std::string_view value) {
+  std::size_t segments = 0;
+  std::string_view last;
+  for (std::size_t at = 0; at <= value.size();) {
+    const std::size_t dot = std::min(value.find('.', at), value.size());
+    const std::string_view seg = value.substr(at, dot - at);
+    if (seg.empty() || std::isdigit(static_cast<unsigned char>(seg.front())) ||
+        !std::all_of(seg.begin(), seg.end(), [](char c) { return isAlnum(c) || c == '_' || c == '$'; }))
+      return false;
+    ++segments;
+    last = seg;
+    at = dot + 1;
+  }
+  const std::string name = alnumLower(last);
+  bool namesKey = false;
+  for (std::string_view word : {"key", "token", "secret", "auth", "password", "credential"})
+    namesKey |= name.find(word) != std::string::npos;
+  return segments >= 2 && namesKey;
+}
+
 void authorizationHeaders(std::string_view text, std::string_view l, std::vector<SecretMatch>& out) {
   // The header's value, just after `pos` (a header name's end): quotes, ':' or '=', spaces.
   // Also a call's arguments after a quoted name: setHeader("Authorization", "Bearer V").
@@ -642,6 +666,7 @@ void authorizationHeaders(std::string_view text, std::string_view l, std::vector
   auto credential = [&](std::size_t k, std::size_t minimum) {
     const std::size_t n = runLength(text, k, credentialChar);
     const std::string_view value = text.substr(k, n);
+    if (memberPath(value)) return std::size_t{0};
     const bool named = std::all_of(value.begin(), value.end(), [](char c) {
       return std::isupper(static_cast<unsigned char>(c)) || c == '_' || c == '-';
     });
@@ -803,12 +828,22 @@ bool looksLikePlaceholder(std::string_view v) {
   if (v.size() < 4) return true;
   if (v.starts_with("${") || v.starts_with("{") || v.starts_with("%(") || v.starts_with("$(") || v.starts_with("<") ||
       v.starts_with("$") || v.starts_with("%") || v.starts_with("ENC(")) return true;
+  // Interpolated, not a literal: Ruby's "#{password}#{pepper}", a template's "pre${x}".
+  if (v.find("#{") != std::string_view::npos || v.find("${") != std::string_view::npos) return true;
+  // A file that holds the secret (Docker's /run/secrets/db-password), not the
+  // secret: in lower case, as paths are and a random value starting with '/' is not.
+  if ((v.starts_with("/") || v.starts_with("./") || v.starts_with("~/")) && v.find('/', 2) != std::string_view::npos &&
+      std::all_of(v.begin(), v.end(), [](char c) {
+        return std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) ||
+               std::string_view("/._-~").find(c) != std::string_view::npos;
+      }))
+    return true;
   if (std::all_of(v.begin(), v.end(), [&](char c) { return c == v.front(); })) return true;  // "****", "xxxx"
   std::string l;
   for (char c : v) l += lower(c);
-  static constexpr std::array<std::string_view, 14> words{"password", "passwd", "secret", "changeme", "change-me", "changeit",
+  static constexpr std::array<std::string_view, 16> words{"password", "passwd", "secret", "changeme", "change-me", "changeit",
                                                           "placeholder", "example", "dummy", "redacted", "todo", "none",
-                                                          "null", "undefined"};
+                                                          "null", "undefined", "true", "false"};
   for (auto w : words) if (l == w) return true;
   return l.starts_with("your") || l.starts_with("my-") || l.starts_with("[redacted");
 }
@@ -888,6 +923,31 @@ bool looksLikeVersion(std::string_view v) {
                      [](char c) { return isAlnum(c) || c == '.' || c == '-' || c == '+'; }) && k + 1 < v.size();
 }
 
+// Only letters and digits, lowered: "JAVA_NET_SOCKS_PASSWORD" and
+// "java.net.socks.password" read the same.
+std::string alnumLower(std::string_view s) {
+  std::string out;
+  for (char c : s)
+    if (isAlnum(c)) out += lower(c);
+  return out;
+}
+
+// A value that names its setting rather than holding it: the key's own name
+// (authToken = "authToken", a property key JAVA_NET_SOCKS_PASSWORD =
+// "java.net.socks.password", PROP_JDBC_PASSWORD = "JDBC.Password"), or the name
+// and more words (secret_key = "secret_key_base").
+bool namesItsKey(std::string_view key, std::string_view value) {
+  // The key's own name, without its object ("config.secret_key": "secret_key").
+  if (const std::size_t dot = key.find_last_of(".>"); dot != std::string_view::npos) key = key.substr(dot + 1);
+  const std::string k = alnumLower(key), v = alnumLower(value);
+  if (v.size() < 4 || k.empty()) return false;
+  if (k.find(v) != std::string::npos) return true;
+  const bool words = std::all_of(value.begin(), value.end(), [](char c) {
+    return std::isalpha(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-';
+  });
+  return words && v.find(k) != std::string::npos;
+}
+
 // The value assigned after a secret-looking key, if it is a literal.
 void assignment(std::string_view text, std::size_t keyStart, std::size_t keyEnd, const Keyword& keyword,
                 std::vector<SecretMatch>& out) {
@@ -910,7 +970,9 @@ void assignment(std::string_view text, std::size_t keyStart, std::size_t keyEnd,
     const auto close = text.find(q, k + 1);
     if (close == std::string_view::npos) return;
     const std::string_view value = text.substr(k + 1, close - k - 1);
-    if (value.find_first_of(" \t\n\\") != std::string_view::npos || looksLikePlaceholder(value) || looksLikeVersion(value)) return;
+    if (value.find_first_of(" \t\n\\") != std::string_view::npos || looksLikePlaceholder(value) || looksLikeVersion(value) ||
+        namesItsKey(text.substr(keyStart, keyEnd - keyStart), value))
+      return;
     if (keyword.needsEntropy && !highEntropy(value)) return;
     out.push_back({k + 1, value.size(), std::string(kind)});
     return;

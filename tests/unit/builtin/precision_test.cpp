@@ -289,6 +289,12 @@ TEST(Severity, TestsFixturesExamplesAndCiNeverBlock) {
   EXPECT_TRUE(isNonShippingPath("docs/scripts/start-db.mjs"));
   EXPECT_FALSE(isNonShippingPath("src/main/java/com/example/Contest.java"));
   EXPECT_FALSE(isNonShippingPath("src/main/java/com/example/payments/PaymentService.java"));
+  // Found on real repositories: .NET test projects, samples, more CI files.
+  for (const char* path : {"Dapper.Tests/Providers/SqliteTests.cs", "src/Foo.UnitTests/A.cs", "samples/guide/Recipe.java",
+                           "wercker.yml", ".drone.yml"})
+    EXPECT_TRUE(isNonShippingPath(path)) << path;
+  EXPECT_FALSE(isNonShippingPath("Dapper.Contrib/SqlMapperExtensions.cs"));
+  EXPECT_TRUE(isProseFile("README.rdoc"));
 }
 
 TEST(Severity, APasswordSettingInACommentIsNotAPassword) {

@@ -198,6 +198,29 @@ TEST(SecretFormats, TheNewSpellingsLeaveCodeAlone) {
   }
 }
 
+// Lines of real commits in Ruby, Java, Kotlin, C#, TS and compose files that
+// were called hard-coded credentials (most of them MAJOR, blocking): code that
+// reads the key, interpolation, a setting's own name, a file that holds the
+// secret, a boolean.
+TEST(SecretFormats, ValuesThatAreNoLiteralCredential) {
+  for (const char* text : {
+           "  password = \"#{password}#{klass.pepper}\"", "    config.secret_key = '#{SecureRandom.hex(64)}'",
+           "String authToken = \"authToken\";", "public static final String JAVA_NET_SOCKS_PASSWORD = \"java.net.socks.password\";",
+           "String PROP_JDBC_PASSWORD = \"JDBC.Password\";", "config.secret_key = 'secret_key_base'",
+           "  'x-api-key': process.env.ANTHROPIC_API_KEY,", ".addHeader(\"x-api-key\", BuildConfig.WEATHER_API_KEY)",
+           "client.DefaultRequestHeaders.Add(\"X-Api-Key\", _options.Value.ApiKey);",
+           "  headers: {'x-auth-token': session.refreshedToken},", "      - DATABASE_PASSWORD=/run/secrets/db-password",
+           "const stringParams = '?pass=true';",
+       }) {
+    EXPECT_TRUE(findSecrets(text).empty()) << text << " -> " << (found(text).empty() ? "" : found(text)[0]);
+  }
+  // The same shapes holding a credential are still found.
+  EXPECT_EQ(found("  password = \"Sup3rS3cretPw\""), V{"password=Sup3rS3cretPw"});
+  EXPECT_EQ(found("String authToken = \"authToken8f7dK2LmQ9xZ\";"), V{"secret=authToken8f7dK2LmQ9xZ"});
+  EXPECT_EQ(found("  'x-api-key': 'a8f5f167f44f4964e6c998dee827110c',"), V{"api-key-header=a8f5f167f44f4964e6c998dee827110c"});
+  EXPECT_EQ(found("      - DATABASE_PASSWORD=/Xk9vQz7Lm2/Pq8Wr"), V{"password=/Xk9vQz7Lm2/Pq8Wr"});
+}
+
 // Lines of real commits (express, redis, curl) the builtin flagged as hard-coded
 // credentials; two of them blocked the change.
 TEST(SecretFormats, RealCommitsLinesThatHoldNoCredential) {

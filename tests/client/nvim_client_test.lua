@@ -77,11 +77,12 @@ local function run()
   local d = diags[1]
   check_eq(d.lnum, 2, 'diagnostic line (0-based)')
   check_eq(d.end_lnum, 2, 'diagnostic end line (0-based)')
-  check_eq(d.severity, vim.diagnostic.severity.WARN, 'severity (MAJOR -> Warning)')
+  -- string-identity is below the blocking bar (docs/PERFORMANCE.md): MINOR, an Information.
+  check_eq(d.severity, vim.diagnostic.severity.INFO, 'severity (MINOR -> Information)')
   check_eq(lsp_code(d), 'CORRECTNESS', 'diagnostic code')
   check(d.message:find('String compared with == / != instead of equals()', 1, true) == 1,
     'message starts with the title: ' .. d.message)
-  check(d.message:find('%(confidence 0%.9') ~= nil, 'message ends with the confidence: ' .. d.message)
+  check(d.message:find('%(confidence 0%.6') ~= nil, 'message ends with the confidence: ' .. d.message)
   log('diagnostic: line ' .. (d.lnum + 1) .. ': ' .. vim.split(d.message, '\n')[1])
 
   -- Hover on the line.

@@ -39,14 +39,15 @@ TEST(BuiltinProvider, AnswersWithJsonTheReplyParserAccepts) {
   const auto& f = report.findings[0];
   EXPECT_EQ(f.file, "A.java");
   EXPECT_EQ(f.line, 3);
-  EXPECT_EQ(f.severity, Severity::Major);
+  // string-identity measures 3 in 5 (PERFORMANCE.md): a comment, not a block.
+  EXPECT_EQ(f.severity, Severity::Minor);
   EXPECT_EQ(f.category, Category::Correctness);
-  EXPECT_DOUBLE_EQ(f.confidence, 0.9);
+  EXPECT_DOUBLE_EQ(f.confidence, 0.6);
   ASSERT_TRUE(f.edit);
   EXPECT_EQ(f.edit->original, "        if (s == \"x\") return;");
   EXPECT_EQ(f.edit->replacement, "        if (\"x\".equals(s)) return;");
-  EXPECT_EQ(report.verdict, Verdict::RequestChanges);
-  EXPECT_EQ(report.summary, "The builtin rules found 1 problem (1 major) in 1 changed file.");
+  EXPECT_EQ(report.verdict, Verdict::Comment);
+  EXPECT_EQ(report.summary, "The builtin rules found 1 problem (1 minor) in 1 changed file.");
 }
 
 // More findings than one reply holds (contract::kMaxReplyBytes, which the reply
@@ -66,7 +67,7 @@ TEST(BuiltinProvider, AnAnswerLongerThanOneReplyListsTheMostSevereFirst) {
   ASSERT_GT(report.findings.size(), 1000u);
   ASSERT_LT(report.findings.size(), 3001u);
   const std::string listed = std::to_string(report.findings.size());
-  EXPECT_NE(report.summary.find("found 3001 problems (1 blocker, 3000 major)"), std::string::npos) << report.summary;
+  EXPECT_NE(report.summary.find("found 3001 problems (1 blocker, 3000 minor)"), std::string::npos) << report.summary;
   EXPECT_NE(report.summary.find("This answer lists " + listed + " of them, the most severe first; the other " +
                                 std::to_string(3001 - report.findings.size()) + " did not fit"),
             std::string::npos)

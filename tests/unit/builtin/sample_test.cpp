@@ -50,14 +50,14 @@ TEST(Sample, BuggyChangeHasExactlyTheFourPlantedBugs) {
   EXPECT_EQ(f[0].line, 29);
   EXPECT_EQ(f[0].endLine, 30);
   EXPECT_EQ(f[0].category, Category::Concurrency);
-  EXPECT_EQ(f[0].severity, Severity::Major);
+  EXPECT_EQ(f[0].severity, Severity::Minor);  // the rules below the blocking bar comment (PERFORMANCE.md)
   EXPECT_FALSE(f[0].edit);
 
   EXPECT_EQ(f[1].file, kDir + "PaymentRepository.java");
   EXPECT_EQ(f[1].line, 51);
   EXPECT_EQ(f[1].endLine, 54);
   EXPECT_EQ(f[1].category, Category::Security);
-  EXPECT_EQ(f[1].severity, Severity::Blocker);
+  EXPECT_EQ(f[1].severity, Severity::Minor);
   EXPECT_NE(f[1].title.find("executeQuery"), std::string::npos);
 
   EXPECT_EQ(f[2].file, kDir + "PaymentService.java");

@@ -21,7 +21,8 @@ void expectInjection(const std::vector<contract::Finding>& f, int line, int endL
   EXPECT_EQ(f[0].line, line);
   EXPECT_EQ(f[0].lastLine(), endLine);
   EXPECT_EQ(f[0].category, Category::Security);
-  EXPECT_EQ(f[0].severity, Severity::Blocker);
+  // 2 true of 96 in shipping code on the corpora: a comment, not a block.
+  EXPECT_EQ(f[0].severity, Severity::Minor);
   EXPECT_NE(f[0].title.find(sink), std::string::npos) << f[0].title;
   EXPECT_LE(f[0].title.size(), 120u);
   EXPECT_TRUE(f[0].suggestedFix);

@@ -175,7 +175,7 @@ TEST(Cli, ConcatenatedPatchesOfOneFileAreRefusedWithTheWayToReviewTheRange) {
   EXPECT_NE(r.err.find("'a.py' has a second section in this diff"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("git diff A B | revline review --stdin"), std::string::npos) << r.err;
   EXPECT_EQ(r.out, "");
-  r = runRevline("review --stdin", repo.root(), repo.git("diff HEAD~2 HEAD"));
+  r = runRevline("review --stdin --fail-on MINOR", repo.root(), repo.git("diff HEAD~2 HEAD"));
   EXPECT_EQ(r.exitCode, 1) << r.err;  // the range as one diff: the password is found
   r = runRevline("diff --numstat --stdin", repo.root(), log);
   EXPECT_EQ(r.exitCode, 0) << r.err;
@@ -213,14 +213,19 @@ TEST(Cli, ReviewExitCodesFollowTheVerdict) {
   auto r = runRevline("review --format json", repo.root());
   ASSERT_EQ(r.exitCode, 0) << r.err;
   EXPECT_EQ(json::parse(r.out)["verdict"], "APPROVE");
-  // A String compared by identity: request changes, exit 1.
-  repo.write("src/A.java", "class A {\n  boolean ok(String s) { return s == \"OK\"; }\n}\n");
+  // A BigDecimal compared with equals (a rule that blocks): request changes, exit 1.
+  repo.write("src/A.java", "import java.math.BigDecimal;\nclass A {\n  boolean zero(BigDecimal b) { return b.equals(BigDecimal.ZERO); }\n}\n");
   r = runRevline("review --format json", repo.root());
-  ASSERT_EQ(r.exitCode, 1) << r.err;
+  ASSERT_EQ(r.exitCode, 1) << r.err << r.out;
   const json j = json::parse(r.out);
   EXPECT_EQ(j["verdict"], "REQUEST_CHANGES");
   ASSERT_EQ(j["findings"].size(), 1u);
-  EXPECT_EQ(j["findings"][0]["line"], 2);
+  EXPECT_EQ(j["findings"][0]["line"], 3);
+  // A String compared by identity (a rule below the blocking bar): a comment, exit 0.
+  repo.write("src/A.java", "class A {\n  boolean ok(String s) { return s == \"OK\"; }\n}\n");
+  r = runRevline("review --format json", repo.root());
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_EQ(json::parse(r.out)["verdict"], "COMMENT");
   EXPECT_EQ(j["provider"], "builtin");
 }
 
@@ -329,7 +334,7 @@ TEST(Cli, ALatin1FileIsReviewed) {
   repo.write("src/A.java",
              "class A {\n  // caf\xe9\n  boolean ok(String s) { return s == \"\xe9t\xe9\"; }\n"
              "  boolean ok2(String s) { return s == \"OK\"; }\n}\n");
-  auto r = runRevline("review --format json", repo.root());
+  auto r = runRevline("review --format json --fail-on MINOR", repo.root());
   ASSERT_EQ(r.exitCode, 1) << r.err;
   const json j = json::parse(r.out);  // throws on invalid UTF-8
   ASSERT_EQ(j["findings"].size(), 2u) << r.out;
@@ -338,7 +343,7 @@ TEST(Cli, ALatin1FileIsReviewed) {
     else if (f["line"] == 4) EXPECT_FALSE(f["edit"].is_null()) << "an edit on a valid line is kept: " << r.out;
     else ADD_FAILURE() << "unexpected line: " << r.out;
   }
-  r = runRevline("review", repo.root());  // the text report says why the edit was dropped
+  r = runRevline("review --fail-on MINOR", repo.root());  // the text report says why the edit was dropped
   EXPECT_EQ(r.exitCode, 1) << r.err;
   EXPECT_NE(r.out.find("line 3 is not valid UTF-8"), std::string::npos) << r.out;
 }

@@ -57,9 +57,9 @@ struct NewSide : ::testing::Test {
 
 TEST_F(NewSide, AStagedInjectionIsFoundWhateverTheWorkTreeSays) {
   stageThenEdit(handler(kTainted, kConcatenated), handler(kConstant, kConcatenated));
-  const auto r = runRevline("review --staged", repo.root());
+  const auto r = runRevline("review --staged --fail-on MINOR", repo.root());
   EXPECT_EQ(r.exitCode, 1) << r.out << r.err;
-  EXPECT_NE(r.out.find("a.py:13: BLOCKER SECURITY"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("a.py:13: MINOR SECURITY"), std::string::npos) << r.out;
   // And the model is shown the index's function context, not the work tree's.
   const auto shown = runRevline("diff --staged", repo.root());
   EXPECT_NE(shown.out.find("   5 :     user_id = request.args[\"id\"]"), std::string::npos) << shown.out;
@@ -67,10 +67,10 @@ TEST_F(NewSide, AStagedInjectionIsFoundWhateverTheWorkTreeSays) {
 
 TEST_F(NewSide, ASafeStagedChangeIsNotBlockedByAnUnstagedEdit) {
   stageThenEdit(handler(kConstant, kConcatenated), handler(kTainted, kConcatenated));
-  const auto r = runRevline("review --staged", repo.root());
+  const auto r = runRevline("review --staged --fail-on MINOR", repo.root());
   EXPECT_EQ(r.exitCode, 0) << r.out << r.err;
   // The same index as a patch: the blobs its index lines name are the index's.
-  const auto piped = runRevline("review --stdin", repo.root(), repo.git("diff --cached"));
+  const auto piped = runRevline("review --stdin --fail-on MINOR", repo.root(), repo.git("diff --cached"));
   EXPECT_EQ(piped.exitCode, 0) << piped.out << piped.err;
 }
 
@@ -79,7 +79,7 @@ TEST_F(NewSide, ASuppressionOnlyInTheWorkTreeDoesNotSilenceAStagedLine) {
   std::string workTree = handler(kTainted, kConcatenated);
   workTree.replace(workTree.find("+ user_id)") + 10, 0, "  # noqa");
   repo.write("a.py", workTree);
-  const auto r = runRevline("review --staged", repo.root());
+  const auto r = runRevline("review --staged --fail-on MINOR", repo.root());
   EXPECT_EQ(r.exitCode, 1) << r.out << r.err;
 }
 
@@ -88,7 +88,7 @@ TEST_F(NewSide, APatchOfTheWorkTreeIsJudgedByTheWorkTreeItWasMadeFrom) {
   repo.write("a.py", handler(kTainted, kBound));
   repo.commitAll("init");
   repo.write("a.py", handler(kTainted, kConcatenated));
-  const auto r = runRevline("review --stdin", repo.root(), repo.git("diff"));
+  const auto r = runRevline("review --stdin --fail-on MINOR", repo.root(), repo.git("diff"));
   EXPECT_EQ(r.exitCode, 1) << r.out << r.err;
   // Edited since: the work tree is not what the patch shows, and git has no blob for it.
   const std::string patch = repo.git("diff");
@@ -132,7 +132,7 @@ TEST(NewSideOfAPatch, BlobsThisRepositoryLacksLeaveTheHunksAlone) {
       work.path());
   ASSERT_EQ(made.exitCode, 0) << made.err;
   const std::string patch = runShell("cat change.patch", work.path()).out;
-  const auto r = runRevline("review --stdin", work.path() / "blobless", patch);
+  const auto r = runRevline("review --stdin --fail-on MINOR", work.path() / "blobless", patch);
   EXPECT_EQ(r.exitCode, 1) << r.out << r.err;  // the injection on the added line, found in the hunk
   EXPECT_EQ(r.err.find("cat-file"), std::string::npos) << r.err;
 }

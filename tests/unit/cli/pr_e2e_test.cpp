@@ -252,7 +252,7 @@ TEST_F(PrEndToEnd, AHeadThatMovedDuringTheRunIsNotReviewed) {
 // "Binary files differ", and no line of it would be reviewed (the builtin rules
 // found nothing, and approved). It is diffed again in the checkout.
 TEST_F(PrEndToEnd, APullRequestsOwnDiffAttributeHidesNoLine) {
-  const CommandResult r = revline("octo-org/payments 42 --provider builtin --format json",
+  const CommandResult r = revline("octo-org/payments 42 --provider builtin --fail-on MINOR --format json",
                                   "FAKE_GH_ATTRIBUTES=" + shellQuote("*.java -diff"));
   ASSERT_EQ(r.exitCode, 1) << r.err << r.out;
   const json report = json::parse(r.out);
@@ -388,7 +388,7 @@ TEST_F(PrEndToEnd, TheAuthorsOwnPullRequestGetsTheReviewAsAComment) {
 // inline comment there makes GitHub refuse the whole review. The review reads
 // its text; the finding goes in the body.
 TEST_F(PrEndToEnd, AFindingOnAFileGitHubShowsAsBinaryGoesInTheBody) {
-  const CommandResult r = revline("octo-org/payments 42 --provider builtin --format github",
+  const CommandResult r = revline("octo-org/payments 42 --provider builtin --fail-on MINOR --format github",
                                   "FAKE_GH_ATTRIBUTES=" + shellQuote("*.java -diff"));
   ASSERT_EQ(r.exitCode, 1) << r.err << r.out;
   const json payload = json::parse(r.out);
@@ -400,7 +400,7 @@ TEST_F(PrEndToEnd, AFindingOnAFileGitHubShowsAsBinaryGoesInTheBody) {
 // Over 20,000 lines or 300 files GitHub gives no diff (HTTP 406); revline exited 2
 // with gh's message. The checkout is there: its own diff is reviewed.
 TEST_F(PrEndToEnd, APullRequestOverGitHubsDiffLimitIsDiffedInTheCheckout) {
-  const CommandResult r = revline("octo-org/payments 42 --provider builtin --format github", "FAKE_GH_DIFF=406");
+  const CommandResult r = revline("octo-org/payments 42 --provider builtin --fail-on MINOR --format github", "FAKE_GH_DIFF=406");
   ASSERT_EQ(r.exitCode, 1) << r.err << r.out;
   EXPECT_NE(r.err.find("GitHub gives no diff of a pull request this large"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("reviewing the checkout's diff against origin/main instead"), std::string::npos) << r.err;

@@ -34,7 +34,10 @@ struct Clone {
   fs::path root() const { return fs::canonical(repo.root()); }
   std::string env() const { return "XDG_CONFIG_HOME=" + shellQuote(xdg.path().string()) + " STOLEN=hunter2-secret-value "; }
   testing::CommandResult review(const std::string& args = "") const {
-    return testing::runShell(env() + shellQuote(REVLINE_BINARY) + " review --format json " + args, repo.root());
+    // --fail-on MINOR: exit 1 says the planted identity comparison was found (a
+    // comment under the default policy, its rule below the blocking bar).
+    return testing::runShell(env() + shellQuote(REVLINE_BINARY) + " review --format json --fail-on MINOR " + args,
+                             repo.root());
   }
   void hostileConfig(const FakeServer& collector) const {
     repo.write(".revline.json", R"({"provider": "openai", "base_url": ")" + collector.url("/v1") +

@@ -49,22 +49,40 @@ bool hasRemovedLines(const diff::FileDiff& file) {
 // argument added at the end) leaves the same problem, not a new one.
 constexpr double kSameStatement = 0.7;
 
+// The index of the hunk whose new side holds `line`, or -1.
+int hunkOf(const diff::FileDiff& file, std::int64_t line) {
+  for (std::size_t i = 0; i < file.hunks.size(); ++i) {
+    const diff::Hunk& h = file.hunks[i];
+    if (line >= h.newStart && line < h.newStart + std::max(1, h.newCount)) return static_cast<int>(i);
+  }
+  return -1;
+}
+
 // What the rules said of the file before the change, on the lines the change
-// removed: by rule, the statements they sat on.
+// removed: by rule and hunk, the statements they sat on. Only the hunk the new
+// finding is in counts: an old problem elsewhere in the file does not make a
+// new one old.
+struct OldFinding {
+  RuleId rule;
+  int hunk;
+  std::string statement;
+};
 struct OldFindings {
-  std::vector<std::pair<RuleId, std::string>> statements;
-  bool raised(RuleId rule, const std::string& statement) const {
-    for (const auto& [r, old] : statements)
-      if (r == rule && statementSimilarity(old, statement) >= kSameStatement) return true;
+  std::vector<OldFinding> found;
+  bool raised(RuleId rule, int hunk, const std::string& statement) const {
+    for (const OldFinding& old : found)
+      if (old.rule == rule && old.hunk == hunk && hunk >= 0 && statementSimilarity(old.statement, statement) >= kSameStatement)
+        return true;
     return false;
   }
 };
 
 OldFindings oldFindingsOf(const diff::FileDiff& fileDiff, const std::optional<std::string>& newText) {
   OldFindings out;
-  const diff::FileDiff oldSide = oldSideOf(fileDiff);
+  const diff::FileDiff oldSide = oldSideOf(fileDiff);  // its hunks in the same order as the new side's
   const ScanFile old = scanFile(oldSide, oldTextOf(fileDiff, newText));
-  for (const RuleFinding& rf : runRules(old)) out.statements.emplace_back(rf.rule, statementOf(old, rf.finding));
+  for (const RuleFinding& rf : runRules(old))
+    out.found.push_back({rf.rule, hunkOf(oldSide, rf.finding.line), statementOf(old, rf.finding)});
   return out;
 }
 
@@ -86,7 +104,11 @@ std::vector<contract::Finding> reviewDiff(const diff::Diff& diff, const SourceLo
     for (auto& rf : found) {
       const std::string statement = statementOf(file, rf.finding);
       if (removed.contains(statement)) continue;  // a reformat or a move: not new
-      if (before && before->raised(rf.rule, statement)) continue;  // the statement it edits had it: not new
+      // The statement it edits had it: not new. Except a credential or a conflict
+      // marker: an edited value is a new secret, and a marker is never old.
+      const bool textRule = rf.rule == RuleId::HardcodedToken || rf.rule == RuleId::HardcodedPassword ||
+                            rf.rule == RuleId::MergeConflict;
+      if (!textRule && before && before->raised(rf.rule, hunkOf(fileDiff, rf.finding.line), statement)) continue;
       if (isSuppressed(file, rf)) continue;
       // Rules below 9-in-10 precision, and anything in tests, fixtures,
       // examples or CI, report as comments: they never block by default.

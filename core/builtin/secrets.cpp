@@ -633,8 +633,10 @@ bool memberPath(std::string_view value) {
   for (std::size_t at = 0; at <= value.size();) {
     const std::size_t dot = std::min(value.find('.', at), value.size());
     const std::string_view seg = value.substr(at, dot - at);
-    if (seg.empty() || std::isdigit(static_cast<unsigned char>(seg.front())) ||
-        !std::all_of(seg.begin(), seg.end(), [](char c) { return isAlnum(c) || c == '_' || c == '$'; }))
+    // Identifiers of code have no digits here; a random key split by dots has them.
+    if (seg.empty() || !std::all_of(seg.begin(), seg.end(), [](char c) {
+          return std::isalpha(static_cast<unsigned char>(c)) || c == '_' || c == '$';
+        }))
       return false;
     ++segments;
     last = seg;
@@ -828,14 +830,14 @@ bool looksLikePlaceholder(std::string_view v) {
   if (v.size() < 4) return true;
   if (v.starts_with("${") || v.starts_with("{") || v.starts_with("%(") || v.starts_with("$(") || v.starts_with("<") ||
       v.starts_with("$") || v.starts_with("%") || v.starts_with("ENC(")) return true;
-  // Interpolated, not a literal: Ruby's "#{password}#{pepper}", a template's "pre${x}".
-  if (v.find("#{") != std::string_view::npos || v.find("${") != std::string_view::npos) return true;
+  // Interpolated, not a literal: Ruby's "#{password}#{pepper}" (only at the start:
+  // "#{" or "${" inside a value is two characters a generated password may hold).
+  if (v.starts_with("#{")) return true;
   // A file that holds the secret (Docker's /run/secrets/db-password), not the
-  // secret: in lower case, as paths are and a random value starting with '/' is not.
+  // secret: lower-case words, as paths are and a random value starting with '/' is not.
   if ((v.starts_with("/") || v.starts_with("./") || v.starts_with("~/")) && v.find('/', 2) != std::string_view::npos &&
       std::all_of(v.begin(), v.end(), [](char c) {
-        return std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) ||
-               std::string_view("/._-~").find(c) != std::string_view::npos;
+        return std::islower(static_cast<unsigned char>(c)) || std::string_view("/._-~").find(c) != std::string_view::npos;
       }))
     return true;
   if (std::all_of(v.begin(), v.end(), [&](char c) { return c == v.front(); })) return true;  // "****", "xxxx"
@@ -941,11 +943,17 @@ bool namesItsKey(std::string_view key, std::string_view value) {
   if (const std::size_t dot = key.find_last_of(".>"); dot != std::string_view::npos) key = key.substr(dot + 1);
   const std::string k = alnumLower(key), v = alnumLower(value);
   if (v.size() < 4 || k.empty()) return false;
-  if (k.find(v) != std::string::npos) return true;
+  if (v == k) return true;
+  // Otherwise only a setting's name: words joined by '.', '_' or '-' ("JDBC.Password",
+  // "secret_key_base"), never one word ("admin" for admin_password is a credential).
   const bool words = std::all_of(value.begin(), value.end(), [](char c) {
     return std::isalpha(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-';
   });
-  return words && v.find(k) != std::string::npos;
+  if (!words || value.find_first_of("._-") == std::string_view::npos) return false;
+  bool namesSecret = false;
+  for (std::string_view word : {"password", "passwd", "secret", "token", "key", "auth", "credential"})
+    namesSecret |= v.find(word) != std::string::npos;
+  return namesSecret && (k.find(v) != std::string::npos || v.find(k) != std::string::npos);
 }
 
 // The value assigned after a secret-looking key, if it is a literal.

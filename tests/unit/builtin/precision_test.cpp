@@ -125,6 +125,22 @@ TEST(Introduced, AnEditToAStatementThatHadTheProblemRaisesNothingOld) {
       "D.java", constant,
       "class D {\n  static final String ID = \"7\";\n  void f(String id) {\n"
       "    st.executeQuery(\"SELECT * FROM t WHERE id = \" + id);\n  }\n}\n");
+  // An old problem in another function (another hunk) does not make a new one old.
+  std::string far = "class D {\n  void f(String id) {\n    st.executeQuery(\"SELECT * FROM t WHERE id = \" + id);\n  }\n";
+  for (int i = 0; i < 12; ++i) far += "  int g" + std::to_string(i) + "() { return " + std::to_string(i) + "; }\n";
+  far += "  void h(String nick) {\n  }\n}\n";
+  std::string farAfter = far;
+  farAfter.replace(farAfter.find("\" + id);"), 7, "\" + 1);");
+  farAfter.replace(farAfter.find("  void h(String nick) {\n") + 25, 0,
+                   "    st.executeQuery(\"SELECT * FROM t WHERE id = \" + nick);\n");
+  const auto elsewhere = reviewWithSource("D.java", far, farAfter);
+  ASSERT_EQ(elsewhere.size(), 1u);
+  EXPECT_EQ(elsewhere[0].line, 18);
+  // A credential edited to another value is a new secret, however alike the lines.
+  const auto rotated = reviewWithSource("src/Keys.java", "class Keys {\n  String id = \"AKIAZ7QXK2LM4PN8RT5W\";\n}\n",
+                                        "class Keys {\n  String id = \"AKIAZ7QXK2LM4PN8RT6X\";\n}\n");
+  ASSERT_EQ(rotated.size(), 1u);
+  EXPECT_EQ(rotated[0].line, 2);
   const auto onLine4Only = [](const std::vector<contract::Finding>& f) { return f.size() == 1 && f[0].line == 4; };
   EXPECT_TRUE(onLine4Only(introduced));
   // Another problem of the same rule elsewhere in the function is new too.

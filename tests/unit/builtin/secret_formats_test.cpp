@@ -219,6 +219,13 @@ TEST(SecretFormats, ValuesThatAreNoLiteralCredential) {
   EXPECT_EQ(found("String authToken = \"authToken8f7dK2LmQ9xZ\";"), V{"secret=authToken8f7dK2LmQ9xZ"});
   EXPECT_EQ(found("  'x-api-key': 'a8f5f167f44f4964e6c998dee827110c',"), V{"api-key-header=a8f5f167f44f4964e6c998dee827110c"});
   EXPECT_EQ(found("      - DATABASE_PASSWORD=/Xk9vQz7Lm2/Pq8Wr"), V{"password=/Xk9vQz7Lm2/Pq8Wr"});
+  // Found by a re-test of the first version: what a real credential may look like.
+  EXPECT_EQ(found("DB_PASSWORD = \"Xk9${mQ2!pLr7\""), V{"password=Xk9${mQ2!pLr7"});
+  EXPECT_EQ(found("postgres://app:Zq8${Lp2xW9@db.internal/prod"), V{"password=Zq8${Lp2xW9"});
+  EXPECT_EQ(found("admin_password = \"admin\""), V{"password=admin"});
+  EXPECT_EQ(found("password = \"SuperSecretPassword\""), V{"password=SuperSecretPassword"});
+  EXPECT_EQ(found("setHeader(\"X-Api-Key\", \"a8f3k2.b7x9q1.zz9key\")"), V{"api-key-header=a8f3k2.b7x9q1.zz9key"});
+  EXPECT_EQ(found("client_secret = \"/k3j9x2m/q8z7w1v0p5n\""), V{"secret=/k3j9x2m/q8z7w1v0p5n"});
 }
 
 // Lines of real commits (express, redis, curl) the builtin flagged as hard-coded

@@ -81,8 +81,12 @@ OldFindings oldFindingsOf(const diff::FileDiff& fileDiff, const std::optional<st
   OldFindings out;
   const diff::FileDiff oldSide = oldSideOf(fileDiff);  // its hunks in the same order as the new side's
   const ScanFile old = scanFile(oldSide, oldTextOf(fileDiff, newText));
-  for (const RuleFinding& rf : runRules(old))
+  for (const RuleFinding& rf : runRules(old)) {
+    // A credential edited to another value is a new secret, and a conflict marker is never old.
+    if (rf.rule == RuleId::HardcodedToken || rf.rule == RuleId::HardcodedPassword || rf.rule == RuleId::MergeConflict)
+      continue;
     out.found.push_back({rf.rule, hunkOf(oldSide, rf.finding.line), statementOf(old, rf.finding)});
+  }
   return out;
 }
 
@@ -104,11 +108,8 @@ std::vector<contract::Finding> reviewDiff(const diff::Diff& diff, const SourceLo
     for (auto& rf : found) {
       const std::string statement = statementOf(file, rf.finding);
       if (removed.contains(statement)) continue;  // a reformat or a move: not new
-      // The statement it edits had it: not new. Except a credential or a conflict
-      // marker: an edited value is a new secret, and a marker is never old.
-      const bool textRule = rf.rule == RuleId::HardcodedToken || rf.rule == RuleId::HardcodedPassword ||
-                            rf.rule == RuleId::MergeConflict;
-      if (!textRule && before && before->raised(rf.rule, hunkOf(fileDiff, rf.finding.line), statement)) continue;
+      // The statement it edits had it: not new.
+      if (before && before->raised(rf.rule, hunkOf(fileDiff, rf.finding.line), statement)) continue;
       if (isSuppressed(file, rf)) continue;
       // Rules below 9-in-10 precision, and anything in tests, fixtures,
       // examples or CI, report as comments: they never block by default.

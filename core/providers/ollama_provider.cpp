@@ -3,6 +3,7 @@
 #include <mutex>
 
 #include "core/review/prompt.h"
+#include "core/support/text.h"
 
 namespace revline::providers {
 
@@ -159,8 +160,7 @@ review::ModelResponse OllamaProvider::parseResponse(const json& body) const {
   out.usage.outputTokens = tokenCount(body, "eval_count", &out.countsUnreadable);
   // No answer from a model that wrote: its output went to message.thinking.
   const std::string thinking = stringField(message, "thinking");
-  if (out.toolCalls.empty() && out.text.find_first_not_of(" \t\r\n") == std::string::npos &&
-      thinking.find_first_not_of(" \t\r\n") != std::string::npos) {
+  if (out.toolCalls.empty() && trimmed(out.text).empty() && !trimmed(thinking).empty()) {
     out.answerElsewhere = out.finish == FinishReason::Length
                               ? "its output went to its thinking (message.thinking), and none was left for the answer; "
                                 "use a model without thinking, or one that thinks less"

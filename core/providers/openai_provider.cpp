@@ -1,7 +1,6 @@
 #include "core/providers/openai_provider.h"
 
-#include <algorithm>
-#include <cctype>
+#include <string_view>
 #include <utility>
 
 #include "core/review/prompt.h"
@@ -32,17 +31,7 @@ std::string contentText(const json& content) {
   return out;
 }
 
-std::string lowered(std::string text) {
-  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return text;
-}
-
-bool blank(const std::string& text) { return text.find_first_not_of(" \t\r\n") == std::string::npos; }
-
-// At most `n` bytes of a provider's message, whole UTF-8 characters.
-std::string shortened(const std::string& text, std::size_t n) {
-  return text.size() <= n ? text : std::string(text.substr(0, utf8Boundary(text, n))) + "...";
-}
+bool blank(std::string_view text) { return trimmed(text).empty(); }
 
 // The reasoning a server split off the answer: vLLM and DeepSeek's
 // `reasoning_content`, newer vLLM's and OpenRouter's `reasoning`; with its field's name.
@@ -89,7 +78,7 @@ bool OpenAiProvider::adaptToRejection(const HttpResponse& response) {
   }
   notes_.push_back("openai: " + endpoint_.base.str() + " refused json_schema output for model \"" + endpoint_.model +
                    "\" (HTTP " + std::to_string(response.status) + ": " +
-                   shortened(withoutKey(message, endpoint_.apiKey), 200) +
+                   truncateUtf8(withoutKey(message, endpoint_.apiKey), 200, "...") +
                    "), so the review schema went into the prompt instead (structured_output \"prompt\"); set "
                    "\"structured_output\": \"prompt\" for this model to skip the refused request");
   return true;

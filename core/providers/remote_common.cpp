@@ -171,12 +171,12 @@ std::string providerErrorCode(const std::string& body) {
   return "";
 }
 
-namespace {
-
 std::string lowered(std::string text) {
   std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return text;
 }
+
+namespace {
 
 // A request refused for the account's tokens-per-minute limit, larger than any
 // one request may be (Groq's free tier: 413, OpenAI: 429, "Request too large

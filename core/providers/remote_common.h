@@ -64,6 +64,9 @@ std::string providerErrorMessage(const std::string& body);
 // ("insufficient_quota", "invalid_request_error"); else "".
 std::string providerErrorCode(const std::string& body);
 
+// `text` in ASCII lower case (provider messages are matched without regard to case).
+std::string lowered(std::string text);
+
 // A refusal for size: OpenAI's code (context_length_exceeded), or the words of
 // OpenAI, Anthropic, vLLM, llama.cpp, xAI ("maximum prompt length"), Gemini
 // ("The input token count (N) exceeds the maximum number of tokens allowed")

@@ -7,6 +7,7 @@
 #include "core/review/conversation_fit.h"
 #include "core/review/pipeline.h"
 #include "core/review/prompt.h"
+#include "core/support/text.h"
 
 namespace revline::review {
 namespace {
@@ -15,7 +16,7 @@ namespace {
 // truncation feedback, whatever the text happens to contain.
 contract::ReplyParse truncatedByProvider(const ModelResponse& response) {
   contract::ReplyParse parse;
-  const bool noAnswer = response.text.find_first_not_of(" \t\r\n") == std::string::npos;
+  const bool noAnswer = trimmed(response.text).empty();
   parse.problems.push_back(
       {contract::ErrorKind::Truncated, "",
        noAnswer && !response.answerElsewhere.empty()

@@ -26,16 +26,31 @@ contract::Severity atMostMinor(contract::Severity s) {
   return s == contract::Severity::Blocker || s == contract::Severity::Major ? contract::Severity::Minor : s;
 }
 
-Findings runRules(const ScanFile& file) {
+// Which rules run: the old side of a change skips the text rules, whose findings
+// are never old (a credential edited to another value is a new secret, and a
+// conflict marker is never carried over).
+enum class RuleScope { All, CodeOnly };
+
+Findings runRules(const ScanFile& file, RuleScope scope = RuleScope::All) {
   Findings found;
-  checkSecrets(file, found);
-  checkConflictMarkers(file, found);
+  if (scope == RuleScope::All) {
+    checkSecrets(file, found);
+    checkConflictMarkers(file, found);
+  }
   checkJavaStringIdentity(file, found);
   checkBigDecimalEquals(file, found);
   checkCheckThenAct(file, found);
   checkSqlInjection(file, found);
   checkUnsafeCalls(file, found);
   return found;
+}
+
+bool isTextRule(RuleId rule) {
+  return rule == RuleId::HardcodedToken || rule == RuleId::HardcodedPassword || rule == RuleId::MergeConflict;
+}
+
+bool anyCodeFinding(const Findings& found) {
+  return std::any_of(found.begin(), found.end(), [](const RuleFinding& rf) { return !isTextRule(rf.rule); });
 }
 
 bool hasRemovedLines(const diff::FileDiff& file) {
@@ -81,12 +96,8 @@ OldFindings oldFindingsOf(const diff::FileDiff& fileDiff, const std::optional<st
   OldFindings out;
   const diff::FileDiff oldSide = oldSideOf(fileDiff);  // its hunks in the same order as the new side's
   const ScanFile old = scanFile(oldSide, oldTextOf(fileDiff, newText));
-  for (const RuleFinding& rf : runRules(old)) {
-    // A credential edited to another value is a new secret, and a conflict marker is never old.
-    if (rf.rule == RuleId::HardcodedToken || rf.rule == RuleId::HardcodedPassword || rf.rule == RuleId::MergeConflict)
-      continue;
+  for (const RuleFinding& rf : runRules(old, RuleScope::CodeOnly))
     out.found.push_back({rf.rule, hunkOf(oldSide, rf.finding.line), statementOf(old, rf.finding)});
-  }
   return out;
 }
 
@@ -102,7 +113,7 @@ std::vector<contract::Finding> reviewDiff(const diff::Diff& diff, const SourceLo
     Findings found = runRules(file);
     // The old side is read only when there is something to compare with it.
     std::optional<OldFindings> before;
-    if (!found.empty() && hasRemovedLines(fileDiff)) before = oldFindingsOf(fileDiff, newText);
+    if (anyCodeFinding(found) && hasRemovedLines(fileDiff)) before = oldFindingsOf(fileDiff, newText);
     const bool nonShipping = isNonShippingPath(file.path);
     std::vector<contract::Finding> kept;
     for (auto& rf : found) {

@@ -220,10 +220,14 @@ RuleFinding makeFinding(const ScanFile& file, int line, int endLine, Rule rule,
   f.severity = rule.severity;
   f.category = rule.category;
   f.title = std::move(rule.title);
-  f.explanation = std::move(rule.explanation);
+  const RuleInfo& info = ruleInfo(rule.id);
+  // The rule's name, where every report shows it (text, JSON, SARIF, the editor's
+  // diagnostic, a pull-request comment): the word a suppression comment needs.
+  f.explanation = std::move(rule.explanation) + " (Rule " + std::string(info.name) + ": a comment `revline: ignore[" +
+                  std::string(info.name) + "]` on the line or the line above marks it deliberate.)";
   f.suggestedFix = std::move(rule.suggestedFix);
   f.edit = std::move(edit);
-  f.confidence = ruleInfo(rule.id).precision;
+  f.confidence = info.precision;
   return {rule.id, std::move(f)};
 }
 

@@ -264,6 +264,12 @@ TEST(Suppressions, EveryFormIsHonouredAndOnlyForItsRule) {
   EXPECT_TRUE(py(call + "  # revline: ignore[sql-injection]\n").empty());
   EXPECT_TRUE(py("    # revline: ignore[sql-injection]\n" + call + "\n").empty());
   EXPECT_EQ(py(call + "  # revline: ignore[raw-html]\n").size(), 1u);
+  // The finding names its rule and the comment that silences it: what a user copies.
+  const auto shown = py(call + "\n");
+  ASSERT_EQ(shown.size(), 1u);
+  const std::string said = "`revline: ignore[sql-injection]`";
+  EXPECT_NE(shown[0].explanation.find(said), std::string::npos) << shown[0].explanation;
+  EXPECT_TRUE(py(call + "  # " + said.substr(1, said.size() - 2) + "\n").empty());
   EXPECT_TRUE(py(call + "  # noqa\n").empty());
   EXPECT_TRUE(py(call + "  # noqa: S608\n").empty());
   EXPECT_EQ(py(call + "  # noqa: E501\n").size(), 1u);

@@ -80,6 +80,7 @@ int written(std::ostream& out, std::ostream& err, const std::string& command, in
 
 int runMain(const std::vector<std::string>& args, std::istream& in, std::ostream& out, std::ostream& err) {
   registerBuiltins();
+  git::anchorRelativeGitEnvironment();
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
     printUsage(args.empty() ? err : out);
     return args.empty() ? 2 : written(out, err, "", 0);

@@ -462,6 +462,17 @@ bool environmentSets(const GitOptions& options, const char* name) {
 }
 }  // namespace
 
+void anchorRelativeGitEnvironment() {
+  for (const char* name : {"GIT_DIR", "GIT_WORK_TREE"}) {
+    const char* value = std::getenv(name);
+    if (value == nullptr || *value == '\0' || fs::path(value).is_absolute()) continue;
+    std::error_code ec;
+    const fs::path here = fs::current_path(ec);
+    if (ec) continue;  // no current directory: git cannot resolve it either, and says so
+    ::setenv(name, (here / value).string().c_str(), 1);
+  }
+}
+
 fs::path findRepositoryRoot(const fs::path& start, const GitOptions& options) {
   std::error_code ec;
   if (!fs::exists(start, ec)) {

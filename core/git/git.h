@@ -33,6 +33,12 @@ struct GitOptions {
 // a file), as git prints it (`git rev-parse --show-toplevel`).
 std::filesystem::path findRepositoryRoot(const std::filesystem::path& start, const GitOptions& git = {});
 
+// GIT_DIR and GIT_WORK_TREE, when the environment sets them to relative paths,
+// made absolute against the current directory, as git resolves them: revline
+// runs git from the work tree's top, where the same relative path would name
+// another repository (or none). Called once, before any git runs.
+void anchorRelativeGitEnvironment();
+
 // The documented cap for an untracked file shown as added: 8 MiB.
 inline constexpr std::uintmax_t kMaxUntrackedFileBytes = 8 * 1024 * 1024;
 

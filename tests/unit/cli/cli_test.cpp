@@ -33,6 +33,34 @@ TEST(Cli, HelpAndUnknownCommand) {
       << r.err;
 }
 
+// GIT_DIR and GIT_WORK_TREE relative to where revline is started, as git reads
+// them: before, git ran from the work tree's top with the same relative paths,
+// and reviewed the repository around this one (whose code would have gone to the model).
+TEST(Cli, RelativeGitDirAndWorkTreeAreReadFromTheStartingDirectory) {
+  TempRepo outer;
+  outer.write("o.txt", "outer\n");
+  outer.git("add -A");
+  outer.git("commit -q -m o");
+  outer.write("o.txt", "outer\nouter change\n");
+  const auto inner = outer.root() / "inner";
+  std::filesystem::create_directories(inner);
+  testing::runShell("git init -q && printf 'in\\n' > i.txt && git add -A && "
+                    "git -c user.name=t -c user.email=t@t commit -q -m i && printf 'in\\nchange\\n' > i.txt && mkdir sub",
+                    inner);
+  const auto r = testing::runShell("GIT_DIR=../.git GIT_WORK_TREE=.. " + testing::shellQuote(REVLINE_BINARY) +
+                                       " diff --numstat",
+                                   inner / "sub");
+  EXPECT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_EQ(r.out, "1\t0\ti.txt\n");
+  // The git directory named absolutely, the work tree relatively: still this one.
+  const auto mixed = testing::runShell("GIT_DIR=" + testing::shellQuote((inner / ".git").string()) +
+                                           " GIT_WORK_TREE=.. " + testing::shellQuote(REVLINE_BINARY) +
+                                           " diff --numstat",
+                                       inner / "sub");
+  EXPECT_EQ(mixed.exitCode, 0) << mixed.err;
+  EXPECT_EQ(mixed.out, "1\t0\ti.txt\n");
+}
+
 // `-h` is every command's `--help`, as `revline lsp --help` lists it. Before, only
 // `revline -h` and `revline lsp -h` took it ("unexpected argument", exit 2).
 TEST(Cli, DashHIsHelpForEveryCommand) {

@@ -30,8 +30,11 @@ const std::vector<std::string> kPinnedConfig = {
 
 // `git diff` as revline reads it: the output the parser expects, whatever the
 // user's settings, no program of the repository's (external diff, textconv).
+// Three lines of context, as every reviewer's prompt and grounding expect, not
+// the user's diff.context or diff.interHunkContext (GIT_DIFF_OPTS is cleared in run()).
 const std::vector<std::string> kDiffCommand = {"diff",           "--no-color",       "--no-ext-diff", "--no-textconv",
-                                               "--src-prefix=a/", "--dst-prefix=b/", "-M",            "--submodule=short"};
+                                               "--src-prefix=a/", "--dst-prefix=b/", "-M",            "--submodule=short",
+                                               "-U3",             "--inter-hunk-context=0"};
 
 struct Runner {
   const GitOptions& options;
@@ -70,6 +73,7 @@ struct Runner {
     // of its own, and in a terminal it is stopped trying to read it until the
     // timeout. It fails at once instead, with git's "terminal prompts disabled".
     po.env["GIT_TERMINAL_PROMPT"] = "0";
+    po.env["GIT_DIFF_OPTS"] = std::nullopt;  // "-u0" would take every context line from the diff
     for (const auto& [k, v] : extraEnv) po.env[k] = v;
     try {
       return process::run(argv, po);

@@ -177,6 +177,22 @@ TEST(DiffText, UntrackedFilesAreAddedAndIgnoredFilesAreNot) {
 // Untracked files count as git status shows them: none when the repository says
 // status.showUntrackedFiles=no (a dotfiles repository over $HOME: every file of
 // the home directory, keys included, was reviewed as added).
+// The user's diff.context, diff.interHunkContext or GIT_DIFF_OPTS do not take the
+// context lines a reviewer is shown (and a finding on one may be placed).
+TEST(DiffText, ThreeLinesOfContextWhateverTheUsersSettings) {
+  TempRepo repo;
+  repo.write("n.txt", "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n12\n13\n14\n15\n16\n17\n18\n19\n20\n");
+  repo.commitAll("base");
+  repo.write("n.txt", "1\n2\n3\n4\n5\n6\n7\n8\n9\nTEN\n11\n12\n13\n14\n15\n16\n17\nEIGHTEEN\n19\n20\n");
+  repo.git("config diff.context 0");
+  repo.git("config diff.interHunkContext 10");
+  GitOptions options = isolated(repo);
+  options.env["GIT_DIFF_OPTS"] = "-u0";
+  const std::string text = diffText(repo.root(), {}, options);
+  EXPECT_THAT(text, HasSubstr("@@ -7,7 +7,7 @@\n 7\n 8\n 9\n-10\n+TEN\n 11\n 12\n 13\n"));
+  EXPECT_THAT(text, HasSubstr("@@ -15,6 +15,6 @@\n 15\n"));
+}
+
 TEST(DiffText, UntrackedFilesFollowStatusShowUntrackedFiles) {
   TempRepo repo;
   repo.write("kept.txt", "kept\n");

@@ -107,6 +107,12 @@ struct ReviewOutcome {
   Usage usage;    // requests, tokens (cached among them), tool calls of the budget
   Prices prices;  // as configured, for the cost the reports state (cost.h)
   std::optional<Chunking> chunking;  // set when a token budget applied
+  // Of a review split into requests (set by session::reviewInChunks): the files
+  // of the requests whose answer keeps the review from approving beyond its
+  // findings (a blocking finding not placed, changes asked for and not shown).
+  // The per-hunk cache keeps the other requests' reviews, not these files'.
+  // nullopt: one request held the whole change, so its evidence is the review's.
+  std::optional<std::vector<std::string>> unsettledFiles;
 };
 
 // The contract could not be met within maxAttempts; what() lists every problem.

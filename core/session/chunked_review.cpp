@@ -262,6 +262,13 @@ std::optional<contract::Verdict> worse(std::optional<contract::Verdict> a, std::
   return rank(*a) >= rank(*b) ? a : b;
 }
 
+// Whether `a` is the graver report of one problem: its severity, then its confidence.
+// (Severity is declared gravest first.)
+bool graver(const contract::Finding& a, const contract::Finding& b) {
+  if (a.severity != b.severity) return a.severity < b.severity;
+  return a.confidence > b.confidence;
+}
+
 // "request 3", "requests 1 and 4", "requests 1, 4 and 9" (numbers ascending).
 std::string requestsNamed(const std::vector<std::size_t>& numbers) {
   std::string out = numbers.size() == 1 ? "request " : "requests ";
@@ -278,7 +285,8 @@ review::ReviewOutcome merge(std::vector<review::ReviewOutcome> parts, const revi
   std::vector<review::PublishedFinding> findings;
   // A finding's id leaves its line out (it follows the code when lines move), so
   // the same id on two lines is two findings: `free(p);` added in two functions.
-  std::set<std::tuple<std::string, std::string, std::int64_t>> seen;
+  // Of one finding said by two requests (each saw the line), the graver is kept.
+  std::map<std::tuple<std::string, std::string, std::int64_t>, std::size_t> seen;  // -> index in findings
   std::set<std::tuple<std::string, std::int64_t, std::string>> rejectedSeen;  // file, line, title
   bool anyRetry = false;
   review::GroundingRetry retry;
@@ -293,8 +301,11 @@ review::ReviewOutcome merge(std::vector<review::ReviewOutcome> parts, const revi
       out.metered = p.metered;
       out.modelVerdict = p.modelVerdict;
     }
-    for (auto& f : p.findings)
-      if (seen.emplace(f.id, f.finding.file, f.finding.line).second) findings.push_back(std::move(f));
+    for (auto& f : p.findings) {
+      const auto [at, added] = seen.emplace(std::make_tuple(f.id, f.finding.file, f.finding.line), findings.size());
+      if (added) findings.push_back(std::move(f));
+      else if (graver(f.finding, findings[at->second].finding)) findings[at->second] = std::move(f);
+    }
     // The same finding rejected by several requests (each was asked about it) is one.
     for (auto& r : p.rejected)
       if (rejectedSeen.emplace(r.finding.file, r.finding.line, r.finding.title).second) out.rejected.push_back(std::move(r));
@@ -693,6 +704,15 @@ review::ReviewOutcome reviewInChunks(const diff::Diff& diff, const review::Revie
   for (std::size_t w = 1; w < workers; ++w) threads.emplace_back(work);
   work();
   for (auto& t : threads) t.join();
+  // The files of the answered requests whose answer does not stand hunk by hunk
+  // (ReviewOutcome::unsettledFiles), before merging forgets which request said what.
+  std::vector<std::string> unsettled;
+  for (std::size_t c = 0; c < total; ++c) {
+    if (!answered[c]) continue;
+    const review::ApprovalEvidence e = review::approvalEvidence(outcomes[c]);
+    if (e.unplacedBlocking == 0 && !e.changesRequestedNotShown) continue;
+    for (const ChunkPart& part : plan.chunks[c].parts) unsettled.push_back(split.files[part.file].path());
+  }
   if (failure) {
     // What the answered requests found was paid for: the caller may keep it
     // (the per-hunk cache), so a rerun sends only the rest.
@@ -711,6 +731,7 @@ review::ReviewOutcome reviewInChunks(const diff::Diff& diff, const review::Revie
       }
       sortInDiffOrder(reached.skipped);
       review::ReviewOutcome partial = merge(std::move(found), options);
+      partial.unsettledFiles = unsettled;
       partial.coverage = review::coverageOf(diff, inputs);
       addSkipped(split, reached, budget, config.maxRequests, partial.coverage);
       setup.keepAnswered(partial);
@@ -720,6 +741,7 @@ review::ReviewOutcome reviewInChunks(const diff::Diff& diff, const review::Revie
   if (cancel.cancelled()) throw Cancelled();
 
   review::ReviewOutcome out = merge(std::move(outcomes), options);
+  out.unsettledFiles = std::move(unsettled);
   out.prices = options.prices;  // the cost of the summed usage (cost.h)
   if (out.provider.empty()) {
     out.provider = provider.name();

@@ -2,7 +2,7 @@
 // review::runReview as before; one that does not is planned into requests
 // (chunk_plan.h), up to max_parallel_requests of them run at once (each with
 // its own provider from the factory and its own repository tools), and their
-// outcomes are merged into one: findings deduplicated by id, usage summed,
+// outcomes are merged into one: findings deduplicated by id (the graver kept), usage summed,
 // the verdict decided over all of them by policy, and coverage listing every
 // part that was not sent (which keeps the verdict from APPROVE).
 #pragma once

@@ -267,9 +267,19 @@ IncrementalPlan HunkCache::plan(const fs::path& root, const diff::Diff& change, 
 bool HunkCache::store(const fs::path& root, const IncrementalPlan& plan, const review::ReviewOutcome& fresh,
                       const review::PolicyConfig& policy) const {
   const diff::Diff& whole = plan.cut;
+  // A review whose answer does not stand hunk by hunk keeps nothing: the model
+  // asked for changes it did not show, or meant a blocking finding that could
+  // not be placed (of a split review, only the requests that did so), or the
+  // publication cap may have cut any hunk's findings.
   const review::ApprovalEvidence evidence = review::approvalEvidence(fresh);
-  if (evidence.unplacedBlocking > 0 || evidence.changesRequestedNotShown) return true;
-  if (fresh.findings.size() >= policy.maxFindings) return true;  // the cap may have cut any hunk's findings
+  bool keepsNothing = fresh.findings.size() >= policy.maxFindings;
+  std::set<std::size_t> unsettled;  // files
+  if (fresh.unsettledFiles) {
+    for (const std::string& path : *fresh.unsettledFiles)
+      if (const diff::FileDiff* file = whole.findFile(path)) unsettled.insert(static_cast<std::size_t>(file - whole.files.data()));
+  } else {
+    keepsNothing = keepsNothing || evidence.unplacedBlocking > 0 || evidence.changesRequestedNotShown;
+  }
 
   // Each finding to the unit whose lines hold it; a file with a finding outside them keeps nothing.
   std::map<std::pair<std::size_t, std::ptrdiff_t>, std::vector<review::PublishedFinding>> byUnit;
@@ -277,7 +287,6 @@ bool HunkCache::store(const fs::path& root, const IncrementalPlan& plan, const r
   // of a file partly reviewed, the hunks none of whose lines were left out (so the next review
   // sends only the rest, instead of the same requests again).
   const NotReached leftOut = notReached(whole, fresh.coverage);
-  std::set<std::size_t> unsplittable = leftOut.files;
   for (const auto& p : fresh.findings) {
     const diff::FileDiff* file = whole.findFile(p.finding.file);
     if (!file) continue;  // cannot happen for a grounded finding; nothing to attribute it to
@@ -285,7 +294,7 @@ bool HunkCache::store(const fs::path& root, const IncrementalPlan& plan, const r
     const auto h = std::find_if(file->hunks.begin(), file->hunks.end(),
                                 [&](const diff::Hunk& hunk) { return hunkHolds(hunk, p.finding); });
     if (h == file->hunks.end()) {
-      unsplittable.insert(fi);
+      unsettled.insert(fi);
       continue;
     }
     review::PublishedFinding relative = p;
@@ -297,7 +306,15 @@ bool HunkCache::store(const fs::path& root, const IncrementalPlan& plan, const r
   // Only into a real directory of the git directory's (never through a planted symlink).
   const std::optional<fs::path> dir = ownDirectory(git::gitDirectory(root), fs::path("revline") / "hunks");
   for (const auto& unit : plan.units) {
-    if (unit.reused || unsplittable.count(unit.file) || leftOut.hunks.count({unit.file, unit.hunk})) continue;
+    // Not reviewed this time (reused, or left out by a limit): its entry stays as it was.
+    if (unit.reused || leftOut.holds(unit)) continue;
+    if (keepsNothing || unsettled.count(unit.file)) {
+      // Reviewed again, but not kept: an earlier review of it (a forced full
+      // review refreshes every unit) must not stand for this one either.
+      std::error_code ec;
+      if (dir) fs::remove(entryFile(root, unit.key), ec);
+      continue;
+    }
     if (!dir) return false;
     CachedReview entry;
     if (auto it = byUnit.find({unit.file, unit.hunk}); it != byUnit.end()) entry.findings = it->second;

@@ -102,7 +102,10 @@ class HunkCache {
   // place (their hunk is unknown), a publication cap reached, or a finding
   // outside every hunk (its file's units are not kept); nor the units of a file
   // `fresh.coverage.filesSkipped` lists (not reviewed), except, of a file partly
-  // reviewed, the hunks none of whose lines were left out.
+  // reviewed, the hunks none of whose lines were left out. Of a split review,
+  // the blocking-unplaced and changes-not-shown evidence is per request
+  // (ReviewOutcome::unsettledFiles): only those requests' files are not kept.
+  // A unit reviewed again and not kept loses its earlier entry.
   // False when an entry could not be written (the directory is not writable):
   // the next review sends those hunks again, and the caller says so.
   bool store(const std::filesystem::path& root, const IncrementalPlan& plan, const review::ReviewOutcome& fresh,

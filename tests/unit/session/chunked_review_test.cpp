@@ -215,6 +215,56 @@ TEST(ChunkedReview, AFindingOnAFileAnotherRequestHoldsIsPlacedOnce) {
   EXPECT_EQ(r.outcome.verdict, contract::Verdict::RequestChanges);
 }
 
+// The same finding from two requests (one holds the file, one read it with a
+// tool) at two severities: the graver is kept, whichever request came first.
+TEST(ChunkedReview, AFindingTwoRequestsReportIsKeptAtItsGravest) {
+  ManyFiles change(8);
+  const std::string target = change.paths[0];
+  for (const bool holderSaysBlocker : {false, true}) {
+    Model m;
+    m.answer = [&](const std::string& user) {
+      const bool holds = filesIn(user).count(target) > 0;
+      const json finding = {{"file", target}, {"line", 2}, {"endLine", nullptr},
+                            {"severity", holds == holderSaysBlocker ? "BLOCKER" : "MINOR"},
+                            {"category", "CORRECTNESS"}, {"title", "Multiplies by zero"},
+                            {"explanation", "f0_0 returns 0 for every x."}, {"suggestedFix", nullptr},
+                            {"edit", nullptr}, {"confidence", 0.9}};
+      return json{{"summary", "Looked."}, {"verdict", "COMMENT"}, {"findings", json::array({finding})}};
+    };
+    config::Config c = budget(4000);
+    c.review.maxToolCalls = 0;
+    const ReviewResult r = ReviewService(factoryFor(m)).review(change.request(c));
+    ASSERT_GE(m.requests.size(), 3u);
+    ASSERT_EQ(r.outcome.findings.size(), 1u);
+    EXPECT_EQ(r.outcome.findings[0].finding.severity, contract::Severity::Blocker) << holderSaysBlocker;
+    EXPECT_EQ(r.outcome.verdict, contract::Verdict::RequestChanges) << holderSaysBlocker;
+  }
+}
+
+// One request asks for changes it shows no finding for: the review is not an
+// approval, and it names that request's files (what the per-hunk cache must not
+// keep), not the other requests'.
+TEST(ChunkedReview, ARequestThatAsksForChangesItDoesNotShowNamesItsFiles) {
+  ManyFiles change(8);
+  const std::string target = change.paths[0];
+  Model m;
+  std::set<std::string> unsettled;
+  m.answer = [&](const std::string& user) {
+    const std::set<std::string> held = filesIn(user);
+    if (held.count(target) == 0) return kApprove;
+    unsettled = held;
+    return json{{"summary", "Something is off."}, {"verdict", "REQUEST_CHANGES"}, {"findings", json::array()}};
+  };
+  config::Config c = budget(4000);
+  c.review.maxToolCalls = 0;
+  const ReviewResult r = ReviewService(factoryFor(m)).review(change.request(c));
+  ASSERT_GE(m.requests.size(), 3u);
+  ASSERT_TRUE(r.outcome.unsettledFiles.has_value());
+  EXPECT_EQ(std::set<std::string>(r.outcome.unsettledFiles->begin(), r.outcome.unsettledFiles->end()), unsettled);
+  EXPECT_LT(unsettled.size(), change.paths.size());
+  EXPECT_NE(r.outcome.verdict, contract::Verdict::Approve);
+}
+
 // A finding no request can place (a file not in the change), given by every
 // request: listed and counted once. Before, "5 blocking findings could not be
 // placed" for one, and five identical rejections.

@@ -684,6 +684,44 @@ TEST(HunkCacheStore, AReviewWithUnplacedBlockingFindingsKeepsNothing) {
   EXPECT_TRUE(fs::is_directory(repo.root() / ".git" / "revline" / "hunks"));
 }
 
+// Of a review split into requests, one request's answer that does not stand hunk
+// by hunk (changes asked for and not shown) keeps its own files out of the
+// cache, not the other requests' (before, nothing of the review was kept, and
+// every rerun paid for every request again). A review that is not kept also
+// takes away the earlier entries of what it reviewed again (`--no-cache`), so
+// an older review's findings never stand for it.
+TEST(HunkCacheStore, OfASplitReviewOnlyTheFilesOfAnUnsettledRequestAreNotKept) {
+  testing::TempRepo repo;
+  for (const char* name : {"a.py", "b.py", "c.py"}) repo.write(name, testing::fiveFunctions());
+  repo.commitAll("init");
+  for (const char* name : {"a.py", "b.py", "c.py"}) repo.write(name, testing::fiveFunctions(testing::allChanged()));
+  const diff::Diff whole = diff::parse(git::diffText(repo.root(), {}));
+  HunkCache cache;
+  const review::ReviewOptions options;
+  const HunkReviewContext context{"openai", "m", &options, {}};
+  const auto reused = [&] { return cache.plan(repo.root(), whole, context, nullptr, CacheUse::Reuse).hunksReused; };
+  review::ReviewOutcome split;
+  split.modelVerdict = contract::Verdict::RequestChanges;  // over all the requests, with no finding shown
+  split.unsettledFiles = std::vector<std::string>{"b.py"};
+  cache.store(repo.root(), cache.plan(repo.root(), whole, context, nullptr, CacheUse::Reuse), split, options.policy);
+  EXPECT_EQ(reused(), 10);
+  const IncrementalPlan rest = cache.plan(repo.root(), whole, context, nullptr, CacheUse::Reuse);
+  ASSERT_EQ(rest.toReview.files.size(), 1u);
+  EXPECT_EQ(rest.toReview.files[0].path(), "b.py");
+
+  review::ReviewOutcome settled;
+  cache.store(repo.root(), cache.plan(repo.root(), whole, context, nullptr, CacheUse::Refresh), settled, options.policy);
+  EXPECT_EQ(reused(), 15);
+  // Refreshed, and b.py's request unsettled this time: its earlier entries go.
+  cache.store(repo.root(), cache.plan(repo.root(), whole, context, nullptr, CacheUse::Refresh), split, options.policy);
+  EXPECT_EQ(reused(), 10);
+  // One request for the whole change (no per-request account): nothing of it stands.
+  review::ReviewOutcome whole1;
+  whole1.unplacedBlocking = 1;
+  cache.store(repo.root(), cache.plan(repo.root(), whole, context, nullptr, CacheUse::Refresh), whole1, options.policy);
+  EXPECT_EQ(reused(), 0);
+}
+
 // A blocking finding as a review publishes it.
 review::PublishedFinding publishedAt(const std::string& file, std::int64_t line, const std::string& title,
                                      const std::string& id) {

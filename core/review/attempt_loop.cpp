@@ -57,6 +57,10 @@ AttemptResult runAttempts(Provider& provider, ModelRequest request, const Attemp
   // keeps asking after the budget is spent must not loop forever.
   const int maxModelCalls = maxAttempts + budget + 2;
   int modelCalls = 0;
+  // Replies that ask only for tools once the budget is spent (every call refused):
+  // the model has been told; past this many more, it is not going to answer.
+  constexpr int kRefusedRepliesAllowed = 2;
+  int refusedReplies = 0;
   bool budgetAnnounced = false;
   contract::ReplyParse last;
   // What the conversation spent, for a ContractFailure (a failure is still paid for).
@@ -66,15 +70,16 @@ AttemptResult runAttempts(Provider& provider, ModelRequest request, const Attemp
     u.toolCallBudget = budget;
     return u;
   };
+  const auto keptCallingTools = [&] {
+    return ContractFailure("the model kept calling tools after its budget of " + std::to_string(budget) +
+                               " tool calls was spent and gave no final answer",
+                           spent());
+  };
 
   request.inputTokenBudget = options.maxInputTokens;  // for the wire format (Ollama's window)
   while (result.attempts < maxAttempts) {
     checkCancelled(cancel);
-    if (++modelCalls > maxModelCalls) {
-      throw ContractFailure("the model kept calling tools after its budget of " + std::to_string(budget) +
-                                " tool calls was spent and gave no final answer",
-                            spent());
-    }
+    if (++modelCalls > maxModelCalls) throw keptCallingTools();
     // The same tools in every call of the conversation, even once the budget is
     // spent (calls past it are refused with a note): the tools lead the prefix a
     // provider caches, so withdrawing them would re-bill the whole conversation.
@@ -121,6 +126,7 @@ AttemptResult runAttempts(Provider& provider, ModelRequest request, const Attemp
       Message call{Role::Assistant, response.text, calls, {}};
       Message answers{Role::Tool, "", {}, {}};
       bool refusedForBudget = false;
+      const int servedBefore = result.toolCalls;
       for (const ToolCall& tc : calls) {
         if (tools && result.toolCalls < budget) {
           ToolResult r = tools->execute(tc, cancel);
@@ -134,6 +140,7 @@ AttemptResult runAttempts(Provider& provider, ModelRequest request, const Attemp
           refusedForBudget = true;
         }
       }
+      if (result.toolCalls == servedBefore && ++refusedReplies > kRefusedRepliesAllowed) throw keptCallingTools();
       request.messages.push_back(std::move(call));
       request.messages.push_back(std::move(answers));
       if (asked > calls.size()) {

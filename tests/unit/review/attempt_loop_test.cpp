@@ -3,6 +3,7 @@
 // request was fitted to (Ollama sizes its window from it), with the same tools
 // listed in every call.
 #include "core/review/attempt_loop.h"
+#include "core/review/pipeline.h"
 
 #include <gtest/gtest.h>
 
@@ -57,6 +58,39 @@ TEST(AttemptLoop, WithoutToolsNoCallIsMarkedBudgetSpent) {
   ASSERT_EQ(model.sent.size(), 2u);
   EXPECT_FALSE(model.sent[1].toolBudgetSpent);
   EXPECT_EQ(model.sent[1].inputTokenBudget, 0);
+}
+
+// Asks for eight tools in every reply and never answers.
+class ToolsForever : public Provider {
+ public:
+  int calls = 0;
+  std::string name() const override { return "t"; }
+  std::string model() const override { return "t1"; }
+  ModelResponse complete(const ModelRequest&, const CancelToken&) override {
+    ++calls;
+    ModelResponse r;
+    for (int i = 0; i < 8; ++i) r.toolCalls.push_back({"c" + std::to_string(i), "read_file", json{{"path", "a.c"}}});
+    r.finish = FinishReason::ToolCalls;
+    return r;
+  }
+};
+
+// Once its budget is spent and it has been told, a model that only asks for
+// more tools gets two more replies, not one per tool call of the budget
+// (before: 44 calls for a budget of 40, every one re-sending the conversation).
+TEST(AttemptLoop, AModelThatOnlyAsksForToolsPastItsBudgetIsStoppedSoon) {
+  ToolsForever model;
+  OneTool tools;
+  ModelRequest first;
+  first.messages.push_back({Role::User, "<diff>\n</diff>", {}, {}});
+  try {
+    runAttempts(model, first, {2, 40, 0}, &tools, CancelToken());
+    FAIL() << "no answer, yet no failure";
+  } catch (const ContractFailure& e) {
+    EXPECT_NE(std::string(e.what()).find("kept calling tools after its budget of 40"), std::string::npos) << e.what();
+    EXPECT_EQ(e.spent().toolCalls, 40);
+  }
+  EXPECT_EQ(model.calls, 5 + 3) << "five replies to spend the 40 calls, two more refused, the third ends it";
 }
 
 }  // namespace

@@ -21,10 +21,31 @@ bool noTokenCountKnown(const review::Usage& u) {
 
 }  // namespace
 
-std::string formatCost(double cost) {
-  char buf[48];
-  std::snprintf(buf, sizeof buf, cost != 0 && cost < 0.0001 ? "%.8f" : "%.4f", cost);
-  return buf;
+std::string formatCost(double cost) { return formatCosts({cost}).front(); }
+
+std::vector<std::string> formatCosts(const std::vector<double>& costs) {
+  // The fewest decimals from 4 to 8 at which every figure is exact (token counts
+  // times prices per million end within 8), so that the parts add up to the
+  // total as shown; when none is, enough for two significant digits of the smallest.
+  const auto exactAt = [&](int d) {
+    const double scale = std::pow(10.0, d);
+    return std::all_of(costs.begin(), costs.end(),
+                       [&](double c) { return std::fabs(c * scale - std::round(c * scale)) < 1e-6; });
+  };
+  int decimals = 4;
+  while (decimals < 8 && !exactAt(decimals)) ++decimals;
+  if (!exactAt(decimals)) {
+    decimals = 4;
+    for (double c : costs)
+      if (c > 0) decimals = std::max(decimals, std::min(8, static_cast<int>(std::ceil(-std::log10(c))) + 1));
+  }
+  std::vector<std::string> out;
+  for (double c : costs) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*f", decimals, c);
+    out.push_back(buf);
+  }
+  return out;
 }
 
 json usageJson(const review::Usage& u, const review::Prices& prices) { return usageJson(u, review::costOf(u, prices)); }
@@ -86,9 +107,9 @@ std::string usageSentence(const review::Usage& u, const std::optional<review::Co
   if (u.toolCallBudget || u.toolCalls)
     s += ", " + std::to_string(u.toolCalls) + " of " + count(u.toolCallBudget, "tool call", "tool calls");
   if (cost) {
-    s += std::string("; cost ") + (u.unreportedRequests > 0 ? "at least " : "") + formatCost(cost->total()) + " " +
-         std::string(pricedAs) + " (input " + formatCost(cost->input) +
-         ", output " + formatCost(cost->output) + ")";
+    const std::vector<std::string> shown = formatCosts({cost->total(), cost->input, cost->output});
+    s += std::string("; cost ") + (u.unreportedRequests > 0 ? "at least " : "") + shown[0] + " " +
+         std::string(pricedAs) + " (input " + shown[1] + ", output " + shown[2] + ")";
   }
   return s;
 }

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/review/pipeline.h"
 #include "core/support/json.h"
@@ -33,7 +34,10 @@ std::string usageSentence(const review::Usage& usage, const std::optional<review
 // requests: ...". Empty for an offline reviewer's (builtin, replay).
 std::string spentSentence(const review::ReviewOutcome& outcome);
 
-// A cost as text: 4 decimals, more for sums below 0.0001 (so it never reads 0.0000).
-std::string formatCost(double cost);
+// Costs as text, with one number of decimals for all: the fewest from 4 to 8 at
+// which each is exact (so parts shown beside their total add up to it), else
+// enough for two significant digits of the smallest (so none reads 0.0000).
+std::vector<std::string> formatCosts(const std::vector<double>& costs);
+std::string formatCost(double cost);  // formatCosts of one
 
 }  // namespace revline::reports

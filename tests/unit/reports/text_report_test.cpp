@@ -1,4 +1,5 @@
 #include "core/reports/text_report.h"
+#include "core/reports/usage_report.h"
 
 #include <gtest/gtest.h>
 
@@ -67,6 +68,19 @@ TEST(TextReport, StatesTheCostOnlyWhenPricesAreConfigured) {
   // 200000 uncached * 3 + 600000 * 0.3 + 200000 * 3.75 = 0.6 + 0.18 + 0.75 = 1.53; output 1.5.
   EXPECT_NE(renderText(o).find("; cost 3.0300 at the configured prices (input 1.5300, output 1.5000).\n"), std::string::npos)
       << renderText(o);
+  // The parts add up to the total as shown, all at one precision (before: "cost 0.0134 (input 0.0123,
+  // output 0.0010)" for 0.0123 + 0.00105, and "input 0.0000" beside "output 0.00007500").
+  o.prices = {.input = 1.0, .output = 10.0};
+  o.usage = {.inputTokens = 12'300, .outputTokens = 105, .requests = 1};
+  EXPECT_NE(renderText(o).find("; cost 0.01335 at the configured prices (input 0.01230, output 0.00105).\n"),
+            std::string::npos)
+      << renderText(o);
+  o.usage = {.inputTokens = 3, .outputTokens = 7, .requests = 1};
+  EXPECT_NE(renderText(o).find("; cost 0.000073 at the configured prices (input 0.000003, output 0.000070).\n"),
+            std::string::npos)
+      << renderText(o);
+  EXPECT_EQ(reports::formatCosts({1.0 / 3, 0.0}), (std::vector<std::string>{"0.3333", "0.0000"}));
+  EXPECT_EQ(reports::formatCost(2.0 / 3e6), "0.00000067");
 }
 
 // A provider that sent no token counts (an OpenAI-compatible server without

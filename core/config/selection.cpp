@@ -142,6 +142,43 @@ bool namedAsText(std::string_view path) {
   return std::any_of(kExtensions.begin(), kExtensions.end(), [&](std::string_view e) { return endsWith(name, e); });
 }
 
+// A submodule's entry (mode 160000): its diff is one line naming a commit, not
+// the code that commit brings in.
+bool isSubmodule(const diff::FileDiff& f) { return f.oldMode == "160000" || f.newMode == "160000"; }
+
+// The commit of "Subproject commit <sha>[-dirty]" on the diff's old or new side.
+std::optional<std::string> submoduleCommit(const diff::FileDiff& f, diff::LineKind side) {
+  constexpr std::string_view kPrefix = "Subproject commit ";
+  for (const auto& h : f.hunks)
+    for (const auto& l : h.lines)
+      if (l.kind == side && l.text.starts_with(kPrefix)) return std::string(l.text.substr(kPrefix.size()));
+  return std::nullopt;
+}
+
+std::string shortCommit(std::string commit) {
+  const bool dirty = commit.ends_with("-dirty");
+  if (dirty) commit.resize(commit.size() - 6);
+  if (commit.size() > 12) commit.resize(12);
+  return commit + (dirty ? " (with uncommitted changes in it)" : "");
+}
+
+// Why a submodule's change is not reviewed here, and where it can be; unset for
+// one removed (no code of it is added).
+std::optional<std::string> submoduleNotReviewed(const diff::FileDiff& f) {
+  const auto from = submoduleCommit(f, diff::LineKind::Removed);
+  const auto to = submoduleCommit(f, diff::LineKind::Added);
+  if (!to || f.newMode != "160000") return std::nullopt;
+  const std::string path = f.path();
+  if (!from || f.oldMode != "160000")
+    return "a submodule added at commit " + shortCommit(*to) +
+           ": its code is its own repository's, not lines of this diff; not reviewed (review it in " + path + ")";
+  std::string base = *from;
+  if (base.size() > 12) base.resize(12);
+  return "a submodule moved from commit " + shortCommit(*from) + " to " + shortCommit(*to) +
+         ": what that brings in is the submodule's history, not lines of this diff; not reviewed (review it "
+         "there: cd " + path + " && revline review --base " + base + ")";
+}
+
 }  // namespace
 
 Selection selectFiles(diff::Diff diff, const Config& config) {
@@ -149,6 +186,17 @@ Selection selectFiles(diff::Diff diff, const Config& config) {
   std::vector<diff::FileDiff> kept;
   for (auto& f : diff.files) {
     const std::string& path = f.path();
+    if (isSubmodule(f)) {
+      // Not by choice when it brings code in: the verdict cannot be APPROVE.
+      if (auto why = submoduleNotReviewed(f)) {
+        review::SkippedFile notSeen{path, std::move(*why), review::changedLines(f)};
+        notSeen.overLimit = notSeen.notInDiff = true;
+        out.skipped.push_back(std::move(notSeen));
+      } else {
+        out.skipped.push_back({path, "a submodule removed (or no longer one): no code of it is added", review::changedLines(f)});
+      }
+      continue;
+    }
     if (lfsPointer(f)) {  // whatever include says: the content is not in the diff to review
       out.skipped.push_back({path, "a Git LFS pointer: the file's content is stored outside git, so the diff holds no line of it",
                              review::changedLines(f)});

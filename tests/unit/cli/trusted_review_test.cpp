@@ -385,6 +385,30 @@ TEST(TrustedReview, GitLfsPointersAreSkippedAndListed) {
         << f.path;
 }
 
+// A submodule moved to another commit brings in code the diff does not hold (one
+// "Subproject commit" line): listed as not reviewed, with where to review it, and
+// never an approval. Before, its two lines counted as the whole change reviewed: APPROVE.
+TEST(TrustedReview, ASubmoduleMovedToAnotherCommitIsNotReviewedAndNotApproved) {
+  testing::TempDir dir;
+  const std::string git = "git -c user.name=t -c user.email=t@t.invalid -c protocol.file.allow=always";
+  testing::runShell("git init -q lib && cd lib && printf 'a = 1\\n' > a.py && " + git +
+                        " add -A && " + git + " commit -q -m a && cd .. && git init -q main && cd main && " +
+                        "printf 'x\\n' > x.py && " + git + " submodule add -q ../lib lib && " + git +
+                        " add -A && " + git + " commit -q -m m && cd lib && printf 'eval(input())\\n' >> a.py && " + git +
+                        " commit -q -am b",
+                    dir.path());
+  const auto r = testing::runRevline("review --format json", dir.path() / "main");
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  const json report = json::parse(r.out);
+  EXPECT_EQ(report["verdict"], "COMMENT");
+  ASSERT_EQ(report["coverage"]["filesSkipped"].size(), 1u) << r.out;
+  EXPECT_EQ(report["coverage"]["filesSkipped"][0]["path"], "lib");
+  const std::string reason = report["coverage"]["filesSkipped"][0]["reason"];
+  EXPECT_NE(reason.find("a submodule moved from commit "), std::string::npos) << reason;
+  EXPECT_NE(reason.find("cd lib && revline review --base "), std::string::npos) << reason;
+  EXPECT_EQ(report["coverage"]["filesReviewed"], 0);
+}
+
 TEST(TrustedReview, LockAndMinifiedFilesAreSkippedAndListed) {
   testing::TempRepo repo;
   repo.write("app.js", "x();\n");

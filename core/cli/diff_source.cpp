@@ -89,10 +89,12 @@ DiffSource readDiff(const ParsedArgs& args, std::istream& in, std::ostream& err,
   request.ignoredSettings = &source.ignoredGitSettings;
   source.diff = diff::parse(git::diffText(*source.root, request));
   leaveOutOwnOutput(*source.root, source.diff, err, command);
-  if (!source.ignoredGitSettings.empty())
-    err << command << ": warning: "
-        << terminalSafe(git::ignoredSettingsNotice(*source.root, source.ignoredGitSettings)) << "\n";
   return source;
+}
+
+std::string ignoredSettingsWarning(const DiffSource& source) {
+  if (source.ignoredGitSettings.empty() || !source.root) return "";
+  return git::ignoredSettingsNotice(*source.root, source.ignoredGitSettings);
 }
 
 }  // namespace revline::cli

@@ -24,8 +24,11 @@ struct DiffSource {
 
 // --stdin reads a patch from `in`; otherwise git is asked from the current
 // directory. Rejects --staged together with --base. The repository's own git
-// settings not run are warned of on `err` as "<command>: warning: ..."; the
-// files the diff does not show are in `leftOut`, for the command to report.
+// settings not run (ignoredSettingsWarning) and the files the diff does not show
+// (`leftOut`) are for the command to report.
 DiffSource readDiff(const ParsedArgs& args, std::istream& in, std::ostream& err, const std::string& command);
+
+// The warning that the repository's own git settings were not run; "" when none were named.
+std::string ignoredSettingsWarning(const DiffSource& source);
 
 }  // namespace revline::cli

@@ -56,7 +56,15 @@ int runReviewCommand(const std::vector<std::string>& args, std::istream& in, std
   }
 
   applyReviewFlags({}, parsed);  // a bad number is said now, not after git has run
-  session::ReviewRequest request = reviewRequestFor(readDiff(parsed, in, err, "revline review"), parsed, "revline review", err);
+  // What the review worked around before it started (an untrusted repository's
+  // settings ignored, its git programs not run) is in the report's warnings, as
+  // the review's own are: a CI job that keeps only the report still learns it.
+  std::vector<std::string> notices;
+  session::ReviewRequest request =
+      reviewRequestFor(readDiff(parsed, in, err, "revline review"), parsed, "revline review", err, &notices);
+  const auto sayNotices = [&] {
+    for (const auto& w : notices) err << "revline review: warning: " << terminalSafe(w) << "\n";
+  };
   const std::filesystem::path root = parsed.has("stdin") ? std::filesystem::path() : request.root;
   request.progress = terminalProgress(err, "revline review");
   request.fullReview = parsed.has("no-cache");
@@ -64,9 +72,15 @@ int runReviewCommand(const std::vector<std::string>& args, std::istream& in, std
   // hunks. Not for a patch on stdin: it need not be this work tree's change, and
   // its review must leave nothing behind in the repository it runs in.
   session::HunkCache hunks;
-  const session::ReviewResult result = reviewReportingSpend(
-      session::ReviewService({}, nullptr, {}, parsed.has("stdin") ? nullptr : &hunks), std::move(request), err,
-      "revline review");
+  session::ReviewResult result;
+  try {
+    result = reviewReportingSpend(session::ReviewService({}, nullptr, {}, parsed.has("stdin") ? nullptr : &hunks),
+                                  std::move(request), err, "revline review");
+  } catch (...) {
+    sayNotices();  // they may explain the failure
+    throw;
+  }
+  result.outcome.warnings.insert(result.outcome.warnings.begin(), notices.begin(), notices.end());
   const review::ReviewOutcome& outcome = result.outcome;
   const diff::Diff& selected = result.reviewed;
 

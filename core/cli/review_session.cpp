@@ -81,11 +81,13 @@ session::ProgressSink terminalProgress(std::ostream& err, const std::string& com
 }
 
 session::ReviewRequest reviewRequestFor(DiffSource source, const ParsedArgs& args, const std::string& command,
-                                        std::ostream& err) {
-  std::vector<std::string> notices;
+                                        std::ostream& err, std::vector<std::string>* notices) {
+  std::vector<std::string> said;
   const config::Config config = applyReviewFlags(
-      source.root ? config::loadForRepository(*source.root, &notices) : config::loadWithoutRepository(), args);
-  for (const auto& n : notices) err << command << ": warning: " << terminalSafe(n) << "\n";
+      source.root ? config::loadForRepository(*source.root, &said) : config::loadWithoutRepository(), args);
+  if (const std::string git = ignoredSettingsWarning(source); !git.empty()) said.push_back(git);
+  if (notices) notices->insert(notices->end(), said.begin(), said.end());
+  else for (const auto& n : said) err << command << ": warning: " << terminalSafe(n) << "\n";
   // No repository (--stdin elsewhere): no root, so no tools and no file reads,
   // never the current directory (it may be $HOME).
   session::ReviewRequest request{std::move(source.diff), source.root.value_or(std::filesystem::path()), config, {}};

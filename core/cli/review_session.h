@@ -26,10 +26,12 @@ session::ProgressSink terminalProgress(std::ostream& err, const std::string& com
 
 // The review a command's flags ask for, on `source`: the layered config (user,
 // repository, flags), the intent's commit messages with --base, and no
-// repository root (no tools, no file reads) without a repository. Config
-// notices are warned about on `err` as `command` (readDiff warns of the diff's).
+// repository root (no tools, no file reads) without a repository. Its notices
+// (an untrusted repository's settings ignored, its git programs not run) go to
+// `notices` when given, for the report's warnings; else they are warned about on
+// `err` as `command`.
 session::ReviewRequest reviewRequestFor(DiffSource source, const ParsedArgs& args, const std::string& command,
-                                        std::ostream& err);
+                                        std::ostream& err, std::vector<std::string>* notices = nullptr);
 
 // `service.review(request)` with its model calls metered: when the review then
 // fails, `err` says what the answered calls spent ("command: spent before the

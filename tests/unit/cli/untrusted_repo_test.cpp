@@ -203,6 +203,13 @@ TEST(UntrustedRepository, ItsGitConfigRunsNoProgramUntilTrusted) {
                        "filter.evil.clean); revline did not let them run"),
             std::string::npos)
       << r.err;
+  // Said in the report too, for a CI job that keeps only the report (and on stderr once).
+  const json report = json::parse(r.out);
+  ASSERT_FALSE(report["warnings"].empty()) << r.out;
+  EXPECT_NE(report["warnings"][0].get<std::string>().find("revline did not let them run"), std::string::npos) << r.out;
+  EXPECT_EQ(r.err.find("names programs"), r.err.rfind("names programs")) << r.err;
+  const auto sarif = testing::runShell(c.env() + shellQuote(REVLINE_BINARY) + " review --format sarif", c.repo.root());
+  EXPECT_NE(sarif.out.find("revline did not let them run"), std::string::npos) << sarif.out;
 
   ASSERT_EQ(testing::runShell(c.env() + shellQuote(REVLINE_BINARY) + " trust", c.repo.root()).exitCode, 0);
   r = c.review();

@@ -186,5 +186,19 @@ TEST(DefaultBudget, AnEmptyModelIsTheProvidersDefaultModel) {
   EXPECT_EQ(config::defaultInputTokens("ollama", ""), config::defaultInputTokens("ollama", OllamaProvider::kDefaultModel));
 }
 
+// Models whose context is smaller than the default for an unknown model get a
+// budget inside it (before: gpt-4's 8k context was given 24,000 tokens, and a
+// large change failed at the server); a router's vendor/model name is its model.
+TEST(DefaultBudget, SmallContextModelsAndRouterNames) {
+  EXPECT_EQ(config::defaultInputTokens("openai", "gpt-4"), 6000);
+  EXPECT_EQ(config::defaultInputTokens("openai", "gpt-4-0613"), 6000);
+  EXPECT_EQ(config::defaultInputTokens("openai", "gpt-3.5-turbo"), 12000);
+  EXPECT_EQ(config::defaultInputTokens("openai", "gpt-4-32k"), 24000);
+  EXPECT_EQ(config::defaultInputTokens("openai", "gpt-4-turbo"), 100000);
+  EXPECT_EQ(config::defaultInputTokens("openai", "openai/gpt-4o"), 100000);
+  EXPECT_EQ(config::defaultInputTokens("openai", "anthropic/claude-sonnet-4"), 150000);
+  EXPECT_EQ(config::defaultInputTokens("openai", "meta-llama/llama-3.1-70b-instruct"), 24000);
+}
+
 }  // namespace
 }  // namespace revline::providers

@@ -43,6 +43,9 @@ struct Runner {
   CancelToken cancel;  // never cancelled unless a request passes its own
   std::vector<std::string> guard;  // `-c` overrides of an untrusted repository's settings (config_guard.h)
   mutable bool filesChecked = false;  // specialFileBeforeGit, once for the calls of one diff or lookup
+  // With GIT_INDEX_FILE set to a TemporaryIndex: the index it copies, which
+  // git's errors name instead of the copy (the user knows the one, not the other).
+  fs::path copiedIndex = {};
 
   // `maxOutput`: process::Options::maxOutput (0: all of stdout).
   process::Result run(const std::vector<std::string>& args, const std::string& input = "",
@@ -97,8 +100,19 @@ struct Runner {
   }
 
   [[noreturn]] void fail(const std::vector<std::string>& args, const process::Result& r) const {
-    const std::string hint = guard.empty() ? std::string() : fetchRefusedHint(r.err);
-    throw GitError(failure(args, r) + (hint.empty() ? "" : "; " + hint));
+    std::string hint = guard.empty() ? std::string() : fetchRefusedHint(r.err);
+    std::string said = failure(args, r);
+    const auto copy = extraEnv.find("GIT_INDEX_FILE");
+    if (!copiedIndex.empty() && copy != extraEnv.end() && copy->second && said.find(*copy->second) != std::string::npos) {
+      for (auto at = said.find(*copy->second); at != std::string::npos; at = said.find(*copy->second, at))
+        said.replace(at, copy->second->size(), copiedIndex.string());
+      // "index file smaller than expected", "bad signature", "index file corrupt".
+      if (r.err.find("index file") != std::string::npos || r.err.find("bad signature") != std::string::npos)
+        hint = "git cannot read the repository's index, " + copiedIndex.string() + " (`git status` fails the same "
+             "way); the usual repair keeps your files and unstages everything: `rm " + copiedIndex.string() +
+             " && git reset`";
+    }
+    throw GitError(said + (hint.empty() ? "" : "; " + hint));
   }
 
   // For an untrusted repository: which of its own settings name programs,
@@ -490,6 +504,17 @@ fs::path findRepositoryRoot(const fs::path& start, const GitOptions& options) {
       throw GitError("'" + start.string() +
                      "' is not inside a git repository; run revline from a git work tree or `git init`");
     }
+    // No work tree here: a repository's git directory, or a bare repository (which
+    // git refuses here as "cannot use bare repository", under the safe.bareRepository
+    // revline sets, or as "must be run in a work tree").
+    const fs::path absolute = fs::absolute(dir.empty() ? fs::path(".") : dir, ec);
+    for (fs::path d = absolute; !d.empty() && d.has_relative_path(); d = d.parent_path())
+      if (d.filename() == ".git")
+        throw GitError("'" + start.string() + "' is inside the git directory of " + d.parent_path().string() +
+                       ", not its work tree; run revline from " + d.parent_path().string() + " (or below it)");
+    if (r.err.find("bare repository") != std::string::npos || r.err.find("in a work tree") != std::string::npos)
+      throw GitError("'" + start.string() + "' is in a bare repository: it has no work tree, so there is no change "
+                     "to review; run revline in a clone with a work tree (`git clone " + start.string() + "`)");
     throw GitError("'" + start.string() + "' is not inside a git work tree: " + trimNewline(r.err));
   }
   const fs::path top(trimNewline(r.out));
@@ -525,9 +550,14 @@ fs::path findRepositoryRoot(const fs::path& start, const GitOptions& options) {
       throw GitError("the repository of '" + start.string() + "' names its work tree elsewhere (" + top.string() +
                      ", core.worktree in its git config): a directory above the repository, whose other files are "
                      "not the repository's to review; remove core.worktree from " + configFile);
+    // From inside that work tree, git finds the repository only when told where it is.
+    const process::Result gitDir = git.run({"rev-parse", "--absolute-git-dir"});
+    const std::string runThere =
+        gitDir.exitCode == 0 ? "`cd " + top.string() + " && GIT_DIR=" + trimNewline(gitDir.out) + " revline review`"
+                             : "revline from inside " + top.string() + " with GIT_DIR naming this repository";
     throw GitError("the repository of '" + start.string() + "' names its work tree elsewhere (" + top.string() +
                    ", core.worktree in its git config); revline reviews only a work tree that holds the directory "
-                   "it is run from: run revline from inside " + top.string() + ", or remove core.worktree from " +
+                   "it is run from: run " + runThere + ", or remove core.worktree from " +
                    configFile);
   }
   return top;
@@ -632,6 +662,7 @@ std::string diffText(const fs::path& root, const DiffRequest& request, const Git
   // the index it is given to refresh stat information.
   const TemporaryIndex index(realIndex);
   git.extraEnv["GIT_INDEX_FILE"] = index.file().string();
+  git.copiedIndex = realIndex;
 
   if (request.includeUntracked && request.mode != DiffRequest::Mode::Staged) {
     std::vector<std::string> lsArgs{"ls-files", "--others", "--exclude-standard", "-z"};

@@ -85,6 +85,37 @@ TEST(FindRepositoryRoot, AWorkTreeFromTheEnvironmentIsNamedAsSuch) {
   EXPECT_THAT(error, Not(HasSubstr("core.worktree")));
 }
 
+// Where there is no work tree, the error says which case it is and where to go
+// (before: "cannot use bare repository ... (safe.bareRepository is 'explicit')"
+// for both, a setting revline itself sets).
+TEST(FindRepositoryRoot, AGitDirectoryOrABareRepositoryIsNamedAsSuch) {
+  TempRepo repo;
+  repo.write("a.txt", "a\n");
+  repo.commitAll("base");
+  const std::string inside = gitErrorOf([&] { findRepositoryRoot(repo.root() / ".git" / "refs", isolated(repo)); });
+  EXPECT_THAT(inside, HasSubstr("is inside the git directory of " + repo.root().string() +
+                                ", not its work tree; run revline from " + repo.root().string()));
+  TempDir place;
+  repo.git("clone -q --bare . " + (place.path() / "bare.git").string());
+  const std::string bare = gitErrorOf([&] { findRepositoryRoot(place.path() / "bare.git", isolated(repo)); });
+  EXPECT_THAT(bare, HasSubstr("is in a bare repository: it has no work tree, so there is no change to review"));
+}
+
+// A damaged index is named as the user's .git/index, with the repair, not as
+// revline's temporary copy of it.
+TEST(DiffText, ADamagedIndexIsNamedAsTheRepositorysOwn) {
+  TempRepo repo;
+  repo.write("a.txt", "a\n");
+  repo.commitAll("base");
+  repo.write("a.txt", "b\n");
+  repo.write(".git/index", "garbage");
+  const std::string error = gitErrorOf([&] { diff(repo); });
+  const std::string index = (repo.root() / ".git" / "index").string();
+  EXPECT_THAT(error, HasSubstr("fatal: " + index + ": index file smaller than expected"));
+  EXPECT_THAT(error, HasSubstr("`rm " + index + " && git reset`"));
+  EXPECT_THAT(error, Not(HasSubstr("revline-index-")));
+}
+
 TEST(FindRepositoryRoot, MissingDirectoryIsNamed) {
   const std::string message = gitErrorOf([] { findRepositoryRoot("/nonexistent/revline-xyz"); });
   EXPECT_THAT(message, HasSubstr("'/nonexistent/revline-xyz' does not exist"));

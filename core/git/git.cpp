@@ -302,14 +302,23 @@ std::string sizeLimit(std::uintmax_t bytes) {
 
 // ls-files lists an untracked embedded repository as "dir/". It is another
 // repository, not files of this one, and `git add -N` fails on one without
-// commits, so such entries are dropped. Input and output are NUL-separated.
+// commits, so such entries are left out, and listed (not reviewed, but not
+// part of the change either). Input and output are NUL-separated.
 // Regular files over the size cap (and anything that is neither a regular
 // file nor a symlink) are dropped too, and reported.
 std::string untrackedFilesOnly(const std::string& list, const fs::path& root, const DiffRequest& request,
                                const std::string& gitDirInside) {
   std::string out;
   for (const std::string& name : splitAtNul(list)) {
-    if (name.empty() || name.back() == '/') continue;
+    if (name.empty()) continue;
+    if (name.back() == '/') {
+      if (request.leftOut)
+        request.leftOut->push_back({name.substr(0, name.size() - 1),
+                                    "an untracked git repository inside this one: its files are that repository's, "
+                                    "which a commit here would not hold (review it there, or add it as a submodule)",
+                                    false});
+      continue;
+    }
     // The repository's own git directory, when it sits in the work tree under
     // another name than .git (a dotfiles repository): its objects and config are never part of a change.
     if (!gitDirInside.empty() && name.compare(0, gitDirInside.size(), gitDirInside) == 0) continue;

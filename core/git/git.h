@@ -48,6 +48,9 @@ inline constexpr std::uintmax_t kMaxUntrackedFileBytes = 8 * 1024 * 1024;
 struct LeftOut {
   std::string path;    // repository-relative
   std::string reason;  // e.g. "untracked, 9961472 bytes, over the 8 MiB limit (8388608 bytes) for untracked files"
+  // Part of the change, so no approval without it; false for what a commit of
+  // the work tree would not hold as files (an untracked repository inside this one).
+  bool partOfTheChange = true;
 };
 
 struct DiffRequest {

@@ -43,7 +43,8 @@ struct SkippedFile {
   };
   std::vector<LineSpan> leftOut;
   // Never in the diff at all (git::LeftOut: an untracked file over the size cap,
-  // an unmerged path), so never in a request's plan either; overLimit is set too.
+  // an unmerged path), so never in a request's plan either; overLimit is set too,
+  // unless it is not part of the change (an untracked repository inside this one).
   bool notInDiff = false;
 };
 

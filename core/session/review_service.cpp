@@ -55,7 +55,7 @@ PreparedReview prepare(ReviewRequest request) {
 
 review::SkippedFile notReviewed(git::LeftOut left) {
   review::SkippedFile skipped{std::move(left.path), std::move(left.reason) + "; not reviewed"};
-  skipped.overLimit = true;  // not by choice: the change was not all reviewed
+  skipped.overLimit = left.partOfTheChange;  // not by choice: the change was not all reviewed
   skipped.notInDiff = true;
   return skipped;
 }
@@ -112,7 +112,8 @@ ReviewResult fromCache(PreparedReview prepared, CachedReview cached, const revie
   // A review is cached only when all of it was reviewed; what the diff does
   // not show now (an untracked file grown over the cap) is not in the key.
   cached.evidence.partsNotReviewed = static_cast<int>(std::count_if(
-      o.coverage.filesSkipped.begin(), o.coverage.filesSkipped.end(), [](const auto& s) { return s.notInDiff; }));
+      o.coverage.filesSkipped.begin(), o.coverage.filesSkipped.end(),
+      [](const auto& s) { return s.notInDiff && s.overLimit; }));
   o.verdict = review::decideVerdict(o.findings, config.review.policy, cached.evidence);
   result.evidence = cached.evidence;
   o.summary = "The same change was reviewed before; these are that review's findings (from the review cache).";

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -290,9 +291,20 @@ TEST(DiffText, UntrackedEmbeddedRepositoriesAreSkipped) {
   repo.git("-C nested add n.txt");
   repo.git("-C nested -c user.name=t -c user.email=t@t.invalid commit -q -m n");
 
-  const std::string text = diff(repo);
+  std::vector<LeftOut> left;
+  DiffRequest request;
+  request.leftOut = &left;
+  const std::string text = diff(repo, request);
   EXPECT_THAT(text, HasSubstr("b/new.txt"));
   EXPECT_THAT(text, Not(HasSubstr("nested")));
+  // Listed, never silently dropped; not part of the change (no approval is held back for them).
+  std::set<std::string> listed;
+  for (const LeftOut& l : left) {
+    listed.insert(l.path);
+    EXPECT_FALSE(l.partOfTheChange) << l.path;
+    EXPECT_THAT(l.reason, HasSubstr("an untracked git repository inside this one")) << l.path;
+  }
+  EXPECT_EQ(listed, (std::set<std::string>{"empty_nested", "nested"}));
 }
 
 TEST(DiffText, LinkedWorktreeUsesItsOwnIndexAndLeavesItAlone) {
@@ -478,8 +490,11 @@ TEST(DiffText, UntrackedFoldersAreAddedWholeButWhatIsLeftOutStaysOut) {
   EXPECT_THAT(text, Not(HasSubstr("big.bin")));
   EXPECT_THAT(text, Not(HasSubstr("nested")));
   EXPECT_THAT(text, Not(HasSubstr("ignored.log")));
-  ASSERT_EQ(leftOut.size(), 1u);
+  ASSERT_EQ(leftOut.size(), 2u);
+  std::sort(leftOut.begin(), leftOut.end(), [](const LeftOut& a, const LeftOut& b) { return a.path < b.path; });
   EXPECT_EQ(leftOut[0].path, "lib/big.bin");
+  EXPECT_EQ(leftOut[1].path, "lib/nested");  // listed, not part of the change
+  EXPECT_FALSE(leftOut[1].partOfTheChange);
   EXPECT_EQ(repo.git("status --porcelain --untracked-files=no"), " M lib/tracked.py\n") << "the index is untouched";
 }
 

@@ -415,8 +415,10 @@ RequestPlan planRequests(const diff::Diff& diff, const review::ReviewInputs& inp
     throw review::ProviderError(
         review::ProviderError::Kind::Config,
         "max_input_tokens " + std::to_string(budget) + " is too small: every request needs ~" + std::to_string(fixed) +
-            " tokens for the system prompt, schema, intent and tool specs, and " + std::to_string(reserve) +
-            " are kept for tool results and answers; use at least " + std::to_string(high) +
+            (toolsOffered ? " tokens for the system prompt, schema, intent and tool specs, and "
+                          : " tokens for the system prompt, schema and intent, and ") +
+            std::to_string(reserve) + (toolsOffered ? " are kept for tool results and answers" : " are kept for answers") +
+            "; use at least " + std::to_string(high) +
             (toolsOffered ? " (or fewer tool calls: max_tool_calls 0 offers no tools and keeps less in reserve)" : ""));
   }
 

@@ -632,6 +632,18 @@ TEST(ChunkedReview, ABudgetTooSmallForTheFixedPartIsAClearError) {
     FAIL() << "no error";
   } catch (const review::ProviderError& e) {
     EXPECT_NE(std::string(e.what()).find("max_input_tokens 500 is too small"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("tool specs, and "), std::string::npos) << e.what();
+  }
+  // Without tools, the error names only what a request holds then.
+  config::Config noTools = budget(500);
+  noTools.review.maxToolCalls = 0;
+  try {
+    ReviewService(factoryFor(m)).review(f.request(noTools));
+    FAIL() << "no error";
+  } catch (const review::ProviderError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("tokens for the system prompt, schema and intent, and "), std::string::npos) << what;
+    EXPECT_EQ(what.find("tool"), std::string::npos) << what;
   }
   EXPECT_TRUE(m.requests.empty());
 }

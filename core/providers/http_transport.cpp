@@ -566,7 +566,12 @@ HttpResponse HttpTransport::postJson(const std::string& path,
     return error;
   };
   for (int retry = 0;; ++retry) {
-    if (cancel.cancelled()) throw cancelled();
+    if (cancel.cancelled()) {
+      // Nothing in flight: only the tries given up without an answer may be billed.
+      Cancelled between = cancelled();
+      between.sentUnanswered = unanswered;
+      throw between;
+    }
     Attempt attempt = sendOnce(path, headers, body, cancel);
     if (cancel.cancelled()) throw cancelled();
     std::chrono::milliseconds delay{0};

@@ -17,10 +17,13 @@ class SpendMeteringProvider : public review::DelegatingProvider {
     review::ModelResponse response;
     try {
       response = inner_->complete(request, cancel);
-    } catch (const Cancelled&) {
+    } catch (const Cancelled& c) {
       // Cancelled while the model was answering: sent, so maybe billed; no answer said how many
-      // tokens, so the totals are low (said, as for an answer without counts).
-      if (sent) meter_.add(review::Usage{.requests = 1, .unreportedRequests = inner_->metered() ? 1 : 0});
+      // tokens, so the totals are low (said, as for an answer without counts). Cancelled while
+      // waiting to try again after a refusal (429): what the provider refused is not billed.
+      const int maybeBilled = c.sentUnanswered.value_or(1);
+      if (sent && maybeBilled > 0)
+        meter_.add(review::Usage{.requests = maybeBilled, .unreportedRequests = inner_->metered() ? maybeBilled : 0});
       throw;
     } catch (const review::ProviderError& e) {
       // Tries sent and given up on (no reply in time): as a cancelled one, maybe billed, counts unknown.

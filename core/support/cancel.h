@@ -2,6 +2,7 @@
 #pragma once
 #include <atomic>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -24,6 +25,10 @@ class Cancelled : public std::runtime_error {
  public:
   Cancelled() : std::runtime_error("cancelled") {}
   explicit Cancelled(const std::string& what) : std::runtime_error(what) {}
+  // Of a model call cancelled, the requests it sent that may be billed (none
+  // answered), when the thrower knows: 0 while waiting out a refusal's
+  // Retry-After, which no provider bills. Unset: one, in flight.
+  std::optional<int> sentUnanswered;
 };
 
 }  // namespace revline

@@ -439,11 +439,21 @@ TEST(Transport, CancellationDuringBackoff) {
     cancel.cancel();
   });
   auto started = std::chrono::steady_clock::now();
-  auto c = catchCancelled([&] { provider.complete(testing::sampleRequest(), cancel); });
+  std::optional<int> sentUnanswered = -1;
+  bool thrown = false;
+  try {
+    provider.complete(testing::sampleRequest(), cancel);
+  } catch (const Cancelled& c) {
+    thrown = true;
+    sentUnanswered = c.sentUnanswered;
+  }
   canceller.join();
-  EXPECT_TRUE(c.thrown);
+  EXPECT_TRUE(thrown);
   EXPECT_LT(std::chrono::steady_clock::now() - started, 2s);
   EXPECT_EQ(server.requestCount(), 1u);
+  // Nothing was in flight, and what the server refused is not billed: the spend
+  // reported for the interruption counts no request (before: one, of unknown tokens).
+  EXPECT_EQ(sentUnanswered, std::optional<int>(0));
 }
 
 TEST(Transport, AlreadyCancelledSendsNothing) {

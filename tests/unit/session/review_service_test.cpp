@@ -2,6 +2,7 @@
 // the cache (answered without the model, verdict and evidence kept), and a
 // preview that is byte for byte the first request the model receives.
 #include "core/session/review_service.h"
+#include "core/session/spend_meter.h"
 
 #include <gtest/gtest.h>
 
@@ -353,6 +354,34 @@ TEST(ReviewService, AChangeWithNoLineToShowSendsNothing) {
   ASSERT_EQ(binary.reviewed.files.size(), 1u);
   EXPECT_TRUE(binary.reviewed.files[0].binary) << binary.reviewed.files[0].path();
   EXPECT_EQ(binary.outcome.verdict, contract::Verdict::Approve);
+}
+
+// A model call cancelled: one request in flight counts as spent (tokens unknown);
+// one cancelled while waiting out a refusal's Retry-After, when nothing was in
+// flight, counts none (a 429 is not billed).
+TEST(SpendMeter, ACallCancelledWithNothingInFlightCountsNoRequest) {
+  class CancelledCall : public review::Provider {
+   public:
+    explicit CancelledCall(std::optional<int> sent) : sent_(sent) {}
+    std::string name() const override { return "fake"; }
+    std::string model() const override { return "fake-model"; }
+    bool metered() const override { return true; }
+    review::ModelResponse complete(const review::ModelRequest&, const CancelToken&) override {
+      Cancelled c("cancelled");
+      c.sentUnanswered = sent_;
+      throw c;
+    }
+
+   private:
+    std::optional<int> sent_;
+  };
+  for (const auto& [sent, counted] : std::vector<std::pair<std::optional<int>, int>>{{std::nullopt, 1}, {0, 0}, {2, 2}}) {
+    SpendMeter meter;
+    auto provider = meteredBy(meter)(std::make_unique<CancelledCall>(sent));
+    EXPECT_THROW(provider->complete({}, CancelToken()), Cancelled);
+    EXPECT_EQ(meter.total().requests, counted);
+    EXPECT_EQ(meter.total().unreportedRequests, counted);
+  }
 }
 
 }  // namespace

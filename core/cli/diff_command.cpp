@@ -79,12 +79,10 @@ int runDiffCommand(const std::vector<std::string>& args, std::istream& in, std::
   DiffSource source = readDiff(parsed, in, err, "revline diff");
   // What git's diff does not show (an untracked file over the cap, an unmerged
   // path) is said by every form; the annotated diff lists it with the selection's.
-  // The forms below that make no review request say the git settings not run here
-  // (reviewRequestFor says them with the configuration's notices).
-  if (parsed.has("json") || parsed.has("numstat")) {
-    if (const std::string w = ignoredSettingsWarning(source); !w.empty())
-      err << "revline diff: warning: " << terminalSafe(w) << "\n";
-  }
+  // The forms below that make no review request say reading the diff's warnings
+  // here (reviewRequestFor says them with the configuration's notices).
+  if (parsed.has("json") || parsed.has("numstat"))
+    for (const std::string& w : warningsOf(source)) err << "revline diff: warning: " << terminalSafe(w) << "\n";
   if (parsed.has("json") || parsed.has("numstat") || parsed.has("prompt")) {
     std::vector<review::SkippedFile> leftOut;
     for (const auto& s : source.leftOut) leftOut.push_back(session::notReviewed(s));

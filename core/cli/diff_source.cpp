@@ -63,8 +63,8 @@ DiffSource readDiff(const ParsedArgs& args, std::istream& in, std::ostream& err,
     // An empty diff is no change, and passes; but in CI it is as often the
     // output of a `git diff` that failed upstream of the pipe.
     if (text.find_first_not_of(" \t\r\n") == std::string::npos)
-      err << command << ": warning: standard input holds no diff, so there is nothing to review; if the command "
-                        "piped in failed, its error is above (`set -o pipefail` makes such a pipeline fail)\n";
+      source.notices.push_back("standard input holds no diff, so there is nothing to review; if the command "
+                               "piped in failed, its error is above (`set -o pipefail` makes such a pipeline fail)");
     source.diff = diff::parse(std::move(text));
     try {
       source.root = git::findRepositoryRoot(std::filesystem::current_path());
@@ -92,9 +92,11 @@ DiffSource readDiff(const ParsedArgs& args, std::istream& in, std::ostream& err,
   return source;
 }
 
-std::string ignoredSettingsWarning(const DiffSource& source) {
-  if (source.ignoredGitSettings.empty() || !source.root) return "";
-  return git::ignoredSettingsNotice(*source.root, source.ignoredGitSettings);
+std::vector<std::string> warningsOf(const DiffSource& source) {
+  std::vector<std::string> out = source.notices;
+  if (!source.ignoredGitSettings.empty() && source.root)
+    out.push_back(git::ignoredSettingsNotice(*source.root, source.ignoredGitSettings));
+  return out;
 }
 
 }  // namespace revline::cli

@@ -20,6 +20,8 @@ struct DiffSource {
   std::vector<git::LeftOut> leftOut;  // files of the change the diff does not show, with why
   // The repository's own git settings that name programs, not run (it is untrusted): a warning.
   std::vector<std::string> ignoredGitSettings;
+  // What else to warn of (standard input that holds no diff), without the command's prefix.
+  std::vector<std::string> notices;
 };
 
 // --stdin reads a patch from `in`; otherwise git is asked from the current
@@ -28,7 +30,8 @@ struct DiffSource {
 // (`leftOut`) are for the command to report.
 DiffSource readDiff(const ParsedArgs& args, std::istream& in, std::ostream& err, const std::string& command);
 
-// The warning that the repository's own git settings were not run; "" when none were named.
-std::string ignoredSettingsWarning(const DiffSource& source);
+// The warnings of reading the diff: `notices`, then that the repository's own
+// git settings were not run (when any were named).
+std::vector<std::string> warningsOf(const DiffSource& source);
 
 }  // namespace revline::cli

@@ -85,7 +85,7 @@ session::ReviewRequest reviewRequestFor(DiffSource source, const ParsedArgs& arg
   std::vector<std::string> said;
   const config::Config config = applyReviewFlags(
       source.root ? config::loadForRepository(*source.root, &said) : config::loadWithoutRepository(), args);
-  if (const std::string git = ignoredSettingsWarning(source); !git.empty()) said.push_back(git);
+  for (std::string& w : warningsOf(source)) said.push_back(std::move(w));
   if (notices) notices->insert(notices->end(), said.begin(), said.end());
   else for (const auto& n : said) err << command << ": warning: " << terminalSafe(n) << "\n";
   // No repository (--stdin elsewhere): no root, so no tools and no file reads,

@@ -136,6 +136,12 @@ TEST(Cli, AnEmptyPatchOnStdinPassesAndSaysSo) {
                        "command piped in failed, its error is above"),
             std::string::npos)
       << r.err;
+  // In the report too: a CI job that keeps only the report learns it.
+  const auto report = runRevline("review --stdin --format json", dir.path(), "");
+  EXPECT_NE(json::parse(report.out)["warnings"].dump().find("standard input holds no diff"), std::string::npos)
+      << report.out;
+  const auto diffForm = runRevline("diff --stdin --json", dir.path(), "");
+  EXPECT_NE(diffForm.err.find("revline diff: warning: standard input holds no diff"), std::string::npos) << diffForm.err;
   const auto withDiff = runRevline("review --stdin", dir.path(),
                                    "diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n");
   EXPECT_EQ(withDiff.err.find("holds no diff"), std::string::npos) << withDiff.err;

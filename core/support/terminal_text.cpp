@@ -34,8 +34,21 @@ bool invisibleControl(unsigned cp) {
 std::string terminalSafe(std::string_view text, Newlines newlines) {
   std::string out;
   out.reserve(text.size());
+  bool lineStart = true;  // only blanks so far on this line (of `text`: it may start one)
   for (std::size_t i = 0; i < text.size();) {
     const auto c = static_cast<unsigned char>(text[i]);
+    if (lineStart && c != ' ' && c != '\t') {
+      lineStart = false;
+      // A CI log obeys a line starting "::" or "##[" (GitHub Actions' workflow commands:
+      // ::error, ::add-mask, ::stop-commands): its first character is escaped.
+      const std::string_view rest = text.substr(i);
+      if (rest.starts_with("::") || rest.starts_with("##[")) {
+        out += byteEscape(c);
+        ++i;
+        continue;
+      }
+    }
+    if (c == '\n' && newlines == Newlines::Keep) lineStart = true;
     const std::size_t n = utf8SequenceAt(text, i);
     if (n == 0) {  // not UTF-8: a lone 0x9b is CSI to an 8-bit terminal
       out += byteEscape(c);

@@ -5,8 +5,10 @@
 // the line; C1 controls (U+0080-U+009F, or a lone 0x9B byte on an 8-bit
 // terminal) do what ESC does; bidi overrides (U+202E...) reorder what is read.
 // Each is shown instead as a visible escape ("\x1b", "\u202e"), so the reader
-// sees that it was there and nothing is done with it. JSON and SARIF escape
-// these themselves and do not need this.
+// sees that it was there and nothing is done with it. A CI log obeys lines
+// too: one starting "::" or "##[" (GitHub Actions' workflow commands) has its
+// first character escaped ("\x3a:error"). JSON and SARIF escape what they
+// must themselves and do not need this.
 #pragma once
 #include <string>
 #include <string_view>

@@ -38,3 +38,14 @@ TEST(TerminalText, C1ControlsBidiOverridesAndInvalidBytesAreEscaped) {
   EXPECT_EQ(terminalSafe("a\xe2\x80\xa8" "b"), "a\\u2028b");                   // LINE SEPARATOR
   EXPECT_EQ(terminalSafe("caf\xe9.c"), "caf\\xe9.c");                           // Latin-1 file name
 }
+
+// A GitHub Actions log obeys "::error ...", "::add-mask::...", "::stop-commands::"
+// and the older "##[error]" at the start of a line, indented or not: a file name or
+// a model's words that start one are shown with their first character escaped.
+TEST(TerminalText, WorkflowCommandsAtALineStartAreEscaped) {
+  EXPECT_EQ(terminalSafe("::error title=revline approved::x.py"), "\\x3a:error title=revline approved::x.py");
+  EXPECT_EQ(terminalSafe("fine\n  ::add-mask::secret\n##[error]no"), "fine\n  \\x3a:add-mask::secret\n\\x23#[error]no");
+  EXPECT_EQ(terminalSafe("a ::b"), "a ::b");  // only at a line's start
+  EXPECT_EQ(terminalSafe("x\n::y", Newlines::Escape), "x\\n::y");  // one line: the rest is not a line start
+  EXPECT_EQ(terminalSafe("C::D"), "C::D");
+}

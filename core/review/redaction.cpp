@@ -1,6 +1,8 @@
 #include "core/review/redaction.h"
 
 #include <algorithm>
+#include <cctype>
+#include <map>
 #include <memory>
 
 namespace revline::review {
@@ -25,14 +27,37 @@ struct Replacement {
   std::string text;
 };
 
+// A line of base64 or hex with no space (a key's body, an encoded blob): never a
+// definition's header, and a part of a secret the finder cannot tell on its own.
+bool encodedBlob(std::string_view text) {
+  std::size_t run = 0;
+  for (char c : text) {
+    const bool blobChar = std::isalnum(static_cast<unsigned char>(c)) || c == '+' || c == '/' || c == '=' || c == '-' || c == '_';
+    run = blobChar ? run + 1 : 0;
+    if (run >= 32) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 diff::Diff redactDiff(const diff::Diff& diff, const SecretFinder& finder) {
   diff::Diff out = diff;
   std::vector<Replacement> replacements;
+  // The text after a hunk's "@@ ... @@" is a line of the file too (git's nearest
+  // line above the hunk that starts with a letter): a secret there, or a line of
+  // the same secret as the hunk's (a key's body), never goes out with it.
+  std::map<const diff::Hunk*, std::string> sections;
   for (diff::FileDiff& file : out.files) {
     const std::string path = file.path();
     for (diff::Hunk& hunk : file.hunks) {
+      bool hunkHasSecret = false;
+      const auto redactSection = [&] {
+        if (hunk.section.empty()) return;
+        const std::vector<SecretSpan> found = finder(std::string(hunk.section), path);
+        if (!found.empty()) sections[&hunk] = redactSpans(hunk.section, found);
+        else if (hunkHasSecret || encodedBlob(hunk.section)) sections[&hunk] = "";
+      };
       // The hunk's lines as one text, '\n'-joined, remembering where each begins.
       std::string joined;
       std::vector<std::size_t> starts;
@@ -42,6 +67,8 @@ diff::Diff redactDiff(const diff::Diff& diff, const SecretFinder& finder) {
         joined += '\n';
       }
       const std::vector<SecretSpan> spans = finder(joined, path);
+      hunkHasSecret = !spans.empty();
+      redactSection();
       if (spans.empty()) continue;
       for (std::size_t i = 0; i < hunk.lines.size(); ++i) {
         const std::size_t begin = starts[i], end = begin + hunk.lines[i].text.size();
@@ -55,12 +82,13 @@ diff::Diff redactDiff(const diff::Diff& diff, const SecretFinder& finder) {
       }
     }
   }
-  if (replacements.empty()) return out;
+  if (replacements.empty() && sections.empty()) return out;
   // Line texts are views into the Diff's source: the new texts get a source of
   // their own, without the raw diff (it still holds the secrets). Other views
   // (sections) are re-pointed into a copy of what they showed.
   std::size_t size = 0;
   for (const auto& r : replacements) size += r.text.size();
+  for (const auto& [hunk, text] : sections) size += text.size();  // views into the buffer: it must never grow
   for (const auto& f : out.files) {
     for (const auto& h : f.hunks) {
       size += h.section.size();
@@ -77,7 +105,8 @@ diff::Diff redactDiff(const diff::Diff& diff, const SecretFinder& finder) {
   std::size_t next = 0;
   for (auto& f : out.files) {
     for (auto& h : f.hunks) {
-      h.section = keep(h.section);
+      const auto redacted = sections.find(&h);
+      h.section = keep(redacted != sections.end() ? std::string_view(redacted->second) : h.section);
       for (auto& l : h.lines) {
         if (next < replacements.size() && replacements[next].line == &l) {
           l.text = keep(replacements[next++].text);

@@ -3,6 +3,8 @@
 // and a remote provider's diff is redacted before lines are numbered.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "core/review/attempt_loop.h"
 #include "core/review/prompt.h"
 #include "core/review/redaction.h"
@@ -118,6 +120,37 @@ TEST(RedactDiff, SecretsLeaveTheLinesBeforeTheyAreNumbered) {
   EXPECT_EQ(lines[1].newLine, 2);
   EXPECT_EQ(d.files[0].hunks[0].lines[1].text, "KEY=abc") << "the original diff is unchanged";
   EXPECT_EQ(userPrompt(r).find("abc"), std::string::npos);
+}
+
+// The text after a hunk's "@@ ... @@" is a line of the file (git's nearest line
+// above the hunk that starts with a letter): before, it went out as it was, a
+// .env's SECRET_KEY=... or a line of a key's body with it.
+TEST(RedactDiff, TheLineAHunkHeaderQuotesIsRedactedToo) {
+  const diff::Diff d = diff::parse(
+      "diff --git a/.env b/.env\n--- a/.env\n+++ b/.env\n@@ -4,2 +4,2 @@ SECRET_KEY=abc123\n HOST=x\n-MODE=dev\n+MODE=prod\n"
+      "diff --git a/key.js b/key.js\n--- a/key.js\n+++ b/key.js\n@@ -9,2 +9,2 @@ MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcw\n"
+      " keyline1\n-keyline2\n+keyline3\n"
+      "diff --git a/a.py b/a.py\n--- a/a.py\n+++ b/a.py\n@@ -9,2 +9,2 @@ def handler(request):\n x = 1\n-y = 2\n+y = 3\n"
+      "diff --git a/b.py b/b.py\n--- a/b.py\n+++ b/b.py\n@@ -9,2 +9,2 @@ def connect(host):\n x = 1\n-y = 2\n+token = abc123\n");
+  SecretFinder finder = [](std::string_view text, std::string_view) {
+    std::vector<SecretSpan> spans;
+    for (std::string_view secret : {"abc123", "keyline"})
+      for (auto at = text.find(secret); at != std::string_view::npos; at = text.find(secret, at + 1))
+        spans.push_back({at, secret.size(), "k"});
+    std::sort(spans.begin(), spans.end(), [](const SecretSpan& a, const SecretSpan& b) { return a.offset < b.offset; });
+    return spans;
+  };
+  const diff::Diff r = redactDiff(d, finder);
+  ASSERT_EQ(r.files.size(), 4u);
+  EXPECT_EQ(r.files[0].hunks[0].section, "SECRET_KEY=[REDACTED:k]");  // a secret of its own
+  EXPECT_EQ(r.files[1].hunks[0].section, "");  // a line of the secret the hunk holds (a key's body)
+  EXPECT_EQ(r.files[2].hunks[0].section, "def handler(request):");  // nothing secret: kept
+  EXPECT_EQ(r.files[3].hunks[0].section, "");  // beside a secret: not kept
+  const std::string prompt = userPrompt(r);
+  EXPECT_EQ(prompt.find("abc123"), std::string::npos) << prompt;
+  EXPECT_EQ(prompt.find("MIIEvQ"), std::string::npos) << prompt;
+  EXPECT_NE(prompt.find("def handler(request):"), std::string::npos) << prompt;
+  EXPECT_EQ(d.files[0].hunks[0].section, "SECRET_KEY=abc123") << "the original diff is unchanged";
 }
 
 }  // namespace

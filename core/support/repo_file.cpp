@@ -7,7 +7,9 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <string>
 #include <system_error>
+#include <vector>
 
 namespace revline::support {
 
@@ -84,14 +86,47 @@ RepoPath resolveInRepository(const fs::path& root, std::string_view relative) {
   return {std::move(canonical), std::nullopt};
 }
 
+namespace {
+
+// Opens `canonical` (absolute, no symlink in it) one component at a time, none
+// followed if it is a symlink: a directory on the way swapped for a symlink
+// after the path was resolved (by a process racing the review) fails the open
+// (ENOTDIR, ELOOP) instead of leading outside. O_PATH: walking a directory needs
+// no permission to list it. -1 with errno set on failure.
+int openWithoutFollowing(const fs::path& canonical, int finalFlags) {
+  if (!canonical.is_absolute()) {
+    errno = EINVAL;
+    return -1;
+  }
+  int dir = ::open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (dir < 0) return -1;
+  std::vector<std::string> parts;
+  for (const auto& part : canonical.relative_path()) parts.push_back(part.string());
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    const bool last = i + 1 == parts.size();
+    const int next = ::openat(dir, parts[i].c_str(), last ? finalFlags : O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    const int e = errno;
+    ::close(dir);
+    if (next < 0) {
+      errno = e;
+      return -1;
+    }
+    dir = next;
+  }
+  return dir;
+}
+
+}  // namespace
+
 RepoFileRead readRegularFile(const fs::path& canonical, const std::string& shown, std::size_t maxBytes) {
-  // O_NONBLOCK: opening a FIFO must not wait for a writer; O_NOFOLLOW: the
-  // path was canonical, so a symlink here was swapped in after resolving it.
-  const int raw = ::open(canonical.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | O_NOFOLLOW);
+  // O_NONBLOCK: opening a FIFO must not wait for a writer; O_NOFOLLOW (on every
+  // component): the path was canonical, so a symlink on it was swapped in after resolving it.
+  const int raw = openWithoutFollowing(canonical, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | O_NOFOLLOW);
   if (raw < 0) {
     const int e = errno;
     if (e == ENOENT) return {std::nullopt, skip(Reason::Missing, shown, "no such file")};
-    if (e == ELOOP) return {std::nullopt, skip(Reason::Outside, shown, "it became a symlink while being read")};
+    if (e == ELOOP || e == ENOTDIR)
+      return {std::nullopt, skip(Reason::Outside, shown, "it or a directory above it became a symlink while being read")};
     return {std::nullopt, skip(Reason::Unreadable, shown, std::string("cannot be read (") + std::strerror(e) + ")")};
   }
   Fd fd(raw);

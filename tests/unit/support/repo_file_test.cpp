@@ -43,6 +43,25 @@ TEST(RepoFile, ReadsARegularFileInside) {
   EXPECT_EQ(*read.content, "class A {}\n");
 }
 
+// A directory on the resolved path swapped for a symlink to elsewhere after the
+// path was resolved (what a process racing the review does between the check and
+// the open): the read is refused, not led outside. Before, only the file itself
+// was opened without following, and the swapped directory led outside.
+TEST(RepoFile, ADirectorySwappedForASymlinkAfterResolvingIsNotFollowed) {
+  Repo r;
+  r.write("d/f.txt", "inside\n");
+  std::ofstream(r.outside.path() / "f.txt") << "OUTSIDE SECRET\n";
+  const RepoPath where = resolveInRepository(r.root(), "d/f.txt");
+  ASSERT_TRUE(where.canonical);
+  fs::rename(r.root() / "d", r.root() / "d.moved");
+  fs::create_directory_symlink(r.outside.path(), r.root() / "d");
+  const RepoFileRead read = readRegularFile(*where.canonical, "d/f.txt");
+  EXPECT_FALSE(read) << *read.content;
+  ASSERT_TRUE(read.skipped);
+  EXPECT_EQ(read.skipped->reason, Reason::Outside);
+  EXPECT_EQ(read.skipped->why, "it or a directory above it became a symlink while being read");
+}
+
 TEST(RepoFile, SymlinkToDevZeroIsRefused) {
   Repo r;
   fs::create_symlink("/dev/zero", r.dir.path() / "Evil.java");

@@ -216,6 +216,9 @@ std::vector<std::string> withoutRoutingKeys(json& object, const std::filesystem:
       support::RepoPath where = support::resolveInRepository(root, cassette);
       // A missing relative cassette is inside: the replay provider reports it.
       inside = where.canonical.has_value() || where.skipped->reason == support::RepoFileSkip::Reason::Missing;
+      // The file checked is the file opened: from the repository's root, not from
+      // wherever revline runs (a subdirectory may hold the same relative path to elsewhere).
+      if (inside) object["cassette"] = where.canonical ? where.canonical->string() : (root / path).string();
     } else {
       const auto canonical = std::filesystem::weakly_canonical(path, ec);
       inside = !ec && support::insideRoot(root, canonical);

@@ -79,6 +79,21 @@ TEST(Trust, UntrustedRepositoryCannotChooseTheEndpointKeyOrProvider) {
                             r.userFile().string() + ".");
 }
 
+// An untrusted repository's relative cassette is the file under its root that was
+// checked, wherever revline runs: before, it was checked from the root and opened
+// from the current directory, where the same relative path could lead outside.
+TEST(Trust, AnUntrustedRelativeCassetteIsTheOneUnderTheRoot) {
+  Repo r;
+  fs::create_directories(r.dir.path() / "replays");
+  std::ofstream(r.dir.path() / "replays" / "c.json") << "{}";
+  r.config(R"({"provider": "replay", "cassette": "replays/c.json"})");
+  Config c = loadForRepository(r.root(), loadUserConfig(r.userFile()), nullptr);
+  EXPECT_EQ(c.cassette, (r.root() / "replays" / "c.json").string());
+  r.config(R"({"provider": "replay", "cassette": "missing/c.json"})");
+  c = loadForRepository(r.root(), loadUserConfig(r.userFile()), nullptr);
+  EXPECT_EQ(c.cassette, (r.root() / "missing" / "c.json").string()) << "never a path from the current directory";
+}
+
 TEST(Trust, TrustedThroughTheUserConfigTheKeysApply) {
   Repo r;
   r.config(kHostile);
@@ -232,7 +247,7 @@ TEST(Trust, CassetteInsideTheRepositoryIsAllowed) {
   std::vector<std::string> notices;
   const Config c = loadForRepository(r.root(), loadUserConfig(r.userFile()), &notices);
   EXPECT_EQ(c.provider, "replay");
-  EXPECT_EQ(c.cassette, "tests/c.json");
+  EXPECT_EQ(c.cassette, (r.root() / "tests" / "c.json").string()) << "the one under the root, wherever revline runs";
   EXPECT_TRUE(notices.empty());
 }
 

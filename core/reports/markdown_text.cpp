@@ -49,6 +49,11 @@ void appendInline(std::string& out, std::string_view line) {
     }
     if (c == '<') {
       out += "&lt;";
+    } else if (c == '[') {
+      // No link or image of the model's making: `![x](https://...?d=what-it-read)` is
+      // fetched by GitHub when anyone opens the pull request, and `[docs](...)` is a
+      // link posted as the bot. Shown as written; a bare URL stays visible as one.
+      out += "\\[";
     } else if (c == '@' && i + 1 < line.size() && mentionChar(line[i + 1]) &&
                (i == 0 || !(mentionChar(line[i - 1]) || line[i - 1] == '.' || line[i - 1] == '_' || line[i - 1] == '-'))) {
       out += '@';

@@ -3,7 +3,8 @@
 // review shows or who it notifies. Outside code, "<" is written "&lt;" (no
 // "<!--" hides the rest of the review, no "<details>" folds it away), and a
 // mention "@name" or "@org/team" gets a zero-width space after the "@" (no one
-// is notified: a Java annotation such as @Override is not a user's name). Code
+// is notified: a Java annotation such as @Override is not a user's name), and
+// "[" is escaped (no image GitHub would fetch, no link under other words). Code
 // spans and fenced blocks are kept as written (GitHub shows them literally),
 // and a fence the text leaves open is closed, so what follows is not code.
 #pragma once

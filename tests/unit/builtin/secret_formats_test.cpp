@@ -29,6 +29,30 @@ TEST(SecretFormats, EachFormatIsFound) {
             V{"secret=wJalrXUtnFEMI/K7MDENG/bPxRfiCYzq81KEYz"});
 }
 
+// Services' tokens of a fixed shape, found wherever they stand (before, only
+// under a secret's name); and an AWS key id after a URL-encoded "=".
+TEST(SecretFormats, ServicesTokensOfAFixedShape) {
+  const std::string sendgrid = "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";
+  EXPECT_EQ(found("sg = '" + sendgrid + "'"), V{"sendgrid-key=" + sendgrid});
+  EXPECT_EQ(found("login(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)"),
+            V{"huggingface-token=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"});
+  const std::string doToken = "dop_v1_" + std::string(32, 'a') + std::string(32, '7');
+  EXPECT_EQ(found("Authorization " + doToken), V{"digitalocean-token=" + doToken});
+  const std::string pypi = "pypi-AgEIcHlwaS5vcmcCJDQ5ZjQ4YTI1LWU1MDItNDgzZS1hZjM2LTk1OGQ0ZTQ0YjFiNwACKlszLCI5";
+  EXPECT_EQ(found("password = " + pypi), V{"pypi-token=" + pypi});
+  EXPECT_EQ(found("shpat_" + std::string(16, 'a') + std::string(16, '0')),
+            V{"shopify-token=shpat_" + std::string(16, 'a') + std::string(16, '0')});
+  const std::string age = "AGE-SECRET-KEY-1" + std::string(29, 'Q') + std::string(29, '7');
+  EXPECT_EQ(found(age), V{"age-secret-key=" + age});
+  EXPECT_EQ(found("twilio SK" + std::string(32, 'e')), V{"twilio-key=SK" + std::string(32, 'e')});
+  EXPECT_EQ(found("X-Amz-Credential%3DAKIAZ3MXQ7T2LKJH4P5Q%2F20240101"), V{"aws-access-key=AKIAZ3MXQ7T2LKJH4P5Q"});
+  // Not these: a longer word, another length, a cache key named by its MD5.
+  EXPECT_TRUE(found("MASK" + std::string(32, 'e')).empty());
+  EXPECT_TRUE(found("hf_short_name").empty());
+  EXPECT_TRUE(found("cache key-" + std::string(32, 'a')).empty());
+  EXPECT_TRUE(found("XAKIAZ3MXQ7T2LKJH4P5Q").empty());
+}
+
 TEST(SecretFormats, AssignmentsAreFoundAfterTheLeadInsThePromptAdds) {
   for (const char* text : {"DB_PASSWORD=hunter2xyz", "   1 + DB_PASSWORD=hunter2xyz", "  12   DB_PASSWORD=hunter2xyz",
                            "config/.env:3: DB_PASSWORD=hunter2xyz", "+export DB_PASSWORD=hunter2xyz",

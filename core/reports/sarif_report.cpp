@@ -215,10 +215,13 @@ json renderSarif(const review::ReviewOutcome& outcome, const SarifOptions& optio
       // The region spans exactly the text of lines start..end (columns given
       // explicitly, so no reader has to guess whether a line's newline is part
       // of it); the replacement text goes in its place.
+      // An edit that deletes the lines takes their last newline too (to the start
+      // of the next line), or the fix would leave an empty line where they were.
+      const bool deletesLines = f.edit->replacement.empty();
       const json deleted = {{"startLine", start},
                             {"startColumn", 1},
-                            {"endLine", end},
-                            {"endColumn", utf16Length(lastLineOf(f.edit->original)) + 1}};
+                            {"endLine", deletesLines ? end + 1 : end},
+                            {"endColumn", deletesLines ? 1 : utf16Length(lastLineOf(f.edit->original)) + 1}};
       result["fixes"] = json::array({{
           {"description", {{"text", f.suggestedFix ? *f.suggestedFix : f.title}}},
           {"artifactChanges",

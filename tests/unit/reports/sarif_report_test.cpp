@@ -162,6 +162,18 @@ TEST(SarifReport, ResultsCarryLevelLocationFingerprintAndFix) {
   EXPECT_EQ(sarif["version"], "2.1.0");
 }
 
+// An edit that deletes its lines takes their newline too: the region ends at the
+// start of the next line (before, an empty line was left where they were).
+TEST(SarifReport, AFixThatDeletesLinesTakesTheirNewline) {
+  review::ReviewOutcome o = richOutcome();
+  o.findings.resize(1);
+  o.findings[0].finding.edit = contract::Edit{"  if (x != \"NGN\") {", ""};
+  const json sarif = renderSarif(o);
+  const json& replacement = sarif["runs"][0]["results"][0]["fixes"][0]["artifactChanges"][0]["replacements"][0];
+  EXPECT_EQ(replacement["deletedRegion"], json({{"startLine", 11}, {"startColumn", 1}, {"endLine", 12}, {"endColumn", 1}}));
+  EXPECT_EQ(replacement["insertedContent"]["text"], "");
+}
+
 std::vector<std::string> fingerprints(const review::ReviewOutcome& o) {
   const json sarif = renderSarif(o);  // kept alive: a range-for would not extend it
   std::vector<std::string> out;

@@ -421,7 +421,14 @@ int runPrCommand(const std::vector<std::string>& args, std::istream&, std::ostre
           << terminalSafe(e.what()) << "): any of them that is text is not reviewed\n";
     }
 
-    diff::Diff parsedDiff = diff::parse(shown);
+    diff::Diff parsedDiff;
+    try {
+      parsedDiff = diff::parse(shown);
+    } catch (const diff::ParseError& e) {
+      // gh printed what is not a diff (a proxy's HTML page, a login prompt): named as gh's.
+      if (localDiff) throw;
+      throw PrError("`gh pr diff` printed something that is not a diff (" + std::string(e.what()) + ")");
+    }
     {
       std::set<std::string> inDiff;
       for (const auto& f : parsedDiff.files) {

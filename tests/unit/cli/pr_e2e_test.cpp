@@ -447,6 +447,14 @@ TEST_F(PrEndToEnd, PullRequestNotFound) {
   EXPECT_FALSE(fs::exists(work() / ".revline"));
 }
 
+// gh printing what is not a diff (a proxy's sign-in page) is named as gh's
+// output, not as a malformed diff of unknown origin.
+TEST_F(PrEndToEnd, GhPrintingSomethingThatIsNotADiffIsNamed) {
+  const CommandResult r = revline("octo-org/payments 42 " + cassetteArgs(), "FAKE_GH_DIFF=html");
+  EXPECT_EQ(r.exitCode, 2);
+  EXPECT_NE(r.err.find("`gh pr diff` printed something that is not a diff ("), std::string::npos) << r.err;
+}
+
 TEST_F(PrEndToEnd, RepositoryNotFound) {
   const CommandResult r = revline("octo-org/nothing 42 " + cassetteArgs());
   EXPECT_EQ(r.exitCode, 2);

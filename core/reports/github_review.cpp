@@ -305,7 +305,17 @@ GithubReview buildGithubReview(const review::ReviewOutcome& outcome, const diff:
   if (outcome.unplacedBlocking > 0) {
     body += "\n**" + std::to_string(outcome.unplacedBlocking) +
             (outcome.unplacedBlocking == 1 ? " blocking finding" : " blocking findings") +
-            " could not be placed on this diff**, so the change is not approved.\n";
+            " could not be placed on this diff**, so the change is not approved:\n\n";
+    // What they say (a problem in a deleted file has no line to go on), the gravest first.
+    std::size_t shownUnplaced = 0;
+    for (contract::Severity severity : {contract::Severity::Blocker, contract::Severity::Major})
+      for (const auto& r : outcome.rejected) {
+        if (r.finding.severity != severity || shownUnplaced == 5) continue;
+        body += "- " + headline(r.finding) + " — " + markdownCode(r.finding.file + ":" + rangeText(r.finding)) +
+                ": " + markdownLine(truncateUtf8(r.reason, kListedExplanationBytes)) + "\n";
+        ++shownUnplaced;
+      }
+    review.unplacedBlocking = static_cast<std::size_t>(outcome.unplacedBlocking);
   }
   if (outcome.coverage.filesTotal > 0) {
     std::string sentence = coverageSentence(outcome.coverage);
@@ -394,6 +404,7 @@ json renderGithubReview(const review::ReviewOutcome& outcome, const diff::Diff& 
 
 bool worthPosting(const GithubReview& review) {
   if (review.event == "REQUEST_CHANGES" || review.event == "APPROVE" || review.resolvesEarlierRequest) return true;
+  if (review.unplacedBlocking > 0) return true;  // why the change is not approved is worth saying
   return !review.comments.empty() || review.listedInBody > 0;
 }
 

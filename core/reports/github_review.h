@@ -64,6 +64,7 @@ struct GithubReview {
   std::size_t listedInBody = 0;          // findings listed in the body (not placeable, over the cap, said before)
   std::size_t duplicatesDropped = 0;
   std::size_t newFindings = 0;           // findings shown that are not in options.saidBefore
+  std::size_t unplacedBlocking = 0;      // blocking findings no line of the diff could take (listed in the body)
   bool resolvesEarlierRequest = false;
 
   // The request body for the reviews endpoint.
@@ -78,7 +79,7 @@ json renderGithubReview(const review::ReviewOutcome& outcome, const diff::Diff& 
                         const GithubReviewOptions& options = {});
 
 // Whether posting says anything: false when no finding survived (neither inline
-// nor in the body) and the event is COMMENT. REQUEST_CHANGES is always posted,
+// nor in the body, nor a blocking one that could not be placed) and the event is COMMENT. REQUEST_CHANGES is always posted,
 // and so is an APPROVE (only produced when approval was configured), and a
 // review that resolves an earlier request for changes.
 bool worthPosting(const GithubReview& review);

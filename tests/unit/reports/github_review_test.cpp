@@ -245,6 +245,23 @@ TEST(GithubReview, BodyStatesWhatTheReviewSpent) {
   EXPECT_NE(body.find("; cost 0.0090 at the configured prices (input 0.0050, output 0.0040)."), std::string::npos) << body;
 }
 
+// A blocking finding no line of the diff can take (a problem in a deleted file):
+// the body says what it is, and the review is posted (before: only a count, and
+// "nothing posted" when nothing else was found).
+TEST(GithubReview, ABlockingFindingThatCouldNotBePlacedIsSaid) {
+  const diff::Diff d = sampleDiff();
+  auto o = outcome(Verdict::Comment);
+  o.rejected.push_back({finding("gone.py", 1, Severity::Blocker, Category::Correctness, "gone() is deleted but still called"),
+                        "'gone.py' is not a file this diff changes", 0});
+  o.rejected.push_back({finding("x.py", 9, Severity::Minor, Category::Style, "minor one"), "elsewhere", 1});
+  o.unplacedBlocking = 1;
+  const GithubReview review = buildGithubReview(o, d);
+  EXPECT_NE(review.body.find("gone() is deleted but still called"), std::string::npos) << review.body;
+  EXPECT_NE(review.body.find("`gone.py:1`: 'gone.py' is not a file this diff changes"), std::string::npos) << review.body;
+  EXPECT_EQ(review.body.find("minor one"), std::string::npos) << review.body;
+  EXPECT_TRUE(worthPosting(review));
+}
+
 TEST(GithubReview, EventFollowsThePolicy) {
   const diff::Diff d = sampleDiff();
   EXPECT_EQ(buildGithubReview(outcome(Verdict::RequestChanges), d).event, "REQUEST_CHANGES");

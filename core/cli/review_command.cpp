@@ -63,7 +63,7 @@ int runReviewCommand(const std::vector<std::string>& args, std::istream& in, std
   session::ReviewRequest request =
       reviewRequestFor(readDiff(parsed, in, err, "revline review"), parsed, "revline review", err, &notices);
   const auto sayNotices = [&] {
-    for (const auto& w : notices) err << "revline review: warning: " << terminalSafe(w) << "\n";
+    for (const auto& w : notices) err << "revline review: warning: " << ciLogSafe(terminalSafe(w)) << "\n";
   };
   const std::filesystem::path root = parsed.has("stdin") ? std::filesystem::path() : request.root;
   request.progress = terminalProgress(err, "revline review");
@@ -100,7 +100,7 @@ int runReviewCommand(const std::vector<std::string>& args, std::istream& in, std
   } else {
     out << reports::renderText(outcome);
   }
-  for (const auto& w : outcome.warnings) err << "revline review: warning: " << terminalSafe(w) << "\n";
+  for (const auto& w : outcome.warnings) err << "revline review: warning: " << ciLogSafe(terminalSafe(w)) << "\n";
   return reports::exitCodeFor(outcome, failOn);
 }
 

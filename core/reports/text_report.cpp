@@ -159,7 +159,8 @@ std::string renderText(const review::ReviewOutcome& outcome, bool colour) {
   }
   out << "\n";
   if (const std::string usage = spentSentence(outcome); !usage.empty()) out << "Usage: " << usage << ".\n";
-  return out.str();
+  // Whole lines as printed: a CI log obeys none of them (terminal_text.h).
+  return ciLogSafe(out.str());
 }
 
 }  // namespace revline::reports

@@ -34,21 +34,8 @@ bool invisibleControl(unsigned cp) {
 std::string terminalSafe(std::string_view text, Newlines newlines) {
   std::string out;
   out.reserve(text.size());
-  bool lineStart = true;  // only blanks so far on this line (of `text`: it may start one)
   for (std::size_t i = 0; i < text.size();) {
     const auto c = static_cast<unsigned char>(text[i]);
-    if (lineStart && c != ' ' && c != '\t') {
-      lineStart = false;
-      // A CI log obeys a line starting "::" or "##[" (GitHub Actions' workflow commands:
-      // ::error, ::add-mask, ::stop-commands): its first character is escaped.
-      const std::string_view rest = text.substr(i);
-      if (rest.starts_with("::") || rest.starts_with("##[")) {
-        out += byteEscape(c);
-        ++i;
-        continue;
-      }
-    }
-    if (c == '\n' && newlines == Newlines::Keep) lineStart = true;
     const std::size_t n = utf8SequenceAt(text, i);
     if (n == 0) {  // not UTF-8: a lone 0x9b is CSI to an 8-bit terminal
       out += byteEscape(c);
@@ -79,6 +66,27 @@ std::string terminalSafe(std::string_view text, Newlines newlines) {
       out.append(text.substr(i, n));
     }
     i += n;
+  }
+  return out;
+}
+
+std::string ciLogSafe(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t start = 0; start < text.size();) {
+    const std::size_t nl = text.find('\n', start);
+    const std::size_t end = nl == std::string_view::npos ? text.size() : nl + 1;
+    const std::string_view line = text.substr(start, end - start);
+    const std::size_t first = line.find_first_not_of(" \t");
+    const std::string_view rest = first == std::string_view::npos ? std::string_view() : line.substr(first);
+    if (rest.starts_with("::") || rest.starts_with("##[")) {
+      out.append(line.substr(0, first));
+      out += byteEscape(static_cast<unsigned char>(rest[0]));
+      out.append(rest.substr(1));
+    } else {
+      out.append(line);
+    }
+    start = end;
   }
   return out;
 }

@@ -5,10 +5,8 @@
 // the line; C1 controls (U+0080-U+009F, or a lone 0x9B byte on an 8-bit
 // terminal) do what ESC does; bidi overrides (U+202E...) reorder what is read.
 // Each is shown instead as a visible escape ("\x1b", "\u202e"), so the reader
-// sees that it was there and nothing is done with it. A CI log obeys lines
-// too: one starting "::" or "##[" (GitHub Actions' workflow commands) has its
-// first character escaped ("\x3a:error"). JSON and SARIF escape what they
-// must themselves and do not need this.
+// sees that it was there and nothing is done with it. JSON and SARIF escape
+// these themselves and do not need this.
 #pragma once
 #include <string>
 #include <string_view>
@@ -22,5 +20,12 @@ enum class Newlines { Keep, Escape };
 // replaced by its visible escape. With Newlines::Keep, a "\r\n" line end reads
 // as "\n". Anything else, UTF-8 included, is unchanged.
 std::string terminalSafe(std::string_view text, Newlines newlines = Newlines::Keep);
+
+// Output as a CI log reads it: a log obeys a line whose first non-blank
+// characters are "::" or "##[" (GitHub Actions' workflow commands: ::error,
+// ::add-mask, ::stop-commands), indented or not. Such a line of `text` has that
+// first character escaped ("\x3a:error"); the rest is unchanged. For whole
+// lines as printed (a line "      - ::close(fd);" of an edit is no command).
+std::string ciLogSafe(std::string_view text);
 
 }  // namespace revline

@@ -145,6 +145,21 @@ TEST(TextReport, TheSummarysLaterLinesAreIndented) {
       << renderText(o);
 }
 
+// A file name or a model's words that would start a CI log's line with a workflow
+// command ("::error ...") are escaped there; code inside an edit's lines is kept.
+TEST(TextReport, NoLineIsACiWorkflowCommand) {
+  auto o = outcome(Verdict::Comment);
+  o.summary = "Fine.";
+  auto f = finding("::error title=revline approved::x.py", 3, Severity::Minor, Category::Style, "t");
+  f.explanation = "::add-mask::secret";
+  f.edit = contract::Edit{"::close(fd);", "::close(fd); fd = -1;"};
+  o.findings = {published(f, "id")};
+  const std::string text = renderText(o);
+  EXPECT_NE(text.find("\n\\x3a:error title=revline approved::x.py:3: MINOR"), std::string::npos) << text;
+  EXPECT_NE(text.find("\n    \\x3a:add-mask::secret\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("      - ::close(fd);\n"), std::string::npos) << text;
+}
+
 TEST(TextReport, ColourOnlyWhenAsked) {
   auto o = outcome(Verdict::RequestChanges);
   o.findings.push_back(published(finding("a.c", 1, Severity::Blocker, Category::Security, "gets"), "x"));

@@ -40,12 +40,13 @@ TEST(TerminalText, C1ControlsBidiOverridesAndInvalidBytesAreEscaped) {
 }
 
 // A GitHub Actions log obeys "::error ...", "::add-mask::...", "::stop-commands::"
-// and the older "##[error]" at the start of a line, indented or not: a file name or
-// a model's words that start one are shown with their first character escaped.
+// and the older "##[error]" as a line's first non-blank characters: such a line
+// of the output has its first character escaped. Code within a line is kept
+// (an edit's "      - ::close(fd);" is no command), and terminalSafe leaves "::" alone.
 TEST(TerminalText, WorkflowCommandsAtALineStartAreEscaped) {
-  EXPECT_EQ(terminalSafe("::error title=revline approved::x.py"), "\\x3a:error title=revline approved::x.py");
-  EXPECT_EQ(terminalSafe("fine\n  ::add-mask::secret\n##[error]no"), "fine\n  \\x3a:add-mask::secret\n\\x23#[error]no");
-  EXPECT_EQ(terminalSafe("a ::b"), "a ::b");  // only at a line's start
-  EXPECT_EQ(terminalSafe("x\n::y", Newlines::Escape), "x\\n::y");  // one line: the rest is not a line start
-  EXPECT_EQ(terminalSafe("C::D"), "C::D");
+  EXPECT_EQ(ciLogSafe("::error title=revline approved::x.py:1: MAJOR"), "\\x3a:error title=revline approved::x.py:1: MAJOR");
+  EXPECT_EQ(ciLogSafe("fine\n  ::add-mask::secret\n##[error]no\n"), "fine\n  \\x3a:add-mask::secret\n\\x23#[error]no\n");
+  EXPECT_EQ(ciLogSafe("a ::b\n      - ::close(fd);\nC::D"), "a ::b\n      - ::close(fd);\nC::D");
+  EXPECT_EQ(ciLogSafe(""), "");
+  EXPECT_EQ(terminalSafe("::close(fd);\n::x"), "::close(fd);\n::x");
 }

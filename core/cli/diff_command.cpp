@@ -82,7 +82,7 @@ int runDiffCommand(const std::vector<std::string>& args, std::istream& in, std::
   // The forms below that make no review request say reading the diff's warnings
   // here (reviewRequestFor says them with the configuration's notices).
   if (parsed.has("json") || parsed.has("numstat"))
-    for (const std::string& w : warningsOf(source)) err << "revline diff: warning: " << ciLogSafe(terminalSafe(w)) << "\n";
+    for (const std::string& w : warningsOf(source)) err << logLine("revline diff: warning: ", w);
   if (parsed.has("json") || parsed.has("numstat") || parsed.has("prompt")) {
     std::vector<review::SkippedFile> leftOut;
     for (const auto& s : source.leftOut) leftOut.push_back(session::notReviewed(s));

@@ -26,8 +26,8 @@ struct DiffSource {
 
 // --stdin reads a patch from `in`; otherwise git is asked from the current
 // directory. Rejects --staged together with --base. The repository's own git
-// settings not run (ignoredSettingsWarning) and the files the diff does not show
-// (`leftOut`) are for the command to report.
+// settings not run and an empty standard input (warningsOf) and the files the
+// diff does not show (`leftOut`) are for the command to report.
 DiffSource readDiff(const ParsedArgs& args, std::istream& in, std::ostream& err, const std::string& command);
 
 // The warnings of reading the diff: `notices`, then that the repository's own

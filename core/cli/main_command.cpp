@@ -98,29 +98,28 @@ int runMain(const std::vector<std::string>& args, std::istream& in, std::ostream
   try {
     return written(out, err, args[0], it->second.run(rest, in, out, err));
   } catch (const UsageError& e) {
-    err << "revline " << args[0] << ": " << ciLogSafe(terminalSafe(e.what())) << "\n";
+    err << logLine("revline " + args[0] + ": ", e.what());
   } catch (const diff::ParseError& e) {
-    err << "revline " << args[0] << ": malformed diff: " << ciLogSafe(terminalSafe(e.what())) << "\n";
+    err << logLine("revline " + args[0] + ": malformed diff: ", e.what());
   } catch (const git::GitError& e) {
-    err << "revline " << args[0] << ": " << ciLogSafe(terminalSafe(e.what())) << "\n";
+    err << logLine("revline " + args[0] + ": ", e.what());
   } catch (const config::ConfigError& e) {
-    err << "revline " << args[0] << ": configuration error: " << ciLogSafe(terminalSafe(e.what())) << "\n";
+    err << logLine("revline " + args[0] + ": configuration error: ", e.what());
   } catch (const review::ProviderError& e) {
     // A provider that cannot be used as configured (no key, a bad URL, a budget too small) is the user's to fix.
-    err << "revline " << args[0]
-        << (e.kind() == review::ProviderError::Kind::Config ? ": configuration error: " : ": provider error: ")
-        << ciLogSafe(terminalSafe(e.what()))
-        << "\n";
+    err << logLine("revline " + args[0] +
+                       (e.kind() == review::ProviderError::Kind::Config ? ": configuration error: " : ": provider error: "),
+                   e.what());
   } catch (const review::ContractFailure& e) {
-    err << "revline " << args[0] << ": " << ciLogSafe(terminalSafe(e.what())) << "\n";
+    err << logLine("revline " + args[0] + ": ", e.what());
   } catch (const Cancelled&) {
     // Ctrl-C or SIGTERM during a review (cli/interrupt.h): ended as the signal would, after saying what was kept.
     err << "revline " << args[0] << ": interrupted\n";
     return interruptExitCode();
   } catch (const process::Error& e) {
-    err << "revline " << args[0] << ": " << ciLogSafe(terminalSafe(e.what())) << "\n";
+    err << logLine("revline " + args[0] + ": ", e.what());
   } catch (const std::exception& e) {
-    err << "revline " << args[0] << ": internal error: " << ciLogSafe(terminalSafe(e.what())) << "\n";
+    err << logLine("revline " + args[0] + ": internal error: ", e.what());
   }
   return 2;
 }

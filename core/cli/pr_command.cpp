@@ -452,7 +452,7 @@ int runPrCommand(const std::vector<std::string>& args, std::istream&, std::ostre
     const session::ReviewResult result = reviewReportingSpend(session::ReviewService(), std::move(request), err, "revline pr");
     const review::ReviewOutcome& outcome = result.outcome;
     const diff::Diff& selected = result.reviewed;
-    for (const auto& w : outcome.warnings) err << "revline pr: warning: " << ciLogSafe(terminalSafe(w)) << "\n";
+    for (const auto& w : outcome.warnings) err << logLine("revline pr: warning: ", w);
 
     // What was posted before decides what is repeated (github_history.h); read only to post.
     reports::PostedBefore before;

@@ -62,9 +62,6 @@ int runReviewCommand(const std::vector<std::string>& args, std::istream& in, std
   std::vector<std::string> notices;
   session::ReviewRequest request =
       reviewRequestFor(readDiff(parsed, in, err, "revline review"), parsed, "revline review", err, &notices);
-  const auto sayNotices = [&] {
-    for (const auto& w : notices) err << "revline review: warning: " << ciLogSafe(terminalSafe(w)) << "\n";
-  };
   const std::filesystem::path root = parsed.has("stdin") ? std::filesystem::path() : request.root;
   request.progress = terminalProgress(err, "revline review");
   request.fullReview = parsed.has("no-cache");
@@ -77,7 +74,7 @@ int runReviewCommand(const std::vector<std::string>& args, std::istream& in, std
     result = reviewReportingSpend(session::ReviewService({}, nullptr, {}, parsed.has("stdin") ? nullptr : &hunks),
                                   std::move(request), err, "revline review");
   } catch (...) {
-    sayNotices();  // they may explain the failure
+    for (const auto& w : notices) err << logLine("revline review: warning: ", w);  // they may explain the failure
     throw;
   }
   result.outcome.warnings.insert(result.outcome.warnings.begin(), notices.begin(), notices.end());
@@ -100,7 +97,7 @@ int runReviewCommand(const std::vector<std::string>& args, std::istream& in, std
   } else {
     out << reports::renderText(outcome);
   }
-  for (const auto& w : outcome.warnings) err << "revline review: warning: " << ciLogSafe(terminalSafe(w)) << "\n";
+  for (const auto& w : outcome.warnings) err << logLine("revline review: warning: ", w);
   return reports::exitCodeFor(outcome, failOn);
 }
 

@@ -87,7 +87,7 @@ session::ReviewRequest reviewRequestFor(DiffSource source, const ParsedArgs& arg
       source.root ? config::loadForRepository(*source.root, &said) : config::loadWithoutRepository(), args);
   for (std::string& w : warningsOf(source)) said.push_back(std::move(w));
   if (notices) notices->insert(notices->end(), said.begin(), said.end());
-  else for (const auto& n : said) err << command << ": warning: " << ciLogSafe(terminalSafe(n)) << "\n";
+  else for (const auto& n : said) err << logLine(command + ": warning: ", n);
   // No repository (--stdin elsewhere): no root, so no tools and no file reads,
   // never the current directory (it may be $HOME).
   session::ReviewRequest request{std::move(source.diff), source.root.value_or(std::filesystem::path()), config, {}};

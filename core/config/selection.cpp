@@ -155,11 +155,13 @@ std::optional<std::string> submoduleCommit(const diff::FileDiff& f, diff::LineKi
   return std::nullopt;
 }
 
+std::string abbreviated(std::string commit) { return commit.substr(0, 12); }
+
+// "abc123def456", or with " (with uncommitted changes in it)" for git's "<sha>-dirty".
 std::string shortCommit(std::string commit) {
   const bool dirty = commit.ends_with("-dirty");
   if (dirty) commit.resize(commit.size() - 6);
-  if (commit.size() > 12) commit.resize(12);
-  return commit + (dirty ? " (with uncommitted changes in it)" : "");
+  return abbreviated(std::move(commit)) + (dirty ? " (with uncommitted changes in it)" : "");
 }
 
 // Why a submodule's change is not reviewed here, and where it can be; unset for
@@ -172,8 +174,7 @@ std::optional<std::string> submoduleNotReviewed(const diff::FileDiff& f) {
   if (!from || f.oldMode != "160000")
     return "a submodule added at commit " + shortCommit(*to) +
            ": its code is its own repository's, not lines of this diff; not reviewed (review it in " + path + ")";
-  std::string base = *from;
-  if (base.size() > 12) base.resize(12);
+  const std::string base = abbreviated(*from);
   return "a submodule moved from commit " + shortCommit(*from) + " to " + shortCommit(*to) +
          ": what that brings in is the submodule's history, not lines of this diff; not reviewed (review it "
          "there: cd " + path + " && revline review --base " + base + ")";

@@ -64,7 +64,7 @@ std::string notReviewedReason(const review::Coverage& c) {
                                [](const review::SkippedFile& s) { return s.overLimit; });
   if (n == 0) return "";
   const auto notShown = std::count_if(c.filesSkipped.begin(), c.filesSkipped.end(),
-                                      [](const review::SkippedFile& s) { return s.notInDiff && s.overLimit; });
+                                      [](const review::SkippedFile& s) { return s.unseenPartOfTheChange(); });
   const std::string why = notShown == 0 ? " over the request token budget or the max_requests cap"
                           : notShown == n ? " the diff could not show"
                                           : " over a request limit or not shown by the diff";

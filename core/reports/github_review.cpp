@@ -306,15 +306,14 @@ GithubReview buildGithubReview(const review::ReviewOutcome& outcome, const diff:
     body += "\n**" + std::to_string(outcome.unplacedBlocking) +
             (outcome.unplacedBlocking == 1 ? " blocking finding" : " blocking findings") +
             " could not be placed on this diff**, so the change is not approved:\n\n";
-    // What they say (a problem in a deleted file has no line to go on), the gravest first.
+    // What they say (a problem in a deleted file has no line to go on), the first five.
     std::size_t shownUnplaced = 0;
-    for (contract::Severity severity : {contract::Severity::Blocker, contract::Severity::Major})
-      for (const auto& r : outcome.rejected) {
-        if (r.finding.severity != severity || shownUnplaced == 5) continue;
-        body += "- " + headline(r.finding) + " — " + markdownCode(r.finding.file + ":" + rangeText(r.finding)) +
-                ": " + markdownLine(truncateUtf8(r.reason, kListedExplanationBytes)) + "\n";
-        ++shownUnplaced;
-      }
+    for (const auto& r : outcome.rejected) {
+      if (!r.blocking || shownUnplaced == 5) continue;
+      body += "- " + headline(r.finding) + " — " + markdownCode(r.finding.file + ":" + rangeText(r.finding)) + ": " +
+              markdownLine(truncateUtf8(r.reason, kListedExplanationBytes)) + "\n";
+      ++shownUnplaced;
+    }
     review.unplacedBlocking = static_cast<std::size_t>(outcome.unplacedBlocking);
   }
   if (outcome.coverage.filesTotal > 0) {

@@ -21,8 +21,6 @@ bool noTokenCountKnown(const review::Usage& u) {
 
 }  // namespace
 
-std::string formatCost(double cost) { return formatCosts({cost}).front(); }
-
 std::vector<std::string> formatCosts(const std::vector<double>& costs) {
   // The fewest decimals from 4 to 8 at which every figure is exact (token counts
   // times prices per million end within 8), so that the parts add up to the
@@ -33,8 +31,8 @@ std::vector<std::string> formatCosts(const std::vector<double>& costs) {
                        [&](double c) { return std::fabs(c * scale - std::round(c * scale)) < 1e-6; });
   };
   int decimals = 4;
-  while (decimals < 8 && !exactAt(decimals)) ++decimals;
-  if (!exactAt(decimals)) {
+  while (decimals <= 8 && !exactAt(decimals)) ++decimals;
+  if (decimals > 8) {
     decimals = 4;
     for (double c : costs)
       if (c > 0) decimals = std::max(decimals, std::min(8, static_cast<int>(std::ceil(-std::log10(c))) + 1));

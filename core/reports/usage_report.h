@@ -38,6 +38,5 @@ std::string spentSentence(const review::ReviewOutcome& outcome);
 // which each is exact (so parts shown beside their total add up to it), else
 // enough for two significant digits of the smallest (so none reads 0.0000).
 std::vector<std::string> formatCosts(const std::vector<double>& costs);
-std::string formatCost(double cost);  // formatCosts of one
 
 }  // namespace revline::reports

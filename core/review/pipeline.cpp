@@ -220,6 +220,7 @@ ReviewOutcome runReview(const diff::Diff& diff, Provider& provider, const Review
   std::size_t overCap = 0;
   outcome.findings = applyPublicationFilters(std::move(grounded.grounded), options.policy, &overCap);
   outcome.rejected = std::move(grounded.rejected);
+  for (RejectedFinding& r : outcome.rejected) r.blocking = blocks(r.finding, options.policy);
   outcome.unplacedBlocking = std::max(0, unplacedBlocking);
   outcome.modelVerdict = answer.report.verdict;
   // No false approval: findings the model meant could not be placed, so the

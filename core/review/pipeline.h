@@ -23,6 +23,8 @@ struct RejectedFinding {
   contract::Finding finding;
   std::string reason;  // e.g. "line 412 of 'src/A.java' is not among the lines this diff touches"
   std::size_t index = 0;  // position in the model's findings list
+  // It would block by policy, had it been placed: what unplacedBlocking counts (set by runReview).
+  bool blocking = false;
 };
 
 // A file of the diff that was not sent to the reviewer, and why.
@@ -46,6 +48,8 @@ struct SkippedFile {
   // an unmerged path), so never in a request's plan either; overLimit is set too,
   // unless it is not part of the change (an untracked repository inside this one).
   bool notInDiff = false;
+  // Part of the change that the diff could not show: what keeps a cached review from approving.
+  bool unseenPartOfTheChange() const { return notInDiff && overLimit; }
 };
 
 // Per-review input beyond the diff, supplied by the caller.

@@ -51,13 +51,6 @@ diff::Diff redactDiff(const diff::Diff& diff, const SecretFinder& finder) {
   for (diff::FileDiff& file : out.files) {
     const std::string path = file.path();
     for (diff::Hunk& hunk : file.hunks) {
-      bool hunkHasSecret = false;
-      const auto redactSection = [&] {
-        if (hunk.section.empty()) return;
-        const std::vector<SecretSpan> found = finder(std::string(hunk.section), path);
-        if (!found.empty()) sections[&hunk] = redactSpans(hunk.section, found);
-        else if (hunkHasSecret || encodedBlob(hunk.section)) sections[&hunk] = "";
-      };
       // The hunk's lines as one text, '\n'-joined, remembering where each begins.
       std::string joined;
       std::vector<std::size_t> starts;
@@ -67,8 +60,11 @@ diff::Diff redactDiff(const diff::Diff& diff, const SecretFinder& finder) {
         joined += '\n';
       }
       const std::vector<SecretSpan> spans = finder(joined, path);
-      hunkHasSecret = !spans.empty();
-      redactSection();
+      if (!hunk.section.empty()) {
+        const std::vector<SecretSpan> inSection = finder(std::string(hunk.section), path);
+        if (!inSection.empty()) sections[&hunk] = redactSpans(hunk.section, inSection);
+        else if (!spans.empty() || encodedBlob(hunk.section)) sections[&hunk] = "";
+      }
       if (spans.empty()) continue;
       for (std::size_t i = 0; i < hunk.lines.size(); ++i) {
         const std::size_t begin = starts[i], end = begin + hunk.lines[i].text.size();

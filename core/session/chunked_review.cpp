@@ -330,9 +330,8 @@ review::ReviewOutcome merge(std::vector<review::ReviewOutcome> parts, const revi
   }
   // Each request counts the blocking findings it could not place: one repeated by
   // every request counts once, as its rejection is listed once.
-  const auto distinctBlocking = std::count_if(out.rejected.begin(), out.rejected.end(), [&](const auto& r) {
-    return review::blocks(r.finding, options.policy);
-  });
+  const auto distinctBlocking =
+      std::count_if(out.rejected.begin(), out.rejected.end(), [](const auto& r) { return r.blocking; });
   out.unplacedBlocking = std::min(out.unplacedBlocking, static_cast<int>(distinctBlocking));
   for (auto& [said, by] : saidBy) out.warnings.push_back(requestsNamed(by) + ": " + said);
   if (anyRetry) out.groundingRetry = retry;

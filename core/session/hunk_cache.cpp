@@ -271,13 +271,13 @@ bool HunkCache::store(const fs::path& root, const IncrementalPlan& plan, const r
   // asked for changes it did not show, or meant a blocking finding that could
   // not be placed (of a split review, only the requests that did so), or the
   // publication cap may have cut any hunk's findings.
-  const review::ApprovalEvidence evidence = review::approvalEvidence(fresh);
   bool keepsNothing = fresh.findings.size() >= policy.maxFindings;
   std::set<std::size_t> unsettled;  // files
   if (fresh.unsettledFiles) {
     for (const std::string& path : *fresh.unsettledFiles)
       if (const diff::FileDiff* file = whole.findFile(path)) unsettled.insert(static_cast<std::size_t>(file - whole.files.data()));
   } else {
+    const review::ApprovalEvidence evidence = review::approvalEvidence(fresh);
     keepsNothing = keepsNothing || evidence.unplacedBlocking > 0 || evidence.changesRequestedNotShown;
   }
 

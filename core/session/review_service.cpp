@@ -113,7 +113,7 @@ ReviewResult fromCache(PreparedReview prepared, CachedReview cached, const revie
   // not show now (an untracked file grown over the cap) is not in the key.
   cached.evidence.partsNotReviewed = static_cast<int>(std::count_if(
       o.coverage.filesSkipped.begin(), o.coverage.filesSkipped.end(),
-      [](const auto& s) { return s.notInDiff && s.overLimit; }));
+      [](const auto& s) { return s.unseenPartOfTheChange(); }));
   o.verdict = review::decideVerdict(o.findings, config.review.policy, cached.evidence);
   result.evidence = cached.evidence;
   o.summary = "The same change was reviewed before; these are that review's findings (from the review cache).";

@@ -91,4 +91,8 @@ std::string ciLogSafe(std::string_view text) {
   return out;
 }
 
+std::string logLine(std::string_view lead, std::string_view untrusted) {
+  return ciLogSafe(std::string(lead) + terminalSafe(untrusted)) + "\n";
+}
+
 }  // namespace revline

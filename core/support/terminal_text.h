@@ -28,4 +28,9 @@ std::string terminalSafe(std::string_view text, Newlines newlines = Newlines::Ke
 // lines as printed (a line "      - ::close(fd);" of an edit is no command).
 std::string ciLogSafe(std::string_view text);
 
+// A line of the CLI's stderr: `lead` (revline's own words, "revline review:
+// warning: ") and then `untrusted` made terminal-safe, the whole line CI-log-safe,
+// ending in a newline.
+std::string logLine(std::string_view lead, std::string_view untrusted);
+
 }  // namespace revline

@@ -310,6 +310,28 @@ TEST(OpenAiPipeline, SecretsNeverReachARemoteProvider) {
   EXPECT_NE(wire.find("[REDACTED:github-token]"), std::string::npos);
 }
 
+// The line git quotes after a hunk's "@@ ... @@" (the nearest line above it that
+// starts with a letter: in a .env, the secret) is redacted with the real
+// detector on the real path to a remote API. Before, it went out as it was, and
+// the last pass over the request did not see it as a secret.
+TEST(OpenAiPipeline, TheLineAHunkHeaderQuotesNeverReachesARemoteProviderRaw) {
+  testing::TempRepo repo;
+  const std::string secret = "9f8e7d6c5b4a39281706f5e4d3c2b1a0";
+  repo.write(".env", "SECRET_KEY=" + secret + "\nDEBUG=1\nPORT=80\nHOST=x\nMODE=dev\n");
+  repo.commitAll("base");
+  repo.write(".env", "SECRET_KEY=" + secret + "\nDEBUG=1\nPORT=80\nHOST=x\nMODE=prod\n");
+  const diff::Diff d = diff::parse(repo.git("diff HEAD"));
+  ASSERT_EQ(d.files.at(0).hunks.at(0).section, "SECRET_KEY=" + secret);
+  FakeServer proxy;
+  proxy.enqueue(Reply::ok(completion(R"({"summary":"Fine.","findings":[],"verdict":"APPROVE"})")));
+  SleepRecorder sleeps;
+  auto provider = redactIfRemote(std::make_unique<OpenAiProvider>(
+      settingsFor("http://api.example.test/v1", sleeps, {{"OPENAI_API_KEY", "sk-test"}, {"HTTP_PROXY", proxy.url()}})));
+  review::runReview(d, *provider, {}, nullptr, CancelToken());
+  ASSERT_EQ(proxy.requestCount(), 1u);
+  EXPECT_EQ(proxy.allBodies().find(secret), std::string::npos) << proxy.allBodies();
+}
+
 TEST(OpenAiPipeline, LoopbackProvidersSeeTheTextUnchanged) {
   Fixture f("  String aws = \"" + kAwsKey + "\";\n");
   FakeServer server;

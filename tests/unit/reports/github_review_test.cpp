@@ -252,7 +252,7 @@ TEST(GithubReview, ABlockingFindingThatCouldNotBePlacedIsSaid) {
   const diff::Diff d = sampleDiff();
   auto o = outcome(Verdict::Comment);
   o.rejected.push_back({finding("gone.py", 1, Severity::Blocker, Category::Correctness, "gone() is deleted but still called"),
-                        "'gone.py' is not a file this diff changes", 0});
+                        "'gone.py' is not a file this diff changes", 0, true});
   o.rejected.push_back({finding("x.py", 9, Severity::Minor, Category::Style, "minor one"), "elsewhere", 1});
   o.unplacedBlocking = 1;
   const GithubReview review = buildGithubReview(o, d);

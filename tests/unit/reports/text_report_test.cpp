@@ -80,7 +80,7 @@ TEST(TextReport, StatesTheCostOnlyWhenPricesAreConfigured) {
             std::string::npos)
       << renderText(o);
   EXPECT_EQ(reports::formatCosts({1.0 / 3, 0.0}), (std::vector<std::string>{"0.3333", "0.0000"}));
-  EXPECT_EQ(reports::formatCost(2.0 / 3e6), "0.00000067");
+  EXPECT_EQ(reports::formatCosts({2.0 / 3e6}), std::vector<std::string>{"0.00000067"});
 }
 
 // A provider that sent no token counts (an OpenAI-compatible server without

@@ -49,4 +49,7 @@ TEST(TerminalText, WorkflowCommandsAtALineStartAreEscaped) {
   EXPECT_EQ(ciLogSafe("a ::b\n      - ::close(fd);\nC::D"), "a ::b\n      - ::close(fd);\nC::D");
   EXPECT_EQ(ciLogSafe(""), "");
   EXPECT_EQ(terminalSafe("::close(fd);\n::x"), "::close(fd);\n::x");
+  // A line of stderr: revline's lead, then the untrusted text, the whole made safe.
+  EXPECT_EQ(logLine("revline review: warning: ", "::x\n::add-mask::s\x1b"),
+            "revline review: warning: ::x\n\\x3a:add-mask::s\\x1b\n");
 }

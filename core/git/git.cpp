@@ -224,7 +224,8 @@ std::string mergeBase(const Runner& git, const std::string& base) {
   if (verify.exitCode != 0) {
     if (shallowClone(git))
       throw GitError("'" + base + "' is not a commit in this shallow clone; check the name (git branch -a), or fetch "
-                     "it with more history (git fetch --unshallow, or fetch-depth: 0 in actions/checkout)");
+                     "it with more history (git fetch --unshallow; in CI, fetch-depth: 0 in GitHub's actions/checkout, "
+                     "GIT_DEPTH: 0 in GitLab CI)");
     throw GitError("'" + base + "' is not a commit in this repository; check the name (git branch -a) or fetch it");
   }
   const auto head = headCommit(git);
@@ -237,8 +238,8 @@ std::string mergeBase(const Runner& git, const std::string& base) {
     // A shallow clone (CI's default checkout) cuts history short: the fork point may be past the cut.
     if (shallowClone(git))
       throw GitError("'" + base + "' and HEAD have no common ancestor in this shallow clone: the commit they fork "
-                     "from was not fetched; fetch more history (git fetch --unshallow, or fetch-depth: 0 in "
-                     "actions/checkout) and run again");
+                     "from was not fetched; fetch more history (git fetch --unshallow; in CI, fetch-depth: 0 "
+                     "in GitHub's actions/checkout, GIT_DEPTH: 0 in GitLab CI) and run again");
     throw GitError("'" + base + "' and HEAD have no common ancestor; pass a base on the same history");
   }
   if (r.exitCode != 0) throw GitError(Runner::failure({"merge-base", base, "HEAD"}, r));

@@ -1,5 +1,8 @@
 // annotate(): the numbered view of a diff that the model reads (format in render.h).
 #include <algorithm>
+#include <array>
+#include <string_view>
+#include <unordered_map>
 
 #include "core/diff/render.h"
 
@@ -16,6 +19,32 @@ std::string displayPath(const std::string& p) {
 }
 
 namespace {
+
+// Lines whose only change is their line ending: a removed and an added line of
+// one hunk with the same text, one ending in "\r\n" and the other not. The
+// numbered view shows no '\r', so such a pair would read as an unchanged line
+// removed and added again; the file's header says what changed instead.
+struct LineEndingChanges {
+  std::size_t toCrlf = 0, toLf = 0;
+};
+LineEndingChanges lineEndingChanges(const FileDiff& f) {
+  LineEndingChanges out;
+  for (const Hunk& h : f.hunks) {
+    // The removed lines of the hunk not yet paired, by text: how many end in LF, how many in CRLF.
+    std::unordered_map<std::string_view, std::array<std::size_t, 2>> removed;
+    for (const Line& l : h.lines)
+      if (l.kind == LineKind::Removed) ++removed[l.text][l.crlf ? 1 : 0];
+    if (removed.empty()) continue;
+    for (const Line& l : h.lines) {
+      if (l.kind != LineKind::Added) continue;
+      const auto twin = removed.find(l.text);
+      if (twin == removed.end() || twin->second[l.crlf ? 0 : 1] == 0) continue;
+      --twin->second[l.crlf ? 0 : 1];  // each removed line pairs once
+      ++(l.crlf ? out.toCrlf : out.toLf);
+    }
+  }
+  return out;
+}
 
 std::string details(const FileDiff& f) {
   std::string d;
@@ -38,6 +67,10 @@ std::string details(const FileDiff& f) {
   }
   if (f.oldMode && f.newMode && *f.oldMode != *f.newMode) add("mode " + *f.oldMode + " -> " + *f.newMode);
   if (f.status == FileStatus::Added && f.newMode && *f.newMode != "100644") add("mode " + *f.newMode);
+  const LineEndingChanges endings = lineEndingChanges(f);
+  auto lines = [](std::size_t n) { return std::to_string(n) + (n == 1 ? " line" : " lines"); };
+  if (endings.toCrlf) add(lines(endings.toCrlf) + " changed only from LF to CRLF line endings");
+  if (endings.toLf) add(lines(endings.toLf) + " changed only from CRLF to LF line endings");
   if (f.hunks.empty()) d += "; no lines shown";
   else if (f.status == FileStatus::Deleted) d += "; its lines have no new-file numbers";
   return d;

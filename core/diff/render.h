@@ -25,7 +25,8 @@ namespace revline::diff {
 // the new version (the old one for a deleted file), C-quoted only when it
 // holds control characters, '"' or '\'; DETAILS is the status ("added",
 // "deleted", "modified", "renamed from P", "copied from P", "binary",
-// "mode 100644 -> 100755") plus notes such as "no lines shown".
+// "mode 100644 -> 100755") plus notes such as "no lines shown" and "2 lines
+// changed only from LF to CRLF line endings" (the one change TEXT cannot show).
 // Each hunk line is "NUMBER MARK TEXT": NUMBER is the new-file line number,
 // right-aligned in a column as wide as the largest number in the whole diff
 // (at least 4), blank for removed lines; MARK is '+' (added), ' ' (context),

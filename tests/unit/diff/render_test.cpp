@@ -91,6 +91,22 @@ TEST_F(RenderTest, AnnotateShowsSectionAndBinary) {
   EXPECT_THAT(out, ::testing::HasSubstr("File: img.png (binary; content not shown)\n"));
 }
 
+// The view shows no '\r': a line whose only change is its ending reads as the
+// same line removed and added again, so the file's header says what changed.
+TEST_F(RenderTest, AnnotateSaysWhichLinesChangedOnlyTheirLineEnding) {
+  repo.write("a.txt", "one\ntwo\nthree\n");
+  repo.write("b.txt", "x\r\ny\r\n");
+  repo.commitAll();
+  repo.write("a.txt", "one\r\ntwo\r\nTHREE\n");
+  repo.write("b.txt", "x\ny\r\n");
+  repo.commitAll();
+  const std::string out = annotate(parse(repo.git("show --format= HEAD")));
+  EXPECT_THAT(out, ::testing::HasSubstr("File: a.txt (modified, 2 lines changed only from LF to CRLF line endings)\n"));
+  EXPECT_THAT(out, ::testing::HasSubstr("File: b.txt (modified, 1 line changed only from CRLF to LF line endings)\n"));
+  // An edit of the text is no line-ending change, whatever its ending.
+  EXPECT_THAT(out, ::testing::HasSubstr("     - three\n   1 + one\n   2 + two\n   3 + THREE\n"));
+}
+
 TEST_F(RenderTest, JsonHasExactlyTheCliShape) {
   const Diff d = parse(mixedCommit());
   const json expected = json::parse(R"({"files":[

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <initializer_list>
 
+#include "core/review/provider.h"
+
 namespace revline::builtin {
 namespace {
 
@@ -1106,15 +1108,9 @@ std::vector<SecretMatch> findSecrets(std::string_view text, std::string_view pat
 }
 
 std::string redactSecrets(std::string_view text, std::string_view path) {
-  std::string out;
-  std::size_t at = 0;
-  for (const auto& m : findSecrets(text, path)) {
-    out.append(text.substr(at, m.offset - at));
-    out += "[REDACTED:" + m.kind + "]";
-    at = m.offset + m.length;
-  }
-  out.append(text.substr(at));
-  return out;
+  std::vector<review::SecretSpan> spans;
+  for (auto& m : findSecrets(text, path)) spans.push_back({m.offset, m.length, std::move(m.kind)});
+  return review::redactSpans(text, spans);
 }
 
 }  // namespace revline::builtin

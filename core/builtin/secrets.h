@@ -31,7 +31,8 @@ struct SecretMatch {
 // One detector: the builtin secret rule and the redaction of what is sent both use it.
 std::vector<SecretMatch> findSecrets(std::string_view text, std::string_view path = {});
 
-// `text` with every match replaced by "[REDACTED:<kind>]".
+// `text` with every match replaced by "[REDACTED:<kind>]", once per line it
+// covers (review::redactSpans: line breaks and so line numbers are kept).
 std::string redactSecrets(std::string_view text, std::string_view path = {});
 
 }  // namespace revline::builtin

@@ -51,7 +51,10 @@ struct SecretSpan {
 };
 using SecretFinder = std::function<std::vector<SecretSpan>(std::string_view text, std::string_view path)>;
 
-// `text` with every span (in order, not overlapping) replaced by "[REDACTED:<kind>]".
+// `text` with every span (in order, not overlapping) replaced by "[REDACTED:<kind>]",
+// once per line it covers: the line breaks inside a span stay, so a key's body
+// of 26 lines is 26 marked lines, and every line after it keeps its number
+// (a tool's "lines 40-60", the function context, the model's citations).
 std::string redactSpans(std::string_view text, const std::vector<SecretSpan>& spans);
 
 enum class Role { User, Assistant, Tool };

@@ -13,8 +13,20 @@ std::string redactSpans(std::string_view text, const std::vector<SecretSpan>& sp
   for (const auto& s : spans) {
     if (s.offset < at || s.offset > text.size()) continue;
     out.append(text.substr(at, s.offset - at));
-    out += "[REDACTED:" + s.kind + "]";
-    at = std::min(text.size(), s.offset + s.length);
+    const std::string marker = "[REDACTED:" + s.kind + "]";
+    const std::size_t end = std::min(text.size(), s.offset + s.length);
+    // One marker per line of the span, each line break kept; a line whose only
+    // part in the span is its break gets none. A line the span takes from its
+    // start keeps its indentation (a key's body in YAML stays in its block).
+    for (std::size_t from = s.offset; from < end;) {
+      const std::size_t lineEnd = std::min(end, text.find('\n', from));
+      if (from == 0 || text[from - 1] == '\n')
+        while (from < lineEnd && (text[from] == ' ' || text[from] == '\t')) out += text[from++];
+      if (lineEnd > from) out += marker;
+      if (lineEnd < end) out += '\n';
+      from = lineEnd + 1;
+    }
+    at = end;
   }
   out.append(text.substr(at));
   return out;

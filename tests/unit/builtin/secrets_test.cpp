@@ -76,7 +76,8 @@ TEST(RedactSecrets, ReplacesEachSecretByItsKind) {
   EXPECT_EQ(redactSecrets("key AKIAQ3EGRMTX2WJ7KZ5N and password = \"hunter22\";\n"),
             "key [REDACTED:aws-access-key] and password = \"[REDACTED:password]\";\n");
   EXPECT_EQ(redactSecrets("+-----BEGIN EC PRIVATE KEY-----\n+MHcCAQEE\n+-----END EC PRIVATE KEY-----\n+done\n"),
-            "+[REDACTED:private-key]\n+done\n");
+            "+[REDACTED:private-key]\n[REDACTED:private-key]\n[REDACTED:private-key]\n+done\n")
+      << "a marker per line: the lines after the key keep their numbers";
   EXPECT_EQ(redactSecrets("nothing to see"), "nothing to see");
   EXPECT_EQ(redactSecrets(""), "");
 }

@@ -118,5 +118,104 @@ TEST(RedactionOnTheWire, EveryFormatInTheDiffAndInToolResults) {
   EXPECT_NE(first.find("[REDACTED:private-key]"), std::string::npos);
 }
 
+json answerWith(const json& findings) {
+  return json{{"choices", {{{"index", 0},
+                            {"message", {{"role", "assistant"},
+                                         {"content", json{{"summary", "s"}, {"findings", findings}, {"verdict", "COMMENT"}}
+                                                         .dump()}}},
+                            {"finish_reason", "stop"}}}}};
+}
+
+json toolCallsReply(const json& calls) {
+  return json{{"choices", {{{"index", 0},
+                            {"message", {{"role", "assistant"}, {"content", nullptr}, {"tool_calls", calls}}},
+                            {"finish_reason", "tool_calls"}}}}};
+}
+
+// Every line of `text`, without its '\n'.
+std::vector<std::string> linesOf(const std::string& text) {
+  std::vector<std::string> out;
+  for (std::size_t at = 0; at < text.size();) {
+    const std::size_t end = text.find('\n', at);
+    out.push_back(text.substr(at, end - at));
+    at = end == std::string::npos ? text.size() : end + 1;
+  }
+  return out;
+}
+
+// A removed private key: shown redacted, line by line. A model that then puts
+// findings on the key's OLD line numbers is told where removed lines' findings
+// go, quoting each removed line: the quotes are of the redacted view too, or
+// one reply would draw the whole key out, a line per finding.
+TEST(RedactionOnTheWire, TheGroundingFeedbackQuotesRemovedLinesAsTheModelSawThem) {
+  testing::TempRepo repo;
+  std::string indented;
+  for (const std::string& l : linesOf(pemBody(6))) indented += "    " + l + "\n";
+  repo.write("config/service.yaml", "service: billing\nprivate_key: |\n    -----BEGIN RSA PRIVATE KEY-----\n" + indented +
+                                        "    -----END RSA PRIVATE KEY-----\nport: 8080\n");
+  repo.commitAll("base");
+  repo.write("config/service.yaml", "service: billing\nport: 8080\n");
+  const diff::Diff diff = diff::parse(repo.git("diff HEAD"));
+
+  json findings = json::array();
+  for (int oldLine = 4; oldLine <= 9; ++oldLine)  // the six body lines, without BEGIN or END around them
+    findings.push_back({{"file", "config/service.yaml"}, {"line", oldLine}, {"endLine", nullptr},
+                        {"severity", "MAJOR"}, {"category", "SECURITY"}, {"title", "key removed"},
+                        {"explanation", "e"}, {"suggestion", nullptr}, {"edit", nullptr}, {"confidence", 0.9}});
+  FakeServer proxy;
+  proxy.enqueue(Reply::ok(answerWith(findings).dump()));
+  proxy.enqueue(Reply::ok(answerWith(json::array()).dump()));
+  testing::SleepRecorder sleeps;
+  auto settings = testing::settingsFor("http://api.example.test/v1", sleeps,
+                                       {{"OPENAI_API_KEY", "sk-test"}, {"HTTP_PROXY", proxy.url()}});
+  auto provider = redactIfRemote(std::make_unique<OpenAiProvider>(settings));
+  review::ReviewOptions options;
+  options.maxToolCalls = 0;
+  const auto outcome = review::runReview(diff, *provider, options, nullptr, CancelToken());
+  ASSERT_EQ(proxy.requestCount(), 2u);
+  const std::string feedback = proxy.requests().back().body;
+  ASSERT_NE(feedback.find("cannot be placed on the diff"), std::string::npos) << feedback;
+  EXPECT_NE(feedback.find(R"(if it is about the removed line \"    [REDACTED:private-key]\" (old line 5))"),
+            std::string::npos)
+      << feedback;
+  for (const std::string& line : linesOf(pemBody(6)))
+    EXPECT_EQ(proxy.allBodies().find(line), std::string::npos) << "a removed key line went out: " << line;
+  // What the user reads (the report's rejections) still quotes the change itself.
+  ASSERT_FALSE(outcome.rejected.empty());
+  EXPECT_NE(outcome.rejected.front().reason.find(linesOf(pemBody(6)).front()), std::string::npos)
+      << outcome.rejected.front().reason;
+}
+
+// A key a tool reads is redacted a line at a time: every line after it keeps
+// its number, as the diff numbers it.
+TEST(RedactionOnTheWire, AToolReadOfAFileWithAKeyKeepsItsLineNumbers) {
+  testing::TempRepo repo;
+  const std::string key = "KEY = \"\"\"-----BEGIN RSA PRIVATE KEY-----\n" + pemBody(20) + "-----END RSA PRIVATE KEY-----\"\"\"\n";
+  repo.write("conf.py", "A = 1\n" + key + "DEBUG = False\n");
+  repo.commitAll("base");
+  repo.write("conf.py", "A = 1\n" + key + "DEBUG = True\n");
+  const diff::Diff diff = diff::parse(repo.git("diff HEAD"));
+  FakeServer proxy;
+  proxy.enqueue(Reply::ok(toolCallsReply(json::array({{{"id", "c1"}, {"type", "function"},
+                                                       {"function", {{"name", "read_file"},
+                                                                     {"arguments", json{{"path", "conf.py"}}.dump()}}}}}))
+                              .dump()));
+  proxy.enqueue(Reply::ok(answerWith(json::array()).dump()));
+  testing::SleepRecorder sleeps;
+  auto settings = testing::settingsFor("http://api.example.test/v1", sleeps,
+                                       {{"OPENAI_API_KEY", "sk-test"}, {"HTTP_PROXY", proxy.url()}});
+  auto provider = redactIfRemote(std::make_unique<OpenAiProvider>(settings));
+  tools::RepositoryTools repoTools(repo.root());
+  review::ReviewOptions options;
+  options.maxToolCalls = 1;
+  review::runReview(diff, *provider, options, &repoTools, CancelToken());
+  ASSERT_EQ(proxy.requestCount(), 2u);
+  const std::string wire = proxy.requests().back().body;
+  EXPECT_NE(wire.find("conf.py lines 1-24 of 24:"), std::string::npos) << wire;
+  EXPECT_NE(wire.find("24: DEBUG = True"), std::string::npos) << wire;
+  EXPECT_NE(wire.find("  24 + DEBUG = True"), std::string::npos) << "the diff numbers it so too: " << wire;
+  for (const std::string& line : linesOf(pemBody(20))) EXPECT_EQ(wire.find(line), std::string::npos) << line;
+}
+
 }  // namespace
 }  // namespace revline::providers

@@ -153,5 +153,16 @@ TEST(RedactDiff, TheLineAHunkHeaderQuotesIsRedactedToo) {
   EXPECT_EQ(d.files[0].hunks[0].section, "SECRET_KEY=abc123") << "the original diff is unchanged";
 }
 
+// A span over several lines is a marker per line, each line break and each
+// line's indentation kept: what follows keeps its line number.
+TEST(RedactSpans, ASpanOverLinesKeepsTheirBreaksAndIndentation) {
+  const std::string text = "a = 1\nkey: |\n  AAAA\n  BBBB\n\n  CCCC\nb = 2\n";
+  const std::size_t from = text.find("AAAA"), to = text.find("CCCC") + 4;
+  EXPECT_EQ(redactSpans(text, {{from, to - from, "private-key"}}),
+            "a = 1\nkey: |\n  [REDACTED:private-key]\n  [REDACTED:private-key]\n\n  [REDACTED:private-key]\nb = 2\n");
+  EXPECT_EQ(redactSpans("x=SECRET;", {{2, 6, "k"}}), "x=[REDACTED:k];");  // within a line: as before
+  EXPECT_EQ(redactSpans("ab\ncd", {{1, 2, "k"}}), "a[REDACTED:k]\ncd");  // a span ending at a line break
+}
+
 }  // namespace
 }  // namespace revline::review

@@ -147,9 +147,13 @@ bool hexChar(char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0;
 bool lowerHexChar(char c) { return std::isdigit(static_cast<unsigned char>(c)) || (c >= 'a' && c <= 'f'); }
 bool upperOrDigitChar(char c) { return std::isupper(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)); }
 
+bool base64UrlOrDot(char c) { return base64UrlChar(c) || c == '.'; }
+
 // Services' tokens of a fixed shape (a prefix, then so many characters of a
-// kind): SendGrid, Hugging Face, DigitalOcean, PyPI, Shopify, age, Twilio. (Not
-// Mailgun's "key-" + 32: a cache key named by its MD5 reads the same.)
+// kind): SendGrid, Hugging Face, DigitalOcean, PyPI, Shopify, age, Twilio,
+// Stripe webhook secrets, Slack app-level tokens, Vault, Mapbox, Google OAuth
+// access and refresh tokens, Sentry, Heroku, Telegram and Discord bot tokens.
+// (Not Mailgun's "key-" + 32: a cache key named by its MD5 reads the same.)
 void serviceTokens(std::string_view text, std::vector<SecretMatch>& out) {
   struct Shape {
     std::string_view prefix;
@@ -169,6 +173,17 @@ void serviceTokens(std::string_view text, std::vector<SecretMatch>& out) {
       {"shpss_", hexChar, 32, 32, "shopify-token"},
       {"AGE-SECRET-KEY-1", upperOrDigitChar, 58, 58, "age-secret-key"},
       {"SK", lowerHexChar, 32, 32, "twilio-key"},
+      {"whsec_", isAlnum, 24, 128, "stripe-key"},
+      {"xapp-", base64UrlChar, 40, 256, "slack-token"},
+      {"hvs.", base64UrlChar, 24, 1024, "vault-token"},
+      {"hvb.", base64UrlChar, 24, 1024, "vault-token"},
+      {"hvr.", base64UrlChar, 24, 1024, "vault-token"},
+      {"sk.eyJ", base64UrlOrDot, 60, 512, "mapbox-token"},
+      {"ya29.", base64UrlOrDot, 20, 2048, "google-oauth-token"},
+      {"1//0", base64UrlChar, 30, 512, "google-oauth-token"},
+      {"sntryu_", lowerHexChar, 64, 64, "sentry-token"},
+      {"sntrys_", base64UrlChar, 40, 1024, "sentry-token"},
+      {"HRKU-", base64UrlChar, 20, 256, "heroku-key"},
   };
   for (const Shape& shape : kShapes) {
     forEach(text, shape.prefix, [&](std::size_t pos) {
@@ -187,6 +202,30 @@ void serviceTokens(std::string_view text, std::vector<SecretMatch>& out) {
     if (runLength(text, pos + 26, base64UrlChar) != 43) return;
     out.push_back({pos, 69, "sendgrid-key"});
   });
+  // Telegram bot tokens: the bot's id (8 to 10 digits), ':', "AA" + 33 of [A-Za-z0-9_-],
+  // also inside a URL's path (api.telegram.org/bot<token>/sendMessage).
+  forEach(text, ":AA", [&](std::size_t pos) {
+    std::size_t digits = 0;
+    while (digits < pos && std::isdigit(static_cast<unsigned char>(text[pos - digits - 1]))) ++digits;
+    if (digits < 8 || digits > 10 || runLength(text, pos + 1, base64UrlChar) != 35) return;
+    const std::size_t start = pos - digits;
+    if (start > 0 && isAlnum(text[start - 1]) && !text.substr(0, start).ends_with("bot")) return;
+    out.push_back({start, digits + 36, "telegram-bot-token"});
+  });
+  // Discord bot tokens: the bot's id in base64 ('M', 'N' or 'O', then 23 to 25
+  // more), '.', 6 of [A-Za-z0-9_-], '.', 27 to 38 more.
+  for (std::size_t pos = 0; pos < text.size(); ++pos) {
+    if ((text[pos] != 'M' && text[pos] != 'N' && text[pos] != 'O') || (pos > 0 && base64UrlOrDot(text[pos - 1]))) continue;
+    const std::size_t id = runLength(text, pos, isAlnum);
+    if (id < 24 || id > 26 || pos + id >= text.size() || text[pos + id] != '.') continue;
+    const std::size_t stamp = runLength(text, pos + id + 1, base64UrlChar);
+    const std::size_t at = pos + id + 1 + stamp;
+    if (stamp != 6 || at >= text.size() || text[at] != '.') continue;
+    const std::size_t mac = runLength(text, at + 1, base64UrlChar);
+    if (mac < 27 || mac > 38 || (at + 1 + mac < text.size() && text[at + 1 + mac] == '.')) continue;
+    out.push_back({pos, at + 1 + mac - pos, "discord-bot-token"});
+    pos = at + mac;
+  }
 }
 
 // JSON Web Tokens: three base64url parts, the first two JSON objects ("eyJ" is base64 for '{"').
@@ -777,14 +816,33 @@ std::vector<TextLine> splitLines(std::string_view text) {
 }
 
 // The base64 run that makes up a line of key material, after any lead-in
-// (a diff marker, a line number); {0,0} when the line is something else.
+// (a diff marker, a line number), bare or as a string literal of its own
+// ("MIIE...\n" + in Java or JS, 'MIIE...', in a Python list); {0,0} when the
+// line is something else.
 TextLine base64Body(std::string_view text, TextLine line, std::size_t minimum) {
   std::size_t e = line.end;
   while (e > line.begin && isSpace(text[e - 1])) --e;
+  char quote = 0;
+  for (std::size_t q = e;;) {
+    if (q > line.begin && std::string_view("+,;)").find(text[q - 1]) != std::string_view::npos) {
+      --q;
+      while (q > line.begin && isSpace(text[q - 1])) --q;
+    }
+    if (q == line.begin || (text[q - 1] != '"' && text[q - 1] != '\'')) break;
+    quote = text[--q];
+    if (q >= line.begin + 2 && text[q - 2] == '\\' && text[q - 1] == 'n') q -= 2;  // an escaped line break
+    e = q;
+    break;
+  }
   std::size_t b = e;
   while (b > line.begin && base64Char(text[b - 1])) --b;
+  std::size_t leadEnd = b;
+  if (quote) {
+    if (b == line.begin || text[b - 1] != quote) return {0, 0};
+    leadEnd = b - 1;
+  }
   // What precedes the run may only be a lead-in.
-  for (std::size_t i = line.begin; i < b; ++i) {
+  for (std::size_t i = line.begin; i < leadEnd; ++i) {
     const char c = text[i];
     if (!(isSpace(c) || c == '+' || c == '-' || std::isdigit(static_cast<unsigned char>(c)))) return {0, 0};
   }
@@ -855,12 +913,16 @@ bool keyChar(char c) { return isAlnum(c) || c == '_' || c == '-' || c == '.'; }
 
 // `last`: only as the end of the name ("DB_PASS", not "DB_PASSTHROUGH").
 struct Keyword { std::string_view word; std::string_view kind; bool needsEntropy = false; bool last = false; };
-constexpr std::array<Keyword, 12> kKeywords{{{"password", "password"},   {"passwd", "password"},
-                                             {"secret", "secret"},       {"api_key", "secret"},
-                                             {"apikey", "secret"},       {"access_token", "secret"},
-                                             {"auth_token", "secret"},   {"private_key", "secret"},
-                                             {"authtoken", "secret"},    {"_token", "secret", true},
-                                             {"-token", "secret", true}, {"_pass", "password", false, true}}};
+constexpr std::array<Keyword, 19> kKeywords{{{"password", "password"},     {"passwd", "password"},
+                                             {"passphrase", "password"},   {"pwd", "password", false, true},
+                                             {"secret", "secret"},         {"api_key", "secret"},
+                                             {"apikey", "secret"},         {"access_token", "secret"},
+                                             {"auth_token", "secret"},     {"private_key", "secret"},
+                                             {"authtoken", "secret"},      {"_token", "secret", true},
+                                             {"-token", "secret", true},   {"_pass", "password", false, true},
+                                             {"accesstoken", "secret", true}, {"refreshtoken", "secret", true},
+                                             {"refresh_token", "secret", true}, {"privatekey", "secret", true},
+                                             {"_key", "secret", true, true}}};
 
 // Names that hold text about a secret, not the secret ("passwordPrompt",
 // "SECRET_HEADER_NAME"), judged by their last word.
@@ -903,7 +965,7 @@ bool looksLikePlaceholder(std::string_view v) {
 // True when only a line's lead-in precedes `keyStart` on its line: indentation,
 // a diff marker, a line number ("  12 + "), a search hit's "path:12:", "export ".
 // Redaction may see text that already carries such prefixes.
-bool startsStatement(std::string_view text, std::size_t keyStart) {
+bool startsStatement(std::string_view text, std::size_t keyStart, bool* dockerfile = nullptr) {
   const auto nl = text.rfind('\n', keyStart == 0 ? 0 : keyStart - 1);
   std::size_t s = (nl == std::string_view::npos || keyStart == 0) ? 0 : nl + 1;
   if (keyStart == 0) return true;
@@ -924,7 +986,19 @@ bool startsStatement(std::string_view text, std::size_t keyStart) {
     }
   }
   if (text.substr(s, keyStart - s) == "export ") s = keyStart;
+  // A Dockerfile's "ENV KEY=V", "ENV KEY V" and "ARG KEY=V".
+  if (const std::string_view lead = text.substr(s, keyStart - s); lead == "ENV " || lead == "ARG ") {
+    if (dockerfile) *dockerfile = true;
+    s = keyStart;
+  }
   return s == keyStart;
+}
+
+// A name as environment variables are spelled: capitals, digits, '_' ("DB_PASSWORD").
+bool environmentName(std::string_view name) {
+  return !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+    return std::isupper(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) || c == '_';
+  });
 }
 
 // Bits per character: random tokens score high, words and slugs low.
@@ -1010,12 +1084,41 @@ bool namesItsKey(std::string_view key, std::string_view value) {
 void assignment(std::string_view text, std::size_t keyStart, std::size_t keyEnd, const Keyword& keyword,
                 std::vector<SecretMatch>& out) {
   const std::string_view kind = keyword.kind;
+  const std::string_view name = text.substr(keyStart, keyEnd - keyStart);
   std::size_t k = keyEnd;
-  if (k < text.size() && (text[k] == '"' || text[k] == '\'')) ++k;  // "password": "..."
+  // The name quoted: "password": "...", cfg["password"] = "...", setProperty("password", "...").
+  const bool quotedName = k < text.size() && keyStart > 0 && (text[k] == '"' || text[k] == '\'') && text[keyStart - 1] == text[k];
+  if (k < text.size() && (text[k] == '"' || text[k] == '\'')) ++k;
+  if (quotedName && k < text.size() && text[k] == ']') ++k;
+  // <password>V</password>
+  if (keyStart > 0 && text[keyStart - 1] == '<' && k < text.size() && text[k] == '>') {
+    const std::size_t close = text.find("</", k + 1);
+    if (close == std::string_view::npos) return;
+    const std::string_view value = text.substr(k + 1, close - k - 1);
+    if (!text.substr(close + 2).starts_with(name) || value.find_first_of(" \t\n\\<>") != std::string_view::npos ||
+        looksLikePlaceholder(value) || looksLikeVersion(value) || namesItsKey(name, value))
+      return;
+    if (keyword.needsEntropy && !highEntropy(value)) return;
+    out.push_back({k + 1, value.size(), std::string(kind)});
+    return;
+  }
+  bool dockerfile = false;
+  const bool statement = startsStatement(text, keyStart, &dockerfile);
+  // An environment variable's value in a .env, a shell script or a Dockerfile:
+  // "KEY=V" with nothing around '=', may hold '.', '$', '%', ';' or ',' unquoted,
+  // and spaces quoted ("correct horse battery staple").
+  const bool environment = statement && environmentName(name) &&
+                           ((k < text.size() && text[k] == '=') || (dockerfile && k < text.size() && text[k] == ' '));
+  const std::size_t beforeOp = k;
   while (k < text.size() && isSpace(text[k])) ++k;
   std::string_view op;
   for (std::string_view candidate : {":=", "=>", "=", ":"}) {
     if (text.substr(k).starts_with(candidate)) { op = candidate; break; }
+  }
+  if (op.empty() && quotedName && keyStart > 1 && text[keyStart - 2] == '(' && k < text.size() && text[k] == ',') op = ",";
+  if (op.empty() && environment && dockerfile && k > beforeOp) {  // ENV KEY V
+    op = " ";
+    k = beforeOp;
   }
   if (op.empty()) return;
   if (op == "=" && k + 1 < text.size() && text[k + 1] == '=') return;  // comparison
@@ -1028,8 +1131,8 @@ void assignment(std::string_view text, std::size_t keyStart, std::size_t keyEnd,
     const auto close = text.find(q, k + 1);
     if (close == std::string_view::npos) return;
     const std::string_view value = text.substr(k + 1, close - k - 1);
-    if (value.find_first_of(" \t\n\\") != std::string_view::npos || looksLikePlaceholder(value) || looksLikeVersion(value) ||
-        namesItsKey(text.substr(keyStart, keyEnd - keyStart), value))
+    if (value.find_first_of(environment ? "\t\n\\" : " \t\n\\") != std::string_view::npos ||
+        looksLikePlaceholder(value) || looksLikeVersion(value) || namesItsKey(name, value))
       return;
     if (keyword.needsEntropy && !highEntropy(value)) return;
     out.push_back({k + 1, value.size(), std::string(kind)});
@@ -1037,14 +1140,16 @@ void assignment(std::string_view text, std::size_t keyStart, std::size_t keyEnd,
   }
   // Unquoted values only in key=value files (.env, .properties, YAML): the key
   // starts its line, and the value is one word that does not look like code.
-  if (!startsStatement(text, keyStart) || (op != "=" && op != ":")) return;
+  if (!statement || (op != "=" && op != ":" && op != " ")) return;
   std::size_t e = k;
   while (e < text.size() && !std::isspace(static_cast<unsigned char>(text[e]))) ++e;
   const std::string_view value = text.substr(k, e - k);
   std::size_t rest = e;
   while (rest < text.size() && isSpace(text[rest])) ++rest;
   if (rest < text.size() && text[rest] != '\n' && text[rest] != '\r' && text[rest] != '#') return;
-  if (value.size() < 6 || value.find_first_of("()[]{}.;,<>$%") != std::string_view::npos) return;
+  if (value.size() < 6 || value.find_first_of(environment ? "()[]{}<>`" : "()[]{}.;,<>$%") != std::string_view::npos ||
+      (environment && memberPath(value)))
+    return;
   if (std::all_of(value.begin(), value.end(), [](char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; })) return;
   if (looksLikePlaceholder(value)) return;
   if (keyword.needsEntropy && !highEntropy(value)) return;

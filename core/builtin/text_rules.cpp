@@ -38,6 +38,13 @@ SecretRule describe(const std::string& kind) {
   if (kind == "age-secret-key") return {"an age secret key", Severity::Blocker, RuleId::HardcodedToken};
   if (kind == "twilio-key") return {"a Twilio API key", Severity::Blocker, RuleId::HardcodedToken};
   if (kind == "sendgrid-key") return {"a SendGrid API key", Severity::Blocker, RuleId::HardcodedToken};
+  if (kind == "vault-token") return {"a Vault token", Severity::Blocker, RuleId::HardcodedToken};
+  if (kind == "mapbox-token") return {"a Mapbox secret token", Severity::Blocker, RuleId::HardcodedToken};
+  if (kind == "google-oauth-token") return {"a Google OAuth token", Severity::Blocker, RuleId::HardcodedToken};
+  if (kind == "sentry-token") return {"a Sentry auth token", Severity::Blocker, RuleId::HardcodedToken};
+  if (kind == "heroku-key") return {"a Heroku API key", Severity::Blocker, RuleId::HardcodedToken};
+  if (kind == "telegram-bot-token") return {"a Telegram bot token", Severity::Blocker, RuleId::HardcodedToken};
+  if (kind == "discord-bot-token") return {"a Discord bot token", Severity::Blocker, RuleId::HardcodedToken};
   // As a password, not a token format: a header written in docs is an example, as a password setting is.
   if (kind == "bearer-token") return {"a bearer token", Severity::Major, RuleId::HardcodedPassword};
   if (kind == "api-key-header") return {"an API key header", Severity::Major, RuleId::HardcodedPassword};

@@ -53,6 +53,58 @@ TEST(SecretFormats, ServicesTokensOfAFixedShape) {
   EXPECT_TRUE(found("XAKIAZ3MXQ7T2LKJH4P5Q").empty());
 }
 
+// More services' tokens found wherever they stand: each went to a remote model
+// as it was, in a .env, a call's argument or a URL's path.
+TEST(SecretFormats, MoreServicesTokens) {
+  const std::vector<std::pair<std::string, std::string>> tokens{
+      {"stripe-key", "whsec_C1IyBHr9vfMl61sMvcifF46749prriEy"},
+      {"slack-token", "xapp-1-AGHVA1CC4XS-4031659524423-2ad706ab16c1c0e0f71b0e5e07a38b81aee95"},
+      {"vault-token", "hvs.CAESIr13cDcehJk9Yq2rF0xTgP6Wb1LmN8vZ3sQ"},
+      {"mapbox-token", "sk.eyJ1IjoiYWNtZS1tYXBzIiwiYSI6ImNsb2R1bW15MDAwMDAwMDBwcm9kIn0.t0E2KwDFqWs6ASuLkH_o7M"},
+      {"google-oauth-token", "ya29.a0Ad52N31HMNxQvYp8KfLr2T7wZb0cJm4Ue9sRgDh"},
+      {"google-oauth-token", "1//0gooVWXKMzhVbT5qR8sYw2LpN7cFj3HdKx9Zm"},
+      {"sentry-token", "sntryu_266c259e" + std::string(52, 'a') + "5cf8"},
+      {"heroku-key", "HRKU-AAPprZ7UIMAsh_WsQ2e8Lr4T9vYcN1bJ"},
+      {"discord-bot-token", "MTk2NTE0NzA2NzA2MDY2NzU4NA.4_se93.caPNYpkdvutbkbsobc2mRmhYLI9Q0Z5rhnxHf1"},
+  };
+  for (const auto& [kind, token] : tokens)
+    EXPECT_EQ(found("value(\"" + token + "\")"), V{kind + "=" + token}) << token;
+  EXPECT_EQ(found("curl https://api.telegram.org/bot8949515853:AAY7wdufDAeSX6tS1622gwtb1lBfPoTPl6y/sendMessage"),
+            V{"telegram-bot-token=8949515853:AAY7wdufDAeSX6tS1622gwtb1lBfPoTPl6y"});
+  // Not these: a Python module path, a version, a time of day, a prose word.
+  EXPECT_TRUE(found("import hvs.client").empty());
+  EXPECT_TRUE(found("at 12345678:AA").empty());
+  EXPECT_TRUE(found("Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36").empty());
+  EXPECT_TRUE(found("see docs/ya29.md").empty());
+}
+
+// Spellings of a password that went out as they were: an environment value
+// with spaces (quoted) or '$', '.' and the like (unquoted), a Dockerfile's ENV,
+// an index or a call naming the key, an XML element, names not listed before.
+TEST(SecretFormats, MoreAssignmentSpellings) {
+  EXPECT_EQ(found("DB_PASSWORD=\"correct horse battery staple 207\""), V{"password=correct horse battery staple 207"});
+  EXPECT_EQ(found("DB_PASSWORD=p4$$w0rd.8x9B6u2024"), V{"password=p4$$w0rd.8x9B6u2024"});
+  EXPECT_EQ(found("ENV DB_PASSWORD=DfgYRyq3S0da8"), V{"password=DfgYRyq3S0da8"});
+  EXPECT_EQ(found("ENV ADMIN_PASSWORD DgYupeUulSoL8"), V{"password=DgYupeUulSoL8"});
+  EXPECT_EQ(found("os.environ[\"DB_PASSWORD\"] = \"EnvIM1se8erGp5\""), V{"password=EnvIM1se8erGp5"});
+  EXPECT_EQ(found("cfg['password'] = 'FcaUV0clezzb8'"), V{"password=FcaUV0clezzb8"});
+  EXPECT_EQ(found("props.setProperty(\"password\", \"Sp0Udxj1Qf888\");"), V{"password=Sp0Udxj1Qf888"});
+  EXPECT_EQ(found("    <password>Xm1YOR93nKmA8</password>"), V{"password=Xm1YOR93nKmA8"});
+  EXPECT_EQ(found("pwd = \"PwdXGvm55Ni3x5\""), V{"password=PwdXGvm55Ni3x5"});
+  EXPECT_EQ(found("ssh_passphrase = \"PphE18uF9b5PM5\""), V{"password=PphE18uF9b5PM5"});
+  EXPECT_EQ(found("  accessToken: 'q8Zt4Rw9Lp2Xv7Nc0Jk3'"), V{"secret=q8Zt4Rw9Lp2Xv7Nc0Jk3"});
+  EXPECT_EQ(found("DD_APP_KEY=f9ed55ea284a119b71620bf63f45b298b74ff60f"), V{"secret=f9ed55ea284a119b71620bf63f45b298b74ff60f"});
+  // Not these: code, interpolation, a path, a sentence under a lower-case key, a key's name, a plain word.
+  for (const char* text : {"DB_PASSWORD=$DB_PASS", "DB_PASSWORD=${DB_PASS:-x}", "PASSWORD=$(cat /run/secrets/pw)",
+                           "DB_PASSWORD=settings.DB_PASSWORD", "PWD=/home/user/project", "pwd = os.getcwd()",
+                           "password: \"Please enter your password\"", "SORT_KEY=created_at", "PRIMARY_KEY = \"id\"",
+                           "cfg[\"password\"] = password", "setProperty(\"password\", pw)", "<password>${db.pw}</password>",
+                           "<password/>", "refreshToken = \"refreshToken\"", "ENV PATH=/usr/local/bin:$PATH",
+                           "DB_PASSWORD=\"$DB_PASS\"", "ERROR_KEY=\"not found\""}) {
+    EXPECT_TRUE(findSecrets(text).empty()) << text << " -> " << (found(text).empty() ? "" : found(text)[0]);
+  }
+}
+
 TEST(SecretFormats, AssignmentsAreFoundAfterTheLeadInsThePromptAdds) {
   for (const char* text : {"DB_PASSWORD=hunter2xyz", "   1 + DB_PASSWORD=hunter2xyz", "  12   DB_PASSWORD=hunter2xyz",
                            "config/.env:3: DB_PASSWORD=hunter2xyz", "+export DB_PASSWORD=hunter2xyz",
@@ -76,6 +128,14 @@ TEST(SecretFormats, KeyBodiesWithoutTheirBeginLine) {
   EXPECT_EQ(found("Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5\n", "deploy/id_ed25519"), V{"private-key=Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5"});
   EXPECT_EQ(found("Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5\n", "certs/server.pem").size(), 1u);
   EXPECT_TRUE(found("Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5\n", "src/Main.java").empty());
+  // A key written as string literals, one per line (Java or JS concatenation, a Python list).
+  EXPECT_EQ(found("  12 +     \"" + line1 + "\\n\" +\n  13 +     \"" + line2 + "\\n\" +\n  14 +     \"" + line3 + "\\n\" +\n"),
+            V({"private-key=" + line1, "private-key=" + line2, "private-key=" + line3}));
+  EXPECT_EQ(found("    '" + line1 + "',\n    '" + line2 + "',\n    '" + line3 + "')\n"),
+            V({"private-key=" + line1, "private-key=" + line2, "private-key=" + line3}));
+  // Not a literal of its own: a call's argument, mismatched quotes.
+  EXPECT_TRUE(found("f(\"" + line1 + "\")\nf(\"" + line2 + "\")\nf(\"" + line3 + "\")\n").empty());
+  EXPECT_TRUE(found("\"" + line1 + "'\n\"" + line2 + "'\n\"" + line3 + "'\n").empty());
 }
 
 TEST(SecretFormats, LookalikesAreLeftAlone) {

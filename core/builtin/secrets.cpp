@@ -427,7 +427,8 @@ void commandLineCredentials(std::string_view text, std::vector<SecretMatch>& out
     });
   }
   for (std::string_view flag : {"--password", "--passwd", "--pass", "--http-password", "--http-passwd", "--proxy-password",
-                                "--proxy-passwd", "--docker-password",
+                                "--proxy-passwd", "--docker-password", "-storepass", "-keypass", "-srcstorepass",
+                                "-deststorepass", "-srckeypass", "-destkeypass",
                                 "--ftp-password", "--token", "--api-key", "--apikey", "--access-token",
                                 "--auth-token", "--secret", "--client-secret"}) {
     forEach(text, flag, [&](std::size_t pos) {
@@ -446,8 +447,12 @@ void commandLineCredentials(std::string_view text, std::vector<SecretMatch>& out
       if (const auto cut = before.rfind(sep); cut != std::string::npos) before.erase(0, cut + sep.size());
     auto has = [&](std::string_view w) { return before.find(w) != std::string::npos; };
     const bool sshpass = hasWord(before, {"sshpass"});
-    const bool login = has("login") && hasWord(before, {"docker", "podman", "helm", "buildah", "skopeo", "nerdctl"});
-    const bool spaced = letter == 'a' ? hasWord(before, {"redis-cli"}) : sshpass || login;
+    const bool login = has("login") && hasWord(before, {"docker", "podman", "helm", "buildah", "skopeo", "nerdctl", "az"});
+    const bool spaced =
+        letter == 'a'   ? hasWord(before, {"redis-cli"})
+        : letter == 'w' ? hasWord(before, {"ldapsearch", "ldapmodify", "ldapadd", "ldapdelete", "ldapwhoami", "ldappasswd"})
+        : letter == 'P' ? hasWord(before, {"sqlcmd", "bcp"})
+                        : sshpass || login;
     const bool attached = letter == 'p' && (sshpass || hasWord(before, {"mysql", "mysqldump", "mysqladmin", "mysqlimport",
                                                                        "mysqlcheck", "mysqlshow", "mariadb", "mariadb-dump"}));
     std::size_t k = pos + 2;
@@ -467,7 +472,15 @@ void commandLineCredentials(std::string_view text, std::vector<SecretMatch>& out
     if (v.length == 0 || text[v.from] == '-' || looksLikePlaceholder(text.substr(v.from, v.length))) return;
     out.push_back({v.from, v.length, "password"});
   };
-  for (char letter : {'p', 'a'}) forEach(text, std::string{'-', letter}, [&](std::size_t pos) { shortFlag(letter, pos); });
+  for (char letter : {'p', 'a', 'w', 'P'})
+    forEach(text, std::string{'-', letter}, [&](std::size_t pos) { shortFlag(letter, pos); });
+  // openssl's "-passin pass:V", "-passout pass:V", "-pass pass:V", "-k pass:V".
+  forEach(text, "pass:", [&](std::size_t pos) {
+    if (pos == 0 || !isSpace(text[pos - 1]) || lineBefore(text, pos).find("-pass") == std::string::npos) return;
+    const FlagValue v = valueAt(text, pos + 5);
+    if (v.length == 0 || looksLikePlaceholder(text.substr(v.from, v.length))) return;
+    out.push_back({v.from, v.length, "password"});
+  });
   // "aws configure set aws_secret_access_key V" (and any key naming a secret).
   forEach(text, "configure", [&](std::size_t pos) {
     std::size_t k = pos + 9;
@@ -488,6 +501,45 @@ void commandLineCredentials(std::string_view text, std::vector<SecretMatch>& out
     if (n == 0 || looksLikePlaceholder(text.substr(k, n))) return;
     out.push_back({k, n, "secret"});
   });
+}
+
+// The file name of `path`, lowered.
+std::string fileNameOf(std::string_view path) {
+  const auto slash = path.rfind('/');
+  std::string name;
+  for (char c : path.substr(slash == std::string_view::npos ? 0 : slash + 1)) name += lower(c);
+  return name;
+}
+
+// netrc's "machine H login U password V" (a .netrc's lines, or one line that
+// says machine or login), and a .pgpass's "host:port:db:user:V" lines.
+void netrcAndPgpass(std::string_view text, std::string_view path, std::vector<SecretMatch>& out) {
+  const std::string name = fileNameOf(path);
+  const bool netrc = name == ".netrc" || name == "_netrc";
+  forEach(text, "password", [&](std::size_t pos) {
+    if ((pos > 0 && !std::isspace(static_cast<unsigned char>(text[pos - 1]))) || pos + 8 >= text.size() || !isSpace(text[pos + 8]))
+      return;
+    const std::string before = lineBefore(text, pos);
+    if (!netrc && (before.find("machine ") == std::string::npos || before.find("login ") == std::string::npos)) return;
+    std::size_t k = pos + 8;
+    while (k < text.size() && isSpace(text[k])) ++k;
+    const std::size_t n = runLength(text, k, valueChar);
+    if (n == 0 || looksLikePlaceholder(text.substr(k, n))) return;
+    out.push_back({k, n, "password"});
+  });
+  if (name != ".pgpass" && name != "pgpass") return;
+  for (std::size_t start = 0; start < text.size();) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string_view line = text.substr(start, end - start);
+    std::size_t colon = 0, fields = 0;
+    for (std::size_t i = 0; i < line.size(); ++i)
+      if (line[i] == ':' && (i == 0 || line[i - 1] != '\\') && ++fields == 4) colon = i;
+    std::size_t valueEnd = line.size();
+    while (valueEnd > colon && std::isspace(static_cast<unsigned char>(line[valueEnd - 1]))) --valueEnd;
+    if (fields >= 4 && line.front() != '#' && valueEnd > colon + 1) out.push_back({start + colon + 1, valueEnd - colon - 1, "password"});
+    start = end + 1;
+  }
 }
 
 // A value that is code, not a literal: a call ("getPw()"), an index ("cfg[k]").
@@ -606,10 +658,11 @@ void queryParameters(std::string_view text, std::string_view l, std::vector<Secr
       // In a URL: a '?' right after its path, a '&' after a '?' in the same word
       // (not C++'s `const std::string&pass=...`).
       if (pos == 0 || std::isspace(static_cast<unsigned char>(l[pos - 1]))) return;
+      // Or a '&' of a form body on a curl or wget command line ("-d 'user=u&password=V'").
       if (separator == '&') {
         std::size_t w = pos;
         while (w > 0 && !std::isspace(static_cast<unsigned char>(l[w - 1])) && l[w - 1] != '?') --w;
-        if (w == 0 || l[w - 1] != '?') return;
+        if ((w == 0 || l[w - 1] != '?') && !hasWord(lineBefore(l, pos), {"curl", "wget"})) return;
       }
       const std::size_t k = pos + 1;
       const std::size_t keyLength = runLength(l, k, [](char c) { return isAlnum(c) || c == '_' || c == '-'; });
@@ -855,9 +908,7 @@ TextLine base64Body(std::string_view text, TextLine line, std::size_t minimum) {
 }
 
 bool isKeyFileName(std::string_view path) {
-  const auto slash = path.rfind('/');
-  std::string name;
-  for (char c : path.substr(slash == std::string_view::npos ? 0 : slash + 1)) name += lower(c);
+  const std::string name = fileNameOf(path);
   for (std::string_view exact : {"id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", "id_ecdsa_sk", "id_ed25519_sk"}) {
     if (name == exact) return true;
   }
@@ -895,7 +946,14 @@ void keyBodies(std::string_view text, std::string_view path, std::vector<SecretM
         return bodies[k].end != 0 && (w == 64 || w == 70);
       };
       while (j < lines.size() && pemWidth(j)) ++j;
-      if (j - i >= 3) {
+      // A certificate's or a public key's body (under its BEGIN line, or above its END line) is public.
+      auto publicBlock = [&](std::size_t k) {
+        if (k >= lines.size()) return false;
+        const std::string_view l = text.substr(lines[k].begin, lines[k].end - lines[k].begin);
+        return (l.find("-----BEGIN ") != std::string_view::npos || l.find("-----END ") != std::string_view::npos) &&
+               (l.find("CERTIFICATE") != std::string_view::npos || l.find("PUBLIC KEY") != std::string_view::npos);
+      };
+      if (j - i >= 3 && !(i > 0 && publicBlock(i - 1)) && !publicBlock(j) && !publicBlock(j + 1)) {
         for (std::size_t k = i; k < j; ++k) secret[k] = true;
         if (j < lines.size() && bodies[j].end != 0) secret[j] = true;  // the shorter last line
       }
@@ -929,9 +987,10 @@ constexpr std::array<Keyword, 19> kKeywords{{{"password", "password"},     {"pas
 bool describesSecret(std::string_view name) {
   std::string lowerName;
   for (char c : name) lowerName += lower(c);
-  static constexpr std::array<std::string_view, 25> suffixes{
+  static constexpr std::array<std::string_view, 36> suffixes{
       "label", "prompt", "message", "msg", "hint", "text", "title", "field", "pattern", "regex", "format", "name",
-      "path", "file", "url", "param", "header", "placeholder", "column", "policy", "length", "env", "var", "id", "hash"};
+      "path", "file", "url", "param", "header", "placeholder", "column", "policy", "length", "env", "var", "id", "hash",
+      "encoder", "hasher", "algorithm", "backend", "arn", "version", "template", "ref", "type", "manager", "provider"};
   for (auto s : suffixes) {
     if (lowerName.size() > s.size() && lowerName.ends_with(s)) return true;
   }
@@ -1190,6 +1249,7 @@ std::vector<SecretMatch> findSecrets(std::string_view text, std::string_view pat
   urlPasswords(text, all);
   npmrcCredentials(text, all);
   commandLineCredentials(text, all);
+  netrcAndPgpass(text, path, all);
   gitlabAndWebhooks(text, all);
   authorizationHeaders(text, lowered, all);
   connectionStrings(text, lowered, all);

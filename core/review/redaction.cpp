@@ -39,14 +39,25 @@ struct Replacement {
   std::string text;
 };
 
-// A line of base64 or hex with no space (a key's body, an encoded blob): never a
-// definition's header, and a part of a secret the finder cannot tell on its own.
+// A line holding a run of 32 or more base64 characters with capitals, small
+// letters and digits mixed (a key's body, an encoded blob): never a definition's
+// header, and a part of a secret the finder cannot tell on its own. A long
+// snake_case name (def test_should_reject_expired_tokens_after_a_day) is none.
 bool encodedBlob(std::string_view text) {
-  std::size_t run = 0;
-  for (char c : text) {
-    const bool blobChar = std::isalnum(static_cast<unsigned char>(c)) || c == '+' || c == '/' || c == '=' || c == '-' || c == '_';
-    run = blobChar ? run + 1 : 0;
-    if (run >= 32) return true;
+  auto blobChar = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '+' || c == '/' || c == '=' || c == '-' || c == '_';
+  };
+  for (std::size_t i = 0; i < text.size();) {
+    std::size_t end = i;
+    bool upper = false, lower = false, digit = false;
+    for (; end < text.size() && blobChar(text[end]); ++end) {
+      const auto c = static_cast<unsigned char>(text[end]);
+      upper |= std::isupper(c) != 0;
+      lower |= std::islower(c) != 0;
+      digit |= std::isdigit(c) != 0;
+    }
+    if (end - i >= 32 && upper && lower && digit) return true;
+    i = end == i ? i + 1 : end;
   }
   return false;
 }

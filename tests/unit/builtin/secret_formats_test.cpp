@@ -100,7 +100,32 @@ TEST(SecretFormats, MoreAssignmentSpellings) {
                            "password: \"Please enter your password\"", "SORT_KEY=created_at", "PRIMARY_KEY = \"id\"",
                            "cfg[\"password\"] = password", "setProperty(\"password\", pw)", "<password>${db.pw}</password>",
                            "<password/>", "refreshToken = \"refreshToken\"", "ENV PATH=/usr/local/bin:$PATH",
-                           "DB_PASSWORD=\"$DB_PASS\"", "ERROR_KEY=\"not found\""}) {
+                           "DB_PASSWORD=\"$DB_PASS\"", "ERROR_KEY=\"not found\"",
+                           "password_encoder = \"bcrypt\"", "passwordAlgorithm = \"argon2id\"",
+                           "SECRET_BACKEND = \"aws-secrets-manager\"", "secretVersion = \"v20240517\"",
+                           "PASSWORD_RESET_TEMPLATE = \"emails/reset.html\"", "secret_key_ref = \"projects/p/versions/3\""}) {
+    EXPECT_TRUE(findSecrets(text).empty()) << text << " -> " << (found(text).empty() ? "" : found(text)[0]);
+  }
+}
+
+// Command lines and files that went out as they were: keytool, openssl, LDAP,
+// sqlcmd and az logins, a curl form body, a .netrc and a .pgpass.
+TEST(SecretFormats, MoreCommandLinesAndCredentialFiles) {
+  EXPECT_EQ(found("keytool -importcert -keystore ks.jks -storepass KtmokgrQ5ykm8 -noprompt"), V{"password=KtmokgrQ5ykm8"});
+  EXPECT_EQ(found("openssl pkcs12 -in a.p12 -passin pass:OsLgELmvnjLO8 -nodes"), V{"password=OsLgELmvnjLO8"});
+  EXPECT_EQ(found("ldapsearch -x -D cn=admin -w LdBS1VkBhUXT8 -b dc=x"), V{"password=LdBS1VkBhUXT8"});
+  EXPECT_EQ(found("sqlcmd -S db -U sa -P 'ScZcDzRGf8T08!' -Q 'select 1'"), V{"password=ScZcDzRGf8T08!"});
+  EXPECT_EQ(found("az login -u ci@corp -p Az5dcoaNtoKa8"), V{"password=Az5dcoaNtoKa8"});
+  EXPECT_EQ(found("curl -X POST https://idp/token -d 'grant_type=password&username=u&password=Cp1MHLK5qywA8'"),
+            V{"password=Cp1MHLK5qywA8"});
+  EXPECT_EQ(found("machine api.example.org login ci password NtresgGND6bbxGO9"), V{"password=NtresgGND6bbxGO9"});
+  EXPECT_EQ(found("machine h\n  login u\n  password NtresgGND6bbxGO9\n", "home/.netrc"), V{"password=NtresgGND6bbxGO9"});
+  EXPECT_EQ(found("# host:port:db:user:password\ndb:5432:billing:app:PgptOev0hwbee8\n", "ops/.pgpass"),
+            V{"password=PgptOev0hwbee8"});
+  // Not these: flags of other commands, a form without a password, prose, a .pgpass line elsewhere.
+  for (const char* text : {"docker run -p 5432:5432 -w /src image", "psql -P pager=off", "ls -w 80",
+                           "curl -d 'a=1&b=2' https://x", "a && b & c", "Enter the password below",
+                           "the password is set by login scripts", "db:5432:billing:app:PgptOev0hwbee8"}) {
     EXPECT_TRUE(findSecrets(text).empty()) << text << " -> " << (found(text).empty() ? "" : found(text)[0]);
   }
 }
@@ -136,6 +161,9 @@ TEST(SecretFormats, KeyBodiesWithoutTheirBeginLine) {
   // Not a literal of its own: a call's argument, mismatched quotes.
   EXPECT_TRUE(found("f(\"" + line1 + "\")\nf(\"" + line2 + "\")\nf(\"" + line3 + "\")\n").empty());
   EXPECT_TRUE(found("\"" + line1 + "'\n\"" + line2 + "'\n\"" + line3 + "'\n").empty());
+  // A certificate's body is public, whether its BEGIN or its END line is in the text.
+  EXPECT_TRUE(found("-----BEGIN CERTIFICATE-----\n" + line1 + "\n" + line2 + "\n" + line3 + "\n").empty());
+  EXPECT_TRUE(found(line1 + "\n" + line2 + "\n" + line3 + "\nAbC+/\n-----END CERTIFICATE-----\n").empty());
 }
 
 TEST(SecretFormats, LookalikesAreLeftAlone) {

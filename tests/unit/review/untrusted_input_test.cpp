@@ -153,6 +153,20 @@ TEST(RedactDiff, TheLineAHunkHeaderQuotesIsRedactedToo) {
   EXPECT_EQ(d.files[0].hunks[0].section, "SECRET_KEY=abc123") << "the original diff is unchanged";
 }
 
+// A hunk header's line that is a run of base64 (a key's body the finder cannot
+// tell alone) is left out; a long snake_case name is no such run.
+TEST(RedactDiff, AHunkHeaderOfEncodedTextIsLeftOutAndALongNameIsKept) {
+  const diff::Diff d = diff::parse(
+      "diff --git a/k.txt b/k.txt\n--- a/k.txt\n+++ b/k.txt\n@@ -9,2 +9,2 @@ MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcw\n"
+      " x\n-y\n+z\n"
+      "diff --git a/t.py b/t.py\n--- a/t.py\n+++ b/t.py\n"
+      "@@ -9,2 +9,2 @@ def test_should_reject_expired_tokens_after_a_day(self):\n x\n-y\n+z\n");
+  const SecretFinder none = [](std::string_view, std::string_view) { return std::vector<SecretSpan>{}; };
+  const diff::Diff r = redactDiff(d, none);
+  EXPECT_EQ(r.files[0].hunks[0].section, "");
+  EXPECT_EQ(r.files[1].hunks[0].section, "def test_should_reject_expired_tokens_after_a_day(self):");
+}
+
 // A span over several lines is a marker per line, each line break and each
 // line's indentation kept: what follows keeps its line number.
 TEST(RedactSpans, ASpanOverLinesKeepsTheirBreaksAndIndentation) {

@@ -415,7 +415,8 @@ void commandLineCredentials(std::string_view text, std::vector<SecretMatch>& out
       const std::string_view pair = text.substr(v.from, v.length);
       // "-u redis://default:PASSWORD@host": a URL, whose password urlPasswords judges.
       if (pair.find("://") != std::string_view::npos) return;
-      const auto colon = pair.find(':');
+      auto colon = pair.find(':');
+      if (colon == std::string_view::npos && hasWord(before, {"smbclient", "rpcclient"})) colon = pair.find('%');  // user%password
       if (colon == 0 || colon == std::string_view::npos || colon + 1 == pair.size()) return;
       const std::string_view password = pair.substr(colon + 1);
       // Elsewhere a user:group ("www-data:www-data", "app:staff") is far likelier: only one with a digit.
@@ -969,9 +970,17 @@ void keyBodies(std::string_view text, std::string_view path, std::vector<SecretM
 
 bool keyChar(char c) { return isAlnum(c) || c == '_' || c == '-' || c == '.'; }
 
-// `last`: only as the end of the name ("DB_PASS", not "DB_PASSTHROUGH").
-struct Keyword { std::string_view word; std::string_view kind; bool needsEntropy = false; bool last = false; };
-constexpr std::array<Keyword, 19> kKeywords{{{"password", "password"},     {"passwd", "password"},
+// `last`: only as the end of the name ("DB_PASS", not "DB_PASSTHROUGH");
+// `whole`: only as the whole name (docker's "auth", a bare "token").
+struct Keyword {
+  std::string_view word;
+  std::string_view kind;
+  bool needsEntropy = false;
+  bool last = false;
+  bool whole = false;
+};
+constexpr std::array<Keyword, 21> kKeywords{{{"auth", "secret", true, true, true}, {"token", "secret", true, true, true},
+                                             {"password", "password"},     {"passwd", "password"},
                                              {"passphrase", "password"},   {"pwd", "password", false, true},
                                              {"secret", "secret"},         {"api_key", "secret"},
                                              {"apikey", "secret"},         {"access_token", "secret"},
@@ -1000,7 +1009,10 @@ bool describesSecret(std::string_view name) {
 bool looksLikePlaceholder(std::string_view v) {
   if (v.size() < 4) return true;
   if (v.starts_with("${") || v.starts_with("{") || v.starts_with("%(") || v.starts_with("$(") || v.starts_with("<") ||
-      v.starts_with("$") || v.starts_with("%") || v.starts_with("ENC(")) return true;
+      v.starts_with("%") || v.starts_with("ENC(")) return true;
+  // "$VAR", "$1": a variable; "$mtpoUWTlw8A-Q7r" in single quotes is a password that starts with '$'.
+  if (v.starts_with("$") && std::all_of(v.begin() + 1, v.end(), [](char c) { return isAlnum(c) || c == '_'; }))
+    return true;
   // Interpolated, not a literal: Ruby's "#{password}#{pepper}" (only at the start:
   // "#{" or "${" inside a value is two characters a generated password may hold).
   if (v.starts_with("#{")) return true;
@@ -1018,7 +1030,12 @@ bool looksLikePlaceholder(std::string_view v) {
                                                           "placeholder", "example", "dummy", "redacted", "todo", "none",
                                                           "null", "undefined", "true", "false"};
   for (auto w : words) if (l == w) return true;
-  return l.starts_with("your") || l.starts_with("my-") || l.starts_with("[redacted");
+  if (l.starts_with("[redacted")) return true;
+  // "your-api-key", "my-secret-password": words, no capitals or signs ("my-3GiaLqRa!9" is a password).
+  return (l.starts_with("your") || l.starts_with("my-")) && std::all_of(v.begin(), v.end(), [](char c) {
+           return std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) || c == '-' ||
+                  c == '_';
+         });
 }
 
 // True when only a line's lead-in precedes `keyStart` on its line: indentation,
@@ -1190,7 +1207,15 @@ void assignment(std::string_view text, std::size_t keyStart, std::size_t keyEnd,
     const auto close = text.find(q, k + 1);
     if (close == std::string_view::npos) return;
     const std::string_view value = text.substr(k + 1, close - k - 1);
-    if (value.find_first_of(environment ? "\t\n\\" : " \t\n\\") != std::string_view::npos ||
+    // Spaces (a passphrase: "correct horse battery staple") under an environment
+    // name, or in a short value with a digit: prose under a setting's name ("Enter
+    // your password") has neither.
+    const auto spaces = std::count(value.begin(), value.end(), ' ');
+    const bool spacedSecret = (statement && environmentName(name)) ||
+                              (spaces <= 5 && std::any_of(value.begin(), value.end(), [](char c) {
+                                 return std::isdigit(static_cast<unsigned char>(c));
+                               }));
+    if (value.find_first_of(spacedSecret ? "\t\n\\" : " \t\n\\") != std::string_view::npos ||
         looksLikePlaceholder(value) || looksLikeVersion(value) || namesItsKey(name, value))
       return;
     if (keyword.needsEntropy && !highEntropy(value)) return;
@@ -1225,6 +1250,7 @@ void secretAssignments(std::string_view text, std::string_view l, std::vector<Se
       while (start > 0 && keyChar(text[start - 1])) --start;
       while (end < text.size() && keyChar(text[end])) ++end;
       if (kw.last && end != after) return;
+      if (kw.whole && start != pos) return;
       if (describesSecret(text.substr(start, end - start))) return;
       assignment(text, start, end, kw, out);
     });

@@ -94,6 +94,14 @@ TEST(SecretFormats, MoreAssignmentSpellings) {
   EXPECT_EQ(found("ssh_passphrase = \"PphE18uF9b5PM5\""), V{"password=PphE18uF9b5PM5"});
   EXPECT_EQ(found("  accessToken: 'q8Zt4Rw9Lp2Xv7Nc0Jk3'"), V{"secret=q8Zt4Rw9Lp2Xv7Nc0Jk3"});
   EXPECT_EQ(found("DD_APP_KEY=f9ed55ea284a119b71620bf63f45b298b74ff60f"), V{"secret=f9ed55ea284a119b71620bf63f45b298b74ff60f"});
+  EXPECT_EQ(found("LEGACY_PASSWORD = \"orange truck 1801 !\""), V{"password=orange truck 1801 !"});
+  EXPECT_EQ(found("    replica_password = \"purple monkey dishwasher 284\""), V{"password=purple monkey dishwasher 284"});
+  EXPECT_EQ(found("SMTP_PASSWORD='$mtpoUWTlw8A-Q7r'"), V{"password=$mtpoUWTlw8A-Q7r"});
+  EXPECT_EQ(found("  password: \"my-3GiaLqRa!9\""), V{"password=my-3GiaLqRa!9"});
+  EXPECT_EQ(found("{ \"auth\": \"YWNtZWNpOkRja0tFZDBNRmNad1l3dDk=\" }"), V{"secret=YWNtZWNpOkRja0tFZDBNRmNad1l3dDk="});
+  EXPECT_EQ(found("  \"search\": { \"token\": \"4tCuXHaWDlZe0lvUqyQfkhlJJgO4rbrM0XdW2fsg\" }"),
+            V{"secret=4tCuXHaWDlZe0lvUqyQfkhlJJgO4rbrM0XdW2fsg"});
+  EXPECT_EQ(found("smbclient //files/share -U backup%SbxONurCYBdY8 -c ls"), V{"password=SbxONurCYBdY8"});
   // Not these: code, interpolation, a path, a sentence under a lower-case key, a key's name, a plain word.
   for (const char* text : {"DB_PASSWORD=$DB_PASS", "DB_PASSWORD=${DB_PASS:-x}", "PASSWORD=$(cat /run/secrets/pw)",
                            "DB_PASSWORD=settings.DB_PASSWORD", "PWD=/home/user/project", "pwd = os.getcwd()",
@@ -103,7 +111,10 @@ TEST(SecretFormats, MoreAssignmentSpellings) {
                            "DB_PASSWORD=\"$DB_PASS\"", "ERROR_KEY=\"not found\"",
                            "password_encoder = \"bcrypt\"", "passwordAlgorithm = \"argon2id\"",
                            "SECRET_BACKEND = \"aws-secrets-manager\"", "secretVersion = \"v20240517\"",
-                           "PASSWORD_RESET_TEMPLATE = \"emails/reset.html\"", "secret_key_ref = \"projects/p/versions/3\""}) {
+                           "PASSWORD_RESET_TEMPLATE = \"emails/reset.html\"", "secret_key_ref = \"projects/p/versions/3\"",
+                           "  password: \"Please enter a password of 8 characters or more\"", "password: \"your-password\"",
+                           "PASSWORD=$DB_PASSWORD", "\"token\": \"abc\"", "auth: true", "oauth: \"enabled-for-all-users\"",
+                           "next_token = \"page2\""}) {
     EXPECT_TRUE(findSecrets(text).empty()) << text << " -> " << (found(text).empty() ? "" : found(text)[0]);
   }
 }

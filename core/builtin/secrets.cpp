@@ -543,6 +543,41 @@ void netrcAndPgpass(std::string_view text, std::string_view path, std::vector<Se
   }
 }
 
+// A Kubernetes Secret's values: every "key: V" under its "data:" (base64 of the
+// secret) or "stringData:" block, in a text that says "kind: Secret".
+void kubernetesSecrets(std::string_view text, std::vector<SecretMatch>& out) {
+  if (text.find("kind: Secret") == std::string_view::npos) return;
+  std::size_t blockIndent = std::string_view::npos;  // the indentation of "data:" while inside its block
+  for (std::size_t start = 0; start < text.size();) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = text.substr(start, end - start);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    const std::size_t indent = line.find_first_not_of(' ');
+    if (indent != std::string_view::npos) {
+      const std::string_view content = line.substr(indent);
+      if (blockIndent != std::string_view::npos && indent <= blockIndent) blockIndent = std::string_view::npos;
+      if (content == "data:" || content == "stringData:") {
+        blockIndent = indent;
+      } else if (blockIndent != std::string_view::npos && content.front() != '#') {
+        const std::size_t colon = content.find(": ");
+        if (colon != std::string_view::npos) {
+          std::size_t v = colon + 2;
+          while (v < content.size() && content[v] == ' ') ++v;
+          std::string_view value = content.substr(v);
+          if (value.size() >= 2 && (value.front() == '"' || value.front() == '\'') && value.back() == value.front()) {
+            value = value.substr(1, value.size() - 2);
+            ++v;
+          }
+          if (value.size() >= 4 && !looksLikePlaceholder(value) && value != "|" && value != ">")
+            out.push_back({start + indent + v, value.size(), "secret"});
+        }
+      }
+    }
+    start = end + 1;
+  }
+}
+
 // A value that is code, not a literal: a call ("getPw()"), an index ("cfg[k]").
 bool looksLikeCode(std::string_view v) { return v.find_first_of("()[]") != std::string_view::npos; }
 
@@ -1222,6 +1257,19 @@ void assignment(std::string_view text, std::size_t keyStart, std::size_t keyEnd,
     out.push_back({k + 1, value.size(), std::string(kind)});
     return;
   }
+  // Mid-line, in prose or a log ("the db password=V", a commit message, a
+  // description): only a password name, '=' with nothing around it, and a value
+  // of letters and digits both, which code passing a variable has not.
+  if (!statement && op == "=" && keyword.kind == "password" && k == keyEnd + 1) {
+    const std::size_t n = runLength(text, k, valueChar);
+    const std::string_view value = text.substr(k, n);
+    const bool digit = std::any_of(value.begin(), value.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+    const bool letter = std::any_of(value.begin(), value.end(), [](char c) { return std::isalpha(static_cast<unsigned char>(c)); });
+    if (n >= 8 && digit && letter && value.find_first_of("()[]{}<>,;$%") == std::string_view::npos &&
+        !memberPath(value) && !looksLikePlaceholder(value))
+      out.push_back({k, n, std::string(kind)});
+    return;
+  }
   // Unquoted values only in key=value files (.env, .properties, YAML): the key
   // starts its line, and the value is one word that does not look like code.
   if (!statement || (op != "=" && op != ":" && op != " ")) return;
@@ -1276,6 +1324,7 @@ std::vector<SecretMatch> findSecrets(std::string_view text, std::string_view pat
   npmrcCredentials(text, all);
   commandLineCredentials(text, all);
   netrcAndPgpass(text, path, all);
+  kubernetesSecrets(text, all);
   gitlabAndWebhooks(text, all);
   authorizationHeaders(text, lowered, all);
   connectionStrings(text, lowered, all);

@@ -102,6 +102,12 @@ TEST(SecretFormats, MoreAssignmentSpellings) {
   EXPECT_EQ(found("  \"search\": { \"token\": \"4tCuXHaWDlZe0lvUqyQfkhlJJgO4rbrM0XdW2fsg\" }"),
             V{"secret=4tCuXHaWDlZe0lvUqyQfkhlJJgO4rbrM0XdW2fsg"});
   EXPECT_EQ(found("smbclient //files/share -U backup%SbxONurCYBdY8 -c ls"), V{"password=SbxONurCYBdY8"});
+  EXPECT_EQ(found("2: db password=TlShXko5pCT88 (rotated monthly)"), V{"password=TlShXko5pCT88"});
+  EXPECT_EQ(found("Deploy fix; set password=Hunter2m0VPli9 in vault"), V{"password=Hunter2m0VPli9"});
+  EXPECT_EQ(found("apiVersion: v1\nkind: Secret\nmetadata:\n  name: app\ntype: Opaque\ndata:\n"
+                  "  DATABASE_URL: cG9zdGdyZXM6Ly9hcHA6S3VrMHRF\n  .dockerconfigjson: \"eyJhdXRocyI6IHsi\"\n"
+                  "stringData:\n  api-key: q8Zt4Rw9Lp2X\n---\nkind: ConfigMap\n"),
+            V({"secret=cG9zdGdyZXM6Ly9hcHA6S3VrMHRF", "secret=eyJhdXRocyI6IHsi", "secret=q8Zt4Rw9Lp2X"}));
   // Not these: code, interpolation, a path, a sentence under a lower-case key, a key's name, a plain word.
   for (const char* text : {"DB_PASSWORD=$DB_PASS", "DB_PASSWORD=${DB_PASS:-x}", "PASSWORD=$(cat /run/secrets/pw)",
                            "DB_PASSWORD=settings.DB_PASSWORD", "PWD=/home/user/project", "pwd = os.getcwd()",
@@ -114,7 +120,8 @@ TEST(SecretFormats, MoreAssignmentSpellings) {
                            "PASSWORD_RESET_TEMPLATE = \"emails/reset.html\"", "secret_key_ref = \"projects/p/versions/3\"",
                            "  password: \"Please enter a password of 8 characters or more\"", "password: \"your-password\"",
                            "PASSWORD=$DB_PASSWORD", "\"token\": \"abc\"", "auth: true", "oauth: \"enabled-for-all-users\"",
-                           "next_token = \"page2\""}) {
+                           "next_token = \"page2\"", "connect(host=h, password=pw_value1)", "f(password=self.pw1234)",
+                           "kind: ConfigMap\ndata:\n  LOG_LEVEL: debug1234\n"}) {
     EXPECT_TRUE(findSecrets(text).empty()) << text << " -> " << (found(text).empty() ? "" : found(text)[0]);
   }
 }

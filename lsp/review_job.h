@@ -42,6 +42,10 @@ struct Server::Job {
   // Under queueMu_: the change the worker read (the git diff text), which a save
   // arriving meanwhile is compared with (lsp/change_probe.cpp).
   std::shared_ptr<const std::string> changeRead;
+  // Under queueMu_: for a save probed before the review in flight had read its
+  // diff, what the probe read; settled once that review has (settleDeferredProbe).
+  std::shared_ptr<const std::string> probedChange;
+  std::chrono::steady_clock::time_point probedAt;
   // Loop thread only: the request waiting for the result, if any.
   std::optional<ReplyOnce> reply;
   std::string requestKey;  // id.dump() of that request

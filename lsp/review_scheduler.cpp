@@ -292,6 +292,7 @@ void Server::runJob(const std::shared_ptr<Job>& job) {
     {
       std::lock_guard<std::mutex> lock(queueMu_);  // a save meanwhile is compared with it (the prober)
       job->changeRead = parsed.source;
+      settleDeferredProbe(job->key);
     }
     outcome->diffFingerprints = fileDiffFingerprints(parsed);
     readShownDiffs(*job, *outcome);

@@ -140,6 +140,9 @@ class Server : public MessageHandler {
   void proberLoop();
   // Under queueMu_: settles the save `job` probed, whose change read as `change` (null: unknown).
   void settleProbe(const std::shared_ptr<Job>& job, const std::shared_ptr<const std::string>& change);
+  // Under queueMu_, once the review in flight for `key` has read its diff: settles
+  // the save that was probed before it had.
+  void settleDeferredProbe(const std::string& key);
   // Worker (or the loop, with sync): runs the job over its snapshot, doing all
   // of its I/O with no lock held, then delivers what it found to the loop.
   void runJob(const std::shared_ptr<Job>& job);

@@ -8,6 +8,7 @@
 #include <condition_variable>
 #include <map>
 #include <mutex>
+#include <thread>
 
 #include "core/builtin/builtin_provider.h"
 #include "lsp/protocol.h"
@@ -334,6 +335,51 @@ TEST_F(Fixture, ASaveWithoutAChangeKeepsTheReviewInFlight) {
   EXPECT_EQ(stats.reviewsCancelled, 0);
   EXPECT_EQ(stats.providerCalls, 1);
   EXPECT_EQ(stats.usage.requests, 1);
+  EXPECT_EQ(c.stop(), 0);
+}
+
+// Two didSave for one :w (Neovim 0.7 after a client restart sends both): the
+// second came before the review in flight had read its diff, and cancelled it,
+// so the model was asked twice. The probe now waits for that read.
+TEST_F(Fixture, ASecondSaveBeforeTheReviewReadItsDiffKeepsTheReviewInFlight) {
+  Script s;
+  std::mutex mu;
+  std::condition_variable cv;
+  int gitCalls = 0;
+  bool probeRead = false;
+  ServerOptions options = scripted(s);
+  const std::string diffText =
+      "diff --git a/a.txt b/a.txt\n--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n-one\n+one changed\n two\n";
+  options.gitDiff = [&](const std::filesystem::path&, const git::DiffRequest&) {
+    std::unique_lock<std::mutex> l(mu);
+    const int call = ++gitCalls;
+    cv.notify_all();
+    if (call == 1) {
+      // The review's own read waits until the second save's probe has read, and a little more.
+      cv.wait_for(l, 10s, [&] { return probeRead; });
+      l.unlock();
+      std::this_thread::sleep_for(300ms);
+    } else if (call == 2) {
+      probeRead = true;
+      cv.notify_all();
+    }
+    return diffText;
+  };
+  LspClient c(std::move(options));
+  c.initialize(rootUri(), {{"debounce_ms", 0}});
+  save(c);
+  {
+    std::unique_lock<std::mutex> l(mu);
+    ASSERT_TRUE(cv.wait_for(l, 10s, [&] { return gitCalls == 1; }));
+  }
+  save(c);
+  c.log("the review in flight goes on");
+  EXPECT_EQ(c.notification("textDocument/publishDiagnostics")["params"]["diagnostics"].size(), 1u);
+  c.expectQuiet(300ms);
+  EXPECT_EQ(s.calls, 1);
+  const ServerStats stats = c.server().stats();
+  EXPECT_EQ(stats.reviewsCancelled, 0);
+  EXPECT_EQ(stats.providerCalls, 1);
   EXPECT_EQ(c.stop(), 0);
 }
 

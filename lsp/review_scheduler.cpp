@@ -548,6 +548,19 @@ void Server::applyOutcome(Job& job, JobOutcome& outcome) {
   std::string endMessage = std::to_string(shown.size()) + (shown.size() == 1 ? " finding" : " findings") + ", verdict " + verdict;
   if (!outcome.notInChange.empty()) endMessage = "not reviewed: " + *job.path + " " + outcome.notInChange;
   if (dismissedCount) endMessage += " (" + std::to_string(dismissedCount) + " dismissed)";
+  // The cap is said where the count is, and once shown while it holds: an
+  // unmarked line past it must not read as clean.
+  std::string capHeld;  // the cap, while it holds: a count that changes from save to save is not shown again
+  if (const std::size_t over = result.outcome.findingsOverCap; over > 0 && outcome.notInChange.empty()) {
+    capHeld = std::to_string(job.config.review.policy.maxFindings);
+    endMessage += "; " + std::to_string(over) + " more not shown, past the max_findings cap of " + capHeld;
+    if (overCapShown_[job.root] != capHeld)
+      showMessage(MessageType::Warning, "revline: " + std::to_string(over) + (over == 1 ? " finding" : " findings") +
+                                            " not shown, past the max_findings cap of " + capHeld +
+                                            " (the most severe and most confident are shown; raise "
+                                            "policy.max_findings to see more)");
+  }
+  overCapShown_[job.root] = capHeld;
   // A model's review answered from the cache says so too ("0 model requests: nothing was sent, ..."), with the session's total.
   endMessage += withSession(reports::spentSentence(result.outcome));
   // What was not reviewed is said in the editor as in every report: an absent

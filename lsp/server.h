@@ -272,6 +272,8 @@ class Server : public MessageHandler {
   // By repository: the parts of its change last warned of as not reviewed (a request
   // limit, a file the diff cannot show), so the same save does not repeat it.
   std::map<std::filesystem::path, std::string> notReviewedShown_;
+  // By repository: the max_findings cap last warned of as holding ("" when it does not).
+  std::map<std::filesystem::path, std::string> overCapShown_;
 
   // ---- Shared with the worker.
   std::atomic<int> nextProgress_{0};

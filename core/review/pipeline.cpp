@@ -135,6 +135,11 @@ ApprovalEvidence approvalEvidence(const ReviewOutcome& outcome) {
           static_cast<int>(notReviewed)};
 }
 
+void noteFindingsOverCap(ReviewOutcome& outcome, std::size_t overCap, const PolicyConfig& policy) {
+  outcome.findingsOverCap = overCap;
+  notePublicationCap(outcome.summary, overCap, policy);
+}
+
 ModelRequest firstRequest(const diff::Diff& diff, const Provider& provider, const ReviewOptions& options,
                           ToolExecutor* tools, const ReviewInputs& inputs) {
   ModelRequest request;
@@ -254,7 +259,7 @@ ReviewOutcome runReview(const diff::Diff& diff, Provider& provider, const Review
   // change was not shown to be fine.
   outcome.verdict = decideVerdict(outcome.findings, options.policy, approvalEvidence(outcome));
   outcome.summary = std::move(answer.report.summary);
-  notePublicationCap(outcome.summary, overCap, options.policy);
+  noteFindingsOverCap(outcome, overCap, options.policy);
   outcome.warnings = std::move(answer.warnings);
   outcome.attempts = answer.attempts;
   outcome.toolCalls = answer.toolCalls;

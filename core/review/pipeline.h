@@ -99,6 +99,9 @@ struct ReviewOutcome {
   // Rejected findings that would have blocked by policy; when the model asked
   // for changes and any remain, the verdict is at least COMMENT, never APPROVE.
   int unplacedBlocking = 0;
+  // Findings left out by the max_findings cap (the summary says so too): the
+  // editor, which shows no summary, says it beside the count.
+  std::size_t findingsOverCap = 0;
   std::optional<GroundingRetry> groundingRetry;  // set when the feedback round ran
   Coverage coverage;
   std::vector<std::string> warnings;  // reply repairs etc., for logs
@@ -153,6 +156,10 @@ std::vector<std::optional<diff::HunkContext>> functionContextPerHunk(const diff:
 
 // What kept this outcome from approving (policy.h ApprovalEvidence).
 ApprovalEvidence approvalEvidence(const ReviewOutcome& outcome);
+
+// Records that the max_findings cap left `overCap` findings out of `outcome`:
+// findingsOverCap, and the summary's sentence (notePublicationCap).
+void noteFindingsOverCap(ReviewOutcome& outcome, std::size_t overCap, const PolicyConfig& policy);
 
 // The first request of a review, exactly as `provider` receives it: system
 // prompt, the intent and annotated diff (with function context, redacted for a

@@ -337,7 +337,7 @@ review::ReviewOutcome merge(std::vector<review::ReviewOutcome> parts, const revi
   if (anyRetry) out.groundingRetry = retry;
   std::size_t overCap = 0;
   out.findings = review::applyPublicationFilters(std::move(findings), options.policy, &overCap);
-  review::notePublicationCap(out.summary, overCap, options.policy);
+  review::noteFindingsOverCap(out, overCap, options.policy);
   return out;
 }
 

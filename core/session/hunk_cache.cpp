@@ -381,7 +381,7 @@ review::ReviewOutcome mergeIncremental(const IncrementalPlan& plan, review::Revi
                  (carried == 1 ? " finding is" : " findings are") + " carried over.)";
   }
   // The fresh review was not capped (review_service.cpp): this is the one cut.
-  review::notePublicationCap(o.summary, overCap, policy);
+  review::noteFindingsOverCap(o, overCap, policy);
   return o;
 }
 

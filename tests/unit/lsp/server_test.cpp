@@ -679,6 +679,36 @@ TEST_F(Fixture, SavingAFileGitIgnoresSaysItIsNotReviewed) {
   EXPECT_EQ(c.stop(), 0);
 }
 
+// More findings than max_findings: the editor showed the first ones and nothing
+// else, so the lines past the cap read as clean. The review's end and a warning
+// (once while the cap holds) say how many were left out.
+TEST_F(Fixture, FindingsPastTheCapAreSaidInTheEditor) {
+  LspClient c(builtinReviewer());
+  c.initialize(rootUri(), {{"policy", {{"max_findings", 2}}}}, {{"window", {{"workDoneProgress", true}}}});
+  const std::string file = uriFromPath((std::filesystem::canonical(repo.root()) / "copy.c").string());
+  auto saveWith = [&](int calls) {
+    std::string text = "void f(char* d, const char* s) {\n";
+    for (int i = 0; i < calls; ++i) text += "  strcpy(d, s + " + std::to_string(i) + ");\n";
+    repo.write("copy.c", text + "}\n");
+    c.notify("textDocument/didSave", {{"textDocument", {{"uri", file}}}});
+    c.acceptProgressCreate();
+    return c.progressEnd().value("message", "");
+  };
+  EXPECT_NE(saveWith(5).find("2 findings, verdict COMMENT; 3 more not shown, past the max_findings cap of 2"),
+            std::string::npos);
+  const json warning = c.notification("window/showMessage");
+  EXPECT_EQ(warning["params"]["type"], 2);
+  EXPECT_EQ(warning["params"]["message"],
+            "revline: 3 findings not shown, past the max_findings cap of 2 (the most severe and most confident are "
+            "shown; raise policy.max_findings to see more)");
+  EXPECT_EQ(nextDiagnosticsFor(c, file).size(), 2u);
+  // Still over the cap: the end says so, the warning is not repeated.
+  EXPECT_NE(saveWith(6).find("; 4 more not shown"), std::string::npos);
+  EXPECT_EQ(nextDiagnosticsFor(c, file).size(), 2u);
+  c.expectQuiet();
+  EXPECT_EQ(c.stop(), 0);
+}
+
 // A tracked settings file kept with local edits through `git update-index
 // --skip-worktree` (or --assume-unchanged): git shows none of its edits. Before,
 // its save ended "0 findings, verdict APPROVE" and cleared its findings.

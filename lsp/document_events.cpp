@@ -126,7 +126,14 @@ void Server::handleDidSave(const json& params) {
     adoptClientUri(file, p.textDocument.uri);
     auto r = repositoryOf(file);
     if (!r) {
-      logMessage(MessageType::Log, file.string() + " is not in a git repository; not reviewed");
+      // Named as the editor has it (a link: and where it leads), and why: COMMIT_EDITMSG is in a repository.
+      std::string what = file.string();
+      std::error_code ec;
+      if (const fs::path opened = pathFromUri(p.textDocument.uri); fs::is_symlink(opened, ec))
+        what = opened.string() + " (a link to " + file.string() + ")";
+      const bool gitDirectory = std::any_of(file.begin(), file.end(), [](const fs::path& part) { return part == ".git"; });
+      logMessage(MessageType::Log, what + (gitDirectory ? " is in a repository's git directory, not its work tree"
+                                                        : " is not in a git repository") + "; not reviewed");
       if (files_.count(p.textDocument.uri)) forgetFile(p.textDocument.uri);
       return;
     }

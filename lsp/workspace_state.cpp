@@ -48,7 +48,10 @@ std::pair<fs::file_time_type, fs::file_time_type> configStamp(const fs::path& ro
 
 std::optional<fs::path> Server::repositoryOf(const fs::path& file) {
   std::error_code ec;
-  const fs::path dir = fs::is_directory(file, ec) ? file : file.parent_path();
+  fs::path dir = fs::is_directory(file, ec) ? file : file.parent_path();
+  // A new file in folders not made yet (`:e new/dir/x.cpp`, created on :w): the
+  // repository is the one of the nearest folder that exists, as it will be.
+  while (dir.has_relative_path() && !fs::exists(dir, ec)) dir = dir.parent_path();
   // Known while the nearest .git is the one it was: `git init` in a folder seen
   // before, or a nested repository's `.git` removed, asks git again (editors that
   // register no file watchers say neither). "Not in a repository" beside a .git

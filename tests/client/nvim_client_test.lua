@@ -226,6 +226,24 @@ local function run()
   check_eq(#revline_diagnostics(bufnr), 1, 'the earlier review\'s finding stays after the failure')
   revline.update_settings({ provider = 'builtin' }, { replace = true })
 
+  -- A buffer opened before its folder was a repository: once `git init` there, its next
+  -- write attaches it and is reviewed (before, it never was until the buffer was reopened).
+  local later = vim.fn.resolve(vim.fn.tempname() .. '-revline-later')
+  vim.fn.mkdir(later, 'p')
+  vim.fn.writefile({ 'x = 1' }, later .. '/settings.py')
+  vim.cmd('edit ' .. vim.fn.fnameescape(later .. '/settings.py'))
+  local later_buf = vim.api.nvim_get_current_buf()
+  check(#revline.clients(later_buf) == 0, 'no revline client before git init')
+  sh('git init -q', later)
+  vim.api.nvim_buf_set_lines(later_buf, 1, 1, false, { 'db_password = "hunter2secret"' })
+  vim.cmd('silent write')
+  wait_for('revline diagnostics on the first write after git init', function()
+    return #revline_diagnostics(later_buf) > 0
+  end)
+  check_eq(revline_diagnostics(later_buf)[1].lnum, 1, 'the finding on the written line (0-based)')
+  vim.cmd('bwipeout!')
+  vim.fn.delete(later, 'rf')
+
   -- The ready configs load: Neovim 0.11's lsp/revline.lua and the nvim-lspconfig registration
   -- (against a stub of lspconfig's two modules; the real ones are not installed here).
   local config = dofile(plugin .. '/lsp/revline.lua')

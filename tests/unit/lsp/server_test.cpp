@@ -9,6 +9,7 @@
 #include <map>
 #include <mutex>
 #include <thread>
+#include <fstream>
 
 #include "core/builtin/builtin_provider.h"
 #include "lsp/protocol.h"
@@ -676,6 +677,41 @@ TEST_F(Fixture, SavingAFileGitIgnoresSaysItIsNotReviewed) {
   EXPECT_EQ(c.progressEnd().value("message", ""), "not reviewed: debug.log is ignored by git");
   EXPECT_EQ(s.calls, 0);
   EXPECT_TRUE(c.notification("textDocument/publishDiagnostics")["params"]["diagnostics"].empty());
+  EXPECT_EQ(c.stop(), 0);
+}
+
+// `:e new/dir/x.py` before the folders exist: the warning "nothing here is
+// reviewed: ... does not exist" was shown, though the file is reviewed once written.
+TEST_F(Fixture, ANewFileInFoldersNotMadeYetBelongsToTheRepositoryAbove) {
+  LspClient c(builtinReviewer());
+  c.initialize(rootUri(), {{"debounce_ms", 0}});
+  const std::filesystem::path file = std::filesystem::canonical(repo.root()) / "brand" / "new" / "x.py";
+  const std::string x = uriFromPath(file.string());
+  c.notify("textDocument/didOpen", {{"textDocument", {{"uri", x}, {"languageId", "python"}, {"version", 1}, {"text", ""}}}});
+  for (auto m = c.transport().clientReceive(500ms); m; m = c.transport().clientReceive(300ms))
+    EXPECT_NE(m->value("method", ""), "window/showMessage") << m->dump();
+  repo.write("brand/new/x.py", "db_password = \"hunter2secret\"\n");
+  c.notify("textDocument/didSave", {{"textDocument", {{"uri", x}}}});
+  EXPECT_EQ(nextDiagnosticsFor(c, x).size(), 1u);
+  EXPECT_EQ(c.stop(), 0);
+}
+
+// Files git has nothing to say of, named as the editor has them: COMMIT_EDITMSG
+// (was "not in a git repository") and a link to a file outside any repository.
+TEST_F(Fixture, AFileNoRepositoryHoldsIsNamedAsTheEditorHasIt) {
+  revline::testing::TempDir outside;  // no repository there
+  const std::filesystem::path elsewhere = outside.path();
+  { std::ofstream(elsewhere / "ext.py") << "x = 1\n"; }
+  const std::filesystem::path root = std::filesystem::canonical(repo.root());
+  std::filesystem::create_symlink(elsewhere / "ext.py", root / "ext_link.py");
+  repo.write(".git/COMMIT_EDITMSG", "message\n");
+  LspClient c(builtinReviewer());
+  c.initialize(rootUri(), {{"debounce_ms", 0}});
+  c.notify("textDocument/didSave", {{"textDocument", {{"uri", uriFromPath((root / ".git" / "COMMIT_EDITMSG").string())}}}});
+  c.log("COMMIT_EDITMSG is in a repository's git directory, not its work tree; not reviewed");
+  c.notify("textDocument/didSave", {{"textDocument", {{"uri", uriFromPath((root / "ext_link.py").string())}}}});
+  c.log("ext_link.py (a link to " + std::filesystem::canonical(elsewhere / "ext.py").string() +
+        ") is not in a git repository; not reviewed");
   EXPECT_EQ(c.stop(), 0);
 }
 

@@ -17,7 +17,7 @@ local defaults = {
   cmd = { 'revline', 'lsp' },
   settings = {}, -- .revline.json keys (snake_case); override .revline.json
   filetypes = nil, -- nil: every file; or a list of filetypes
-  autostart = true, -- attach on BufReadPost/BufNewFile
+  autostart = true, -- attach on BufReadPost/BufNewFile (and BufWritePost, for a repository made since)
   capabilities = nil, -- nil: vim.lsp.protocol.make_client_capabilities()
   on_attach = nil, -- function(client, bufnr)
   name = 'revline',
@@ -26,6 +26,9 @@ local defaults = {
 M.config = vim.deepcopy(defaults)
 
 local clients_by_root = {} -- Neovim 0.7: root -> client id
+-- Buffers whose write attached them (opened before their repository existed: `git init`
+-- afterwards), by bufnr -> root: that write is reviewed once their client is initialized.
+local review_after_init = {}
 local has_start = type(vim.lsp.start) == 'function' -- Neovim 0.8+
 local method_calls = vim.fn.has('nvim-0.11') == 1 -- client:request() instead of client.request()
 
@@ -92,6 +95,16 @@ local function client_config(root)
     init_options = as_object(M.config.settings),
     capabilities = capabilities,
     on_attach = M.config.on_attach,
+    on_init = function()
+      for bufnr, of in pairs(review_after_init) do
+        if of == root then
+          review_after_init[bufnr] = nil
+          vim.schedule(function()
+            M.review(bufnr)
+          end)
+        end
+      end
+    end,
   }
 end
 
@@ -265,6 +278,31 @@ function M.setup(opts)
       group = group,
       callback = function(args)
         M.attach(args.buf)
+      end,
+    })
+    -- A buffer opened outside any repository, written after `git init`: attached
+    -- now, and this write reviewed (the client's own didSave went to no server).
+    vim.api.nvim_create_autocmd('BufWritePost', {
+      group = group,
+      callback = function(args)
+        if #M.clients(args.buf) > 0 or not wanted(args.buf) then
+          return
+        end
+        local root = M.root_dir(vim.api.nvim_buf_get_name(args.buf))
+        if root == nil then
+          return
+        end
+        review_after_init[args.buf] = root
+        local id = M.attach(args.buf)
+        local client = id and vim.lsp.get_client_by_id(id)
+        if id == nil then
+          review_after_init[args.buf] = nil
+        elseif client and client.initialized then -- a client of this repository already runs
+          review_after_init[args.buf] = nil
+          vim.schedule(function()
+            M.review(args.buf)
+          end)
+        end
       end,
     })
     if M.config.filetypes then

@@ -1226,7 +1226,15 @@ void assignment(std::string_view text, std::size_t keyStart, std::size_t keyEnd,
   for (std::string_view candidate : {":=", "=>", "=", ":"}) {
     if (text.substr(k).starts_with(candidate)) { op = candidate; break; }
   }
-  if (op.empty() && quotedName && keyStart > 1 && text[keyStart - 2] == '(' && k < text.size() && text[k] == ',') op = ",";
+  // A setter's (key, value): props.setProperty("password", "V"), map.put(...), os.environ.setdefault(...);
+  // not any call or tuple that lists a name and then a string (MovedAttribute("HTTPPasswordMgr", "urllib2")).
+  if (op.empty() && quotedName && keyStart > 1 && text[keyStart - 2] == '(' && k < text.size() && text[k] == ',') {
+    std::size_t callee = keyStart - 2;
+    while (callee > 0 && (isAlnum(text[callee - 1]) || text[callee - 1] == '_')) --callee;
+    std::string call;
+    for (char c : text.substr(callee, keyStart - 2 - callee)) call += lower(c);
+    if (call.starts_with("set") || call.starts_with("put") || call == "add" || call == "append") op = ",";
+  }
   if (op.empty() && environment && dockerfile && k > beforeOp) {  // ENV KEY V
     op = " ";
     k = beforeOp;
@@ -1246,10 +1254,12 @@ void assignment(std::string_view text, std::size_t keyStart, std::size_t keyEnd,
     // name, or in a short value with a digit: prose under a setting's name ("Enter
     // your password") has neither.
     const auto spaces = std::count(value.begin(), value.end(), ' ');
-    const bool spacedSecret = (statement && environmentName(name)) ||
-                              (spaces <= 5 && std::any_of(value.begin(), value.end(), [](char c) {
-                                 return std::isdigit(static_cast<unsigned char>(c));
-                               }));
+    // Not for the names a random value must confirm (token, *_KEY): a style such as Token: '#ff0000 bold'.
+    const bool spacedSecret = !keyword.needsEntropy &&
+                              ((statement && environmentName(name)) ||
+                               (spaces <= 5 && std::any_of(value.begin(), value.end(), [](char c) {
+                                  return std::isdigit(static_cast<unsigned char>(c));
+                                })));
     if (value.find_first_of(spacedSecret ? "\t\n\\" : " \t\n\\") != std::string_view::npos ||
         looksLikePlaceholder(value) || looksLikeVersion(value) || namesItsKey(name, value))
       return;

@@ -121,7 +121,10 @@ TEST(SecretFormats, MoreAssignmentSpellings) {
                            "  password: \"Please enter a password of 8 characters or more\"", "password: \"your-password\"",
                            "PASSWORD=$DB_PASSWORD", "\"token\": \"abc\"", "auth: true", "oauth: \"enabled-for-all-users\"",
                            "next_token = \"page2\"", "connect(host=h, password=pw_value1)", "f(password=self.pw1234)",
-                           "kind: ConfigMap\ndata:\n  LOG_LEVEL: debug1234\n"}) {
+                           "kind: ConfigMap\ndata:\n  LOG_LEVEL: debug1234\n",
+                           "    MovedAttribute(\"HTTPPasswordMgr\", \"urllib2\", \"urllib.request\"),",
+                           "valid_token_types = ('access_token', 'refresh_token')", "    Token: '#ff0000 bold underline',",
+                           "  token: `Basic ${Buffer.from('username:password').toString('base64')}`"}) {
     EXPECT_TRUE(findSecrets(text).empty()) << text << " -> " << (found(text).empty() ? "" : found(text)[0]);
   }
 }

@@ -283,6 +283,18 @@ void urlPasswords(std::string_view text, std::vector<SecretMatch>& out) {
     if (looksLikePlaceholder(password) || exampleHost(text.substr(from + n + 1))) return;
     out.push_back({from, n, "password"});
   });
+  // Oracle's thin URL: "jdbc:oracle:thin:USER/PASSWORD@host:1521/SID".
+  forEach(text, "oracle:thin:", [&](std::size_t pos) {
+    const std::size_t k = pos + 12;
+    const std::size_t user = runLength(text, k, [](char c) { return isAlnum(c) || c == '_' || c == '$' || c == '#'; });
+    if (user == 0 || k + user >= text.size() || text[k + user] != '/') return;
+    const std::size_t from = k + user + 1;
+    const std::size_t n = runLength(text, from, [](char c) {
+      return c != '@' && c != '/' && !std::isspace(static_cast<unsigned char>(c)) && c != '"' && c != '\'';
+    });
+    if (n == 0 || from + n >= text.size() || text[from + n] != '@' || looksLikePlaceholder(text.substr(from, n))) return;
+    out.push_back({from, n, "password"});
+  });
 }
 
 // .npmrc credentials: "//registry/:_authToken=VALUE", "_auth=", "_password=".
@@ -1201,6 +1213,8 @@ void assignment(std::string_view text, std::size_t keyStart, std::size_t keyEnd,
   const bool quotedName = k < text.size() && keyStart > 0 && (text[k] == '"' || text[k] == '\'') && text[keyStart - 1] == text[k];
   if (k < text.size() && (text[k] == '"' || text[k] == '\'')) ++k;
   if (quotedName && k < text.size() && text[k] == ']') ++k;
+  // .NET's <add key="DbPassword" value="V" />: the value is the next attribute's.
+  if (quotedName && text.substr(k).starts_with(" value=")) k += 6;
   // <password>V</password>
   if (keyStart > 0 && text[keyStart - 1] == '<' && k < text.size() && text[k] == '>') {
     const std::size_t close = text.find("</", k + 1);

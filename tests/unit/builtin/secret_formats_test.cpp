@@ -102,6 +102,8 @@ TEST(SecretFormats, MoreAssignmentSpellings) {
   EXPECT_EQ(found("  \"search\": { \"token\": \"4tCuXHaWDlZe0lvUqyQfkhlJJgO4rbrM0XdW2fsg\" }"),
             V{"secret=4tCuXHaWDlZe0lvUqyQfkhlJJgO4rbrM0XdW2fsg"});
   EXPECT_EQ(found("smbclient //files/share -U backup%SbxONurCYBdY8 -c ls"), V{"password=SbxONurCYBdY8"});
+  EXPECT_EQ(found("    <add key=\"DbPassword\" value=\"Mv7drEnCh47z8\" />"), V{"password=Mv7drEnCh47z8"});
+  EXPECT_EQ(found("legacy.url=jdbc:oracle:thin:scott/OrcTXmabGragb8@ora.corp.net:1521/ORCL"), V{"password=OrcTXmabGragb8"});
   EXPECT_EQ(found("2: db password=TlShXko5pCT88 (rotated monthly)"), V{"password=TlShXko5pCT88"});
   EXPECT_EQ(found("Deploy fix; set password=Hunter2m0VPli9 in vault"), V{"password=Hunter2m0VPli9"});
   EXPECT_EQ(found("apiVersion: v1\nkind: Secret\nmetadata:\n  name: app\ntype: Opaque\ndata:\n"
@@ -124,7 +126,9 @@ TEST(SecretFormats, MoreAssignmentSpellings) {
                            "kind: ConfigMap\ndata:\n  LOG_LEVEL: debug1234\n",
                            "    MovedAttribute(\"HTTPPasswordMgr\", \"urllib2\", \"urllib.request\"),",
                            "valid_token_types = ('access_token', 'refresh_token')", "    Token: '#ff0000 bold underline',",
-                           "  token: `Basic ${Buffer.from('username:password').toString('base64')}`"}) {
+                           "  token: `Basic ${Buffer.from('username:password').toString('base64')}`",
+                           "<add key=\"PasswordLength\" value=\"12\" />", "jdbc:oracle:thin:@ora.corp.net:1521/ORCL",
+                           "jdbc:oracle:thin:scott/${DB_PW}@db:1521/X"}) {
     EXPECT_TRUE(findSecrets(text).empty()) << text << " -> " << (found(text).empty() ? "" : found(text)[0]);
   }
 }

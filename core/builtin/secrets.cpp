@@ -487,6 +487,23 @@ void commandLineCredentials(std::string_view text, std::vector<SecretMatch>& out
   };
   for (char letter : {'p', 'a', 'w', 'P'})
     forEach(text, std::string{'-', letter}, [&](std::size_t pos) { shortFlag(letter, pos); });
+  // "echo V | docker login --password-stdin" (and printf, helm, podman...): the value echoed into the login.
+  forEach(text, "--password-stdin", [&](std::size_t pos) {
+    const std::size_t lineStart = text.rfind('\n', pos) == std::string_view::npos ? 0 : text.rfind('\n', pos) + 1;
+    const std::string_view line = text.substr(lineStart, pos - lineStart);
+    const std::size_t pipe = line.rfind('|');
+    if (pipe == std::string_view::npos) return;
+    std::size_t echo = std::string_view::npos;
+    for (std::string_view command : {"echo ", "printf "})
+      if (const std::size_t at = line.rfind(command, pipe); at != std::string_view::npos && (at == 0 || !isAlnum(line[at - 1])))
+        echo = std::max(echo == std::string_view::npos ? 0 : echo, at + command.size());
+    if (echo == std::string_view::npos) return;
+    std::size_t k = lineStart + echo;
+    while (k < lineStart + pipe && (isSpace(text[k]) || (text[k] == '-' && k + 1 < text.size() && text[k + 1] == 'n'))) k += text[k] == '-' ? 2 : 1;
+    const FlagValue v = valueAt(text, k);
+    if (v.length == 0 || v.from + v.length > lineStart + pipe || looksLikePlaceholder(text.substr(v.from, v.length))) return;
+    out.push_back({v.from, v.length, "password"});
+  });
   // openssl's "-passin pass:V", "-passout pass:V", "-pass pass:V", "-k pass:V".
   forEach(text, "pass:", [&](std::size_t pos) {
     if (pos == 0 || !isSpace(text[pos - 1]) || lineBefore(text, pos).find("-pass") == std::string::npos) return;
@@ -1018,15 +1035,19 @@ void keyBodies(std::string_view text, std::string_view path, std::vector<SecretM
 bool keyChar(char c) { return isAlnum(c) || c == '_' || c == '-' || c == '.'; }
 
 // `last`: only as the end of the name ("DB_PASS", not "DB_PASSTHROUGH");
-// `whole`: only as the whole name (docker's "auth", a bare "token").
+// `whole`: only as the whole name (docker's "auth", a bare "token");
+// `mixed`: only with a value of 8 or more holding letters and digits (nodemailer's
+// `pass: "..."`, where `pass: "skip"` is a test's outcome).
 struct Keyword {
   std::string_view word;
   std::string_view kind;
   bool needsEntropy = false;
   bool last = false;
   bool whole = false;
+  bool mixed = false;
 };
-constexpr std::array<Keyword, 21> kKeywords{{{"auth", "secret", true, true, true}, {"token", "secret", true, true, true},
+constexpr std::array<Keyword, 22> kKeywords{{{"auth", "secret", true, true, true}, {"token", "secret", true, true, true},
+                                             {"pass", "password", false, true, true, true},
                                              {"password", "password"},     {"passwd", "password"},
                                              {"passphrase", "password"},   {"pwd", "password", false, true},
                                              {"secret", "secret"},         {"api_key", "secret"},
@@ -1203,6 +1224,14 @@ bool namesItsKey(std::string_view key, std::string_view value) {
   return namesSecret && (k.find(v) != std::string::npos || v.find(k) != std::string::npos);
 }
 
+// A value the name's keyword does not take: not random enough (*_TOKEN), or not letters and digits (pass).
+bool tooWeakFor(const Keyword& keyword, std::string_view value) {
+  if (keyword.needsEntropy && !highEntropy(value)) return true;
+  const bool digit = std::any_of(value.begin(), value.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+  const bool letter = std::any_of(value.begin(), value.end(), [](char c) { return std::isalpha(static_cast<unsigned char>(c)); });
+  return keyword.mixed && (value.size() < 8 || !digit || !letter);
+}
+
 // The value assigned after a secret-looking key, if it is a literal.
 void assignment(std::string_view text, std::size_t keyStart, std::size_t keyEnd, const Keyword& keyword,
                 std::vector<SecretMatch>& out) {
@@ -1223,7 +1252,7 @@ void assignment(std::string_view text, std::size_t keyStart, std::size_t keyEnd,
     if (!text.substr(close + 2).starts_with(name) || value.find_first_of(" \t\n\\<>") != std::string_view::npos ||
         looksLikePlaceholder(value) || looksLikeVersion(value) || namesItsKey(name, value))
       return;
-    if (keyword.needsEntropy && !highEntropy(value)) return;
+    if (tooWeakFor(keyword, value)) return;
     out.push_back({k + 1, value.size(), std::string(kind)});
     return;
   }
@@ -1277,7 +1306,7 @@ void assignment(std::string_view text, std::size_t keyStart, std::size_t keyEnd,
     if (value.find_first_of(spacedSecret ? "\t\n\\" : " \t\n\\") != std::string_view::npos ||
         looksLikePlaceholder(value) || looksLikeVersion(value) || namesItsKey(name, value))
       return;
-    if (keyword.needsEntropy && !highEntropy(value)) return;
+    if (tooWeakFor(keyword, value)) return;
     out.push_back({k + 1, value.size(), std::string(kind)});
     return;
   }
@@ -1308,7 +1337,7 @@ void assignment(std::string_view text, std::size_t keyStart, std::size_t keyEnd,
     return;
   if (std::all_of(value.begin(), value.end(), [](char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; })) return;
   if (looksLikePlaceholder(value)) return;
-  if (keyword.needsEntropy && !highEntropy(value)) return;
+  if (tooWeakFor(keyword, value)) return;
   out.push_back({k, value.size(), std::string(kind)});
 }
 

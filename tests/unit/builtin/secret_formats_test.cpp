@@ -103,6 +103,8 @@ TEST(SecretFormats, MoreAssignmentSpellings) {
             V{"secret=4tCuXHaWDlZe0lvUqyQfkhlJJgO4rbrM0XdW2fsg"});
   EXPECT_EQ(found("smbclient //files/share -U backup%SbxONurCYBdY8 -c ls"), V{"password=SbxONurCYBdY8"});
   EXPECT_EQ(found("    <add key=\"DbPassword\" value=\"Mv7drEnCh47z8\" />"), V{"password=Mv7drEnCh47z8"});
+  EXPECT_EQ(found("const smtp = { host: \"smtp.corp.net\", user: \"mailer\", pass: \"PasEHHnWuNpn95\" };"),
+            V{"password=PasEHHnWuNpn95"});
   EXPECT_EQ(found("legacy.url=jdbc:oracle:thin:scott/OrcTXmabGragb8@ora.corp.net:1521/ORCL"), V{"password=OrcTXmabGragb8"});
   EXPECT_EQ(found("2: db password=TlShXko5pCT88 (rotated monthly)"), V{"password=TlShXko5pCT88"});
   EXPECT_EQ(found("Deploy fix; set password=Hunter2m0VPli9 in vault"), V{"password=Hunter2m0VPli9"});
@@ -128,7 +130,8 @@ TEST(SecretFormats, MoreAssignmentSpellings) {
                            "valid_token_types = ('access_token', 'refresh_token')", "    Token: '#ff0000 bold underline',",
                            "  token: `Basic ${Buffer.from('username:password').toString('base64')}`",
                            "<add key=\"PasswordLength\" value=\"12\" />", "jdbc:oracle:thin:@ora.corp.net:1521/ORCL",
-                           "jdbc:oracle:thin:scott/${DB_PW}@db:1521/X"}) {
+                           "jdbc:oracle:thin:scott/${DB_PW}@db:1521/X", "  pass: \"skipped\",", "expect(result.pass).toBe(true)",
+                           "bypass: \"cache2024\"", "  pass: 'v1'"}) {
     EXPECT_TRUE(findSecrets(text).empty()) << text << " -> " << (found(text).empty() ? "" : found(text)[0]);
   }
 }
@@ -141,6 +144,9 @@ TEST(SecretFormats, MoreCommandLinesAndCredentialFiles) {
   EXPECT_EQ(found("ldapsearch -x -D cn=admin -w LdBS1VkBhUXT8 -b dc=x"), V{"password=LdBS1VkBhUXT8"});
   EXPECT_EQ(found("sqlcmd -S db -U sa -P 'ScZcDzRGf8T08!' -Q 'select 1'"), V{"password=ScZcDzRGf8T08!"});
   EXPECT_EQ(found("az login -u ci@corp -p Az5dcoaNtoKa8"), V{"password=Az5dcoaNtoKa8"});
+  EXPECT_EQ(found("echo \"EctIfrnXKm368\" | docker login registry.corp.net -u ci --password-stdin"),
+            V{"password=EctIfrnXKm368"});
+  EXPECT_EQ(found("printf 'Pr1ntfPw99' | helm registry login r.io -u ci --password-stdin"), V{"password=Pr1ntfPw99"});
   EXPECT_EQ(found("curl -X POST https://idp/token -d 'grant_type=password&username=u&password=Cp1MHLK5qywA8'"),
             V{"password=Cp1MHLK5qywA8"});
   EXPECT_EQ(found("machine api.example.org login ci password NtresgGND6bbxGO9"), V{"password=NtresgGND6bbxGO9"});
@@ -150,7 +156,9 @@ TEST(SecretFormats, MoreCommandLinesAndCredentialFiles) {
   // Not these: flags of other commands, a form without a password, prose, a .pgpass line elsewhere.
   for (const char* text : {"docker run -p 5432:5432 -w /src image", "psql -P pager=off", "ls -w 80",
                            "curl -d 'a=1&b=2' https://x", "a && b & c", "Enter the password below",
-                           "the password is set by login scripts", "db:5432:billing:app:PgptOev0hwbee8"}) {
+                           "the password is set by login scripts", "db:5432:billing:app:PgptOev0hwbee8",
+                           "echo \"$CR_PAT\" | docker login ghcr.io -u me --password-stdin",
+                           "cat pw.txt | docker login --password-stdin", "echo ok; docker login --password-stdin < pw"}) {
     EXPECT_TRUE(findSecrets(text).empty()) << text << " -> " << (found(text).empty() ? "" : found(text)[0]);
   }
 }

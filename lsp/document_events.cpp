@@ -117,8 +117,10 @@ void Server::handleDidSave(const json& params) {
   {
     editsSinceSave_[p.textDocument.uri].clear();
     editedUnseen_.erase(p.textDocument.uri);  // saved: the file on disk is the client's text again
+    fs::path opened;  // as the editor names it (a link stays a link)
     try {
-      file = canonicalPath(pathFromUri(p.textDocument.uri));
+      opened = pathFromUri(p.textDocument.uri);
+      file = canonicalPath(opened);
     } catch (const DecodeError& e) {  // untitled:, git:, a remote file (Kate's sftp://): nothing of git's here
       logMessage(MessageType::Log, std::string("textDocument/didSave: not reviewed: ") + e.what());
       return;
@@ -129,7 +131,7 @@ void Server::handleDidSave(const json& params) {
       // Named as the editor has it (a link: and where it leads), and why: COMMIT_EDITMSG is in a repository.
       std::string what = file.string();
       std::error_code ec;
-      if (const fs::path opened = pathFromUri(p.textDocument.uri); fs::is_symlink(opened, ec))
+      if (fs::is_symlink(opened, ec))
         what = opened.string() + " (a link to " + file.string() + ")";
       const bool gitDirectory = std::any_of(file.begin(), file.end(), [](const fs::path& part) { return part == ".git"; });
       logMessage(MessageType::Log, what + (gitDirectory ? " is in a repository's git directory, not its work tree"

@@ -29,6 +29,13 @@ std::size_t runLength(std::string_view text, std::size_t from, bool (*accept)(ch
 }
 
 bool tokenChar(char c) { return isAlnum(c) || c == '_' || c == '-'; }
+bool hasDigit(std::string_view v) {
+  return std::any_of(v.begin(), v.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+}
+// Letters and digits both: a generated value, not a word or a number.
+bool lettersAndDigits(std::string_view v) {
+  return hasDigit(v) && std::any_of(v.begin(), v.end(), [](char c) { return std::isalpha(static_cast<unsigned char>(c)); });
+}
 bool alnumOrUnderscore(char c) { return isAlnum(c) || c == '_'; }
 
 // AWS access key ids: AKIA (long-term) / ASIA (temporary) + 16 of [A-Z0-9].
@@ -213,19 +220,21 @@ void serviceTokens(std::string_view text, std::vector<SecretMatch>& out) {
     out.push_back({start, digits + 36, "telegram-bot-token"});
   });
   // Discord bot tokens: the bot's id in base64 ('M', 'N' or 'O', then 23 to 25
-  // more), '.', 6 of [A-Za-z0-9_-], '.', 27 to 38 more.
-  for (std::size_t pos = 0; pos < text.size(); ++pos) {
-    if ((text[pos] != 'M' && text[pos] != 'N' && text[pos] != 'O') || (pos > 0 && base64UrlOrDot(text[pos - 1]))) continue;
-    const std::size_t id = runLength(text, pos, isAlnum);
-    if (id < 24 || id > 26 || pos + id >= text.size() || text[pos + id] != '.') continue;
-    const std::size_t stamp = runLength(text, pos + id + 1, base64UrlChar);
-    const std::size_t at = pos + id + 1 + stamp;
-    if (stamp != 6 || at >= text.size() || text[at] != '.') continue;
+  // more), '.', 6 of [A-Za-z0-9_-], '.', 27 to 38 more; found from their first '.'.
+  forEach(text, ".", [&](std::size_t dot) {
+    std::size_t id = 0;
+    while (id < dot && id <= 26 && isAlnum(text[dot - id - 1])) ++id;
+    const std::size_t pos = dot - id;
+    if (id < 24 || id > 26 || (text[pos] != 'M' && text[pos] != 'N' && text[pos] != 'O') ||
+        (pos > 0 && base64UrlOrDot(text[pos - 1])))
+      return;
+    const std::size_t stamp = runLength(text, dot + 1, base64UrlChar);
+    const std::size_t at = dot + 1 + stamp;
+    if (stamp != 6 || at >= text.size() || text[at] != '.') return;
     const std::size_t mac = runLength(text, at + 1, base64UrlChar);
-    if (mac < 27 || mac > 38 || (at + 1 + mac < text.size() && text[at + 1 + mac] == '.')) continue;
+    if (mac < 27 || mac > 38 || (at + 1 + mac < text.size() && text[at + 1 + mac] == '.')) return;
     out.push_back({pos, at + 1 + mac - pos, "discord-bot-token"});
-    pos = at + mac;
-  }
+  });
 }
 
 // JSON Web Tokens: three base64url parts, the first two JSON objects ("eyJ" is base64 for '{"').
@@ -432,8 +441,7 @@ void commandLineCredentials(std::string_view text, std::vector<SecretMatch>& out
       if (colon == 0 || colon == std::string_view::npos || colon + 1 == pair.size()) return;
       const std::string_view password = pair.substr(colon + 1);
       // Elsewhere a user:group ("www-data:www-data", "app:staff") is far likelier: only one with a digit.
-      const bool digit = std::any_of(password.begin(), password.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
-      if (!http && (!plausibleSecret(password, true) || !digit || password == pair.substr(0, colon))) return;
+      if (!http && (!plausibleSecret(password, true) || !hasDigit(password) || password == pair.substr(0, colon))) return;
       if (looksLikePlaceholder(password) ||
           std::all_of(password.begin(), password.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) return;
       out.push_back({v.from + colon + 1, password.size(), "password"});
@@ -619,12 +627,11 @@ FlagValue bracedValue(std::string_view text, std::size_t open) {
     if (text[k] != '}') continue;
     if (k + 1 < text.size() && text[k + 1] == '}') { ++k; continue; }
     const std::string_view v = text.substr(open + 1, k - open - 1);
-    const bool digit = std::any_of(v.begin(), v.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
-    const bool letter = std::any_of(v.begin(), v.end(), [](char c) { return std::isalpha(static_cast<unsigned char>(c)); });
+    const bool mixed = lettersAndDigits(v);
     const bool sign = std::any_of(v.begin(), v.end(), [](char c) {
       return !isAlnum(c) && std::string_view("_.-:[]()'\"{} ").find(c) == std::string_view::npos;
     });
-    if (looksLikePlaceholder(v) || !((digit && letter && v.size() >= 8) || sign)) return {};
+    if (looksLikePlaceholder(v) || !((mixed && v.size() >= 8) || sign)) return {};
     return {open + 1, v.size(), false};
   }
   return {};
@@ -1161,9 +1168,7 @@ double entropy(std::string_view v) {
 // A value for a generic name (*_TOKEN, *_SECRET): only a long, random-looking one.
 bool highEntropy(std::string_view v) {
   if (v.size() < 16) return false;
-  const bool digit = std::any_of(v.begin(), v.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
-  const bool letter = std::any_of(v.begin(), v.end(), [](char c) { return std::isalpha(static_cast<unsigned char>(c)); });
-  return digit && letter && entropy(v) >= 3.5;
+  return lettersAndDigits(v) && entropy(v) >= 3.5;
 }
 
 // A package version ("1.2.1", "^0.5.0", "~2.1", ">=1.0", "v3.0.0-rc.1"): a
@@ -1227,9 +1232,7 @@ bool namesItsKey(std::string_view key, std::string_view value) {
 // A value the name's keyword does not take: not random enough (*_TOKEN), or not letters and digits (pass).
 bool tooWeakFor(const Keyword& keyword, std::string_view value) {
   if (keyword.needsEntropy && !highEntropy(value)) return true;
-  const bool digit = std::any_of(value.begin(), value.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
-  const bool letter = std::any_of(value.begin(), value.end(), [](char c) { return std::isalpha(static_cast<unsigned char>(c)); });
-  return keyword.mixed && (value.size() < 8 || !digit || !letter);
+  return keyword.mixed && (value.size() < 8 || !lettersAndDigits(value));
 }
 
 // The value assigned after a secret-looking key, if it is a literal.
@@ -1299,10 +1302,7 @@ void assignment(std::string_view text, std::size_t keyStart, std::size_t keyEnd,
     const auto spaces = std::count(value.begin(), value.end(), ' ');
     // Not for the names a random value must confirm (token, *_KEY): a style such as Token: '#ff0000 bold'.
     const bool spacedSecret = !keyword.needsEntropy &&
-                              ((statement && environmentName(name)) ||
-                               (spaces <= 5 && std::any_of(value.begin(), value.end(), [](char c) {
-                                  return std::isdigit(static_cast<unsigned char>(c));
-                                })));
+                              ((statement && environmentName(name)) || (spaces <= 5 && hasDigit(value)));
     if (value.find_first_of(spacedSecret ? "\t\n\\" : " \t\n\\") != std::string_view::npos ||
         looksLikePlaceholder(value) || looksLikeVersion(value) || namesItsKey(name, value))
       return;
@@ -1316,9 +1316,7 @@ void assignment(std::string_view text, std::size_t keyStart, std::size_t keyEnd,
   if (!statement && op == "=" && keyword.kind == "password" && k == keyEnd + 1) {
     const std::size_t n = runLength(text, k, valueChar);
     const std::string_view value = text.substr(k, n);
-    const bool digit = std::any_of(value.begin(), value.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
-    const bool letter = std::any_of(value.begin(), value.end(), [](char c) { return std::isalpha(static_cast<unsigned char>(c)); });
-    if (n >= 8 && digit && letter && value.find_first_of("()[]{}<>,;$%") == std::string_view::npos &&
+    if (n >= 8 && lettersAndDigits(value) && value.find_first_of("()[]{}<>,;$%") == std::string_view::npos &&
         !memberPath(value) && !looksLikePlaceholder(value))
       out.push_back({k, n, std::string(kind)});
     return;

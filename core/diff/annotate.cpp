@@ -30,6 +30,9 @@ struct LineEndingChanges {
 LineEndingChanges lineEndingChanges(const FileDiff& f) {
   LineEndingChanges out;
   for (const Hunk& h : f.hunks) {
+    // Nothing to pair where every line ends alike (nearly every hunk): no table built.
+    if (std::all_of(h.lines.begin(), h.lines.end(), [&](const Line& l) { return l.crlf == h.lines.front().crlf; }))
+      continue;
     // The removed lines of the hunk not yet paired, by text: how many end in LF, how many in CRLF.
     std::unordered_map<std::string_view, std::array<std::size_t, 2>> removed;
     for (const Line& l : h.lines)

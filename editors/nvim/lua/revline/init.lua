@@ -100,7 +100,9 @@ local function client_config(root)
         if of == root then
           review_after_init[bufnr] = nil
           vim.schedule(function()
-            M.review(bufnr)
+            if vim.api.nvim_buf_is_valid(bufnr) then -- not wiped while the server started
+              M.review(bufnr)
+            end
           end)
         end
       end

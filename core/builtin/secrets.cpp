@@ -38,7 +38,32 @@ bool lettersAndDigits(std::string_view v) {
 }
 bool alnumOrUnderscore(char c) { return isAlnum(c) || c == '_'; }
 
-// AWS access key ids: AKIA (long-term) / ASIA (temporary) + 16 of [A-Z0-9].
+bool awsSecretChar(char c) { return isAlnum(c) || c == '/' || c == '+'; }
+
+// The secret access key written after its key id on the same line, unnamed: the
+// CSV IAM's console downloads ("ci-bot,,AKIA…,wJalr…,https://…"), a table row,
+// a tuple. It is 40 of [A-Za-z0-9/+], a word of its own.
+void awsSecretBeside(std::string_view text, std::size_t from, std::vector<SecretMatch>& out) {
+  constexpr std::size_t kSecretSize = 40, kReach = 200;
+  const std::size_t end = std::min({text.find('\n', from), text.size(), from + kReach});
+  for (std::size_t k = from; k < end;) {
+    const std::size_t n = runLength(text, k, awsSecretChar);
+    if (n == 0) {
+      ++k;
+      continue;
+    }
+    const std::string_view word = text.substr(k, n);
+    const bool bounded = k + n >= text.size() || text[k + n] != '=';
+    if (n == kSecretSize && bounded && lettersAndDigits(word) && k + n <= end) {
+      out.push_back({k, n, "aws-secret-key"});
+      return;
+    }
+    k += n;
+  }
+}
+
+// AWS access key ids: AKIA (long-term) / ASIA (temporary) + 16 of [A-Z0-9],
+// and a secret access key beside one.
 void awsKeys(std::string_view text, std::vector<SecretMatch>& out) {
   for (std::string_view prefix : {std::string_view("AKIA"), std::string_view("ASIA")}) {
     forEach(text, prefix, [&](std::size_t pos) {
@@ -48,6 +73,7 @@ void awsKeys(std::string_view text, std::vector<SecretMatch>& out) {
       if (pos > 0 && isAlnum(text[pos - 1]) && !percentEncoded) return;
       if (runLength(text, pos + 4, isUpperOrDigit) != 16) return;
       out.push_back({pos, 20, "aws-access-key"});
+      awsSecretBeside(text, pos + 20, out);
     });
   }
 }
@@ -863,6 +889,23 @@ bool memberPath(std::string_view value) {
   return segments >= 2 && namesKey;
 }
 
+// A cookie's value as a session id is written: random (hex, base64, a UUID), not
+// words joined by '_' or '-' with a number ("ROCKET_LAUNCHER_0001", "en-US-2").
+bool randomCookieValue(std::string_view v) {
+  if (!highEntropy(v) || memberPath(v)) return false;
+  if (v.find_first_of("_-") == std::string_view::npos) return true;
+  for (std::size_t at = 0; at <= v.size();) {
+    const std::size_t end = std::min(v.find_first_of("_-", at), v.size());
+    const std::string_view word = v.substr(at, end - at);
+    const bool letters = std::all_of(word.begin(), word.end(), [](char c) { return std::isalpha(static_cast<unsigned char>(c)); });
+    const bool oneCase = std::all_of(word.begin(), word.end(), [](char c) { return std::isupper(static_cast<unsigned char>(c)); }) ||
+                         std::all_of(word.begin(), word.end(), [](char c) { return std::islower(static_cast<unsigned char>(c)); });
+    if (word.size() >= 4 && letters && oneCase) return false;
+    at = end + 1;
+  }
+  return true;
+}
+
 void authorizationHeaders(std::string_view text, std::string_view l, std::vector<SecretMatch>& out) {
   // The header's value, just after `pos` (a header name's end): quotes, ':' or '=', spaces.
   // Also a call's arguments after a quoted name: setHeader("Authorization", "Bearer V").
@@ -911,6 +954,31 @@ void authorizationHeaders(std::string_view text, std::string_view l, std::vector
       if (const std::size_t n = credential(at, 16)) out.push_back({at, n, "api-key-header"});
     });
   }
+  // Cookies: "Cookie: sid=V; theme=dark", "Set-Cookie: SESSION=V; Path=/", a
+  // headers map's 'Cookie': 'auth=V', curl's --cookie/-b 'sid=V'. A session
+  // cookie is as good as the password that made it; only random values count.
+  auto cookies = [&](std::size_t at) {
+    for (std::size_t k = at; k < text.size() && text[k] != '\n' && text[k] != '"' && text[k] != '\'';) {
+      while (k < text.size() && (isSpace(text[k]) || text[k] == ';')) ++k;
+      const std::size_t name = runLength(text, k, tokenChar);
+      if (name == 0 || k + name >= text.size() || text[k + name] != '=') return;
+      const std::size_t v = k + name + 1;
+      const std::size_t n = runLength(text, v, [](char c) { return credentialChar(c) || c == '%'; });
+      if (n > 0 && randomCookieValue(text.substr(v, n))) out.push_back({v, n, "session-cookie"});
+      k = v + n;
+    }
+  };
+  forEach(l, "cookie", [&](std::size_t pos) {
+    if (pos > 0 && isAlnum(l[pos - 1])) return;
+    std::size_t at = headerValue(pos + 6);
+    const bool flag = pos >= 2 && l.substr(pos - 2, 2) == "--" && pos + 7 < l.size() && l[pos + 6] == ' ';
+    if (at == std::string_view::npos && flag) at = flagValue(text, pos - 2, 8, true).from;
+    if (at != std::string_view::npos) cookies(at);
+  });
+  forEach(l, " -b ", [&](std::size_t pos) {
+    if (!hasWord(lineBefore(text, pos), {"curl"})) return;
+    if (const std::size_t at = flagValue(text, pos + 1, 2, true).from; at != std::string_view::npos) cookies(at);
+  });
   forEach(l, "bearer ", [&](std::size_t pos) {
     if (pos > 0 && isAlnum(text[pos - 1])) return;
     const std::size_t k = pos + 7;
@@ -1235,6 +1303,63 @@ bool tooWeakFor(const Keyword& keyword, std::string_view value) {
   return keyword.mixed && (value.size() < 8 || !lettersAndDigits(value));
 }
 
+// True when a flow mapping's '{' or ',' precedes `keyStart` (spaces between), with
+// a '{' opened before it on its line: "{user: admin, password: V}".
+bool afterFlowSeparator(std::string_view text, std::size_t keyStart) {
+  std::size_t k = keyStart;
+  while (k > 0 && isSpace(text[k - 1])) --k;
+  if (k == 0 || (text[k - 1] != '{' && text[k - 1] != ',')) return false;
+  const std::size_t nl = text.rfind('\n', k - 1);
+  const std::size_t lineStart = nl == std::string_view::npos ? 0 : nl + 1;
+  return text.substr(lineStart, k - lineStart).find('{') != std::string_view::npos;
+}
+
+// Code's "user.password2", "cfg.db.pw1": identifiers joined by dots (an unquoted
+// value in a JavaScript object), where a password with a dot has a segment that
+// starts with a digit or holds a sign.
+bool dottedIdentifiers(std::string_view v) {
+  if (v.find('.') == std::string_view::npos) return false;
+  for (std::size_t at = 0; at <= v.size();) {
+    const std::size_t dot = std::min(v.find('.', at), v.size());
+    const std::string_view seg = v.substr(at, dot - at);
+    if (seg.empty() || std::isdigit(static_cast<unsigned char>(seg[0])) ||
+        !std::all_of(seg.begin(), seg.end(), [](char c) { return isAlnum(c) || c == '_' || c == '$'; }))
+      return false;
+    at = dot + 1;
+  }
+  return true;
+}
+
+// True when a YAML block scalar's indicator ('|' or '>', then '-', '+' or a digit) ends the line at `k`.
+bool blockScalarIndicator(std::string_view text, std::size_t k) {
+  if (k >= text.size() || (text[k] != '|' && text[k] != '>')) return false;
+  ++k;
+  while (k < text.size() && (text[k] == '-' || text[k] == '+' || std::isdigit(static_cast<unsigned char>(text[k])))) ++k;
+  while (k < text.size() && isSpace(text[k])) ++k;
+  return k >= text.size() || text[k] == '\n' || text[k] == '\r' || text[k] == '#';
+}
+
+// Where the first line of the block scalar whose key starts at `keyStart` (its
+// indicator at `indicator`) holds its text: the next line's first character past
+// the key's column, when all before it is indentation (and the prompt's lead-in:
+// a line number, a diff marker); text.size() when the next line is no such line.
+std::size_t blockScalarLine(std::string_view text, std::size_t keyStart, std::size_t indicator) {
+  const std::size_t keyLine = text.rfind('\n', keyStart == 0 ? 0 : keyStart - 1);
+  const std::size_t column = keyStart - (keyLine == std::string_view::npos || keyStart == 0 ? 0 : keyLine + 1);
+  const std::size_t nl = text.find('\n', indicator);
+  if (nl == std::string_view::npos) return text.size();
+  const std::size_t line = nl + 1;
+  for (std::size_t c = 0; c <= column; ++c) {
+    const std::size_t at = line + c;
+    if (at >= text.size()) return text.size();
+    const char ch = text[at];
+    if (!isSpace(ch) && !std::isdigit(static_cast<unsigned char>(ch)) && ch != '+' && ch != '-') return text.size();
+  }
+  std::size_t k = line + column + 1;
+  while (k < text.size() && isSpace(text[k])) ++k;
+  return k < text.size() && text[k] != '\n' && text[k] != '\r' ? k : text.size();
+}
+
 // The value assigned after a secret-looking key, if it is a literal.
 void assignment(std::string_view text, std::size_t keyStart, std::size_t keyEnd, const Keyword& keyword,
                 std::vector<SecretMatch>& out) {
@@ -1321,9 +1446,25 @@ void assignment(std::string_view text, std::size_t keyStart, std::size_t keyEnd,
       out.push_back({k, n, std::string(kind)});
     return;
   }
+  // A YAML flow mapping's value: "{user: admin, password: V}", "- {name: db, password: V}".
+  // A JavaScript object reads the same with a variable for V: only letters and digits both.
+  if (!statement && op == ":" && afterFlowSeparator(text, keyStart)) {
+    const std::size_t n = runLength(text, k, [](char c) { return valueChar(c) && c != ',' && c != '}'; });
+    const std::string_view value = text.substr(k, n);
+    std::size_t rest = k + n;
+    while (rest < text.size() && isSpace(text[rest])) ++rest;
+    if (rest < text.size() && (text[rest] == ',' || text[rest] == '}') && n >= 6 && lettersAndDigits(value) &&
+        value.find_first_of("()[]{}<>|&?=") == std::string_view::npos && !dottedIdentifiers(value) &&
+        !looksLikePlaceholder(value) && !tooWeakFor(keyword, value))
+      out.push_back({k, n, std::string(kind)});
+    return;
+  }
   // Unquoted values only in key=value files (.env, .properties, YAML): the key
   // starts its line, and the value is one word that does not look like code.
   if (!statement || (op != "=" && op != ":" && op != " ")) return;
+  // A YAML block scalar ("password: |" or ">-"): the value is the next line, indented deeper.
+  if (op == ":" && blockScalarIndicator(text, k)) k = blockScalarLine(text, keyStart, k);
+  if (k >= text.size()) return;
   std::size_t e = k;
   while (e < text.size() && !std::isspace(static_cast<unsigned char>(text[e]))) ++e;
   const std::string_view value = text.substr(k, e - k);

@@ -13,7 +13,8 @@ struct SecretMatch {
   std::size_t length = 0;  // bytes covered (the value only, for `password = "..."`)
   std::string kind;        // aws-access-key, private-key, github-token, slack-token, api-key, google-api-key,
                            // stripe-key, npm-token, jwt, gitlab-token, slack-webhook, discord-webhook,
-                           // bearer-token, api-key-header, password, secret
+                           // bearer-token, api-key-header, password, secret, aws-secret-key, session-cookie
+                           // (and the services' token kinds of text_rules.cpp)
 };
 
 // Matches in text order, never overlapping. Cheap on text without candidates:

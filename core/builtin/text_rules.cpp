@@ -45,9 +45,11 @@ SecretRule describe(const std::string& kind) {
   if (kind == "heroku-key") return {"a Heroku API key", Severity::Blocker, RuleId::HardcodedToken};
   if (kind == "telegram-bot-token") return {"a Telegram bot token", Severity::Blocker, RuleId::HardcodedToken};
   if (kind == "discord-bot-token") return {"a Discord bot token", Severity::Blocker, RuleId::HardcodedToken};
+  if (kind == "aws-secret-key") return {"an AWS secret access key", Severity::Blocker, RuleId::HardcodedToken};
   // As a password, not a token format: a header written in docs is an example, as a password setting is.
   if (kind == "bearer-token") return {"a bearer token", Severity::Major, RuleId::HardcodedPassword};
   if (kind == "api-key-header") return {"an API key header", Severity::Major, RuleId::HardcodedPassword};
+  if (kind == "session-cookie") return {"a session cookie", Severity::Major, RuleId::HardcodedPassword};
   if (kind == "password") return {"a password", Severity::Major, RuleId::HardcodedPassword};
   return {"a secret", Severity::Major, RuleId::HardcodedPassword};
 }

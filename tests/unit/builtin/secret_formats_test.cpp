@@ -394,6 +394,42 @@ TEST(SecretFormats, RealCommitsLinesThatHoldNoCredential) {
   EXPECT_TRUE(findSecrets("\"secret-sauce\": \"~1.4.0-beta.2\",").empty());
 }
 
+// Secrets a user's repository held that left the machine (a recorded session with
+// 118 planted): an AWS secret key beside its key id in IAM's CSV, session
+// cookies, YAML block-scalar and flow-mapping passwords.
+TEST(SecretFormats, SecretsKnownByWhatStandsBesideThem) {
+  EXPECT_EQ(found("ci-bot,,AKIAZ3MSJV4WWNKWW5FA,Fy7rPzq2Kd9LmWx4Tn8Vb3Hc6Jg1Qs5Re0Yu/A+b,https://123.signin.aws.amazon.com/console"),
+            (V{"aws-access-key=AKIAZ3MSJV4WWNKWW5FA", "aws-secret-key=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"}));
+  EXPECT_EQ(found("| AKIAZ3MSJV4WWNKWW5FA | Fy7rPzq2Kd9LmWx4Tn8Vb3Hc6Jg1Qs5Re0Yu/A+b |"),
+            (V{"aws-access-key=AKIAZ3MSJV4WWNKWW5FA", "aws-secret-key=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"}));
+  EXPECT_EQ(found("curl -H 'Cookie: sessionid=8f2k3j4h5g6f7d8s9a0qwertyuZXCV; csrftoken=abc' https://x"),
+            V{"session-cookie=8f2k3j4h5g6f7d8s9a0qwertyuZXCV"});
+  EXPECT_EQ(found("Set-Cookie: SESSION=YTg5ZjQ2NmItNzE4Zi00ZTk3LWI5ZjMtOTg4; Path=/; HttpOnly"),
+            V{"session-cookie=YTg5ZjQ2NmItNzE4Zi00ZTk3LWI5ZjMtOTg4"});
+  EXPECT_EQ(found("headers = {'Cookie': 'auth=Zq81Kq0pLm29Vn47Rt63Xy'}"), V{"session-cookie=Zq81Kq0pLm29Vn47Rt63Xy"});
+  EXPECT_EQ(found("curl -b 'PHPSESSID=k2j4h6g8f0d2s4a6q8w0e2r4t6' https://x"), V{"session-cookie=k2j4h6g8f0d2s4a6q8w0e2r4t6"});
+  EXPECT_EQ(found("curl --cookie \"sid=k2j4h6g8f0d2s4a6q8w0e2r4t6\" https://x"), V{"session-cookie=k2j4h6g8f0d2s4a6q8w0e2r4t6"});
+  EXPECT_EQ(found("db:\n  password: |\n    Hunt3r2Sup3r!\n  user: app\n"), V{"password=Hunt3r2Sup3r!"});
+  EXPECT_EQ(found("  12 +   password: >-\n  13 +     Hunt3r2Sup3r\n"), V{"password=Hunt3r2Sup3r"});
+  EXPECT_EQ(found("creds: {user: admin, password: Hunt3r2Sup3r}"), V{"password=Hunt3r2Sup3r"});
+  EXPECT_EQ(found("- {name: db, password: Hunt3r2Sup3r, host: x}"), V{"password=Hunt3r2Sup3r"});
+  EXPECT_EQ(found("AKIAZ3MSJV4WWNKWW5FA\nFy7rPzq2Kd9LmWx4Tn8Vb3Hc6Jg1Qs5Re0Yu/A+b"), V{"aws-access-key=AKIAZ3MSJV4WWNKWW5FA"});
+  // Their lookalikes: a commit id beside no key id, cookies that are no session,
+  // code that sets a cookie, a block scalar that is a template or not indented,
+  // an object of variables.
+  for (const char* text : {
+           "Fy7rPzq2Kd9LmWx4Tn8Vb3Hc6Jg1Qs5Re0Yu/A+b,ci-bot",
+           "Cookie: theme=dark; lang=en-US", "res.cookie('token', token, {httpOnly: true})",
+           "document.cookie = `session=${id}`", "cookie_secret = settings.COOKIE", "Set-Cookie: sid=abc; Path=/",
+           "password: |\n  {{ .Values.db.password }}\n", "password: |\nHunt3r2Sup3r\n",
+           "login({ user: name, password: password })", "{password: string, token: string}",
+           "f({ password: hashPassword(pw1234) })", "{ password: user.password2 }",
+           "Set-Cookie: PART_NUMBER=ROCKET_LAUNCHER_0001; path=/", "{a:1,refresh_token:c.body.refresh_token?.length||0}",
+       }) {
+    EXPECT_TRUE(findSecrets(text).empty()) << text << " -> " << (found(text).empty() ? "" : found(text)[0]);
+  }
+}
+
 TEST(SecretFormats, RedactionReplacesOnlyTheSecret) {
   EXPECT_EQ(redactSecrets("   3 + DB_PASSWORD=hunter2xyz\n"), "   3 + DB_PASSWORD=[REDACTED:password]\n");
   EXPECT_EQ(redactSecrets("postgres://app:Sup3rS3cretPw@db/app"), "postgres://app:[REDACTED:password]@db/app");

@@ -200,9 +200,38 @@ class TemporaryIndex {
   fs::path dir_, file_;
 };
 
+std::vector<std::string> splitLines(const std::string& text);
+
+// `revision` names an object (a ref or an id that resolves) that git cannot read
+// as a commit: the object is damaged or unreadable (an object file left empty by
+// a full disk, objects the user running revline may not read, a --shared or
+// --reference clone whose source is gone). Throws, with what git said: read as
+// "no such commit", HEAD would be an unborn branch and the whole tree reviewed
+// as added, or a base reported as a wrong name.
+void throwIfUnreadable(const Runner& git, const std::string& revision, const std::string& what) {
+  const process::Result named = git.run({"rev-parse", "-q", "--verify", "--end-of-options", revision});
+  if (named.exitCode != 0) return;  // no such name: an unborn branch, a mistyped base
+  const std::string id = trimNewline(named.out);
+  const process::Result read = git.run({"cat-file", "-t", "--end-of-options", id});
+  if (read.exitCode == 0 && trimNewline(read.out) != "commit" && trimNewline(read.out) != "tag") {
+    throw GitError(what + " names " + id + ", a " + trimNewline(read.out) + ", not a commit; pass a commit");
+  }
+  std::string said;  // git's lines as one ("error: object file … is empty; fatal: …")
+  for (const std::string& line : splitLines(read.err))
+    if (!line.empty()) said += (said.empty() ? "" : "; ") + line;
+  if (said.empty()) said = "git cannot read it as a commit";
+  throw GitError(what + " names commit " + id + ", which git cannot read (" + said +
+                 "): the repository's objects are damaged or not readable by this user (an object file left empty, "
+                 "a --shared or --reference clone whose source is gone, objects owned by another user); `git fsck` "
+                 "says which, and `git fetch` or a fresh clone repairs it");
+}
+
 std::optional<std::string> headCommit(const Runner& git) {
   const process::Result r = git.run({"rev-parse", "-q", "--verify", "HEAD^{commit}"});
-  if (r.exitCode != 0) return std::nullopt;  // unborn branch: no commits yet
+  if (r.exitCode != 0) {
+    throwIfUnreadable(git, "HEAD", "HEAD");
+    return std::nullopt;  // unborn branch: no commits yet
+  }
   return trimNewline(r.out);
 }
 
@@ -222,6 +251,7 @@ std::string mergeBase(const Runner& git, const std::string& base) {
   }
   const process::Result verify = git.run({"rev-parse", "-q", "--verify", "--end-of-options", base + "^{commit}"});
   if (verify.exitCode != 0) {
+    throwIfUnreadable(git, base, "'" + base + "'");
     if (shallowClone(git))
       throw GitError("'" + base + "' is not a commit in this shallow clone; check the name (git branch -a), or fetch "
                      "it with more history (git fetch --unshallow; in CI, fetch-depth: 0 in GitHub's actions/checkout, "
@@ -525,6 +555,19 @@ fs::path findRepositoryRoot(const fs::path& start, const GitOptions& options) {
     if (r.err.find("bare repository") != std::string::npos || r.err.find("in a work tree") != std::string::npos)
       throw GitError("'" + start.string() + "' is in a bare repository: it has no work tree, so there is no change "
                      "to review; run revline in a clone with a work tree (`git clone " + start.string() + "`)");
+    // safe.directory: the repository belongs to another user (a CI container's
+    // checkout, a mounted volume); git's own advice says how to trust it.
+    if (const auto at = r.err.find("dubious ownership in repository at "); at != std::string::npos) {
+      const auto adviceStart = std::min(r.err.find('\n', at), r.err.size());
+      std::string advice;  // "To add an exception for this directory, call: git config --global --add safe.directory D"
+      for (const std::string& line : splitLines(r.err.substr(adviceStart)))
+        if (const auto text = line.find_first_not_of(" \t"); text != std::string::npos)
+          advice += (advice.empty() ? "" : " ") + line.substr(text);
+      if (!advice.empty()) advice[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(advice[0])));
+      throw GitError("git refuses to read the repository of '" + start.string() +
+                     "': it is owned by another user than the one running revline (git's safe.directory check)" +
+                     (advice.empty() ? std::string() : "; " + advice) + " (or run revline as the repository's owner)");
+    }
     throw GitError("'" + start.string() + "' is not inside a git work tree: " + trimNewline(r.err));
   }
   const fs::path top(trimNewline(r.out));
@@ -661,7 +704,9 @@ std::string diffText(const fs::path& root, const DiffRequest& request, const Git
   if (request.mode == DiffRequest::Mode::Base) {
     against = mergeBase(git, request.base);
   } else if (r.exitCode == 0 && printed.size() > 4) {
-    against = printed[4];  // else HEAD is unborn (no commits yet): the paths were still printed
+    against = printed[4];
+  } else {
+    throwIfUnreadable(git, "HEAD", "HEAD");  // else HEAD is unborn (no commits yet): the paths were still printed
   }
   auto absolute = [&](const fs::path& p) { return p.is_relative() ? root / p : p; };
   fs::path realIndex = absolute(printed[0]);

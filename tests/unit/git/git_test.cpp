@@ -72,6 +72,21 @@ TEST(FindRepositoryRoot, OutsideARepositoryExplainsWhatToDo) {
                          "' is not inside a git repository; run revline from a git work tree or `git init`");
 }
 
+// A CI container's checkout owned by another user: git's safe.directory check,
+// said as such with git's advice (was "is not inside a git work tree: fatal: …").
+// git's own test switch stands in for a chown, which needs root.
+TEST(FindRepositoryRoot, ARepositoryOfAnotherOwnerSaysHowToTrustIt) {
+  TempRepo repo;
+  GitOptions options = isolated(repo);
+  options.env["GIT_TEST_ASSUME_DIFFERENT_OWNER"] = "1";
+  const std::string message = gitErrorOf([&] { findRepositoryRoot(repo.root(), options); });
+  EXPECT_THAT(message, HasSubstr("git refuses to read the repository of '" + repo.root().string() +
+                                 "': it is owned by another user than the one running revline"));
+  EXPECT_THAT(message, HasSubstr("; to add an exception for this directory, call: git config --global --add "
+                                 "safe.directory "));
+  EXPECT_THAT(message, Not(HasSubstr("not inside a git work tree")));
+}
+
 // GIT_DIR and GIT_WORK_TREE exported (a dotfiles setup) and revline run from
 // elsewhere: the error names the environment, not a core.worktree that is not set.
 TEST(FindRepositoryRoot, AWorkTreeFromTheEnvironmentIsNamedAsSuch) {
@@ -539,6 +554,9 @@ TEST(DiffText, BaseModeErrors) {
             "'no-such-branch' is not a commit in this repository; check the name (git branch -a) or fetch it");
   request.base = "--output=/tmp/x";
   EXPECT_THAT(gitErrorOf([&] { diff(repo, request); }), HasSubstr("'--output=/tmp/x' is not a commit"));
+  request.base = "HEAD:a.txt";
+  EXPECT_THAT(gitErrorOf([&] { diff(repo, request); }), HasSubstr("'HEAD:a.txt' names "));
+  EXPECT_THAT(gitErrorOf([&] { diff(repo, request); }), HasSubstr(", a blob, not a commit; pass a commit"));
 }
 
 TEST(DiffText, RepositoryWithoutCommits) {
@@ -561,6 +579,37 @@ TEST(DiffText, RepositoryWithoutCommits) {
   base.mode = DiffRequest::Mode::Base;
   base.base = "main";
   EXPECT_THAT(gitErrorOf([&] { diff(repo, base); }), HasSubstr("is not a commit"));
+}
+
+// HEAD names a commit git cannot read (an object file left empty by a full disk
+// here; also objects the user may not read, a --shared clone whose source is
+// gone): an error with git's words, never "no commits yet", which reviewed the
+// whole tree as added and gated CI on that.
+TEST(DiffText, AnUnreadableHeadCommitIsAnErrorNotAnUnbornBranch) {
+  TempRepo repo;
+  repo.write("a.txt", "a\n");
+  repo.write("b.txt", "b\n");
+  repo.commitAll("base");
+  repo.git("branch -q other");
+  repo.write("a.txt", "a\nedited\n");
+  std::string head = repo.git("rev-parse HEAD");
+  head.erase(head.find_last_not_of("\n") + 1);
+  const fs::path object = repo.root() / ".git" / "objects" / head.substr(0, 2) / head.substr(2);
+  fs::permissions(object, fs::perms::owner_write, fs::perm_options::add);
+  std::ofstream(object, std::ios::trunc).close();
+
+  for (auto mode : {DiffRequest::Mode::WorkingTree, DiffRequest::Mode::Staged}) {
+    DiffRequest request;
+    request.mode = mode;
+    const std::string error = gitErrorOf([&] { diff(repo, request); });
+    EXPECT_THAT(error, HasSubstr("HEAD names commit " + head + ", which git cannot read ("));
+    EXPECT_THAT(error, HasSubstr("is empty"));
+    EXPECT_THAT(error, HasSubstr("git fsck"));
+  }
+  DiffRequest base;
+  base.mode = DiffRequest::Mode::Base;
+  base.base = "other";
+  EXPECT_THAT(gitErrorOf([&] { diff(repo, base); }), HasSubstr("'other' names commit " + head + ", which git cannot read"));
 }
 
 TEST(DiffText, EmptyRepositoryWithNoFilesGivesEmptyDiff) {

@@ -7,7 +7,9 @@
 #include <memory>
 
 #include "core/cli/interrupt.h"
+#include "core/config/user_config.h"
 #include "core/git/git.h"
+#include "core/support/repo_file.h"
 #include "core/reports/usage_report.h"
 #include "core/session/spend_meter.h"
 #include "core/support/terminal_text.h"
@@ -80,11 +82,47 @@ session::ProgressSink terminalProgress(std::ostream& err, const std::string& com
   };
 }
 
+namespace {
+
+// The settings of a review of a branch (--base) in a repository that is not
+// trusted come from the base's `.revline.json`: a pull request's own could
+// otherwise turn its gate off (`"exclude": ["**"]`, a policy that blocks
+// nothing). Said when the change edits the file; its settings apply once merged.
+config::Config settingsOfTheBase(const std::filesystem::path& root, const std::string& base,
+                                 std::vector<std::string>& said) {
+  const git::FileAtRevision atBase = git::fileAtRevision(root, base, ".revline.json", support::kMaxRepositoryFileBytes);
+  const std::string label = base + ":.revline.json";
+  if (atBase.kind == git::FileAtRevision::Kind::NotRegular || atBase.kind == git::FileAtRevision::Kind::TooLarge)
+    throw config::ConfigError(label + ": " +
+                              (atBase.kind == git::FileAtRevision::Kind::TooLarge ? "over " : "not a regular file of at most ") +
+                              std::to_string(support::kMaxRepositoryFileBytes / 1024) +
+                              " KB; the configuration must be a regular JSON file");
+  const bool present = atBase.kind == git::FileAtRevision::Kind::File;
+  config::Config config = config::loadForRepositoryFrom(root, present ? std::optional(atBase.text) : std::nullopt, label, &said);
+  const support::RepoFileRead own = support::readRepositoryFile(root, ".revline.json");
+  const bool ownPresent = own || (own.skipped && own.skipped->reason != support::RepoFileSkip::Reason::Missing);
+  if (ownPresent != present || (own && *own.content != atBase.text))
+    said.push_back(".revline.json: this change " + std::string(!present ? "adds" : ownPresent ? "edits" : "deletes") +
+                   " it, and its settings do not apply to this review: in a repository that is not trusted, a change "
+                   "is not judged by rules it sets itself, so " +
+                   (present ? "those of " + base + " apply" : std::string("the defaults apply, as " + base + " has none")) +
+                   " (the change's apply once it is merged). If you trust this repository, run `revline trust " +
+                   root.string() + "`.");
+  return config;
+}
+
+}  // namespace
+
 session::ReviewRequest reviewRequestFor(DiffSource source, const ParsedArgs& args, const std::string& command,
                                         std::ostream& err, std::vector<std::string>* notices) {
   std::vector<std::string> said;
+  const auto base = args.value("base");
   const config::Config config = applyReviewFlags(
-      source.root ? config::loadForRepository(*source.root, &said) : config::loadWithoutRepository(), args);
+      !source.root ? config::loadWithoutRepository()
+      : base && !config::isTrusted(config::loadUserConfig(), *source.root)
+          ? settingsOfTheBase(*source.root, *base, said)
+          : config::loadForRepository(*source.root, &said),
+      args);
   for (std::string& w : warningsOf(source)) said.push_back(std::move(w));
   if (notices) notices->insert(notices->end(), said.begin(), said.end());
   else for (const auto& n : said) err << logLine(command + ": warning: ", n);
@@ -96,7 +134,7 @@ session::ReviewRequest reviewRequestFor(DiffSource source, const ParsedArgs& arg
   using NewSide = session::ReviewRequest::NewSide;
   request.newSide = args.has("stdin") ? NewSide::Patch : args.has("staged") ? NewSide::Index : NewSide::WorkTree;
   // With --base, the branch's commits say what the change is for.
-  if (auto base = args.value("base"); base && source.root) request.commitMessages = git::commitMessages(*source.root, *base);
+  if (base && source.root) request.commitMessages = git::commitMessages(*source.root, *base);
   return request;
 }
 

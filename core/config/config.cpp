@@ -309,29 +309,18 @@ Config loadForRepository(const std::filesystem::path& root, std::vector<std::str
   return loadForRepository(root, loadUserConfig(), notices);
 }
 
-Config loadForRepository(const std::filesystem::path& root, const UserConfig& user,
-                         std::vector<std::string>* notices, std::optional<bool> trusted) {
-  std::error_code ec;
-  const std::filesystem::path canonicalRoot = std::filesystem::weakly_canonical(root, ec);
-  const std::filesystem::path file = (ec ? root : canonicalRoot) / ".revline.json";
-  const bool trust = trusted.value_or(isTrusted(user, root));
+namespace {
+
+// The repository's layer over the user's: `text` is `.revline.json`'s content
+// (nullopt: the repository has none), `file` names it in messages.
+Config repositoryLayer(const std::filesystem::path& where, const UserConfig& user, std::vector<std::string>* notices,
+                       bool trust, const std::optional<std::string>& text, const std::filesystem::path& file) {
   Config below = userLayer(user);
   below.repositoryTrusted = trust;
-  if (!std::filesystem::exists(std::filesystem::symlink_status(file, ec))) return below;
-  // The one confined read: a .revline.json that is a symlink out of the
-  // repository, a FIFO, a device or a huge file is refused before it is read.
-  support::RepoFileRead read = support::readRepositoryFile(root, ".revline.json");
-  if (!read) {
-    if (read.skipped->reason == support::RepoFileSkip::Reason::NotRegular &&
-        std::filesystem::is_directory(file, ec)) {
-      throw ConfigError(file.string() + ": is a directory; the configuration must be a JSON file");
-    }
-    throw ConfigError(file.string() + ": " + read.skipped->why + "; the configuration must be a regular JSON file (at most " +
-                      std::to_string(support::kMaxRepositoryFileBytes / 1024) + " KB) inside the repository");
-  }
+  if (!text) return below;
   json parsed;
   try {
-    parsed = json::parse(*read.content);
+    parsed = json::parse(*text);
   } catch (const json::exception& e) {  // a syntax error, or a number past a double (406, `1e400`)
     // nlohmann's text is "[json.exception.parse_error.101] parse error at line L, column C: ...".
     std::string what = e.what();
@@ -341,7 +330,6 @@ Config loadForRepository(const std::filesystem::path& root, const UserConfig& us
     throw ConfigError(file.string() + ": invalid JSON: " + what);
   }
   if (!parsed.is_object() || trust) return applyJson(below, parsed, file.string());
-  const std::filesystem::path where = ec ? root : canonicalRoot;
   const std::vector<std::string> ignored = withoutRoutingKeys(parsed, where);
   if (!ignored.empty() && notices)
     notices->push_back(untrustedNotice(file, where, "ignored ", ignored, ", ",
@@ -355,6 +343,39 @@ Config loadForRepository(const std::filesystem::path& root, const UserConfig& us
                                        "it, nor replace your prices",
                                        user.file));
   return c;
+}
+
+}  // namespace
+
+Config loadForRepository(const std::filesystem::path& root, const UserConfig& user,
+                         std::vector<std::string>* notices, std::optional<bool> trusted) {
+  std::error_code ec;
+  const std::filesystem::path canonicalRoot = std::filesystem::weakly_canonical(root, ec);
+  const std::filesystem::path where = ec ? root : canonicalRoot;
+  const std::filesystem::path file = where / ".revline.json";
+  const bool trust = trusted.value_or(isTrusted(user, root));
+  if (!std::filesystem::exists(std::filesystem::symlink_status(file, ec)))
+    return repositoryLayer(where, user, notices, trust, std::nullopt, file);
+  // The one confined read: a .revline.json that is a symlink out of the
+  // repository, a FIFO, a device or a huge file is refused before it is read.
+  support::RepoFileRead read = support::readRepositoryFile(root, ".revline.json");
+  if (!read) {
+    if (read.skipped->reason == support::RepoFileSkip::Reason::NotRegular &&
+        std::filesystem::is_directory(file, ec)) {
+      throw ConfigError(file.string() + ": is a directory; the configuration must be a JSON file");
+    }
+    throw ConfigError(file.string() + ": " + read.skipped->why + "; the configuration must be a regular JSON file (at most " +
+                      std::to_string(support::kMaxRepositoryFileBytes / 1024) + " KB) inside the repository");
+  }
+  return repositoryLayer(where, user, notices, trust, read.content, file);
+}
+
+Config loadForRepositoryFrom(const std::filesystem::path& root, const std::optional<std::string>& text,
+                             const std::string& label, std::vector<std::string>* notices) {
+  const UserConfig user = loadUserConfig();
+  std::error_code ec;
+  const std::filesystem::path canonicalRoot = std::filesystem::weakly_canonical(root, ec);
+  return repositoryLayer(ec ? root : canonicalRoot, user, notices, isTrusted(user, root), text, label);
 }
 
 }  // namespace revline::config

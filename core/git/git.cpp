@@ -1003,6 +1003,34 @@ std::vector<std::string> commitMessages(const fs::path& root, const std::string&
   return messages;
 }
 
+FileAtRevision fileAtRevision(const fs::path& root, const std::string& revision, const std::string& path,
+                              std::uintmax_t maxBytes, const GitOptions& options) {
+  const Runner git{options, root, {{"GIT_LITERAL_PATHSPECS", "1"}}, {}, {}};
+  const process::Result commit = git.run({"rev-parse", "-q", "--verify", "--end-of-options", revision + "^{commit}"});
+  if (commit.exitCode != 0) {
+    throwIfUnreadable(git, revision, "'" + revision + "'");
+    throw GitError("'" + revision + "' is not a commit in this repository; check the name (git branch -a) or fetch it");
+  }
+  // "<mode> <type> <id>\t<path>\0", or nothing when the commit has no such path.
+  const std::string entry = git.checked({"ls-tree", "-z", "--full-tree", trimNewline(commit.out), "--", path});
+  FileAtRevision out;
+  if (entry.empty()) return out;
+  const auto space = entry.find(' '), tab = entry.find('\t');
+  const std::string mode = entry.substr(0, space);
+  if (space == std::string::npos || tab == std::string::npos || (mode != "100644" && mode != "100755")) {
+    out.kind = FileAtRevision::Kind::NotRegular;
+    return out;
+  }
+  const std::string id = entry.substr(entry.rfind(' ', tab) + 1, tab - entry.rfind(' ', tab) - 1);
+  if (std::stoull(trimNewline(git.checked({"cat-file", "-s", id}))) > maxBytes) {
+    out.kind = FileAtRevision::Kind::TooLarge;
+    return out;
+  }
+  out.kind = FileAtRevision::Kind::File;
+  out.text = git.checked({"cat-file", "blob", id});
+  return out;
+}
+
 std::string withTextOfFilesShownBinary(const fs::path& root, const std::string& base, std::string diffText,
                                        std::vector<LeftOut>* leftOut, const GitOptions& options) {
   if (!showsABinaryFile(diffText)) return diffText;

@@ -168,6 +168,18 @@ std::string blobIdOf(const std::filesystem::path& root, const std::string& conte
 std::vector<std::string> commitMessages(const std::filesystem::path& root, const std::string& base,
                                         std::size_t maxCommits = 50, const GitOptions& git = {});
 
+// A file as the commit `revision` names has it (a pull request's base branch):
+// Absent when that commit has no such path, NotRegular for a link, a directory or
+// a submodule, TooLarge past `maxBytes` (text left empty), else File with its
+// bytes as stored (`git cat-file blob`: no filter of the repository's runs).
+// Throws GitError when `revision` names no commit.
+struct FileAtRevision {
+  enum class Kind { Absent, File, NotRegular, TooLarge } kind = Kind::Absent;
+  std::string text;
+};
+FileAtRevision fileAtRevision(const std::filesystem::path& root, const std::string& revision, const std::string& path,
+                              std::uintmax_t maxBytes, const GitOptions& git = {});
+
 // Whether HEAD is the merge commit GitHub makes of a pull request
 // (refs/pull/N/merge, what actions/checkout checks out for pull_request
 // events): two parents, subject "Merge <sha> into <sha>". An author's own merge

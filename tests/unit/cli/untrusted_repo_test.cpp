@@ -106,6 +106,64 @@ TEST(UntrustedRepository, FlagsWinOverTheRepository) {
   EXPECT_FALSE(mine.requests()[0].hasHeader("Authorization")) << "the repository's api_key_env was not used";
 }
 
+// A pull request reviewed in CI (`revline review --base origin/main` on its
+// checkout) whose own .revline.json turns the gate off: excludes everything, or
+// blocks nothing. The base's settings apply, and the change is told so; trusted
+// (`revline trust`), the work tree's apply as before.
+TEST(UntrustedRepository, APullRequestIsNotJudgedBySettingsItChangesItself) {
+  Clone c;
+  const std::string original = "class Service {\n  void a() {}\n}\n";
+  const std::string changed = "class Service {\n  void a() {}\n  boolean ok(String s) {\n    return s == \"OK\";\n  }\n}\n";
+  c.repo.write("src/Service.java", original);
+  c.repo.write(".revline.json", R"({"policy": {"blocking_severity": "BLOCKER"}})");
+  c.repo.commitAll("the base's settings");
+  c.repo.git("checkout -q -b feature");
+  const std::string note = ".revline.json: this change ";
+  // --fail-on MINOR: exit 1 says the planted MINOR finding was reviewed and found;
+  // under the pull request's own settings nothing would be (exit 0).
+  for (const std::string own : {R"({"exclude": ["**"]})", R"({"include": ["*.md"]})"}) {
+    SCOPED_TRACE(own);
+    c.repo.write("src/Service.java", changed);
+    c.repo.write(".revline.json", own);
+    c.repo.commitAll("the pull request, with its own settings");
+    const auto r = c.review("--base main");
+    EXPECT_EQ(r.exitCode, 1) << r.out << r.err;
+    const json j = json::parse(r.out);
+    EXPECT_EQ(j["coverage"]["filesSkipped"].size(), 0u) << r.out;
+    EXPECT_EQ(j["findings"].size(), 1u) << r.out;
+    EXPECT_NE(r.err.find(note + "edits it, and its settings do not apply to this review: in a repository that is "
+                                "not trusted, a change is not judged by rules it sets itself, so those of main apply "
+                                "(the change's apply once it is merged)"),
+              std::string::npos)
+        << r.err;
+    c.repo.git("reset -q --hard HEAD~1");
+  }
+  // Settings the change leaves as they are need no note.
+  c.repo.write("src/Service.java", changed);
+  const auto same = c.review("--base main");
+  EXPECT_EQ(same.exitCode, 1) << same.out << same.err;
+  EXPECT_EQ(same.err.find(note), std::string::npos) << same.err;
+  // A change that adds the file where the base has none: the defaults apply.
+  c.repo.git("checkout -q -- src/Service.java");
+  c.repo.git("checkout -q main");
+  c.repo.git("rm -q .revline.json");
+  c.repo.commitAll("no settings");
+  c.repo.git("checkout -q -b feature2");
+  c.repo.write("src/Service.java", changed);
+  c.repo.write(".revline.json", R"({"exclude": ["**"]})");
+  c.repo.commitAll("the pull request adds settings");
+  const auto added = c.review("--base main");
+  EXPECT_EQ(added.exitCode, 1) << added.out << added.err;
+  EXPECT_NE(added.err.find(note + "adds it"), std::string::npos) << added.err;
+  EXPECT_NE(added.err.find("the defaults apply, as main has none"), std::string::npos) << added.err;
+  // Trusted (`revline trust`): the work tree's settings, as before.
+  ASSERT_EQ(testing::runShell(c.env() + shellQuote(REVLINE_BINARY) + " trust", c.repo.root()).exitCode, 0);
+  const auto trusted = c.review("--base main");
+  EXPECT_EQ(trusted.exitCode, 0) << trusted.out << trusted.err;
+  EXPECT_EQ(json::parse(trusted.out)["coverage"]["filesReviewed"], 0) << trusted.out;
+  EXPECT_EQ(trusted.err.find(note), std::string::npos) << trusted.err;
+}
+
 // The user's own model, configured in their own config; a cloned repository
 // asks for ten answers per review and free prices. A model that answers prose
 // is asked the user's two times (the default max_attempts), and the cost stays

@@ -291,8 +291,26 @@ void throwHttpError(const Endpoint& endpoint, const std::string& path, const Htt
 
 std::string withoutKey(std::string text, const std::string& apiKey) {
   if (apiKey.size() < 4) return text;  // none, or too short to tell from other text
-  for (std::size_t at; (at = text.find(apiKey)) != std::string::npos;) text.replace(at, apiKey.size(), "[REDACTED:api-key]");
-  return text;
+  // Any run of 12 or more of the key's characters in a row is a piece of it: a
+  // quoted reply cut short ("…sk-proj-A1b2C3d4…A1b2C3d...") keeps most of a key
+  // that straddles the cut, and a piece that long is in no other text.
+  const std::size_t piece = std::min<std::size_t>(kKeyPieceChars, apiKey.size());
+  std::string out;
+  for (std::size_t i = 0; i < text.size();) {
+    std::size_t longest = 0;
+    for (std::size_t j = apiKey.find(text[i]); j != std::string::npos; j = apiKey.find(text[i], j + 1)) {
+      std::size_t n = 0;
+      while (i + n < text.size() && j + n < apiKey.size() && text[i + n] == apiKey[j + n]) ++n;
+      longest = std::max(longest, n);
+    }
+    if (longest >= piece) {
+      out += "[REDACTED:api-key]";
+      i += longest;
+    } else {
+      out += text[i++];
+    }
+  }
+  return out;
 }
 
 json toolArguments(const std::string& text) {

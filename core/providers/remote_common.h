@@ -79,8 +79,11 @@ bool overContextWindow(const std::string& code, const std::string& message);
                                  const std::string& hint404 = "");
 
 // Parses a 2xx body as JSON, or throws ProviderError(Protocol) naming the URL.
-// `text` with every occurrence of `apiKey` replaced by "[REDACTED:api-key]": a
-// gateway may quote the key it was given ("Received API Key = sk-...").
+// `text` with every occurrence of `apiKey`, and every piece of it of
+// kKeyPieceChars or more (an excerpt cut inside it), replaced by
+// "[REDACTED:api-key]": a gateway may quote the key it was given ("Received API
+// Key = sk-..."), and an error quotes the start of a reply body.
+inline constexpr std::size_t kKeyPieceChars = 12;
 std::string withoutKey(std::string text, const std::string& apiKey);
 
 // A tool call's arguments sent as JSON text: the value, or the text itself (a

@@ -13,6 +13,26 @@ bool RemoteProvider::adaptToRejection(const HttpResponse&) { return false; }
 
 std::optional<review::ModelResponse> RemoteProvider::answerInRejection(const HttpResponse&) const { return std::nullopt; }
 
+namespace {
+
+// Every string of a reply with the key taken out (withoutKey): a gateway that
+// echoes the request's headers into the answer would otherwise have the key
+// printed in the report, or posted on a pull request.
+json withoutKeyInStrings(json value, const std::string& apiKey) {
+  if (apiKey.size() < 4) return value;
+  std::vector<json*> pending{&value};
+  while (!pending.empty()) {
+    json* v = pending.back();
+    pending.pop_back();
+    if (v->is_string()) *v = withoutKey(v->get<std::string>(), apiKey);
+    else if (v->is_structured())
+      for (auto& child : *v) pending.push_back(&child);
+  }
+  return value;
+}
+
+}  // namespace
+
 review::ModelResponse RemoteProvider::complete(const review::ModelRequest& request, const CancelToken& cancel) {
   const auto post = [&] {
     const std::string payload = buildRequest(request).dump(-1, ' ', false, json::error_handler_t::replace);
@@ -41,7 +61,7 @@ review::ModelResponse RemoteProvider::complete(const review::ModelRequest& reque
     // that are not UTF-8) was still answered, and maybe billed: it counts as a
     // request whose tokens are unknown in what the failure spent.
     ++unanswered;
-    review::ModelResponse response = parseResponse(parseJsonBody(endpoint_, path(), res));
+    review::ModelResponse response = parseResponse(withoutKeyInStrings(parseJsonBody(endpoint_, path(), res), endpoint_.apiKey));
     response.unanswered = unanswered - 1;
     response.notes = std::exchange(notes_, {});
     return response;

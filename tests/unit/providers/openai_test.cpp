@@ -227,6 +227,35 @@ TEST(OpenAi, AQuotedKeyIsNeverRepeatedAndDeepArgumentsAreText) {
   EXPECT_EQ(jsonNesting(answer.toolCalls[0].arguments.get<std::string>()), 100001u);
 }
 
+// Errors that quote the start of a body that is not JSON (a 2xx of text, a 503
+// page) cut it at a few hundred characters: a key across the cut showed all but
+// its last characters ("sk-proj-A1b2…A1b2C3d..."). And an answer that echoes the
+// key (a gateway that copies the request's headers) reaches no report.
+TEST(OpenAi, NoPieceOfTheKeyInAnExcerptCutInsideItOrInTheAnswer) {
+  FakeServer server;
+  std::string key = "sk-proj-";
+  for (int i = 0; i < 7; ++i) key += "A1b2C3d4";
+  for (std::size_t pad = 130; pad <= 290; pad += 40) {
+    server.enqueue(Reply::ok(std::string(pad, 'x') + " " + key + " " + std::string(400, 'y')));
+    server.enqueue(Reply{400, std::string(pad, 'x') + " " + key + " " + std::string(400, 'y'), {{"Content-Type", "text/html"}}, {}});
+  }
+  server.enqueue(Reply::openAiAnswer(json{{"summary", "Saw Authorization: Bearer " + key + " in the request."},
+                                          {"findings", json::array()}, {"verdict", "APPROVE"}}.dump()));
+  SleepRecorder sleeps;
+  auto settings = settingsFor(server.url("/v1"), sleeps, {{"MY_KEY", key}});
+  settings.apiKeyEnv = "MY_KEY";
+  OpenAiProvider provider(settings);
+  for (int i = 0; i < 10; ++i) {
+    std::string msg;
+    kindOf([&] { provider.complete(testing::sampleRequest(), CancelToken()); }, &msg);
+    EXPECT_EQ(msg.find("A1b2C3d4A1b2"), std::string::npos) << msg;
+    EXPECT_EQ(msg.find("sk-proj-A1b2"), std::string::npos) << msg;
+  }
+  const auto answer = provider.complete(testing::sampleRequest(), CancelToken());
+  EXPECT_EQ(answer.text.find("A1b2C3d4A1b2"), std::string::npos) << answer.text;
+  EXPECT_NE(answer.text.find("Bearer [REDACTED:api-key] in the request"), std::string::npos) << answer.text;
+}
+
 // Servers that answer otherwise than asked name the fix: one without tool
 // calling (vLLM's words) points at max_tool_calls 0; one that streams though
 // "stream": false was sent says so, not "is the base URL right?".

@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/support/json.h"
 #include "core/support/text.h"
 #include "core/support/version.h"
 
@@ -40,6 +41,8 @@ std::string trim(const std::string& s) { return std::string(trimmed(s)); }
 bool jsonCutShort(const std::string& body) {
   const std::size_t start = body.find_first_not_of(" \t\r\n");
   if (start == std::string::npos || (body[start] != '{' && body[start] != '[')) return false;
+  // Past a reply's limits it is not read (parseJsonBody says why), cut or not.
+  if (const JsonShape shape = jsonShape(body); shape.deepest > kMaxReplyNesting || shape.values > kMaxReplyValues) return false;
   try {
     const nlohmann::json whole = nlohmann::json::parse(body);
     return whole.is_discarded();  // parsed whole: not cut
@@ -247,7 +250,7 @@ std::optional<std::chrono::milliseconds> retryAfter(const HttpResponse& response
     // in the error body, {"error": {"details": [{"retryDelay": "39s"}]}}, the
     // object alone or wrapped in an array.
     if (response.body.size() > 65536 || response.body.find("\"retryDelay\"") == std::string::npos) return std::nullopt;
-    nlohmann::json j = nlohmann::json::parse(response.body, nullptr, false);
+    nlohmann::json j = parseReplyJson(response.body);
     if (j.is_array() && !j.empty()) j = j[0];
     if (!j.is_object() || !j.contains("error") || !j["error"].is_object()) return std::nullopt;
     const nlohmann::json& details = j["error"].contains("details") ? j["error"]["details"] : nlohmann::json();
@@ -287,7 +290,7 @@ int embeddedErrorStatus(const std::string& body) {
   if (start == std::string::npos || body.compare(start, 1, "{") != 0) return 0;
   const std::size_t key = body.find_first_not_of(" \t\r\n", start + 1);
   if (key == std::string::npos || body.compare(key, 7, "\"error\"") != 0) return 0;
-  const nlohmann::json j = nlohmann::json::parse(body, nullptr, false);
+  const nlohmann::json j = parseReplyJson(body);
   if (!j.is_object() || !j.contains("error") || !j["error"].is_object()) return 0;
   const nlohmann::json& code = j["error"].contains("code") ? j["error"]["code"] : nlohmann::json();
   const int status = code.is_number_integer() ? code.get<int>()

@@ -91,7 +91,7 @@ std::optional<review::ModelResponse> OpenAiProvider::answerInRejection(const Htt
   // quoting it as `failed_generation`: a broken answer, not a failed request.
   const std::string code = providerErrorCode(response.body);
   if (code != "json_validate_failed" && code != "tool_use_failed") return std::nullopt;
-  json body = json::parse(response.body, nullptr, false);
+  json body = parseReplyJson(response.body);
   if (body.is_array() && !body.empty()) body = body[0];
   const json& error = body.is_object() && body.contains("error") ? body["error"] : json();
   const std::string answer = stringField(error, "failed_generation");

@@ -124,7 +124,7 @@ namespace {
 // An error body, unwrapped: Google's OpenAI-compatible endpoint (Gemini) sends
 // its error object as the only element of an array, `[{"error": {...}}]`.
 json errorBody(const std::string& body) {
-  json j = json::parse(body, nullptr, false);
+  json j = parseReplyJson(body);
   if (j.is_array() && !j.empty() && j[0].is_object()) return j[0];
   return j;
 }
@@ -329,11 +329,16 @@ json parseJsonBody(const Endpoint& endpoint, const std::string& path, const Http
                                             "); the server, or a proxy in between, sent bytes that are not JSON text");
   }
   // A reply is a few levels deep (choices, message, tool_calls, function, arguments and theirs).
-  constexpr std::size_t kMaxReplyNesting = 128;
-  if (const std::size_t depth = jsonNesting(res.body); depth > kMaxReplyNesting)
+  const JsonShape shape = jsonShape(res.body);
+  if (shape.deepest > kMaxReplyNesting)
     throw ProviderError(Kind::Protocol, endpoint.provider + ": the reply from " + endpoint.base.str() + path +
-                                            " nests JSON " + std::to_string(depth) + " levels deep; revline reads at most " +
+                                            " nests JSON " + std::to_string(shape.deepest) + " levels deep; revline reads at most " +
                                             std::to_string(kMaxReplyNesting) + ", and no model reply is near that");
+  if (shape.values > kMaxReplyValues)
+    throw ProviderError(Kind::Protocol, endpoint.provider + ": the reply from " + endpoint.base.str() + path +
+                                            " holds " + std::to_string(shape.values) + " JSON values and keys; revline reads at most " +
+                                            std::to_string(kMaxReplyValues) + " (held in memory they take some 100 bytes "
+                                            "each), and no model reply is near that");
   json j = json::parse(res.body, nullptr, false);
   // A server that streams though `stream: false` was sent (server-sent events, or Ollama's lines of JSON).
   const std::size_t first = res.body.find_first_not_of(" \t\r\n");

@@ -256,6 +256,26 @@ TEST(OpenAi, NoPieceOfTheKeyInAnExcerptCutInsideItOrInTheAnswer) {
   EXPECT_NE(answer.text.find("Bearer [REDACTED:api-key] in the request"), std::string::npos) << answer.text;
 }
 
+// A reply under the 32 MiB cap of millions of small values (`{},` over and over)
+// took 1 to 2 GB once parsed, and was read as an answer: refused by its shape
+// before it is parsed; as an error body it is only not read into.
+TEST(OpenAi, AReplyOfMillionsOfValuesIsRefusedBeforeItIsParsed) {
+  FakeServer server;
+  std::string many = "[";
+  for (std::size_t i = 0; i < 1100000; ++i) many += "{},";
+  many += "{}]";
+  server.enqueue(Reply::ok(R"({"choices":[{"message":{"role":"assistant","content":"{}"},"finish_reason":"stop"}],"x":)" +
+                           many + "}"));
+  server.enqueue(Reply{400, R"({"error":{"message":"bad","details":)" + many + "}}", {}, {}});
+  SleepRecorder sleeps;
+  OpenAiProvider provider(settingsFor(server.url("/v1"), sleeps, {{"OPENAI_API_KEY", "sk-test-key"}}));
+  std::string msg;
+  EXPECT_EQ(kindOf([&] { provider.complete(testing::sampleRequest(), CancelToken()); }, &msg), Kind::Protocol);
+  EXPECT_NE(msg.find("holds 1100015 JSON values and keys; revline reads at most 1000000"), std::string::npos) << msg;
+  kindOf([&] { provider.complete(testing::sampleRequest(), CancelToken()); }, &msg);
+  EXPECT_NE(msg.find("HTTP 400"), std::string::npos) << msg.substr(0, 300);
+}
+
 // Servers that answer otherwise than asked name the fix: one without tool
 // calling (vLLM's words) points at max_tool_calls 0; one that streams though
 // "stream": false was sent says so, not "is the base URL right?".

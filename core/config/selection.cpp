@@ -177,7 +177,7 @@ std::optional<std::string> submoduleNotReviewed(const diff::FileDiff& f) {
   const std::string base = abbreviated(*from);
   return "a submodule moved from commit " + shortCommit(*from) + " to " + shortCommit(*to) +
          ": what that brings in is the submodule's history, not lines of this diff; not reviewed (review it "
-         "there: cd " + path + " && revline review --base " + base + ")";
+         "there, checked out: git submodule update --init " + path + " && cd " + path + " && revline review --base " + base + ")";
 }
 
 }  // namespace

@@ -28,6 +28,7 @@ Excluded excludedOf(const review::Coverage& c) {
 }
 
 std::string coverageSentence(const review::Coverage& c) {
+  if (c.filesTotal == 0 && c.filesSkipped.empty()) return "no file changed";
   const Excluded excluded = excludedOf(c);
   const auto partly = std::count_if(c.filesSkipped.begin(), c.filesSkipped.end(),
                                     [](const review::SkippedFile& s) { return s.partial; });

@@ -20,7 +20,7 @@ Excluded excludedOf(const review::Coverage& coverage);
 // the counts are of the files not excluded and the sentence names them:
 // "reviewed 62 of 62 files not excluded (4382 of 4382 changed lines); excluded:
 // go.sum (16 changed lines)". Files only partly reviewed are said:
-// "reviewed 2 of 2 files, 1 of them partly (...)".
+// "reviewed 2 of 2 files, 1 of them partly (...)". "no file changed" for an empty change.
 std::string coverageSentence(const review::Coverage& coverage);
 
 // A skipped file and why, as the reports list it: "go.sum: lock file; ...", or

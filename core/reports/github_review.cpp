@@ -290,7 +290,19 @@ GithubReview buildGithubReview(const review::ReviewOutcome& outcome, const diff:
     body += "revline's earlier request for changes no longer applies: none of its blocking findings remains.\n\n";
   // The summary gets a quarter of the body at most: a verbose model's (or a split
   // review's many) must not push the coverage, usage and footer past the cap.
-  if (!outcome.summary.empty()) body += markdownProse(truncateUtf8(outcome.summary, options.maxBodyBytes / 4)) + "\n\n";
+  // What is said of findings past max_findings ends the summary, and is kept
+  // whole when the model's part is cut: the counts below are of those shown.
+  if (!outcome.summary.empty()) {
+    std::string said = outcome.summary, capNote;
+    if (const auto at = said.rfind("Not shown: "); outcome.findingsOverCap > 0 && at != std::string::npos) {
+      capNote = said.substr(at);
+      said.erase(at);
+    }
+    const std::size_t room = options.maxBodyBytes / 4 > capNote.size() ? options.maxBodyBytes / 4 - capNote.size() : 0;
+    said = truncateUtf8(said, room);
+    if (!capNote.empty()) said += (said.empty() || said.back() == '\n' || said.back() == ' ' ? "" : " ") + capNote;
+    body += markdownProse(said) + "\n\n";
+  }
   body += countsLine(shown);
   if (!review.comments.empty()) {
     body += " " + std::to_string(review.comments.size()) +

@@ -136,7 +136,7 @@ std::string renderText(const review::ReviewOutcome& outcome, bool colour) {
   for (const auto& s : outcome.coverage.filesSkipped) out << "Skipped " << lines(skippedFileText(s)) << "\n";
   const auto& c = outcome.coverage;
   // Every report states its coverage, an empty change's too.
-  out << "Coverage: " << (c.filesTotal > 0 ? lines(coverageSentence(c)) : std::string("no file changed")) << ".\n";
+  out << "Coverage: " << lines(coverageSentence(c)) << ".\n";
   if (const std::string reason = notReviewedReason(c); !reason.empty()) out << lines(reason) << "\n";
 
   std::map<Severity, std::size_t> bySeverity;

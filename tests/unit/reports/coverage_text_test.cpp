@@ -39,6 +39,15 @@ TEST(CoverageText, TheSentence) {
   EXPECT_EQ(notReviewedReason(chosen), "");
 }
 
+// An empty change reads the same in every report (SARIF said "reviewed 0 of 0
+// files (0 of 0 changed lines)" where the text said "no file changed").
+TEST(CoverageText, AnEmptyChangeIsNoFileChangedEverywhere) {
+  review::ReviewOutcome o;
+  EXPECT_EQ(coverageSentence(o.coverage), "no file changed");
+  EXPECT_NE(renderText(o).find("Coverage: no file changed.\n"), std::string::npos) << renderText(o);
+  EXPECT_EQ(renderSarif(o)["runs"][0]["properties"]["coverageText"], "no file changed");
+}
+
 TEST(CoverageText, EveryReportSaysWhatWasReviewedAndWhatWasNot) {
   const auto o = partlyReviewed();
   const std::string text = renderText(o);

@@ -351,6 +351,14 @@ TEST(GithubReview, ALongSummaryIsCutNotWhatFollowsIt) {
   EXPECT_NE(review.body.find("S…"), std::string::npos) << "the cut is shown";
   EXPECT_NE(review.body.find("Reviewed 1 of 1 file"), std::string::npos) << review.body.substr(review.body.size() - 500);
   EXPECT_NE(review.body.find("<sub>revline"), std::string::npos);
+  // The sentence on findings past max_findings ends the summary: kept whole when
+  // the model's part is cut (the counts say "50 findings" of 103).
+  o.findingsOverCap = 53;
+  review::notePublicationCap(o.summary, 53, review::PolicyConfig{});
+  const GithubReview capped = buildGithubReview(o, d);
+  EXPECT_LE(capped.body.size(), 60000u);
+  EXPECT_NE(capped.body.find("S… Not shown: 53 more findings, past the max_findings cap of 50"), std::string::npos)
+      << capped.body.substr(0, 200);
 }
 
 // The model's words (and the file names it repeats) are attacker-influenced: in

@@ -126,6 +126,13 @@ review::ModelResponse OllamaProvider::parseResponse(const json& body) const {
                                             ": no message (is this an Ollama server? for OpenAI-compatible "
                                             "servers use --provider openai)");
   }
+  // "stream": false is sent, so the reply is the whole answer: one that says it is
+  // not (a proxy that passed one chunk of a stream on) is no answer to read.
+  if (body.contains("done") && body["done"].is_boolean() && !body["done"].get<bool>())
+    throw ProviderError(Kind::Protocol, "ollama: the reply from " + endpoint_.base.str() + kPath +
+                                            " says it is not finished (\"done\": false): it is one part of a streamed "
+                                            "answer, though revline asked for the whole (\"stream\": false); a proxy "
+                                            "in between may stream: point base_url at Ollama itself");
   const json& message = body["message"];
   review::ModelResponse out;
   if (message.contains("content") && message["content"].is_string()) out.text = message["content"].get<std::string>();

@@ -104,6 +104,12 @@ Endpoint resolveEndpoint(const std::string& provider, const RemoteSettings& sett
     auto b = key->find_first_not_of(" \t\r\n");
     auto end = key->find_last_not_of(" \t\r\n");
     e.apiKey = b == std::string::npos ? "" : key->substr(b, end - b + 1);
+    // A header cannot hold a line break: the key would not be sent, and the
+    // server's 401 would read as a key it rejected.
+    if (const auto brk = e.apiKey.find_first_of("\r\n"); brk != std::string::npos)
+      throw ProviderError(Kind::Config, provider + ": the value of " + e.apiKeyEnv + " holds a line break after its first " +
+                                            std::to_string(brk) + " characters, which no API key has: set it to the key "
+                                            "alone (a file read into it whole, or two keys pasted, would do this)");
   }
   if (e.apiKey.empty() && keyRequired && !e.base.loopback()) {
     throw ProviderError(Kind::Config,
@@ -200,6 +206,25 @@ bool overContextWindow(const std::string& code, const std::string& message) {
   return false;
 }
 
+namespace {
+
+// A URL without its "user:password@" (a redirect's Location is shown in the error).
+std::string withoutUserinfo(std::string url) {
+  const auto scheme = url.find("://");
+  if (scheme == std::string::npos) return url;
+  const auto hostEnd = std::min(url.find_first_of("/?#", scheme + 3), url.size());
+  if (const auto at = url.rfind('@', hostEnd); at != std::string::npos && at > scheme)
+    url.replace(scheme + 3, at + 1 - (scheme + 3), "[credentials removed]@");
+  return url;
+}
+
+// "20 s", or "an hour or more" for a wait retryAfter capped (Retry-After: 86400).
+std::string waitAsked(std::chrono::milliseconds wait) {
+  return wait >= kMaxRetryAfter ? "an hour or more" : std::to_string(wait.count() / 1000) + " s";
+}
+
+}  // namespace
+
 void throwHttpError(const Endpoint& endpoint, const std::string& path, const HttpResponse& res,
                     const std::string& hint404) {
   const std::string url = endpoint.base.str() + path;
@@ -238,7 +263,7 @@ void throwHttpError(const Endpoint& endpoint, const std::string& path, const Htt
   }
   if (status == 429) {
     std::string wait;
-    if (auto ra = retryAfter(res)) wait = "; the provider asks to wait " + std::to_string(ra->count() / 1000) + " s";
+    if (auto ra = retryAfter(res)) wait = "; the provider asks to wait " + waitAsked(*ra);
     throw ProviderError(Kind::RateLimited, p + ": rate limited (" + http + retried + ": " + message + ")" + wait +
                                                "; try again later or lower the request rate");
   }
@@ -269,11 +294,15 @@ void throwHttpError(const Endpoint& endpoint, const std::string& path, const Htt
                                                      "to 0 (or --max-tool-calls 0) to review without repository tools"
                                                    : ""));
   }
+  if (status >= 600)  // no HTTP status: not a server error to wait out
+    throw ProviderError(Kind::Protocol, p + ": " + url + " answered with status " + std::to_string(status) +
+                                            ", which HTTP has none of (statuses end at 599): this is no API server, or "
+                                            "a broken proxy is in between; is the base URL right? " + message);
   if (status >= 500 || status == 408 || status == 409) {
     std::string label = statusText(status);
     // A wait asked for longer than revline waits out (over 60 s) is said, as for a 429.
     std::string wait;
-    if (auto ra = retryAfter(res)) wait = "; the server asks to wait " + std::to_string(ra->count() / 1000) + " s";
+    if (auto ra = retryAfter(res)) wait = "; the server asks to wait " + waitAsked(*ra);
     throw ProviderError(Kind::Server, p + ": server error " + http + (label.empty() ? "" : " (" + label + ")") +
                                           retried + " from " + url + ": " + message + wait + "; try again later");
   }
@@ -282,7 +311,7 @@ void throwHttpError(const Endpoint& endpoint, const std::string& path, const Htt
     const auto location = res.headers.find("location");
     throw ProviderError(Kind::Protocol,
                         p + ": " + url + " answered " + http + ", a redirect" +
-                            (location != res.headers.end() ? " to " + cut(location->second, 300) : "") +
+                            (location != res.headers.end() ? " to " + cut(withoutUserinfo(location->second), 300) : "") +
                             ", which revline does not follow (the API key would go with it): set base_url to the "
                             "endpoint itself (http:// to https://, a trailing path)");
   }

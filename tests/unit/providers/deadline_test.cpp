@@ -127,10 +127,10 @@ Failure failureFor(testing::Reply reply) {
   return f;
 }
 
-TEST(RetryAfter, AHugeRetryAfterIsReportedWithTheClampedWaitNotRetriedAtOnce) {
+TEST(RetryAfter, AHugeRetryAfterIsReportedAsAnHourOrMoreNotRetriedAtOnce) {
   const Failure f = failureFor(testing::Reply{429, R"({"error":{"message":"slow down"}})", {{"retry-after", "99999999999999999"}}, {}});
   EXPECT_EQ(f.kind, ProviderError::Kind::RateLimited) << f.what;
-  EXPECT_NE(f.what.find("asks to wait 3600 s"), std::string::npos) << f.what;
+  EXPECT_NE(f.what.find("asks to wait an hour or more"), std::string::npos) << f.what;
   EXPECT_EQ(f.what.find("-9223372036854775"), std::string::npos) << f.what;
   EXPECT_EQ(f.sleeps, 0u);
   EXPECT_EQ(f.requests, 1u);
@@ -153,6 +153,14 @@ TEST(Redirect, TheErrorSaysWhereItPointed) {
   EXPECT_EQ(f.kind, ProviderError::Kind::Protocol) << f.what;
   EXPECT_NE(f.what.find("a redirect to https://api.example.test/v1/chat/completions"), std::string::npos) << f.what;
   EXPECT_NE(f.what.find("set base_url to the endpoint itself"), std::string::npos) << f.what;
+  // Credentials in the Location are not repeated.
+  const Failure g = failureFor(testing::Reply{307, "", {{"Location", "https://bob:hunter2pw@api.example.test/v1?x=@"}}, {}});
+  EXPECT_NE(g.what.find("a redirect to https://[credentials removed]@api.example.test/v1?x=@"), std::string::npos) << g.what;
+  EXPECT_EQ(g.what.find("hunter2pw"), std::string::npos) << g.what;
+  // A status HTTP has none of is no server error to try again later.
+  const Failure h = failureFor(testing::Reply{999, "odd", {}, {}});
+  EXPECT_EQ(h.kind, ProviderError::Kind::Protocol) << h.what;
+  EXPECT_NE(h.what.find("answered with status 999, which HTTP has none of"), std::string::npos) << h.what;
 }
 
 // A 200 whose body cannot be read was answered, and maybe billed: the failure

@@ -128,6 +128,22 @@ TEST(Ollama, DoneReasonLengthAndMissingModel) {
   }
 }
 
+// A reply that says it is not finished ("done": false, one chunk of a stream a
+// proxy passed on) was read as the whole answer.
+TEST(Ollama, AnUnfinishedReplyIsNoAnswer) {
+  FakeServer server;
+  server.enqueue(Reply::ok(R"({"model":"m","message":{"role":"assistant","content":"{\"summary\": \"Lo"},"done":false})"));
+  SleepRecorder sleeps;
+  OllamaProvider provider(settingsFor(server.url(), sleeps));
+  try {
+    provider.complete(testing::sampleRequest(), CancelToken());
+    ADD_FAILURE() << "an unfinished reply must throw";
+  } catch (const ProviderError& e) {
+    EXPECT_EQ(e.kind(), Kind::Protocol);
+    EXPECT_NE(std::string(e.what()).find("says it is not finished (\"done\": false)"), std::string::npos) << e.what();
+  }
+}
+
 // A thinking model (deepseek-r1, qwen3) is told not to think when `format`
 // constrains its answer; a model without thinking refuses even `think: false`
 // on a recent Ollama, and gets the same request without it, from then on.

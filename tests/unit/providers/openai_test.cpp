@@ -504,6 +504,16 @@ TEST(OpenAi, KeyRequiredForRemoteBaseUrlOnly) {
 
   EXPECT_EQ(kindOf([&] { OpenAiProvider p(settingsFor("ftp://example.com", sleeps)); }, &msg), Kind::Config);
   EXPECT_NE(msg.find("invalid base URL"), std::string::npos) << msg;
+
+  // A key with a line break inside was not sent (no header holds one), and the
+  // server's 401 read as a key it rejected. Around it, line breaks are trimmed.
+  EXPECT_EQ(kindOf([&] { OpenAiProvider p(settingsFor("", sleeps, {{"OPENAI_API_KEY", "sk-first\nsk-second\n"}})); }, &msg),
+            Kind::Config);
+  EXPECT_NE(msg.find("the value of OPENAI_API_KEY holds a line break after its first 8 characters"), std::string::npos)
+      << msg;
+  EXPECT_EQ(msg.find("sk-first"), std::string::npos) << msg;
+  OpenAiProvider trimmed(settingsFor("", sleeps, {{"OPENAI_API_KEY", "sk-key\r\n"}}));
+  EXPECT_TRUE(trimmed.remote());
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <array>
 #include <cctype>
 #include <cmath>
+#include <cstring>
 #include <initializer_list>
 
 #include "core/review/provider.h"
@@ -348,13 +349,28 @@ void npmrcCredentials(std::string_view text, std::vector<SecretMatch>& out) {
 
 bool valueChar(char c) { return !std::isspace(static_cast<unsigned char>(c)) && c != '"' && c != '\'' && c != '`'; }
 
-// The text of `text`'s line that ends at `pos`, lowered.
-std::string lineBefore(std::string_view text, std::size_t pos) {
-  const auto nl = text.rfind('\n', pos == 0 ? 0 : pos - 1);
-  const std::size_t from = (nl == std::string_view::npos || pos == 0) ? 0 : nl + 1;
-  std::string l;
-  for (char c : text.substr(from, pos - from)) l += lower(c);
-  return l;
+// Where the line holding `pos` starts, looked for at most kLookBack bytes back
+// (past that, the reach's start stands in for it). Detectors read what precedes
+// a match on its line: on a long line (a minified file, an encoded blob of 8 MB
+// where "-u" and "-p" occur every few KB) reading the whole line again for each
+// match was quadratic (68 s for one 8 MB line). A command, a key or a lead-in
+// sits well within the reach.
+constexpr std::size_t kLookBack = 1024;
+std::size_t lineStartNear(std::string_view text, std::size_t pos) {
+  pos = std::min(pos, text.size());
+  const std::size_t floor = pos > kLookBack ? pos - kLookBack : 0;
+  const void* nl = pos > floor ? ::memrchr(text.data() + floor, '\n', pos - floor) : nullptr;
+  return nl ? static_cast<std::size_t>(static_cast<const char*>(nl) - text.data()) + 1 : floor;
+}
+
+// The longest name a key or variable is read as: a longer run of name
+// characters is an encoded blob, not followed to its ends for each match in it.
+constexpr std::size_t kMaxKeyName = 256;
+
+// The line of `lowered` (the text, lowered) that ends at `pos`: its last kLookBack bytes.
+std::string_view lineBefore(std::string_view lowered, std::size_t pos) {
+  const std::size_t from = lineStartNear(lowered, pos);
+  return lowered.substr(from, pos - from);
 }
 
 // The value after a flag at `pos` (length `flagSize`): "--flag=V", "--flag V",
@@ -444,12 +460,12 @@ bool plausibleSecret(std::string_view v, bool bare) {
 
 // "curl -u user:PASSWORD", "--user=user:PASSWORD", "--password=V", "--token V",
 // "sshpass -p V", mysql's "-pV": what scripts, READMEs and CI files pass to tools.
-void commandLineCredentials(std::string_view text, std::vector<SecretMatch>& out) {
+void commandLineCredentials(std::string_view text, std::string_view l, std::vector<SecretMatch>& out) {
   for (std::string_view flag : {"-u", "--user", "-U", "--proxy-user"}) {
     forEach(text, flag, [&](std::size_t pos) {
       // curl and wget take user:password; docker, chown and the like take
       // user:group ("1000:1000", "app:app"), so elsewhere only a password-like one.
-      const std::string before = lineBefore(text, pos);
+      const std::string_view before = lineBefore(l, pos);
       const bool http = before.find("curl") != std::string::npos || before.find("wget") != std::string::npos ||
                         before.find("http") != std::string::npos;
       FlagValue v = flagValue(text, pos, flag.size(), flag.size() == 2);
@@ -489,9 +505,15 @@ void commandLineCredentials(std::string_view text, std::vector<SecretMatch>& out
   auto shortFlag = [&](char letter, std::size_t pos) {
     if (pos > 0 && !isSpace(text[pos - 1]) && text[pos - 1] != '"' && text[pos - 1] != '\'') return;
     // The command the flag is in: "docker login ... && docker run -p 5432:5432" is two.
-    std::string before = lineBefore(text, pos);
-    for (std::string_view sep : {"&&", "||", ";", "|"})
-      if (const auto cut = before.rfind(sep); cut != std::string::npos) before.erase(0, cut + sep.size());
+    std::string_view before = lineBefore(l, pos);
+    // One backward scan for the last of ';', '|', "||", '&&' or '&' (not a redirection's ">&").
+    for (std::size_t cut = before.size(); cut > 0; --cut) {
+      const char c = before[cut - 1];
+      if (c == ';' || c == '|' || (c == '&' && !(cut >= 2 && before[cut - 2] == '>'))) {
+        before.remove_prefix(cut);
+        break;
+      }
+    }
     auto has = [&](std::string_view w) { return before.find(w) != std::string::npos; };
     const bool sshpass = hasWord(before, {"sshpass"});
     const bool login = has("login") && hasWord(before, {"docker", "podman", "helm", "buildah", "skopeo", "nerdctl", "az"});
@@ -523,7 +545,7 @@ void commandLineCredentials(std::string_view text, std::vector<SecretMatch>& out
     forEach(text, std::string{'-', letter}, [&](std::size_t pos) { shortFlag(letter, pos); });
   // "echo V | docker login --password-stdin" (and printf, helm, podman...): the value echoed into the login.
   forEach(text, "--password-stdin", [&](std::size_t pos) {
-    const std::size_t lineStart = text.rfind('\n', pos) == std::string_view::npos ? 0 : text.rfind('\n', pos) + 1;
+    const std::size_t lineStart = lineStartNear(text, pos);
     const std::string_view line = text.substr(lineStart, pos - lineStart);
     const std::size_t pipe = line.rfind('|');
     if (pipe == std::string_view::npos) return;
@@ -540,7 +562,7 @@ void commandLineCredentials(std::string_view text, std::vector<SecretMatch>& out
   });
   // openssl's "-passin pass:V", "-passout pass:V", "-pass pass:V", "-k pass:V".
   forEach(text, "pass:", [&](std::size_t pos) {
-    if (pos == 0 || !isSpace(text[pos - 1]) || lineBefore(text, pos).find("-pass") == std::string::npos) return;
+    if (pos == 0 || !isSpace(text[pos - 1]) || lineBefore(l, pos).find("-pass") == std::string_view::npos) return;
     const FlagValue v = valueAt(text, pos + 5);
     if (v.length == 0 || looksLikePlaceholder(text.substr(v.from, v.length))) return;
     out.push_back({v.from, v.length, "password"});
@@ -577,13 +599,13 @@ std::string fileNameOf(std::string_view path) {
 
 // netrc's "machine H login U password V" (a .netrc's lines, or one line that
 // says machine or login), and a .pgpass's "host:port:db:user:V" lines.
-void netrcAndPgpass(std::string_view text, std::string_view path, std::vector<SecretMatch>& out) {
+void netrcAndPgpass(std::string_view text, std::string_view l, std::string_view path, std::vector<SecretMatch>& out) {
   const std::string name = fileNameOf(path);
   const bool netrc = name == ".netrc" || name == "_netrc";
   forEach(text, "password", [&](std::size_t pos) {
     if ((pos > 0 && !std::isspace(static_cast<unsigned char>(text[pos - 1]))) || pos + 8 >= text.size() || !isSpace(text[pos + 8]))
       return;
-    const std::string before = lineBefore(text, pos);
+    const std::string_view before = lineBefore(l, pos);
     if (!netrc && (before.find("machine ") == std::string::npos || before.find("login ") == std::string::npos)) return;
     std::size_t k = pos + 8;
     while (k < text.size() && isSpace(text[k])) ++k;
@@ -668,10 +690,7 @@ FlagValue bracedValue(std::string_view text, std::size_t open) {
 // "SharedAccessKey=V", and libpq's space-separated "host=db password=V".
 void connectionStrings(std::string_view text, std::string_view l, std::vector<SecretMatch>& out) {
   if (text.find('=') == std::string_view::npos) return;
-  const auto lineFrom = [&](std::size_t pos) {
-    const std::size_t nl = pos == 0 ? std::string_view::npos : l.rfind('\n', pos - 1);
-    return nl == std::string_view::npos ? std::size_t{0} : nl + 1;
-  };
+  const auto lineFrom = [&](std::size_t pos) { return lineStartNear(l, pos); };
   for (std::string_view key : {"password", "pwd", "accountkey", "sharedaccesskey"}) {
     forEach(l, key, [&](std::size_t pos) {
       if (pos > 0 && (isAlnum(text[pos - 1]) || text[pos - 1] == '_' || text[pos - 1] == '-' || text[pos - 1] == '.')) return;
@@ -756,12 +775,8 @@ void queryParameters(std::string_view text, std::string_view l, std::vector<Secr
       // In a URL: a '?' right after its path, a '&' after a '?' in the same word
       // (not C++'s `const std::string&pass=...`).
       if (pos == 0 || std::isspace(static_cast<unsigned char>(l[pos - 1]))) return;
-      // Or a '&' of a form body on a curl or wget command line ("-d 'user=u&password=V'").
-      if (separator == '&') {
-        std::size_t w = pos;
-        while (w > 0 && !std::isspace(static_cast<unsigned char>(l[w - 1])) && l[w - 1] != '?') --w;
-        if ((w == 0 || l[w - 1] != '?') && !hasWord(lineBefore(l, pos), {"curl", "wget"})) return;
-      }
+      // The parameter first: what precedes it is read only for a secret's name
+      // (a minified line's every "&&" would otherwise read back along the line).
       const std::size_t k = pos + 1;
       const std::size_t keyLength = runLength(l, k, [](char c) { return isAlnum(c) || c == '_' || c == '-'; });
       if (keyLength == 0 || k + keyLength >= text.size() || text[k + keyLength] != '=') return;
@@ -771,6 +786,13 @@ void queryParameters(std::string_view text, std::string_view l, std::vector<Secr
                                                                     "auth_token", "token", "sig", "key", "private_token",
                                                                     "refresh_token"};
       if (!password && std::find(kSecretKeys.begin(), kSecretKeys.end(), key) == kSecretKeys.end()) return;
+      // Or a '&' of a form body on a curl or wget command line ("-d 'user=u&password=V'").
+      if (separator == '&') {
+        std::size_t w = pos;
+        const std::size_t floor = lineStartNear(l, pos);
+        while (w > floor && !std::isspace(static_cast<unsigned char>(l[w - 1])) && l[w - 1] != '?') --w;
+        if ((w == 0 || l[w - 1] != '?') && !hasWord(lineBefore(l, pos), {"curl", "wget"})) return;
+      }
       const std::size_t from = k + keyLength + 1;
       const std::size_t n = runLength(text, from, [](char c) {
         return c != '&' && c != '#' && c != '"' && c != '\'' && c != '`' && c != '<' && c != '>' && c != ';' &&
@@ -788,8 +810,10 @@ void queryParameters(std::string_view text, std::string_view l, std::vector<Secr
 void environmentPrefixes(std::string_view text, std::vector<SecretMatch>& out) {
   forEach(text, "=", [&](std::size_t eq) {
     std::size_t start = eq;
-    while (start > 0 && (std::isupper(static_cast<unsigned char>(text[start - 1])) ||
-                         std::isdigit(static_cast<unsigned char>(text[start - 1])) || text[start - 1] == '_')) --start;
+    while (start > 0 && eq - start <= kMaxKeyName &&
+           (std::isupper(static_cast<unsigned char>(text[start - 1])) ||
+            std::isdigit(static_cast<unsigned char>(text[start - 1])) || text[start - 1] == '_')) --start;
+    if (eq - start > kMaxKeyName) return;  // no variable's name: an encoded blob
     if (start == eq || (start > 0 && !isSpace(text[start - 1]) && text[start - 1] != '\n' && text[start - 1] != ';' &&
                         text[start - 1] != '&' && text[start - 1] != '|' && text[start - 1] != '(')) return;
     const std::string_view name = text.substr(start, eq - start);
@@ -976,7 +1000,7 @@ void authorizationHeaders(std::string_view text, std::string_view l, std::vector
     if (at != std::string_view::npos) cookies(at);
   });
   forEach(l, " -b ", [&](std::size_t pos) {
-    if (!hasWord(lineBefore(text, pos), {"curl"})) return;
+    if (!hasWord(lineBefore(l, pos), {"curl"})) return;
     if (const std::size_t at = flagValue(text, pos + 1, 2, true).from; at != std::string_view::npos) cookies(at);
   });
   forEach(l, "bearer ", [&](std::size_t pos) {
@@ -1185,9 +1209,8 @@ bool looksLikePlaceholder(std::string_view v) {
 // a diff marker, a line number ("  12 + "), a search hit's "path:12:", "export ".
 // Redaction may see text that already carries such prefixes.
 bool startsStatement(std::string_view text, std::size_t keyStart, bool* dockerfile = nullptr) {
-  const auto nl = text.rfind('\n', keyStart == 0 ? 0 : keyStart - 1);
-  std::size_t s = (nl == std::string_view::npos || keyStart == 0) ? 0 : nl + 1;
   if (keyStart == 0) return true;
+  std::size_t s = lineStartNear(text, keyStart);
   auto skipLeadIn = [&] {
     while (s < keyStart && (isSpace(text[s]) || text[s] == '-' || text[s] == '+' ||
                             std::isdigit(static_cast<unsigned char>(text[s])))) ++s;
@@ -1309,8 +1332,7 @@ bool afterFlowSeparator(std::string_view text, std::size_t keyStart) {
   std::size_t k = keyStart;
   while (k > 0 && isSpace(text[k - 1])) --k;
   if (k == 0 || (text[k - 1] != '{' && text[k - 1] != ',')) return false;
-  const std::size_t nl = text.rfind('\n', k - 1);
-  const std::size_t lineStart = nl == std::string_view::npos ? 0 : nl + 1;
+  const std::size_t lineStart = lineStartNear(text, k);
   return text.substr(lineStart, k - lineStart).find('{') != std::string_view::npos;
 }
 
@@ -1344,8 +1366,7 @@ bool blockScalarIndicator(std::string_view text, std::size_t k) {
 // the key's column, when all before it is indentation (and the prompt's lead-in:
 // a line number, a diff marker); text.size() when the next line is no such line.
 std::size_t blockScalarLine(std::string_view text, std::size_t keyStart, std::size_t indicator) {
-  const std::size_t keyLine = text.rfind('\n', keyStart == 0 ? 0 : keyStart - 1);
-  const std::size_t column = keyStart - (keyLine == std::string_view::npos || keyStart == 0 ? 0 : keyLine + 1);
+  const std::size_t column = keyStart - lineStartNear(text, keyStart);
   const std::size_t nl = text.find('\n', indicator);
   if (nl == std::string_view::npos) return text.size();
   const std::size_t line = nl + 1;
@@ -1486,9 +1507,13 @@ void secretAssignments(std::string_view text, std::string_view l, std::vector<Se
       // "secretary" and "passwords" are other words; "secretKey" and "SECRET_KEY" are keys.
       const std::size_t after = pos + kw.word.size();
       if (after < text.size() && std::islower(static_cast<unsigned char>(text[after]))) return;
+      // A name is short: a run of name characters longer than kMaxKeyName around
+      // the word is an encoded blob, and following it for each word in it would
+      // read the blob once a word (quadratic).
       std::size_t start = pos, end = pos + kw.word.size();
-      while (start > 0 && keyChar(text[start - 1])) --start;
-      while (end < text.size() && keyChar(text[end])) ++end;
+      while (start > 0 && keyChar(text[start - 1]) && pos - start <= kMaxKeyName) --start;
+      while (end < text.size() && keyChar(text[end]) && end - pos <= kMaxKeyName) ++end;
+      if (pos - start > kMaxKeyName || end - pos > kMaxKeyName) return;
       if (kw.last && end != after) return;
       if (kw.whole && start != pos) return;
       if (describesSecret(text.substr(start, end - start))) return;
@@ -1514,8 +1539,8 @@ std::vector<SecretMatch> findSecrets(std::string_view text, std::string_view pat
   jwts(text, all);
   urlPasswords(text, all);
   npmrcCredentials(text, all);
-  commandLineCredentials(text, all);
-  netrcAndPgpass(text, path, all);
+  commandLineCredentials(text, lowered, all);
+  netrcAndPgpass(text, lowered, path, all);
   kubernetesSecrets(text, all);
   gitlabAndWebhooks(text, all);
   authorizationHeaders(text, lowered, all);

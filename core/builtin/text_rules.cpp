@@ -172,6 +172,16 @@ void checkSecrets(const ScanFile& file, Findings& out) {
 
 void checkConflictMarkers(const ScanFile& file, Findings& out) {
   const bool prose = isProseFile(file.path);
+  // A "=======" with no <<<<<<< or >>>>>>> added anywhere in the file is no
+  // conflict's: it underlines a heading in a docstring or a comment (RST,
+  // Markdown), which a blocker on "Testing\n=======" called one.
+  bool otherMarkers = false;
+  for (const auto& hunk : file.hunks)
+    for (const auto& l : hunk.lines)
+      if (l.added()) {
+        const Marker m = markerOf(l.text());
+        otherMarkers = otherMarkers || m == Marker::Start || m == Marker::End || m == Marker::Base;
+      }
   for (const auto& hunk : file.hunks) {
     std::optional<int> open;  // line of an unclosed <<<<<<< in this hunk
     for (const auto& l : hunk.lines) {
@@ -187,7 +197,8 @@ void checkConflictMarkers(const ScanFile& file, Findings& out) {
           break;
         case Marker::Middle:
           // In prose "=======" underlines a heading; only a conflict block makes it a marker there.
-          if (!open && !prose) out.push_back(conflictFinding(file, l.number(), l.number()));
+          // Without its <<<<<<< in this hunk it opens the block its >>>>>>> closes.
+          if (!open && !prose && otherMarkers) open = l.number();
           break;
         case Marker::Base:
         case Marker::None:

@@ -65,10 +65,16 @@ TEST(ConflictMarkers, OneFindingSpanningTheConflictBlock) {
   EXPECT_EQ(f[0].category, Category::Correctness);
 }
 
-TEST(ConflictMarkers, LoneMarkersAreReportedButHeadingUnderlinesInProseAreNot) {
-  auto f = review("notes.conf", "a\n", "a\n=======\n");
+// A lone ">>>>>>> x" is a conflict's; a lone "=======" is one only beside
+// another marker in the file: alone it underlines a heading, in prose and in a
+// docstring ("Testing\n=======" in a conftest.py was a BLOCKER).
+TEST(ConflictMarkers, LoneMarkersAreReportedButHeadingUnderlinesAreNot) {
+  EXPECT_TRUE(review("notes.conf", "a\n", "a\n=======\n").empty());
+  EXPECT_TRUE(review("conftest.py", "x = 1\n", "x = 1\n\"\"\"\nTesting\n=======\n\"\"\"\n").empty());
+  auto f = review("notes.conf", "a\n", "a\n=======\nb\n>>>>>>> feature\n");
   ASSERT_EQ(f.size(), 1u);
   EXPECT_EQ(f[0].line, 2);
+  EXPECT_EQ(f[0].endLine, 4);
   EXPECT_TRUE(review("README.md", "x\n", "x\n\nTitle\n=======\n\n<<<<<<<< not a marker (8)\n").empty());
   EXPECT_TRUE(review("a.c", "x\n", "x\n// ======= section =======\n").empty());
 }

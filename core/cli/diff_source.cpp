@@ -87,6 +87,7 @@ DiffSource readDiff(const ParsedArgs& args, std::istream& in, std::ostream& err,
   request.cancel = interruptToken();
   request.trustRepositoryConfig = trusted(*source.root);
   request.ignoredSettings = &source.ignoredGitSettings;
+  request.notices = &source.notices;
   source.diff = diff::parse(git::diffText(*source.root, request));
   leaveOutOwnOutput(*source.root, source.diff, err, command);
   return source;

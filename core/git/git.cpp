@@ -493,7 +493,15 @@ struct DiffCalls {
         for (const auto& path : excluded) call.push_back(":(exclude,literal)" + path);
       }
       const process::Result r = git.run(call);
-      if (r.exitCode == 0) return r.out;
+      if (r.exitCode == 0) {
+        // "warning: exhaustive rename detection was skipped due to too many files."
+        if (request.notices && r.err.find("rename detection was skipped") != std::string::npos)
+          request.notices->push_back(
+              "git did not look for renamed files: more than " + std::to_string(request.renameLimit) +
+              " files were added and deleted, past its limit, so each moved file shows as deleted and added whole; "
+              "review the moves apart from the edits (commit the `git mv` first, then review the edits with --base)");
+        return r.out;
+      }
       const std::string file = unsupportedFile(r.err);
       if (file.empty() || excluded.size() >= kMaxLeftOut ||
           std::find(excluded.begin(), excluded.end(), file) != excluded.end())
@@ -744,6 +752,7 @@ std::string diffText(const fs::path& root, const DiffRequest& request, const Git
   }
 
   std::vector<std::string> diffArgs = kDiffCommand;
+  diffArgs.push_back("-l" + std::to_string(request.renameLimit));
   if (request.mode == DiffRequest::Mode::Staged) diffArgs.push_back("--cached");
   // A submodule's own config is out of the guard's sight (its filter drivers
   // would run to tell whether it is dirty): an untrusted repository's
@@ -1038,7 +1047,7 @@ std::string withTextOfFilesShownBinary(const fs::path& root, const std::string& 
   git.extraEnv["GIT_LITERAL_PATHSPECS"] = "1";
   std::vector<std::string> args = kDiffCommand;
   const std::string from = mergeBase(git, base);
-  args.insert(args.end(), {from, "HEAD"});
+  args.insert(args.end(), {"-l" + std::to_string(kRenameLimit), from, "HEAD"});
   DiffRequest request;
   DiffCalls diff{git, request, {}};
   // The checkout is HEAD: its work tree is the new side.

@@ -612,6 +612,39 @@ TEST(DiffText, AnUnreadableHeadCommitIsAnErrorNotAnUnbornBranch) {
   EXPECT_THAT(gitErrorOf([&] { diff(repo, base); }), HasSubstr("'other' names commit " + head + ", which git cannot read"));
 }
 
+// A directory moved with an edit in each file: renames past git's own default
+// limit (1,000) showed as every file deleted and added whole, silently. Past
+// revline's limit (here 2, for the test) a notice says so.
+TEST(DiffText, RenamesPastTheLimitAreSaidNotSilentlyDeletedAndAdded) {
+  TempRepo repo;
+  auto body = [](int m) {
+    std::string text;
+    for (int i = 0; i < 40; ++i) text += "line " + std::to_string(i) + " of module " + std::to_string(m) + "\n";
+    return text;
+  };
+  for (int m = 0; m < 4; ++m) repo.write("lib/m" + std::to_string(m) + ".txt", body(m));
+  repo.commitAll("base");
+  // New names too: git pairs files of one name in two directories before its limit applies.
+  std::filesystem::create_directories(repo.root() / "src");
+  for (int m = 0; m < 4; ++m) {
+    repo.git("mv lib/m" + std::to_string(m) + ".txt src/n" + std::to_string(m) + ".txt");
+    repo.write("src/n" + std::to_string(m) + ".txt", body(m) + "edited\n");
+  }
+
+  std::vector<std::string> notices;
+  DiffRequest request;
+  request.notices = &notices;
+  const std::string renamed = diff(repo, request);
+  EXPECT_THAT(renamed, HasSubstr("rename from lib/m3.txt\nrename to src/n3.txt\n"));
+  EXPECT_TRUE(notices.empty());
+
+  request.renameLimit = 2;
+  const std::string whole = diff(repo, request);
+  EXPECT_THAT(whole, HasSubstr("deleted file mode 100644"));
+  ASSERT_EQ(notices.size(), 1u);
+  EXPECT_THAT(notices[0], HasSubstr("git did not look for renamed files: more than 2 files were added and deleted"));
+}
+
 TEST(DiffText, EmptyRepositoryWithNoFilesGivesEmptyDiff) {
   TempRepo repo;
   EXPECT_EQ(diff(repo), "");

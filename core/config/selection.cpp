@@ -79,7 +79,8 @@ std::optional<std::string> defaultExclusion(const diff::FileDiff& file) {
   if (auto dir = builtDirectory(path)) return dir;
   for (auto suffix : {".min.js", ".min.mjs", ".min.css", "-min.js"})
     if (endsWith(name, suffix)) return "minified file (" + std::string(suffix) + ")";
-  if (endsWith(name, ".js.map") || endsWith(name, ".css.map")) return "generated file (source map)";
+  for (auto map : {".js.map", ".mjs.map", ".cjs.map", ".d.ts.map", ".css.map", ".jsx.map", ".tsx.map"})
+    if (endsWith(name, map)) return "generated file (source map)";
   const bool script = endsWith(name, ".js") || endsWith(name, ".mjs") || endsWith(name, ".cjs") || endsWith(name, ".css");
   // A file that was there before is generated or minified only if it was so
   // before: a marker or a long line the change itself adds to a hand-written
@@ -181,6 +182,20 @@ std::optional<std::string> submoduleNotReviewed(const diff::FileDiff& f) {
 }
 
 }  // namespace
+
+std::optional<std::string> excludedByItsPath(const std::string& path, const Config& config) {
+  const bool explicitlyIncluded = std::any_of(config.include.begin(), config.include.end(),
+                                              [&](const std::string& g) { return globMatches(g, path); });
+  if (!config.include.empty() && !explicitlyIncluded) return "not matched by the include setting";
+  for (const std::string& glob : config.exclude)
+    if (globMatches(glob, path)) return "excluded by the exclude setting (" + glob + ")";
+  if (explicitlyIncluded) return std::nullopt;
+  diff::FileDiff byName;  // what the path alone says: no line of it is known
+  byName.newPath = path;
+  byName.status = diff::FileStatus::Added;
+  if (auto reason = defaultExclusion(byName)) return *reason + "; list it in include to review it";
+  return std::nullopt;
+}
 
 Selection selectFiles(diff::Diff diff, const Config& config) {
   Selection out;

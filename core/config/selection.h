@@ -27,6 +27,12 @@ std::optional<std::string> binaryContent(const diff::FileDiff& file);
 // edit" or "@generated" marker within the first 5 lines of the new file).
 std::optional<std::string> defaultExclusion(const diff::FileDiff& file);
 
+// Why a file of the change that the diff could not show (an untracked file
+// over the size cap, git::LeftOut) is left out by choice anyway: the include
+// and exclude settings, or a default exclusion its path decides (a lock file,
+// node_modules/, a source map); nullopt when it is meant to be reviewed.
+std::optional<std::string> excludedByItsPath(const std::string& path, const Config& config);
+
 // Applies include/exclude and the default exclusions. A file matched by an
 // `include` glob is reviewed even when a default exclusion applies to it; an
 // `exclude` glob always wins.

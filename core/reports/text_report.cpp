@@ -4,6 +4,7 @@
 #include <map>
 #include <sstream>
 #include <string_view>
+#include <vector>
 
 #include "core/reports/coverage_text.h"
 #include "core/reports/names.h"
@@ -16,6 +17,8 @@ using contract::Severity;
 using contract::Verdict;
 
 namespace {
+
+constexpr std::size_t kSkippedShown = 20;  // files named under "Skipped"; the rest are counted
 
 struct Palette {
   bool on;
@@ -133,7 +136,22 @@ std::string renderText(const review::ReviewOutcome& outcome, bool colour) {
   if (outcome.unplacedBlocking > 0)
     out << "\n" << plural(static_cast<std::size_t>(outcome.unplacedBlocking), "blocking finding", "blocking findings")
         << " could not be placed on the diff (see Rejected), so the verdict is not APPROVE.\n";
-  for (const auto& s : outcome.coverage.filesSkipped) out << "Skipped " << lines(skippedFileText(s)) << "\n";
+  // The files not reviewed first (a limit, not a choice), then the excluded; past
+  // kSkippedShown a count: a vendored node_modules/ is 10,000 lines of "Skipped".
+  {
+    std::vector<const review::SkippedFile*> skipped;
+    for (bool overLimit : {true, false})
+      for (const auto& s : outcome.coverage.filesSkipped)
+        if (s.overLimit == overLimit) skipped.push_back(&s);
+    for (std::size_t i = 0; i < skipped.size() && i < kSkippedShown; ++i)
+      out << "Skipped " << lines(skippedFileText(*skipped[i])) << "\n";
+    if (skipped.size() > kSkippedShown) {
+      std::size_t notReviewed = 0;
+      for (std::size_t i = kSkippedShown; i < skipped.size(); ++i) notReviewed += skipped[i]->overLimit;
+      out << "Skipped " << skipped.size() - kSkippedShown << " more files (" << notReviewed << " not reviewed, "
+          << skipped.size() - kSkippedShown - notReviewed << " excluded); --format json lists every one.\n";
+    }
+  }
   const auto& c = outcome.coverage;
   // Every report states its coverage, an empty change's too.
   out << "Coverage: " << lines(coverageSentence(c)) << ".\n";

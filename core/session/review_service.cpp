@@ -48,7 +48,15 @@ PreparedReview prepare(ReviewRequest request) {
     prepared.reviewed.newVersions = std::move(versions);
   }
   prepared.inputs.filesSkipped = std::move(selection.skipped);
-  for (auto& left : request.leftOut) prepared.inputs.filesSkipped.push_back(notReviewed(std::move(left)));
+  for (auto& left : request.leftOut) {
+    // One the settings or the defaults leave out by its path (an 8 MiB file in
+    // node_modules/) is excluded as it would be if git had shown it: the verdict
+    // does not hang on whether the file is committed yet.
+    if (auto excluded = config::excludedByItsPath(left.path, request.config))
+      prepared.inputs.filesSkipped.push_back({std::move(left.path), *excluded + " (" + left.reason + ")"});
+    else
+      prepared.inputs.filesSkipped.push_back(notReviewed(std::move(left)));
+  }
   prepared.inputs.commitMessages = std::move(request.commitMessages);
   return prepared;
 }

@@ -5,6 +5,7 @@
 
 #include <fstream>
 
+#include "core/config/selection.h"
 #include "tests/support/temp_repo.h"
 
 namespace revline::config {
@@ -220,6 +221,21 @@ TEST(LoadForRepository, KeyErrorsNameTheFile) {
   } catch (const ConfigError& e) {
     EXPECT_THAT(e.what(), HasSubstr((dir.path() / ".revline.json").string() + ": key \"max_attempts\""));
   }
+}
+
+// Source maps of every kind are generated: `.d.ts.map`, `.mjs.map` and
+// `.cjs.map` were reviewed as code (665 of them in a vendored package took
+// requests ahead of the code), only `.js.map` and `.css.map` were left out.
+TEST(DefaultExclusion, EverySourceMapIsGenerated) {
+  for (const std::string name : {"a.js.map", "a.mjs.map", "a.cjs.map", "types/a.d.ts.map", "a.css.map", "a.tsx.map"}) {
+    const diff::Diff d = diff::parse("diff --git a/" + name + " b/" + name + "\nnew file mode 100644\n--- /dev/null\n+++ b/" +
+                                     name + "\n@@ -0,0 +1 @@\n+{\"version\":3,\"sources\":[\"a.ts\"]}\n");
+    ASSERT_EQ(d.files.size(), 1u);
+    EXPECT_EQ(defaultExclusion(d.files[0]), std::optional<std::string>("generated file (source map)")) << name;
+  }
+  const diff::Diff road = diff::parse("diff --git a/road.map b/road.map\nnew file mode 100644\n--- /dev/null\n+++ b/road.map\n"
+                                      "@@ -0,0 +1 @@\n+north\n");
+  EXPECT_EQ(defaultExclusion(road.files[0]), std::nullopt);
 }
 
 }  // namespace

@@ -48,6 +48,29 @@ TEST(CoverageText, AnEmptyChangeIsNoFileChangedEverywhere) {
   EXPECT_EQ(renderSarif(o)["runs"][0]["properties"]["coverageText"], "no file changed");
 }
 
+// A vendored tree is thousands of skipped files: the text names 20, those not
+// reviewed first, and counts the rest (it printed 9,961 lines of "Skipped").
+TEST(CoverageText, TheTextNamesTwentySkippedFilesNotReviewedFirst) {
+  review::ReviewOutcome o;
+  o.coverage.filesReviewed = 1;
+  for (int i = 0; i < 25; ++i) o.coverage.filesSkipped.push_back({"node_modules/p" + std::to_string(i) + ".js", "excluded", 1});
+  for (int i = 0; i < 5; ++i) {
+    review::SkippedFile over{"src/big" + std::to_string(i) + ".c", "not reviewed: past the max_requests cap", 9};
+    over.overLimit = true;
+    o.coverage.filesSkipped.push_back(over);
+  }
+  o.coverage.filesTotal = 31;
+  const std::string text = renderText(o);
+  std::size_t named = 0;
+  for (std::size_t at = text.find("\nSkipped "); at != std::string::npos; at = text.find("\nSkipped ", at + 1)) ++named;
+  EXPECT_EQ(named, 21u) << text;  // 20 named, and the count
+  EXPECT_LT(text.find("Skipped src/big4.c"), text.find("Skipped node_modules/p0.js")) << text;
+  EXPECT_NE(text.find("Skipped 10 more files (0 not reviewed, 10 excluded); --format json lists every one.\n"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(renderJson(o)["coverage"]["filesSkipped"].size(), 30u);
+}
+
 TEST(CoverageText, EveryReportSaysWhatWasReviewedAndWhatWasNot) {
   const auto o = partlyReviewed();
   const std::string text = renderText(o);

@@ -275,6 +275,20 @@ TEST(ReviewService, WhatTheDiffCouldNotShowIsNotReviewedAndPreventsApproval) {
   EXPECT_EQ(alone.outcome.verdict, contract::Verdict::Comment);
   EXPECT_EQ(alone.outcome.coverage.filesTotal, 1);
   EXPECT_EQ(alone.outcome.coverage.filesReviewed, 0);
+  // One whose path the defaults (or the settings) exclude is excluded, as it is
+  // once committed: a vendored node_modules/ with an 8 MiB file was COMMENT
+  // uncommitted and APPROVE on its branch.
+  ReviewRequest vendored = f.request();
+  vendored.fullReview = true;
+  vendored.leftOut = {{"node_modules/typescript/lib/typescript.js", "untracked, 9437184 bytes, over the 8 MiB limit"}};
+  const ReviewResult excluded = service.review(std::move(vendored));
+  EXPECT_EQ(excluded.outcome.verdict, contract::Verdict::Approve);
+  EXPECT_EQ(excluded.evidence.partsNotReviewed, 0);
+  ASSERT_EQ(excluded.outcome.coverage.filesSkipped.size(), 2u);
+  EXPECT_FALSE(excluded.outcome.coverage.filesSkipped[1].overLimit);
+  EXPECT_EQ(excluded.outcome.coverage.filesSkipped[1].reason,
+            "in a node_modules/ directory (built or vendored code); list it in include to review it (untracked, "
+            "9437184 bytes, over the 8 MiB limit)");
 }
 
 TEST(ReviewService, ThePreviewIsTheFirstRequestTheModelReceives) {

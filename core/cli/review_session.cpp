@@ -88,8 +88,8 @@ namespace {
 // trusted come from the base's `.revline.json`: a pull request's own could
 // otherwise turn its gate off (`"exclude": ["**"]`, a policy that blocks
 // nothing). Said when the change edits the file; its settings apply once merged.
-config::Config settingsOfTheBase(const std::filesystem::path& root, const std::string& base,
-                                 std::vector<std::string>& said) {
+config::Config settingsOfTheBase(const std::filesystem::path& root, const config::UserConfig& user,
+                                 const std::string& base, std::vector<std::string>& said) {
   const git::FileAtRevision atBase = git::fileAtRevision(root, base, ".revline.json", support::kMaxRepositoryFileBytes);
   const std::string label = base + ":.revline.json";
   if (atBase.kind == git::FileAtRevision::Kind::NotRegular || atBase.kind == git::FileAtRevision::Kind::TooLarge)
@@ -98,7 +98,7 @@ config::Config settingsOfTheBase(const std::filesystem::path& root, const std::s
                               std::to_string(support::kMaxRepositoryFileBytes / 1024) +
                               " KB; the configuration must be a regular JSON file");
   const bool present = atBase.kind == git::FileAtRevision::Kind::File;
-  config::Config config = config::loadForRepositoryFrom(root, present ? std::optional(atBase.text) : std::nullopt, label, &said);
+  config::Config config = config::loadForRepositoryFrom(root, user, present ? std::optional(atBase.text) : std::nullopt, label, &said);
   const support::RepoFileRead own = support::readRepositoryFile(root, ".revline.json");
   const bool ownPresent = own || (own.skipped && own.skipped->reason != support::RepoFileSkip::Reason::Missing);
   if (ownPresent != present || (own && *own.content != atBase.text))
@@ -117,12 +117,14 @@ session::ReviewRequest reviewRequestFor(DiffSource source, const ParsedArgs& arg
                                         std::ostream& err, std::vector<std::string>* notices) {
   std::vector<std::string> said;
   const auto base = args.value("base");
-  const config::Config config = applyReviewFlags(
-      !source.root ? config::loadWithoutRepository()
-      : base && !config::isTrusted(config::loadUserConfig(), *source.root)
-          ? settingsOfTheBase(*source.root, *base, said)
-          : config::loadForRepository(*source.root, &said),
-      args);
+  const auto configFor = [&](const std::filesystem::path& root) {
+    if (!base) return config::loadForRepository(root, &said);
+    const config::UserConfig user = config::loadUserConfig();  // read once: the trust list and the layer
+    return config::isTrusted(user, root) ? config::loadForRepository(root, user, &said)
+                                         : settingsOfTheBase(root, user, *base, said);
+  };
+  const config::Config config =
+      applyReviewFlags(source.root ? configFor(*source.root) : config::loadWithoutRepository(), args);
   for (std::string& w : warningsOf(source)) said.push_back(std::move(w));
   if (notices) notices->insert(notices->end(), said.begin(), said.end());
   else for (const auto& n : said) err << logLine(command + ": warning: ", n);

@@ -370,9 +370,9 @@ Config loadForRepository(const std::filesystem::path& root, const UserConfig& us
   return repositoryLayer(where, user, notices, trust, read.content, file);
 }
 
-Config loadForRepositoryFrom(const std::filesystem::path& root, const std::optional<std::string>& text,
-                             const std::string& label, std::vector<std::string>* notices) {
-  const UserConfig user = loadUserConfig();
+Config loadForRepositoryFrom(const std::filesystem::path& root, const UserConfig& user,
+                             const std::optional<std::string>& text, const std::string& label,
+                             std::vector<std::string>* notices) {
   std::error_code ec;
   const std::filesystem::path canonicalRoot = std::filesystem::weakly_canonical(root, ec);
   return repositoryLayer(ec ? root : canonicalRoot, user, notices, isTrusted(user, root), text, label);

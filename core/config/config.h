@@ -87,8 +87,9 @@ Config loadForRepository(const std::filesystem::path& root, const UserConfig& us
 // base: a change in a repository that is not trusted is not judged by rules it
 // sets itself): `text` its content, nullopt when that revision has none;
 // `label` names it in messages ("origin/main:.revline.json").
-Config loadForRepositoryFrom(const std::filesystem::path& root, const std::optional<std::string>& text,
-                             const std::string& label, std::vector<std::string>* notices = nullptr);
+Config loadForRepositoryFrom(const std::filesystem::path& root, const UserConfig& user,
+                             const std::optional<std::string>& text, const std::string& label,
+                             std::vector<std::string>* notices = nullptr);
 
 // The JSON Schema of `.revline.json` (shipped as docs/revline.schema.json).
 json configSchema();

@@ -245,25 +245,31 @@ bool shallowClone(const Runner& git) {
   return r.exitCode == 0 && trimNewline(r.out) == "true";
 }
 
+// The commit `revision` names, or a GitError that says why it names none: a
+// name git does not know (in a shallow clone, how to fetch more), or a commit
+// git cannot read (throwIfUnreadable).
+std::string commitOf(const Runner& git, const std::string& revision) {
+  const process::Result verify = git.run({"rev-parse", "-q", "--verify", "--end-of-options", revision + "^{commit}"});
+  if (verify.exitCode == 0) return trimNewline(verify.out);
+  throwIfUnreadable(git, revision, "'" + revision + "'");
+  if (shallowClone(git))
+    throw GitError("'" + revision + "' is not a commit in this shallow clone; check the name (git branch -a), or fetch "
+                   "it with more history (git fetch --unshallow; in CI, fetch-depth: 0 in GitHub's actions/checkout, "
+                   "GIT_DEPTH: 0 in GitLab CI)");
+  throw GitError("'" + revision + "' is not a commit in this repository; check the name (git branch -a) or fetch it");
+}
+
 std::string mergeBase(const Runner& git, const std::string& base) {
   if (base.empty()) {
     throw GitError("a base revision is needed to diff against one (for example --base origin/main)");
   }
-  const process::Result verify = git.run({"rev-parse", "-q", "--verify", "--end-of-options", base + "^{commit}"});
-  if (verify.exitCode != 0) {
-    throwIfUnreadable(git, base, "'" + base + "'");
-    if (shallowClone(git))
-      throw GitError("'" + base + "' is not a commit in this shallow clone; check the name (git branch -a), or fetch "
-                     "it with more history (git fetch --unshallow; in CI, fetch-depth: 0 in GitHub's actions/checkout, "
-                     "GIT_DEPTH: 0 in GitLab CI)");
-    throw GitError("'" + base + "' is not a commit in this repository; check the name (git branch -a) or fetch it");
-  }
+  const std::string baseCommit = commitOf(git, base);
   const auto head = headCommit(git);
   if (!head) {
     throw GitError("the repository has no commits yet, so it has no merge base with '" + base +
                    "'; commit first or review without --base");
   }
-  const process::Result r = git.run({"merge-base", "--end-of-options", trimNewline(verify.out), *head});
+  const process::Result r = git.run({"merge-base", "--end-of-options", baseCommit, *head});
   if (r.exitCode == 1) {
     // A shallow clone (CI's default checkout) cuts history short: the fork point may be past the cut.
     if (shallowClone(git))
@@ -1015,13 +1021,8 @@ std::vector<std::string> commitMessages(const fs::path& root, const std::string&
 FileAtRevision fileAtRevision(const fs::path& root, const std::string& revision, const std::string& path,
                               std::uintmax_t maxBytes, const GitOptions& options) {
   const Runner git{options, root, {{"GIT_LITERAL_PATHSPECS", "1"}}, {}, {}};
-  const process::Result commit = git.run({"rev-parse", "-q", "--verify", "--end-of-options", revision + "^{commit}"});
-  if (commit.exitCode != 0) {
-    throwIfUnreadable(git, revision, "'" + revision + "'");
-    throw GitError("'" + revision + "' is not a commit in this repository; check the name (git branch -a) or fetch it");
-  }
   // "<mode> <type> <id>\t<path>\0", or nothing when the commit has no such path.
-  const std::string entry = git.checked({"ls-tree", "-z", "--full-tree", trimNewline(commit.out), "--", path});
+  const std::string entry = git.checked({"ls-tree", "-z", "--full-tree", commitOf(git, revision), "--", path});
   FileAtRevision out;
   if (entry.empty()) return out;
   const auto space = entry.find(' '), tab = entry.find('\t');

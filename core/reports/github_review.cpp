@@ -294,7 +294,9 @@ GithubReview buildGithubReview(const review::ReviewOutcome& outcome, const diff:
   // whole when the model's part is cut: the counts below are of those shown.
   if (!outcome.summary.empty()) {
     std::string said = outcome.summary, capNote;
-    if (const auto at = said.rfind("Not shown: "); outcome.findingsOverCap > 0 && at != std::string::npos) {
+    // (notePublicationCap's sentence, found by the count it names.)
+    const std::string capLead = "Not shown: " + std::to_string(outcome.findingsOverCap) + " more finding";
+    if (const auto at = said.rfind(capLead); outcome.findingsOverCap > 0 && at != std::string::npos) {
       capNote = said.substr(at);
       said.erase(at);
     }

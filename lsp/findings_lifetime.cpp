@@ -47,6 +47,7 @@ void Server::dropStaleFindings(const Job& job, const std::map<std::string, std::
 
 void Server::keepFindingsStillInChange(const Job& job, const diff::Diff& change, const std::set<std::string>& gone) {
   const std::map<std::string, std::string> now = fileDiffFingerprints(change);
+  const diff::FileIndex files(change);
   for (const auto& [uri, rel] : job.shownFiles) {
     if (rel == job.path || gone.count(uri)) continue;
     const auto it = files_.find(uri);
@@ -55,7 +56,7 @@ void Server::keepFindingsStillInChange(const Job& job, const diff::Diff& change,
     const auto digest = now.find(rel);
     const std::string current = digest != now.end() ? digest->second : "";
     if (state.reviewedDiff == current) continue;
-    const diff::FileDiff* file = change.findFile(rel);
+    const diff::FileDiff* file = files.find(rel);
     auto stillAdded = [&](const PlacedFinding& f) {
       if (!file || !state.reviewedLines || f.firstLine >= static_cast<int>(state.reviewedLines->size())) return false;
       std::string_view then = (*state.reviewedLines)[static_cast<std::size_t>(f.firstLine)];

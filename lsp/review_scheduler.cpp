@@ -437,10 +437,11 @@ void Server::applyOutcome(Job& job, JobOutcome& outcome) {
       addReviewed(diff::normalizePath(*f.newPath));
     }
     if (job.path) addReviewed(*job.path);
+    const diff::FileIndex selectedFiles(selected);
     for (const auto& pf : findings) {
       const std::string rel = diff::normalizePath(pf.finding.file);
       const std::string uri = addReviewed(rel);
-      const diff::FileDiff* fileDiff = selected.findFile(pf.finding.file);
+      const diff::FileDiff* fileDiff = selectedFiles.find(pf.finding.file);
       PlacedFinding placed = place(pf, fileDiff);
       bool alive = true;
       if (auto e = editsSinceSave_.find(uri); e != editsSinceSave_.end())

@@ -59,9 +59,27 @@ std::string normalizePath(std::string_view path) {
   return std::string(path);
 }
 
-const FileDiff* Diff::findFile(std::string_view path) const {
+namespace {
+// How a finding may spell a file's path, tried in order against `lookup` (the
+// file with that normalised path): as given; "b/src/x" as a model may copy it
+// from a git header; "a\"b.py" (quoted), as git's headers and the prompt's
+// "File:" line spell a name with a quote, a backslash, a control character.
+template <typename Lookup>
+const FileDiff* findSpelled(std::string_view path, const Lookup& lookup) {
   const std::string wanted = normalizePath(path);
-  auto lookup = [this](std::string_view p) -> const FileDiff* {
+  if (const FileDiff* f = lookup(wanted)) return f;
+  if (wanted.size() > 2 && wanted[1] == '/' && wanted[0] != '/')
+    if (const FileDiff* f = lookup(std::string_view(wanted).substr(2))) return f;
+  if (path.size() > 2 && path.front() == '"') {
+    std::size_t consumed = 0;
+    if (auto name = detail::unquoteC(path, consumed); name && consumed == path.size()) return findSpelled(*name, lookup);
+  }
+  return nullptr;
+}
+}  // namespace
+
+const FileDiff* Diff::findFile(std::string_view path) const {
+  return findSpelled(path, [this](std::string_view p) -> const FileDiff* {
     // A type change lists the path twice (deleted, then added): the section
     // with a new side wins, since that is where RIGHT-side lines live.
     // Stored paths are normalised too: a hand-made diff may spell "./x".
@@ -72,18 +90,24 @@ const FileDiff* Diff::findFile(std::string_view path) const {
       if (!f.newPath && f.oldPath && normalizePath(*f.oldPath) == p) return &f;
     }
     return nullptr;
-  };
-  if (const FileDiff* f = lookup(wanted)) return f;
-  // "b/src/x" as a model may copy it from a git header.
-  if (wanted.size() > 2 && wanted[1] == '/' && wanted[0] != '/')
-    if (const FileDiff* f = lookup(std::string_view(wanted).substr(2))) return f;
-  // "a\"b.py" (quoted), as git's headers and the prompt's "File:" line spell a
-  // name with a quote, a backslash, a control character: the name it decodes to.
-  if (path.size() > 2 && path.front() == '"') {
-    std::size_t consumed = 0;
-    if (auto name = detail::unquoteC(path, consumed); name && consumed == path.size()) return findFile(*name);
+  });
+}
+
+FileIndex::FileIndex(const Diff& diff) {
+  // emplace keeps the first section of a path, as findFile's scan does.
+  for (const FileDiff& f : diff.files) {
+    if (f.newPath) byNewPath_.emplace(normalizePath(*f.newPath), &f);
+    else if (f.oldPath) byDeletedPath_.emplace(normalizePath(*f.oldPath), &f);
   }
-  return nullptr;
+}
+
+const FileDiff* FileIndex::find(std::string_view path) const {
+  return findSpelled(path, [this](std::string_view p) -> const FileDiff* {
+    const std::string key(p);
+    if (auto it = byNewPath_.find(key); it != byNewPath_.end()) return it->second;
+    if (auto it = byDeletedPath_.find(key); it != byDeletedPath_.end()) return it->second;
+    return nullptr;
+  });
 }
 
 namespace {

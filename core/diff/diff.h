@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace revline::diff {
@@ -84,6 +85,21 @@ struct Diff {
   // The file whose new path (or old path, if deleted) equals `path` after
   // normalisation (leading "./" and "a/"-style prefixes dropped); nullptr if none.
   const FileDiff* findFile(std::string_view path) const;
+};
+
+// Diff::findFile for many lookups in one diff (a finding, a skipped file each):
+// the files by normalised path, built once, where findFile compares every
+// file's path on each call (16,000 skipped files took 4.6 s). Points into the
+// diff: valid while its files are unchanged.
+class FileIndex {
+ public:
+  explicit FileIndex(const Diff& diff);
+  // What diff.findFile(path) returns.
+  const FileDiff* find(std::string_view path) const;
+
+ private:
+  std::unordered_map<std::string, const FileDiff*> byNewPath_;
+  std::unordered_map<std::string, const FileDiff*> byDeletedPath_;  // sections without a new side
 };
 
 // Thrown for input that is not a well-formed git diff. `inputLine` is 1-based.

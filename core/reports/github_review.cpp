@@ -46,8 +46,8 @@ bool hunkHasRightLine(const diff::Hunk& hunk, int newLine) {
                      [&](const diff::Line& l) { return l.kind != diff::LineKind::Removed && l.newLine == newLine; });
 }
 
-std::optional<Placement> place(const Finding& f, const diff::Diff& diff) {
-  const diff::FileDiff* file = diff.findFile(f.file);
+std::optional<Placement> place(const Finding& f, const diff::FileIndex& files) {
+  const diff::FileDiff* file = files.find(f.file);
   if (!file || !file->newPath || file->binary) return std::nullopt;
   if (f.line < 1 || f.line > 1'000'000'000) return std::nullopt;
   const int start = static_cast<int>(f.line);
@@ -230,11 +230,12 @@ GithubReview buildGithubReview(const review::ReviewOutcome& outcome, const diff:
   std::map<std::string, int> placesLeft;
   for (const auto& [id, n] : options.timesSaidBefore) placesLeft[id] = n;
   std::set<std::tuple<std::string, std::string, std::int64_t>> counted;  // a duplicate takes no place
+  const diff::FileIndex files(diff);
   for (const auto* p : ordered) {
     if (p->id.empty() || !options.saidBefore.count(p->id)) continue;
     if (!counted.insert({p->id, diff::normalizePath(p->finding.file), p->finding.line}).second) continue;
     placesLeft.try_emplace(p->id, 1);
-    const auto at = place(p->finding, diff);
+    const auto at = place(p->finding, files);
     if (at && options.commentedAt.count({at->path, at->line, std::string(categoryName(p->finding.category))}))
       --placesLeft[p->id];
   }
@@ -248,7 +249,7 @@ GithubReview buildGithubReview(const review::ReviewOutcome& outcome, const diff:
       continue;
     }
     shown.push_back(p);
-    const auto placement = place(f, diff);
+    const auto placement = place(f, files);
     bool saidBefore =
         placement && options.commentedAt.count({placement->path, placement->line, std::string(categoryName(f.category))});
     if (!saidBefore && !p->id.empty() && options.saidBefore.count(p->id) && placesLeft[p->id] > 0) {

@@ -61,8 +61,8 @@ std::string describeRange(std::int64_t first, std::int64_t last) {
 // with U+FFFD for each bad byte (support/utf8.h), and the model can only name it
 // that way: such a name is matched to the one changed file that reads so, or
 // every finding on that file would be rejected (a BLOCKER could never block).
-const diff::FileDiff* fileNamed(const std::string& name, const diff::Diff& diff) {
-  if (const diff::FileDiff* file = diff.findFile(name)) return file;
+const diff::FileDiff* fileNamed(const std::string& name, const diff::Diff& diff, const diff::FileIndex& files) {
+  if (const diff::FileDiff* file = files.find(name)) return file;
   if (name.find("\xEF\xBF\xBD") == std::string::npos) return nullptr;
   const diff::FileDiff* match = nullptr;
   for (const auto& f : diff.files) {
@@ -273,9 +273,10 @@ std::optional<std::string> checkEdit(contract::Edit& edit, const contract::Findi
 
 GroundingResult ground(const std::vector<contract::Finding>& findings, const diff::Diff& diff) {
   GroundingResult result;
+  const diff::FileIndex files(diff);
   for (std::size_t index = 0; index < findings.size(); ++index) {
     const contract::Finding& finding = findings[index];
-    const diff::FileDiff* file = fileNamed(finding.file, diff);
+    const diff::FileDiff* file = fileNamed(finding.file, diff, files);
     if (!file) {
       result.rejected.push_back({finding, unknownFileReason(finding.file, diff), index});
       continue;

@@ -81,15 +81,16 @@ std::vector<RejectedFinding> asShownToTheModel(std::vector<RejectedFinding> reje
                                                const SecretFinder& finder) {
   if (!finder) return rejected;
   diff::Diff named{scope.source, {}};
+  const diff::FileIndex files(scope);
   for (const RejectedFinding& r : rejected) {
-    const diff::FileDiff* file = scope.findFile(r.finding.file);
+    const diff::FileDiff* file = files.find(r.finding.file);
     if (file && std::none_of(named.files.begin(), named.files.end(),
                              [&](const diff::FileDiff& f) { return f.path() == file->path(); }))
       named.files.push_back(*file);
   }
   const diff::Diff shown = redactDiff(named, finder);
   for (RejectedFinding& r : rejected) {
-    if (!scope.findFile(r.finding.file)) continue;  // its reason names no line of the diff
+    if (!files.find(r.finding.file)) continue;  // its reason names no line of the diff
     const GroundingResult again = ground({r.finding}, shown);
     if (!again.rejected.empty()) r.reason = again.rejected.front().reason;
   }

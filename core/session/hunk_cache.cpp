@@ -118,8 +118,9 @@ struct NotReached {
 
 NotReached notReached(const diff::Diff& whole, const review::Coverage& coverage) {
   NotReached out;
+  const diff::FileIndex files(whole);
   for (const auto& skipped : coverage.filesSkipped) {
-    const diff::FileDiff* file = whole.findFile(skipped.path);
+    const diff::FileDiff* file = files.find(skipped.path);
     if (!file) continue;
     const auto fi = static_cast<std::size_t>(file - whole.files.data());
     if (!skipped.partial || skipped.leftOut.empty()) {
@@ -273,9 +274,10 @@ bool HunkCache::store(const fs::path& root, const IncrementalPlan& plan, const r
   // publication cap may have cut any hunk's findings.
   bool keepsNothing = fresh.findings.size() >= policy.maxFindings;
   std::set<std::size_t> unsettled;  // files
+  const diff::FileIndex files(whole);
   if (fresh.unsettledFiles) {
     for (const std::string& path : *fresh.unsettledFiles)
-      if (const diff::FileDiff* file = whole.findFile(path)) unsettled.insert(static_cast<std::size_t>(file - whole.files.data()));
+      if (const diff::FileDiff* file = files.find(path)) unsettled.insert(static_cast<std::size_t>(file - whole.files.data()));
   } else {
     const review::ApprovalEvidence evidence = review::approvalEvidence(fresh);
     keepsNothing = keepsNothing || evidence.unplacedBlocking > 0 || evidence.changesRequestedNotShown;
@@ -288,7 +290,7 @@ bool HunkCache::store(const fs::path& root, const IncrementalPlan& plan, const r
   // sends only the rest, instead of the same requests again).
   const NotReached leftOut = notReached(whole, fresh.coverage);
   for (const auto& p : fresh.findings) {
-    const diff::FileDiff* file = whole.findFile(p.finding.file);
+    const diff::FileDiff* file = files.find(p.finding.file);
     if (!file) continue;  // cannot happen for a grounded finding; nothing to attribute it to
     const std::size_t fi = static_cast<std::size_t>(file - whole.files.data());
     const auto h = std::find_if(file->hunks.begin(), file->hunks.end(),
@@ -353,9 +355,10 @@ review::ReviewOutcome mergeIncremental(const IncrementalPlan& plan, review::Revi
   std::set<std::size_t> reusedFiles;  // files some of whose hunks were reviewed before
   for (const auto& unit : plan.units)
     if (unit.reused) reusedFiles.insert(unit.file);
+  const diff::FileIndex files(whole);
   for (auto& skipped : o.coverage.filesSkipped) {
     if (!skipped.overLimit || skipped.notInDiff) continue;  // those of `inputs` are in `coverage` already
-    if (const diff::FileDiff* file = whole.findFile(skipped.path))
+    if (const diff::FileDiff* file = files.find(skipped.path))
       skipped.partial = skipped.partial || reusedFiles.count(static_cast<std::size_t>(file - whole.files.data())) > 0;
     coverage.linesReviewed -= skipped.lines;
     coverage.filesReviewed -= !skipped.partial;

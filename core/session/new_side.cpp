@@ -63,8 +63,9 @@ void addIndexVersionsOfUnstaged(const std::filesystem::path& root, const diff::D
   }
   std::vector<std::pair<std::string, std::string>> outside;  // (path, index blob id)
   std::vector<std::string> ids;
+  const diff::FileIndex files(change);
   for (auto& [path, id] : unstaged) {
-    if (versions.count(path) || change.findFile(path)) continue;  // a file of the change: read as it has it
+    if (versions.count(path) || files.find(path)) continue;  // a file of the change: read as it has it
     outside.emplace_back(path, id);
     ids.push_back(id);
   }

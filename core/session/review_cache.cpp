@@ -125,8 +125,9 @@ bool hunkHolds(const diff::Hunk& hunk, const contract::Finding& finding) {
 }
 
 bool onTheChange(const CachedReview& review, const diff::Diff& change) {
+  const diff::FileIndex files(change);
   return std::all_of(review.findings.begin(), review.findings.end(), [&](const review::PublishedFinding& p) {
-    const diff::FileDiff* file = change.findFile(p.finding.file);
+    const diff::FileDiff* file = files.find(p.finding.file);
     // line..lastLine within one hunk, as grounding clamps a range.
     return file && std::any_of(file->hunks.begin(), file->hunks.end(),
                                [&](const diff::Hunk& h) { return hunkHolds(h, p.finding); });

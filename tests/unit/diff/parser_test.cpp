@@ -105,6 +105,9 @@ TEST_F(ParserTest, AddedAndDeletedFiles) {
   EXPECT_EQ(d.findFile("./dir/new.txt"), &added);
   EXPECT_EQ(d.findFile("b/dir/new.txt"), &added);
   EXPECT_EQ(d.findFile("new.txt"), nullptr);
+  const FileIndex index(d);  // the same answers, for many lookups
+  for (const char* name : {"gone.txt", "./dir/new.txt", "b/dir/new.txt", "a/gone.txt", "new.txt", "dir", ""})
+    EXPECT_EQ(index.find(name), d.findFile(name)) << name;
 }
 
 TEST_F(ParserTest, PureRenameHasNoHunksAndNamesFromRenameLines) {
@@ -274,6 +277,12 @@ TEST_F(ParserTest, QuotedAndSpacedPaths) {
     }
     std::sort(got.begin(), got.end());
     EXPECT_EQ(got, sorted) << args;
+    const FileIndex index(d);
+    for (const auto& n : names) {
+      ASSERT_NE(d.findFile(n), nullptr) << n;
+      EXPECT_EQ(index.find(n), d.findFile(n)) << n;
+      EXPECT_EQ(index.find(quotePath(n)), d.findFile(n)) << n;  // as the prompt's "File:" line spells it
+    }
   }
   // Added files with the same names (only "+++" names them) and a rename to one.
   repo.git("mv 'with space.txt' 'renamed \xc3\xa9.txt'");
@@ -420,6 +429,7 @@ TEST_F(ParserTest, SubmoduleAndTypeChange) {
   EXPECT_EQ(d.files[2].newLineText(1), "target");
   EXPECT_TRUE(d.files[2].hunks[0].lines[0].noNewlineAtEnd);
   EXPECT_EQ(d.findFile("t"), &d.files[2]);
+  EXPECT_EQ(FileIndex(d).find("t"), &d.files[2]);  // the section with a new side, as findFile
   EXPECT_NO_THROW(requireOneSectionPerFile(d));  // a deletion and an addition of one path
 }
 

@@ -51,48 +51,62 @@ std::string lower(std::string_view s) {
   return out;
 }
 
-bool nonShippingDirectory(const std::string& dir) {
-  static constexpr std::array<std::string_view, 23> dirs{"docs", "doc",
-      "test",     "tests",    "__tests__", "__test__", "spec",     "specs",       "testing",    "testdata",  "test-data",
-      "fixtures", "fixture",  "__fixtures__", "mocks",  "__mocks__", "examples",  "demo",    "benchmarks",
-      "bench",    ".circleci", "e2e",      "samples"};
+enum class NonShipping { No, DocsOrCi, TestOrExample };
+
+NonShipping directoryKind(const std::string& dir) {
+  static constexpr std::array<std::string_view, 18> tests{"test", "tests", "__tests__", "__test__", "spec", "specs",
+      "testing", "testdata", "test-data", "fixtures", "fixture", "__fixtures__", "mocks", "__mocks__", "examples",
+      "demo", "e2e", "samples"};
+  static constexpr std::array<std::string_view, 5> docsOrCi{"docs", "doc", "benchmarks", "bench", ".circleci"};
   // .NET test projects: Dapper.Tests/, Foo.UnitTests/, Foo.IntegrationTests/.
-  return std::find(dirs.begin(), dirs.end(), dir) != dirs.end() || dir.starts_with("test_") ||
-         dir.ends_with("_test") || dir.ends_with("-tests") || dir.ends_with("_tests") || dir.ends_with(".tests") ||
-         dir.ends_with(".test") || dir.ends_with(".unittests") || dir.ends_with(".integrationtests");
+  if (std::find(tests.begin(), tests.end(), dir) != tests.end() || dir.starts_with("test_") ||
+      dir.ends_with("_test") || dir.ends_with("-tests") || dir.ends_with("_tests") || dir.ends_with(".tests") ||
+      dir.ends_with(".test") || dir.ends_with(".unittests") || dir.ends_with(".integrationtests"))
+    return NonShipping::TestOrExample;
+  return std::find(docsOrCi.begin(), docsOrCi.end(), dir) != docsOrCi.end() ? NonShipping::DocsOrCi : NonShipping::No;
 }
 
-bool nonShippingFile(const std::string& name, std::string_view original) {
-  if (name.starts_with("test_") || name == "conftest.py") return true;
+NonShipping fileKind(const std::string& name, std::string_view original) {
+  if (name.starts_with("test_") || name == "conftest.py") return NonShipping::TestOrExample;
   const auto dot = name.find('.');
   const std::string stem = name.substr(0, dot);
-  if (stem.ends_with("_test") || stem.ends_with("_tests") || stem.ends_with("_spec")) return true;
-  if (name.find(".test.") != std::string::npos || name.find(".spec.") != std::string::npos) return true;
+  if (stem.ends_with("_test") || stem.ends_with("_tests") || stem.ends_with("_spec")) return NonShipping::TestOrExample;
+  if (name.find(".test.") != std::string::npos || name.find(".spec.") != std::string::npos) return NonShipping::TestOrExample;
   // FooTest.java, FooTests.cs, FooIT.java: case matters, "Contest.java" is not a test.
   const std::string_view o = original.substr(0, original.find('.'));
-  if (o.size() > 4 && (o.ends_with("Test") || o.ends_with("Tests") || o.ends_with("IT"))) return true;
-  if (name.starts_with("docker-compose") || name.starts_with("compose.") || name.starts_with("compose-")) return true;
-  return name == ".gitlab-ci.yml" || name == ".travis.yml" || name == "jenkinsfile" || name == "azure-pipelines.yml" ||
-         name == "appveyor.yml" || name == "bitbucket-pipelines.yml" || name == "tox.ini" || name == "wercker.yml" ||
-         name == ".drone.yml";
+  if (o.size() > 4 && (o.ends_with("Test") || o.ends_with("Tests") || o.ends_with("IT"))) return NonShipping::TestOrExample;
+  if (name.starts_with("docker-compose") || name.starts_with("compose.") || name.starts_with("compose-")) return NonShipping::DocsOrCi;
+  const bool ci = name == ".gitlab-ci.yml" || name == ".travis.yml" || name == "jenkinsfile" ||
+                  name == "azure-pipelines.yml" || name == "appveyor.yml" || name == "bitbucket-pipelines.yml" ||
+                  name == "tox.ini" || name == "wercker.yml" || name == ".drone.yml";
+  return ci ? NonShipping::DocsOrCi : NonShipping::No;
 }
 
-}  // namespace
-
-bool isNonShippingPath(std::string_view path) {
+// Tests and examples win over docs and CI: a fixture under docs/ is a fixture.
+NonShipping nonShippingKind(std::string_view path) {
   const std::string p = lower(path);
-  if (p.find(".github/workflows/") != std::string::npos || p.find(".github/actions/") != std::string::npos) return true;
+  NonShipping kind = NonShipping::No;
+  if (p.find(".github/workflows/") != std::string::npos || p.find(".github/actions/") != std::string::npos)
+    kind = NonShipping::DocsOrCi;
   std::size_t start = 0;
   while (true) {
     const auto slash = p.find('/', start);
     if (slash == std::string::npos) break;
     const std::string dir = p.substr(start, slash - start);
-    if (nonShippingDirectory(dir)) return true;
     // "example/" at the top is an example; com/example/ is a Java package.
-    if (start == 0 && dir == "example") return true;
+    const NonShipping d = start == 0 && dir == "example" ? NonShipping::TestOrExample : directoryKind(dir);
+    if (d == NonShipping::TestOrExample) return d;
+    if (d == NonShipping::DocsOrCi) kind = d;
     start = slash + 1;
   }
-  return nonShippingFile(p.substr(start), path.substr(start));
+  const NonShipping f = fileKind(p.substr(start), path.substr(start));
+  return f == NonShipping::No ? kind : f;
 }
+
+}  // namespace
+
+bool isNonShippingPath(std::string_view path) { return nonShippingKind(path) != NonShipping::No; }
+
+bool isTestOrExamplePath(std::string_view path) { return nonShippingKind(path) == NonShipping::TestOrExample; }
 
 }  // namespace revline::builtin

@@ -21,4 +21,9 @@ bool isProseFile(std::string_view path);
 // docker-compose.yml, .gitlab-ci.yml, wercker.yml).
 bool isNonShippingPath(std::string_view path);
 
+// The part of those that is tests, fixtures and examples (not docs, benchmarks
+// or CI), where realistic fake tokens are written on purpose: a token of a
+// known shape in a workflow or a doc page leaks as it would in code.
+bool isTestOrExamplePath(std::string_view path);
+
 }  // namespace revline::builtin

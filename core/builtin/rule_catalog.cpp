@@ -15,9 +15,9 @@ namespace revline::builtin {
 // which ones.
 const std::vector<RuleInfo>& allRules() {
   static const std::vector<RuleInfo> rules{
-      {RuleId::HardcodedToken, "hardcoded-token", 0.9, {"S105", "S106", "B105", "B106", "G101", "no-secrets/no-secrets"},
+      {RuleId::HardcodedToken, "hardcoded-token", 0.9, {"S105", "S106", "B105", "B106", "G101", "gosec", "no-secrets/no-secrets"},
        {"not a secret", "not a real", "fake", "dummy", "placeholder", "example key", "test key"}},
-      {RuleId::HardcodedPassword, "hardcoded-password", 0.02, {"S105", "S106", "S107", "B105", "B106", "B107", "G101"},
+      {RuleId::HardcodedPassword, "hardcoded-password", 0.02, {"S105", "S106", "S107", "B105", "B106", "B107", "G101", "gosec"},
        {"not a secret", "not a real", "fake password", "dummy", "placeholder", "test password", "example password"}},
       {RuleId::MergeConflict, "merge-conflict", 1.0, {}, {}},
       {RuleId::StringIdentity, "string-identity", 0.6, {"S4973", "StringEquality"},

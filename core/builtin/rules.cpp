@@ -115,6 +115,7 @@ std::vector<contract::Finding> reviewDiff(const diff::Diff& diff, const SourceLo
     std::optional<OldFindings> before;
     if (anyCodeFinding(found) && hasRemovedLines(fileDiff)) before = oldFindingsOf(fileDiff, newText);
     const bool nonShipping = isNonShippingPath(file.path);
+    const bool testCode = isTestOrExamplePath(file.path);
     std::vector<contract::Finding> kept;
     for (auto& rf : found) {
       const std::string statement = statementOf(file, rf.finding);
@@ -123,8 +124,10 @@ std::vector<contract::Finding> reviewDiff(const diff::Diff& diff, const SourceLo
       if (before && before->raised(rf.rule, hunkOf(fileDiff, rf.finding.line), statement)) continue;
       if (isSuppressed(file, rf)) continue;
       // Rules below 9-in-10 precision, and anything in tests, fixtures,
-      // examples or CI, report as comments: they never block by default.
-      if (!ruleInfo(rf.rule).blocks() || (nonShipping && rf.rule != RuleId::MergeConflict))
+      // examples, docs or CI, report as comments: they never block by default;
+      // but a token of a known shape blocks in docs and CI, where it leaks.
+      const bool keepsSeverity = rf.rule == RuleId::MergeConflict || (rf.rule == RuleId::HardcodedToken && !testCode);
+      if (!ruleInfo(rf.rule).blocks() || (nonShipping && !keepsSeverity))
         rf.finding.severity = atMostMinor(rf.finding.severity);
       kept.push_back(std::move(rf.finding));
     }

@@ -1524,6 +1524,15 @@ void secretAssignments(std::string_view text, std::string_view l, std::vector<Se
 
 }  // namespace
 
+namespace {
+// The kinds a match gets from where the value stands (a name, a header, a
+// URL's userinfo) rather than from the value's own shape.
+bool isContextKind(std::string_view kind) {
+  return kind == "password" || kind == "secret" || kind == "bearer-token" || kind == "api-key-header" ||
+         kind == "session-cookie";
+}
+}  // namespace
+
 std::vector<SecretMatch> findSecrets(std::string_view text, std::string_view path) {
   std::vector<SecretMatch> all;
   // Lowered once for the detectors that search without regard to case.
@@ -1558,7 +1567,17 @@ std::vector<SecretMatch> findSecrets(std::string_view text, std::string_view pat
   });
   std::vector<SecretMatch> out;
   for (auto& m : all) {
-    if (!out.empty() && m.offset < out.back().offset + out.back().length) continue;
+    if (!out.empty() && m.offset < out.back().offset + out.back().length) {
+      // A token of a known shape inside a match found by its context (the
+      // password of a URL, an Authorization header, curl -u): it is that
+      // token, which the context's kind would have called only "a password".
+      SecretMatch& kept = out.back();
+      if (isContextKind(kept.kind) && !isContextKind(m.kind)) {
+        kept.length = std::max(kept.offset + kept.length, m.offset + m.length) - kept.offset;
+        kept.kind = std::move(m.kind);
+      }
+      continue;
+    }
     out.push_back(std::move(m));
   }
   return out;

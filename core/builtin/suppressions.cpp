@@ -1,6 +1,7 @@
 #include "core/builtin/suppressions.h"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <optional>
 #include <vector>
@@ -56,7 +57,7 @@ std::optional<std::vector<std::string>> codesAfter(std::string_view c, std::size
 
 bool anyCodeMatches(const RuleInfo& rule, const std::vector<std::string>& codes) {
   for (const auto& code : codes) {
-    if (code == rule.name) return true;
+    if (code == rule.name || code == "all") return true;  // golangci-lint's //nolint:all
     for (auto mine : rule.codes) if (code == lower(mine)) return true;
   }
   return false;
@@ -106,16 +107,55 @@ bool lineAboveSuppression(std::string_view c, const RuleInfo& rule) {
   return revlineIgnore(c, rule) || markerMatches(c, "eslint-disable-next-line", rule, false);
 }
 
-bool statesIntent(std::string_view c, const RuleInfo& rule) {
-  return std::any_of(rule.concern.begin(), rule.concern.end(),
-                     [&](std::string_view phrase) { return c.find(phrase) != std::string_view::npos; });
+bool wordChar(char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '\''; }
+
+constexpr std::array<std::string_view, 16> kNegations{"not", "no", "never", "non", "nor", "without", "cannot", "can't",
+                                                      "isn't", "isnt", "aren't", "wasn't", "don't", "doesn't", "didn't",
+                                                      "won't"};
+constexpr std::array<std::string_view, 10> kGuards{"safe", "prevent", "prevents", "avoid", "avoids", "against",
+                                                   "guard", "guards", "free", "protected"};
+
+// Whether one of `words` stands among the (up to four) words before `at` in
+// the same clause: "NOT intentional", "does not check if src fits", "non-sanitized".
+template <std::size_t N>
+bool saidBefore(std::string_view c, std::size_t at, const std::array<std::string_view, N>& words) {
+  std::size_t k = at;
+  for (int seen = 0; seen < 4 && k > 0;) {
+    const char ch = c[k - 1];
+    if (std::string_view(".;:!?,()[]").find(ch) != std::string_view::npos) return false;  // the clause starts here
+    if (!wordChar(ch)) {
+      --k;
+      continue;
+    }
+    const std::size_t end = k;
+    while (k > 0 && wordChar(c[k - 1])) --k;
+    if (std::find(words.begin(), words.end(), c.substr(k, end - k)) != words.end()) return true;
+    ++seen;
+  }
+  return false;
 }
 
-// The lower-cased comment of new-file line n, from the whole file or the hunks.
-std::string commentAt(const ScanFile& file, int n) {
-  if (const auto text = file.fullLine(n)) return lower(commentOf(*text, file.fullTokens[static_cast<std::size_t>(n) - 1], file.lang));
-  if (const ScanLine* l = file.shownLine(n)) return lower(commentOf(l->text(), l->tokens, file.lang));
-  return {};
+// A phrase that names the danger, not the reason it is absent: it states
+// intent only when denied or guarded against ("no SQL injection: ids are
+// ints", "safe from shell injection"); "this is a shell injection hole" is a
+// report of one.
+bool namesTheDanger(std::string_view phrase) { return phrase == "sql injection" || phrase == "shell injection"; }
+
+// A concern phrase as words of the comment (not inside another word:
+// "unfake", "unsanitized", "unbounded" state the opposite), allowing an
+// inflection ("placeholders", "faked"), and not negated.
+bool statesIntent(std::string_view c, const RuleInfo& rule) {
+  return std::any_of(rule.concern.begin(), rule.concern.end(), [&](std::string_view phrase) {
+    for (auto at = c.find(phrase); at != std::string_view::npos; at = c.find(phrase, at + 1)) {
+      if (at > 0 && std::isalnum(static_cast<unsigned char>(c[at - 1]))) continue;
+      std::size_t end = at + phrase.size();
+      for (int i = 0; i < 2 && end < c.size() && std::string_view("sed").find(c[end]) != std::string_view::npos; ++i) ++end;
+      if (end < c.size() && std::isalnum(static_cast<unsigned char>(c[end]))) continue;
+      const bool denied = saidBefore(c, at, kNegations);
+      if (namesTheDanger(phrase) ? denied || saidBefore(c, at, kGuards) : !denied) return true;
+    }
+    return false;
+  });
 }
 
 }  // namespace
@@ -158,6 +198,33 @@ std::vector<Span> commentSpans(std::string_view line, const Tokens& tokens, Lang
 
 }  // namespace
 
+namespace {
+enum class Where { AfterCode, OwnLine };
+
+// The lower-cased comment of new-file line n, from the whole file or the
+// hunks; with OwnLine, only a comment with no code before it on its line (a
+// comment that trails code is about that code, not the line below it).
+std::string commentAt(const ScanFile& file, int n, Where where = Where::AfterCode) {
+  std::string_view text;
+  const Tokens* tokens = nullptr;
+  if (const auto full = file.fullLine(n)) {
+    text = *full;
+    tokens = &file.fullTokens[static_cast<std::size_t>(n) - 1];
+  } else if (const ScanLine* l = file.shownLine(n)) {
+    text = l->text();
+    tokens = &l->tokens;
+  } else {
+    return {};
+  }
+  const std::vector<Span> spans = commentSpans(text, *tokens, file.lang);
+  if (spans.empty()) return {};
+  const std::string_view before = text.substr(0, spans.front().begin);
+  if (where == Where::OwnLine && !std::all_of(before.begin(), before.end(), [](unsigned char ch) { return std::isspace(ch); }))
+    return {};
+  return lower(text.substr(spans.front().begin));
+}
+}  // namespace
+
 std::string commentOf(std::string_view line, const Tokens& tokens, Language lang) {
   const std::vector<Span> spans = commentSpans(line, tokens, lang);
   return spans.empty() ? std::string() : std::string(line.substr(spans.front().begin));
@@ -178,7 +245,7 @@ bool isSuppressed(const ScanFile& file, const RuleFinding& found) {
     if (!c.empty() && (sameLineSuppression(c, rule) || statesIntent(c, rule))) return true;
   }
   if (first > 1) {
-    const std::string above = commentAt(file, first - 1);
+    const std::string above = commentAt(file, first - 1, Where::OwnLine);
     if (!above.empty() && (lineAboveSuppression(above, rule) || statesIntent(above, rule))) return true;
   }
   return false;

@@ -136,6 +136,27 @@ bool namesNoSecret(std::string_view line, const SecretMatch& m) {
   return std::find(nonSecret.begin(), nonSecret.end(), last) != nonSecret.end();
 }
 
+// A value written to be replaced: the providers' documented examples
+// (AWS's AKIAIOSFODNN7EXAMPLE), runs of x or 0 (ghp_xxxx..., Slack's
+// T00000000/B00000000/XXXX...), a counting sequence, or too few distinct
+// characters to be random (ghp_aaaa...). A random token of the same length
+// holds none of these; the redaction still hides them (it errs the safe way).
+bool placeholderValue(std::string_view value) {
+  std::string low(value);
+  std::transform(low.begin(), low.end(), low.begin(), [](unsigned char c) { return std::tolower(c); });
+  for (std::string_view word : {"example", "xxxxx", "00000000", "placeholder", "dummy", "redacted", "changeme",
+                                "0123456789", "1234567890", "abcdefghij"})
+    if (low.find(word) != std::string::npos) return true;
+  std::array<bool, 256> seen{};
+  std::size_t distinct = 0, alnum = 0;
+  for (unsigned char c : value) {
+    if (!std::isalnum(c)) continue;
+    ++alnum;
+    if (!seen[c]) seen[c] = true, ++distinct;
+  }
+  return alnum >= 16 && distinct <= 5;
+}
+
 }  // namespace
 
 void checkSecrets(const ScanFile& file, Findings& out) {
@@ -152,6 +173,7 @@ void checkSecrets(const ScanFile& file, Findings& out) {
       // (a key id, a private key) leaks from a comment just the same.
       const auto real = std::find_if(matches.begin(), matches.end(), [&](const SecretMatch& m) {
         if (m.kind == "private-key") return hasKeyMaterial(file, l, m);
+        if (placeholderValue(l.text().substr(m.offset, m.length))) return false;
         if (describe(m.kind).rule == RuleId::HardcodedPassword && (prose || concatenated(l, m) || namesNoSecret(l.text(), m)))
           return false;
         return describe(m.kind).rule != RuleId::HardcodedPassword || !insideComment(l.text(), l.tokens, file.lang, m.offset);
@@ -170,6 +192,100 @@ void checkSecrets(const ScanFile& file, Findings& out) {
   }
 }
 
+namespace {
+
+// Files whose code writes text blocks as heredocs (<<EOF ... EOF).
+bool usesHeredocs(std::string_view path) {
+  const auto slash = path.find_last_of('/');
+  const std::string_view name = slash == std::string_view::npos ? path : path.substr(slash + 1);
+  if (name == "Dockerfile" || name.starts_with("Dockerfile.") || name.ends_with(".Dockerfile")) return true;
+  const auto dot = name.find_last_of('.');
+  if (dot == std::string_view::npos) return false;
+  const std::string_view ext = name.substr(dot + 1);
+  for (std::string_view e : {"sh", "bash", "zsh", "ksh", "bats", "rb", "pl", "php"})
+    if (ext == e) return true;
+  return false;
+}
+
+// The terminator a line's heredoc opener names (cat <<'EOF', <<-EOS, <<~SQL,
+// PHP's <<<EOT), or "" when it opens none.
+std::string heredocTerminator(std::string_view line) {
+  for (auto at = line.find("<<"); at != std::string_view::npos; at = line.find("<<", at + 2)) {
+    std::size_t k = at + 2;
+    if (k < line.size() && line[k] == '<') ++k;
+    if (k < line.size() && (line[k] == '-' || line[k] == '~')) ++k;
+    while (k < line.size() && line[k] == ' ') ++k;
+    const char quote = k < line.size() && (line[k] == '\'' || line[k] == '"') ? line[k] : 0;
+    if (quote) ++k;
+    const std::size_t start = k;
+    if (k >= line.size() || !(std::isalpha(static_cast<unsigned char>(line[k])) || line[k] == '_')) continue;
+    while (k < line.size() && (std::isalnum(static_cast<unsigned char>(line[k])) || line[k] == '_')) ++k;
+    return std::string(line.substr(start, k - start));
+  }
+  return {};
+}
+
+std::string_view trimmed(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return s;
+}
+
+// The bodies (first, last line) of the blocks that quote text: a Markdown
+// fence in prose, a heredoc in a shell-like file; only those closed again.
+std::vector<std::pair<int, int>> quotedBlocks(const ScanFile& file) {
+  const bool fences = isProseFile(file.path), heredocs = usesHeredocs(file.path);
+  std::vector<std::pair<int, int>> out;
+  if (!fences && !heredocs) return out;
+  std::vector<std::pair<int, std::string_view>> lines;  // the whole new file, else each hunk's new side
+  auto scan = [&] {
+    std::optional<int> open;
+    std::string closer;  // a fence's run of ` or ~, or a heredoc's word
+    for (const auto& [n, text] : lines) {
+      const std::string_view t = trimmed(text);
+      if (!open) {
+        if (fences && (t.starts_with("```") || t.starts_with("~~~"))) {
+          closer = std::string(t.substr(0, t.find_first_not_of(t[0])));
+          open = n;
+        } else if (heredocs) {
+          closer = heredocTerminator(text);
+          if (!closer.empty()) open = n;
+        }
+      } else if (fences ? t == closer || (t.starts_with(closer) && t.find_first_not_of(closer[0]) == std::string_view::npos)
+                        : t == closer) {
+        if (n - 1 >= *open + 1) out.emplace_back(*open + 1, n - 1);
+        open.reset();
+      }
+    }
+    lines.clear();
+  };
+  if (file.fullText) {
+    for (int n = 1; n <= static_cast<int>(file.lineStarts.size()); ++n) lines.emplace_back(n, *file.fullLine(n));
+    scan();
+  } else {
+    for (const auto& hunk : file.hunks) {
+      for (const auto& l : hunk.lines)
+        if (l.line->kind != diff::LineKind::Removed) lines.emplace_back(l.number(), l.text());
+      scan();
+    }
+  }
+  return out;
+}
+
+// Whether new-file line n is inside a string literal or comment that began
+// on a line above (a docstring or template holding a test's conflict text):
+// the lexer gives such a line no token, or a string's at its start (a marker
+// line starts with < = or >, never with a quote); in code a marker is punctuation.
+bool insideStringLiteral(const ScanFile& file, int n) {
+  const Tokens* tokens = nullptr;
+  if (file.fullLine(n)) tokens = &file.fullTokens[static_cast<std::size_t>(n) - 1];
+  else if (const ScanLine* l = file.shownLine(n)) tokens = &l->tokens;
+  if (!tokens || file.lang == Language::Other) return false;  // no lexer for its strings and comments
+  return tokens->empty() || (tokens->front().isString() && tokens->front().begin == 0);
+}
+
+}  // namespace
+
 void checkConflictMarkers(const ScanFile& file, Findings& out) {
   const bool prose = isProseFile(file.path);
   // A "=======" with no <<<<<<< or >>>>>>> added anywhere in the file is no
@@ -182,18 +298,26 @@ void checkConflictMarkers(const ScanFile& file, Findings& out) {
         const Marker m = markerOf(l.text());
         otherMarkers = otherMarkers || m == Marker::Start || m == Marker::End || m == Marker::Base;
       }
+  // Markers quoted as text (a doc's fenced example, a test's heredoc or
+  // string literal holding a conflict to resolve) are no conflict of the file.
+  const std::vector<std::pair<int, int>> quoted = quotedBlocks(file);
+  auto report = [&](int first, int last) {
+    const bool inBlock = std::any_of(quoted.begin(), quoted.end(), [&](const auto& q) { return q.first <= first && last <= q.second; });
+    if (!inBlock && !(insideStringLiteral(file, first) && insideStringLiteral(file, last)))
+      out.push_back(conflictFinding(file, first, last));
+  };
   for (const auto& hunk : file.hunks) {
-    std::optional<int> open;  // line of an unclosed <<<<<<< in this hunk
+    int open = 0;  // line of an unclosed <<<<<<< in this hunk, 0 for none
     for (const auto& l : hunk.lines) {
       if (!l.added()) continue;
       switch (markerOf(l.text())) {
         case Marker::Start:
-          if (open) out.push_back(conflictFinding(file, *open, *open));
+          if (open) report(open, open);
           open = l.number();
           break;
         case Marker::End:
-          out.push_back(conflictFinding(file, open ? *open : l.number(), l.number()));
-          open.reset();
+          report(open ? open : l.number(), l.number());
+          open = 0;
           break;
         case Marker::Middle:
           // In prose "=======" underlines a heading; only a conflict block makes it a marker there.
@@ -205,7 +329,7 @@ void checkConflictMarkers(const ScanFile& file, Findings& out) {
           break;
       }
     }
-    if (open) out.push_back(conflictFinding(file, *open, *open));
+    if (open) report(open, open);
   }
 }
 

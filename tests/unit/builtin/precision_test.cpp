@@ -297,6 +297,52 @@ TEST(Suppressions, AnIntentCommentNamingTheConcern) {
   EXPECT_EQ(java("    // check the amount\n" + line).size(), 1u);  // no concern named: still reported
 }
 
+// A comment that trails code is about that code: it covers its own line, not
+// the next (a suppression on one token's line let the next token through, and
+// "# placeholder until we tune it" after a timeout silenced a key below it).
+TEST(Suppressions, ACommentAfterCodeCoversOnlyItsOwnLine) {
+  const std::string a = "ghp_R7xq2LmWv9Tn4Kd8Hc3Jg6Qs1Pz5Yb0Ea2Uf", b = "ghp_K2wq8LmWv9Tn4Kd8Hc3Jg6Qs1Pz5Yb0Ea2Zz";
+  auto f = py("    TEST_TOKEN = \"" + a + "\"  # revline: ignore[hardcoded-token] test fixture\n    PROD_TOKEN = \"" + b + "\"\n");
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].line, 3);
+  f = py("    timeout = 30  # placeholder until we tune it\n    AWS_ACCESS_KEY_ID = \"AKIAZ3MSJV4WWNKWW5FA\"\n");
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].line, 3);
+  // On a line of its own, above: still covers the line below.
+  EXPECT_TRUE(py("    # revline: ignore[hardcoded-token] test fixture\n    PROD_TOKEN = \"" + b + "\"\n").empty());
+  EXPECT_TRUE(js("  /* fake key for the demo */\n  const k = \"AKIAZ3MSJV4WWNKWW5FA\";\n").empty());
+}
+
+// An intent comment states the concern: not a word that contains the phrase
+// ("unfake", "unsanitized", "unbounded"), not the phrase negated ("NOT
+// intentional", "does not check if src fits"). All five silenced a finding.
+TEST(Suppressions, AnIntentPhraseCountsAsAWordAndNotNegated) {
+  const std::string slack = "xoxb-2048337719-1152938276504-Rk8LmWv9Tn4Kd8Hc3Jg6Qs1P";
+  EXPECT_EQ(py("    SLACK = \"" + slack + "\"  # unfake this later\n").size(), 1u);
+  EXPECT_EQ(py("    # FIXME: NOT intentional, this is a shell injection hole\n"
+               "    subprocess.run(name, shell=True)\n").size(), 1u);
+  EXPECT_EQ(js("  // SECURITY: this is unsanitized query input\n  el.innerHTML = req.query.q;\n").size(), 1u);
+  EXPECT_EQ(reviewWithSource("src/copy.c", "void f(char *dst, const char *src) {\n}\n",
+                             "void f(char *dst, const char *src) {\n  /* unbounded copy: does not check if src fits */\n"
+                             "  strcpy(dst, src);\n}\n").size(), 1u);
+  EXPECT_EQ(py("    SLACK = \"" + slack + "\"  # this is not a fake\n").size(), 1u);
+  // The phrase itself, inflected, still counts.
+  EXPECT_TRUE(py("    SLACK = \"" + slack + "\"  # fake, for the docs\n").empty());
+  EXPECT_TRUE(py("    # placeholders, replaced at deploy time\n    SLACK = \"" + slack + "\"\n").empty());
+  EXPECT_TRUE(py("    # deliberate: the command is a constant table\n    subprocess.run(name, shell=True)\n").empty());
+  // A phrase naming the danger states intent when denied or guarded against, not when reported.
+  EXPECT_TRUE(py("    # no shell injection: name is one of three constants\n    subprocess.run(name, shell=True)\n").empty());
+  EXPECT_TRUE(py("    subprocess.run(name, shell=True)  # safe from shell injection, see above\n").empty());
+}
+
+// gosec reports hard-coded credentials (G101): its //nolint forms count for them.
+TEST(Suppressions, NolintForGosecAndAllCoverCredentials) {
+  const std::string line = "\tconst token = \"ghp_R7xq2LmWv9Tn4Kd8Hc3Jg6Qs1Pz5Yb0Ea2Uf\"";
+  EXPECT_TRUE(go(line + " //nolint:gosec\n").empty());
+  EXPECT_TRUE(go(line + " //nolint:all\n").empty());
+  EXPECT_EQ(go(line + " //nolint:errcheck\n").size(), 1u);
+}
+
 // ---- 4. Context-aware severity -----------------------------------------------
 
 TEST(Severity, TestsFixturesExamplesAndCiNeverBlock) {

@@ -430,6 +430,23 @@ TEST(SecretFormats, SecretsKnownByWhatStandsBesideThem) {
   }
 }
 
+// A token of a known shape is that token wherever it stands: as a URL's
+// password, in an Authorization header, after curl -u, under a secret's name
+// (these were "password" or "bearer-token", which never block: a GitHub token
+// in a clone URL passed CI). The match keeps the whole span the context found.
+TEST(SecretFormats, AKnownTokenIsThatTokenInAnyContext) {
+  const std::string ghp = "ghp_R7xq2LmWv9Tn4Kd8Hc3Jg6Qs1Pz5Yb0Ea2Uf";
+  EXPECT_EQ(found("git clone https://x-access-token:" + ghp + "@github.com/o/r.git"), V{"github-token=" + ghp});
+  EXPECT_EQ(found("curl -H \"Authorization: token " + ghp + "\" https://api.github.com"), V{"github-token=" + ghp});
+  EXPECT_EQ(found("curl -u bot:" + ghp + " https://api.github.com"), V{"github-token=" + ghp});
+  EXPECT_EQ(found("headers = {\"Authorization\": \"Bearer " + ghp + "\"}"), V{"github-token=" + ghp});
+  EXPECT_EQ(found("GH_TOKEN=" + ghp), V{"github-token=" + ghp});
+  const std::string slack = "xoxb-2048337719-1152938276504-Rk8LmWv9Tn4Kd8Hc3Jg6Qs1P";
+  EXPECT_EQ(found("SLACK_BOT_TOKEN: " + slack), V{"slack-token=" + slack});
+  // A context's match that is no known token keeps its kind.
+  EXPECT_EQ(found("curl -u bot:Hunt3r2Sup3rPw https://x"), V{"password=Hunt3r2Sup3rPw"});
+}
+
 TEST(SecretFormats, RedactionReplacesOnlyTheSecret) {
   EXPECT_EQ(redactSecrets("   3 + DB_PASSWORD=hunter2xyz\n"), "   3 + DB_PASSWORD=[REDACTED:password]\n");
   EXPECT_EQ(redactSecrets("postgres://app:Sup3rS3cretPw@db/app"), "postgres://app:[REDACTED:password]@db/app");

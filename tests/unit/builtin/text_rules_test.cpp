@@ -49,6 +49,46 @@ TEST(SecretRule, IgnoresLookupsPlaceholdersAndContextLines) {
   EXPECT_TRUE(review("ci.yml", old, old + "other: 1\n").empty());
 }
 
+// Values written to be replaced are no credential: the providers' documented
+// examples and runs of x or 0 in an .env.example were BLOCKERs that failed CI.
+// A random value of the same shape beside them still is one.
+TEST(SecretRule, PlaceholderValuesAreNoCredential) {
+  const std::string placeholders =
+      "GITHUB_TOKEN=ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\n"
+      "AWS_ACCESS_KEY_ID=AKIAIOSFODNN7EXAMPLE\n"
+      "AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\n"
+      "OTHER_KEY_ID=AKIAXXXXXXXXXXXXXXXX\n"
+      "SENDGRID=SG.xxxxxxxxxxxxxxxxxxxxxx.yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy\n"
+      "SLACK_WEBHOOK=https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX\n"
+      "CI_TOKEN=ghp_1234567890abcdefghijklmnopqrstuvwxyz\n"
+      "BOT_TOKEN=ghp_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n";
+  EXPECT_TRUE(review("services/api/.env.example", "", placeholders).empty());
+  const auto f = review("services/api/.env.example", "", placeholders + "REAL=ghp_R7xq2LmWv9Tn4Kd8Hc3Jg6Qs1Pz5Yb0Ea2Uf\n");
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].line, 9);
+  EXPECT_EQ(f[0].severity, Severity::Blocker);
+}
+
+// A token of a known shape leaks from a workflow or a doc page as from code:
+// it blocks there (it was MINOR, as in tests, where realistic fakes are
+// written on purpose and it still is). A password setting in a doc does not.
+TEST(SecretRule, AKnownTokenBlocksInDocsAndCiButNotInTests) {
+  const std::string token = "ghp_R7xq2LmWv9Tn4Kd8Hc3Jg6Qs1Pz5Yb0Ea2Uf";
+  for (const char* path : {".github/workflows/release.yml", "docs/setup.md", ".gitlab-ci.yml", "README.md"}) {
+    const auto f = review(path, "", "GH_TOKEN: " + token + "\n");
+    ASSERT_EQ(f.size(), 1u) << path;
+    EXPECT_EQ(f[0].severity, Severity::Blocker) << path;
+  }
+  for (const char* path : {"tests/conftest.py", "src/auth_test.go", "docs/examples/ci.yml", "fixtures/tokens.txt"}) {
+    const auto f = review(path, "", "GH_TOKEN = '" + token + "'\n");
+    ASSERT_EQ(f.size(), 1u) << path;
+    EXPECT_EQ(f[0].severity, Severity::Minor) << path;
+  }
+  const auto f = review(".github/workflows/ci.yml", "", "    env:\n      DB_PASSWORD: Hunt3r2Sup3r\n");
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].severity, Severity::Minor);
+}
+
 TEST(ConflictMarkers, OneFindingSpanningTheConflictBlock) {
   const std::string after =
       "def f():\n"
@@ -77,6 +117,26 @@ TEST(ConflictMarkers, LoneMarkersAreReportedButHeadingUnderlinesAreNot) {
   EXPECT_EQ(f[0].endLine, 4);
   EXPECT_TRUE(review("README.md", "x\n", "x\n\nTitle\n=======\n\n<<<<<<<< not a marker (8)\n").empty());
   EXPECT_TRUE(review("a.c", "x\n", "x\n// ======= section =======\n").empty());
+}
+
+// Markers quoted as text are an example, not a conflict of the file: a doc's
+// fenced block, a test's heredoc or string literal (each was a BLOCKER that
+// failed CI). Outside the quote, or in a quote never closed, they still are.
+TEST(ConflictMarkers, QuotedAsTextTheyAreAnExample) {
+  const std::string conflict = "<<<<<<< HEAD\nmine\n=======\ntheirs\n>>>>>>> feature\n";
+  EXPECT_TRUE(review("docs/git.md", "# Git\n", "# Git\n\nA conflict looks like this:\n\n```\n" + conflict + "```\n").empty());
+  EXPECT_TRUE(review("docs/git.md", "# Git\n", "# Git\n\n~~~text\n" + conflict + "~~~\n").empty());
+  EXPECT_EQ(review("docs/git.md", "# Git\n", "# Git\n\n" + conflict).size(), 1u);
+  EXPECT_EQ(review("docs/git.md", "# Git\n", "# Git\n\n```\nx\n```\n" + conflict).size(), 1u);
+  EXPECT_EQ(review("docs/git.md", "# Git\n", "# Git\n\n```\n" + conflict).size(), 1u);  // never closed
+  EXPECT_TRUE(review("services/py/tests/test_merge.py", "import m\n",
+                     "import m\n\nTEXT = \"\"\"\n" + conflict + "\"\"\"\n\n\ndef test_it():\n    assert m.resolve(TEXT)\n").empty());
+  EXPECT_TRUE(review("scripts/tests/conflict_test.sh", "#!/bin/sh\n",
+                     "#!/bin/sh\ncat > f.txt <<'EOF'\n" + conflict + "EOF\ngit add f.txt\n").empty());
+  EXPECT_EQ(review("scripts/merge.sh", "#!/bin/sh\n", "#!/bin/sh\n" + conflict + "echo done\n").size(), 1u);
+  EXPECT_EQ(review("m.py", "def f():\n    return 1\n", "def f():\n" + conflict).size(), 1u);
+  // A C++ stream is no heredoc.
+  EXPECT_EQ(review("a.sh", "x\n", "x\necho $((1 << 2)); cout <<EOF\n" + conflict).size(), 1u);
 }
 
 }  // namespace

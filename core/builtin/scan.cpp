@@ -4,6 +4,8 @@
 #include <array>
 #include <cctype>
 
+#include "core/diff/diff.h"
+
 namespace revline::builtin {
 
 namespace {
@@ -214,7 +216,9 @@ std::vector<Tokens> arguments(const Stream& s, std::size_t& lastLine) {
 RuleFinding makeFinding(const ScanFile& file, int line, int endLine, Rule rule,
                         std::optional<contract::Edit> edit) {
   contract::Finding f;
-  f.file = file.path;
+  // As the prompt spells it: the answer is JSON, where bytes that are not
+  // UTF-8 become U+FFFD and two such names would read the same.
+  f.file = diff::jsonPath(file.path);
   f.line = line;
   if (endLine > line) f.endLine = endLine;
   f.severity = rule.severity;

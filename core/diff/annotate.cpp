@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "core/diff/render.h"
+#include "core/support/utf8.h"
 
 namespace revline::diff {
 
@@ -15,7 +16,9 @@ std::string displayPath(const std::string& p) {
     const auto c = static_cast<unsigned char>(ch);
     return c < 0x20 || c == 0x7f || c == '"' || c == '\\';
   });
-  return plain ? p : quotePath(p);
+  // Bytes that are not UTF-8 would reach the model as U+FFFD, and two names
+  // differing only there would read the same: quoted, each byte is itself.
+  return plain && validUtf8(p) ? p : quotePath(p);
 }
 
 namespace {

@@ -131,4 +131,8 @@ std::string normalizePath(std::string_view path);
 // unchanged when plain, else C-quoted with \t \n \" \\ ... and octal bytes >= 0x80.
 std::string quotePath(std::string_view path);
 
+// A path as a JSON string can hold it: as is when it is UTF-8, else C-quoted
+// (quotePath: ASCII, each byte itself, as git prints it). Diff::findFile reads it.
+std::string jsonPath(std::string_view path);
+
 }  // namespace revline::diff

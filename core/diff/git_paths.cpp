@@ -1,6 +1,7 @@
 #include "core/diff/git_paths.h"
 
 #include "core/diff/diff.h"
+#include "core/support/utf8.h"
 
 namespace revline::diff {
 
@@ -36,6 +37,8 @@ std::string quotePath(std::string_view path) {
   }
   return out + "\"";
 }
+
+std::string jsonPath(std::string_view path) { return validUtf8(path) ? std::string(path) : quotePath(path); }
 
 namespace detail {
 

@@ -9,7 +9,7 @@ namespace {
 // is given in git's C-quoted form (ASCII, and what `git diff` itself prints).
 json pathValue(const std::optional<std::string>& p) {
   if (!p) return nullptr;
-  return validUtf8(*p) ? *p : quotePath(*p);
+  return jsonPath(*p);
 }
 
 }  // namespace

@@ -36,8 +36,9 @@ namespace revline::diff {
 std::string annotate(const Diff& diff);
 
 // A path as annotate()'s "File:" line spells it: readable UTF-8 as is; a name
-// with a quote, a backslash or a control character C-quoted (quotePath), so no
-// name can break the line structure. Diff::findFile reads both spellings.
+// with a quote, a backslash, a control character or bytes that are not UTF-8
+// C-quoted (quotePath), so no name can break the line structure and each reads
+// as itself. Diff::findFile reads both spellings.
 std::string displayPath(const std::string& path);
 
 // The same, with function context (function_context.h) around the hunks:

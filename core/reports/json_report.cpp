@@ -1,5 +1,6 @@
 #include "core/reports/json_report.h"
 
+#include "core/diff/diff.h"
 #include "core/reports/coverage_text.h"
 #include "core/reports/names.h"
 #include "core/reports/usage_report.h"
@@ -9,7 +10,7 @@ namespace revline::reports {
 json coverageJson(const review::Coverage& c) {
   json skipped = json::array();
   for (const auto& s : c.filesSkipped) {
-    json entry = {{"path", s.path}, {"reason", s.reason}};
+    json entry = {{"path", diff::jsonPath(s.path)}, {"reason", s.reason}};
     if (s.overLimit) entry["overLimit"] = true;  // a request limit, not a choice: not all reviewed
     if (s.partial) entry["partial"] = true;      // only some hunks of the file
     skipped.push_back(std::move(entry));
@@ -32,6 +33,7 @@ json renderJson(const review::ReviewOutcome& outcome) {
   json findings = json::array();
   for (const auto& published : outcome.findings) {
     json f = findingJson(published.finding);
+    f["file"] = diff::jsonPath(published.finding.file);  // a name that is not UTF-8 as git quotes it, not U+FFFD
     f["id"] = published.id;
     if (published.editDroppedReason) f["editDroppedReason"] = *published.editDroppedReason;
     if (published.rangeClamped) f["rangeClamped"] = *published.rangeClamped;

@@ -58,9 +58,10 @@ std::string describeRange(std::int64_t first, std::int64_t last) {
 }
 
 // The file a finding names. A path that is not valid UTF-8 reaches the model
-// with U+FFFD for each bad byte (support/utf8.h), and the model can only name it
-// that way: such a name is matched to the one changed file that reads so, or
-// every finding on that file would be rejected (a BLOCKER could never block).
+// C-quoted (displayPath), which findFile reads; a model that decodes it names
+// it with U+FFFD for each bad byte instead (JSON holds no raw bytes): such a
+// name is matched to the one changed file that reads so, or every finding on
+// that file would be rejected (a BLOCKER could never block).
 const diff::FileDiff* fileNamed(const std::string& name, const diff::Diff& diff, const diff::FileIndex& files) {
   if (const diff::FileDiff* file = files.find(name)) return file;
   if (name.find("\xEF\xBF\xBD") == std::string::npos) return nullptr;

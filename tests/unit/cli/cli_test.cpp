@@ -1,6 +1,8 @@
 // The revline binary as a user runs it: exit codes, messages, formats.
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "core/support/json.h"
 #include "tests/support/temp_repo.h"
 
@@ -380,6 +382,32 @@ TEST(Cli, ALatin1FileIsReviewed) {
   r = runRevline("review --fail-on MINOR", repo.root());  // the text report says why the edit was dropped
   EXPECT_EQ(r.exitCode, 1) << r.err;
   EXPECT_NE(r.out.find("line 3 is not valid UTF-8"), std::string::npos) << r.out;
+}
+
+// Two names that differ only in a byte that is not UTF-8 each hold a key: both
+// are reported and block. Before, both read "caf\uFFFD.py" in the answer, no
+// finding could be placed, and the review passed (exit 0).
+TEST(Cli, NamesThatDifferOnlyInBytesThatAreNotUtf8AreToldApart) {
+  TempRepo repo;
+  repo.write("keep.txt", "x\n");
+  repo.commitAll();
+  repo.write("caf\xe9.py", "KEY = 'AKIAZ3MSJV4WWNKWW5FA'\n");
+  repo.write("caf\xe8.py", "x = 1\nKEY = 'AKIAQ3EGRMTX2WJ7KZ5N'\n");
+  auto r = runRevline("review --format json", repo.root());
+  ASSERT_EQ(r.exitCode, 1) << r.out << r.err;
+  const json j = json::parse(r.out);
+  ASSERT_EQ(j["findings"].size(), 2u) << r.out;
+  std::set<std::int64_t> lines;
+  for (const auto& f : j["findings"]) lines.insert(f["line"].get<std::int64_t>());
+  EXPECT_EQ(lines, (std::set<std::int64_t>{1, 2})) << r.out;
+  // JSON holds no raw bytes: each name as git quotes it (as `revline diff --json`), not a lossy U+FFFD.
+  std::set<std::string> files;
+  for (const auto& f : j["findings"]) files.insert(f["file"].get<std::string>());
+  EXPECT_EQ(files, (std::set<std::string>{"\"caf\\350.py\"", "\"caf\\351.py\""})) << r.out;
+  // The model is shown each name as itself: C-quoted, as git spells it.
+  r = runRevline("diff", repo.root());
+  EXPECT_NE(r.out.find("File: \"caf\\351.py\""), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("File: \"caf\\350.py\""), std::string::npos) << r.out;
 }
 
 TEST(Cli, ReplayCassetteThroughTheCli) {

@@ -104,6 +104,9 @@ TEST(Grounding, AFileNameThatIsNotUtf8IsFoundByTheNameTheModelWasShown) {
   EXPECT_EQ(p.finding.line, 2);
   // Two files that read the same to the model: neither can be told, so the finding is rejected.
   EXPECT_NE(rejection(at("a\xEF\xBF\xBD.py", 1), d).find("is not a file this diff changes"), std::string::npos);
+  // As the prompt now shows them (C-quoted, each byte itself), each is found.
+  EXPECT_EQ(grounded(at("\"a\\351.py\"", 1), d).finding.file, "a\xe9.py");
+  EXPECT_EQ(grounded(at("\"a\\350.py\"", 1), d).finding.file, "a\xe8.py");
 }
 
 // A name git quotes (a quote, a backslash, a tab, a newline in it) is shown to

@@ -26,6 +26,27 @@ std::string joinLines(const std::vector<std::string>& lines, int first, int last
   return text;
 }
 
+// A carriage return alone ends a line for the LSP (and VS Code), not for git,
+// whose numbers the findings carry: at or above it, which line an edit lands
+// on depends on the client (one that splits there replaced the line above the
+// finding's). No fix is offered there.
+bool loneCarriageReturnUpTo(const std::vector<std::string>& lines, int last) {
+  // The lines are split at "\n" with a "\r" before it dropped: any "\r" left is one alone.
+  for (int l = 0; l <= last && l < static_cast<int>(lines.size()); ++l)
+    if (lines[static_cast<std::size_t>(l)].find('\r') != std::string::npos) return true;
+  return false;
+}
+
+constexpr std::string_view kByteOrderMark = "\xEF\xBB\xBF";
+
+// The edit's text as the editor's buffer reads it: editors keep a UTF-8 file's
+// byte-order mark out of the buffer, while the diff (and so the model's
+// `original`) shows it at the start of line 1.
+std::string withoutByteOrderMark(std::string text, int firstLine) {
+  if (firstLine == 0 && text.starts_with(kByteOrderMark)) text.erase(0, kByteOrderMark.size());
+  return text;
+}
+
 }  // namespace
 
 void Server::handleCodeAction(const json& params, ReplyOnce& reply) {
@@ -80,8 +101,11 @@ void Server::handleCodeAction(const json& params, ReplyOnce& reply) {
       // edit carries the version that was checked, so a client applying it
       // to a newer text refuses it, and its range ends where that text ends.
       // None for a file the client edits without having opened it (editedUnseen_).
+      const bool bomInBuffer = !lines.empty() && lines.front().starts_with(kByteOrderMark);
+      auto asInTheBuffer = [&](const std::string& text) { return bomInBuffer ? text : withoutByteOrderMark(text, f.firstLine); };
       if (finding.edit && wanted("quickfix") && !editedUnseen_.count(uri) && f.lastLine < static_cast<int>(lines.size()) &&
-          joinLines(lines, f.firstLine, f.lastLine) == finding.edit->original) {
+          !loneCarriageReturnUpTo(lines, f.lastLine) &&
+          joinLines(lines, f.firstLine, f.lastLine) == asInTheBuffer(finding.edit->original)) {
         CodeAction a;
         a.title = "Apply revline fix: " + finding.title;
         a.kind = "quickfix";
@@ -90,7 +114,7 @@ void Server::handleCodeAction(const json& params, ReplyOnce& reply) {
         // In a CRLF file a multi-line fix's breaks are "\r\n" too: a client applies the text as it is.
         std::string replacement;
         const bool crlf = finding.edit->replacement.find('\n') != std::string::npos && lineBreakOf(uri) == "\r\n";
-        for (const char c : finding.edit->replacement) {
+        for (const char c : asInTheBuffer(finding.edit->replacement)) {
           if (crlf && c == '\n' && (replacement.empty() || replacement.back() != '\r')) replacement += '\r';
           replacement += c;
         }

@@ -485,18 +485,24 @@ int runPrCommand(const std::vector<std::string>& args, std::istream&, std::ostre
         err << "revline pr: nothing posted to " << where << ": revline's latest review there already says this (no new "
             << "finding, the same " << review.event << ")\n";
       } else if (!reports::worthPosting(review)) {
-        err << "revline pr: nothing posted to " << where << ": no finding survived and the verdict is "
-            << review.event << "\n";
+        // The event is COMMENT for an approval without --approve: say the verdict the report printed.
+        if (outcome.verdict == contract::Verdict::Approve && review.event != "APPROVE")
+          err << "revline pr: nothing posted to " << where
+              << ": no finding survived and the review approves (an approval is posted only with --approve)\n";
+        else
+          err << "revline pr: nothing posted to " << where << ": no finding survived and the verdict is "
+              << review.event << "\n";
       } else {
         std::string event = review.event;
         const json response = submitReview(gh, pr, workspace, payload, event, err);
         const std::string url = response.contains("html_url") && response["html_url"].is_string() ? response["html_url"].get<std::string>() : "";
-        err << "revline pr: posted a " << event << " review with " << review.comments.size()
+        err << "revline pr: posted " << (event == "APPROVE" ? "an " : "a ") << event << " review with " << review.comments.size()
             << (review.comments.size() == 1 ? " inline comment" : " inline comments") << " to " << where
             << (url.empty() ? "" : ": " + url) << "\n";
         if (review.resolvesEarlierRequest) dismissStandingRequests(gh, pr, workspace, before, headCommit.value_or(""), err);
       }
     }
+    if (const std::string why = reports::failOnNotice(outcome, failOn); !why.empty()) err << "revline pr: " << why << "\n";
     return reports::exitCodeFor(outcome, failOn);
   } catch (const PrError& e) {
     err << "revline pr: " << terminalSafe(e.what()) << "\n";

@@ -35,8 +35,8 @@ int runReviewCommand(const std::vector<std::string>& args, std::istream& in, std
            "                       of the others are carried over\n"
         << kReviewOptionsHelp
         << "\nConfiguration: ~/.config/revline/config.json (yours), then .revline.json at the repository root;\n"
-           "these flags override both. An untrusted repository's base_url, api_key_env, remote provider and\n"
-           "outside cassette are ignored (see `revline trust --help`).\n"
+           "these flags override both. An untrusted repository's base_url, api_key_env, model, remote provider\n"
+           "and outside cassette are ignored (see `revline trust --help`).\n"
            "exit: 0 approve or comment, 1 request changes (or --fail-on met), 2 error (message on stderr)\n";
     return 0;
   }
@@ -98,6 +98,7 @@ int runReviewCommand(const std::vector<std::string>& args, std::istream& in, std
     out << reports::renderText(outcome);
   }
   for (const auto& w : outcome.warnings) err << logLine("revline review: warning: ", w);
+  if (const std::string why = reports::failOnNotice(outcome, failOn); !why.empty()) err << "revline review: " << why << "\n";
   return reports::exitCodeFor(outcome, failOn);
 }
 

@@ -16,14 +16,14 @@ int runTrustCommand(const std::vector<std::string>& args, std::istream&, std::os
   if (parsed.has("help")) {
     out << "usage: revline trust [PATH]\n       revline trust --remove [PATH]\n       revline trust --list\n\n"
            "Trusts the repository at PATH (default: the current directory's repository): its .revline.json may\n"
-           "then set the keys that decide where code and credentials are sent (base_url, api_key_env, provider\n"
-           "openai/anthropic/ollama, cassette outside the repository), and raise what a review spends; and the\n"
-           "programs its own git config names (filter drivers, core.fsmonitor, a partial clone's fetch) run when\n"
-           "revline reads the diff. An untrusted repository may still set the policy, instructions, include/exclude,\n"
+           "then set the keys that decide where code and credentials are sent (base_url, api_key_env, model,\n"
+           "provider openai/anthropic/ollama, cassette outside the repository), and raise what a review spends;\n"
+           "and the programs its own git config names (filter drivers, core.fsmonitor, a partial clone's fetch)\n"
+           "run when revline reads the diff. An untrusted repository may still set the policy, instructions, include/exclude,\n"
            "timeouts and the other keys.\n\n"
            "Trust is kept in the user configuration, $XDG_CONFIG_HOME/revline/config.json (default\n"
            "~/.config/revline/config.json; now "
-        << (userFile.empty() ? std::string("unset: neither XDG_CONFIG_HOME nor HOME is set") : userFile.string())
+        << (userFile.empty() ? "unset: " + config::whyNoUserConfigPath() : userFile.string())
         << "), under \"trusted_repositories\".\n\n"
            "  --remove  trust the repository no more (PATH may be one that no longer exists)\n"
            "  --list    print the trusted repositories\n";

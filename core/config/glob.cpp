@@ -11,12 +11,34 @@ std::optional<std::string> globProblem(std::string_view glob) {
   std::string_view body = glob;
   if (body.front() == '/') body.remove_prefix(1);
   if (!body.empty() && body.back() == '/') body.remove_suffix(1);
+  // .gitignore's negation is not this syntax: "!vendor/keep" would be a file named so, matched by nothing.
+  if (glob.front() == '!')
+    return "a leading '!' does not negate here (as in .gitignore): \"exclude\" lists what to leave out and "
+           "\"include\" what to keep; for a name that starts with '!', write '?' in its place";
   for (const auto seg : pathSegments(body)) {
     if (seg.empty()) return "a glob must not contain an empty path segment (\"//\")";
     if (seg != "**" && seg.find("**") != std::string_view::npos) {
       return "'**' must be a whole path segment, as in \"src/**/test\" or \"**/*.md\"; use '*' within a name";
     }
+    // An unclosed set matches nothing: every file would silently be left out (or kept).
+    for (std::size_t i = 0; i < seg.size(); ++i) {
+      if (seg[i] != '[') continue;
+      std::size_t k = i + 1;
+      if (k < seg.size() && (seg[k] == '!' || seg[k] == '^')) ++k;
+      if (k < seg.size() && seg[k] == ']') ++k;  // "[]a]": a ']' first is one of the set
+      const auto close = seg.find(']', k);
+      if (close == std::string_view::npos)
+        return "'[' in \"" + std::string(seg) + "\" opens a set of characters that no ']' closes, as in \"[a-z]*.c\"";
+      i = close;
+    }
   }
+  // Alternatives may hold '/' ("{src,lib}/x"): counted over the whole glob.
+  int braces = 0;
+  for (const char c : body) {
+    if (c == '{') ++braces;
+    if (c == '}' && --braces < 0) return "'}' closes no '{' (alternatives are written as in \"*.{js,ts}\")";
+  }
+  if (braces > 0) return "'{' opens alternatives that no '}' closes, as in \"*.{js,ts}\"";
   return std::nullopt;
 }
 

@@ -260,7 +260,9 @@ std::vector<KeySpec> buildKeys() {
                           "Only files matching one of these globs are reviewed (empty: all). '*' and '?' match "
                           "within a name, '[a-z]' one of a set, '{a,b}' either, '**' any number of directories "
                           "(the syntax of the model's glob tool); a glob without '/' matches a name at any "
-                          "depth; a leading '/' anchors to the repository root; a directory matches its contents.",
+                          "depth; a leading '/' anchors to the repository root; a directory matches its contents. A glob "
+                          "that names files (not only '*'/'**', as \"**\" or \"src/**\") also brings back what is "
+                          "left out by default (lock files, vendor/, minified and generated files); no '!' negation.",
                           &Config::include));
   keys.push_back(globsKey("exclude", "Files matching one of these globs are not reviewed (same syntax as include).",
                           &Config::exclude));
@@ -284,12 +286,15 @@ std::vector<KeySpec> buildKeys() {
   keys.push_back(std::move(scope));
 
   keys.push_back(integerKey(
-      "debounce_ms", "Language server: milliseconds without edits before a review starts.", 0, 600000,
+      "debounce_ms",
+      "Language server: milliseconds without edits before a review starts. Default: 300 for remote models; none "
+      "for the builtin and replay providers (5 with review_scope \"workspace\", to coalesce a \"save all\").",
+      0, 600000,
       [](Config& c, std::int64_t n) {
         c.debounceMs = static_cast<int>(n);
         c.debounceSet = true;
       },
-      [](const Config& c) { return json(c.debounceMs); }));
+      nullptr));  // no one default to state: it depends on the provider
   return keys;
 }
 

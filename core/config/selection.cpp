@@ -68,7 +68,7 @@ std::optional<std::string> binaryContent(const diff::FileDiff& file) {
         return "binary content (a NUL byte on " +
                (l.kind == diff::LineKind::Removed ? "removed line " + std::to_string(l.oldLine)
                                                   : "line " + std::to_string(l.newLine)) +
-               ", past where git looks)";
+               ", which git showed as text: past its first 8,000 bytes, or a .gitattributes `diff` attribute)";
   return std::nullopt;
 }
 
@@ -181,19 +181,45 @@ std::optional<std::string> submoduleNotReviewed(const diff::FileDiff& f) {
          "there, checked out: git submodule update --init " + path + " && cd " + path + " && revline review --base " + base + ")";
 }
 
+// Whether a glob names files, rather than taking a whole tree: its last
+// segment says something of a name ("package-lock.json", "vendor", "*.min.js",
+// "**/*.js"), not only '*' or '?' ("**", "src/**", "*"). Only a glob that names
+// a file brings back what the defaults leave out: `"include": ["**"]` meant
+// "everything I write", and took in vendor/, node_modules/ and lock files.
+bool namesFiles(std::string_view glob) {
+  while (!glob.empty() && glob.back() == '/') glob.remove_suffix(1);
+  const auto slash = glob.find_last_of('/');
+  const std::string_view last = slash == std::string_view::npos ? glob : glob.substr(slash + 1);
+  return last.find_first_not_of("*?") != std::string_view::npos;
+}
+
+// Matched by an include glob, and by one that names it (so not left out by default).
+struct Included {
+  bool byAny = false;
+  bool byName = false;
+};
+Included includedBy(const Config& config, const std::string& path) {
+  Included out;
+  for (const std::string& g : config.include) {
+    if (!globMatches(g, path)) continue;
+    out.byAny = true;
+    out.byName = out.byName || namesFiles(g);
+  }
+  return out;
+}
+
 }  // namespace
 
 std::optional<std::string> excludedByItsPath(const std::string& path, const Config& config) {
-  const bool explicitlyIncluded = std::any_of(config.include.begin(), config.include.end(),
-                                              [&](const std::string& g) { return globMatches(g, path); });
-  if (!config.include.empty() && !explicitlyIncluded) return "not matched by the include setting";
+  const Included included = includedBy(config, path);
+  if (!config.include.empty() && !included.byAny) return "not matched by the include setting";
   for (const std::string& glob : config.exclude)
     if (globMatches(glob, path)) return "excluded by the exclude setting (" + glob + ")";
-  if (explicitlyIncluded) return std::nullopt;
+  if (included.byName) return std::nullopt;
   diff::FileDiff byName;  // what the path alone says: no line of it is known
   byName.newPath = path;
   byName.status = diff::FileStatus::Added;
-  if (auto reason = defaultExclusion(byName)) return *reason + "; list it in include to review it";
+  if (auto reason = defaultExclusion(byName)) return *reason + "; name it in include to review it";
   return std::nullopt;
 }
 
@@ -219,16 +245,15 @@ Selection selectFiles(diff::Diff diff, const Config& config) {
       continue;
     }
     std::optional<std::string> reason;
-    const bool explicitlyIncluded = std::any_of(config.include.begin(), config.include.end(),
-                                                [&](const std::string& g) { return globMatches(g, path); });
-    if (!config.include.empty() && !explicitlyIncluded) {
+    const Included included = includedBy(config, path);
+    if (!config.include.empty() && !included.byAny) {
       reason = "not matched by the include setting";
     } else if (auto g = std::find_if(config.exclude.begin(), config.exclude.end(),
                                      [&](const std::string& glob) { return globMatches(glob, path); });
                g != config.exclude.end()) {
       reason = "excluded by the exclude setting (" + *g + ")";
-    } else if (!explicitlyIncluded && (reason = defaultExclusion(f)) && !reason->starts_with("binary content")) {
-      *reason += "; list it in include to review it";  // a lock file, built or generated code
+    } else if (!included.byName && (reason = defaultExclusion(f)) && !reason->starts_with("binary content")) {
+      *reason += "; name it in include to review it";  // a lock file, built or generated code
     } else if (const auto binary = binaryContent(f); binary && namedAsText(path)) {
       // Not by choice: what it changed was not seen, so the verdict cannot be APPROVE.
       review::SkippedFile notSeen{path, *binary + " in a file its name says is text; not reviewed", review::changedLines(f)};
@@ -236,7 +261,7 @@ Selection selectFiles(diff::Diff diff, const Config& config) {
       out.skipped.push_back(std::move(notSeen));
       continue;
     } else if (reason) {
-      *reason += "; list it in include to review it";  // binary content git took for text, in an asset
+      *reason += "; name it in include to review it";  // binary content git took for text, in an asset
     }
     if (reason) {
       out.skipped.push_back({path, std::move(*reason), review::changedLines(f)});

@@ -50,6 +50,15 @@ fs::path userConfigPath() {
   return {};
 }
 
+std::string whyNoUserConfigPath() {
+  auto state = [](const char* name) -> std::string {
+    const char* v = std::getenv(name);
+    if (!v || !*v) return std::string(name) + " is unset";
+    return std::string(name) + " is relative (\"" + v + "\"), and a relative one is not used";
+  };
+  return state("XDG_CONFIG_HOME") + "; " + state("HOME") + ": set HOME (or XDG_CONFIG_HOME) to an absolute path";
+}
+
 UserConfig loadUserConfig(const fs::path& file) {
   UserConfig user;
   user.file = file;
@@ -84,7 +93,7 @@ bool isTrusted(const UserConfig& user, const fs::path& root) {
 
 bool trustRepository(const fs::path& file, const fs::path& root) {
   if (file.empty()) {
-    throw ConfigError("cannot find the user configuration: set XDG_CONFIG_HOME or HOME");
+    throw ConfigError("cannot find the user configuration: " + whyNoUserConfigPath());
   }
   // Locked from the read to the rename: two `revline trust` at once both land.
   const FileLock lock(file);
@@ -105,7 +114,7 @@ bool trustRepository(const fs::path& file, const fs::path& root) {
 
 bool untrustRepository(const fs::path& file, const fs::path& root) {
   if (file.empty()) {
-    throw ConfigError("cannot find the user configuration: set XDG_CONFIG_HOME or HOME");
+    throw ConfigError("cannot find the user configuration: " + whyNoUserConfigPath());
   }
   const FileLock lock(file);
   json object = readObject(file);

@@ -27,6 +27,10 @@ struct UserConfig {
 
 // $XDG_CONFIG_HOME/revline/config.json, else $HOME/.config/revline/config.json; empty when neither is set.
 std::filesystem::path userConfigPath();
+// Why userConfigPath() is empty, for an error: which of HOME and
+// XDG_CONFIG_HOME is unset and which is relative (a relative one is not used:
+// it would put the user's config in the repository revline runs in).
+std::string whyNoUserConfigPath();
 
 // Reads `file` (defaults when it does not exist). Throws ConfigError for
 // invalid JSON, a non-string trusted entry or an unknown key.

@@ -2,6 +2,7 @@
 // team gate on findings instead (cli.md: 0 approve/comment, 1 request changes).
 #pragma once
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include "core/contract/contract.h"
@@ -13,6 +14,12 @@ namespace revline::reports {
 // finding is at least that severe (BLOCKER > MAJOR > MINOR > NIT); else 0.
 // Rejected (ungrounded) findings never count.
 int exitCodeFor(const review::ReviewOutcome& outcome, std::optional<contract::Severity> failOn);
+
+// Why the exit code is 1 when the verdict alone would give 0 ("2 findings at
+// MINOR or above (--fail-on MINOR): exit 1, although the verdict is COMMENT"),
+// for stderr: the report says COMMENT and a CI log would show only a failed
+// job. Empty when the verdict decides.
+std::string failOnNotice(const review::ReviewOutcome& outcome, std::optional<contract::Severity> failOn);
 
 // Parses the value of `--fail-on` (blocker|major|minor|nit, any case); nullopt
 // for anything else, so the caller can name the flag in its usage error.

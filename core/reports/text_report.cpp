@@ -89,7 +89,8 @@ std::string renderText(const review::ReviewOutcome& outcome, bool colour) {
 
   out << "revline: " << p.wrap(verdictColour(outcome.verdict), verdictName(outcome.verdict));
   if (outcome.modelVerdict && *outcome.modelVerdict != outcome.verdict)
-    out << " (the model said " << verdictName(*outcome.modelVerdict) << ")";
+    out << (outcome.provider == "builtin" ? " (the builtin rules said " : " (the model said ")
+        << verdictName(*outcome.modelVerdict) << ")";  // no model ran with builtin
   out << "\n";
   if (!outcome.summary.empty()) {
     // Its later lines indented: none of the model's lines reads as one of revline's

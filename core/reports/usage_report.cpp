@@ -65,10 +65,10 @@ json usageJson(const review::Usage& u, const std::optional<review::Cost>& cost) 
   if (noTokenCountKnown(u))
     j["cost"] = {{"input", nullptr}, {"output", nullptr}, {"total", nullptr}, {"lowerBound", false}};
   else
-    j["cost"] = {{"input", money(cost->input)},
-                 {"output", money(cost->output)},
+    j["cost"] = {{"input", cost->inputUnpriced ? json(nullptr) : json(money(cost->input))},
+                 {"output", cost->outputUnpriced ? json(nullptr) : json(money(cost->output))},
                  {"total", money(cost->total())},
-                 {"lowerBound", u.unreportedRequests > 0}};
+                 {"lowerBound", u.unreportedRequests > 0 || cost->inputUnpriced || cost->outputUnpriced}};
   return j;
 }
 
@@ -106,8 +106,10 @@ std::string usageSentence(const review::Usage& u, const std::optional<review::Co
     s += ", " + std::to_string(u.toolCalls) + " of " + count(u.toolCallBudget, "tool call", "tool calls");
   if (cost) {
     const std::vector<std::string> shown = formatCosts({cost->total(), cost->input, cost->output});
-    s += std::string("; cost ") + (u.unreportedRequests > 0 ? "at least " : "") + shown[0] + " " +
-         std::string(pricedAs) + " (input " + shown[1] + ", output " + shown[2] + ")";
+    const bool atLeast = u.unreportedRequests > 0 || cost->inputUnpriced || cost->outputUnpriced;
+    s += std::string("; cost ") + (atLeast ? "at least " : "") + shown[0] + " " + std::string(pricedAs) + " (input " +
+         (cost->inputUnpriced ? "not priced: set price_per_million_input" : shown[1]) + ", output " +
+         (cost->outputUnpriced ? "not priced: set price_per_million_output" : shown[2]) + ")";
   }
   return s;
 }

@@ -18,6 +18,8 @@ std::optional<Cost> costOf(const Usage& usage, const Prices& prices) {
   c.input = (static_cast<double>(uncached) * in + static_cast<double>(cached) * read +
              static_cast<double>(written) * write) / 1e6;
   c.output = static_cast<double>(usage.outputTokens) * prices.output.value_or(0) / 1e6;
+  c.inputUnpriced = !prices.input && usage.inputTokens > 0;
+  c.outputUnpriced = !prices.output && usage.outputTokens > 0;
   return c;
 }
 
@@ -27,6 +29,8 @@ void addCostOf(std::optional<Cost>& total, const Usage& usage, const Prices& pri
   if (!total) total = Cost{};
   total->input += c->input;
   total->output += c->output;
+  total->inputUnpriced = total->inputUnpriced || c->inputUnpriced;
+  total->outputUnpriced = total->outputUnpriced || c->outputUnpriced;
 }
 
 }  // namespace revline::review

@@ -19,12 +19,17 @@ struct Prices {
 struct Cost {
   double input = 0;   // every input token at its price (uncached, cache reads, cache writes)
   double output = 0;
+  // Tokens of a kind whose price is unset: that part is unknown (not free), and
+  // the total is only what the priced part cost.
+  bool inputUnpriced = false;
+  bool outputUnpriced = false;
   double total() const { return input + output; }
 };
 
 // The cost of `usage`, or nullopt when neither the input nor the output price
-// is configured. A price left unset counts as 0 for its tokens only when the
-// other one is set (e.g. a free local model with a priced output is odd, but honest).
+// is configured. With one price unset, its tokens are "not priced" (a user
+// config that prices input only, with an untrusted repository's output price
+// ignored, showed the output as costing 0).
 std::optional<Cost> costOf(const Usage& usage, const Prices& prices);
 
 // Adds the cost of `usage` at `prices` to `total` (set from nothing when it is priced).

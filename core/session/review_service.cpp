@@ -1,7 +1,5 @@
 #include "core/session/review_service.h"
 
-#include "core/config/state_key.h"
-
 #include <algorithm>
 #include <atomic>
 #include <limits>
@@ -10,6 +8,7 @@
 
 #include "core/config/selection.h"
 #include "core/config/state_key.h"
+#include "core/config/user_config.h"
 #include "core/diff/render.h"
 #include "core/git/git_directory.h"
 #include "core/providers/factory.h"
@@ -301,7 +300,7 @@ ReviewResult ReviewService::review(ReviewRequest request, const CancelToken& can
         (config::stateKeyPath().has_parent_path()
              ? "revline could not keep its state key at " + config::stateKeyPath().string() +
                    " (is that directory writable? XDG_CONFIG_HOME or HOME names it)"
-             : std::string("revline has no directory to keep its state key in (HOME and XDG_CONFIG_HOME are unset)")) +
+             : "revline has no directory to keep its state key in (" + config::whyNoUserConfigPath() + ")") +
         ": the reviews this process keeps cannot be read by a later run, which sends the whole change again");
   result.reviewed = std::move(prepared.reviewed);
   return result;

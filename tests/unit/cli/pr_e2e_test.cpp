@@ -182,7 +182,11 @@ TEST_F(PrEndToEnd, NothingIsPostedWhenThereIsNothingToSay) {
   auto readsOnly = expectedCalls(true);
   readsOnly.pop_back();  // the earlier reviews are read; nothing is posted
   EXPECT_EQ(calls(), readsOnly);
-  EXPECT_NE(r.err.find("nothing posted"), std::string::npos) << r.err;
+  // The report printed APPROVE: not "the verdict is COMMENT" (the event an approval without --approve gets).
+  EXPECT_NE(r.err.find("nothing posted to octo-org/payments#42: no finding survived and the review approves (an "
+                       "approval is posted only with --approve)"),
+            std::string::npos)
+      << r.err;
 }
 
 TEST_F(PrEndToEnd, ConfigurationComesFromTheDefaultBranchNotThePullRequest) {
@@ -217,8 +221,15 @@ TEST_F(PrEndToEnd, FailOnGatesOnFindings) {
   std::ofstream(cassette) << cassetteJson;
   const std::string provider = " --provider replay --cassette " + shellQuote(cassette.string());
   EXPECT_EQ(revline("octo-org/payments 42" + provider).exitCode, 0);
-  EXPECT_EQ(revline("octo-org/payments 42 --fail-on nit" + provider).exitCode, 1);
-  EXPECT_EQ(revline("octo-org/payments 42 --fail-on MINOR" + provider).exitCode, 0);
+  const CommandResult failed = revline("octo-org/payments 42 --fail-on nit" + provider);
+  EXPECT_EQ(failed.exitCode, 1);
+  // The report says COMMENT: the log says why the job failed.
+  EXPECT_NE(failed.err.find("revline pr: 1 finding at NIT or above (--fail-on NIT): exit 1, although the verdict is COMMENT"),
+            std::string::npos)
+      << failed.err;
+  const CommandResult passed = revline("octo-org/payments 42 --fail-on MINOR" + provider);
+  EXPECT_EQ(passed.exitCode, 0);
+  EXPECT_EQ(passed.err.find("--fail-on"), std::string::npos) << passed.err;
 }
 
 // A pull-request review that fails after paying for model calls says what they

@@ -173,6 +173,39 @@ TEST(TrustedReview, ABlockingFindingTheCorrectionDropsIsStillShown) {
   EXPECT_NE(reports::renderText(outcome).find("Negative amounts ignored"), std::string::npos);
 }
 
+// A model's finding on a line a `revline: ignore` comment marks deliberate is
+// not published (before, only the builtin rules read the comment, and CI had
+// no way to silence a model's false positive): on the line, or alone on the
+// line above; bare, or naming the finding's category. A warning names it.
+TEST(TrustedReview, ARevlineIgnoreCommentSilencesAModelsFinding) {
+  testing::TempRepo repo;
+  repo.write("a.py", "def f(x):\n    return x\n");
+  repo.commitAll("base");
+  repo.write("a.py",
+             "def f(x):\n"
+             "    while not ready(): pass  # revline: ignore\n"          // 2
+             "    # revline: ignore[correctness] polled on purpose\n"
+             "    while not done(): pass\n"                              // 4
+             "    # revline: ignore[security]\n"
+             "    while not set(): pass\n"                               // 6: names another category
+             "    go()  # revline: ignore\n"
+             "    while not up(): pass\n"                                // 8: the comment above trails code
+             "    s = \"revline: ignore\"; spin()\n"                  // 9: no comment, a string
+             "    return x\n");
+  const auto d = diff::parse(repo.git("diff HEAD"));
+  std::string findings;
+  for (int line : {2, 4, 6, 8, 9}) findings += (findings.empty() ? "" : ",") + finding("a.py", line, std::nullopt, "Busy wait " + std::to_string(line));
+  auto provider = cassette({report(findings, "COMMENT")});
+  const auto outcome = review::runReview(d, provider, {}, nullptr, CancelToken());
+  std::vector<std::int64_t> lines;
+  for (const auto& p : outcome.findings) lines.push_back(p.finding.line);
+  std::sort(lines.begin(), lines.end());
+  EXPECT_EQ(lines, (std::vector<std::int64_t>{6, 8, 9}));
+  ASSERT_FALSE(outcome.warnings.empty());
+  EXPECT_EQ(outcome.warnings.back(),
+            "2 findings not published: a `revline: ignore` comment marks the line deliberate (a.py:2, a.py:3)");
+}
+
 TEST(TrustedReview, IndentationStrippedEditIsAppliedWhenUniqueAndRefusedWhenAmbiguous) {
   testing::TempRepo repo;
   repo.write("a.py", "def f(x):\n    return x\n");
@@ -353,9 +386,9 @@ TEST(TrustedReview, BinaryContentGitTookForTextIsSkippedAndListed) {
   std::map<std::string, std::string> skipped;
   for (const auto& f : selection.skipped) skipped[f.path] = f.reason;
   EXPECT_EQ(skipped["ext/logo.ai"],
-            "binary content (a NUL byte on line 303, past where git looks); list it in include to review it");
+            "binary content (a NUL byte on line 303, which git showed as text: past its first 8,000 bytes, or a .gitattributes `diff` attribute); name it in include to review it");
   EXPECT_EQ(skipped["old/manual.pdf"],
-            "binary content (a NUL byte on removed line 303, past where git looks); list it in include to review it");
+            "binary content (a NUL byte on removed line 303, which git showed as text: past its first 8,000 bytes, or a .gitattributes `diff` attribute); name it in include to review it");
 }
 
 // A Git LFS pointer is what git stores of the file, not its content: neither
@@ -434,13 +467,13 @@ TEST(TrustedReview, LockAndMinifiedFilesAreSkippedAndListed) {
   EXPECT_EQ(c["linesTotal"], 2 + 3 + 1 + 1 + 2);
   std::map<std::string, std::string> skipped;
   for (const auto& s : c["filesSkipped"]) skipped[s["path"]] = s["reason"];
-  EXPECT_EQ(skipped["package-lock.json"], "lock file; list it in include to review it");
-  EXPECT_EQ(skipped["web/lib.min.js"], "minified file (.min.js); list it in include to review it");
-  EXPECT_EQ(skipped["dist/bundle.js"], "in a dist/ directory (built or vendored code); list it in include to review it");
-  EXPECT_EQ(skipped["gen/api.go"], "generated file (line 1 says it is generated); list it in include to review it");
+  EXPECT_EQ(skipped["package-lock.json"], "lock file; name it in include to review it");
+  EXPECT_EQ(skipped["web/lib.min.js"], "minified file (.min.js); name it in include to review it");
+  EXPECT_EQ(skipped["dist/bundle.js"], "in a dist/ directory (built or vendored code); name it in include to review it");
+  EXPECT_EQ(skipped["gen/api.go"], "generated file (line 1 says it is generated); name it in include to review it");
 
   const std::string text = reports::renderText(outcome);
-  EXPECT_NE(text.find("Skipped package-lock.json: lock file; list it in include to review it\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("Skipped package-lock.json: lock file; name it in include to review it\n"), std::string::npos) << text;
   // Everything not excluded was reviewed, and the sentence says so.
   EXPECT_NE(text.find("Coverage: reviewed 1 of 1 file not excluded (2 of 2 changed lines); excluded: 4 files (7 changed "
                       "lines): dist/bundle.js, gen/api.go, package-lock.json and 1 more.\n"),
@@ -452,6 +485,15 @@ TEST(TrustedReview, LockAndMinifiedFilesAreSkippedAndListed) {
   withInclude.include = {"package-lock.json", "*.js"};
   const auto included = config::selectFiles(diff::parse(repo.git("diff --cached HEAD")), withInclude);
   EXPECT_EQ(included.diff.files.size(), 4u);  // app.js, the lock file, both .js files
+  // A glob that takes a whole tree names no file: the defaults still leave out
+  // what they do ("include": ["**"] took in node_modules/ and lock files).
+  for (const std::vector<std::string>& everything : {std::vector<std::string>{"**"}, {"*"}, {"/**"}, {"**/*"}}) {
+    config::Config all;
+    all.include = everything;
+    const auto selected = config::selectFiles(diff::parse(repo.git("diff --cached HEAD")), all);
+    ASSERT_EQ(selected.diff.files.size(), 1u) << everything[0];
+    EXPECT_EQ(selected.diff.files[0].path(), "app.js") << everything[0];
+  }
 }
 
 // A marker the change itself adds does not take a hand-written file out of the

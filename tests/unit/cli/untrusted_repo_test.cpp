@@ -184,8 +184,9 @@ TEST(UntrustedRepository, ConfigCannotRaiseWhatAReviewSpendsOnTheUsersKey) {
                        "price_per_million_input ignored (your own prices apply): this repository is not trusted"),
             std::string::npos)
       << r.err;
-  EXPECT_NE(r.err.find("spent before the failure: 2 model requests, 2000 input tokens, 20 output tokens; cost 0.0040 "
-                       "at the configured prices"),
+  // The user priced input only: the output is not free, it is not priced.
+  EXPECT_NE(r.err.find("spent before the failure: 2 model requests, 2000 input tokens, 20 output tokens; cost at least "
+                       "0.0040 at the configured prices (input 0.0040, output not priced: set price_per_million_output)"),
             std::string::npos)
       << r.err;
 }

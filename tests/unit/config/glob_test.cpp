@@ -58,6 +58,15 @@ TEST(Glob, Problems) {
   EXPECT_TRUE(globProblem(""));
   EXPECT_TRUE(globProblem("a//b"));
   EXPECT_TRUE(globProblem("**.cpp"));
+  // A glob that matches nothing for a reason the user cannot see is refused, naming it.
+  EXPECT_TRUE(globProblem("[a-"));
+  EXPECT_TRUE(globProblem("src/[abc/x.c"));
+  EXPECT_TRUE(globProblem("*.{js,ts"));
+  EXPECT_TRUE(globProblem("*.js}"));
+  EXPECT_NE(globProblem("!vendor/keep.js").value_or("").find("does not negate"), std::string::npos);
+  EXPECT_FALSE(globProblem("[]a]*.c"));
+  EXPECT_FALSE(globProblem("[!.]*"));
+  EXPECT_FALSE(globProblem("{src,lib}/**/*.{c,h}"));
 }
 
 TEST(PathSelected, IncludeThenExclude) {

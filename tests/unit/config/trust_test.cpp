@@ -46,6 +46,9 @@ TEST(Trust, ARelativeHomeNamesNoUserConfig) {
   ::unsetenv("XDG_CONFIG_HOME");
   ::setenv("HOME", "relhome", 1);
   EXPECT_TRUE(userConfigPath().empty()) << userConfigPath();
+  // Said as it is: HOME is set, but relative (it read "set XDG_CONFIG_HOME or HOME").
+  EXPECT_EQ(whyNoUserConfigPath(), "XDG_CONFIG_HOME is unset; HOME is relative (\"relhome\"), and a relative one is not "
+                                   "used: set HOME (or XDG_CONFIG_HOME) to an absolute path");
   ::setenv("HOME", "/home/someone", 1);
   EXPECT_EQ(userConfigPath(), fs::path("/home/someone/.config/revline/config.json"));
   ::setenv("XDG_CONFIG_HOME", "relxdg", 1);

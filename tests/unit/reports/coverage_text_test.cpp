@@ -23,7 +23,7 @@ review::ReviewOutcome partlyReviewed() {
   o.coverage.filesTotal = 5;
   o.coverage.linesReviewed = 120;
   o.coverage.linesTotal = 400;
-  o.coverage.filesSkipped.push_back({"package-lock.json", "lock file; list it in include to review it", 30});
+  o.coverage.filesSkipped.push_back({"package-lock.json", "lock file; name it in include to review it", 30});
   review::SkippedFile over{"src/big.c", "not reviewed: lines 1-250 past the max_requests cap of 2 requests per review", 250};
   over.overLimit = true;
   o.coverage.filesSkipped.push_back(over);
@@ -104,7 +104,7 @@ TEST(CoverageText, FilesExcludedByChoiceAreNotCountedAsUnreviewed) {
   c.filesTotal = 63;
   c.linesReviewed = 4382;
   c.linesTotal = 4398;
-  c.filesSkipped.push_back({"go.sum", "lock file; list it in include to review it", 16});
+  c.filesSkipped.push_back({"go.sum", "lock file; name it in include to review it", 16});
   EXPECT_EQ(coverageSentence(c),
             "reviewed 62 of 62 files not excluded (4382 of 4382 changed lines); excluded: go.sum (16 changed lines)");
   // The JSON fields keep their meaning (the whole change); what was excluded is added.

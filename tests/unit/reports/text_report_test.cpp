@@ -28,7 +28,7 @@ TEST(TextReport, RendersFindingsRejectedAndCounts) {
                         "line 412 of 'src/Pay.java' is not among the lines this diff touches"});
 
   const std::string expected =
-      "revline: REQUEST_CHANGES (the model said COMMENT)\n"
+      "revline: REQUEST_CHANGES (the builtin rules said COMMENT)\n"
       "Adds a payment check.\n"
       "\n"
       "src/Pay.java:11-13: MAJOR CORRECTNESS String compared by identity (confidence 0.82)\n"
@@ -81,6 +81,29 @@ TEST(TextReport, StatesTheCostOnlyWhenPricesAreConfigured) {
       << renderText(o);
   EXPECT_EQ(reports::formatCosts({1.0 / 3, 0.0}), (std::vector<std::string>{"0.3333", "0.0000"}));
   EXPECT_EQ(reports::formatCosts({2.0 / 3e6}), std::vector<std::string>{"0.00000067"});
+}
+
+// One price set and the other not (a user config pricing input only, an
+// untrusted repository's output price ignored): the other part is "not
+// priced", and the total is a lower bound, in the text and the JSON. Before,
+// the output read "0.0000", a confident zero.
+TEST(TextReport, APriceLeftUnsetIsNotPricedNotFree) {
+  auto o = outcome(Verdict::Comment);
+  o.usage = {.inputTokens = 1'000'000, .outputTokens = 100'000, .requests = 1};
+  o.prices = {.input = 2.0};
+  EXPECT_NE(renderText(o).find("; cost at least 2.0000 at the configured prices (input 2.0000, output not priced: "
+                               "set price_per_million_output).\n"),
+            std::string::npos)
+      << renderText(o);
+  json cost = reports::usageJson(o.usage, o.prices)["cost"];
+  EXPECT_EQ(cost, (json{{"input", 2.0}, {"output", nullptr}, {"total", 2.0}, {"lowerBound", true}})) << cost.dump();
+  o.prices = {.output = 10.0};
+  cost = reports::usageJson(o.usage, o.prices)["cost"];
+  EXPECT_EQ(cost, (json{{"input", nullptr}, {"output", 1.0}, {"total", 1.0}, {"lowerBound", true}})) << cost.dump();
+  // No tokens of the unpriced kind: nothing unknown.
+  o.usage.outputTokens = 0;
+  o.prices = {.input = 2.0};
+  EXPECT_EQ(reports::usageJson(o.usage, o.prices)["cost"]["lowerBound"], false);
 }
 
 // A provider that sent no token counts (an OpenAI-compatible server without

@@ -287,7 +287,7 @@ TEST(ReviewService, WhatTheDiffCouldNotShowIsNotReviewedAndPreventsApproval) {
   ASSERT_EQ(excluded.outcome.coverage.filesSkipped.size(), 2u);
   EXPECT_FALSE(excluded.outcome.coverage.filesSkipped[1].overLimit);
   EXPECT_EQ(excluded.outcome.coverage.filesSkipped[1].reason,
-            "in a node_modules/ directory (built or vendored code); list it in include to review it (untracked, "
+            "in a node_modules/ directory (built or vendored code); name it in include to review it (untracked, "
             "9437184 bytes, over the 8 MiB limit)");
 }
 

@@ -23,6 +23,7 @@ class BuiltinProvider : public review::Provider {
   explicit BuiltinProvider(diff::Diff diff, SourceLookup source = {}, SkippedFiles skipped = {});
 
   std::string name() const override { return "builtin"; }
+  bool appliesSuppressions() const override { return true; }  // builtin/suppressions.h, with the lexer
   std::string model() const override;
   // Ignores the request: the rules read the diff directly. Throws Cancelled
   // when the token is already cancelled.

@@ -49,10 +49,6 @@ bool isTextRule(RuleId rule) {
   return rule == RuleId::HardcodedToken || rule == RuleId::HardcodedPassword || rule == RuleId::MergeConflict;
 }
 
-bool anyCodeFinding(const Findings& found) {
-  return std::any_of(found.begin(), found.end(), [](const RuleFinding& rf) { return !isTextRule(rf.rule); });
-}
-
 bool hasRemovedLines(const diff::FileDiff& file) {
   for (const auto& h : file.hunks)
     for (const auto& l : h.lines)
@@ -84,20 +80,36 @@ struct OldFinding {
 };
 struct OldFindings {
   std::vector<OldFinding> found;
-  bool raised(RuleId rule, int hunk, const std::string& statement) const {
+  // `whole`: the old statement also counts when it holds the new one whole (the
+  // line as it was, with the comment the change removed after it).
+  bool raised(RuleId rule, int hunk, const std::string& statement, bool whole = false) const {
     for (const OldFinding& old : found)
-      if (old.rule == rule && old.hunk == hunk && hunk >= 0 && statementSimilarity(old.statement, statement) >= kSameStatement)
+      if (old.rule == rule && old.hunk == hunk && hunk >= 0 &&
+          (statementSimilarity(old.statement, statement) >= kSameStatement ||
+           (whole && old.statement.find(statement) != std::string::npos)))
         return true;
     return false;
   }
 };
 
-OldFindings oldFindingsOf(const diff::FileDiff& fileDiff, const std::optional<std::string>& newText) {
-  OldFindings out;
+// The file before the change, scanned once: what the code rules raised on it
+// (an edit to such a statement is no new problem), and what any rule raised
+// there that a suppression comment silenced (a change that removes the
+// comment, and so edits the line, brings the finding back: it is new to the gate).
+struct OldSideFindings {
+  OldFindings raised;
+  OldFindings suppressed;
+};
+
+OldSideFindings oldFindingsOf(const diff::FileDiff& fileDiff, const std::optional<std::string>& newText) {
+  OldSideFindings out;
   const diff::FileDiff oldSide = oldSideOf(fileDiff);  // its hunks in the same order as the new side's
   const ScanFile old = scanFile(oldSide, oldTextOf(fileDiff, newText));
-  for (const RuleFinding& rf : runRules(old, RuleScope::CodeOnly))
-    out.found.push_back({rf.rule, hunkOf(oldSide, rf.finding.line), statementOf(old, rf.finding)});
+  for (const RuleFinding& rf : runRules(old, RuleScope::All)) {
+    const OldFinding found{rf.rule, hunkOf(oldSide, rf.finding.line), statementOf(old, rf.finding)};
+    if (isSuppressed(old, rf)) out.suppressed.found.push_back(found);
+    else if (!isTextRule(rf.rule)) out.raised.found.push_back(found);  // a text rule's finding is never old
+  }
   return out;
 }
 
@@ -112,16 +124,18 @@ std::vector<contract::Finding> reviewDiff(const diff::Diff& diff, const SourceLo
     const ScanFile file = scanFile(fileDiff, newText);
     Findings found = runRules(file);
     // The old side is read only when there is something to compare with it.
-    std::optional<OldFindings> before;
-    if (anyCodeFinding(found) && hasRemovedLines(fileDiff)) before = oldFindingsOf(fileDiff, newText);
+    std::optional<OldSideFindings> before;
+    if (!found.empty() && hasRemovedLines(fileDiff)) before = oldFindingsOf(fileDiff, newText);
     const bool nonShipping = isNonShippingPath(file.path);
     const bool testCode = isTestOrExamplePath(file.path);
     std::vector<contract::Finding> kept;
     for (auto& rf : found) {
       const std::string statement = statementOf(file, rf.finding);
-      if (removed.contains(statement)) continue;  // a reformat or a move: not new
+      const int hunk = hunkOf(fileDiff, rf.finding.line);
+      const bool unsuppressed = before && before->suppressed.raised(rf.rule, hunk, statement, /*whole=*/true);
+      if (removed.contains(statement) && !unsuppressed) continue;  // a reformat or a move: not new
       // The statement it edits had it: not new.
-      if (before && before->raised(rf.rule, hunkOf(fileDiff, rf.finding.line), statement)) continue;
+      if (before && before->raised.raised(rf.rule, hunk, statement)) continue;
       if (isSuppressed(file, rf)) continue;
       // Rules below 9-in-10 precision, and anything in tests, fixtures,
       // examples, docs or CI, report as comments: they never block by default;

@@ -145,8 +145,12 @@ bool placeholderValue(std::string_view value) {
   std::string low(value);
   std::transform(low.begin(), low.end(), low.begin(), [](unsigned char c) { return std::tolower(c); });
   for (std::string_view word : {"example", "xxxxx", "00000000", "placeholder", "dummy", "redacted", "changeme",
-                                "0123456789", "1234567890", "abcdefghij"})
+                                "0123456789", "1234567890", "abcdefghij", "yourtoken", "your_token", "tokenhere",
+                                "goeshere", "yourpersonal", "yourkey", "your_key", "keyhere"})
     if (low.find(word) != std::string::npos) return true;
+  // Tokens the providers' own documentation shows (GitHub's REST API docs).
+  for (std::string_view documented : {"ghp_16C7e42F292c6912E7710c838347Ae178B4a"})
+    if (value.find(documented) != std::string_view::npos) return true;
   std::array<bool, 256> seen{};
   std::size_t distinct = 0, alnum = 0;
   for (unsigned char c : value) {
@@ -299,12 +303,15 @@ void checkConflictMarkers(const ScanFile& file, Findings& out) {
         otherMarkers = otherMarkers || m == Marker::Start || m == Marker::End || m == Marker::Base;
       }
   // Markers quoted as text (a doc's fenced example, a test's heredoc or
-  // string literal holding a conflict to resolve) are no conflict of the file.
-  const std::vector<std::pair<int, int>> quoted = quotedBlocks(file);
+  // string literal holding a conflict to resolve) are no conflict of the file,
+  // where examples live: prose, tests, fixtures, docs. In shipping code a
+  // conflict inside a docstring or a heredoc that writes a config is a real one.
+  const bool examplesLiveHere = prose || isNonShippingPath(file.path);
+  const std::vector<std::pair<int, int>> quoted = examplesLiveHere ? quotedBlocks(file) : std::vector<std::pair<int, int>>{};
   auto report = [&](int first, int last) {
     const bool inBlock = std::any_of(quoted.begin(), quoted.end(), [&](const auto& q) { return q.first <= first && last <= q.second; });
-    if (!inBlock && !(insideStringLiteral(file, first) && insideStringLiteral(file, last)))
-      out.push_back(conflictFinding(file, first, last));
+    const bool inString = examplesLiveHere && insideStringLiteral(file, first) && insideStringLiteral(file, last);
+    if (!inBlock && !inString) out.push_back(conflictFinding(file, first, last));
   };
   for (const auto& hunk : file.hunks) {
     int open = 0;  // line of an unclosed <<<<<<< in this hunk, 0 for none

@@ -1,6 +1,7 @@
 #include "core/config/config.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <sstream>
 
@@ -121,17 +122,25 @@ class Reader {
         value = v.get<std::string>();
         break;
       case KeyType::Integer: {
-        // 3.0 is not accepted: the schema says integer, and a fraction would be silently cut.
+        // 10.0 and 1e1 are integers to JSON Schema (a number without a fraction),
+        // as an editor checking the file against the schema says; 3.5 is not:
+        // its fraction would be silently cut.
         bool inRange = false;
+        std::int64_t n = 0;
         if (v.is_number_unsigned()) {
           inRange = static_cast<double>(v.get<std::uint64_t>()) <= spec.maximum &&
                     static_cast<double>(v.get<std::uint64_t>()) >= spec.minimum;
+          if (inRange) n = static_cast<std::int64_t>(v.get<std::uint64_t>());
         } else if (v.is_number_integer()) {
-          inRange = static_cast<double>(v.get<std::int64_t>()) <= spec.maximum &&
-                    static_cast<double>(v.get<std::int64_t>()) >= spec.minimum;
+          n = v.get<std::int64_t>();
+          inRange = static_cast<double>(n) <= spec.maximum && static_cast<double>(n) >= spec.minimum;
+        } else if (v.is_number_float()) {
+          const double d = v.get<double>();
+          inRange = std::isfinite(d) && std::floor(d) == d && d <= spec.maximum && d >= spec.minimum;
+          if (inRange) n = static_cast<std::int64_t>(d);
         }
         if (!inRange) fail(key, range(spec), v);
-        value = v.get<std::int64_t>();
+        value = n;
         break;
       }
       case KeyType::Number:

@@ -261,8 +261,8 @@ std::vector<KeySpec> buildKeys() {
                           "within a name, '[a-z]' one of a set, '{a,b}' either, '**' any number of directories "
                           "(the syntax of the model's glob tool); a glob without '/' matches a name at any "
                           "depth; a leading '/' anchors to the repository root; a directory matches its contents. A glob "
-                          "that names files (not only '*'/'**', as \"**\" or \"src/**\") also brings back what is "
-                          "left out by default (lock files, vendor/, minified and generated files); no '!' negation.",
+                          "that names something (not wildcards alone, as \"**\" or \"**/*.*\") also brings back what "
+                          "is left out by default (lock files, vendor/, minified and generated files); no '!' negation.",
                           &Config::include));
   keys.push_back(globsKey("exclude", "Files matching one of these globs are not reviewed (same syntax as include).",
                           &Config::exclude));

@@ -181,17 +181,13 @@ std::optional<std::string> submoduleNotReviewed(const diff::FileDiff& f) {
          "there, checked out: git submodule update --init " + path + " && cd " + path + " && revline review --base " + base + ")";
 }
 
-// Whether a glob names files, rather than taking a whole tree: its last
-// segment says something of a name ("package-lock.json", "vendor", "*.min.js",
-// "**/*.js"), not only '*' or '?' ("**", "src/**", "*"). Only a glob that names
-// a file brings back what the defaults leave out: `"include": ["**"]` meant
-// "everything I write", and took in vendor/, node_modules/ and lock files.
-bool namesFiles(std::string_view glob) {
-  while (!glob.empty() && glob.back() == '/') glob.remove_suffix(1);
-  const auto slash = glob.find_last_of('/');
-  const std::string_view last = slash == std::string_view::npos ? glob : glob.substr(slash + 1);
-  return last.find_first_not_of("*?") != std::string_view::npos;
-}
+// Whether a glob names something, rather than taking everything: it holds a
+// character other than '*', '?', '.' and '/' ("package-lock.json", "vendor/**",
+// "src/**", "*.min.js"), not only wildcards ("**", "*", "**/*", "**/*.*"). Only a
+// glob that names something brings back what the defaults leave out:
+// `"include": ["**"]` meant "everything I write", and took in vendor/,
+// node_modules/ and lock files.
+bool namesFiles(std::string_view glob) { return glob.find_first_not_of("*?./") != std::string_view::npos; }
 
 // Matched by an include glob, and by one that names it (so not left out by default).
 struct Included {

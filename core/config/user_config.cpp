@@ -73,6 +73,12 @@ UserConfig loadUserConfig(const fs::path& file) {
         throw ConfigError(file.string() + ": key \"" + kTrustedKey + "[" + std::to_string(i) +
                           "]\": expected a repository path (a non-empty string)");
       }
+      // Relative, it would be read from wherever revline runs: "." would trust every repository.
+      if (!fs::path(list[i].get<std::string>()).is_absolute()) {
+        throw ConfigError(file.string() + ": key \"" + kTrustedKey + "[" + std::to_string(i) + "]\": expected an absolute " +
+                          "path, got \"" + list[i].get<std::string>() + "\" (a relative one would name another "
+                          "repository from each directory revline runs in; `revline trust` writes the absolute path)");
+      }
       user.trusted.emplace_back(list[i].get<std::string>());
     }
     object.erase(kTrustedKey);

@@ -63,7 +63,8 @@ std::unique_ptr<review::Provider> makeProvider(const config::Config& config, con
   if (name == "replay") {
     if (config.cassette.empty()) {
       throw ProviderError(ProviderError::Kind::Config,
-                          "the replay provider needs a cassette: pass --cassette FILE or set \"cassette\" in .revline.json");
+                          "the replay provider needs a cassette: pass --cassette FILE or set \"cassette\" in .revline.json "
+                          "(a file inside the repository, or anywhere once the repository is trusted: `revline trust`)");
     }
     std::filesystem::path path = config.cassette;
     if (path.is_relative() && !repositoryRoot.empty() && !std::filesystem::exists(path)) path = repositoryRoot / path;

@@ -25,6 +25,7 @@ class RedactingProvider : public review::Provider {
   std::string model() const override { return inner_->model(); }
   bool remote() const override { return inner_->remote(); }
   bool metered() const override { return inner_->metered(); }
+  bool appliesSuppressions() const override { return inner_->appliesSuppressions(); }
   // builtin::findSecrets, for redaction at the source (runReview).
   review::SecretFinder secretFinder() const override;
   review::ModelResponse complete(const review::ModelRequest& request, const CancelToken& cancel) override;

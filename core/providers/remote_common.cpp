@@ -114,8 +114,9 @@ Endpoint resolveEndpoint(const std::string& provider, const RemoteSettings& sett
   if (e.apiKey.empty() && keyRequired && !e.base.loopback()) {
     throw ProviderError(Kind::Config,
                         provider + ": no API key for " + e.base.str() + ": set the environment variable " +
-                            e.apiKeyEnv + " (or name another variable with --api-key-env / \"api_key_env\" in "
-                            ".revline.json); a loopback base URL such as http://127.0.0.1:8080/v1 needs no key");
+                            e.apiKeyEnv + " (or name another variable with --api-key-env, or \"api_key_env\" in your user "
+                            "config or a trusted repository's .revline.json: an untrusted repository's is ignored); a "
+                            "loopback base URL such as http://127.0.0.1:8080/v1 needs no key");
   }
   return e;
 }

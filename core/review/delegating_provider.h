@@ -19,6 +19,7 @@ class DelegatingProvider : public Provider {
   bool remote() const override { return inner_->remote(); }
   bool metered() const override { return inner_->metered(); }
   SecretFinder secretFinder() const override { return inner_->secretFinder(); }
+  bool appliesSuppressions() const override { return inner_->appliesSuppressions(); }
   ModelResponse complete(const ModelRequest& request, const CancelToken& cancel) override {
     return inner_->complete(request, cancel);
   }

@@ -137,33 +137,6 @@ ApprovalEvidence approvalEvidence(const ReviewOutcome& outcome) {
           static_cast<int>(notReviewed)};
 }
 
-namespace {
-
-// Findings on lines a `revline: ignore` comment marks deliberate are not
-// published (a model's too: a team's only way to silence a false positive in
-// CI); a warning names them, so a suppression the change adds is seen.
-void dropSuppressed(std::vector<PublishedFinding>& findings, const diff::Diff& scope, std::vector<std::string>& warnings) {
-  const diff::FileIndex files(scope);
-  std::vector<std::string> where;
-  std::size_t dropped = 0;
-  std::erase_if(findings, [&](const PublishedFinding& p) {
-    const diff::FileDiff* file = files.find(p.finding.file);
-    const auto at = file ? suppressedAt(p.finding, *file) : std::nullopt;
-    if (!at) return false;
-    if (where.size() < 5) where.push_back(p.finding.file + ":" + std::to_string(*at));
-    ++dropped;
-    return true;
-  });
-  if (dropped == 0) return;
-  std::string list;
-  for (const auto& w : where) list += (list.empty() ? "" : ", ") + w;
-  if (dropped > where.size()) list += " and " + std::to_string(dropped - where.size()) + " more";
-  warnings.push_back(std::to_string(dropped) + (dropped == 1 ? " finding" : " findings") +
-                     " not published: a `revline: ignore` comment marks the line deliberate (" + list + ")");
-}
-
-}  // namespace
-
 void noteFindingsOverCap(ReviewOutcome& outcome, std::size_t overCap, const PolicyConfig& policy) {
   outcome.findingsOverCap = overCap;
   notePublicationCap(outcome.summary, overCap, policy);
@@ -278,7 +251,9 @@ ReviewOutcome runReview(const diff::Diff& diff, Provider& provider, const Review
     }
   }
 
-  dropSuppressed(grounded.grounded, scope, answer.warnings);
+  // Lines a `revline: ignore` comment marks deliberate: not published (a model's
+  // findings too: a team's only way to silence a false positive in CI).
+  if (!provider.appliesSuppressions()) dropSuppressed(grounded.grounded, scope, answer.warnings);
   std::size_t overCap = 0;
   outcome.findings = applyPublicationFilters(std::move(grounded.grounded), options.policy, &overCap);
   outcome.rejected = std::move(grounded.rejected);

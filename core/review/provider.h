@@ -164,6 +164,10 @@ class Provider {
   // at the source (runReview applies it to the diff and the tools' reads); empty
   // when nothing needs removing.
   virtual SecretFinder secretFinder() const { return {}; }
+  // True when the reviewer leaves out what suppression comments mark deliberate
+  // itself (the builtin rules, whose lexer knows strings from comments):
+  // runReview's `revline: ignore` filter (suppression.h) is then not applied.
+  virtual bool appliesSuppressions() const { return false; }
   virtual ModelResponse complete(const ModelRequest& request, const CancelToken& cancel) = 0;
 };
 

@@ -16,15 +16,27 @@ std::string lower(std::string_view s) {
   return out;
 }
 
-// The offset of the first comment opener before `limit`, or npos.
-std::size_t commentOpenerBefore(std::string_view line, std::size_t limit) {
-  static constexpr std::array<std::string_view, 7> openers{"#", "//", "/*", "--", "<!--", ";", "%"};
-  std::size_t first = std::string_view::npos;
-  for (const auto opener : openers) {
-    const auto at = line.find(opener);
-    if (at != std::string_view::npos && at + opener.size() <= limit) first = std::min(first, at);
+// Where the line's comment starts: the first opener outside a string literal
+// (quotes ' " ` with backslash escapes), or npos. A quote left open hides the
+// rest of the line: nothing after it is taken for a comment.
+std::size_t commentStart(std::string_view line) {
+  static constexpr std::array<std::string_view, 7> openers{"<!--", "//", "/*", "--", "#", ";", "%"};
+  char quote = 0;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quote) {
+      if (c == '\\') ++i;
+      else if (c == quote) quote = 0;
+      continue;
+    }
+    if (c == '"' || c == '\'' || c == '`') {
+      quote = c;
+      continue;
+    }
+    for (const auto opener : openers)
+      if (line.substr(i, opener.size()) == opener) return i;
   }
-  return first;
+  return std::string_view::npos;
 }
 
 }  // namespace
@@ -38,8 +50,8 @@ bool ignoreCommentCovers(std::string_view line, contract::Category category, boo
     if (text.compare(k, 6, "ignore") != 0) continue;
     k += 6;
     if (k < text.size() && (std::isalnum(static_cast<unsigned char>(text[k])) || text[k] == '-')) continue;  // "ignored"
-    const std::size_t opener = commentOpenerBefore(text, at);
-    if (opener == std::string::npos) continue;
+    const std::size_t opener = commentStart(text);
+    if (opener == std::string::npos || opener > at) continue;  // in a string, or in code before any comment
     if (ownLine && !std::all_of(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(opener),
                                 [](unsigned char c) { return std::isspace(c); }))
       continue;
@@ -68,6 +80,27 @@ std::optional<std::int64_t> suppressedAt(const contract::Finding& finding, const
   if (const auto above = textOf(finding.line - 1); above && ignoreCommentCovers(*above, finding.category, true))
     return finding.line - 1;
   return std::nullopt;
+}
+
+
+void dropSuppressed(std::vector<PublishedFinding>& findings, const diff::Diff& scope, std::vector<std::string>& warnings) {
+  const diff::FileIndex files(scope);
+  std::vector<std::string> where;
+  std::size_t dropped = 0;
+  std::erase_if(findings, [&](const PublishedFinding& p) {
+    const diff::FileDiff* file = files.find(p.finding.file);
+    const auto at = file ? suppressedAt(p.finding, *file) : std::nullopt;
+    if (!at) return false;
+    if (where.size() < 5) where.push_back(p.finding.file + ":" + std::to_string(*at));
+    ++dropped;
+    return true;
+  });
+  if (dropped == 0) return;
+  std::string list;
+  for (const auto& w : where) list += (list.empty() ? "" : ", ") + w;
+  if (dropped > where.size()) list += " and " + std::to_string(dropped - where.size()) + " more";
+  warnings.push_back(std::to_string(dropped) + (dropped == 1 ? " finding" : " findings") +
+                     " not published: a `revline: ignore` comment marks the line deliberate (" + list + ")");
 }
 
 }  // namespace revline::review

@@ -11,6 +11,7 @@
 #include "core/diff/function_context.h"
 #include "core/git/git_directory.h"
 #include "core/review/prompt.h"
+#include "core/review/suppression.h"
 #include "core/review/token_estimate.h"
 #include "core/session/chunk_plan.h"
 #include "core/session/review_cache.h"
@@ -345,8 +346,11 @@ review::ReviewOutcome mergeIncremental(const IncrementalPlan& plan, review::Revi
   review::ReviewOutcome o = std::move(fresh);
   const bool sent = !plan.toReview.files.empty();
   const review::ApprovalEvidence evidence = review::approvalEvidence(o);
-  const std::size_t carried = plan.carried.size();
+  // Carried over from an earlier review: a `revline: ignore` comment may be newer
+  // than it (a line above added since), and the warning is said on every run.
   std::vector<review::PublishedFinding> all = plan.carried;
+  review::dropSuppressed(all, whole, o.warnings);
+  const std::size_t carried = all.size();
   all.insert(all.end(), std::make_move_iterator(o.findings.begin()), std::make_move_iterator(o.findings.end()));
   std::size_t overCap = 0;
   o.findings = review::applyPublicationFilters(std::move(all), policy, &overCap);

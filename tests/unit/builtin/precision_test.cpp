@@ -335,6 +335,24 @@ TEST(Suppressions, AnIntentPhraseCountsAsAWordAndNotNegated) {
   EXPECT_TRUE(py("    subprocess.run(name, shell=True)  # safe from shell injection, see above\n").empty());
 }
 
+// A change that removes a suppression comment brings the finding back: the
+// line is edited, and what it now says is new to the gate (it was dropped as
+// "already in the removed lines", and a branch deleting every suppression passed).
+TEST(Suppressions, RemovingTheCommentBringsTheFindingBack) {
+  const std::string token = "ghp_R7xq2LmWv9Tn4Kd8Hc3Jg6Qs1Pz5Yb0Ea2Uf";
+  const std::string head = "def handler(request, name):\n";
+  auto f = reviewWithSource("app/gh.py", head + "    TOKEN = \"" + token + "\"  # revline: ignore[hardcoded-token]\n",
+                            head + "    TOKEN = \"" + token + "\"\n");
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].line, 2);
+  f = reviewWithSource("app/run.py", head + "    subprocess.run(name, shell=True)  # nosec\n",
+                       head + "    subprocess.run(name, shell=True)\n");
+  EXPECT_EQ(f.size(), 1u);
+  // Unchanged otherwise: a re-indent of a line with no comment raises nothing old.
+  EXPECT_TRUE(reviewWithSource("app/run.py", head + "    subprocess.run(name, shell=True)\n",
+                               head + "    if True:\n        subprocess.run(name, shell=True)\n").empty());
+}
+
 // gosec reports hard-coded credentials (G101): its //nolint forms count for them.
 TEST(Suppressions, NolintForGosecAndAllCoverCredentials) {
   const std::string line = "\tconst token = \"ghp_R7xq2LmWv9Tn4Kd8Hc3Jg6Qs1Pz5Yb0Ea2Uf\"";

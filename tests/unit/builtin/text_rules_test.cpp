@@ -61,11 +61,14 @@ TEST(SecretRule, PlaceholderValuesAreNoCredential) {
       "SENDGRID=SG.xxxxxxxxxxxxxxxxxxxxxx.yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy\n"
       "SLACK_WEBHOOK=https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX\n"
       "CI_TOKEN=ghp_1234567890abcdefghijklmnopqrstuvwxyz\n"
-      "BOT_TOKEN=ghp_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n";
+      "BOT_TOKEN=ghp_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n"
+      "DOC_TOKEN=ghp_yourtokenhereyourtokenhereyourtoken\n"
+      "PAT=ghp_YourPersonalAccessTokenGoesHere12345\n"
+      "GITHUB_DOCS=ghp_16C7e42F292c6912E7710c838347Ae178B4a\n";
   EXPECT_TRUE(review("services/api/.env.example", "", placeholders).empty());
   const auto f = review("services/api/.env.example", "", placeholders + "REAL=ghp_R7xq2LmWv9Tn4Kd8Hc3Jg6Qs1Pz5Yb0Ea2Uf\n");
   ASSERT_EQ(f.size(), 1u);
-  EXPECT_EQ(f[0].line, 9);
+  EXPECT_EQ(f[0].line, 12);
   EXPECT_EQ(f[0].severity, Severity::Blocker);
 }
 
@@ -135,6 +138,9 @@ TEST(ConflictMarkers, QuotedAsTextTheyAreAnExample) {
                      "#!/bin/sh\ncat > f.txt <<'EOF'\n" + conflict + "EOF\ngit add f.txt\n").empty());
   EXPECT_EQ(review("scripts/merge.sh", "#!/bin/sh\n", "#!/bin/sh\n" + conflict + "echo done\n").size(), 1u);
   EXPECT_EQ(review("m.py", "def f():\n    return 1\n", "def f():\n" + conflict).size(), 1u);
+  // In shipping code a conflict inside a docstring or a heredoc that writes a config is a real one.
+  EXPECT_EQ(review("app/d.py", "def g():\n    pass\n", "def g():\n    \"\"\"Doc.\n" + conflict + "    \"\"\"\n").size(), 1u);
+  EXPECT_EQ(review("deploy/gen.sh", "#!/bin/sh\n", "#!/bin/sh\ncat > o.cfg <<C\n" + conflict + "C\n").size(), 1u);
   // A C++ stream is no heredoc.
   EXPECT_EQ(review("a.sh", "x\n", "x\necho $((1 << 2)); cout <<EOF\n" + conflict).size(), 1u);
 }

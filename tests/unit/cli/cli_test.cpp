@@ -414,6 +414,20 @@ TEST(Cli, NamesThatDifferOnlyInBytesThatAreNotUtf8AreToldApart) {
   EXPECT_NE(r.out.find("File: \"caf\\350.py\""), std::string::npos) << r.out;
 }
 
+// The builtin rules read suppression comments with their lexer: a marker
+// inside a string is no comment, and the model findings' filter must not take
+// it for one either (a token in a URL ending "#revline: ignore" passed).
+TEST(Cli, AMarkerInsideAStringSilencesNoBuiltinFinding) {
+  TempRepo repo;
+  repo.write("keep.txt", "x\n");
+  repo.commitAll();
+  repo.write("u.py", "URL = \"https://x-access-token:ghp_Pq3Lw8Nb2Xc7Vd1Mf5Kg9Hj4Sp6Ra0Ze2Yu7Io@github.com/a/b.git#revline: ignore\"\n");
+  const auto r = runRevline("review", repo.root());
+  EXPECT_EQ(r.exitCode, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("u.py:1: BLOCKER SECURITY"), std::string::npos) << r.out;
+  EXPECT_EQ(r.err.find("not published"), std::string::npos) << r.err;
+}
+
 TEST(Cli, ReplayCassetteThroughTheCli) {
   TempRepo repo;
   repo.write("src/A.java", "class A {\n}\n");

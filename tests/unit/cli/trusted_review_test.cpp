@@ -191,16 +191,17 @@ TEST(TrustedReview, ARevlineIgnoreCommentSilencesAModelsFinding) {
              "    go()  # revline: ignore\n"
              "    while not up(): pass\n"                                // 8: the comment above trails code
              "    s = \"revline: ignore\"; spin()\n"                  // 9: no comment, a string
+             "    u = \"https://h/x#revline: ignore\"; spin()\n"      // 10: a '#' inside a string
              "    return x\n");
   const auto d = diff::parse(repo.git("diff HEAD"));
   std::string findings;
-  for (int line : {2, 4, 6, 8, 9}) findings += (findings.empty() ? "" : ",") + finding("a.py", line, std::nullopt, "Busy wait " + std::to_string(line));
+  for (int line : {2, 4, 6, 8, 9, 10}) findings += (findings.empty() ? "" : ",") + finding("a.py", line, std::nullopt, "Busy wait " + std::to_string(line));
   auto provider = cassette({report(findings, "COMMENT")});
   const auto outcome = review::runReview(d, provider, {}, nullptr, CancelToken());
   std::vector<std::int64_t> lines;
   for (const auto& p : outcome.findings) lines.push_back(p.finding.line);
   std::sort(lines.begin(), lines.end());
-  EXPECT_EQ(lines, (std::vector<std::int64_t>{6, 8, 9}));
+  EXPECT_EQ(lines, (std::vector<std::int64_t>{6, 8, 9, 10}));
   ASSERT_FALSE(outcome.warnings.empty());
   EXPECT_EQ(outcome.warnings.back(),
             "2 findings not published: a `revline: ignore` comment marks the line deliberate (a.py:2, a.py:3)");
@@ -487,13 +488,18 @@ TEST(TrustedReview, LockAndMinifiedFilesAreSkippedAndListed) {
   EXPECT_EQ(included.diff.files.size(), 4u);  // app.js, the lock file, both .js files
   // A glob that takes a whole tree names no file: the defaults still leave out
   // what they do ("include": ["**"] took in node_modules/ and lock files).
-  for (const std::vector<std::string>& everything : {std::vector<std::string>{"**"}, {"*"}, {"/**"}, {"**/*"}}) {
+  for (const std::vector<std::string>& everything :
+       {std::vector<std::string>{"**"}, {"*"}, {"/**"}, {"**/*"}, {"**/*.*"}}) {
     config::Config all;
     all.include = everything;
     const auto selected = config::selectFiles(diff::parse(repo.git("diff --cached HEAD")), all);
     ASSERT_EQ(selected.diff.files.size(), 1u) << everything[0];
     EXPECT_EQ(selected.diff.files[0].path(), "app.js") << everything[0];
   }
+  // A glob that names the directory does bring it back.
+  config::Config dist;
+  dist.include = {"dist/**", "app.js"};
+  EXPECT_EQ(config::selectFiles(diff::parse(repo.git("diff --cached HEAD")), dist).diff.files.size(), 2u);
 }
 
 // A marker the change itself adds does not take a hand-written file out of the

@@ -130,6 +130,10 @@ TEST(ApplyJsonErrors, NumbersOutOfRange) {
   EXPECT_EQ(errorOf({{"policy", {{"confidence_threshold", 1.5}}}}),
             ".revline.json: key \"policy.confidence_threshold\": expected a number from 0 to 1, got 1.5");
   EXPECT_DOUBLE_EQ(applyJson(Config{}, {{"policy", {{"confidence_threshold", 1}}}}, "x").review.policy.confidenceThreshold, 1.0);
+  // A number without a fraction is an integer to JSON Schema (and to an editor checking the file): taken.
+  EXPECT_EQ(applyJson(Config{}, json::parse(R"({"max_attempts": 3.0})"), "x").review.maxAttempts, 3);
+  EXPECT_EQ(applyJson(Config{}, json::parse(R"({"max_tool_calls": 1e1})"), "x").review.maxToolCalls, 10);
+  EXPECT_THAT(errorOf(json::parse(R"({"max_attempts": 1e300})")), HasSubstr("expected an integer from 1 to 10"));
 }
 
 TEST(ApplyJson, PricesAreSetOnlyWhenGiven) {

@@ -263,6 +263,16 @@ TEST(Trust, InvalidUserConfigIsAClearError) {
   } catch (const ConfigError& e) {
     EXPECT_NE(std::string(e.what()).find("trusted_repositories"), std::string::npos) << e.what();
   }
+  // A relative path would be read from wherever revline runs: "." trusted every repository.
+  r.user(R"({"trusted_repositories": ["."]})");
+  try {
+    loadUserConfig(r.userFile());
+    FAIL() << "a relative path was taken";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("key \"trusted_repositories[0]\": expected an absolute path, got \".\""),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 // .revline.json as an attacker commits it: each is refused at once with a message.

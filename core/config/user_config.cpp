@@ -77,7 +77,8 @@ UserConfig loadUserConfig(const fs::path& file) {
       if (!fs::path(list[i].get<std::string>()).is_absolute()) {
         throw ConfigError(file.string() + ": key \"" + kTrustedKey + "[" + std::to_string(i) + "]\": expected an absolute " +
                           "path, got \"" + list[i].get<std::string>() + "\" (a relative one would name another "
-                          "repository from each directory revline runs in; `revline trust` writes the absolute path)");
+                          "repository from each directory revline runs in): edit the file to make it absolute or remove it "
+                          "(`revline trust PATH` writes an absolute path)");
       }
       user.trusted.emplace_back(list[i].get<std::string>());
     }

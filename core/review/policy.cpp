@@ -1,6 +1,8 @@
 #include "core/review/policy.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -83,6 +85,9 @@ std::vector<PublishedFinding> applyPublicationFilters(std::vector<PublishedFindi
                                                       const PolicyConfig& policy, std::size_t* overCap) {
   std::vector<PublishedFinding> kept;
   kept.reserve(findings.size());
+  // Where each (file, line, title) was kept: a lookup, not a scan of what is kept
+  // (the builtin rules can answer tens of thousands of findings on a large change).
+  std::map<std::tuple<std::string, std::int64_t, std::string>, std::size_t> keptAt;
   for (auto& p : findings) {
     auto& f = p.finding;
     f.title = trim(f.title);
@@ -94,14 +99,12 @@ std::vector<PublishedFinding> applyPublicationFilters(std::vector<PublishedFindi
     if (f.title.empty() || f.explanation.empty()) continue;
     capCodePoints(f.explanation, policy.maxExplanationChars);
 
-    // Dedupe on (file, line, title); a linear scan is fine at review sizes.
-    auto dup = std::find_if(kept.begin(), kept.end(), [&](const PublishedFinding& k) {
-      return k.finding.file == f.file && k.finding.line == f.line && k.finding.title == f.title;
-    });
-    if (dup == kept.end()) {
+    // Dedupe on (file, line, title).
+    const auto [at, added] = keptAt.try_emplace({f.file, f.line, f.title}, kept.size());
+    if (added) {
       kept.push_back(std::move(p));
-    } else if (outranks(f, dup->finding)) {
-      *dup = std::move(p);
+    } else if (outranks(f, kept[at->second].finding)) {
+      kept[at->second] = std::move(p);
     }
   }
 

@@ -81,6 +81,7 @@ bool revlineIgnore(std::string_view c, const RuleInfo& rule) {
     while (k < c.size() && c[k] == ' ') ++k;
     if (c.substr(k, 6) != "ignore") continue;
     k += 6;
+    if (k < c.size() && (std::isalnum(static_cast<unsigned char>(c[k])) || c[k] == '-' || c[k] == '_')) continue;  // "ignored"
     if (k >= c.size() || c[k] != '[') return true;
     const auto close = c.find(']', k);
     if (close == std::string_view::npos) continue;

@@ -306,10 +306,13 @@ void checkConflictMarkers(const ScanFile& file, Findings& out) {
   // string literal holding a conflict to resolve) are no conflict of the file,
   // where examples live: prose, tests, fixtures, docs. In shipping code a
   // conflict inside a docstring or a heredoc that writes a config is a real one.
+  // The blocks are read only once a conflict is found (a save of a doc page
+  // without one need not scan it for fences).
   const bool examplesLiveHere = prose || isNonShippingPath(file.path);
-  const std::vector<std::pair<int, int>> quoted = examplesLiveHere ? quotedBlocks(file) : std::vector<std::pair<int, int>>{};
+  std::optional<std::vector<std::pair<int, int>>> quoted;
   auto report = [&](int first, int last) {
-    const bool inBlock = std::any_of(quoted.begin(), quoted.end(), [&](const auto& q) { return q.first <= first && last <= q.second; });
+    if (!quoted) quoted = examplesLiveHere ? quotedBlocks(file) : std::vector<std::pair<int, int>>{};
+    const bool inBlock = std::any_of(quoted->begin(), quoted->end(), [&](const auto& q) { return q.first <= first && last <= q.second; });
     const bool inString = examplesLiveHere && insideStringLiteral(file, first) && insideStringLiteral(file, last);
     if (!inBlock && !inString) out.push_back(conflictFinding(file, first, last));
   };

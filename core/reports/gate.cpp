@@ -1,5 +1,7 @@
 #include "core/reports/gate.h"
 
+#include <algorithm>
+
 #include "core/reports/names.h"
 
 namespace revline::reports {
@@ -7,22 +9,23 @@ namespace revline::reports {
 namespace {
 // Lower rank = more severe (the enum is declared most severe first).
 int rank(contract::Severity s) { return static_cast<int>(s); }
+
+// The published findings at least as severe as `failOn` (none without it).
+std::size_t meeting(const review::ReviewOutcome& outcome, std::optional<contract::Severity> failOn) {
+  if (!failOn) return 0;
+  return static_cast<std::size_t>(std::count_if(outcome.findings.begin(), outcome.findings.end(), [&](const auto& p) {
+    return rank(p.finding.severity) <= rank(*failOn);
+  }));
+}
 }  // namespace
 
 int exitCodeFor(const review::ReviewOutcome& outcome, std::optional<contract::Severity> failOn) {
-  if (outcome.verdict == contract::Verdict::RequestChanges) return 1;
-  if (failOn) {
-    for (const auto& published : outcome.findings) {
-      if (rank(published.finding.severity) <= rank(*failOn)) return 1;
-    }
-  }
-  return 0;
+  return outcome.verdict == contract::Verdict::RequestChanges || meeting(outcome, failOn) > 0 ? 1 : 0;
 }
 
 std::string failOnNotice(const review::ReviewOutcome& outcome, std::optional<contract::Severity> failOn) {
-  if (!failOn || outcome.verdict == contract::Verdict::RequestChanges) return {};
-  std::size_t met = 0;
-  for (const auto& published : outcome.findings) met += rank(published.finding.severity) <= rank(*failOn) ? 1 : 0;
+  if (outcome.verdict == contract::Verdict::RequestChanges) return {};
+  const std::size_t met = meeting(outcome, failOn);
   if (met == 0) return {};
   const std::string level(severityName(*failOn));
   return std::to_string(met) + (met == 1 ? " finding" : " findings") + " at " + level + " or above (--fail-on " + level +

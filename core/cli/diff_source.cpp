@@ -68,8 +68,12 @@ DiffSource readDiff(const ParsedArgs& args, std::istream& in, std::ostream& err,
     source.diff = diff::parse(std::move(text));
     try {
       source.root = git::findRepositoryRoot(std::filesystem::current_path());
-    } catch (const std::exception&) {
-      // A patch read from stdin does not need a repository.
+    } catch (const std::filesystem::filesystem_error&) {
+      // The working directory is gone: no repository to read either.
+    } catch (const git::NoRepositoryError&) {
+      // A patch read from stdin does not need a repository (a server hook in a
+      // bare one, a patch from elsewhere); one git refuses to read (another
+      // user's checkout) is an error, not a review without its settings.
     }
     return source;
   }

@@ -174,7 +174,8 @@ std::string ignoredSettingsNotice(const std::filesystem::path& root, const std::
   if (submodules) {
     notice += std::string(keys.empty() ? "" : "; ") +
               "revline did not look into its submodules' work trees (their own git config is out of sight), so "
-              "changes not committed inside a submodule are not reviewed";
+              "changes not committed inside a submodule are not part of this review (a review run inside the "
+              "submodule sees them)";
   }
   return notice + ". If you trust this repository, run `revline trust " + root.string() + "`";
 }
@@ -185,8 +186,10 @@ std::string fetchRefusedHint(const std::string& gitError) {
   const bool transportOff = gitError.find("transport '") != std::string::npos &&
                             gitError.find("not allowed") != std::string::npos;
   if (!lazyFetchOff && !transportOff) return "";
-  return "git needed to fetch a missing object (a partial clone), and revline lets no untrusted repository make "
-         "git fetch; run `revline trust` in this repository if you trust it, or fetch the objects first";
+  return "git needed to fetch a missing object (a partial clone, made with --filter), and revline lets no untrusted "
+         "repository make git fetch; fetch the objects with your own git first (`git diff BASE > /dev/null` does), "
+         "clone without --filter (in CI, drop `filter:` from actions/checkout), or run `revline trust` in this "
+         "repository if you trust it";
 }
 
 }  // namespace revline::git

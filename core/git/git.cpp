@@ -83,7 +83,7 @@ struct Runner {
     } catch (const process::Error& e) {
       if (e.kind() == process::Error::Kind::NotFound) {
         if (options.program == "git") {
-          throw GitError("git was not found on PATH; install git (apt-get install git)");
+          throw NoRepositoryError("git was not found on PATH; install git (apt-get install git)");
         }
         throw GitError(std::string(e.what()));
       }
@@ -201,6 +201,33 @@ class TemporaryIndex {
 };
 
 std::vector<std::string> splitLines(const std::string& text);
+std::vector<std::string> splitAtNul(const std::string& text);
+
+// Whether `revision` is written as a whole object id (40 hex digits, 64 in a
+// SHA-256 repository), which git takes at its word without looking it up.
+bool isObjectId(const std::string& revision) {
+  return (revision.size() == 40 || revision.size() == 64) &&
+         std::all_of(revision.begin(), revision.end(), [](unsigned char c) { return std::isxdigit(c) != 0; });
+}
+
+// Whether a submodule of .gitmodules has a work tree here (its directory holds
+// a .git): one never checked out (actions/checkout's default, `submodule
+// deinit`) has no uncommitted change to miss, and warning of it cries wolf.
+// `git config -f` reads the file alone: no include, no program.
+bool hasCheckedOutSubmodule(const Runner& git, const fs::path& root) {
+  std::error_code ec;
+  if (!fs::is_regular_file(root / ".gitmodules", ec)) return false;
+  const process::Result r =
+      git.run({"config", "-f", (root / ".gitmodules").string(), "-z", "--get-regexp", "^submodule\\..*\\.path$"});
+  if (r.exitCode != 0) return false;  // 1: no submodule has a path
+  for (const std::string& entry : splitAtNul(r.out)) {
+    const auto newline = entry.find('\n');  // "submodule.NAME.path\nPATH"
+    if (newline == std::string::npos) continue;
+    const fs::path dir = root / entry.substr(newline + 1);
+    if (fs::exists(fs::symlink_status(dir / ".git", ec))) return true;
+  }
+  return false;
+}
 
 // `revision` names an object (a ref or an id that resolves) that git cannot read
 // as a commit: the object is damaged or unreadable (an object file left empty by
@@ -217,8 +244,14 @@ void throwIfUnreadable(const Runner& git, const std::string& revision, const std
     throw GitError(what + " names " + id + ", a " + trimNewline(read.out) + ", not a commit; pass a commit");
   }
   std::string said;  // git's lines as one ("error: object file … is empty; fatal: …")
-  for (const std::string& line : splitLines(read.err))
+  bool complained = false;  // an "error:" line: an object git found but could not read
+  for (const std::string& line : splitLines(read.err)) {
     if (!line.empty()) said += (said.empty() ? "" : "; ") + line;
+    complained = complained || line.starts_with("error:");
+  }
+  // A full object id verifies by its shape alone: one this clone simply lacks
+  // (CI passes the base's full id into a shallow clone) is a missing commit, not damage.
+  if (!complained && isObjectId(revision)) return;
   if (said.empty()) said = "git cannot read it as a commit";
   throw GitError(what + " names commit " + id + ", which git cannot read (" + said +
                  "): the repository's objects are damaged or not readable by this user (an object file left empty, "
@@ -256,6 +289,9 @@ std::string commitOf(const Runner& git, const std::string& revision) {
     throw GitError("'" + revision + "' is not a commit in this shallow clone; check the name (git branch -a), or fetch "
                    "it with more history (git fetch --unshallow; in CI, fetch-depth: 0 in GitHub's actions/checkout, "
                    "GIT_DEPTH: 0 in GitLab CI)");
+  if (isObjectId(revision))
+    throw GitError("'" + revision + "' is not a commit in this repository; check the id, or fetch the branch that "
+                   "holds it (git fetch origin <branch>)");
   throw GitError("'" + revision + "' is not a commit in this repository; check the name (git branch -a) or fetch it");
 }
 
@@ -555,7 +591,7 @@ fs::path findRepositoryRoot(const fs::path& start, const GitOptions& options) {
   const process::Result r = git.run({"rev-parse", "--show-toplevel"});
   if (r.exitCode != 0) {
     if (r.err.find("not a git repository") != std::string::npos) {
-      throw GitError("'" + start.string() +
+      throw NoRepositoryError("'" + start.string() +
                      "' is not inside a git repository; run revline from a git work tree or `git init`");
     }
     // No work tree here: a repository's git directory, or a bare repository (which
@@ -564,10 +600,10 @@ fs::path findRepositoryRoot(const fs::path& start, const GitOptions& options) {
     const fs::path absolute = fs::absolute(dir.empty() ? fs::path(".") : dir, ec);
     for (fs::path d = absolute; !d.empty() && d.has_relative_path(); d = d.parent_path())
       if (d.filename() == ".git")
-        throw GitError("'" + start.string() + "' is inside the git directory of " + d.parent_path().string() +
+        throw NoRepositoryError("'" + start.string() + "' is inside the git directory of " + d.parent_path().string() +
                        ", not its work tree; run revline from " + d.parent_path().string() + " (or below it)");
     if (r.err.find("bare repository") != std::string::npos || r.err.find("in a work tree") != std::string::npos)
-      throw GitError("'" + start.string() + "' is in a bare repository: it has no work tree, so there is no change "
+      throw NoRepositoryError("'" + start.string() + "' is in a bare repository: it has no work tree, so there is no change "
                      "to review; run revline in a clone with a work tree (`git clone " + start.string() + "`)");
     // safe.directory: the repository belongs to another user (a CI container's
     // checkout, a mounted volume); git's own advice says how to trust it.
@@ -765,7 +801,7 @@ std::string diffText(const fs::path& root, const DiffRequest& request, const Git
   // submodules show only the commit they are at, never "-dirty".
   if (!request.trustRepositoryConfig) {
     diffArgs.push_back("--ignore-submodules=dirty");
-    if (request.ignoredSettings && fs::is_regular_file(root / ".gitmodules", ec))
+    if (request.ignoredSettings && hasCheckedOutSubmodule(git, root))
       request.ignoredSettings->push_back(kSubmoduleWorkTrees);  // what changed inside them is not seen: said
   }
   diffArgs.push_back(against);

@@ -21,6 +21,16 @@ class GitError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// There is no repository to read from here: git is not installed, or the
+// directory is in no work tree (not in a repository, in a bare one, in a git
+// directory). A patch read from stdin is reviewed without one; other GitErrors
+// (another user's checkout, damaged objects) must not be passed over, or the
+// repository's settings would be silently dropped.
+class NoRepositoryError : public GitError {
+ public:
+  using GitError::GitError;
+};
+
 // How git is run. The defaults are what revline uses; tests point PATH at an
 // empty directory (env) or name another program to exercise failures.
 struct GitOptions {

@@ -1,4 +1,5 @@
 // The revline binary as a user runs it: exit codes, messages, formats.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <set>
@@ -9,6 +10,7 @@
 namespace revline {
 namespace {
 
+using ::testing::HasSubstr;
 using testing::runRevline;
 using testing::TempRepo;
 
@@ -147,6 +149,34 @@ TEST(Cli, AnEmptyPatchOnStdinPassesAndSaysSo) {
   const auto withDiff = runRevline("review --stdin", dir.path(),
                                    "diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n");
   EXPECT_EQ(withDiff.err.find("holds no diff"), std::string::npos) << withDiff.err;
+}
+
+// A patch on stdin in a checkout git refuses to read (a CI container's, owned
+// by another user) fails as the other ways to review it do, with the
+// safe.directory fix: it was reviewed as outside any repository, its
+// .revline.json dropped without a word, and a gate set to MINOR opened.
+// Outside any repository, or in a bare one (a server hook), it is reviewed.
+TEST(Cli, APatchOnStdinInACheckoutGitRefusesIsAnErrorNotAReviewWithoutItsSettings) {
+  TempRepo repo;
+  repo.write(".revline.json", "{\"policy\": {\"blocking_severity\": \"MINOR\"}}\n");
+  repo.commitAll("base");
+  repo.write("A.java", "class A {\n  boolean admin(String s) { return s == \"admin\"; }\n}\n");  // MINOR
+  repo.commitAll("change");
+  const std::string patch = repo.git("diff HEAD~1 HEAD");
+  EXPECT_EQ(runRevline("review --stdin", repo.root(), patch).exitCode, 1);  // the repository's MINOR gate
+  const auto refused = testing::runShell(
+      "GIT_TEST_ASSUME_DIFFERENT_OWNER=1 " + testing::shellQuote(REVLINE_BINARY) + " review --stdin", repo.root(), patch);
+  EXPECT_EQ(refused.exitCode, 2) << refused.out;
+  EXPECT_THAT(refused.err, HasSubstr("owned by another user than the one running revline"));
+  EXPECT_THAT(refused.err, HasSubstr("safe.directory"));
+
+  testing::TempDir place;
+  repo.git("clone -q --bare . " + testing::shellQuote((place.path() / "bare.git").string()));
+  const auto inBare = runRevline("review --stdin", place.path() / "bare.git", patch);
+  EXPECT_EQ(inBare.exitCode, 0) << inBare.err;  // no work tree, so no .revline.json: the default gate
+  EXPECT_THAT(inBare.out, HasSubstr("A.java:2: MINOR"));
+  const auto nowhere = runRevline("review --stdin", place.path(), patch);
+  EXPECT_EQ(nowhere.exitCode, 0) << nowhere.err;
 }
 
 // A submodule moved to another commit: the diff shows the commit, and its

@@ -197,14 +197,33 @@ TEST_F(Planted, ASubmodulesOwnFilterDoesNotRun) {
   EXPECT_THAT(ignored, ElementsAre(kSubmoduleWorkTrees));
   EXPECT_EQ(ignoredSettingsNotice("/r", ignored),
             "/r: revline did not look into its submodules' work trees (their own git config is out of sight), so "
-            "changes not committed inside a submodule are not reviewed. If you trust this repository, run "
-            "`revline trust /r`");
+            "changes not committed inside a submodule are not part of this review (a review run inside the "
+            "submodule sees them). If you trust this repository, run `revline trust /r`");
   EXPECT_THAT(ignoredSettingsNotice("/r", {"core.fsmonitor", kSubmoduleWorkTrees}),
               HasSubstr("names programs for git to run (core.fsmonitor); revline did not let them run; revline did "
                         "not look into its submodules' work trees"));
   ignored.clear();
   EXPECT_THAT(diff(/*trusted=*/true), HasSubstr("-dirty"));
   EXPECT_THAT(ignored, ::testing::IsEmpty());
+}
+
+// A submodule never checked out (actions/checkout's default, `submodule
+// deinit`) has no work tree to look into: no warning that something inside it
+// went unseen, on every review of a repository that merely has one.
+TEST_F(Planted, ASubmoduleNotCheckedOutIsNoWarning) {
+  TempRepo sub;
+  sub.write("s.txt", "one\n");
+  sub.commitAll("sub");
+  repo.write("r.txt", "r\n");
+  repo.git("-c protocol.file.allow=always submodule add -q " + testing::shellQuote(sub.root().string()) + " sub");
+  repo.commitAll("with submodule");
+  repo.git("submodule deinit -q -f sub");
+  repo.write("r.txt", "r2\n");
+  EXPECT_THAT(diff(), HasSubstr("+r2\n"));
+  EXPECT_THAT(ignored, ::testing::IsEmpty());
+  repo.git("-c protocol.file.allow=always submodule update -q --init sub");
+  diff();
+  EXPECT_THAT(ignored, ElementsAre(kSubmoduleWorkTrees));  // checked out again: said again
 }
 
 TEST_F(Planted, APartialCloneFetchesNothingUnlessTrusted) {
@@ -233,7 +252,13 @@ TEST_F(Planted, APartialCloneFetchesNothingUnlessTrusted) {
   } catch (const GitError& e) {
     // "lazy fetching disabled" (GIT_NO_LAZY_FETCH) or "transport 'file' not allowed" (older gits), then:
     EXPECT_THAT(e.what(), HasSubstr("run `revline trust` in this repository if you trust it"));
+    EXPECT_THAT(e.what(), HasSubstr("fetch the objects with your own git first (`git diff BASE > /dev/null` does)"));
   }
+  // What the message says to run fetches them, and the untrusted review then reads the diff.
+  testing::runShell("GIT_CONFIG_NOSYSTEM=1 HOME=" + testing::shellQuote(home.path().string()) + " git diff " +
+                        request.base + " > /dev/null",
+                    clone);
+  EXPECT_THAT(diffText(clone, request, options()), HasSubstr("-v1\n+v2\n"));
   request.trustRepositoryConfig = true;
   EXPECT_THAT(diffText(clone, request, options()), HasSubstr("-v1\n+v2\n"));
 }

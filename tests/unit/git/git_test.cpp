@@ -843,6 +843,31 @@ TEST(DiffText, ABaseBeyondAShallowClonesHistorySaysToFetchMore) {
     EXPECT_NE(std::string(e.what()).find("'HEAD~2' is not a commit in this shallow clone"), std::string::npos)
         << e.what();
   }
+  // CI passes the base's full id (github.event.pull_request.base.sha), which
+  // git verifies by its shape alone: a commit the clone lacks, not damage.
+  std::string forkPoint = origin.git("rev-parse main~1");
+  forkPoint.erase(forkPoint.find_last_not_of("\n") + 1);
+  request.base = forkPoint;
+  const std::string error = gitErrorOf([&] { diffText(ci.root(), request, isolated(ci)); });
+  EXPECT_THAT(error, HasSubstr("'" + forkPoint + "' is not a commit in this shallow clone")) << error;
+  EXPECT_THAT(error, HasSubstr("fetch-depth: 0")) << error;
+  EXPECT_THAT(error, Not(HasSubstr("git fsck"))) << error;
+}
+
+// A full object id that names nothing (a typo, a commit never fetched) is said
+// to be that, with how to fetch it, not blamed on damaged objects.
+TEST(DiffText, AFullIdTheRepositoryLacksIsNotCalledDamage) {
+  TempRepo repo;
+  repo.write("a.txt", "a\n");
+  repo.commitAll("base");
+  repo.write("a.txt", "b\n");
+  DiffRequest request;
+  request.mode = DiffRequest::Mode::Base;
+  request.base = "0123456789abcdef0123456789abcdef01234567";
+  const std::string error = gitErrorOf([&] { diff(repo, request); });
+  EXPECT_THAT(error, HasSubstr("'0123456789abcdef0123456789abcdef01234567' is not a commit in this repository; "
+                               "check the id, or fetch the branch that holds it"));
+  EXPECT_THAT(error, Not(HasSubstr("git fsck")));
 }
 
 TEST(DiffText, UserConfigDoesNotChangeTheFormat) {

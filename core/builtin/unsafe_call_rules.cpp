@@ -77,6 +77,37 @@ bool charArrayInScope(const ScanHunk& hunk, std::size_t i, std::size_t k, std::s
   return false;
 }
 
+constexpr std::size_t kAllocationSpan = 30;  // lines looked back for the destination's allocation
+
+bool sameTokens(const Tokens& a, std::size_t from, const Tokens& b) {
+  if (from + b.size() > a.size()) return false;
+  for (std::size_t j = 0; j < b.size(); ++j)
+    if (a[from + j].text != b[j].text) return false;
+  return true;
+}
+
+// Whether `dst` (a plain name) was last given memory sized by the source's own
+// length, `dst = malloc(strlen(src) + 1)`, in the lines above line i: the
+// idiom that copies a string into space made for it (jq, zlib, every C
+// codebase), where a bound would only repeat the size.
+bool allocatedForSource(const ScanHunk& hunk, std::size_t i, const Tokens& dst, const Tokens& src) {
+  if (dst.size() != 1 || !dst[0].isIdent() || src.empty()) return false;
+  const std::size_t floor = i > kAllocationSpan ? i - kAllocationSpan : 0;
+  for (std::size_t line = i + 1; line-- > floor;) {
+    const Tokens& t = hunk.lines[line].tokens;
+    for (std::size_t k = 0; k + 1 < t.size(); ++k) {
+      if (!t[k].isIdent() || t[k].text != dst[0].text || !t[k + 1].is("=")) continue;
+      if (k > 0 && (t[k - 1].is(".") || t[k - 1].is("->"))) continue;
+      for (std::size_t j = k + 2; j + 2 < t.size(); ++j)
+        if (t[j].is("strlen") && t[j + 1].is("(") && sameTokens(t, j + 2, src) &&
+            j + 2 + src.size() < t.size() && t[j + 2 + src.size()].is(")"))
+          return true;
+      return false;  // the nearest assignment decides
+    }
+  }
+  return false;
+}
+
 // The call at token k, whose ')' is `close`, is a whole statement: its value unused
 // (strcpy and sprintf return a char* and an int; snprintf returns an int).
 bool wholeStatement(const Tokens& t, std::size_t k, std::size_t close) {
@@ -108,6 +139,8 @@ void cStringFunctions(const ScanFile& file, const ScanHunk& hunk, std::size_t i,
       std::size_t last = i;
       const auto args = arguments(streamFrom(hunk, i, k + 1, kCallSpan), last);
       if (args.size() >= 2 && (name == "strcpy" || name == "strcat") && plainLiteral(args[1])) return;
+      if (args.size() == 2 && (name == "strcpy" || name == "strcat") && allocatedForSource(hunk, i, args[0], args[1]))
+        return;
       if (args.size() >= 2 && name == "sprintf" && args[1].size() == 1 && numericFormat(args[1][0])) return;
     }
     // snprintf bounds the write by the destination's size, which `sizeof` gives

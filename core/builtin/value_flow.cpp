@@ -21,12 +21,13 @@ bool in(std::string_view s, const std::array<std::string_view, N>& list) {
 
 // Functions whose result is safe to place in SQL text whatever their argument:
 // identifier/literal quoting and escaping, numbers, random tokens.
-constexpr std::array<std::string_view, 44> kSafeCalls{
+constexpr std::array<std::string_view, 48> kSafeCalls{
     "quote_identifier", "quote_ident", "quote_name", "quote_table", "quote_literal", "quote", "quoted", "escape",
     "escape_string", "escape_identifier", "escape_literal", "escapeId", "escapeIdentifier", "escapeLiteral",
     "quoteIdentifier", "quoteLiteral", "QuoteIdentifier", "QuoteLiteral", "enquoteIdentifier", "enquoteLiteral",
     "literal", "sql_quote", "len", "int", "float", "bool", "count", "size", "length", "hash", "id", "uuid4", "uuid1",
-    "token_hex", "token_urlsafe", "randint", "Itoa", "FormatInt", "Atoi", "ParseInt", "parseInt", "ord", "max", "min"};
+    "token_hex", "token_urlsafe", "randint", "Itoa", "FormatInt", "Atoi", "ParseInt", "parseInt", "ord", "max", "min",
+    "getpid", "getppid", "getuid", "getgid"};
 
 // Quoting and escaping by name: escape_sqlite, quoteIdent, enquoteLiteral, ...
 bool safeCall(std::string_view name) {
@@ -78,6 +79,66 @@ bool binaryOperator(const Token& tok) {
   return !tok.isString() && in(tok.text, ops);
 }
 
+// A Python format spec ("d", ">08x", ",.2f") whose presentation type makes a
+// number: a str formatted with it raises, so only digits reach the text.
+// "%Y-%m-%d" (a date's spec) and ">10" (any value) are not.
+bool numericSpec(std::string_view spec) {
+  std::size_t i = 0;
+  if (spec.size() >= 2 && std::string_view("<>=^").find(spec[1]) != std::string_view::npos) i = 2;  // fill, align
+  else if (!spec.empty() && std::string_view("<>=^").find(spec[0]) != std::string_view::npos) i = 1;
+  if (i < spec.size() && std::string_view("+- ").find(spec[i]) != std::string_view::npos) ++i;
+  if (i < spec.size() && spec[i] == '#') ++i;
+  while (i < spec.size() && std::isdigit(static_cast<unsigned char>(spec[i]))) ++i;  // 0 and width
+  if (i < spec.size() && (spec[i] == ',' || spec[i] == '_')) ++i;
+  if (i < spec.size() && spec[i] == '.') {
+    ++i;
+    while (i < spec.size() && std::isdigit(static_cast<unsigned char>(spec[i]))) ++i;
+  }
+  return i + 1 == spec.size() && std::string_view("bdoxXeEfFgGn%").find(spec[i]) != std::string_view::npos;
+}
+
+// Whether every conversion of a printf-style Python format ("lsof -p%d",
+// "%(port)05d") is numeric: `fmt % value` then holds digits whatever the value
+// (a str for %d raises TypeError). %s, %r, %a and %c carry text.
+bool onlyNumericConversions(std::string_view format) {
+  for (std::size_t i = 0; i < format.size(); ++i) {
+    if (format[i] != '%') continue;
+    if (++i >= format.size()) return false;
+    if (format[i] == '%') continue;
+    if (format[i] == '(') {  // a mapping key
+      const auto close = format.find(')', i);
+      if (close == std::string_view::npos) return false;
+      i = close + 1;
+    }
+    while (i < format.size() && std::string_view("#0- +*.").find(format[i]) != std::string_view::npos) ++i;
+    while (i < format.size() && (std::isdigit(static_cast<unsigned char>(format[i])) || format[i] == '.' ||
+                                 format[i] == '*'))
+      ++i;
+    while (i < format.size() && std::string_view("hlL").find(format[i]) != std::string_view::npos) ++i;
+    if (i >= format.size() || std::string_view("diouxXeEfFgG").find(format[i]) == std::string_view::npos) return false;
+  }
+  return true;
+}
+
+// Whether every placeholder of a str.format template has a numeric spec
+// ("{:d}", "{port:05d}"): its arguments then reach the text as digits.
+bool onlyNumericPlaceholders(std::string_view format) {
+  for (std::size_t i = 0; i < format.size(); ++i) {
+    if (format[i] == '}' && i + 1 < format.size() && format[i + 1] == '}') { ++i; continue; }
+    if (format[i] != '{') continue;
+    if (i + 1 < format.size() && format[i + 1] == '{') { ++i; continue; }
+    const auto close = format.find('}', i);
+    if (close == std::string_view::npos) return false;
+    const std::string_view field = format.substr(i + 1, close - i - 1);
+    const auto colon = field.find(':');
+    if (colon == std::string_view::npos || field.find('!') != std::string_view::npos ||
+        field.find('{') != std::string_view::npos || !numericSpec(field.substr(colon + 1)))
+      return false;
+    i = close;
+  }
+  return true;
+}
+
 bool opens(const Token& t) { return t.is("(") || t.is("[") || t.is("{"); }
 bool closes(const Token& t) { return t.is(")") || t.is("]") || t.is("}"); }
 
@@ -105,6 +166,14 @@ bool ValueFlow::numericContext(const Tokens& t, std::size_t b, std::size_t e, co
   auto arithmetic = [](const Token* op) { return op && (op->is("-") || op->is("/")); };
   if (arithmetic(before) || arithmetic(after)) return true;
   if (lang_ != Language::Python) return false;
+  // Python: "... %d" % value formats numbers only; the literals before the %
+  // are one format string ("a" "b%d").
+  if (before && before->is("%") && b >= 2 && t[b - 2].isString()) {
+    bool numeric = true;
+    for (std::size_t k = b - 1; k-- > 0 && t[k].isString();)
+      numeric = numeric && !t[k].interpolated && onlyNumericConversions(t[k].body);
+    if (numeric) return true;
+  }
   // Python: str + int raises, so x + 1 and x * 2 are numbers.
   auto numberOp = [](const Token* op) { return op && (op->is("+") || op->is("*")); };
   const bool nextIsNumber = numberOp(after) && e + 1 < t.size() && t[e + 1].kind == TokenKind::Number;
@@ -146,6 +215,7 @@ bool ValueFlow::trusted(const Tokens& expr, std::size_t at) {
   scopeStart_ = functionStart(at_);
   bound_.clear();
   visiting_.clear();
+  withoutPrior_.clear();
   return expression(expr, 0, expr.size(), 0);
 }
 
@@ -316,7 +386,11 @@ bool ValueFlow::postfix(const Tokens& t, std::size_t k, std::size_t e, int depth
         const std::size_t close = closeOf(t, k + 2, e);
         if (close == npos) return false;
         if (!safeCall(name) && !in(name, kPureCalls)) return false;
-        if (!safeCall(name) && !callArguments(t, k + 2, close, depth)) return false;
+        // "{:d}".format(n): a template of numeric placeholders makes digits of any argument.
+        const bool numericTemplate = lang_ == Language::Python && name == "format" && k > 0 &&
+                                     t[k - 1].isString() && !t[k - 1].interpolated &&
+                                     onlyNumericPlaceholders(t[k - 1].body);
+        if (!safeCall(name) && !numericTemplate && !callArguments(t, k + 2, close, depth)) return false;
         k = close + 1;
         continue;
       }
@@ -391,6 +465,13 @@ bool ValueFlow::interpolation(const Token& literal, int depth) {
     std::string_view inner = body.substr(i + 1, j - i - 1);
     if (!dollar) {  // Python/C# format spec and conversion: {x!r:>10}
       const auto spec = inner.find_first_of("!:");
+      // Python's f"{pid:d}" makes digits of any value (a str raises); C#
+      // ignores a spec a string does not know, so there it proves nothing.
+      if (lang_ == Language::Python && spec != std::string_view::npos && inner[spec] == ':' &&
+          numericSpec(inner.substr(spec + 1))) {
+        i = j;
+        continue;
+      }
       if (spec != std::string_view::npos && inner.substr(spec).find_first_of("()[]") == std::string_view::npos)
         inner = inner.substr(0, spec);
     }
@@ -571,11 +652,24 @@ bool ValueFlow::variable(std::string_view name, int depth) {
   if (depth > kMaxDepth) return false;
   const std::string key(name);
   if (auto b = bound_.find(key); b != bound_.end()) return b->second;
-  if (visiting_.count(key)) return true;  // a cycle adds nothing new: the other assignments decide
+  // A cycle adds nothing new: the other assignments decide; but while an
+  // update's right-hand side is judged without the value it had, not that.
+  if (visiting_.count(key)) return !withoutPrior_.count(key);
   visiting_.insert(key);
   struct Guard { std::set<std::string>& s; std::string k; ~Guard() { s.erase(k); } } guard{visiting_, key};
 
   bool assigned = false;
+  // An update that keeps the value it had (name = name.strip(), name += x)
+  // before any assignment that replaces it: the value it came in with (a
+  // parameter's) flows on, and must be trusted too.
+  bool replaced = false, keepsIncoming = false;
+  // Whether `rhs` is trusted whatever value `name` had before it (int(n), len(name)).
+  auto trustedWithoutPrior = [&](const Tokens& rhs) {
+    withoutPrior_.insert(key);
+    const bool trusted = expression(rhs, 0, rhs.size(), depth + 1);
+    withoutPrior_.erase(key);
+    return trusted;
+  };
   for (std::size_t p = scopeStart_; p <= at_ && p < lines_.size(); ++p) {
     const Tokens& t = *lines_[p];
     for (std::size_t k = 0; k < t.size(); ++k) {
@@ -599,7 +693,7 @@ bool ValueFlow::variable(std::string_view name, int depth) {
           else if (closes(iter[end]) && --d < 0) break;
           else if (d == 0 && (iter[end].is(":") || iter[end].is("if"))) break;
         }
-        assigned = true;
+        assigned = replaced = true;
         if (!expression(iter, 0, end, depth + 1)) return false;
         continue;
       }
@@ -618,10 +712,15 @@ bool ValueFlow::variable(std::string_view name, int depth) {
       const Tokens rhs = statementFrom(p, k + 2);
       // Python `x, v = a, b` and a for-init `int i = 0, n = xs.size()`: judged as a whole.
       assigned = true;
+      if ((op.is("=") || op.is(":=")) && trustedWithoutPrior(rhs)) {
+        replaced = true;
+        continue;
+      }
       if (!expression(rhs, 0, rhs.size(), depth + 1)) return false;
+      keepsIncoming = keepsIncoming || !replaced;  // trusted only if what it had was: `name = name.strip()`, `+=`
     }
   }
-  if (assigned) return true;
+  if (assigned && !keepsIncoming) return true;
   // A parameter whose name says it holds SQL (where, order_by, sql, *_clause):
   // the function's contract is to take a SQL fragment, which its caller owns.
   if (sqlFragmentName(name)) return true;

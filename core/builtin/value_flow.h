@@ -57,6 +57,7 @@ class ValueFlow {
   bool scopeFound_ = false;                  // a function header was found there
   std::map<std::string, bool> bound_;        // comprehension variables in scope
   std::set<std::string> visiting_;           // variables being resolved (cycles)
+  std::set<std::string> withoutPrior_;       // of those, ones whose earlier value counts as untrusted
 
   // The position being analysed, kept while another function is looked into.
   struct Position {

@@ -421,6 +421,51 @@ TEST(Precision, UnsafeCallsOnTrustedValuesAndBoundedCStringCalls) {
   EXPECT_EQ(c("  sprintf(out, \"%s\", in);\n").size(), 1u);
 }
 
+// Found on requests' history: a numeric conversion makes digits of any value
+// (a str for %d raises), so nothing of it reaches the shell; %s does.
+TEST(Precision, NumericFormattingIntoAShellCommandIsNoInjection) {
+  auto shell = [](const std::string& body) {
+    return reviewWithSource("app/sockets.py", "", "import os, subprocess\n\ndef show(pid, name):\n" + body);
+  };
+  EXPECT_TRUE(shell("    subprocess.call(\"lsof -p%d -a -iTCP\" % (pid,), shell=True)\n").empty());
+  EXPECT_TRUE(shell("    subprocess.call(\"lsof -p%(p)05d\" % {\"p\": pid}, shell=True)\n").empty());
+  EXPECT_TRUE(shell("    subprocess.call(\"lsof -p\" \"%d\" % os.getpid(), shell=True)\n").empty());
+  EXPECT_TRUE(shell("    subprocess.call(f\"kill -{pid:d}\", shell=True)\n").empty());
+  EXPECT_TRUE(shell("    subprocess.call(\"kill -9 {:d} {p:>08x}\".format(pid, p=pid), shell=True)\n").empty());
+  EXPECT_TRUE(shell("    subprocess.call(f\"lsof -p{os.getpid()}\", shell=True)\n").empty());
+  // Text conversions, a spec any value takes, and a date's spec still carry the value.
+  EXPECT_EQ(shell("    subprocess.call(\"ls %s\" % name, shell=True)\n").size(), 1u);
+  EXPECT_EQ(shell("    subprocess.call(\"ls %d %s\" % (pid, name), shell=True)\n").size(), 1u);
+  EXPECT_EQ(shell("    subprocess.call(\"kill %c\" % pid, shell=True)\n").size(), 1u);
+  EXPECT_EQ(shell("    subprocess.call(f\"ls {name:>10}\", shell=True)\n").size(), 1u);
+  EXPECT_EQ(shell("    subprocess.call(f\"ls {name!s:d}\", shell=True)\n").size(), 1u);
+  EXPECT_EQ(shell("    subprocess.call(\"ls {:d} {}\".format(pid, name), shell=True)\n").size(), 1u);
+  EXPECT_EQ(shell("    subprocess.call(f\"ls {name:%Y-%m-%d}\", shell=True)\n").size(), 1u);
+}
+
+// Found on express's history: a parameter updated from itself (name =
+// name.strip(), body = 'x' + body, name += ext) still holds what the caller
+// passed; it was taken for a local assigned trusted values.
+TEST(Precision, AParameterUpdatedFromItselfStillCarriesItsInput) {
+  auto py = [](const std::string& body) {
+    return reviewWithSource("app/run.py", "", "import subprocess\n\ndef run(name, n):\n" + body);
+  };
+  EXPECT_EQ(py("    name = name.strip()\n    subprocess.call(\"ls \" + name, shell=True)\n").size(), 1u);
+  EXPECT_EQ(py("    name += \".txt\"\n    subprocess.call(\"cat \" + name, shell=True)\n").size(), 1u);
+  EXPECT_EQ(py("    code = \"x = \" + name\n    code = code.strip()\n    exec(code)\n").size(), 1u);
+  // Replaced before it is updated: the caller's value is gone.
+  EXPECT_TRUE(py("    name = \"report\"\n    name += \".txt\"\n    subprocess.call(\"cat \" + name, shell=True)\n").empty());
+  EXPECT_TRUE(py("    n = int(n)\n    n += 1\n    subprocess.call(\"sleep \" + str(n), shell=True)\n").empty());
+  // A local built up from a literal stays trusted.
+  EXPECT_TRUE(py("    cmd = \"ls\"\n    cmd = cmd + \" -l\"\n    subprocess.call(cmd, shell=True)\n").empty());
+  EXPECT_EQ(reviewWithSource("src/spec.js", "", "function normalize(body) {\n  body = 'actual ' + body + ' expected'\n"
+                                                 "  return eval(body)\n}\n").size(),
+            1u);
+  EXPECT_EQ(reviewWithSource("app/db.py", "", "def find(cur, name):\n    name = name.strip()\n"
+                                               "    cur.execute(\"SELECT * FROM t WHERE n = '\" + name + \"'\")\n").size(),
+            1u);
+}
+
 TEST(Precision, SecretsThatAreNotSecrets) {
   // A private-key header named in docs or a comment, without key material.
   EXPECT_TRUE(reviewWithSource("docs/ssl.md", "", "Reads PEM when it sees the `-----BEGIN PRIVATE KEY-----` header.\n").empty());

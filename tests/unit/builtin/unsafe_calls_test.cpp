@@ -71,6 +71,21 @@ TEST(CStringFunctions, NoEditWhenTheCallsValueIsUsedOrTheArrayIsAnotherFunctions
   EXPECT_TRUE(added("p.c", "char buff[32];\nsprintf(buff, \"%p\", ptr);\n").empty());
 }
 
+// Found on jq's history (7 of 7 findings): a copy into memory allocated for
+// the source's own length is the idiom, not an overflow.
+TEST(CStringFunctions, ACopyIntoSpaceMadeForTheSourceIsFine) {
+  EXPECT_TRUE(added("dup.c", "char *dup(const char *s) {\n  char *d = malloc(strlen(s) + 1);\n  if (d) strcpy(d, s);\n"
+                             "  return d;\n}\n").empty());
+  EXPECT_TRUE(added("cat.c", "char *join(const char *a, const char *b) {\n  char *r;\n"
+                             "  r = jv_mem_alloc(strlen(a) + strlen(b) + 1);\n  strcpy(r, a);\n  strcat(r, b);\n"
+                             "  return r;\n}\n").empty());
+  // Sized by another string, or reassigned since: still unbounded.
+  EXPECT_EQ(added("other.c", "void f(const char *s, const char *t) {\n  char *d = malloc(strlen(s) + 1);\n"
+                             "  strcpy(d, t);\n}\n").size(), 1u);
+  EXPECT_EQ(added("moved.c", "void f(const char *s, char *buf) {\n  char *d = malloc(strlen(s) + 1);\n  d = buf;\n"
+                             "  strcpy(d, s);\n}\n").size(), 1u);
+}
+
 TEST(CStringFunctions, GetsIsABlocker) {
   const auto f = added("in.c", "char line[80];\nif (gets(line) == NULL) return;\n");
   ASSERT_EQ(f.size(), 1u);

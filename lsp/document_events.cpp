@@ -43,13 +43,32 @@ void Server::handleDidOpen(const json& params) {
 
 void Server::handleDidClose(const json& params) {
   auto p = parseParams<DidCloseTextDocumentParams>(params, "textDocument/didClose");
-  documents_.close(p.textDocument.uri);
-  editsSinceSave_.erase(p.textDocument.uri);
-  publishedBeforeChange_.erase(p.textDocument.uri);
-  openedAt_.erase(p.textDocument.uri);
-  pulledResultId_.erase(p.textDocument.uri);  // no longer pulled
-  if (forgetIfGone(p.textDocument.uri)) return;  // deleted (editors close its buffer): cleared
-  if (pullDiagnostics_) publish(p.textDocument.uri);  // pushed again
+  const std::string& uri = p.textDocument.uri;
+  const auto unsaved = editsSinceSave_.find(uri);
+  const bool discarded = unsaved != editsSinceSave_.end() && !unsaved->second.empty();
+  documents_.close(uri);
+  editsSinceSave_.erase(uri);
+  publishedBeforeChange_.erase(uri);
+  openedAt_.erase(uri);
+  pulledResultId_.erase(uri);  // no longer pulled
+  if (forgetIfGone(uri)) return;  // deleted (editors close its buffer): cleared
+  if (discarded) {
+    // Closed without saving: the findings moved with edits the file on disk
+    // never got (lines inserted above, the finding's line deleted). The last
+    // review of the diff on disk places them again, as a reopen does.
+    fs::path file;
+    try {
+      file = canonicalPath(pathFromUri(uri));
+    } catch (const DecodeError&) {
+      return;
+    }
+    if (const auto root = repositoryOf(file)) {
+      if (configFor(*root).reviewScope == "workspace") scheduleWorkspaceReview(*root, true, std::nullopt, json(), true);
+      else scheduleReview(file, true, std::nullopt, json(), true);
+      return;
+    }
+  }
+  if (pullDiagnostics_) publish(uri);  // pushed again
 }
 
 void Server::handleDidChange(const json& params) {

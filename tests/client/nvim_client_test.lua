@@ -50,6 +50,10 @@ local function run()
   check(vim.fn.exists(':RevlineReview') == 2, ':RevlineReview is defined')
   check(vim.fn.exists(':RevlineClear') == 2, ':RevlineClear is defined')
   check(revline.root_dir(file) == repo, 'root_dir(' .. file .. ') is ' .. tostring(revline.root_dir(file)))
+  -- A link from outside any repository to a file in one: that file's repository.
+  local link = vim.fn.tempname() .. '-link.java'
+  check((vim.uv or vim.loop).fs_symlink(file, link), 'made the link ' .. link)
+  check(revline.root_dir(link) == repo, 'root_dir(' .. link .. ') is ' .. tostring(revline.root_dir(link)))
 
   -- A file outside any git repository gets no client.
   local outside = vim.fn.tempname() .. '.txt'

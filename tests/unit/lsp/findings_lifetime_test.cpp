@@ -122,6 +122,42 @@ TEST_F(FindingsLifetime, AFileReopenedAtHeadIsCleared) {
   EXPECT_EQ(c.stop(), 0);
 }
 
+// Lines typed above the finding, then the buffer closed without saving (":q!",
+// "Don't Save"): the file on disk still has the finding's line where it was
+// reviewed. It was left published at the moved line (a client that keeps a
+// closed file's diagnostics, VS Code's Problems panel, showed it there); a
+// deleted line left it gone while the disk still has it.
+TEST_F(FindingsLifetime, ClosingWithoutSavingPlacesTheFindingOnTheFileOnDiskAgain) {
+  LspClient& c = reviewed(/*opened=*/true);
+  auto insertAbove = [&](int version, const std::string& text) {
+    c.notify("textDocument/didChange",
+             {{"textDocument", {{"uri", uriOf("a.txt")}, {"version", version}}},
+              {"contentChanges", {{{"range", {{"start", {{"line", 0}, {"character", 0}}}, {"end", {{"line", 0}, {"character", 0}}}}},
+                                   {"text", text}}}}});
+  };
+  insertAbove(2, "x\ny\nz\n");
+  ASSERT_EQ(published(c, "a.txt")[0]["range"]["start"]["line"], 3);  // moved with the unsaved edit
+  close(c, "a.txt");
+  json onDisk = published(c, "a.txt");
+  ASSERT_EQ(onDisk.size(), 1u);
+  EXPECT_EQ(onDisk[0]["range"]["start"]["line"], 0);
+  EXPECT_EQ(hover(c, "a.txt", 3), json(nullptr));
+  EXPECT_NE(hover(c, "a.txt", 0), json(nullptr));
+
+  open(c, "a.txt");  // the cached review, shown again
+  ASSERT_EQ(published(c, "a.txt").size(), 1u);
+  c.notify("textDocument/didChange",  // the finding's line deleted, not saved
+           {{"textDocument", {{"uri", uriOf("a.txt")}, {"version", 3}}},
+            {"contentChanges", {{{"range", {{"start", {{"line", 0}, {"character", 0}}}, {"end", {{"line", 1}, {"character", 0}}}}},
+                                 {"text", ""}}}}});
+  EXPECT_TRUE(published(c, "a.txt").empty());
+  close(c, "a.txt");
+  onDisk = published(c, "a.txt");
+  ASSERT_EQ(onDisk.size(), 1u);
+  EXPECT_EQ(onDisk[0]["range"]["start"]["line"], 0);
+  EXPECT_EQ(c.stop(), 0);
+}
+
 // Changed on disk by another tool, then reopened: findings of the diff they were
 // computed on are not shown on another diff; the cached review of a diff is.
 TEST_F(FindingsLifetime, AFileReopenedWithAnotherDiffShowsOnlyThatDiffsReview) {

@@ -45,11 +45,7 @@ local function exists(path)
   return (vim.uv or vim.loop).fs_stat(path) ~= nil
 end
 
---- The git repository root that contains `path` (a file or a directory), or nil.
-function M.root_dir(path)
-  if path == nil or path == '' then
-    return nil
-  end
+local function repository_above(path)
   local dir = is_dir(path) and path or vim.fn.fnamemodify(path, ':h')
   dir = vim.fn.fnamemodify(dir, ':p'):gsub('/$', '')
   while dir ~= nil and dir ~= '' do
@@ -61,6 +57,24 @@ function M.root_dir(path)
       break
     end
     dir = parent
+  end
+  return nil
+end
+
+--- The git repository root that contains `path` (a file or a directory), or nil.
+--- A link from outside any repository to a file in one (~/notes.py ->
+--- ~/src/app/notes.py) is in the repository of the file it leads to.
+function M.root_dir(path)
+  if path == nil or path == '' then
+    return nil
+  end
+  local root = repository_above(path)
+  if root ~= nil then
+    return root
+  end
+  local real = (vim.uv or vim.loop).fs_realpath(path)
+  if real ~= nil and real ~= path then
+    return repository_above(real)
   end
   return nil
 end

@@ -277,12 +277,28 @@ void Server::runJob(const std::shared_ptr<Job>& job) {
         outcome->notInChange = "is ignored by git";
         outcome->logs.push_back("revline: " + *job->path + " is ignored by git (.gitignore, info/exclude or "
                                 "core.excludesFile): not part of the change, not reviewed");
-      } else if (git::flaggedIndexBlobs(job->root).count(*job->path)) {
-        outcome->notInChange = "is marked skip-worktree or assume-unchanged in git's index";
-        outcome->logs.push_back("revline: " + *job->path + " is marked skip-worktree or assume-unchanged in git's "
-                                "index, which hides its edits from git: not part of the change, not reviewed (`git "
-                                "update-index --no-skip-worktree " + *job->path +
-                                "`, or --no-assume-unchanged, to review them)");
+      } else {
+        std::vector<std::string> submodules;
+        const auto flagged = git::flaggedIndexBlobs(job->root, {}, &submodules);
+        const auto holder = std::find_if(submodules.begin(), submodules.end(), [&](const std::string& dir) {
+          return job->path->size() > dir.size() && job->path->starts_with(dir) && (*job->path)[dir.size()] == '/';
+        });
+        if (flagged.count(*job->path)) {
+          outcome->notInChange = "is marked skip-worktree or assume-unchanged in git's index";
+          outcome->logs.push_back("revline: " + *job->path + " is marked skip-worktree or assume-unchanged in git's "
+                                  "index, which hides its edits from git: not part of the change, not reviewed (`git "
+                                  "update-index --no-skip-worktree " + *job->path +
+                                  "`, or --no-assume-unchanged, to review them)");
+        } else if (holder != submodules.end()) {
+          // A submodule's directory that holds no checkout (never initialised,
+          // `submodule deinit`): its files are another repository's, and git
+          // shows none of them here.
+          outcome->notInChange = "is inside the submodule " + *holder + ", which is not checked out";
+          outcome->logs.push_back("revline: " + *job->path + " is inside " + *holder + ", a submodule that is not "
+                                  "checked out (no .git there), so this repository's git sees no file in it: not part "
+                                  "of the change, not reviewed (`git submodule update --init " + *holder +
+                                  "` checks it out; its files are then reviewed in its own repository)");
+        }
       }
     }
     for (const auto& s : leftOut) {

@@ -771,6 +771,31 @@ TEST_F(Fixture, SavingAFileTheIndexHidesSaysItIsNotReviewed) {
   }
 }
 
+// A file saved inside a submodule's directory that holds no checkout (never
+// initialised, `submodule deinit`): git shows no file there. Its review ended
+// "0 findings, verdict APPROVE", as if its secret had been read and passed.
+TEST_F(Fixture, SavingAFileInASubmoduleNotCheckedOutSaysItIsNotReviewed) {
+  Script s;
+  TempRepo sub;
+  sub.write("s.txt", "s\n");
+  sub.commitAll("sub");
+  repo.git("-c protocol.file.allow=always submodule add -q " + revline::testing::shellQuote(sub.root().string()) + " mods/lib");
+  repo.commitAll("with submodule");
+  repo.git("submodule deinit -q -f mods/lib");
+  repo.write("mods/lib/new.py", "TOKEN = 1\n");
+  LspClient c(scripted(s, /*sync=*/true));
+  c.initialize(rootUri(), json::object(), {{"window", {{"workDoneProgress", true}}}});
+  const std::string inside = uriFromPath((std::filesystem::canonical(repo.root()) / "mods/lib/new.py").string());
+  c.notify("textDocument/didSave", {{"textDocument", {{"uri", inside}}}});
+  c.acceptProgressCreate();
+  EXPECT_EQ(c.progressEnd().value("message", ""),
+            "not reviewed: mods/lib/new.py is inside the submodule mods/lib, which is not checked out");
+  EXPECT_NE(c.log("a submodule that is not checked out").find("git submodule update --init mods/lib"), std::string::npos);
+  EXPECT_EQ(s.calls, 0);
+  EXPECT_TRUE(c.notification("textDocument/publishDiagnostics")["params"]["diagnostics"].empty());
+  EXPECT_EQ(c.stop(), 0);
+}
+
 // A failed review's progress ends with the reason, not only "failed": a client
 // may show the end over the error message (Emacs's echo area did), and a
 // failure repeated within a minute is not shown again.

@@ -191,6 +191,7 @@ class Server : public MessageHandler {
 
   // State helpers (loop thread).
   std::optional<std::filesystem::path> repositoryOf(const std::filesystem::path& file);
+  void forgetRemovedFolders(const std::vector<std::filesystem::path>& removed);
   config::Config configFor(const std::filesystem::path& root);
   DismissedFindings& dismissedFor(const std::filesystem::path& root);
   std::string uriFor(const std::filesystem::path& absolutePath);

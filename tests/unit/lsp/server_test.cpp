@@ -901,6 +901,22 @@ TEST_F(Fixture, SeveralWorkspaceFoldersAreSeparateRepositories) {
   EXPECT_EQ(d["params"]["diagnostics"].size(), 1u);
   EXPECT_TRUE(std::filesystem::exists(other.root() / ".git" / "revline" / "cache"));
   EXPECT_FALSE(std::filesystem::exists(repo.root() / ".git" / "revline" / "cache"));
+  // The folder removed from the workspace: its files' findings go with it (they
+  // stayed in the Problems panel), except an open document's.
+  const json two = {{"uri", uriFromPath(std::filesystem::canonical(other.root()).string())}, {"name", "two"}};
+  c.notify("workspace/didChangeWorkspaceFolders",
+           {{"event", {{"added", json::array()}, {"removed", json::array({two})}}}});
+  d = c.notification("textDocument/publishDiagnostics");
+  EXPECT_EQ(d["params"]["uri"], otherUri);
+  EXPECT_TRUE(d["params"]["diagnostics"].empty());
+  c.notify("workspace/didChangeWorkspaceFolders",
+           {{"event", {{"added", json::array({two})}, {"removed", json::array()}}}});
+  c.notify("textDocument/didOpen", {{"textDocument", {{"uri", otherUri}, {"languageId", "text"}, {"version", 1},
+                                                     {"text", "y\n"}}}});
+  EXPECT_EQ(c.notification("textDocument/publishDiagnostics")["params"]["diagnostics"].size(), 1u);
+  c.notify("workspace/didChangeWorkspaceFolders",
+           {{"event", {{"added", json::array()}, {"removed", json::array({two})}}}});
+  c.expectQuiet();
   EXPECT_EQ(c.stop(), 0);
 }
 
@@ -994,6 +1010,15 @@ TEST_F(Fixture, FoldersOfOtherSpellingsAndSchemesDoNotFailInitialize) {
   const json review = c.reply(c.request("workspace/executeCommand", {{"command", "revline.reviewWorkspace"}}));
   EXPECT_TRUE(review.contains("result")) << review.dump();
   EXPECT_EQ(c.lastDiagnostics().size(), 1u);
+  // A folder named that is in no repository is named in the error (it said "no
+  // workspace folder ... is inside a git repository", with the workspace's in one).
+  revline::testing::TempDir plain;
+  const json refused = c.reply(c.request(
+      "workspace/executeCommand",
+      {{"command", "revline.reviewWorkspace"}, {"arguments", {uriFromPath(plain.path().string())}}}));
+  EXPECT_EQ(refused["error"]["message"],
+            "revline.reviewWorkspace: " + plain.path().string() + " is not inside a git repository")
+      << refused.dump();
   EXPECT_EQ(c.stop(), 0);
 }
 

@@ -121,12 +121,13 @@ void checkCheckThenAct(const ScanFile& file, Findings& out) {
         if (kind == kinds.end()) kind = kinds.emplace(map, declarationOf(file, map)).first;
         if (kind->second != MapKind::PlainField) break;
         if (!shared) shared = looksShared(file);
-        std::string explanation = "'" + map + "' is a HashMap field that is checked and then written in two separate steps";
+        std::string explanation = "'" + map + "' is a field holding a map that is not thread-safe (a HashMap, "
+                                  "LinkedHashMap or TreeMap), checked and then written in two separate steps";
         explanation += *shared ? ", and this class is a singleton/shared service used by every request thread. "
                               : "; when the object is shared between threads (a singleton or service) this races. ";
         explanation +=
             "Two threads can both pass the check and both put, losing one value or doing the work twice, and "
-            "concurrent writes to a HashMap can corrupt it (lost entries, endless loops in get).";
+            "concurrent writes to such a map can corrupt it (lost entries, endless loops in get).";
         out.push_back(makeFinding(
             file, check.number(), act.number(),
             {Severity::Major, Category::Concurrency, RuleId::CheckThenAct,

@@ -609,7 +609,10 @@ void netrcAndPgpass(std::string_view text, std::string_view l, std::string_view 
     if (!netrc && (before.find("machine ") == std::string::npos || before.find("login ") == std::string::npos)) return;
     std::size_t k = pos + 8;
     while (k < text.size() && isSpace(text[k])) ++k;
-    const std::size_t n = runLength(text, k, valueChar);
+    std::size_t n = runLength(text, k, valueChar);
+    // In a source string ("... password V\n"), an escape ends the value.
+    for (std::string_view escape : {"\\n", "\\r", "\\t"})
+      if (const auto e = text.substr(k, n).find(escape); e != std::string_view::npos) n = e;
     if (n == 0 || looksLikePlaceholder(text.substr(k, n))) return;
     out.push_back({k, n, "password"});
   });
@@ -930,6 +933,26 @@ bool randomCookieValue(std::string_view v) {
   return true;
 }
 
+// Standard base64 decoded ("" when `v` is not base64): what an HTTP Basic credential holds.
+std::string base64Decoded(std::string_view v) {
+  static constexpr std::string_view kAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  unsigned bits = 0;
+  int count = 0;
+  for (char c : v) {
+    if (c == '=') break;
+    const auto at = kAlphabet.find(c);
+    if (at == std::string_view::npos) return {};
+    bits = (bits << 6) | static_cast<unsigned>(at);
+    count += 6;
+    if (count >= 8) {
+      count -= 8;
+      out += static_cast<char>((bits >> count) & 0xFF);
+    }
+  }
+  return out;
+}
+
 void authorizationHeaders(std::string_view text, std::string_view l, std::vector<SecretMatch>& out) {
   // The header's value, just after `pos` (a header name's end): quotes, ':' or '=', spaces.
   // Also a call's arguments after a quoted name: setHeader("Authorization", "Bearer V").
@@ -965,7 +988,17 @@ void authorizationHeaders(std::string_view text, std::string_view l, std::vector
       std::size_t k = at + scheme.size();
       if (k >= l.size() || !isSpace(l[k])) return;
       while (k < l.size() && isSpace(l[k])) ++k;
-      if (const std::size_t n = credential(k, 8)) out.push_back({k, n, "bearer-token"});
+      const std::size_t n = credential(k, 8);
+      if (n == 0) return;
+      // Basic is base64 of "user:password": no password after the colon ("dXNlcjo=",
+      // "user:") is no credential, as an empty password is none.
+      if (scheme == "basic") {
+        const std::string pair = base64Decoded(text.substr(k, n));
+        if (!pair.empty() && pair.back() == ':') return;
+        out.push_back({k, n, "basic-auth"});
+        return;
+      }
+      out.push_back({k, n, "bearer-token"});
       return;
     }
   });
@@ -1528,7 +1561,7 @@ namespace {
 // The kinds a match gets from where the value stands (a name, a header, a
 // URL's userinfo) rather than from the value's own shape.
 bool isContextKind(std::string_view kind) {
-  return kind == "password" || kind == "secret" || kind == "bearer-token" || kind == "api-key-header" ||
+  return kind == "password" || kind == "secret" || kind == "bearer-token" || kind == "basic-auth" || kind == "api-key-header" ||
          kind == "session-cookie";
 }
 }  // namespace

@@ -421,6 +421,22 @@ TEST(Precision, UnsafeCallsOnTrustedValuesAndBoundedCStringCalls) {
   EXPECT_EQ(c("  sprintf(out, \"%s\", in);\n").size(), 1u);
 }
 
+// Found on requests' tests: an empty Basic password ("dXNlcjo=" is "user:") is
+// no credential, and a netrc line in a source string ends at its "\n" escape
+// ("bbbb\n" was taken for a password, "bbbb" alone is a placeholder). A Basic
+// credential is named as such, not as "a bearer token".
+TEST(Precision, BasicCredentialsAndNetrcLinesInSourceStrings) {
+  const auto src = [](const std::string& line) { return reviewWithSource("app/auth.py", "", line + "\n"); };
+  EXPECT_TRUE(src("EMPTY = {\"Proxy-Authorization\": \"Basic dXNlcjo=\"}").empty());
+  EXPECT_TRUE(src("NETRC = \"machine example.com login aaaa password bbbb\\n\"").empty());
+  auto f = src("H = {\"Authorization\": \"Basic dXNlcjpTM2NyM3RQYXNzdzByZA==\"}");  // user:S3cr3tPassw0rd
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].title, "Hard-coded credential: HTTP Basic credentials (base64 of user:password) in the source");
+  f = src("NETRC = \"machine example.com login bob password Tr0ub4dor3xK\\n\"");
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].title, "Hard-coded credential: a password in the source");
+}
+
 // Found on requests' history: a numeric conversion makes digits of any value
 // (a str for %d raises), so nothing of it reaches the shell; %s does.
 TEST(Precision, NumericFormattingIntoAShellCommandIsNoInjection) {

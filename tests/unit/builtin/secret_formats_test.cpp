@@ -220,7 +220,7 @@ TEST(SecretFormats, CredentialsOnACommandLineAndInAnAuthorizationHeader) {
   EXPECT_EQ(found("mysql -u root -pS3cret99 app"), V{"password=S3cret99"});
   EXPECT_EQ(found("sshpass -p 'Wint3r!' ssh host"), V{"password=Wint3r!"});
   EXPECT_EQ(found("curl -H \"Authorization: Bearer 0a1b2c3d4e5f67890abc\" $URL"), V{"bearer-token=0a1b2c3d4e5f67890abc"});
-  EXPECT_EQ(found("Authorization: Basic ZGVwbG95OmxldG1laW4="), V{"bearer-token=ZGVwbG95OmxldG1laW4="});
+  EXPECT_EQ(found("Authorization: Basic ZGVwbG95OmxldG1laW4="), V{"basic-auth=ZGVwbG95OmxldG1laW4="});
   EXPECT_EQ(found("headers = {'Authorization': 'token 0a1b2c3d4e5f6789'}"), V{"bearer-token=0a1b2c3d4e5f6789"});
   EXPECT_EQ(found("fetch(url, {headers: {x: 'Bearer Zx81Kq0pLm29Vn47Rt63'}})"), V{"bearer-token=Zx81Kq0pLm29Vn47Rt63"});
 }

@@ -98,10 +98,15 @@ bool allocatedForSource(const ScanHunk& hunk, std::size_t i, const Tokens& dst, 
     for (std::size_t k = 0; k + 1 < t.size(); ++k) {
       if (!t[k].isIdent() || t[k].text != dst[0].text || !t[k + 1].is("=")) continue;
       if (k > 0 && (t[k - 1].is(".") || t[k - 1].is("->"))) continue;
-      for (std::size_t j = k + 2; j + 2 < t.size(); ++j)
-        if (t[j].is("strlen") && t[j + 1].is("(") && sameTokens(t, j + 2, src) &&
-            j + 2 + src.size() < t.size() && t[j + 2 + src.size()].is(")"))
-          return true;
+      // strlen(src) with something added for the terminating NUL (`+ 1`, `1 +`):
+      // malloc(strlen(src)) alone is one byte short, the classic overflow.
+      for (std::size_t j = k + 2; j + 2 < t.size(); ++j) {
+        const std::size_t close = j + 2 + src.size();
+        if (!(t[j].is("strlen") && t[j + 1].is("(") && sameTokens(t, j + 2, src) && close < t.size() &&
+              t[close].is(")")))
+          continue;
+        if (t[j - 1].is("+") || (close + 1 < t.size() && t[close + 1].is("+"))) return true;
+      }
       return false;  // the nearest assignment decides
     }
   }

@@ -79,7 +79,11 @@ TEST(CStringFunctions, ACopyIntoSpaceMadeForTheSourceIsFine) {
   EXPECT_TRUE(added("cat.c", "char *join(const char *a, const char *b) {\n  char *r;\n"
                              "  r = jv_mem_alloc(strlen(a) + strlen(b) + 1);\n  strcpy(r, a);\n  strcat(r, b);\n"
                              "  return r;\n}\n").empty());
-  // Sized by another string, or reassigned since: still unbounded.
+  EXPECT_TRUE(added("one.c", "char *dup(const char *s) {\n  char *d = calloc(1 + strlen(s), 1);\n  strcpy(d, s);\n"
+                             "  return d;\n}\n").empty());
+  // One byte short (no room for the NUL), sized by another string, or reassigned since: still unbounded.
+  EXPECT_EQ(added("short.c", "char *dup(const char *s) {\n  char *d = malloc(strlen(s));\n  strcpy(d, s);\n"
+                             "  return d;\n}\n").size(), 1u);
   EXPECT_EQ(added("other.c", "void f(const char *s, const char *t) {\n  char *d = malloc(strlen(s) + 1);\n"
                              "  strcpy(d, t);\n}\n").size(), 1u);
   EXPECT_EQ(added("moved.c", "void f(const char *s, char *buf) {\n  char *d = malloc(strlen(s) + 1);\n  d = buf;\n"

@@ -4,9 +4,12 @@
 // were computed on (after `git stash`, a checkout, an edit by another tool).
 // Its diagnostics are then cleared and its state dropped, so no later edit
 // brings them back on lines they are not about. Or another file's review finds
-// its diff changed: only the findings whose line the change still adds stay.
+// its diff changed: only the findings whose line the change still adds stay. Or
+// its workspace folder was removed.
+#include <algorithm>
 #include <system_error>
 
+#include "core/support/repo_file.h"
 #include "lsp/diff_fingerprint.h"
 #include "lsp/review_job.h"
 #include "lsp/server.h"
@@ -17,6 +20,35 @@ namespace fs = std::filesystem;
 void Server::forgetFile(const std::string& uri) {
   files_.erase(uri);
   publish(uri);  // nothing left: an empty list
+}
+
+// A folder gone from the workspace takes the findings of its files with it
+// (a multi-root client keeps one server for all folders): those of its files,
+// and of its repository's, that no folder left holds, except open documents,
+// whose buffers the user still has.
+void Server::forgetRemovedFolders(const std::vector<fs::path>& removed) {
+  if (removed.empty()) return;
+  auto within = [](const fs::path& dir, const fs::path& file) {
+    return file == dir || support::insideRoot(dir, file);
+  };
+  std::vector<fs::path> removedRoots, keptRoots;
+  for (const auto& f : removed)
+    if (auto r = repositoryOf(f)) removedRoots.push_back(*r);
+  for (const auto& f : folders_)
+    if (auto r = repositoryOf(f)) keptRoots.push_back(*r);
+  std::vector<std::string> gone;
+  for (const auto& [uri, state] : files_) {
+    if (documents_.get(uri)) continue;
+    const fs::path file = state.root / state.path;
+    const auto inFolder = [&](const fs::path& dir) { return within(dir, file); };
+    const auto ofRoot = [&](const fs::path& root) { return root == state.root; };
+    const bool wasHeld = std::any_of(removed.begin(), removed.end(), inFolder) ||
+                         std::any_of(removedRoots.begin(), removedRoots.end(), ofRoot);
+    const bool stillHeld = std::any_of(folders_.begin(), folders_.end(), inFolder) ||
+                           std::any_of(keptRoots.begin(), keptRoots.end(), ofRoot);
+    if (wasHeld && !stillHeld) gone.push_back(uri);
+  }
+  for (const auto& uri : gone) forgetFile(uri);
 }
 
 bool Server::forgetIfGone(const std::string& uri) {

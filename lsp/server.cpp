@@ -10,7 +10,6 @@
 #include <iostream>
 
 #include "core/config/user_config.h"
-#include "core/support/repo_file.h"
 #include "core/reports/usage_report.h"
 #include "core/support/version.h"
 #include "lsp/commands.h"
@@ -329,35 +328,6 @@ void Server::handleDidChangeWorkspaceFolders(const json& params) {
   }
   for (const auto& f : p.event.added) addFolder(f.uri);
   forgetRemovedFolders(removed);
-}
-
-// A folder gone from the workspace takes the findings of its files with it
-// (a multi-root client keeps one server for all folders): those of its files,
-// and of its repository's, that no folder left holds, except open documents,
-// whose buffers the user still has.
-void Server::forgetRemovedFolders(const std::vector<fs::path>& removed) {
-  if (removed.empty()) return;
-  auto within = [](const fs::path& dir, const fs::path& file) {
-    return file == dir || support::insideRoot(dir, file);
-  };
-  std::vector<fs::path> removedRoots, keptRoots;
-  for (const auto& f : removed)
-    if (auto r = repositoryOf(f)) removedRoots.push_back(*r);
-  for (const auto& f : folders_)
-    if (auto r = repositoryOf(f)) keptRoots.push_back(*r);
-  std::vector<std::string> gone;
-  for (const auto& [uri, state] : files_) {
-    if (documents_.get(uri)) continue;
-    const fs::path file = state.root / state.path;
-    const auto inFolder = [&](const fs::path& dir) { return within(dir, file); };
-    const auto ofRoot = [&](const fs::path& root) { return root == state.root; };
-    const bool wasHeld = std::any_of(removed.begin(), removed.end(), inFolder) ||
-                         std::any_of(removedRoots.begin(), removedRoots.end(), ofRoot);
-    const bool stillHeld = std::any_of(folders_.begin(), folders_.end(), inFolder) ||
-                           std::any_of(keptRoots.begin(), keptRoots.end(), ofRoot);
-    if (wasHeld && !stillHeld) gone.push_back(uri);
-  }
-  for (const auto& uri : gone) forgetFile(uri);
 }
 
 void Server::addFolder(const std::string& uri) {

@@ -178,6 +178,8 @@ class Server : public MessageHandler {
   // The same for the files at or under `uri` (a deleted folder) that no longer exist;
   // true when some went.
   bool forgetIfGone(const std::string& uri);
+  // The same for the closed files of workspace folders removed that no folder left holds.
+  void forgetRemovedFolders(const std::vector<std::filesystem::path>& removed);
   // A cached-review lookup found no review of the current diff: files in its scope
   // whose findings were computed on another diff (`current`, the lookup's) are cleared.
   void dropStaleFindings(const Job& job, const std::map<std::string, std::string>& current);
@@ -191,7 +193,6 @@ class Server : public MessageHandler {
 
   // State helpers (loop thread).
   std::optional<std::filesystem::path> repositoryOf(const std::filesystem::path& file);
-  void forgetRemovedFolders(const std::vector<std::filesystem::path>& removed);
   config::Config configFor(const std::filesystem::path& root);
   DismissedFindings& dismissedFor(const std::filesystem::path& root);
   std::string uriFor(const std::filesystem::path& absolutePath);

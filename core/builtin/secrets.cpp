@@ -610,9 +610,16 @@ void netrcAndPgpass(std::string_view text, std::string_view l, std::string_view 
     std::size_t k = pos + 8;
     while (k < text.size() && isSpace(text[k])) ++k;
     std::size_t n = runLength(text, k, valueChar);
-    // In a source string ("... password V\n"), an escape ends the value.
-    for (std::string_view escape : {"\\n", "\\r", "\\t"})
-      if (const auto e = text.substr(k, n).find(escape); e != std::string_view::npos) n = e;
+    // In a source string ("... password V\n"), an escape ends the value; an
+    // escaped backslash ("1\\n9Kq") is part of it.
+    for (std::size_t e = k; e + 1 < k + n; ++e) {
+      if (text[e] != '\\') continue;
+      if (text[e + 1] == 'n' || text[e + 1] == 'r' || text[e + 1] == 't') {
+        n = e - k;
+        break;
+      }
+      ++e;
+    }
     if (n == 0 || looksLikePlaceholder(text.substr(k, n))) return;
     out.push_back({k, n, "password"});
   });
@@ -990,11 +997,18 @@ void authorizationHeaders(std::string_view text, std::string_view l, std::vector
       while (k < l.size() && isSpace(l[k])) ++k;
       const std::size_t n = credential(k, 8);
       if (n == 0) return;
-      // Basic is base64 of "user:password": no password after the colon ("dXNlcjo=",
-      // "user:") is no credential, as an empty password is none.
+      // Basic is base64 of "user:password". A user with no password ("dXNlcjo=" is
+      // "user:") or a placeholder one ("user:changeme") is no credential; but an
+      // API key sent as the user with an empty password (Stripe's, GitHub's) is.
       if (scheme == "basic") {
         const std::string pair = base64Decoded(text.substr(k, n));
-        if (!pair.empty() && pair.back() == ':') return;
+        const auto colon = pair.find(':');
+        if (colon != std::string::npos) {
+          const std::string_view user = std::string_view(pair).substr(0, colon);
+          const std::string_view password = std::string_view(pair).substr(colon + 1);
+          const bool userIsAKey = !findSecrets(user).empty() || highEntropy(user);
+          if (password.empty() ? !userIsAKey : looksLikePlaceholder(password) && !userIsAKey) return;
+        }
         out.push_back({k, n, "basic-auth"});
         return;
       }

@@ -48,7 +48,7 @@ SecretRule describe(const std::string& kind) {
   if (kind == "aws-secret-key") return {"an AWS secret access key", Severity::Blocker, RuleId::HardcodedToken};
   // As a password, not a token format: a header written in docs is an example, as a password setting is.
   if (kind == "bearer-token") return {"a bearer token", Severity::Major, RuleId::HardcodedPassword};
-  if (kind == "basic-auth") return {"HTTP Basic credentials (base64 of user:password)", Severity::Major, RuleId::HardcodedPassword};
+  if (kind == "basic-auth") return {"HTTP Basic credentials", Severity::Major, RuleId::HardcodedPassword};
   if (kind == "api-key-header") return {"an API key header", Severity::Major, RuleId::HardcodedPassword};
   if (kind == "session-cookie") return {"a session cookie", Severity::Major, RuleId::HardcodedPassword};
   if (kind == "password") return {"a password", Severity::Major, RuleId::HardcodedPassword};

@@ -1,7 +1,10 @@
 // Calls that are dangerous by themselves: unbounded C string functions,
 // dynamic code evaluation, shell command strings, and raw HTML assignment.
 #include <cctype>
+#include <cstdlib>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "core/builtin/rule_sets.h"
 #include "core/builtin/value_flow.h"
@@ -79,6 +82,9 @@ bool charArrayInScope(const ScanHunk& hunk, std::size_t i, std::size_t k, std::s
 
 constexpr std::size_t kAllocationSpan = 30;  // lines looked back for the destination's allocation
 
+bool opens(const Token& t) { return t.is("(") || t.is("[") || t.is("{"); }
+bool closes(const Token& t) { return t.is(")") || t.is("]") || t.is("}"); }
+
 bool sameTokens(const Tokens& a, std::size_t from, const Tokens& b) {
   if (from + b.size() > a.size()) return false;
   for (std::size_t j = 0; j < b.size(); ++j)
@@ -86,31 +92,118 @@ bool sameTokens(const Tokens& a, std::size_t from, const Tokens& b) {
   return true;
 }
 
-// Whether `dst` (a plain name) was last given memory sized by the source's own
-// length, `dst = malloc(strlen(src) + 1)`, in the lines above line i: the
-// idiom that copies a string into space made for it (jq, zlib, every C
-// codebase), where a bound would only repeat the size.
-bool allocatedForSource(const ScanHunk& hunk, std::size_t i, const Tokens& dst, const Tokens& src) {
-  if (dst.size() != 1 || !dst[0].isIdent() || src.empty()) return false;
+// The sources a size expression makes room for: `strlen(a) + strlen(b) + 1`,
+// `1 + strlen(s)`, `sizeof(char) * (strlen(s) + 1)`: strlen terms and integer
+// constants added, one constant at least 1 (the NUL's byte). Anything else
+// (a subtraction, a division, no room for the NUL) gives nullopt.
+std::optional<std::vector<Tokens>> roomFor(const Tokens& arg) {
+  std::size_t b = 0, e = arg.size();
+  if (e - b >= 5 && arg[b].is("sizeof") && arg[b + 1].is("(") && arg[b + 2].is("char") && arg[b + 3].is(")") &&
+      arg[b + 4].is("*"))
+    b += 5;
+  while (e - b >= 2 && arg[b].is("(") && matchingClose(arg, b) == e - 1) ++b, --e;
+  std::vector<Tokens> sources;
+  bool nul = false;
+  for (std::size_t k = b; k < e;) {
+    if (arg[k].kind == TokenKind::Number) {
+      nul = nul || std::strtoul(std::string(arg[k].text).c_str(), nullptr, 0) >= 1;
+      ++k;
+    } else if (arg[k].is("strlen") && k + 1 < e && arg[k + 1].is("(")) {
+      const std::size_t close = matchingClose(arg, k + 1);
+      if (close == npos || close >= e || close == k + 2) return std::nullopt;
+      sources.emplace_back(arg.begin() + static_cast<std::ptrdiff_t>(k + 2), arg.begin() + static_cast<std::ptrdiff_t>(close));
+      k = close + 1;
+    } else {
+      return std::nullopt;
+    }
+    if (k < e && !arg[k++].is("+")) return std::nullopt;
+  }
+  if (!nul || sources.empty()) return std::nullopt;
+  return sources;
+}
+
+// Whether the copy `name(dst, src)` at token k of hunk line i writes into
+// memory made for it: `dst = malloc(strlen(a) + strlen(b) + 1)` in the same
+// block or one enclosing it, within kAllocationSpan lines, on every path (no
+// `if` before it on its line), then only strcpy/strcat of those sources, each
+// once, up to this one: the idiom that copies strings into space made for them
+// (jq, zlib, every C codebase), where a bound would only repeat the size. Not
+// when `dst` moves or is written otherwise, `src` changes, or a loop runs in between.
+bool allocatedForCopies(const ScanHunk& hunk, std::size_t i, std::size_t k, const Tokens& dst, const Tokens& src) {
+  if (dst.empty() || src.empty()) return false;
+  // The allocation: the nearest `dst = CALL(args)` looking back, outside blocks closed on the way.
+  std::size_t line = i, at = npos;
+  int blocks = 0;
   const std::size_t floor = i > kAllocationSpan ? i - kAllocationSpan : 0;
-  for (std::size_t line = i + 1; line-- > floor;) {
-    const Tokens& t = hunk.lines[line].tokens;
-    for (std::size_t k = 0; k + 1 < t.size(); ++k) {
-      if (!t[k].isIdent() || t[k].text != dst[0].text || !t[k + 1].is("=")) continue;
-      if (k > 0 && (t[k - 1].is(".") || t[k - 1].is("->"))) continue;
-      // strlen(src) with something added for the terminating NUL (`+ 1`, `1 +`):
-      // malloc(strlen(src)) alone is one byte short, the classic overflow.
-      for (std::size_t j = k + 2; j + 2 < t.size(); ++j) {
-        const std::size_t close = j + 2 + src.size();
-        if (!(t[j].is("strlen") && t[j + 1].is("(") && sameTokens(t, j + 2, src) && close < t.size() &&
-              t[close].is(")")))
-          continue;
-        if (t[j - 1].is("+") || (close + 1 < t.size() && t[close + 1].is("+"))) return true;
-      }
-      return false;  // the nearest assignment decides
+  for (std::size_t l = i + 1; l-- > floor && at == npos;) {
+    const Tokens& t = hunk.lines[l].tokens;
+    for (std::size_t j = l == i ? k : t.size(); j-- > 0;) {
+      if (t[j].is("}")) ++blocks;
+      else if (t[j].is("{") && blocks > 0) --blocks;
+      if (blocks > 0 || !sameTokens(t, j, dst) || j + dst.size() >= t.size() || !t[j + dst.size()].is("=")) continue;
+      if (j > 0 && (t[j - 1].is(".") || t[j - 1].is("->"))) continue;
+      line = l;
+      at = j;
+      break;
     }
   }
-  return false;
+  if (at == npos) return false;
+  const Tokens& alloc = hunk.lines[line].tokens;
+  for (std::size_t j = 0; j < at; ++j)
+    for (std::string_view branch : {"if", "else", "for", "while", "case", "do"})
+      if (alloc[j].is(branch)) return false;
+  std::size_t call = at + dst.size() + 1;
+  while (call < alloc.size() && !(alloc[call].isIdent() && call + 1 < alloc.size() && alloc[call + 1].is("("))) ++call;
+  if (call >= alloc.size()) return false;
+  const std::size_t callClose = matchingClose(alloc, call + 1);
+  if (callClose == npos) return false;
+  std::optional<std::vector<Tokens>> room;
+  {
+    Tokens arg;
+    for (std::size_t j = call + 2, d = 0; j <= callClose; ++j) {
+      if ((j == callClose || (d == 0 && alloc[j].is(","))) && !room) {
+        room = roomFor(arg);
+        arg.clear();
+        continue;
+      }
+      if (opens(alloc[j])) ++d;
+      else if (closes(alloc[j])) --d;
+      arg.push_back(alloc[j]);
+    }
+  }
+  if (!room) return false;
+  std::vector<Tokens> left = *room;
+  auto use = [&](const Tokens& source) {
+    for (auto it = left.begin(); it != left.end(); ++it)
+      if (it->size() == source.size() && sameTokens(*it, 0, source)) {
+        left.erase(it);
+        return true;
+      }
+    return false;
+  };
+  // What happens to dst and src from the allocation to this copy.
+  for (std::size_t l = line; l <= i; ++l) {
+    const Tokens& t = hunk.lines[l].tokens;
+    for (std::size_t j = l == line ? callClose + 1 : 0; j < (l == i ? k : t.size()); ++j) {
+      if (t[j].is("for") || t[j].is("while") || t[j].is("do") || t[j].is("goto")) return false;
+      for (const Tokens* name : {&dst, &src}) {
+        if (!sameTokens(t, j, *name)) continue;
+        const std::size_t after = j + name->size();
+        const bool written = (after < t.size() && (t[after].is("=") || t[after].is("+=") || t[after].is("-=") ||
+                                                  t[after].is("++") || t[after].is("--") || t[after].is("["))) ||
+                             (j > 0 && (t[j - 1].is("++") || t[j - 1].is("--") || t[j - 1].is("*")));
+        if (written) return false;
+        if (name != &dst || j < 2 || !t[j - 1].is("(") || after >= t.size() || !t[after].is(",")) continue;
+        // dst passed first to a call: only an earlier copy of one of the sources it was sized for.
+        if (!t[j - 2].is("strcpy") && !t[j - 2].is("strcat")) return false;
+        const std::size_t close = matchingClose(t, j - 1);
+        if (close == npos) return false;
+        const Tokens earlier(t.begin() + static_cast<std::ptrdiff_t>(after + 1), t.begin() + static_cast<std::ptrdiff_t>(close));
+        if (!use(earlier)) return false;
+      }
+    }
+  }
+  return use(src);
 }
 
 // The call at token k, whose ')' is `close`, is a whole statement: its value unused
@@ -144,7 +237,7 @@ void cStringFunctions(const ScanFile& file, const ScanHunk& hunk, std::size_t i,
       std::size_t last = i;
       const auto args = arguments(streamFrom(hunk, i, k + 1, kCallSpan), last);
       if (args.size() >= 2 && (name == "strcpy" || name == "strcat") && plainLiteral(args[1])) return;
-      if (args.size() == 2 && (name == "strcpy" || name == "strcat") && allocatedForSource(hunk, i, args[0], args[1]))
+      if (args.size() == 2 && (name == "strcpy" || name == "strcat") && allocatedForCopies(hunk, i, k, args[0], args[1]))
         return;
       if (args.size() >= 2 && name == "sprintf" && args[1].size() == 1 && numericFormat(args[1][0])) return;
     }

@@ -100,7 +100,19 @@ bool numericSpec(std::string_view spec) {
 // Whether every conversion of a printf-style Python format ("lsof -p%d",
 // "%(port)05d") is numeric: `fmt % value` then holds digits whatever the value
 // (a str for %d raises TypeError). %s, %r, %a and %c carry text.
+// A literal's source that spells a character by an escape (\x25 is '%', \x7b
+// '{'): what it formats is not what it reads as.
+bool spellsByEscape(std::string_view body) {
+  for (std::size_t i = 0; i + 1 < body.size(); ++i) {
+    if (body[i] != '\\') continue;
+    if (std::string_view("xuUN01234567").find(body[i + 1]) != std::string_view::npos) return true;
+    ++i;  // an escaped character (\\, \n) is itself
+  }
+  return false;
+}
+
 bool onlyNumericConversions(std::string_view format) {
+  if (spellsByEscape(format)) return false;
   for (std::size_t i = 0; i < format.size(); ++i) {
     if (format[i] != '%') continue;
     if (++i >= format.size()) return false;
@@ -123,6 +135,7 @@ bool onlyNumericConversions(std::string_view format) {
 // Whether every placeholder of a str.format template has a numeric spec
 // ("{:d}", "{port:05d}"): its arguments then reach the text as digits.
 bool onlyNumericPlaceholders(std::string_view format) {
+  if (spellsByEscape(format)) return false;
   for (std::size_t i = 0; i < format.size(); ++i) {
     if (format[i] == '}' && i + 1 < format.size() && format[i + 1] == '}') { ++i; continue; }
     if (format[i] != '{') continue;
@@ -141,6 +154,28 @@ bool onlyNumericPlaceholders(std::string_view format) {
 
 bool opens(const Token& t) { return t.is("(") || t.is("[") || t.is("{"); }
 bool closes(const Token& t) { return t.is(")") || t.is("]") || t.is("}"); }
+// The index of the `=` (or `:=`) that ends a tuple target holding t[k] that
+// starts its line (`n, m = …`, `[a, b] = …`, `a, *rest = …`), when t[k] is
+// not its last name (that one is followed by the `=` itself); npos otherwise.
+std::size_t tupleTargetEnd(const Tokens& t, std::size_t k) {
+  if (k + 1 >= t.size() || !(t[k + 1].is(",") || t[k + 1].is("]") || t[k + 1].is(")"))) return npos;
+  for (std::size_t j = 0; j < t.size(); ++j) {
+    if (t[j].is("=") || t[j].is(":=")) return j > k ? j : npos;
+    if (!(t[j].isIdent() || t[j].is(",") || t[j].is("[") || t[j].is("]") || t[j].is("(") || t[j].is(")") ||
+          t[j].is("*")))
+      return npos;
+  }
+  return npos;
+}
+
+// Whether t[k] stands inside a bracket opened earlier on its line (a call's
+// arguments, a def's parameters).
+bool insideBrackets(const Tokens& t, std::size_t k) {
+  int depth = 0;
+  for (std::size_t j = 0; j < k; ++j) depth += opens(t[j]) ? 1 : closes(t[j]) ? -1 : 0;
+  return depth > 0;
+}
+
 
 std::size_t closeOf(const Tokens& t, std::size_t open, std::size_t e) {
   int depth = 0;
@@ -645,6 +680,31 @@ Tokens ValueFlow::statementFrom(std::size_t p, std::size_t k) const {
   return out;
 }
 
+// Whether the statement at token k of line p runs only on some paths through
+// the function: behind an `if`, a loop or a handler on its line, or in a block
+// nested in the function's body (deeper indentation in Python, braces
+// elsewhere). Unknown function bounds count as one straight path.
+bool ValueFlow::conditionalAt(std::size_t p, std::size_t k) const {
+  static constexpr std::array<std::string_view, 11> branching{"if", "else", "elif", "for", "while", "case", "switch",
+                                                              "catch", "except", "try", "do"};
+  const Tokens& t = *lines_[p];
+  for (std::size_t j = 0; j < k && j < t.size(); ++j)
+    if (t[j].isIdent() && in(t[j].text, branching)) return true;
+  if (!scopeFound_ || p <= scopeStart_) return false;
+  if (lang_ == Language::Python) {
+    const std::size_t header = indentOf(text_[scopeStart_]);
+    for (std::size_t q = scopeStart_ + 1; q < p; ++q)
+      if (!lines_[q]->empty() && indentOf(text_[q]) > header) return indentOf(text_[p]) > indentOf(text_[q]);
+    return false;
+  }
+  int depth = 0;
+  for (std::size_t q = scopeStart_; q <= p; ++q) {
+    const Tokens& line = *lines_[q];
+    for (std::size_t j = 0; j < line.size() && (q < p || j < k); ++j) depth += line[j].is("{") ? 1 : line[j].is("}") ? -1 : 0;
+  }
+  return depth > 1;
+}
+
 // A name used at at_: trusted when bound by a trusted comprehension, declared
 // numeric, or assigned only trusted values in its function (or, outside any
 // function, as a module-level or final constant).
@@ -680,7 +740,23 @@ bool ValueFlow::variable(std::string_view name, int depth) {
       if (k + 1 < t.size() && t[k + 1].isIdent() && in(t[k + 1].text, kNumericTypes)) return true;
       if (lang_ != Language::Go && k + 2 < t.size() && t[k + 1].is(":") && in(t[k + 2].text, kNumericTypes)) return true;
       if (k + 1 >= t.size()) continue;
+      // One name of a tuple target, `n, m = int(n), int(m)` or `[a, b] = …`:
+      // the statement assigns it, judged as a whole as for its last name.
+      if (const std::size_t eq = tupleTargetEnd(t, k); eq != npos) {
+        assigned = true;
+        const Tokens rhs = statementFrom(p, eq + 1);
+        if (trustedWithoutPrior(rhs)) {
+          replaced = replaced || !conditionalAt(p, k);
+          continue;
+        }
+        if (!expression(rhs, 0, rhs.size(), depth + 1)) return false;
+        keepsIncoming = keepsIncoming || !replaced;
+        continue;
+      }
       const Token& op = t[k + 1];
+      // Python's `f(host="x")` and `def f(name="x")`: a keyword argument or a
+      // default, inside brackets, is no assignment of the name.
+      if (lang_ == Language::Python && op.is("=") && insideBrackets(t, k)) continue;
       // Python `for a, v in xs` / Java `for (String v : xs)`.
       if (k > 0 && (op.is("in") || (op.is(":") && lang_ == Language::Java))) {
         bool loop = false;
@@ -713,7 +789,8 @@ bool ValueFlow::variable(std::string_view name, int depth) {
       // Python `x, v = a, b` and a for-init `int i = 0, n = xs.size()`: judged as a whole.
       assigned = true;
       if ((op.is("=") || op.is(":=")) && trustedWithoutPrior(rhs)) {
-        replaced = true;
+        // Only on every path: `if c: name = "x"` leaves the caller's value on the other.
+        replaced = replaced || !conditionalAt(p, k);
         continue;
       }
       if (!expression(rhs, 0, rhs.size(), depth + 1)) return false;
@@ -733,8 +810,9 @@ bool ValueFlow::variable(std::string_view name, int depth) {
   // trusted value for it (fetchAll("table"), fetchAll("view")).
   if (scopeFound_ && privateCallersPassTrusted(name, depth)) return true;
   // Not assigned in the function: a module-level or final constant, else a
-  // parameter, a field or a global, which may come from outside.
-  if (!fullFile_) return false;
+  // parameter, a field or a global, which may come from outside. A parameter
+  // hides a constant of its name.
+  if (!fullFile_ || (scopeFound_ && isParameter(name))) return false;
   for (std::size_t p = 0; p < lines_.size(); ++p) {
     if (p >= scopeStart_ && p <= at_) continue;
     const Tokens& t = *lines_[p];

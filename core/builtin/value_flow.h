@@ -46,6 +46,7 @@ class ValueFlow {
   Tokens statementFrom(std::size_t p, std::size_t k) const;
   std::size_t definitionOf(std::string_view name) const;
   bool returnsTrusted(std::string_view name, int depth);
+  bool conditionalAt(std::size_t p, std::size_t k) const;
   bool numericContext(const Tokens& t, std::size_t b, std::size_t e, const Token* before, const Token* after) const;
 
   Language lang_;

@@ -431,7 +431,12 @@ TEST(Precision, BasicCredentialsAndNetrcLinesInSourceStrings) {
   EXPECT_TRUE(src("NETRC = \"machine example.com login aaaa password bbbb\\n\"").empty());
   auto f = src("H = {\"Authorization\": \"Basic dXNlcjpTM2NyM3RQYXNzdzByZA==\"}");  // user:S3cr3tPassw0rd
   ASSERT_EQ(f.size(), 1u);
-  EXPECT_EQ(f[0].title, "Hard-coded credential: HTTP Basic credentials (base64 of user:password) in the source");
+  EXPECT_EQ(f[0].title, "Hard-coded credential: HTTP Basic credentials in the source");
+  // A placeholder password is none; an API key sent as the user, with no password, is one.
+  EXPECT_TRUE(src("H = {\"Authorization\": \"Basic dXNlcjpjaGFuZ2VtZQ==\"}").empty());
+  EXPECT_EQ(src("H = {\"Authorization\": \"Basic Z2hwX1I4a1Eydkx4OVR6VzRtTnA3WWMzSHM2SmQxRmc1QnEwYUV1Mjo=\"}").size(), 1u);
+  // An escaped backslash before an n is part of a netrc password.
+  EXPECT_EQ(src("NETRC = \"machine h login u password 1\\\\n9Kq#x82!Lm\\n\"").size(), 1u);
   f = src("NETRC = \"machine example.com login bob password Tr0ub4dor3xK\\n\"");
   ASSERT_EQ(f.size(), 1u);
   EXPECT_EQ(f[0].title, "Hard-coded credential: a password in the source");
@@ -472,8 +477,26 @@ TEST(Precision, AParameterUpdatedFromItselfStillCarriesItsInput) {
   // Replaced before it is updated: the caller's value is gone.
   EXPECT_TRUE(py("    name = \"report\"\n    name += \".txt\"\n    subprocess.call(\"cat \" + name, shell=True)\n").empty());
   EXPECT_TRUE(py("    n = int(n)\n    n += 1\n    subprocess.call(\"sleep \" + str(n), shell=True)\n").empty());
+  // Replaced by a tuple assignment as a whole.
+  EXPECT_TRUE(py("    n, m = int(n), int(name)\n    n += 1\n    subprocess.call(\"sleep \" + str(n), shell=True)\n").empty());
+  // Replaced on one path only, by a keyword argument or a default, or by a
+  // module-level name the parameter hides: the caller's value still flows.
+  EXPECT_EQ(py("    if n:\n        name = \"x\"\n    name += \".txt\"\n    subprocess.call(\"ls \" + name, shell=True)\n").size(), 1u);
+  EXPECT_EQ(py("    if n: name = \"x\"\n    name += \".txt\"\n    subprocess.call(\"ls \" + name, shell=True)\n").size(), 1u);
+  EXPECT_EQ(py("    log.info(\"deploy\", name=\"localhost\")\n    name = name.strip()\n"
+               "    subprocess.call(\"ssh \" + name, shell=True)\n").size(), 1u);
+  EXPECT_EQ(reviewWithSource("app/run.py", "", "import subprocess\nname = \"x\"\ndef run(name=\"y\"):\n"
+                                               "    name = name.strip()\n    subprocess.call(\"ls \" + name, shell=True)\n").size(),
+            1u);
+  // Escapes that spell a % or a brace hide a text conversion.
+  EXPECT_EQ(py("    subprocess.call(\"kill \\x25s\" % name, shell=True)\n").size(), 1u);
+  EXPECT_EQ(py("    subprocess.call(\"kill {:d}\\x7b\\x7d\".format(1, name), shell=True)\n").size(), 1u);
   // A local built up from a literal stays trusted.
   EXPECT_TRUE(py("    cmd = \"ls\"\n    cmd = cmd + \" -l\"\n    subprocess.call(cmd, shell=True)\n").empty());
+  EXPECT_EQ(reviewWithSource("src/G.java", "", "class G {\n  void g(Statement st, String name, boolean c) throws Exception {\n"
+                                                "    if (c) name = \"x\";\n    name += \"y\";\n"
+                                                "    st.executeQuery(\"SELECT * FROM t WHERE n = '\" + name + \"'\");\n  }\n}\n").size(),
+            1u);
   EXPECT_EQ(reviewWithSource("src/spec.js", "", "function normalize(body) {\n  body = 'actual ' + body + ' expected'\n"
                                                  "  return eval(body)\n}\n").size(),
             1u);

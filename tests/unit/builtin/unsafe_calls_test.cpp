@@ -81,6 +81,26 @@ TEST(CStringFunctions, ACopyIntoSpaceMadeForTheSourceIsFine) {
                              "  return r;\n}\n").empty());
   EXPECT_TRUE(added("one.c", "char *dup(const char *s) {\n  char *d = calloc(1 + strlen(s), 1);\n  strcpy(d, s);\n"
                              "  return d;\n}\n").empty());
+  EXPECT_TRUE(added("member.c", "void set(struct item *p, const char *s) {\n  p->name = malloc(sizeof(char) * (strlen(s) + 1));\n"
+                                "  strcpy(p->name, s);\n}\n").empty());
+  // Not the idiom: the allocation in another function or on one path, a size
+  // that shrinks or leaves no room for the NUL, the destination moved or written
+  // otherwise since, the source changed, a copy repeated or in a loop.
+  for (const std::string body : {
+           "void a(const char *s) {\n  char *d = malloc(strlen(s) + 1);\n  free(d);\n}\nvoid b(char *d, const char *s) {\n  strcpy(d, s);\n}\n",
+           "void c(const char *s, int x, char *d) {\n  if (x) {\n    d = malloc(strlen(s) + 1);\n  }\n  strcpy(d, s);\n}\n",
+           "void c(const char *s, int x, char *d) {\n  if (x) d = malloc(strlen(s) + 1);\n  strcpy(d, s);\n}\n",
+           "void f(const char *s) {\n  char *d = malloc((strlen(s) + 1) / 2);\n  strcpy(d, s);\n}\n",
+           "void f(const char *s) {\n  char *d = malloc(strlen(s) + 1 - 2);\n  strcpy(d, s);\n}\n",
+           "void f(const char *p, const char *q) {\n  char *d = malloc(strlen(p) + strlen(q));\n  strcpy(d, p);\n}\n",
+           "void f(const char *s) {\n  char *d = malloc(strlen(s) + 1);\n  s = getenv(\"X\");\n  strcpy(d, s);\n}\n",
+           "void f(const char *s) {\n  char *d = malloc(strlen(s) + 1);\n  d += 2;\n  strcpy(d, s);\n}\n",
+           "void f(const char *s) {\n  char *d = malloc(strlen(s) + 1);\n  memset(d, '>', 3);\n  d[3] = 0;\n  strcat(d, s);\n}\n",
+           "void f(const char *s) {\n  char *d = malloc(strlen(s) + 1);\n  strcpy(d, s);\n  strcat(d, s);\n}\n",
+           "void f(const char *s, int n) {\n  char *d = malloc(strlen(s) + 1);\n  *d = 0;\n  for (int i = 0; i < n; i++) strcat(d, s);\n}\n"}) {
+    const auto f = added("not.c", body);
+    EXPECT_FALSE(f.empty()) << body;
+  }
   // One byte short (no room for the NUL), sized by another string, or reassigned since: still unbounded.
   EXPECT_EQ(added("short.c", "char *dup(const char *s) {\n  char *d = malloc(strlen(s));\n  strcpy(d, s);\n"
                              "  return d;\n}\n").size(), 1u);

@@ -3,8 +3,11 @@
 #include <stdlib.h>
 
 #include <algorithm>
+#include <chrono>
+#include <csignal>
 #include <set>
 #include <cctype>
+#include <thread>
 #include <fstream>
 #include <sstream>
 #include <system_error>
@@ -527,6 +530,7 @@ struct DiffCalls {
 
   std::string operator()(const std::vector<std::string>& args) {
     constexpr std::size_t kMaxLeftOut = 50;  // more than that is no stray file: git's error stands
+    int rereads = 0;
     for (;;) {
       std::vector<std::string> call = args;
       if (!excluded.empty()) {
@@ -543,6 +547,13 @@ struct DiffCalls {
               " files were added and deleted, past its limit, so each moved file shows as deleted and added whole; "
               "review the moves apart from the edits (commit the `git mv` first, then review the edits with --base)");
         return r.out;
+      }
+      // git reads a file through a memory map: one truncated meanwhile (an editor
+      // writing it in place, a second save right after the first) kills git with
+      // SIGBUS. The file is being rewritten, not unreadable: read it again.
+      if (r.exitCode == 128 + SIGBUS && rereads < 3 && !request.cancel.cancelled()) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(20 << rereads++));
+        continue;
       }
       const std::string file = unsupportedFile(r.err);
       if (file.empty() || excluded.size() >= kMaxLeftOut ||

@@ -778,6 +778,28 @@ TEST(DiffText, RenamesAreLookedForOnlyWhenTheLimitedDiffAddsAFile) {
   EXPECT_EQ(callsFor("there.txt"), std::make_pair(2, 1));  // renamed: the pair diffed again
 }
 
+// An editor writing a file in place (truncate, then write) while git maps it
+// for the diff: git dies of SIGBUS, and the review failed with "git diff ...
+// failed (exit code 135)" though the file was only being rewritten. Read again.
+TEST(DiffText, AFileTruncatedWhileGitReadsItIsReadAgain) {
+  TempRepo repo;
+  repo.write("a.txt", "one\n");
+  repo.commitAll("base");
+  repo.write("a.txt", "two\n");
+  const fs::path marker = repo.root() / ".git" / "bus.once";
+  const fs::path wrapper = repo.root() / ".git" / "bus-git";
+  {
+    std::ofstream script(wrapper);
+    script << "#!/bin/sh\nfor a in \"$@\"; do\n  if [ \"$a\" = diff ] && [ ! -e '" << marker.string()
+           << "' ]; then : > '" << marker.string() << "'; kill -BUS $$; fi\ndone\nexec git \"$@\"\n";
+  }
+  fs::permissions(wrapper, fs::perms::owner_all);
+  GitOptions options = isolated(repo);
+  options.program = wrapper.string();
+  EXPECT_THAT(diffText(repo.root(), {}, options), HasSubstr("-one\n+two\n"));
+  EXPECT_TRUE(fs::exists(marker));  // it did die once
+}
+
 // git never waits on a credential prompt it cannot show (a trusted partial
 // clone fetching from a remote behind HTTP auth, run in a terminal): each call
 // has terminal prompts off, whatever the environment says. Before, git stopped

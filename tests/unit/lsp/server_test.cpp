@@ -690,7 +690,10 @@ TEST_F(Fixture, ANewFileInFoldersNotMadeYetBelongsToTheRepositoryAbove) {
   c.notify("textDocument/didOpen", {{"textDocument", {{"uri", x}, {"languageId", "python"}, {"version", 1}, {"text", ""}}}});
   for (auto m = c.transport().clientReceive(500ms); m; m = c.transport().clientReceive(300ms))
     EXPECT_NE(m->value("method", ""), "window/showMessage") << m->dump();
-  repo.write("brand/new/x.py", "db_password = \"hunter2secret\"\n");
+  const std::string typed = "db_password = \"hunter2secret\"\n";
+  c.notify("textDocument/didChange",
+           {{"textDocument", {{"uri", x}, {"version", 2}}}, {"contentChanges", {{{"text", typed}}}}});
+  repo.write("brand/new/x.py", typed);
   c.notify("textDocument/didSave", {{"textDocument", {{"uri", x}}}});
   EXPECT_EQ(nextDiagnosticsFor(c, x).size(), 1u);
   EXPECT_EQ(c.stop(), 0);

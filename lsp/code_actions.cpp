@@ -37,11 +37,13 @@ bool loneCarriageReturnUpTo(const std::vector<std::string>& lines, int last) {
   return false;
 }
 
+constexpr std::string_view kByteOrderMark = "\xEF\xBB\xBF";
+
 // The edit's text as the editor's buffer reads it: editors keep a UTF-8 file's
 // byte-order mark out of the buffer, while the diff (and so the model's
 // `original`) shows it at the start of line 1.
 std::string withoutByteOrderMark(std::string text, int firstLine) {
-  if (firstLine == 0 && text.starts_with(kUtf8Bom)) text.erase(0, kUtf8Bom.size());
+  if (firstLine == 0 && text.starts_with(kByteOrderMark)) text.erase(0, kByteOrderMark.size());
   return text;
 }
 
@@ -99,7 +101,7 @@ void Server::handleCodeAction(const json& params, ReplyOnce& reply) {
       // edit carries the version that was checked, so a client applying it
       // to a newer text refuses it, and its range ends where that text ends.
       // None for a file the client edits without having opened it (editedUnseen_).
-      const bool bomInBuffer = !lines.empty() && lines.front().starts_with(kUtf8Bom);
+      const bool bomInBuffer = !lines.empty() && lines.front().starts_with(kByteOrderMark);
       auto asInTheBuffer = [&](const std::string& text) { return bomInBuffer ? text : withoutByteOrderMark(text, f.firstLine); };
       if (finding.edit && wanted("quickfix") && !editedUnseen_.count(uri) && f.lastLine < static_cast<int>(lines.size()) &&
           !loneCarriageReturnUpTo(lines, f.lastLine) &&

@@ -94,19 +94,11 @@ void Server::handleDidChange(const json& params) {
     publishedBeforeChange_.erase(uri);
   };
   auto it = files_.find(uri);
-  if (it == files_.end() || (it->second.findings.empty() && it->second.reviewedFindings.empty())) {
+  if (it == files_.end() || it->second.findings.empty()) {
     if (publishedBehind) republish();
     return;
   }
   const std::vector<std::string> lines = currentLines(uri);
-  // The text reads as the file the findings were computed on (a reload after a
-  // tool rewrote it on disk, an undo back to it): they sit where the review put
-  // them, whatever moving them through the edits in between would give.
-  if (it->second.reviewedLines && sameText(lines, *it->second.reviewedLines)) {
-    it->second.findings = it->second.reviewedFindings;
-    republish();
-    return;
-  }
   std::vector<PlacedFinding> kept;
   bool changed = false;
   for (auto f : it->second.findings) {
@@ -180,11 +172,6 @@ std::string Server::uriFor(const fs::path& absolutePath) {
   const fs::path c = canonicalPath(absolutePath);
   if (auto it = uriByPath_.find(c.string()); it != uriByPath_.end()) return it->second;
   return uriFromPath(c.string());
-}
-
-bool Server::editedSinceSave(const std::string& uri) const {
-  const auto it = editsSinceSave_.find(uri);
-  return it != editsSinceSave_.end() && !it->second.empty();
 }
 
 std::vector<std::string> Server::currentLines(const std::string& uri) {

@@ -9,18 +9,6 @@
 
 namespace revline::lsp {
 
-bool sameText(const std::vector<std::string>& document, const std::vector<std::string>& file) {
-  if (document.size() != file.size()) return false;
-  for (std::size_t i = 0; i < document.size(); ++i) {
-    std::string_view a = document[i], b = file[i];
-    if (!a.empty() && a.back() == '\r') a.remove_suffix(1);
-    if (!b.empty() && b.back() == '\r') b.remove_suffix(1);
-    if (i == 0 && b.starts_with(kUtf8Bom) && !a.starts_with(kUtf8Bom)) b.remove_prefix(kUtf8Bom.size());
-    if (a != b) return false;
-  }
-  return true;
-}
-
 std::vector<std::string> documentLines(std::string_view text) {
   const std::vector<std::string_view> views = splitLines(text);
   return {views.begin(), views.end()};

@@ -22,12 +22,6 @@ std::size_t byteOffsetOfUtf16(std::string_view utf8, int character);
 
 // The lines of a document as the editor counts them ("\r\n" and "\n" end a line).
 std::vector<std::string> documentLines(std::string_view text);
-// A UTF-8 file's byte-order mark: git has it at the start of line 1, editors keep it out of the buffer.
-inline constexpr std::string_view kUtf8Bom = "\xEF\xBB\xBF";
-// Whether a document's lines and a file's read the same, but for line ends
-// ("\r") and a byte-order mark the editor keeps out of its buffer.
-bool sameText(const std::vector<std::string>& document, const std::vector<std::string>& file);
-
 // The lines of a repository's file on disk (`relative` to `root`), through the
 // confined read (support/repo_file.h: inside the repository, symlinks included;
 // no FIFO, device or huge file); nullopt, with the reason in `why` when given,

@@ -85,9 +85,7 @@ void Server::keepFindingsStillInChange(const Job& job, const diff::Diff& change,
   for (const auto& [uri, rel] : job.shownFiles) {
     if (rel == job.path || gone.count(uri)) continue;
     const auto it = files_.find(uri);
-    if (it == files_.end() || it->second.root != job.root || it->second.path != rel ||
-        (it->second.findings.empty() && it->second.reviewedFindings.empty()))
-      continue;
+    if (it == files_.end() || it->second.root != job.root || it->second.path != rel || it->second.findings.empty()) continue;
     FileState& state = it->second;
     const auto digest = now.find(rel);
     const std::string current = digest != now.end() ? digest->second : "";
@@ -104,7 +102,6 @@ void Server::keepFindingsStillInChange(const Job& job, const diff::Diff& change,
     };
     const std::size_t shown = state.findings.size();
     std::erase_if(state.findings, [&](const PlacedFinding& f) { return !stillAdded(f); });
-    std::erase_if(state.reviewedFindings, [&](const PlacedFinding& f) { return !stillAdded(f); });
     state.reviewedDiff = current;
     if (state.findings.size() != shown) publish(uri);
   }
@@ -113,8 +110,7 @@ void Server::keepFindingsStillInChange(const Job& job, const diff::Diff& change,
 std::vector<std::pair<std::string, std::string>> Server::filesShownIn(const fs::path& root) const {
   std::vector<std::pair<std::string, std::string>> shown;
   for (const auto& [uri, state] : files_)
-    if (state.root == root && !state.path.empty() && (!state.findings.empty() || !state.reviewedFindings.empty()))
-      shown.emplace_back(uri, state.path);
+    if (state.root == root && !state.path.empty() && !state.findings.empty()) shown.emplace_back(uri, state.path);
   return shown;
 }
 

@@ -100,7 +100,6 @@ void Server::handleExecuteCommand(const json& params, ReplyOnce& reply, const js
     for (auto& [u, state] : files_) {
       if (!uri.empty() && u != uri) continue;
       state.findings.clear();
-      state.reviewedFindings.clear();
       publish(u);
     }
     reply(json(nullptr));

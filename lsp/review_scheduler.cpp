@@ -417,10 +417,8 @@ bool readsAsReviewed(const std::vector<std::string>& lines, const PlacedFinding&
   if (!then) return true;  // not on a line of the diff: nothing to compare
   if (f.firstLine >= static_cast<int>(lines.size())) return false;
   std::string_view now = lines[static_cast<std::size_t>(f.firstLine)];
-  std::string_view was = *then;
   if (!now.empty() && now.back() == '\r') now.remove_suffix(1);
-  if (f.firstLine == 0 && was.starts_with(kUtf8Bom) && !now.starts_with(kUtf8Bom)) was.remove_prefix(kUtf8Bom.size());
-  return now == was;
+  return now == *then;
 }
 }  // namespace
 
@@ -456,15 +454,11 @@ void Server::applyOutcome(Job& job, JobOutcome& outcome) {
     }
     if (job.path) addReviewed(*job.path);
     const diff::FileIndex selectedFiles(selected);
-    std::map<std::string, std::vector<PlacedFinding>> asReviewed;  // uri -> placed on the file as read
     for (const auto& pf : findings) {
       const std::string rel = diff::normalizePath(pf.finding.file);
       const std::string uri = addReviewed(rel);
       const diff::FileDiff* fileDiff = selectedFiles.find(pf.finding.file);
       PlacedFinding placed = place(pf, fileDiff);
-      const auto read = outcome.fileLines.find(rel);
-      if (read != outcome.fileLines.end() && (!fileDiff || readsAsReviewed(read->second, placed, *fileDiff)))
-        asReviewed[uri].push_back(placed);
       bool alive = true;
       if (auto e = editsSinceSave_.find(uri); e != editsSinceSave_.end())
         for (const auto& edit : e->second) alive = alive && moveLines(placed.firstLine, placed.lastLine, edit);
@@ -475,24 +469,16 @@ void Server::applyOutcome(Job& job, JobOutcome& outcome) {
         alive = readsAsReviewed(documentLines(documents_.get(uri)->text()), placed, *fileDiff);
       // A file not open, rewritten on disk while the review ran (`git stash` during the model's answer):
       // read after the review (fileLines), it no longer holds the reviewed line there.
-      if (alive && fileDiff && !documents_.get(uri) && read != outcome.fileLines.end())
-        alive = readsAsReviewed(read->second, placed, *fileDiff);
-      // An open document nothing was typed in since the save, whose text is not
-      // the file's on disk: a tool rewrote the file after the save (a formatter
-      // adding lines) and the editor has not reloaded it. Shown only where the
-      // buffer reads as reviewed; the rest when it reads as the file (reviewedFindings).
-      if (alive && fileDiff && read != outcome.fileLines.end())
-        if (const Document* doc = documents_.get(uri); doc && !editedSinceSave(uri)) {
-          const std::vector<std::string> buffer = documentLines(doc->text());
-          if (!sameText(buffer, read->second)) alive = readsAsReviewed(buffer, placed, *fileDiff);
-        }
+      if (alive && fileDiff && !documents_.get(uri))
+        if (const auto read = outcome.fileLines.find(rel); read != outcome.fileLines.end())
+          alive = readsAsReviewed(read->second, placed, *fileDiff);
       if (alive) byUri[uri].push_back(std::move(placed));
+      auto lines = outcome.fileLines.find(rel);
+      if (lines != outcome.fileLines.end() && reviewed.count(uri)) {  // once per file
+        files_[uri].reviewedLines = std::move(lines->second);
+        outcome.fileLines.erase(lines);
+      }
     }
-    for (auto& [rel, lines] : outcome.fileLines) {
-      const std::string uri = uriFor(job.root / rel);
-      if (reviewed.count(uri)) files_[uri].reviewedLines = std::move(lines);
-    }
-    outcome.fileLines.clear();
     if (!job.path) {  // workspace: files of this repository that left the diff are cleared
       for (const auto& [uri, state] : files_)
         if (state.root == job.root) reviewed.emplace(uri, state.path);
@@ -504,7 +490,6 @@ void Server::applyOutcome(Job& job, JobOutcome& outcome) {
       const auto digest = outcome.diffFingerprints.find(rel);
       state.reviewedDiff = digest != outcome.diffFingerprints.end() ? digest->second : "";
       state.findings = std::move(byUri[uri]);
-      state.reviewedFindings = std::move(asReviewed[uri]);
       publish(uri);
     }
   };

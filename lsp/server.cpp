@@ -320,8 +320,10 @@ void Server::handleDidChangeWorkspaceFolders(const json& params) {
   std::vector<fs::path> removed;
   for (const auto& f : p.event.removed) {
     try {
+      // One entry: the same folder added twice (through a link, as file://localhost/)
+      // is still in the workspace while the other stays.
       const fs::path path = canonicalPath(pathFromUri(f.uri));
-      folders_.erase(std::remove(folders_.begin(), folders_.end(), path), folders_.end());
+      if (const auto it = std::find(folders_.begin(), folders_.end(), path); it != folders_.end()) folders_.erase(it);
       removed.push_back(path);
     } catch (const DecodeError&) {  // never added (addFolder skipped it)
     }

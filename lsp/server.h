@@ -99,10 +99,6 @@ class Server : public MessageHandler {
     // The file as the worker read it for the review (ranges of a file not open
     // are measured on it, without reading the disk on the loop thread).
     std::optional<std::vector<std::string>> reviewedLines;
-    // The review's findings where it placed them, on reviewedLines: shown again
-    // there when an open document's text comes to read as reviewedLines (a buffer
-    // reloaded after a tool rewrote the file on disk, an undo back to it).
-    std::vector<PlacedFinding> reviewedFindings;
   };
   // What the worker hands back to the loop thread for one job.
   struct JobOutcome;
@@ -201,8 +197,6 @@ class Server : public MessageHandler {
   DismissedFindings& dismissedFor(const std::filesystem::path& root);
   std::string uriFor(const std::filesystem::path& absolutePath);
   std::vector<std::string> currentLines(const std::string& uri);
-  // Whether the open document `uri` was edited since it was last saved (or opened).
-  bool editedSinceSave(const std::string& uri) const;
   std::optional<int> versionOf(const std::string& uri);
   // The line break of the document's text ("\r\n" in a CRLF file), which a
   // multi-line fix's new text is written with.

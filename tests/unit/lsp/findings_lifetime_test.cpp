@@ -158,31 +158,6 @@ TEST_F(FindingsLifetime, ClosingWithoutSavingPlacesTheFindingOnTheFileOnDiskAgai
   EXPECT_EQ(c.stop(), 0);
 }
 
-// A formatter run on save rewrites the file on disk (two header lines) after
-// the editor wrote it, and the editor reloads the buffer with a whole-text
-// change. The review read the rewritten file: its finding was shown on the
-// buffer that did not have those lines yet, then moved again by the reload,
-// two lines too far (and stayed on a committed line after a discard).
-TEST_F(FindingsLifetime, AFileRewrittenOnDiskAfterTheSaveShowsItsFindingsOnceTheBufferReadsAsTheFile) {
-  client = std::make_unique<LspClient>(options());
-  LspClient& c = *client;
-  c.initialize(rootUri());
-  open(c, "a.txt");
-  const std::string typed = "one\ntwo\nthree\n";
-  c.notify("textDocument/didChange",
-           {{"textDocument", {{"uri", uriOf("a.txt")}, {"version", 2}}}, {"contentChanges", {{{"text", typed}}}}});
-  repo.write("a.txt", "# header\n# by the formatter\n" + typed);  // written, then rewritten by the tool
-  save(c, "a.txt");
-  EXPECT_TRUE(published(c, "a.txt").empty());  // "# header" is no line of the buffer yet
-  c.notify("textDocument/didChange", {{"textDocument", {{"uri", uriOf("a.txt")}, {"version", 3}}},
-                                      {"contentChanges", {{{"text", repo.read("a.txt")}}}}});  // the reload
-  const json shown = published(c, "a.txt");
-  ASSERT_EQ(shown.size(), 1u);
-  EXPECT_EQ(shown[0]["range"]["start"]["line"], 0);
-  EXPECT_NE(hover(c, "a.txt", 0), json(nullptr));
-  EXPECT_EQ(c.stop(), 0);
-}
-
 // Changed on disk by another tool, then reopened: findings of the diff they were
 // computed on are not shown on another diff; the cached review of a diff is.
 TEST_F(FindingsLifetime, AFileReopenedWithAnotherDiffShowsOnlyThatDiffsReview) {

@@ -690,10 +690,7 @@ TEST_F(Fixture, ANewFileInFoldersNotMadeYetBelongsToTheRepositoryAbove) {
   c.notify("textDocument/didOpen", {{"textDocument", {{"uri", x}, {"languageId", "python"}, {"version", 1}, {"text", ""}}}});
   for (auto m = c.transport().clientReceive(500ms); m; m = c.transport().clientReceive(300ms))
     EXPECT_NE(m->value("method", ""), "window/showMessage") << m->dump();
-  const std::string typed = "db_password = \"hunter2secret\"\n";
-  c.notify("textDocument/didChange",
-           {{"textDocument", {{"uri", x}, {"version", 2}}}, {"contentChanges", {{{"text", typed}}}}});
-  repo.write("brand/new/x.py", typed);
+  repo.write("brand/new/x.py", "db_password = \"hunter2secret\"\n");
   c.notify("textDocument/didSave", {{"textDocument", {{"uri", x}}}});
   EXPECT_EQ(nextDiagnosticsFor(c, x).size(), 1u);
   EXPECT_EQ(c.stop(), 0);
@@ -919,6 +916,25 @@ TEST_F(Fixture, SeveralWorkspaceFoldersAreSeparateRepositories) {
   EXPECT_EQ(c.notification("textDocument/publishDiagnostics")["params"]["diagnostics"].size(), 1u);
   c.notify("workspace/didChangeWorkspaceFolders",
            {{"event", {{"added", json::array()}, {"removed", json::array({two})}}}});
+  c.expectQuiet();
+  EXPECT_EQ(c.stop(), 0);
+}
+
+// The same folder in the workspace twice (through a link, or spelt
+// file://localhost/): removing one spelling leaves the folder in the workspace,
+// and its findings shown (both entries were dropped, and its findings cleared).
+TEST_F(Fixture, AFolderInTheWorkspaceTwiceStaysWhenOneIsRemoved) {
+  Script s;
+  LspClient c(scripted(s, true));
+  const std::string path = std::filesystem::canonical(repo.root()).string();
+  const json second = {{"uri", "file://localhost" + path}, {"name", "again"}};
+  c.reply(c.request("initialize", {{"processId", nullptr}, {"capabilities", json::object()},
+                                   {"workspaceFolders", {{{"uri", rootUri()}, {"name", "one"}}, second}}}));
+  c.notify("initialized", json::object());
+  save(c);
+  EXPECT_EQ(c.notification("textDocument/publishDiagnostics")["params"]["diagnostics"].size(), 1u);
+  c.notify("workspace/didChangeWorkspaceFolders",
+           {{"event", {{"added", json::array()}, {"removed", json::array({second})}}}});
   c.expectQuiet();
   EXPECT_EQ(c.stop(), 0);
 }

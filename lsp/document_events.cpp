@@ -37,8 +37,12 @@ void Server::handleDidOpen(const json& params) {
     scope = configFor(root).reviewScope;
   }
   // The last review of this diff (a reopen, a restart) is shown without a save.
-  if (scope == "workspace") scheduleWorkspaceReview(root, true, std::nullopt, json(), true);
-  else scheduleReview(file, true, std::nullopt, json(), true);
+  showLastReview(file, root, scope);
+}
+
+void Server::showLastReview(const fs::path& file, const fs::path& root, const std::string& scope) {
+  if (scope == "workspace") scheduleWorkspaceReview(root, true, std::nullopt, json(), /*cacheOnly=*/true);
+  else scheduleReview(file, true, std::nullopt, json(), /*cacheOnly=*/true);
 }
 
 void Server::handleDidClose(const json& params) {
@@ -62,11 +66,7 @@ void Server::handleDidClose(const json& params) {
     } catch (const DecodeError&) {
       return;
     }
-    if (const auto root = repositoryOf(file)) {
-      if (configFor(*root).reviewScope == "workspace") scheduleWorkspaceReview(*root, true, std::nullopt, json(), true);
-      else scheduleReview(file, true, std::nullopt, json(), true);
-      return;
-    }
+    if (const auto root = repositoryOf(file)) return showLastReview(file, *root, configFor(*root).reviewScope);
   }
   if (pullDiagnostics_) publish(uri);  // pushed again
 }

@@ -69,8 +69,8 @@ void Server::handleExecuteCommand(const json& params, ReplyOnce& reply, const js
     }
   } else if (p.command == kReviewWorkspace) {
     std::vector<fs::path> roots;
+    const std::string uri = argumentUri(p.arguments);
     {
-      const std::string uri = argumentUri(p.arguments);
       std::vector<fs::path> from = uri.empty() ? folders_ : std::vector<fs::path>{canonicalPath(pathFromUri(uri))};
       // A client without a workspace folder (Sublime with one file, Kate without
       // a project): the repositories of the open documents.
@@ -82,10 +82,9 @@ void Server::handleExecuteCommand(const json& params, ReplyOnce& reply, const js
       for (const auto& f : from)
         if (auto r = repositoryOf(f); r && std::find(roots.begin(), roots.end(), *r) == roots.end()) roots.push_back(*r);
     }
-    if (roots.empty() && !argumentUri(p.arguments).empty())
-      throw LspError(ErrorCode::RequestFailed, kReviewWorkspace + std::string(": ") +
-                                                   pathFromUri(argumentUri(p.arguments)) +
-                                                   " is not inside a git repository");
+    if (roots.empty() && !uri.empty())
+      throw LspError(ErrorCode::RequestFailed,
+                     kReviewWorkspace + std::string(": ") + pathFromUri(uri) + " is not inside a git repository");
     if (roots.empty())
       throw LspError(ErrorCode::RequestFailed, "no workspace folder (or, without one, no open document) is inside a git repository");
     // One repository: the reply waits for its review. Several: each runs; the reply comes now.

@@ -134,6 +134,10 @@ class Server : public MessageHandler {
                       const json& requestId, bool cacheOnly = false);
   void scheduleWorkspaceReview(const std::filesystem::path& root, bool immediate, std::optional<ReplyOnce> reply,
                                const json& requestId, bool cacheOnly = false);
+  // The last review of `file`'s diff (of its repository's, with review_scope
+  // "workspace"), shown from the cache without a provider call: an open, a close
+  // that drops unsaved edits.
+  void showLastReview(const std::filesystem::path& file, const std::filesystem::path& root, const std::string& scope);
   void enqueue(std::shared_ptr<Job> job);
   // lsp/change_probe.cpp: a save while the same review runs is probed (its diff read
   // again) instead of cancelling that review; the review goes on when nothing changed.

@@ -82,9 +82,6 @@ bool charArrayInScope(const ScanHunk& hunk, std::size_t i, std::size_t k, std::s
 
 constexpr std::size_t kAllocationSpan = 30;  // lines looked back for the destination's allocation
 
-bool opens(const Token& t) { return t.is("(") || t.is("[") || t.is("{"); }
-bool closes(const Token& t) { return t.is(")") || t.is("]") || t.is("}"); }
-
 bool sameTokens(const Tokens& a, std::size_t from, const Tokens& b) {
   if (from + b.size() > a.size()) return false;
   for (std::size_t j = 0; j < b.size(); ++j)
@@ -157,20 +154,10 @@ bool allocatedForCopies(const ScanHunk& hunk, std::size_t i, std::size_t k, cons
   if (call >= alloc.size()) return false;
   const std::size_t callClose = matchingClose(alloc, call + 1);
   if (callClose == npos) return false;
-  std::optional<std::vector<Tokens>> room;
-  {
-    Tokens arg;
-    for (std::size_t j = call + 2, d = 0; j <= callClose; ++j) {
-      if ((j == callClose || (d == 0 && alloc[j].is(","))) && !room) {
-        room = roomFor(arg);
-        arg.clear();
-        continue;
-      }
-      if (opens(alloc[j])) ++d;
-      else if (closes(alloc[j])) --d;
-      arg.push_back(alloc[j]);
-    }
-  }
+  std::optional<std::vector<Tokens>> room;  // the first argument that is a size: malloc(n), calloc(n, 1), calloc(1, n)
+  std::size_t lastLine = line;
+  for (const Tokens& arg : arguments(streamFrom(hunk, line, call + 1, 0), lastLine))
+    if (!room) room = roomFor(arg);
   if (!room) return false;
   std::vector<Tokens> left = *room;
   auto use = [&](const Tokens& source) {

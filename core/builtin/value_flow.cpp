@@ -97,9 +97,6 @@ bool numericSpec(std::string_view spec) {
   return i + 1 == spec.size() && std::string_view("bdoxXeEfFgGn%").find(spec[i]) != std::string_view::npos;
 }
 
-// Whether every conversion of a printf-style Python format ("lsof -p%d",
-// "%(port)05d") is numeric: `fmt % value` then holds digits whatever the value
-// (a str for %d raises TypeError). %s, %r, %a and %c carry text.
 // A literal's source that spells a character by an escape (\x25 is '%', \x7b
 // '{'): what it formats is not what it reads as.
 bool spellsByEscape(std::string_view body) {
@@ -111,6 +108,9 @@ bool spellsByEscape(std::string_view body) {
   return false;
 }
 
+// Whether every conversion of a printf-style Python format ("lsof -p%d",
+// "%(port)05d") is numeric: `fmt % value` then holds digits whatever the value
+// (a str for %d raises TypeError). %s, %r, %a and %c carry text.
 bool onlyNumericConversions(std::string_view format) {
   if (spellsByEscape(format)) return false;
   for (std::size_t i = 0; i < format.size(); ++i) {
@@ -154,6 +154,7 @@ bool onlyNumericPlaceholders(std::string_view format) {
 
 bool opens(const Token& t) { return t.is("(") || t.is("[") || t.is("{"); }
 bool closes(const Token& t) { return t.is(")") || t.is("]") || t.is("}"); }
+
 // The index of the `=` (or `:=`) that ends a tuple target holding t[k] that
 // starts its line (`n, m = …`, `[a, b] = …`, `a, *rest = …`), when t[k] is
 // not its last name (that one is followed by the `=` itself); npos otherwise.
@@ -175,7 +176,6 @@ bool insideBrackets(const Tokens& t, std::size_t k) {
   for (std::size_t j = 0; j < k; ++j) depth += opens(t[j]) ? 1 : closes(t[j]) ? -1 : 0;
   return depth > 0;
 }
-
 
 std::size_t closeOf(const Tokens& t, std::size_t open, std::size_t e) {
   int depth = 0;
@@ -730,6 +730,20 @@ bool ValueFlow::variable(std::string_view name, int depth) {
     withoutPrior_.erase(key);
     return trusted;
   };
+  // The assignment of `rhs` to the name at token k of line p; `plain`: an `=`,
+  // which may replace the value (`+=` adds to it). False when what it assigns
+  // is untrusted.
+  auto assign = [&](const Tokens& rhs, bool plain, std::size_t p, std::size_t k) {
+    assigned = true;
+    if (plain && trustedWithoutPrior(rhs)) {
+      // Only on every path: `if c: name = "x"` leaves the caller's value on the other.
+      replaced = replaced || !conditionalAt(p, k);
+      return true;
+    }
+    if (!expression(rhs, 0, rhs.size(), depth + 1)) return false;
+    keepsIncoming = keepsIncoming || !replaced;  // trusted only if what it had was: `name = name.strip()`, `+=`
+    return true;
+  };
   for (std::size_t p = scopeStart_; p <= at_ && p < lines_.size(); ++p) {
     const Tokens& t = *lines_[p];
     for (std::size_t k = 0; k < t.size(); ++k) {
@@ -743,14 +757,7 @@ bool ValueFlow::variable(std::string_view name, int depth) {
       // One name of a tuple target, `n, m = int(n), int(m)` or `[a, b] = …`:
       // the statement assigns it, judged as a whole as for its last name.
       if (const std::size_t eq = tupleTargetEnd(t, k); eq != npos) {
-        assigned = true;
-        const Tokens rhs = statementFrom(p, eq + 1);
-        if (trustedWithoutPrior(rhs)) {
-          replaced = replaced || !conditionalAt(p, k);
-          continue;
-        }
-        if (!expression(rhs, 0, rhs.size(), depth + 1)) return false;
-        keepsIncoming = keepsIncoming || !replaced;
+        if (!assign(statementFrom(p, eq + 1), /*plain=*/true, p, k)) return false;
         continue;
       }
       const Token& op = t[k + 1];
@@ -787,14 +794,7 @@ bool ValueFlow::variable(std::string_view name, int depth) {
       // The right-hand side, over continuation lines until the statement ends.
       const Tokens rhs = statementFrom(p, k + 2);
       // Python `x, v = a, b` and a for-init `int i = 0, n = xs.size()`: judged as a whole.
-      assigned = true;
-      if ((op.is("=") || op.is(":=")) && trustedWithoutPrior(rhs)) {
-        // Only on every path: `if c: name = "x"` leaves the caller's value on the other.
-        replaced = replaced || !conditionalAt(p, k);
-        continue;
-      }
-      if (!expression(rhs, 0, rhs.size(), depth + 1)) return false;
-      keepsIncoming = keepsIncoming || !replaced;  // trusted only if what it had was: `name = name.strip()`, `+=`
+      if (!assign(rhs, op.is("=") || op.is(":="), p, k)) return false;
     }
   }
   if (assigned && !keepsIncoming) return true;

@@ -3,19 +3,21 @@
 #include <stdlib.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <csignal>
-#include <set>
-#include <cctype>
-#include <thread>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <system_error>
+#include <thread>
 
 #include "core/git/config_guard.h"
 #include "core/git/special_files.h"
 #include "core/git/text_shown_binary.h"
 #include "core/process/process.h"
+#include "core/support/repo_file.h"
+#include "core/support/text.h"
 
 namespace revline::git {
 namespace {
@@ -204,7 +206,6 @@ class TemporaryIndex {
 };
 
 std::vector<std::string> splitLines(const std::string& text);
-std::vector<std::string> splitAtNul(const std::string& text);
 
 // Whether `revision` is written as a whole object id (40 hex digits, 64 in a
 // SHA-256 repository), which git takes at its word without looking it up.
@@ -216,18 +217,23 @@ bool isObjectId(const std::string& revision) {
 // Whether a submodule of .gitmodules has a work tree here (its directory holds
 // a .git): one never checked out (actions/checkout's default, `submodule
 // deinit`) has no uncommitted change to miss, and warning of it cries wolf.
-// `git config -f` reads the file alone: no include, no program.
-bool hasCheckedOutSubmodule(const Runner& git, const fs::path& root) {
+// Asked on every save of an untrusted repository with submodules, so the file
+// is read here, not by another git process: its `path = DIR` lines (a value
+// in quotes unquoted). A spelling only git would read otherwise decides no
+// more than whether the warning is said.
+bool hasCheckedOutSubmodule(const fs::path& root) {
+  const support::RepoFileRead gitmodules = support::readRepositoryFile(root, ".gitmodules");
+  if (!gitmodules) return false;
   std::error_code ec;
-  if (!fs::is_regular_file(root / ".gitmodules", ec)) return false;
-  const process::Result r =
-      git.run({"config", "-f", (root / ".gitmodules").string(), "-z", "--get-regexp", "^submodule\\..*\\.path$"});
-  if (r.exitCode != 0) return false;  // 1: no submodule has a path
-  for (const std::string& entry : splitAtNul(r.out)) {
-    const auto newline = entry.find('\n');  // "submodule.NAME.path\nPATH"
-    if (newline == std::string::npos) continue;
-    const fs::path dir = root / entry.substr(newline + 1);
-    if (fs::exists(fs::symlink_status(dir / ".git", ec))) return true;
+  for (const std::string& raw : splitLines(*gitmodules.content)) {
+    const std::string_view line = trimmed(raw);
+    const auto eq = line.find('=');
+    if (eq == std::string_view::npos) continue;
+    std::string key(trimmed(line.substr(0, eq)));
+    std::transform(key.begin(), key.end(), key.begin(), [](unsigned char c) { return std::tolower(c); });
+    std::string_view dir = trimmed(line.substr(eq + 1));
+    if (dir.size() >= 2 && dir.front() == '"' && dir.back() == '"') dir = dir.substr(1, dir.size() - 2);
+    if (key == "path" && !dir.empty() && fs::exists(fs::symlink_status(root / dir / ".git", ec))) return true;
   }
   return false;
 }
@@ -812,7 +818,7 @@ std::string diffText(const fs::path& root, const DiffRequest& request, const Git
   // submodules show only the commit they are at, never "-dirty".
   if (!request.trustRepositoryConfig) {
     diffArgs.push_back("--ignore-submodules=dirty");
-    if (request.ignoredSettings && hasCheckedOutSubmodule(git, root))
+    if (request.ignoredSettings && hasCheckedOutSubmodule(root))
       request.ignoredSettings->push_back(kSubmoduleWorkTrees);  // what changed inside them is not seen: said
   }
   diffArgs.push_back(against);

@@ -82,7 +82,6 @@ std::optional<std::int64_t> suppressedAt(const contract::Finding& finding, const
   return std::nullopt;
 }
 
-
 void dropSuppressed(std::vector<PublishedFinding>& findings, const diff::Diff& scope, std::vector<std::string>& warnings) {
   const diff::FileIndex files(scope);
   std::vector<std::string> where;

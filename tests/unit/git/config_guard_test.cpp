@@ -226,6 +226,27 @@ TEST_F(Planted, ASubmoduleNotCheckedOutIsNoWarning) {
   EXPECT_THAT(ignored, ElementsAre(kSubmoduleWorkTrees));  // checked out again: said again
 }
 
+// .gitmodules is read by revline (no git process on each save): its `path`
+// key in any case, a value in quotes or with a space, a line without one.
+TEST_F(Planted, GitmodulesPathsAreReadAsGitWritesThem) {
+  repo.write("r.txt", "r\n");
+  repo.commitAll("base");
+  repo.write("r.txt", "r2\n");
+  repo.write(".gitmodules", "[submodule \"v\"]\n\turl = ../v\n\tPath = \"vendor lib\"\n[submodule \"w\"]\n\tpath=w\n");
+  fs::create_directories(repo.root() / "vendor lib");
+  diff();
+  EXPECT_THAT(ignored, ::testing::IsEmpty());  // no checkout in either
+  TempRepo nested;
+  repo.git("-c protocol.file.allow=always clone -q " + testing::shellQuote(nested.root().string()) + " w");
+  diff();
+  EXPECT_THAT(ignored, ElementsAre(kSubmoduleWorkTrees));
+  ignored.clear();
+  fs::remove_all(repo.root() / "w");
+  std::ofstream(repo.root() / "vendor lib" / ".git") << "gitdir: ../.git/modules/v\n";  // an absorbed checkout
+  diff();
+  EXPECT_THAT(ignored, ElementsAre(kSubmoduleWorkTrees));
+}
+
 TEST_F(Planted, APartialCloneFetchesNothingUnlessTrusted) {
   // A blobless clone of a local repository: the blob of an older version is not
   // here, and a diff against that version needs it.

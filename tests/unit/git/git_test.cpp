@@ -33,6 +33,20 @@ GitOptions isolated(const TempRepo& repo) {
   return options;
 }
 
+// isolated(), with git run through a shell script in the repository's .git:
+// `before` (shell lines) runs first, then the real git with the same arguments.
+GitOptions wrappedGit(const TempRepo& repo, const std::string& before) {
+  const fs::path wrapper = repo.root() / ".git" / "wrapped-git";
+  {
+    std::ofstream script(wrapper);
+    script << "#!/bin/sh\n" << before << "exec git \"$@\"\n";
+  }
+  fs::permissions(wrapper, fs::perms::owner_all);
+  GitOptions options = isolated(repo);
+  options.program = wrapper.string();
+  return options;
+}
+
 std::string diff(const TempRepo& repo, const DiffRequest& request = {}) {
   return diffText(repo.root(), request, isolated(repo));
 }
@@ -757,14 +771,7 @@ TEST(DiffText, RenamesAreLookedForOnlyWhenTheLimitedDiffAddsAFile) {
   repo.git("mv moved.txt there.txt");
   repo.write("new.txt", "new\n");
   const fs::path log = repo.root() / ".git" / "calls.log";
-  const fs::path wrapper = repo.root() / ".git" / "logging-git";
-  {
-    std::ofstream script(wrapper);
-    script << "#!/bin/sh\necho \"$*\" >> '" << log.string() << "'\nexec git \"$@\"\n";
-  }
-  fs::permissions(wrapper, fs::perms::owner_all);
-  GitOptions options = isolated(repo);
-  options.program = wrapper.string();
+  const GitOptions options = wrappedGit(repo, "echo \"$*\" >> '" + log.string() + "'\n");
   auto callsFor = [&](const std::string& path) {
     fs::remove(log);
     DiffRequest request;
@@ -787,15 +794,9 @@ TEST(DiffText, AFileTruncatedWhileGitReadsItIsReadAgain) {
   repo.commitAll("base");
   repo.write("a.txt", "two\n");
   const fs::path marker = repo.root() / ".git" / "bus.once";
-  const fs::path wrapper = repo.root() / ".git" / "bus-git";
-  {
-    std::ofstream script(wrapper);
-    script << "#!/bin/sh\nfor a in \"$@\"; do\n  if [ \"$a\" = diff ] && [ ! -e '" << marker.string()
-           << "' ]; then : > '" << marker.string() << "'; kill -BUS $$; fi\ndone\nexec git \"$@\"\n";
-  }
-  fs::permissions(wrapper, fs::perms::owner_all);
-  GitOptions options = isolated(repo);
-  options.program = wrapper.string();
+  const GitOptions options = wrappedGit(repo, "for a in \"$@\"; do\n  if [ \"$a\" = diff ] && [ ! -e '" +
+                                                  marker.string() + "' ]; then : > '" + marker.string() +
+                                                  "'; kill -BUS $$; fi\ndone\n");
   EXPECT_THAT(diffText(repo.root(), {}, options), HasSubstr("-one\n+two\n"));
   EXPECT_TRUE(fs::exists(marker));  // it did die once
 }
@@ -810,14 +811,7 @@ TEST(DiffText, GitIsNeverLeftWaitingOnACredentialPrompt) {
   repo.commitAll("base");
   repo.write("a.txt", "two\n");
   const fs::path log = repo.root() / ".git" / "prompt.log";
-  const fs::path wrapper = repo.root() / ".git" / "logging-git";
-  {
-    std::ofstream script(wrapper);
-    script << "#!/bin/sh\necho \"prompt=${GIT_TERMINAL_PROMPT-unset}\" >> '" << log.string() << "'\nexec git \"$@\"\n";
-  }
-  fs::permissions(wrapper, fs::perms::owner_all);
-  GitOptions options = isolated(repo);
-  options.program = wrapper.string();
+  GitOptions options = wrappedGit(repo, "echo \"prompt=${GIT_TERMINAL_PROMPT-unset}\" >> '" + log.string() + "'\n");
   options.env["GIT_TERMINAL_PROMPT"] = "1";
   DiffRequest request;
   request.mode = DiffRequest::Mode::Base;

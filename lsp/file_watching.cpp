@@ -1,5 +1,6 @@
 #include "lsp/file_watching.h"
 
+#include <set>
 #include <system_error>
 
 #include "core/config/user_config.h"
@@ -19,7 +20,8 @@ fs::path canonicalOrNormal(const fs::path& p) {
 json watchedFilesRegistration(const fs::path& userConfig, bool relativePatterns) {
   // kind 7: create | change | delete.
   json watchers = json::array({json{{"globPattern", "**/.revline.json"}, {"kind", 7}},
-                               json{{"globPattern", "**/.git/HEAD"}, {"kind", 7}}});
+                               json{{"globPattern", "**/.git/HEAD"}, {"kind", 7}},
+                               json{{"globPattern", "**/.git/index"}, {"kind", 7}}});
   if (!userConfig.empty() && userConfig.is_absolute()) {
     // Based on the config home ($XDG_CONFIG_HOME or ~/.config), which exists
     // even before `revline trust` creates revline/config.json in it.
@@ -42,6 +44,7 @@ WatchedKind classifyWatched(const std::string& path, const fs::path& userConfig)
   if (p.filename() == ".revline.json") return WatchedKind::Config;
   if (p.filename() == "HEAD" && p.parent_path().filename() == ".git") return WatchedKind::Repository;
   if (p.filename() == ".git") return WatchedKind::Repository;
+  if (p.filename() == "index" && p.parent_path().filename() == ".git") return WatchedKind::GitState;
   return WatchedKind::Other;
 }
 
@@ -58,6 +61,7 @@ void Server::handleDidChangeWatchedFiles(const json& params) {
   auto p = parseParams<DidChangeWatchedFilesParams>(params, "workspace/didChangeWatchedFiles");
   const fs::path userConfig = config::userConfigPath();
   bool configChanged = false;
+  std::vector<fs::path> gitStateChanged;  // the work trees of the .git directories reported
   for (const auto& change : p.changes) {
     std::string path;
     try {
@@ -68,12 +72,17 @@ void Server::handleDidChangeWatchedFiles(const json& params) {
     switch (classifyWatched(path, userConfig)) {
       case WatchedKind::Config:
       case WatchedKind::UserConfig: configChanged = true; break;
-      case WatchedKind::Repository: rootByDir_.clear(); break;  // a repository appeared or went
+      case WatchedKind::Repository: rootByDir_.clear(); [[fallthrough]];  // a repository appeared or went
+      case WatchedKind::GitState: gitStateChanged.push_back(fs::path(path).parent_path().parent_path()); break;
       case WatchedKind::Other: break;
     }
     if (change.type == kFileDeleted) forgetIfGone(change.uri);  // its findings go with it
   }
   if (configChanged) reloadConfigs();
+  std::set<fs::path> roots;
+  for (const auto& dir : gitStateChanged)
+    if (auto root = repositoryOf(dir)) roots.insert(*root);
+  for (const auto& root : roots) recheckShownFindings(root);
 }
 
 void Server::reloadConfigs() {

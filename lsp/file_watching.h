@@ -1,9 +1,12 @@
 // Watching what changes the server's view from outside the editor: an edited
 // `.revline.json` (a git pull, another editor), the user config (trust and the
 // user's own settings: `revline trust` run in a terminal) and a repository that
-// appears after a file was opened (`git init`). Registered dynamically
-// (client/registerCapability) when the client supports it. A deleted file the
-// client reports (any watcher of its own) takes its findings with it.
+// appears after a file was opened (`git init`), and git's index and HEAD: a
+// commit, a stash or a checkout in a terminal moves lines out of the change, and
+// the findings shown on them go (Server::recheckShownFindings). Registered
+// dynamically (client/registerCapability) when the client supports it. A
+// deleted file the client reports (any watcher of its own) takes its findings
+// with it.
 #pragma once
 #include <filesystem>
 #include <string>
@@ -15,14 +18,16 @@ namespace revline::lsp {
 constexpr const char* kWatchRegistrationId = "revline-watched-files";
 
 // Params of client/registerCapability for workspace/didChangeWatchedFiles:
-// `**/.revline.json`, `**/.git/HEAD` and the user config `userConfig` (absolute;
+// `**/.revline.json`, `**/.git/HEAD`, `**/.git/index` and the user config `userConfig` (absolute;
 // empty: there is none to watch). The user config lies outside the workspace,
 // so its watcher is an LSP 3.17 RelativePattern (base: the config home) when the
 // client takes those, else an absolute glob (left out when the path holds glob
 // characters: the modification-time check still notices an edit).
 json watchedFilesRegistration(const std::filesystem::path& userConfig, bool relativePatterns);
 
-enum class WatchedKind { Config, UserConfig, Repository, Other };
+// Repository: a .git appeared or went (HEAD, the .git itself); GitState: git's
+// index changed (commit, stash, reset, add). A checkout writes both.
+enum class WatchedKind { Config, UserConfig, Repository, GitState, Other };
 // What a changed file (by path) means to the server.
 WatchedKind classifyWatched(const std::string& path, const std::filesystem::path& userConfig);
 

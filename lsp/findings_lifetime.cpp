@@ -4,9 +4,11 @@
 // were computed on (after `git stash`, a checkout, an edit by another tool).
 // Its diagnostics are then cleared and its state dropped, so no later edit
 // brings them back on lines they are not about. Or another file's review finds
-// its diff changed: only the findings whose line the change still adds stay. Or
+// its diff changed, or git's index or HEAD changed (a commit, a stash, a checkout
+// in a terminal): only the findings whose line the change still adds stay. Or
 // its workspace folder was removed.
 #include <algorithm>
+#include <chrono>
 #include <system_error>
 
 #include "core/support/repo_file.h"
@@ -105,6 +107,27 @@ void Server::keepFindingsStillInChange(const Job& job, const diff::Diff& change,
     state.reviewedDiff = current;
     if (state.findings.size() != shown) publish(uri);
   }
+}
+
+void Server::recheckShownFindings(const fs::path& root) {
+  auto job = std::make_shared<Job>();
+  job->recheckOnly = true;
+  job->root = root;
+  job->key = "recheck:" + root.string();
+  job->config = configFor(root);  // whether git may run the repository's programs
+  for (auto& shown : filesShownIn(root)) {
+    const auto edits = editsSinceSave_.find(shown.first);
+    // Its findings are placed on the buffer, which the diff on disk does not describe.
+    if (edits != editsSinceSave_.end() && !edits->second.empty()) continue;
+    job->shownFiles.push_back(std::move(shown));
+  }
+  if (job->shownFiles.empty()) return;
+  // git writes the index and HEAD in several steps (a checkout, a commit's ref
+  // then its index): read once they are done.
+  constexpr auto kGitSettles = std::chrono::milliseconds(300);
+  job->due = std::chrono::steady_clock::now() + kGitSettles;
+  job->opensBefore = opens_;
+  enqueue(std::move(job));
 }
 
 std::vector<std::pair<std::string, std::string>> Server::filesShownIn(const fs::path& root) const {

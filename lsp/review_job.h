@@ -33,6 +33,7 @@ struct Server::Job {
   bool reportProgress = false;      // the client takes $/progress
   bool cacheOnly = false;           // publish a cached review or nothing; never call the provider
   bool fullReview = false;          // asked for ("review this file now"): the whole change goes to the model
+  bool recheckOnly = false;         // no review: the diff now of shownFiles, to drop findings it no longer holds
   std::chrono::steady_clock::time_point due;
   std::uint64_t opensBefore = 0;    // Server::opens_ when queued: a document opened later may read otherwise
   CancelToken cancel;
@@ -75,7 +76,7 @@ struct Server::JobOutcome {
   // Each file of the change as read: the digest of its diff (lsp/diff_fingerprint.h).
   std::map<std::string, std::string> diffFingerprints;
   std::vector<std::string> goneUris;  // of the job's shownFiles, those that no longer exist
-  // Of a file's review: the diff now of the job's other shownFiles (none read: unknown).
+  // Of a file's review: the diff now of the job's other shownFiles (of a recheck: all of them; none read: unknown).
   std::optional<diff::Diff> shownChange;
   std::vector<std::string> logs;  // for window/logMessage
   // The file asked about is not in the change, and why ("is ignored by git"); empty otherwise.

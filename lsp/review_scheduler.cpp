@@ -161,7 +161,7 @@ void Server::enqueue(std::shared_ptr<Job> job) {
     if (auto it = running_.find(job->key); it != running_.end()) {
       // A save (not a command, which asks for a fresh review) while a review of the
       // same file runs: the prober tells whether it changed the diff. Else stop it now.
-      const bool plainSave = !job->cacheOnly && !job->fullReview && !job->reply;
+      const bool plainSave = !job->cacheOnly && !job->fullReview && !job->reply && !job->recheckOnly;
       if (plainSave && !it->second->cacheOnly) {
         probes_.insert(job->key);
         probeCv_.notify_all();
@@ -247,6 +247,15 @@ void Server::runJob(const std::shared_ptr<Job>& job) {
   };
   if (job->cancel.cancelled()) {
     outcome->kind = JobOutcome::Kind::Cancelled;
+    return deliver();
+  }
+  if (job->recheckOnly) {
+    try {
+      readShownDiffs(*job, *outcome);
+      outcome->kind = JobOutcome::Kind::Reviewed;
+    } catch (const Cancelled&) {  // a newer recheck of the repository reads it again
+      outcome->kind = JobOutcome::Kind::Cancelled;
+    }
     return deliver();
   }
   const std::string what = job->path ? *job->path : "working tree of " + job->root.filename().string();
@@ -377,15 +386,16 @@ void Server::runJob(const std::shared_ptr<Job>& job) {
 }
 
 // Worker: the diff now of the other files of the repository whose findings are
-// shown (a file's review; a workspace review reads them all anyway). A commit, a
+// shown (a file's review, or all of them for a recheck after git's index or HEAD
+// changed; a workspace review reads them all anyway). A commit, a
 // checkout or a stash since their review left those findings on lines that are
 // no part of any change; applyOutcome drops them (one git call, only when some are shown).
 void Server::readShownDiffs(const Job& job, JobOutcome& outcome) {
-  if (!job.path || job.cacheOnly) return;
+  if (!job.recheckOnly && (!job.path || job.cacheOnly)) return;
   git::DiffRequest others = job.diffRequest();
   others.paths.clear();
   for (const auto& [uri, rel] : job.shownFiles)
-    if (rel != *job.path) others.paths.push_back(rel);
+    if (rel != job.path) others.paths.push_back(rel);
   if (others.paths.empty()) return;
   try {
     outcome.shownChange = reviews_.readChange(job.root, std::move(others));
@@ -432,6 +442,7 @@ void Server::applyOutcome(Job& job, JobOutcome& outcome) {
   const std::set<std::string> gone(outcome.goneUris.begin(), outcome.goneUris.end());
   for (const auto& uri : gone) forgetFile(uri);
   if (outcome.shownChange) keepFindingsStillInChange(job, *outcome.shownChange, gone);
+  if (job.recheckOnly) return;
   auto finish = [&](ReplyValue value, const std::string& progressEnd) {
     if (job.reply) (*job.reply)(std::move(value));
     job.reply.reset();

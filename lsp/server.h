@@ -192,6 +192,11 @@ class Server : public MessageHandler {
   // checkout, a stash since), only those whose line the change still adds, as it
   // read then, stay (a hunk committed on its own leaves the others).
   void keepFindingsStillInChange(const Job& job, const diff::Diff& change, const std::set<std::string>& gone);
+  // git's index or HEAD changed in `root` (a commit, stash or checkout outside the
+  // editor): a job reads the diff of its files that show findings, and keeps only
+  // those the change still adds (keepFindingsStillInChange). No review: nothing is
+  // sent. A buffer with unsaved edits is left to its next save.
+  void recheckShownFindings(const std::filesystem::path& root);
   // (uri, repository-relative path) of the files of `root` that show findings.
   std::vector<std::pair<std::string, std::string>> filesShownIn(const std::filesystem::path& root) const;
 

@@ -1,7 +1,8 @@
 // How long shown findings live: a file reopened after its change went away (git
 // stash) or changed on disk, a file deleted or renamed away. The server in
 // process, as an editor drives it, with a provider that flags the first added
-// line of every file it is shown.
+// line of every hunk it is shown. A commit, a stash or a checkout in a terminal,
+// which the client reports as a change of git's index or HEAD.
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -20,8 +21,8 @@ class FirstAddedLineProvider : public review::Provider {
  public:
   explicit FirstAddedLineProvider(const diff::Diff& diff) {
     for (const auto& file : diff.files) {
-      bool found = false;
-      for (const auto& hunk : file.hunks)
+      for (const auto& hunk : file.hunks) {
+        bool found = false;
         for (const auto& line : hunk.lines)
           if (!found && line.kind == diff::LineKind::Added) {
             findings_.push_back({{"file", file.path()}, {"line", line.newLine}, {"endLine", nullptr},
@@ -30,6 +31,7 @@ class FirstAddedLineProvider : public review::Provider {
                                  {"confidence", 0.9}});
             found = true;
           }
+      }
     }
   }
   std::string name() const override { return "first-added"; }
@@ -92,6 +94,10 @@ struct FindingsLifetime : ::testing::Test {
     save(*client, "a.txt");
     EXPECT_EQ(published(*client, "a.txt").size(), 1u);
     return *client;
+  }
+  // The client's watcher (registered by the server) reports git's index changed.
+  void indexChanged(LspClient& c) {
+    c.notify("workspace/didChangeWatchedFiles", {{"changes", {{{"uri", uriOf(".git/index")}, {"type", 2}}}}});
   }
   json hover(LspClient& c, const std::string& rel, int line) {
     const int id = c.request("textDocument/hover", {{"textDocument", {{"uri", uriOf(rel)}}},
@@ -212,6 +218,90 @@ TEST_F(FindingsLifetime, AFileRenamedAwayIsClearedByTheNextReview) {
   EXPECT_EQ(published(c, "c.txt").size(), 1u);
   EXPECT_TRUE(published(c, "a.txt").empty());
   EXPECT_EQ(hover(c, "a.txt", 0), json(nullptr));
+  EXPECT_EQ(c.stop(), 0);
+}
+
+// Committed in a terminal (or the editor's git view): nothing of it is in the
+// change any more, and the client reports git's index changed. The closed file's
+// findings (VS Code's Problems panel lists them) go without a save.
+TEST_F(FindingsLifetime, ACommitClearsTheFindingsOfAClosedFile) {
+  LspClient& c = reviewed(/*opened=*/false);
+  repo.commitAll("done");
+  indexChanged(c);
+  EXPECT_TRUE(published(c, "a.txt").empty());
+  EXPECT_EQ(hover(c, "a.txt", 0), json(nullptr));
+  EXPECT_EQ(c.stop(), 0);
+}
+
+// `git stash`, and (the change committed on a new branch) a checkout back to
+// the branch without it: both leave no line of the change, and the file's
+// findings go. A checkout writes HEAD, which is watched too.
+TEST_F(FindingsLifetime, AStashOrACheckoutClearsTheFindingsTheyTakeOutOfTheChange) {
+  LspClient& c = reviewed(/*opened=*/false);
+  repo.git("stash -q");
+  indexChanged(c);
+  EXPECT_TRUE(published(c, "a.txt").empty());
+  repo.git("stash pop -q");
+  save(c, "a.txt");
+  ASSERT_EQ(published(c, "a.txt").size(), 1u);
+  repo.git("checkout -q -b topic");
+  repo.commitAll("on topic");
+  repo.git("checkout -q -");  // back to the branch without it: a.txt as it was, no change
+  c.notify("workspace/didChangeWatchedFiles", {{"changes", {{{"uri", uriOf(".git/HEAD")}, {"type", 2}}}}});
+  EXPECT_TRUE(published(c, "a.txt").empty());
+  EXPECT_EQ(c.stop(), 0);
+}
+
+// `git add -p` of one hunk and a commit: the finding on the other hunk stays,
+// at its line; the one on the committed hunk goes.
+TEST_F(FindingsLifetime, AHunkCommittedOnItsOwnTakesOnlyItsFindings) {
+  std::string before, after;
+  for (int i = 1; i <= 20; ++i) before += "line " + std::to_string(i) + "\n";
+  repo.write("c.txt", before);
+  repo.commitAll("c");
+  after = "first\n" + before + "last\n";
+  repo.write("c.txt", after);
+  client = std::make_unique<LspClient>(options());
+  LspClient& c = *client;
+  c.initialize(rootUri());
+  save(c, "c.txt");
+  ASSERT_EQ(published(c, "c.txt").size(), 2u);
+  repo.write("c.txt", "first\n" + before);  // stage the first hunk only
+  repo.git("add c.txt");
+  repo.git("commit -q -m first");
+  repo.write("c.txt", after);
+  indexChanged(c);
+  const json left = published(c, "c.txt");
+  ASSERT_EQ(left.size(), 1u);
+  EXPECT_EQ(left[0]["range"]["start"]["line"], 21);
+  EXPECT_EQ(c.stop(), 0);
+}
+
+// git rewrites the index without changing anything (`git status` refreshes its
+// file times; an editor's git view runs it all the time): the findings stay, and
+// nothing is published.
+TEST_F(FindingsLifetime, AnIndexRewriteThatChangesNothingKeepsTheFindings) {
+  LspClient& c = reviewed(/*opened=*/false);
+  repo.git("status --porcelain");
+  indexChanged(c);
+  c.expectQuiet();
+  EXPECT_NE(hover(c, "a.txt", 0), json(nullptr));
+  EXPECT_EQ(c.stop(), 0);
+}
+
+// A buffer with unsaved edits keeps what it shows: its findings are placed on
+// the buffer, which the diff on disk does not describe. Its next save reviews it.
+TEST_F(FindingsLifetime, ABufferWithUnsavedEditsIsLeftToItsNextSave) {
+  LspClient& c = reviewed(/*opened=*/true);
+  c.notify("textDocument/didChange",
+           {{"textDocument", {{"uri", uriOf("a.txt")}, {"version", 2}}},
+            {"contentChanges", {{{"range", {{"start", {{"line", 0}, {"character", 0}}}, {"end", {{"line", 0}, {"character", 0}}}}},
+                                 {"text", "x\n"}}}}});
+  ASSERT_EQ(published(c, "a.txt")[0]["range"]["start"]["line"], 1);
+  repo.commitAll("done");
+  indexChanged(c);
+  c.expectQuiet();
+  EXPECT_NE(hover(c, "a.txt", 1), json(nullptr));
   EXPECT_EQ(c.stop(), 0);
 }
 

@@ -1,5 +1,6 @@
 // Calls that are dangerous by themselves: unbounded C string functions,
 // dynamic code evaluation, shell command strings, and raw HTML assignment.
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <optional>
@@ -193,6 +194,30 @@ bool allocatedForCopies(const ScanHunk& hunk, std::size_t i, std::size_t k, cons
   return use(src);
 }
 
+// Whether the call whose "(" starts the stream is closed within it (its argument count is then known).
+bool closesWithin(const Stream& s) {
+  int depth = 0;
+  for (const Token& tok : s.tokens) {
+    if (tok.is("(") || tok.is("[") || tok.is("{")) ++depth;
+    else if ((tok.is(")") || tok.is("]") || tok.is("}")) && --depth == 0) return true;
+  }
+  return false;
+}
+
+// The call has the C function's shape: strcpy/strcat(dst, src), sprintf(dst,
+// fmt, ...), vsprintf(dst, fmt, ap), the destination not a string literal.
+// Another shape is another function of that name: fmt's `vsprintf(fmt, args)`
+// and `sprintf("%s", n)` return a std::string and write to no buffer.
+bool cStringCallShape(std::string_view name, const std::vector<Tokens>& args, bool closed) {
+  const bool literalDestination = !args.empty() && !args[0].empty() &&
+                                  std::all_of(args[0].begin(), args[0].end(), [](const Token& tok) { return tok.isString(); });
+  if (literalDestination) return false;
+  const std::size_t least = name == "vsprintf" ? 3 : 2;
+  const std::size_t most = name == "sprintf" ? std::size_t(-1) : least;
+  if (args.size() > most) return false;
+  return !closed || args.size() >= least;  // cut off at the span: more may follow
+}
+
 // The call at token k, whose ')' is `close`, is a whole statement: its value unused
 // (strcpy and sprintf return a char* and an int; snprintf returns an int).
 bool wholeStatement(const Tokens& t, std::size_t k, std::size_t close) {
@@ -222,7 +247,9 @@ void cStringFunctions(const ScanFile& file, const ScanHunk& hunk, std::size_t i,
       // strcpy(dst, "literal") copies a length known when the code is written,
       // and sprintf with only numeric conversions writes a bounded length.
       std::size_t last = i;
-      const auto args = arguments(streamFrom(hunk, i, k + 1, kCallSpan), last);
+      const Stream call = streamFrom(hunk, i, k + 1, kCallSpan);
+      const auto args = arguments(call, last);
+      if (!cStringCallShape(name, args, closesWithin(call))) continue;
       if (args.size() >= 2 && (name == "strcpy" || name == "strcat") && plainLiteral(args[1])) return;
       if (args.size() == 2 && (name == "strcpy" || name == "strcat") && allocatedForCopies(hunk, i, k, args[0], args[1]))
         return;

@@ -128,6 +128,23 @@ TEST(CStringFunctions, BoundedVariantsCommentsAndOtherLanguagesAreFine) {
   EXPECT_TRUE(added("Util.java", "strcpy(name, input);\n").empty());
 }
 
+// Another function of the C name (fmt's own sprintf/vsprintf return a
+// std::string and write to no buffer): a shape the C function cannot have.
+TEST(CStringFunctions, AnotherFunctionOfTheSameNameIsNotTheCOne) {
+  EXPECT_TRUE(added("printf.h", "  return vsprintf(fmt, make_printf_args(args...));\n"
+                                "  return sprintf(\"%s\", n);\n"
+                                "  auto s = sprintf(\"value \" \"%d\", v);\n"
+                                "  strcpy(a, b, c);\n"
+                                "  vsprintf(fmt,\n"
+                                "           args);\n")
+                  .empty());
+  // The C shapes still are, on one line or several.
+  EXPECT_EQ(added("log.c", "vsprintf(buf, fmt, ap);\n").size(), 1u);
+  EXPECT_EQ(added("log.c", "vsprintf(buf,\n         fmt,\n         ap);\n").size(), 1u);
+  EXPECT_EQ(added("log.c", "sprintf(out, \"%s=%s\", key, value);\n").size(), 1u);
+  EXPECT_EQ(added("log.c", "return sprintf(out, \"%s\", name);\n").size(), 1u);
+}
+
 TEST(PythonCalls, EvalExecAndShellTrue) {
   auto f = added("run.py", "value = eval(request.args[\"expr\"])\n");
   ASSERT_EQ(f.size(), 1u);

@@ -9,6 +9,7 @@
 #include "core/git/git_directory.h"
 #include "core/review/prompt.h"
 #include "core/support/files.h"
+#include "core/support/hash.h"
 #include "core/support/keyed_hash.h"
 
 namespace revline::session {
@@ -69,23 +70,31 @@ namespace {
 // A whole review's published findings (capped by max_findings): far below this.
 constexpr std::size_t kMaxEntryBytes = std::size_t{8} << 20;
 
-fs::path cacheFile(const fs::path& root, const std::string& key) {
-  // Named with the user's key: an entry planted by whoever handed the repository over is never read.
-  return git::gitDirectory(root) / "revline" / "cache" / (keyedFingerprint(config::stateKey(), key) + ".json");
+// Named with the user's key: an entry planted by whoever handed the repository over is never read.
+std::string digestOf(const std::string& key) { return keyedFingerprint(config::stateKey(), key); }
+
+fs::path cacheFile(const fs::path& root, const std::string& digest) {
+  return git::gitDirectory(root) / "revline" / "cache" / (digest + ".json");
 }
+
+// The memory holds a key's digest, not the key: a key holds the whole annotated
+// diff, 15 MB for a workspace review of a large change, and 32 of them were
+// kept (twice) by a long editor session.
+std::string memoryKeyOf(const fs::path& root, const std::string& digest) { return root.string() + '\0' + digest; }
 }  // namespace
 
 std::optional<CachedReview> ReviewCache::get(const fs::path& root, const std::string& key) {
-  const std::string memoryKey = root.string() + '\0' + key;
+  const std::string digest = digestOf(key);
+  const std::string memoryKey = memoryKeyOf(root, digest);
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (auto it = memory_.find(memoryKey); it != memory_.end()) return it->second;
   }
-  const std::optional<std::string> text = readWholeFile(cacheFile(root, key), kMaxEntryBytes);
+  const std::optional<std::string> text = readWholeFile(cacheFile(root, digest), kMaxEntryBytes);
   if (!text) return std::nullopt;
   try {
     json j = json::parse(*text);
-    if (j.at("key").get<std::string>() != key) return std::nullopt;  // hash collision
+    if (j.at("keyCheck").get<std::string>() != fingerprint128(key)) return std::nullopt;  // a collision of the name
     CachedReview review = cachedReviewFromJson(j.at("review"));
     std::lock_guard<std::mutex> lock(mu_);
     remember(memoryKey, review);
@@ -96,27 +105,31 @@ std::optional<CachedReview> ReviewCache::get(const fs::path& root, const std::st
 }
 
 bool ReviewCache::put(const fs::path& root, const std::string& key, const CachedReview& review) {
+  const std::string digest = digestOf(key);
   {
     std::lock_guard<std::mutex> lock(mu_);
-    remember(root.string() + '\0' + key, review);
+    remember(memoryKeyOf(root, digest), review);
   }
   // Only into a real directory of the git directory's (never through a planted symlink).
   const std::optional<fs::path> dir = ownDirectory(git::gitDirectory(root), fs::path("revline") / "cache");
   if (!dir) return false;
-  const json j{{"key", key}, {"review", toJson(review)}};
-  const bool written = writeFileAtomically(cacheFile(root, key), j.dump(1, ' ', false, json::error_handler_t::replace));
+  // A second digest of the key, not the key: that holds the whole diff (an entry
+  // past kMaxEntryBytes, never read back, for a large workspace review).
+  const json j{{"keyCheck", fingerprint128(key)}, {"review", toJson(review)}};
+  const bool written = writeFileAtomically(cacheFile(root, digest), j.dump(1, ' ', false, json::error_handler_t::replace));
   pruneCacheDirectory(*dir, kDiskEntries);
   return written;
 }
 
 void ReviewCache::forget(const fs::path& root, const std::string& key) {
+  const std::string digest = digestOf(key);
   {
     std::lock_guard<std::mutex> lock(mu_);
-    const std::string memoryKey = root.string() + '\0' + key;
+    const std::string memoryKey = memoryKeyOf(root, digest);
     if (memory_.erase(memoryKey)) order_.erase(std::find(order_.begin(), order_.end(), memoryKey));
   }
   std::error_code ec;
-  fs::remove(cacheFile(root, key), ec);
+  fs::remove(cacheFile(root, digest), ec);
 }
 
 bool hunkHolds(const diff::Hunk& hunk, const contract::Finding& finding) {
@@ -156,6 +169,14 @@ void ReviewCache::remember(const std::string& memoryKey, const CachedReview& rev
     memory_.erase(order_.front());
     order_.pop_front();
   }
+}
+
+std::size_t ReviewCache::memoryKeyBytes() {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::size_t bytes = 0;
+  for (const auto& entry : memory_) bytes += entry.first.size();
+  for (const auto& k : order_) bytes += k.size();
+  return bytes;
 }
 
 std::size_t ReviewCache::memoryEntries() {

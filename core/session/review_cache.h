@@ -46,15 +46,17 @@ void pruneCacheDirectory(const std::filesystem::path& dir, std::size_t keep);
 
 // Reviews keyed by provider, model, prompt version, the review settings and the
 // annotated diff. Thread-safe. Disk errors are ignored (the cache is an
-// optimisation). Memory holds only the most recent entries (each key holds a
-// whole diff, and a long session saves thousands of distinct ones); older ones
-// are read from disk.
+// optimisation). Memory holds only the most recent entries (a long session
+// saves thousands of distinct diffs), each under a digest of its key (a key holds
+// the whole diff); older ones are read from disk.
 class ReviewCache {
  public:
   static constexpr std::size_t kMemoryEntries = 32;
   // Files kept on disk per repository; older ones are pruned (one per distinct diff).
   static constexpr std::size_t kDiskEntries = 256;
   std::size_t memoryEntries();
+  // The bytes of the keys memory holds (digests: a few dozen bytes an entry, whatever the diff).
+  std::size_t memoryKeyBytes();
 
   // `options` through review::settingsKey: editing a setting that changes what
   // a review publishes is not answered from cache; `intent` is the commit
@@ -72,7 +74,7 @@ class ReviewCache {
   void remember(const std::string& memoryKey, const CachedReview& review);
 
   std::mutex mu_;
-  std::map<std::string, CachedReview> memory_;  // by root + key
+  std::map<std::string, CachedReview> memory_;  // by root + the key's digest
   std::deque<std::string> order_;               // memory_'s keys, oldest first
 };
 

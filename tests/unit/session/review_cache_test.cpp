@@ -185,6 +185,31 @@ TEST(ReviewCache, MemoryIsBounded) {
   EXPECT_LE(cache.memoryEntries(), ReviewCache::kMemoryEntries);
 }
 
+// An editor session of workspace reviews of a large change (1,460 files of
+// rails checked out from an older tag): the server's RSS grew by ~35 MB a review
+// up to 1.1 GB, as memory kept each entry under its key, which holds the whole
+// annotated diff, twice. It keeps a digest of the key now. And the entry on disk
+// held the key too: past the 8 MiB a read takes, it was written on every save
+// and never read back.
+TEST(ReviewCache, AReviewOfALargeDiffKeepsLittleInMemoryAndIsReadBackFromDisk) {
+  testing::TempRepo repo;
+  ReviewCache cache;
+  const std::string bigDiff(9 << 20, 'x');
+  auto key = [&](int n) { return ReviewCache::key("openai", "m", "File: a.c\n" + std::to_string(n) + bigDiff, {}); };
+  for (int n = 0; n < static_cast<int>(ReviewCache::kMemoryEntries); ++n)
+    cache.put(repo.root(), key(n), CachedReview{{sample("id-" + std::to_string(n))}, {}});
+  EXPECT_LT(cache.memoryKeyBytes(), ReviewCache::kMemoryEntries * 2 * (repo.root().string().size() + 64));
+  for (const auto& e : std::filesystem::directory_iterator(git::gitDirectory(repo.root()) / "revline" / "cache"))
+    EXPECT_LT(std::filesystem::file_size(e.path()), 64u << 10) << e.path();
+
+  ReviewCache restarted;  // nothing in memory: from disk
+  const auto back = restarted.get(repo.root(), key(3));
+  ASSERT_TRUE(back);
+  ASSERT_EQ(back->findings.size(), 1u);
+  EXPECT_EQ(back->findings[0].id, "id-3");
+  EXPECT_FALSE(restarted.get(repo.root(), key(999)));
+}
+
 TEST(GitDirectory, FollowsAGitFile) {
   testing::TempDir dir;
   std::ofstream(dir.path() / ".git") << "gitdir: elsewhere/.git\n";

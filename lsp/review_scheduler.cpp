@@ -575,6 +575,15 @@ void Server::applyOutcome(Job& job, JobOutcome& outcome) {
   const std::string verdict(contract::toString(review::decideVerdict(shown, job.config.review.policy, result.evidence)));
   std::string endMessage = std::to_string(shown.size()) + (shown.size() == 1 ? " finding" : " findings") + ", verdict " + verdict;
   if (!outcome.notInChange.empty()) endMessage = "not reviewed: " + *job.path + " " + outcome.notInChange;
+  // The saved file itself left out by the selection (minified, a lock file,
+  // vendored, generated, an exclude glob): said as such, not "verdict APPROVE".
+  if (job.path && outcome.notInChange.empty())
+    for (const auto& s : result.outcome.coverage.filesSkipped)
+      if (s.path == *job.path && !s.partial) {
+        endMessage = "not reviewed: " + reports::skippedFileText(s);
+        logMessage(MessageType::Log, "revline: " + reports::skippedFileText(s));
+        break;
+      }
   if (dismissedCount) endMessage += " (" + std::to_string(dismissedCount) + " dismissed)";
   // The cap is said where the count is, and once shown while it holds: an
   // unmarked line past it must not read as clean.

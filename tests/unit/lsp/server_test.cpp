@@ -680,6 +680,27 @@ TEST_F(Fixture, SavingAFileGitIgnoresSaysItIsNotReviewed) {
   EXPECT_EQ(c.stop(), 0);
 }
 
+// Saving a file the selection leaves out (a minified bundle, a lock file): its
+// review ended "0 findings, verdict APPROVE" with no word of why nothing was
+// found, while `revline review` lists it as skipped.
+TEST_F(Fixture, SavingAFileTheSelectionLeavesOutSaysItIsNotReviewed) {
+  Script s;
+  LspClient c(scripted(s, /*sync=*/true));
+  c.initialize(rootUri(), json::object(), {{"window", {{"workDoneProgress", true}}}});
+  const std::string bundle(3000, 'x');
+  repo.write("vendor.js", "var a=1;" + bundle + "eval(window.name);\n");
+  const std::string bundleUri = uriFromPath((std::filesystem::canonical(repo.root()) / "vendor.js").string());
+  c.notify("textDocument/didSave", {{"textDocument", {{"uri", bundleUri}}}});
+  c.acceptProgressCreate();
+  const std::string end = c.progressEnd().value("message", "");
+  EXPECT_EQ(end.rfind("not reviewed: vendor.js: minified file (a line of 3026 characters); name it in include", 0), 0u)
+      << end;
+  EXPECT_EQ(end.find("APPROVE"), std::string::npos) << end;
+  EXPECT_EQ(s.calls, 0);
+  EXPECT_TRUE(c.notification("textDocument/publishDiagnostics")["params"]["diagnostics"].empty());
+  EXPECT_EQ(c.stop(), 0);
+}
+
 // `:e new/dir/x.py` before the folders exist: the warning "nothing here is
 // reviewed: ... does not exist" was shown, though the file is reviewed once written.
 TEST_F(Fixture, ANewFileInFoldersNotMadeYetBelongsToTheRepositoryAbove) {

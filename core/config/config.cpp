@@ -180,6 +180,31 @@ class Reader {
 
 }  // namespace
 
+namespace {
+
+bool modelProvider(const std::string& provider) {
+  return provider == "openai" || provider == "anthropic" || provider == "ollama";
+}
+
+// model, base_url and api_key_env go with the model provider they were set for:
+// a user config for Ollama on a LAN box, then `--provider openai`, sent
+// OPENAI_API_KEY over plain HTTP to that box (and asked it for the Ollama model).
+void bindRoutingToProvider(const Config& base, Config& out, const json& object) {
+  const bool namesAnother = object.contains("provider") && modelProvider(out.provider) &&
+                            !base.routingProvider.empty() && base.routingProvider != out.provider;
+  if (namesAnother) {
+    if (!object.contains("model")) out.model.clear();
+    if (!object.contains("base_url")) out.baseUrl.clear();
+    if (!object.contains("api_key_env")) out.apiKeyEnv.clear();
+    out.routingProvider.clear();
+  }
+  if (object.contains("model") || object.contains("base_url") || object.contains("api_key_env")) {
+    if (modelProvider(out.provider)) out.routingProvider = out.provider;
+  }
+}
+
+}  // namespace
+
 bool isConfigKey(const std::string& name) {
   for (const detail::KeySpec& key : detail::configKeys())
     if (key.name == name) return true;
@@ -195,6 +220,7 @@ Config applyJson(const Config& base, const json& object, const std::string& orig
   // warns of the moved-from parameter's std::set at every call otherwise.
   Config out = base;
   Reader(origin).object(out, object, detail::configKeys(), "");
+  bindRoutingToProvider(base, out, object);
   return out;
 }
 

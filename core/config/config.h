@@ -23,6 +23,12 @@ struct Config {
   std::string baseUrl;                        // empty: the provider's default
   std::string apiKeyEnv;                      // empty: the provider's default variable
   std::string cassette;                       // replay provider: path of the cassette
+  // The model provider that model, base_url and api_key_env were set for (the
+  // provider of the layer that set them, or below it); empty: set with no model
+  // provider named, they go with whichever is chosen. A later layer that names
+  // another model provider without them does not send its requests, and the
+  // key, to the host and model meant for this one: they are reset to its defaults.
+  std::string routingProvider;
   StructuredOutput structuredOutput = StructuredOutput::Native;
   std::chrono::milliseconds connectTimeout{std::chrono::seconds(10)};
   std::chrono::milliseconds readTimeout{std::chrono::seconds(120)};

@@ -61,6 +61,34 @@ TEST(UntrustedRepository, ConfigCannotSendTheKeyOrTheCodeAnywhere) {
   EXPECT_NE(r.err.find("run `revline trust " + c.root().string() + "`"), std::string::npos) << r.err;
 }
 
+// The user's own config sets Ollama on a LAN box; `revline review --provider
+// openai`, as PROVIDERS.md shows it, sent OPENAI_API_KEY to that box over plain
+// HTTP, and asked it for the Ollama model. A provider named by a later layer
+// takes its own defaults for model, base_url and api_key_env.
+TEST(WhereTheKeyGoes, AProviderChosenByAFlagDoesNotTakeAnotherProvidersHost) {
+  Clone c;
+  FakeServer ollamaBox, proxy;  // the proxy refuses every tunnel: nothing leaves the machine
+  fs::create_directories(c.xdg.path() / "revline");
+  std::ofstream(c.xdg.path() / "revline" / "config.json")
+      << R"({"provider": "ollama", "base_url": ")" << ollamaBox.url() << R"(", "model": "qwen2.5-coder:7b"})";
+  auto r = testing::runShell(c.env() + "OPENAI_API_KEY=sk-proj-Not4TheOllamaBox HTTPS_PROXY=" + proxy.url() + " " +
+                                 shellQuote(REVLINE_BINARY) + " review --provider openai",
+                             c.repo.root());
+  EXPECT_EQ(ollamaBox.requestCount(), 0u) << "the OpenAI key went to the Ollama host";
+  EXPECT_EQ(r.exitCode, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("api.openai.com:443"), std::string::npos) << r.err;  // its own default, through the proxy
+  EXPECT_EQ(r.err.find("qwen2.5-coder"), std::string::npos) << r.err;
+
+  // Named with its own host in the same layer, that host is used.
+  FakeServer mine;
+  mine.enqueue(Reply::fromFixture("openai_review.json"));
+  r = testing::runShell(c.env() + "OPENAI_API_KEY=sk-x " + shellQuote(REVLINE_BINARY) +
+                            " review --provider openai --model test --base-url " + mine.url("/v1"),
+                        c.repo.root());
+  EXPECT_EQ(ollamaBox.requestCount(), 0u);
+  EXPECT_EQ(mine.requestCount(), 1u) << r.out << r.err;
+}
+
 // A .gitattributes that marks the changed file `-diff` (or `binary`) does not
 // hide its change: before, git showed "Binary files differ", no line reached
 // the review, and it approved with "reviewed 2 of 2 files".

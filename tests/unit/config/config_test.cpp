@@ -81,6 +81,35 @@ TEST(ApplyJson, LayersOnTopOfTheBase) {
   EXPECT_EQ(c.review.policy.blockingSeverity, Severity::Minor);
 }
 
+// model, base_url and api_key_env go with the model provider they were set
+// for: another one named by a later layer (a trusted .revline.json, the editor's
+// settings, a flag) without them takes its own defaults, never that host.
+TEST(ApplyJson, ModelHostAndKeyVariableGoWithTheirProvider) {
+  const Config user = applyJson(Config{}, json{{"provider", "ollama"}, {"base_url", "http://gpu-box.lan:11434"},
+                                               {"model", "qwen2.5-coder:7b"}, {"api_key_env", "BOX_KEY"}},
+                                "user config");
+  const Config openai = applyJson(user, json{{"provider", "openai"}}, "option --provider");
+  EXPECT_EQ(openai.baseUrl, "");
+  EXPECT_EQ(openai.model, "");
+  EXPECT_EQ(openai.apiKeyEnv, "");
+  EXPECT_EQ(applyJson(openai, json{{"model", "gpt-4.1-mini"}}, "option --model").model, "gpt-4.1-mini");
+  // The same provider again (the editor's settings repeat it) keeps them.
+  EXPECT_EQ(applyJson(user, json{{"provider", "ollama"}}, "editor").baseUrl, "http://gpu-box.lan:11434");
+  // Through a layer that picks the offline reviewer, and back.
+  const Config offline = applyJson(user, json{{"provider", "builtin"}}, ".revline.json");
+  EXPECT_EQ(applyJson(offline, json{{"provider", "ollama"}}, "editor").baseUrl, "http://gpu-box.lan:11434");
+  EXPECT_EQ(applyJson(offline, json{{"provider", "anthropic"}}, "option --provider").baseUrl, "");
+  // Named with its own host, that host; the rest are the new provider's defaults.
+  const Config gateway =
+      applyJson(user, json{{"provider", "openai"}, {"base_url", "https://gw.corp.example/v1"}}, ".revline.json");
+  EXPECT_EQ(gateway.baseUrl, "https://gw.corp.example/v1");
+  EXPECT_EQ(gateway.model, "");
+  EXPECT_EQ(applyJson(gateway, json{{"provider", "anthropic"}}, "editor").baseUrl, "");
+  // Set with no model provider named, they go with whichever is chosen.
+  const Config local = applyJson(Config{}, json{{"base_url", "http://127.0.0.1:8080/v1"}}, "user config");
+  EXPECT_EQ(applyJson(local, json{{"provider", "openai"}}, "option --provider").baseUrl, "http://127.0.0.1:8080/v1");
+}
+
 TEST(ApplyJson, EmptyCategoryListNeverBlocks) {
   const Config c = applyJson(Config{}, json{{"policy", {{"blocking_categories", json::array()}}}}, "x");
   EXPECT_TRUE(c.review.policy.blockingCategories.empty());

@@ -299,7 +299,27 @@ int embeddedErrorStatus(const std::string& body) {
   return status >= 400 && status <= 599 ? status : 0;
 }
 
+LastingFailure lastingFailure(int status, const std::string& body) {
+  if (status != 429 && (status < 500 || status > 599)) return LastingFailure::None;
+  std::string lower = body.substr(0, 64 * 1024);
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  auto says = [&](std::initializer_list<const char*> words) {
+    return std::any_of(words.begin(), words.end(), [&](const char* w) { return lower.find(w) != std::string::npos; });
+  };
+  if (status == 429) return says({"enforced_spend_limit", "spend limit"}) ? LastingFailure::SpendLimit : LastingFailure::None;
+  if (says({"exceed_context_size", "context size has been exceeded", "exceeds the available context size",
+            "context_length_exceeded"}))
+    return LastingFailure::OverContext;
+  if (says({"requires --jinja", "unsupported param: tools"})) return LastingFailure::NoTools;
+  if (says({"response_format type must be", "json_schema is not supported"})) return LastingFailure::NoSchema;
+  if (says({"requires more system memory", "llama runner process has terminated", "cudamalloc failed",
+            "failed to allocate"}))
+    return LastingFailure::OutOfMemory;
+  return LastingFailure::None;
+}
+
 bool retryableStatus(int status, const std::string& body) {
+  if (lastingFailure(status, body) != LastingFailure::None) return false;
   // Not a rate: no quota left, or one request larger than the per-minute limit
   // (OpenAI's 429 "Request too large for gpt-4o ... on tokens per minute").
   if (status == 429)

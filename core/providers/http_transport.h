@@ -80,8 +80,15 @@ std::optional<std::chrono::milliseconds> retryAfter(
     const HttpResponse& response,
     std::chrono::system_clock::time_point now = std::chrono::system_clock::now());
 
+// A failure the server's own words say waiting does not fix, though its status
+// (500, 429) says "try again": llama.cpp answers 500 for a request over its
+// context, for `tools` without --jinja and for json_schema on older builds;
+// Ollama 500 for a model larger than the memory; Anthropic 429 for a spend limit.
+enum class LastingFailure { None, OverContext, NoTools, NoSchema, OutOfMemory, SpendLimit };
+LastingFailure lastingFailure(int status, const std::string& body);
+
 // True when the status is worth another try (408, 409, 429 except insufficient_quota and
-// "Request too large", 5xx).
+// "Request too large", 5xx), and the body names no LastingFailure.
 bool retryableStatus(int status, const std::string& body);
 
 // The HTTP status a body that is an error object names (`{"error": {"code": 502,

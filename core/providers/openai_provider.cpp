@@ -56,7 +56,10 @@ OpenAiProvider::OpenAiProvider(RemoteSettings settings)
 
 bool OpenAiProvider::adaptToRejection(const HttpResponse& response) {
   if (settings_.structuredOutput != config::StructuredOutput::Native) return false;
-  if (response.status != 400 && response.status != 422) return false;
+  // llama.cpp before json_schema support: 500 "response_format type must be one of ...".
+  if (response.status != 400 && response.status != 422 &&
+      lastingFailure(response.status, response.body) != LastingFailure::NoSchema)
+    return false;
   // "Function calling with a response mime type: 'application/json' is unsupported"
   // (Gemini 2.x, tools and a schema together), "This response_format type is
   // unavailable now" (DeepSeek), "json_schema is not supported": the server
@@ -67,7 +70,8 @@ bool OpenAiProvider::adaptToRejection(const HttpResponse& response) {
   if (overContextWindow(providerErrorCode(response.body), message)) return false;
   const std::string lower = lowered(message);
   bool refusesSchema = false;
-  for (const char* words : {"response_format", "json_schema", "response mime type", "response_schema"})
+  // Groq: "json mode cannot be combined with tool/function calling".
+  for (const char* words : {"response_format", "json_schema", "response mime type", "response_schema", "json mode"})
     refusesSchema |= lower.find(words) != std::string::npos;
   if (!refusesSchema) return false;
   settings_.structuredOutput = config::StructuredOutput::Prompt;

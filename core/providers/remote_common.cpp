@@ -238,6 +238,12 @@ void throwHttpError(const Endpoint& endpoint, const std::string& path, const Htt
   const std::string retried =
       res.retries > 0 ? " after " + std::to_string(res.retries) + (res.retries == 1 ? " retry" : " retries") : "";
   const std::string http = "HTTP " + std::to_string(status);
+  const LastingFailure lasting = lastingFailure(status, res.body);
+  const std::string windowFix =
+      "; the request was more than the model's context window holds: set max_input_tokens (or --max-input-tokens N) "
+      "below that window, and revline splits the change into requests that fit";
+  const std::string toolsFix = "; the server or model does not take tool calls: set max_tool_calls to 0 (or "
+                               "--max-tool-calls 0) to review without repository tools";
 
   if (status == 401 || status == 403) {
     std::string what = endpoint.apiKey.empty()
@@ -247,9 +253,18 @@ void throwHttpError(const Endpoint& endpoint, const std::string& path, const Htt
     throw ProviderError(Kind::Auth, p + ": " + what + " (" + http + " from " + url + ": " + message + ")");
   }
   if (status == 404) {
+    // OpenRouter: "No endpoints found that support tool use" (the model exists, without tools).
+    const std::string lower = lowered(message);
+    if (lower.find("tool use") != std::string::npos || lower.find("support tool") != std::string::npos)
+      throw ProviderError(Kind::BadRequest, p + " rejected the request (" + http + " from " + url + "): " + message + toolsFix);
     throw ProviderError(Kind::NotFound, p + ": model \"" + endpoint.model + "\" or endpoint " + url +
                                             " not found (" + http + ": " + message +
                                             "); check --model and --base-url" + (hint404.empty() ? "" : "; " + hint404));
+  }
+  if (lasting == LastingFailure::SpendLimit) {
+    throw ProviderError(Kind::Quota, p + ": the account's spend limit is reached (" + http + " from " + url + ": " +
+                                         message + "); raise the limit in the provider's console, or wait for the "
+                                         "next billing period. Not retried: waiting minutes does not help");
   }
   if (status == 429 && (code == "insufficient_quota" || res.body.find("insufficient_quota") != std::string::npos)) {
     throw ProviderError(Kind::Quota, p + ": the account has no quota left (insufficient_quota: " + message +
@@ -286,14 +301,28 @@ void throwHttpError(const Endpoint& endpoint, const std::string& path, const Htt
                          (lower.find("support") != std::string::npos || lower.find("enable") != std::string::npos ||
                           lower.find("not allowed") != std::string::npos);
     throw ProviderError(Kind::BadRequest, p + " rejected the request (" + http + " from " + url + "): " + said +
-                                              (overWindow
-                                                   ? "; the request was more than the model's context window holds: set "
-                                                     "max_input_tokens (or --max-input-tokens N) below that window, and "
-                                                     "revline splits the change into requests that fit"
-                                               : noTools
-                                                   ? "; the server or model does not take tool calls: set max_tool_calls "
-                                                     "to 0 (or --max-tool-calls 0) to review without repository tools"
-                                                   : ""));
+                                              (overWindow ? windowFix : noTools ? toolsFix : ""));
+  }
+  if (lasting != LastingFailure::None) {  // a 5xx the server's words say is no passing failure: not retried
+    std::string fix;
+    switch (lasting) {
+      case LastingFailure::OverContext: fix = windowFix; break;
+      case LastingFailure::NoTools: fix = toolsFix; break;
+      case LastingFailure::NoSchema:
+        fix = "; the server takes no json_schema output: set \"structured_output\": \"prompt\" (the schema goes in "
+              "the prompt)";
+        break;
+      case LastingFailure::OutOfMemory:
+        fix = "; the server could not run model \"" + endpoint.model +
+              "\" with this request's context (out of memory, or its runner stopped, most often for the same "
+              "reason): lower max_input_tokens (or --max-input-tokens N; the context revline asks for follows it), "
+              "or choose a smaller model";
+        break;
+      default: break;
+    }
+    const std::string said = !message.empty() && message.back() == '.' ? message.substr(0, message.size() - 1) : message;
+    throw ProviderError(Kind::BadRequest, p + " failed the request (" + http + " from " + url + "): " + said + fix +
+                                              ". Not retried: the server's answer says waiting does not help");
   }
   if (status >= 600)  // no HTTP status: not a server error to wait out
     throw ProviderError(Kind::Protocol, p + ": " + url + " answered with status " + std::to_string(status) +

@@ -216,5 +216,41 @@ TEST(DefaultBudget, SmallContextModelsAndRouterNames) {
   EXPECT_EQ(config::defaultInputTokens("openai", "meta-llama/llama-3.1-70b-instruct"), 24000);
 }
 
+// A model larger than the machine's memory (Ollama's 500, or its runner killed
+// for it), and Anthropic's spend limit (a 429 with no Retry-After): each was
+// retried twice and called temporary ("try again later"). Sent once, with the fix.
+TEST(LastingFailures, OutOfMemoryAndASpendLimitAreNotRetried) {
+  auto failure = [](review::Provider& provider, std::string& message) {
+    try {
+      provider.complete(testing::sampleRequest(), CancelToken());
+    } catch (const ProviderError& e) {
+      message = e.what();
+      return e.kind();
+    }
+    return Kind::Protocol;
+  };
+  for (const char* body : {R"j({"error":"model requires more system memory (11.2 GiB) than is available (7.6 GiB)"})j",
+                           R"({"error":"llama runner process has terminated: signal: killed"})"}) {
+    FakeServer server;
+    server.enqueue(Reply{500, body, {}, {}});
+    SleepRecorder sleeps;
+    OllamaProvider provider(settingsFor(server.url(), sleeps));
+    std::string msg;
+    EXPECT_EQ(failure(provider, msg), Kind::BadRequest) << msg;
+    EXPECT_NE(msg.find("lower max_input_tokens (or --max-input-tokens N"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("or choose a smaller model"), std::string::npos) << msg;
+    EXPECT_EQ(server.requestCount(), 1u);
+  }
+  FakeServer server;
+  server.enqueue(Reply{429, R"({"type":"error","error":{"type":"rate_limit_error","message":"You have reached your specified workspace API usage limits.","details":{"error_code":"enforced_spend_limit_reached"}}})", {}, {}});
+  SleepRecorder sleeps;
+  AnthropicProvider provider(settingsFor(server.url(), sleeps, {{"ANTHROPIC_API_KEY", "sk-ant-test"}}));
+  std::string msg;
+  EXPECT_EQ(failure(provider, msg), Kind::Quota) << msg;
+  EXPECT_NE(msg.find("spend limit"), std::string::npos) << msg;
+  EXPECT_EQ(msg.find("try again later"), std::string::npos) << msg;
+  EXPECT_EQ(server.requestCount(), 1u);
+}
+
 }  // namespace
 }  // namespace revline::providers

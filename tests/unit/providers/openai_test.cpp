@@ -309,6 +309,69 @@ TEST(OpenAi, ARequestOverTheContextWindowNamesTheTokenBudget) {
   }
 }
 
+// Failures a server answers with a "try again" status (500, 429) whose words
+// say waiting does not help: llama.cpp over its context, without --jinja for
+// tools, an older build without json_schema; OpenRouter's model without tools
+// (404). Each was retried twice and ended "try again later" or "check --model".
+// Now: sent once, and the fix named.
+TEST(OpenAi, AServerErrorThatWaitingDoesNotFixIsNotRetriedAndNamesTheFix) {
+  const std::vector<std::pair<Reply, std::string>> cases = {
+      {Reply{500, R"({"error":{"code":500,"message":"Context size has been exceeded.","type":"server_error"}})", {}, {}},
+       "set max_input_tokens (or --max-input-tokens N) below that window"},
+      {Reply{500, R"({"error":{"code":500,"message":"the request exceeds the available context size","type":"exceed_context_size_error"}})", {}, {}},
+       "set max_input_tokens (or --max-input-tokens N) below that window"},
+      {Reply{500, R"({"error":{"code":500,"message":"tools param requires --jinja flag","type":"server_error"}})", {}, {}},
+       "set max_tool_calls to 0 (or --max-tool-calls 0)"},
+      {Reply{500, R"({"error":{"code":500,"message":"Unsupported param: tools","type":"server_error"}})", {}, {}},
+       "set max_tool_calls to 0 (or --max-tool-calls 0)"},
+      {Reply{404, R"({"error":{"message":"No endpoints found that support tool use. To learn more about provider routing, visit: https://openrouter.ai/docs/provider-routing","code":404}})", {}, {}},
+       "set max_tool_calls to 0 (or --max-tool-calls 0)"},
+  };
+  for (const auto& [reply, fix] : cases) {
+    FakeServer server;
+    server.enqueue(reply);
+    SleepRecorder sleeps;
+    OpenAiProvider provider(settingsFor(server.url("/v1"), sleeps));
+    std::string msg;
+    EXPECT_EQ(kindOf([&] { provider.complete(testing::sampleRequest(), CancelToken()); }, &msg), Kind::BadRequest) << msg;
+    EXPECT_NE(msg.find(fix), std::string::npos) << msg;
+    EXPECT_EQ(msg.find("try again later"), std::string::npos) << msg;
+    EXPECT_EQ(msg.find(".;"), std::string::npos) << msg;
+    EXPECT_EQ(server.requestCount(), 1u) << msg;
+  }
+  // A passing 500 is still retried.
+  FakeServer server;
+  server.enqueue(Reply{500, R"({"error":{"message":"upstream hiccup"}})", {}, {}});
+  server.enqueue(Reply::fromFixture("openai_review.json"));
+  SleepRecorder sleeps;
+  OpenAiProvider provider(settingsFor(server.url("/v1"), sleeps));
+  EXPECT_EQ(provider.complete(testing::sampleRequest(), CancelToken()).finish, FinishReason::Stop);
+  EXPECT_EQ(server.requestCount(), 2u);
+}
+
+// llama.cpp before json_schema support (500 "response_format type must be one
+// of ...") and Groq with tools (400 "json mode cannot be combined with
+// tool/function calling"): the schema goes into the prompt, as for a 400 refusal.
+TEST(OpenAi, LlamaCppAndGroqRefusalsOfTheSchemaPutItInThePrompt) {
+  for (const Reply& refusal :
+       {Reply{500, R"({"error":{"code":500,"message":"response_format type must be one of \"text\" or \"json_object\", but got: json_schema","type":"server_error"}})", {}, {}},
+        Reply{400, R"({"error":{"message":"json mode cannot be combined with tool/function calling","type":"invalid_request_error"}})", {}, {}}}) {
+    FakeServer server;
+    server.enqueue(refusal);
+    server.enqueue(Reply::fromFixture("openai_review.json"));
+    SleepRecorder sleeps;
+    auto settings = settingsFor(server.url("/v1"), sleeps);
+    settings.model = "model-" + std::to_string(refusal.status);  // the prompt mode is kept per endpoint and model
+    OpenAiProvider provider(settings);
+    const auto answer = provider.complete(testing::sampleRequest(), CancelToken());
+    EXPECT_EQ(answer.finish, FinishReason::Stop);
+    ASSERT_EQ(server.requestCount(), 2u);
+    EXPECT_FALSE(json::parse(server.requests()[1].body).contains("response_format"));
+    ASSERT_EQ(answer.notes.size(), 1u);
+    EXPECT_NE(answer.notes[0].find("refused json_schema output"), std::string::npos) << answer.notes[0];
+  }
+}
+
 // A server that refuses json_schema output (OpenAI's own refusal of a schema;
 // Gemini 2.x, which takes no schema together with tools and wraps its error in
 // an array) is sent the same request again with the schema in the prompt, once:

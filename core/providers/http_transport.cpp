@@ -318,6 +318,13 @@ LastingFailure lastingFailure(int status, const std::string& body) {
   return LastingFailure::None;
 }
 
+bool modelLoading(int status, const std::string& body) {
+  if (status != 503) return false;
+  std::string lower = body.substr(0, 4096);
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return lower.find("loading model") != std::string::npos;
+}
+
 bool retryableStatus(int status, const std::string& body) {
   if (lastingFailure(status, body) != LastingFailure::None) return false;
   // Not a rate: no quota left, or one request larger than the per-minute limit
@@ -583,6 +590,9 @@ HttpResponse HttpTransport::postJson(const std::string& path,
   const std::string url = base_.str() + path;
   auto cancelled = [&] { return Cancelled(providerName_ + ": the request to " + url + " was cancelled"); };
   int unanswered = 0;  // tries sent and given up without an answer: each may be billed
+  // A model loads for tens of seconds: polled, not given up after a second of backoff.
+  constexpr std::chrono::milliseconds kLoadingPoll{5000};
+  std::chrono::milliseconds loadingWaited{0};
   auto failure = [&](Kind kind, const std::string& message) {
     ProviderError error(kind, message);
     error.setUnanswered(unanswered);
@@ -602,10 +612,16 @@ HttpResponse HttpTransport::postJson(const std::string& path,
       HttpResponse& res = attempt.response;
       res.retries = retry;
       res.unanswered = unanswered;
-      if (!retryableStatus(res.status, res.body) || retry >= options_.maxRetries) return std::move(res);
-      auto asked = retryAfter(res);
-      if (asked && *asked > options_.maxRetryAfter) return std::move(res);  // the caller says how long was asked
-      delay = asked ? *asked : backoff(retry);
+      if (modelLoading(res.status, res.body) && !retryAfter(res) && loadingWaited + kLoadingPoll <= options_.readTimeout) {
+        loadingWaited += kLoadingPoll;
+        delay = kLoadingPoll;
+        --retry;  // a load waited for is no failed try
+      } else {
+        if (!retryableStatus(res.status, res.body) || retry >= options_.maxRetries) return std::move(res);
+        auto asked = retryAfter(res);
+        if (asked && *asked > options_.maxRetryAfter) return std::move(res);  // the caller says how long was asked
+        delay = asked ? *asked : backoff(retry);
+      }
     } else {
       // Sent, and the server reached: a reply that never came in time, came cut, or too large.
       if (attempt.deadline || attempt.tooLarge || attempt.error == httplib::Error::Read) ++unanswered;

@@ -87,6 +87,10 @@ std::optional<std::chrono::milliseconds> retryAfter(
 enum class LastingFailure { None, OverContext, NoTools, NoSchema, OutOfMemory, SpendLimit };
 LastingFailure lastingFailure(int status, const std::string& body);
 
+// A server still loading its model (llama.cpp's 503 "Loading model", with no
+// Retry-After): waited for, every few seconds up to read_timeout_ms in all.
+bool modelLoading(int status, const std::string& body);
+
 // True when the status is worth another try (408, 409, 429 except insufficient_quota and
 // "Request too large", 5xx), and the body names no LastingFailure.
 bool retryableStatus(int status, const std::string& body);

@@ -333,6 +333,8 @@ void throwHttpError(const Endpoint& endpoint, const std::string& path, const Htt
     // A wait asked for longer than revline waits out (over 60 s) is said, as for a 429.
     std::string wait;
     if (auto ra = retryAfter(res)) wait = "; the server asks to wait " + waitAsked(*ra);
+    if (modelLoading(status, res.body))
+      wait += "; the server was still loading the model after revline waited read_timeout_ms for it";
     throw ProviderError(Kind::Server, p + ": server error " + http + (label.empty() ? "" : " (" + label + ")") +
                                           retried + " from " + url + ": " + message + wait + "; try again later");
   }

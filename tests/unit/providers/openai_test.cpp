@@ -349,6 +349,34 @@ TEST(OpenAi, AServerErrorThatWaitingDoesNotFixIsNotRetriedAndNamesTheFix) {
   EXPECT_EQ(server.requestCount(), 2u);
 }
 
+// llama-server answers 503 "Loading model" (no Retry-After) while it loads,
+// for tens of seconds: revline gave up after two backoffs (~1.5 s). It polls
+// every 5 s for up to read_timeout_ms, then says the load did not finish.
+TEST(OpenAi, AServerLoadingTheModelIsWaitedFor) {
+  const Reply loading{503, R"({"error":{"code":503,"message":"Loading model","type":"unavailable_error"}})", {}, {}};
+  FakeServer server;
+  for (int i = 0; i < 6; ++i) server.enqueue(loading);
+  server.enqueue(Reply::fromFixture("openai_review.json"));
+  SleepRecorder sleeps;
+  auto settings = settingsFor(server.url("/v1"), sleeps);
+  settings.transport.readTimeout = std::chrono::seconds(120);
+  OpenAiProvider provider(settings);
+  EXPECT_EQ(provider.complete(testing::sampleRequest(), CancelToken()).finish, FinishReason::Stop);
+  EXPECT_EQ(server.requestCount(), 7u);
+  EXPECT_EQ(*sleeps.sleeps, std::vector<std::chrono::milliseconds>(6, std::chrono::seconds(5)));
+
+  FakeServer never;  // still loading after read_timeout_ms (10 s: two polls), then the usual two retries
+  for (int i = 0; i < 5; ++i) never.enqueue(loading);
+  SleepRecorder waits;
+  auto shortWait = settingsFor(never.url("/v1"), waits);
+  shortWait.transport.readTimeout = std::chrono::seconds(10);
+  OpenAiProvider impatient(shortWait);
+  std::string msg;
+  EXPECT_EQ(kindOf([&] { impatient.complete(testing::sampleRequest(), CancelToken()); }, &msg), Kind::Server);
+  EXPECT_NE(msg.find("still loading the model after revline waited read_timeout_ms"), std::string::npos) << msg;
+  EXPECT_EQ(never.requestCount(), 5u);
+}
+
 // llama.cpp before json_schema support (500 "response_format type must be one
 // of ...") and Groq with tools (400 "json mode cannot be combined with
 // tool/function calling"): the schema goes into the prompt, as for a 400 refusal.

@@ -42,6 +42,14 @@ std::string listProblems(const contract::ReplyParse& parse) {
   return out;
 }
 
+// A tool call the model wrote into its text, which the server's tool-call parser
+// did not read (vLLM without --tool-call-parser: Qwen's `<tool_call>{...}</tool_call>`;
+// Llama's `<function=read_file>{...}</function>`): never run, and no JSON answer either.
+bool textualToolCall(const std::string& text) {
+  return text.find("<tool_call>") != std::string::npos || text.find("<function=") != std::string::npos ||
+         text.find("<|python_tag|>") != std::string::npos;
+}
+
 void checkCancelled(const CancelToken& cancel) {
   if (cancel.cancelled()) throw Cancelled();
 }
@@ -63,6 +71,7 @@ AttemptResult runAttempts(Provider& provider, ModelRequest request, const Attemp
   int refusedReplies = 0;
   bool budgetAnnounced = false;
   contract::ReplyParse last;
+  bool wroteToolCallAsText = false;  // the last answer: a tool call the server did not parse
   // What the conversation spent, for a ContractFailure (a failure is still paid for).
   auto spent = [&] {
     Usage u = result.usage;
@@ -177,12 +186,23 @@ AttemptResult runAttempts(Provider& provider, ModelRequest request, const Attemp
     }
     // Feedback: the model's own answer as its turn, then every problem.
     request.messages.push_back({Role::Assistant, response.text, {}, {}});
-    request.messages.push_back({Role::User, contract::feedbackMessage(parse), {}, {}});
+    std::string feedback = contract::feedbackMessage(parse);
+    wroteToolCallAsText = textualToolCall(response.text);
+    if (wroteToolCallAsText)
+      feedback += "\n\nYour reply wrote a tool call as text, which is not run. Call tools through the tool-calling "
+                  "interface, or give the final JSON answer now.";
+    request.messages.push_back({Role::User, std::move(feedback), {}, {}});
     last = std::move(parse);
   }
   throw ContractFailure("the model's answer did not meet the review contract after " +
                             std::to_string(result.attempts) + (result.attempts == 1 ? " attempt" : " attempts") +
-                            "; problems in the last answer:" + listProblems(last),
+                            "; problems in the last answer:" + listProblems(last) +
+                            (wroteToolCallAsText
+                                 ? "\nThe answer was a tool call written as text (<tool_call>, <function=...>), which "
+                                   "the server did not read as a tool call: start it with its tool-call parser (vLLM: "
+                                   "--enable-auto-tool-choice --tool-call-parser hermes for Qwen models), or set "
+                                   "max_tool_calls to 0 (or --max-tool-calls 0) to review without repository tools"
+                                 : ""),
                         spent());
 }
 

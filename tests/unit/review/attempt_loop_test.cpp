@@ -93,5 +93,42 @@ TEST(AttemptLoop, AModelThatOnlyAsksForToolsPastItsBudgetIsStoppedSoon) {
   EXPECT_EQ(model.calls, 5 + 3) << "five replies to spend the 40 calls, two more refused, the third ends it";
 }
 
+// Writes its tool call into the text, as Qwen does on a vLLM started without
+// --tool-call-parser: the server hands it back as content, not as a tool call.
+class ToolCallAsText : public Provider {
+ public:
+  std::vector<ModelRequest> sent;
+  std::string name() const override { return "t"; }
+  std::string model() const override { return "t1"; }
+  ModelResponse complete(const ModelRequest& request, const CancelToken&) override {
+    sent.push_back(request);
+    ModelResponse r;
+    r.text = "<tool_call>\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"a.c\"}}\n</tool_call>";
+    return r;
+  }
+};
+
+// It ended "/summary is missing" twice, with no word of the tool call: the
+// retry tells the model, and the failure names the server's setting.
+TEST(AttemptLoop, AToolCallWrittenAsTextIsSaidToTheModelAndInTheFailure) {
+  ToolCallAsText model;
+  OneTool tools;
+  ModelRequest first;
+  first.messages.push_back({Role::User, "<diff>\n</diff>", {}, {}});
+  try {
+    runAttempts(model, first, {2, 5, 0}, &tools, CancelToken());
+    FAIL() << "no answer, yet no failure";
+  } catch (const ContractFailure& e) {
+    const std::string said = e.what();
+    EXPECT_NE(said.find("a tool call written as text"), std::string::npos) << said;
+    EXPECT_NE(said.find("--tool-call-parser"), std::string::npos) << said;
+    EXPECT_NE(said.find("--max-tool-calls 0"), std::string::npos) << said;
+  }
+  ASSERT_EQ(model.sent.size(), 2u);
+  EXPECT_NE(model.sent[1].messages.back().text.find("Your reply wrote a tool call as text, which is not run"),
+            std::string::npos)
+      << model.sent[1].messages.back().text;
+}
+
 }  // namespace
 }  // namespace revline::review

@@ -21,7 +21,10 @@ json watchedFilesRegistration(const fs::path& userConfig, bool relativePatterns)
   // kind 7: create | change | delete.
   json watchers = json::array({json{{"globPattern", "**/.revline.json"}, {"kind", 7}},
                                json{{"globPattern", "**/.git/HEAD"}, {"kind", 7}},
-                               json{{"globPattern", "**/.git/index"}, {"kind", 7}}});
+                               json{{"globPattern", "**/.git/index"}, {"kind", 7}},
+                               // A submodule's and a linked work tree's index live in the superproject's .git.
+                               json{{"globPattern", "**/.git/modules/**/index"}, {"kind", 7}},
+                               json{{"globPattern", "**/.git/worktrees/*/index"}, {"kind", 7}}});
   if (!userConfig.empty() && userConfig.is_absolute()) {
     // Based on the config home ($XDG_CONFIG_HOME or ~/.config), which exists
     // even before `revline trust` creates revline/config.json in it.
@@ -45,6 +48,7 @@ WatchedKind classifyWatched(const std::string& path, const fs::path& userConfig)
   if (p.filename() == "HEAD" && p.parent_path().filename() == ".git") return WatchedKind::Repository;
   if (p.filename() == ".git") return WatchedKind::Repository;
   if (p.filename() == "index" && p.parent_path().filename() == ".git") return WatchedKind::GitState;
+  if (p.filename() == "index" && p.generic_string().find("/.git/") != std::string::npos) return WatchedKind::OtherGitState;
   return WatchedKind::Other;
 }
 
@@ -62,6 +66,7 @@ void Server::handleDidChangeWatchedFiles(const json& params) {
   const fs::path userConfig = config::userConfigPath();
   bool configChanged = false;
   std::vector<fs::path> gitStateChanged;  // the work trees of the .git directories reported
+  bool anyGitStateChanged = false;        // a submodule's or linked work tree's index
   for (const auto& change : p.changes) {
     std::string path;
     try {
@@ -74,6 +79,7 @@ void Server::handleDidChangeWatchedFiles(const json& params) {
       case WatchedKind::UserConfig: configChanged = true; break;
       case WatchedKind::Repository: rootByDir_.clear(); [[fallthrough]];  // a repository appeared or went
       case WatchedKind::GitState: gitStateChanged.push_back(fs::path(path).parent_path().parent_path()); break;
+      case WatchedKind::OtherGitState: anyGitStateChanged = true; break;  // whose work tree: not told by the path
       case WatchedKind::Other: break;
     }
     if (change.type == kFileDeleted) forgetIfGone(change.uri);  // its findings go with it
@@ -82,6 +88,10 @@ void Server::handleDidChangeWatchedFiles(const json& params) {
   std::set<fs::path> roots;
   for (const auto& dir : gitStateChanged)
     if (auto root = repositoryOf(dir)) roots.insert(*root);
+  if (anyGitStateChanged)  // every repository with findings shown: a git diff each, nothing sent
+    for (const auto& entry : files_)
+      if (!entry.second.findings.empty()) roots.insert(entry.second.root);
+  if (!roots.empty() || anyGitStateChanged) ++gitStateChanges_;
   for (const auto& root : roots) recheckShownFindings(root);
 }
 

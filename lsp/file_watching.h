@@ -18,7 +18,8 @@ namespace revline::lsp {
 constexpr const char* kWatchRegistrationId = "revline-watched-files";
 
 // Params of client/registerCapability for workspace/didChangeWatchedFiles:
-// `**/.revline.json`, `**/.git/HEAD`, `**/.git/index` and the user config `userConfig` (absolute;
+// `**/.revline.json`, `**/.git/HEAD`, git's indexes (`**/.git/index`, a
+// submodule's and a linked work tree's) and the user config `userConfig` (absolute;
 // empty: there is none to watch). The user config lies outside the workspace,
 // so its watcher is an LSP 3.17 RelativePattern (base: the config home) when the
 // client takes those, else an absolute glob (left out when the path holds glob
@@ -27,7 +28,9 @@ json watchedFilesRegistration(const std::filesystem::path& userConfig, bool rela
 
 // Repository: a .git appeared or went (HEAD, the .git itself); GitState: git's
 // index changed (commit, stash, reset, add). A checkout writes both.
-enum class WatchedKind { Config, UserConfig, Repository, GitState, Other };
+// OtherGitState: the index of a submodule (.git/modules/NAME/index) or of a
+// linked work tree (.git/worktrees/NAME/index), whose work tree is elsewhere.
+enum class WatchedKind { Config, UserConfig, Repository, GitState, OtherGitState, Other };
 // What a changed file (by path) means to the server.
 WatchedKind classifyWatched(const std::string& path, const std::filesystem::path& userConfig);
 

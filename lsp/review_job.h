@@ -36,6 +36,7 @@ struct Server::Job {
   bool recheckOnly = false;         // no review: the diff now of shownFiles, to drop findings it no longer holds
   std::chrono::steady_clock::time_point due;
   std::uint64_t opensBefore = 0;    // Server::opens_ when queued: a document opened later may read otherwise
+  std::uint64_t gitStateBefore = 0; // Server::gitStateChanges_ when queued
   CancelToken cancel;
   // The files of this repository that have findings shown, (uri, repository-relative
   // path): the worker tells which of them no longer exist (deleted, renamed away).

@@ -105,6 +105,7 @@ void Server::scheduleReview(const fs::path& file, bool immediate, std::optional<
   if (auto e = configErrors_.find(*root); e != configErrors_.end()) job->configError = e->second;
   job->reportProgress = clientProgress_;
   job->opensBefore = opens_;
+  job->gitStateBefore = gitStateChanges_;
   job->shownFiles = filesShownIn(job->root);
   job->due = Clock::now() + std::chrono::milliseconds(immediate ? 0 : debounceFor(job->config));
   job->reply = std::move(reply);
@@ -123,6 +124,7 @@ void Server::scheduleWorkspaceReview(const fs::path& root, bool immediate, std::
   if (auto e = configErrors_.find(root); e != configErrors_.end()) job->configError = e->second;
   job->reportProgress = clientProgress_;
   job->opensBefore = opens_;
+  job->gitStateBefore = gitStateChanges_;
   job->shownFiles = filesShownIn(job->root);
   job->due = Clock::now() + std::chrono::milliseconds(immediate ? 0 : debounceFor(job->config));
   job->reply = std::move(reply);
@@ -561,6 +563,9 @@ void Server::applyOutcome(Job& job, JobOutcome& outcome) {
   for (const auto& w : result.outcome.warnings) logMessage(MessageType::Warning, "revline: " + w);
   const std::vector<review::PublishedFinding>& findings = result.outcome.findings;
   publishFindingsOf(result);
+  // git's index or HEAD changed since this review was asked for (a commit while
+  // the model answered): what it published is checked against the diff now.
+  if (gitStateChanges_ != job.gitStateBefore) recheckShownFindings(job.root);
   if (job.cacheOnly) return;
   lastFailureShown_.clear();
   // Dismissed findings are counted apart; the verdict is policy's, over the others.
@@ -584,6 +589,16 @@ void Server::applyOutcome(Job& job, JobOutcome& outcome) {
         logMessage(MessageType::Log, "revline: " + reports::skippedFileText(s));
         break;
       }
+  // Of the working tree: the files left out by choice are named after the verdict
+  // (a lock file alone changed: "0 findings, verdict APPROVE; left out: ...").
+  if (!job.path) {
+    constexpr std::size_t kNamed = 3;
+    std::vector<std::string> leftOut;
+    for (const auto& s : result.outcome.coverage.filesSkipped)
+      if (!s.partial && !s.overLimit) leftOut.push_back(reports::skippedFileText(s));
+    for (std::size_t i = 0; i < leftOut.size() && i < kNamed; ++i) endMessage += (i ? "; " : "; left out: ") + leftOut[i];
+    if (leftOut.size() > kNamed) endMessage += "; and " + std::to_string(leftOut.size() - kNamed) + " more";
+  }
   if (dismissedCount) endMessage += " (" + std::to_string(dismissedCount) + " dismissed)";
   // The cap is said where the count is, and once shown while it holds: an
   // unmarked line past it must not read as clean.

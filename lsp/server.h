@@ -256,6 +256,10 @@ class Server : public MessageHandler {
   // the reopened text may no longer be (lsp/review_scheduler.cpp, publishing).
   std::uint64_t opens_ = 0;
   std::map<std::string, std::uint64_t> openedAt_;  // by uri
+  // Changes of git's index or HEAD the watcher reported: a review that read its
+  // diff before one (a commit while the model answered) is checked again once
+  // published (recheckShownFindings), or its findings stay on committed lines.
+  std::uint64_t gitStateChanges_ = 0;
   std::map<std::string, FileState> files_;                       // by uri
   std::map<std::string, std::string> uriByPath_;                 // canonical path -> client's uri
   struct KnownRoot {

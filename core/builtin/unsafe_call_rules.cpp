@@ -214,7 +214,12 @@ bool cStringCallShape(std::string_view name, const std::vector<Tokens>& args, bo
   if (literalDestination) return false;
   const std::size_t least = name == "vsprintf" ? 3 : 2;
   const std::size_t most = name == "sprintf" ? std::size_t(-1) : least;
-  if (args.size() > most) return false;
+  // A comma between template arguments (`std::pair<const char*, int>(u, 1).first`)
+  // splits no argument: with a '<' among them, more than expected is no sign.
+  const bool templateComma = std::any_of(args.begin(), args.end(), [](const Tokens& arg) {
+    return std::any_of(arg.begin(), arg.end(), [](const Token& tok) { return tok.is("<"); });
+  });
+  if (args.size() > most && !templateComma) return false;
   return !closed || args.size() >= least;  // cut off at the span: more may follow
 }
 

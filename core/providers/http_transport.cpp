@@ -299,21 +299,48 @@ int embeddedErrorStatus(const std::string& body) {
   return status >= 400 && status <= 599 ? status : 0;
 }
 
+namespace {
+// The error's own message (`error.message`, an `error` string, `message`) and
+// type, lower-cased; empty for a body that is no JSON error.
+std::pair<std::string, std::string> errorWords(const std::string& body) {
+  const nlohmann::json j = parseReplyJson(body);
+  if (!j.is_object()) return {};
+  auto text = [](const nlohmann::json& v) { return v.is_string() ? v.get<std::string>() : std::string(); };
+  std::string message, type;
+  if (j.contains("error") && j["error"].is_object()) {
+    const nlohmann::json& e = j["error"];
+    if (e.contains("message")) message = text(e["message"]);
+    if (e.contains("type")) type = text(e["type"]);
+  } else if (j.contains("error")) {
+    message = text(j["error"]);
+  } else if (j.contains("message")) {
+    message = text(j["message"]);
+  }
+  for (std::string* w : {&message, &type})
+    for (char& c : *w) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return {message, type};
+}
+}  // namespace
+
 LastingFailure lastingFailure(int status, const std::string& body) {
   if (status != 429 && (status < 500 || status > 599)) return LastingFailure::None;
-  std::string lower = body.substr(0, 64 * 1024);
-  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  auto says = [&](std::initializer_list<const char*> words) {
-    return std::any_of(words.begin(), words.end(), [&](const char* w) { return lower.find(w) != std::string::npos; });
+  const std::pair<std::string, std::string> words = errorWords(body);
+  const std::string& message = words.first;  // not a structured binding: a lambda below reads it
+  const std::string& type = words.second;
+  if (status == 429)
+    return body.find("enforced_spend_limit_reached") != std::string::npos ? LastingFailure::SpendLimit
+                                                                            : LastingFailure::None;
+  // How the server's message begins: its failure, not text it quotes (llama.cpp's
+  // "Failed to parse input at pos N: ..." carries the model's own output).
+  auto begins = [&](std::initializer_list<const char*> phrases) {
+    return std::any_of(phrases.begin(), phrases.end(), [&](const char* w) { return message.rfind(w, 0) == 0; });
   };
-  if (status == 429) return says({"enforced_spend_limit", "spend limit"}) ? LastingFailure::SpendLimit : LastingFailure::None;
-  if (says({"exceed_context_size", "context size has been exceeded", "exceeds the available context size",
-            "context_length_exceeded"}))
+  if (type == "exceed_context_size_error" ||
+      begins({"context size has been exceeded", "the request exceeds the available context size"}))
     return LastingFailure::OverContext;
-  if (says({"requires --jinja", "unsupported param: tools"})) return LastingFailure::NoTools;
-  if (says({"response_format type must be", "json_schema is not supported"})) return LastingFailure::NoSchema;
-  if (says({"requires more system memory", "llama runner process has terminated", "cudamalloc failed",
-            "failed to allocate"}))
+  if (begins({"tools param requires --jinja", "unsupported param: tools"})) return LastingFailure::NoTools;
+  if (begins({"response_format type must be"})) return LastingFailure::NoSchema;
+  if (begins({"model requires more system memory", "llama runner process has terminated"}))
     return LastingFailure::OutOfMemory;
   return LastingFailure::None;
 }

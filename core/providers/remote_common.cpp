@@ -333,7 +333,7 @@ void throwHttpError(const Endpoint& endpoint, const std::string& path, const Htt
     // A wait asked for longer than revline waits out (over 60 s) is said, as for a 429.
     std::string wait;
     if (auto ra = retryAfter(res)) wait = "; the server asks to wait " + waitAsked(*ra);
-    if (modelLoading(status, res.body))
+    if (modelLoading(status, res.body) && !retryAfter(res))  // polled (HttpTransport::postJson); else the wait asked is said
       wait += "; the server was still loading the model after revline waited read_timeout_ms for it";
     throw ProviderError(Kind::Server, p + ": server error " + http + (label.empty() ? "" : " (" + label + ")") +
                                           retried + " from " + url + ": " + message + wait + "; try again later");

@@ -1,6 +1,7 @@
 #include "core/review/attempt_loop.h"
 
 #include <algorithm>
+#include <cctype>
 
 #include "core/contract/feedback.h"
 #include "core/contract/reply_parser.h"
@@ -46,8 +47,15 @@ std::string listProblems(const contract::ReplyParse& parse) {
 // did not read (vLLM without --tool-call-parser: Qwen's `<tool_call>{...}</tool_call>`;
 // Llama's `<function=read_file>{...}</function>`): never run, and no JSON answer either.
 bool textualToolCall(const std::string& text) {
-  return text.find("<tool_call>") != std::string::npos || text.find("<function=") != std::string::npos ||
-         text.find("<|python_tag|>") != std::string::npos;
+  auto followedBy = [&](std::size_t at, auto&& wanted) {
+    while (at < text.size() && std::isspace(static_cast<unsigned char>(text[at]))) ++at;
+    return at < text.size() && wanted(text[at]);
+  };
+  for (std::size_t at = text.find("<tool_call>"); at != std::string::npos; at = text.find("<tool_call>", at + 1))
+    if (followedBy(at + 11, [](char c) { return c == '{'; })) return true;
+  for (std::size_t at = text.find("<function="); at != std::string::npos; at = text.find("<function=", at + 1))
+    if (followedBy(at + 10, [](char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; })) return true;
+  return text.find("<|python_tag|>") != std::string::npos;
 }
 
 void checkCancelled(const CancelToken& cancel) {
@@ -72,6 +80,7 @@ AttemptResult runAttempts(Provider& provider, ModelRequest request, const Attemp
   bool budgetAnnounced = false;
   contract::ReplyParse last;
   bool wroteToolCallAsText = false;  // the last answer: a tool call the server did not parse
+  const bool toolsOffered = tools && budget > 0;
   // What the conversation spent, for a ContractFailure (a failure is still paid for).
   auto spent = [&] {
     Usage u = result.usage;
@@ -189,20 +198,25 @@ AttemptResult runAttempts(Provider& provider, ModelRequest request, const Attemp
     std::string feedback = contract::feedbackMessage(parse);
     wroteToolCallAsText = textualToolCall(response.text);
     if (wroteToolCallAsText)
-      feedback += "\n\nYour reply wrote a tool call as text, which is not run. Call tools through the tool-calling "
-                  "interface, or give the final JSON answer now.";
+      feedback += toolsOffered ? "\n\nYour reply wrote a tool call as text, which is not run. Call tools through the "
+                                 "tool-calling interface, or give the final JSON answer now."
+                               : "\n\nYour reply wrote a tool call as text, which is not run: no tools are offered "
+                                 "in this review. Give the final JSON answer now.";
     request.messages.push_back({Role::User, std::move(feedback), {}, {}});
     last = std::move(parse);
   }
   throw ContractFailure("the model's answer did not meet the review contract after " +
                             std::to_string(result.attempts) + (result.attempts == 1 ? " attempt" : " attempts") +
                             "; problems in the last answer:" + listProblems(last) +
-                            (wroteToolCallAsText
+                            (!wroteToolCallAsText ? ""
+                             : toolsOffered
                                  ? "\nThe answer was a tool call written as text (<tool_call>, <function=...>), which "
                                    "the server did not read as a tool call: start it with its tool-call parser (vLLM: "
                                    "--enable-auto-tool-choice --tool-call-parser hermes for Qwen models), or set "
                                    "max_tool_calls to 0 (or --max-tool-calls 0) to review without repository tools"
-                                 : ""),
+                                 : "\nThe answer was a tool call written as text (<tool_call>, <function=...>), though "
+                                   "no tools were offered: this model does not keep to the answer format; try another "
+                                   "model"),
                         spent());
 }
 

@@ -143,6 +143,8 @@ TEST(CStringFunctions, AnotherFunctionOfTheSameNameIsNotTheCOne) {
   EXPECT_EQ(added("log.c", "vsprintf(buf,\n         fmt,\n         ap);\n").size(), 1u);
   EXPECT_EQ(added("log.c", "sprintf(out, \"%s=%s\", key, value);\n").size(), 1u);
   EXPECT_EQ(added("log.c", "return sprintf(out, \"%s\", name);\n").size(), 1u);
+  // A comma between template arguments splits no argument.
+  EXPECT_EQ(added("t.cpp", "strcpy(dst, std::pair<const char*, int>(u, 1).first);\n").size(), 1u);
 }
 
 TEST(PythonCalls, EvalExecAndShellTrue) {

@@ -5,6 +5,7 @@
 // which the client reports as a change of git's index or HEAD.
 #include <gtest/gtest.h>
 
+#include <future>
 #include <memory>
 
 #include "lsp/protocol.h"
@@ -274,6 +275,59 @@ TEST_F(FindingsLifetime, AHunkCommittedOnItsOwnTakesOnlyItsFindings) {
   const json left = published(c, "c.txt");
   ASSERT_EQ(left.size(), 1u);
   EXPECT_EQ(left[0]["range"]["start"]["line"], 21);
+  EXPECT_EQ(c.stop(), 0);
+}
+
+// A submodule's index is in the superproject's .git (.git/modules/NAME/index),
+// a linked work tree's in .git/worktrees/NAME/index: the path does not tell
+// whose work tree changed, so every repository with findings is checked again.
+TEST_F(FindingsLifetime, AnIndexOfASubmoduleOrLinkedWorkTreeChecksEveryRepositoryAgain) {
+  LspClient& c = reviewed(/*opened=*/false);
+  repo.commitAll("done");
+  c.notify("workspace/didChangeWatchedFiles", {{"changes", {{{"uri", uriOf(".git/modules/lib/index")}, {"type", 2}}}}});
+  EXPECT_TRUE(published(c, "a.txt").empty());
+  EXPECT_EQ(c.stop(), 0);
+}
+
+// The commit came while the model was answering: the review, which read the diff
+// before it, published its finding on a line the commit had taken out of the
+// change, and it stayed there (the index event had found nothing to check yet).
+TEST_F(FindingsLifetime, AReviewThatEndsAfterACommitIsCheckedAgainstTheDiffNow) {
+  struct Gate {
+    std::promise<void> entered, release;
+    std::shared_future<void> released = release.get_future().share();
+  };
+  auto gate = std::make_shared<Gate>();
+  class WaitingProvider : public FirstAddedLineProvider {
+   public:
+    WaitingProvider(const diff::Diff& diff, std::shared_ptr<Gate> gate)
+        : FirstAddedLineProvider(diff), gate_(std::move(gate)) {}
+    review::ModelResponse complete(const review::ModelRequest& r, const CancelToken& cancel) override {
+      gate_->entered.set_value();
+      gate_->released.wait();
+      return FirstAddedLineProvider::complete(r, cancel);
+    }
+
+   private:
+    std::shared_ptr<Gate> gate_;
+  };
+  ServerOptions o = options();
+  o.sync = false;
+  o.providerFactory = [gate](const config::Config&, const diff::Diff& diff, const std::filesystem::path&) {
+    return std::make_unique<WaitingProvider>(diff, gate);
+  };
+  repo.write("a.txt", "one changed\ntwo\n");
+  client = std::make_unique<LspClient>(o);
+  LspClient& c = *client;
+  c.initialize(rootUri(), {{"debounce_ms", 0}});
+  save(c, "a.txt");
+  gate->entered.get_future().wait();
+  repo.commitAll("done while the model answers");
+  indexChanged(c);
+  EXPECT_EQ(hover(c, "a.txt", 0), json(nullptr));  // the loop has taken the event
+  gate->release.set_value();
+  EXPECT_EQ(published(c, "a.txt").size(), 1u);  // the review's, on the line it read
+  EXPECT_TRUE(published(c, "a.txt").empty());   // then checked against the diff now
   EXPECT_EQ(c.stop(), 0);
 }
 

@@ -701,6 +701,23 @@ TEST_F(Fixture, SavingAFileTheSelectionLeavesOutSaysItIsNotReviewed) {
   EXPECT_EQ(c.stop(), 0);
 }
 
+// A workspace review that left files out by choice (a lock file) ended
+// "N findings, verdict ..." with no word of them (with the lock file the only
+// change: "0 findings, verdict APPROVE").
+TEST_F(Fixture, AWorkspaceReviewNamesTheFilesItLeftOut) {
+  Script s;
+  LspClient c(scripted(s, /*sync=*/true));
+  c.initialize(rootUri(), {{"review_scope", "workspace"}}, {{"window", {{"workDoneProgress", true}}}});
+  repo.write("package-lock.json", "{\"lockfileVersion\": 3}\n");
+  const std::string lockUri = uriFromPath((std::filesystem::canonical(repo.root()) / "package-lock.json").string());
+  c.notify("textDocument/didSave", {{"textDocument", {{"uri", lockUri}}}});
+  c.acceptProgressCreate();
+  const std::string end = c.progressEnd().value("message", "");
+  EXPECT_NE(end.find("; left out: package-lock.json: lock file"), std::string::npos) << end;
+  c.notification("textDocument/publishDiagnostics");  // a.txt's, reviewed
+  EXPECT_EQ(c.stop(), 0);
+}
+
 // `:e new/dir/x.py` before the folders exist: the warning "nothing here is
 // reviewed: ... does not exist" was shown, though the file is reviewed once written.
 TEST_F(Fixture, ANewFileInFoldersNotMadeYetBelongsToTheRepositoryAbove) {

@@ -339,14 +339,19 @@ TEST(OpenAi, AServerErrorThatWaitingDoesNotFixIsNotRetriedAndNamesTheFix) {
     EXPECT_EQ(msg.find(".;"), std::string::npos) << msg;
     EXPECT_EQ(server.requestCount(), 1u) << msg;
   }
-  // A passing 500 is still retried.
-  FakeServer server;
-  server.enqueue(Reply{500, R"({"error":{"message":"upstream hiccup"}})", {}, {}});
-  server.enqueue(Reply::fromFixture("openai_review.json"));
-  SleepRecorder sleeps;
-  OpenAiProvider provider(settingsFor(server.url("/v1"), sleeps));
-  EXPECT_EQ(provider.complete(testing::sampleRequest(), CancelToken()).finish, FinishReason::Stop);
-  EXPECT_EQ(server.requestCount(), 2u);
+  // A passing 500 is still retried; so is one that only quotes those words: llama.cpp's
+  // parse failure carries the model's own output, which may be C code about memory.
+  for (const char* passing :
+       {R"({"error":{"message":"upstream hiccup"}})",
+        R"({"error":{"code":500,"message":"Failed to parse input at pos 40: fprintf(stderr, \"model requires more system memory\"); /* Context size has been exceeded. */","type":"server_error"}})"}) {
+    FakeServer server;
+    server.enqueue(Reply{500, passing, {}, {}});
+    server.enqueue(Reply::fromFixture("openai_review.json"));
+    SleepRecorder sleeps;
+    OpenAiProvider provider(settingsFor(server.url("/v1"), sleeps));
+    EXPECT_EQ(provider.complete(testing::sampleRequest(), CancelToken()).finish, FinishReason::Stop);
+    EXPECT_EQ(server.requestCount(), 2u) << passing;
+  }
 }
 
 // llama-server answers 503 "Loading model" (no Retry-After) while it loads,
@@ -375,6 +380,17 @@ TEST(OpenAi, AServerLoadingTheModelIsWaitedFor) {
   EXPECT_EQ(kindOf([&] { impatient.complete(testing::sampleRequest(), CancelToken()); }, &msg), Kind::Server);
   EXPECT_NE(msg.find("still loading the model after revline waited read_timeout_ms"), std::string::npos) << msg;
   EXPECT_EQ(never.requestCount(), 5u);
+
+  // A Retry-After is the server's own word: waited as asked, or said, never polled.
+  FakeServer asks;
+  for (int i = 0; i < 3; ++i) asks.enqueue(Reply{503, loading.body, {{"Retry-After", "120"}}, {}});
+  SleepRecorder none;
+  OpenAiProvider told(settingsFor(asks.url("/v1"), none));
+  EXPECT_EQ(kindOf([&] { told.complete(testing::sampleRequest(), CancelToken()); }, &msg), Kind::Server);
+  EXPECT_NE(msg.find("the server asks to wait 120 s"), std::string::npos) << msg;
+  EXPECT_EQ(msg.find("revline waited"), std::string::npos) << msg;
+  EXPECT_TRUE(none.sleeps->empty());
+  asks.expectAllRepliesUsed(false);
 }
 
 // llama.cpp before json_schema support (500 "response_format type must be one

@@ -97,15 +97,20 @@ TEST(AttemptLoop, AModelThatOnlyAsksForToolsPastItsBudgetIsStoppedSoon) {
 // --tool-call-parser: the server hands it back as content, not as a tool call.
 class ToolCallAsText : public Provider {
  public:
+  explicit ToolCallAsText(std::string text = "<tool_call>\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"a.c\"}}\n</tool_call>")
+      : text_(std::move(text)) {}
   std::vector<ModelRequest> sent;
   std::string name() const override { return "t"; }
   std::string model() const override { return "t1"; }
   ModelResponse complete(const ModelRequest& request, const CancelToken&) override {
     sent.push_back(request);
     ModelResponse r;
-    r.text = "<tool_call>\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"a.c\"}}\n</tool_call>";
+    r.text = text_;
     return r;
   }
+
+ private:
+  std::string text_;
 };
 
 // It ended "/summary is missing" twice, with no word of the tool call: the
@@ -128,6 +133,31 @@ TEST(AttemptLoop, AToolCallWrittenAsTextIsSaidToTheModelAndInTheFailure) {
   EXPECT_NE(model.sent[1].messages.back().text.find("Your reply wrote a tool call as text, which is not run"),
             std::string::npos)
       << model.sent[1].messages.back().text;
+
+  // No tools offered (max_tool_calls 0): neither the model nor the user is told to use or turn off tools.
+  ToolCallAsText toolless;
+  try {
+    runAttempts(toolless, first, {2, 0, 0}, nullptr, CancelToken());
+    FAIL() << "no answer, yet no failure";
+  } catch (const ContractFailure& e) {
+    const std::string said = e.what();
+    EXPECT_NE(said.find("though no tools were offered"), std::string::npos) << said;
+    EXPECT_EQ(said.find("--max-tool-calls 0"), std::string::npos) << said;
+  }
+  ASSERT_EQ(toolless.sent.size(), 2u);
+  EXPECT_NE(toolless.sent[1].messages.back().text.find("no tools are offered in this review"), std::string::npos);
+  // Prose that only names the tag is no tool call; Llama's <function=...> form is.
+  for (const auto& [text, isCall] : std::vector<std::pair<std::string, bool>>{
+           {"I did not use `<tool_call>` tags; the change is fine.", false},
+           {"<function=read_file>{\"path\": \"a.c\"}</function>", true}}) {
+    ToolCallAsText writer(text);
+    try {
+      runAttempts(writer, first, {2, 5, 0}, &tools, CancelToken());
+      FAIL() << "no answer, yet no failure";
+    } catch (const ContractFailure& e) {
+      EXPECT_EQ(std::string(e.what()).find("tool call written as text") != std::string::npos, isCall) << e.what();
+    }
+  }
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 // its workspace folder was removed.
 #include <algorithm>
 #include <chrono>
+#include <set>
 #include <system_error>
 
 #include "core/support/repo_file.h"
@@ -19,8 +20,13 @@
 namespace revline::lsp {
 namespace fs = std::filesystem;
 
+namespace {
+constexpr std::size_t kMaxClearedKept = 1000;
+}  // namespace
+
 void Server::forgetFile(const std::string& uri) {
   files_.erase(uri);
+  clearedByDiffChange_.erase(uri);
   publish(uri);  // nothing left: an empty list
 }
 
@@ -105,7 +111,11 @@ void Server::keepFindingsStillInChange(const Job& job, const diff::Diff& change,
     const std::size_t shown = state.findings.size();
     std::erase_if(state.findings, [&](const PlacedFinding& f) { return !stillAdded(f); });
     state.reviewedDiff = current;
-    if (state.findings.size() != shown) publish(uri);
+    if (state.findings.size() != shown) {
+      if (clearedByDiffChange_.size() >= kMaxClearedKept) clearedByDiffChange_.clear();  // bounded; the next save shows them
+      clearedByDiffChange_[uri] = job.root;
+      publish(uri);
+    }
   }
 }
 
@@ -121,13 +131,34 @@ void Server::recheckShownFindings(const fs::path& root) {
     if (edits != editsSinceSave_.end() && !edits->second.empty()) continue;
     job->shownFiles.push_back(std::move(shown));
   }
-  if (job->shownFiles.empty()) return;
+  const bool anyCleared = std::any_of(clearedByDiffChange_.begin(), clearedByDiffChange_.end(),
+                                      [&](const auto& entry) { return entry.second == root; });
+  if (job->shownFiles.empty() && !anyCleared) return;
   // git writes the index and HEAD in several steps (a checkout, a commit's ref
   // then its index): read once they are done.
   constexpr auto kGitSettles = std::chrono::milliseconds(300);
   job->due = std::chrono::steady_clock::now() + kGitSettles;
   job->opensBefore = opens_;
   enqueue(std::move(job));
+}
+
+void Server::restoreClearedFindings(const fs::path& root) {
+  std::vector<std::string> done;
+  std::set<fs::path> lookups;
+  for (const auto& [uri, of] : clearedByDiffChange_) {
+    if (of != root) continue;
+    const auto state = files_.find(uri);
+    if (state == files_.end() || !state->second.findings.empty()) {  // gone, or shows some again
+      done.push_back(uri);
+      continue;
+    }
+    const auto edits = editsSinceSave_.find(uri);
+    if (edits != editsSinceSave_.end() && !edits->second.empty()) continue;  // its next save reviews it
+    lookups.insert(state->second.root / state->second.path);
+  }
+  for (const auto& uri : done) clearedByDiffChange_.erase(uri);
+  const std::string scope = configFor(root).reviewScope;
+  for (const auto& file : lookups) showLastReview(file, root, scope);
 }
 
 std::vector<std::pair<std::string, std::string>> Server::filesShownIn(const fs::path& root) const {

@@ -444,7 +444,10 @@ void Server::applyOutcome(Job& job, JobOutcome& outcome) {
   const std::set<std::string> gone(outcome.goneUris.begin(), outcome.goneUris.end());
   for (const auto& uri : gone) forgetFile(uri);
   if (outcome.shownChange) keepFindingsStillInChange(job, *outcome.shownChange, gone);
-  if (job.recheckOnly) return;
+  if (job.recheckOnly) {
+    if (outcome.kind == JobOutcome::Kind::Reviewed) restoreClearedFindings(job.root);
+    return;
+  }
   auto finish = [&](ReplyValue value, const std::string& progressEnd) {
     if (job.reply) (*job.reply)(std::move(value));
     job.reply.reset();

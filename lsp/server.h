@@ -197,6 +197,10 @@ class Server : public MessageHandler {
   // those the change still adds (keepFindingsStillInChange). No review: nothing is
   // sent. A buffer with unsaved edits is left to its next save.
   void recheckShownFindings(const std::filesystem::path& root);
+  // After a recheck of `root`: the files of it whose findings a change of the diff
+  // took, and that show none now, get the cached review of their diff now, if any
+  // (a cached-review lookup, as on open: nothing is sent).
+  void restoreClearedFindings(const std::filesystem::path& root);
   // (uri, repository-relative path) of the files of `root` that show findings.
   std::vector<std::pair<std::string, std::string>> filesShownIn(const std::filesystem::path& root) const;
 
@@ -260,6 +264,10 @@ class Server : public MessageHandler {
   // diff before one (a commit while the model answered) is checked again once
   // published (recheckShownFindings), or its findings stay on committed lines.
   std::uint64_t gitStateChanges_ = 0;
+  // Files whose findings a change of the diff took (`git stash`), by uri: when
+  // git's state changes again (`git stash pop`), the cached review of their diff
+  // now, if there is one, is shown again (restoreClearedFindings).
+  std::map<std::string, std::filesystem::path> clearedByDiffChange_;
   std::map<std::string, FileState> files_;                       // by uri
   std::map<std::string, std::string> uriByPath_;                 // canonical path -> client's uri
   struct KnownRoot {

@@ -234,22 +234,57 @@ TEST_F(FindingsLifetime, ACommitClearsTheFindingsOfAClosedFile) {
   EXPECT_EQ(c.stop(), 0);
 }
 
-// `git stash`, and (the change committed on a new branch) a checkout back to
-// the branch without it: both leave no line of the change, and the file's
-// findings go. A checkout writes HEAD, which is watched too.
-TEST_F(FindingsLifetime, AStashOrACheckoutClearsTheFindingsTheyTakeOutOfTheChange) {
+// The change committed on a new branch, then a checkout back to the branch
+// without it: no line of the change is left, and the file's findings go. A
+// checkout writes HEAD, which is watched too. (`git stash`: below.)
+TEST_F(FindingsLifetime, ACheckoutClearsTheFindingsItTakesOutOfTheChange) {
   LspClient& c = reviewed(/*opened=*/false);
-  repo.git("stash -q");
-  indexChanged(c);
-  EXPECT_TRUE(published(c, "a.txt").empty());
-  repo.git("stash pop -q");
-  save(c, "a.txt");
-  ASSERT_EQ(published(c, "a.txt").size(), 1u);
   repo.git("checkout -q -b topic");
   repo.commitAll("on topic");
   repo.git("checkout -q -");  // back to the branch without it: a.txt as it was, no change
   c.notify("workspace/didChangeWatchedFiles", {{"changes", {{{"uri", uriOf(".git/HEAD")}, {"type", 2}}}}});
   EXPECT_TRUE(published(c, "a.txt").empty());
+  EXPECT_EQ(c.stop(), 0);
+}
+
+// `git stash`, something else, `git stash pop`: the change is back as it was
+// reviewed, and so are its findings, from the cache (nothing sent), without a
+// save; before, a closed file showed none until its next review.
+TEST_F(FindingsLifetime, AStashPoppedShowsItsFindingsAgain) {
+  auto calls = std::make_shared<int>(0);
+  class Counting : public FirstAddedLineProvider {
+   public:
+    Counting(const diff::Diff& diff, std::shared_ptr<int> calls) : FirstAddedLineProvider(diff), calls_(std::move(calls)) {}
+    review::ModelResponse complete(const review::ModelRequest& r, const CancelToken& cancel) override {
+      ++*calls_;
+      return FirstAddedLineProvider::complete(r, cancel);
+    }
+
+   private:
+    std::shared_ptr<int> calls_;
+  };
+  ServerOptions o = options();
+  o.providerFactory = [calls](const config::Config&, const diff::Diff& diff, const std::filesystem::path&) {
+    return std::make_unique<Counting>(diff, calls);
+  };
+  repo.write("a.txt", "one changed\ntwo\n");
+  client = std::make_unique<LspClient>(o);
+  LspClient& c = *client;
+  c.initialize(rootUri());
+  save(c, "a.txt");
+  ASSERT_EQ(published(c, "a.txt").size(), 1u);
+  repo.git("stash -q");
+  indexChanged(c);
+  EXPECT_TRUE(published(c, "a.txt").empty());
+  repo.git("status --porcelain");  // the editor's git view, meanwhile: nothing to show
+  indexChanged(c);
+  c.expectQuiet();
+  repo.git("stash pop -q");
+  indexChanged(c);
+  const json back = published(c, "a.txt");
+  ASSERT_EQ(back.size(), 1u);
+  EXPECT_EQ(back[0]["range"]["start"]["line"], 0);
+  EXPECT_EQ(*calls, 1) << "shown from the cache";
   EXPECT_EQ(c.stop(), 0);
 }
 

@@ -245,7 +245,10 @@ void throwHttpError(const Endpoint& endpoint, const std::string& path, const Htt
   const std::string toolsFix = "; the server or model does not take tool calls: set max_tool_calls to 0 (or "
                                "--max-tool-calls 0) to review without repository tools";
 
-  if (status == 401 || status == 403) {
+  // Gemini answers a bad key with 400 API_KEY_INVALID ("API key not valid").
+  const bool keyRejected = status == 400 && (lowered(message).find("api key not valid") != std::string::npos ||
+                                             res.body.find("API_KEY_INVALID") != std::string::npos);
+  if (status == 401 || status == 403 || keyRejected) {
     std::string what = endpoint.apiKey.empty()
                            ? "no API key was sent: set the environment variable " + endpoint.apiKeyEnv
                            : "the API key in " + endpoint.apiKeyEnv + " was rejected: check that it is valid" +

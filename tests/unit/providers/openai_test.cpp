@@ -354,6 +354,24 @@ TEST(OpenAi, AServerErrorThatWaitingDoesNotFixIsNotRetriedAndNamesTheFix) {
   }
 }
 
+// LM Studio asked at a path it does not serve (base URL without /v1) answers
+// 200 with an error string; Gemini answers a bad key with 400 API_KEY_INVALID.
+// They read "returned an error" and "rejected the request": the fix is named now.
+TEST(OpenAi, AWrongPathOrABadKeyOfTheseServersNamesTheSetting) {
+  FakeServer server;
+  server.enqueue(Reply::ok(R"j({"error":"Unexpected endpoint or method. (POST /chat/completions)"})j"));
+  server.enqueue(Reply{400, R"([{"error":{"code":400,"message":"API key not valid. Please pass a valid API key.","status":"INVALID_ARGUMENT","details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"API_KEY_INVALID"}]}}])", {}, {}});
+  SleepRecorder sleeps;
+  auto settings = settingsFor(server.url(""), sleeps, {{"GEMINI_API_KEY", "AIza-not-valid"}});
+  settings.apiKeyEnv = "GEMINI_API_KEY";
+  OpenAiProvider provider(settings);
+  std::string msg;
+  EXPECT_EQ(kindOf([&] { provider.complete(testing::sampleRequest(), CancelToken()); }, &msg), Kind::NotFound) << msg;
+  EXPECT_NE(msg.find("check --base-url: OpenAI-compatible servers serve it under /v1"), std::string::npos) << msg;
+  EXPECT_EQ(kindOf([&] { provider.complete(testing::sampleRequest(), CancelToken()); }, &msg), Kind::Auth) << msg;
+  EXPECT_NE(msg.find("the API key in GEMINI_API_KEY was rejected"), std::string::npos) << msg;
+}
+
 // llama-server answers 503 "Loading model" (no Retry-After) while it loads,
 // for tens of seconds: revline gave up after two backoffs (~1.5 s). It polls
 // every 5 s for up to read_timeout_ms, then says the load did not finish.

@@ -88,9 +88,11 @@ void Server::handleDidChangeWatchedFiles(const json& params) {
   std::set<fs::path> roots;
   for (const auto& dir : gitStateChanged)
     if (auto root = repositoryOf(dir)) roots.insert(*root);
-  if (anyGitStateChanged)  // every repository with findings shown: a git diff each, nothing sent
+  if (anyGitStateChanged) {  // every repository with findings shown, or taken by git: a git diff each, nothing sent
     for (const auto& entry : files_)
       if (!entry.second.findings.empty()) roots.insert(entry.second.root);
+    for (const auto& entry : clearedByDiffChange_) roots.insert(entry.second.root);
+  }
   if (!roots.empty() || anyGitStateChanged) ++gitStateChanges_;
   for (const auto& root : roots) recheckShownFindings(root);
 }

@@ -113,7 +113,7 @@ void Server::keepFindingsStillInChange(const Job& job, const diff::Diff& change,
     state.reviewedDiff = current;
     if (state.findings.size() != shown) {
       if (clearedByDiffChange_.size() >= kMaxClearedKept) clearedByDiffChange_.clear();  // bounded; the next save shows them
-      clearedByDiffChange_[uri] = job.root;
+      clearedByDiffChange_[uri] = ClearedFile{job.root, rel};
       publish(uri);
     }
   }
@@ -132,7 +132,7 @@ void Server::recheckShownFindings(const fs::path& root) {
     job->shownFiles.push_back(std::move(shown));
   }
   const bool anyCleared = std::any_of(clearedByDiffChange_.begin(), clearedByDiffChange_.end(),
-                                      [&](const auto& entry) { return entry.second == root; });
+                                      [&](const auto& entry) { return entry.second.root == root; });
   if (job->shownFiles.empty() && !anyCleared) return;
   // git writes the index and HEAD in several steps (a checkout, a commit's ref
   // then its index): read once they are done.
@@ -145,16 +145,16 @@ void Server::recheckShownFindings(const fs::path& root) {
 void Server::restoreClearedFindings(const fs::path& root) {
   std::vector<std::string> done;
   std::set<fs::path> lookups;
-  for (const auto& [uri, of] : clearedByDiffChange_) {
-    if (of != root) continue;
+  for (const auto& [uri, cleared] : clearedByDiffChange_) {
+    if (cleared.root != root) continue;
     const auto state = files_.find(uri);
-    if (state == files_.end() || !state->second.findings.empty()) {  // gone, or shows some again
+    if (state != files_.end() && !state->second.findings.empty()) {  // shows some again
       done.push_back(uri);
       continue;
     }
     const auto edits = editsSinceSave_.find(uri);
     if (edits != editsSinceSave_.end() && !edits->second.empty()) continue;  // its next save reviews it
-    lookups.insert(state->second.root / state->second.path);
+    lookups.insert(cleared.root / cleared.path);  // also one a stash took away whole (`git stash -u`)
   }
   for (const auto& uri : done) clearedByDiffChange_.erase(uri);
   const std::string scope = configFor(root).reviewScope;

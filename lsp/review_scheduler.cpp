@@ -442,7 +442,13 @@ void Server::applyOutcome(Job& job, JobOutcome& outcome) {
     showMessage(MessageType::Warning, "revline: " + git::ignoredSettingsNotice(job.root, shown));
   }
   const std::set<std::string> gone(outcome.goneUris.begin(), outcome.goneUris.end());
-  for (const auto& uri : gone) forgetFile(uri);
+  for (const auto& uri : gone) {
+    const auto it = files_.find(uri);
+    const std::optional<ClearedFile> was =
+        job.recheckOnly && it != files_.end() ? std::optional(ClearedFile{it->second.root, it->second.path}) : std::nullopt;
+    forgetFile(uri);
+    if (was) clearedByDiffChange_[uri] = *was;  // `git stash -u` took it away: `git stash pop` may bring it back
+  }
   if (outcome.shownChange) keepFindingsStillInChange(job, *outcome.shownChange, gone);
   if (job.recheckOnly) {
     if (outcome.kind == JobOutcome::Kind::Reviewed) restoreClearedFindings(job.root);

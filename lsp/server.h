@@ -267,7 +267,11 @@ class Server : public MessageHandler {
   // Files whose findings a change of the diff took (`git stash`), by uri: when
   // git's state changes again (`git stash pop`), the cached review of their diff
   // now, if there is one, is shown again (restoreClearedFindings).
-  std::map<std::string, std::filesystem::path> clearedByDiffChange_;
+  struct ClearedFile {
+    std::filesystem::path root;
+    std::string path;  // repository-relative
+  };
+  std::map<std::string, ClearedFile> clearedByDiffChange_;
   std::map<std::string, FileState> files_;                       // by uri
   std::map<std::string, std::string> uriByPath_;                 // canonical path -> client's uri
   struct KnownRoot {

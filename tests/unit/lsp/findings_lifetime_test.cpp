@@ -288,6 +288,34 @@ TEST_F(FindingsLifetime, AStashPoppedShowsItsFindingsAgain) {
   EXPECT_EQ(c.stop(), 0);
 }
 
+// The same in a submodule or a linked work tree, whose index event does not
+// name its work tree; and for a new file `git stash -u` took away whole.
+TEST_F(FindingsLifetime, AStashPoppedInASubmoduleOrOfANewFileShowsItsFindingsAgain) {
+  LspClient& c = reviewed(/*opened=*/false);
+  const auto modulesIndexChanged = [&] {
+    c.notify("workspace/didChangeWatchedFiles", {{"changes", {{{"uri", uriOf(".git/modules/lib/index")}, {"type", 2}}}}});
+  };
+  repo.git("stash -q");
+  modulesIndexChanged();
+  EXPECT_TRUE(published(c, "a.txt").empty());
+  repo.git("stash pop -q");
+  modulesIndexChanged();
+  EXPECT_EQ(published(c, "a.txt").size(), 1u);
+
+  repo.write("n.txt", "new\n");  // untracked
+  save(c, "n.txt");
+  ASSERT_EQ(published(c, "n.txt").size(), 1u);
+  repo.git("stash -u -q");
+  indexChanged(c);
+  EXPECT_TRUE(published(c, "n.txt").empty());
+  EXPECT_TRUE(published(c, "a.txt").empty());
+  repo.git("stash pop -q");
+  indexChanged(c);
+  EXPECT_EQ(published(c, "n.txt").size(), 1u);
+  EXPECT_EQ(published(c, "a.txt").size(), 1u);
+  EXPECT_EQ(c.stop(), 0);
+}
+
 // `git add -p` of one hunk and a commit: the finding on the other hunk stays,
 // at its line; the one on the committed hunk goes.
 TEST_F(FindingsLifetime, AHunkCommittedOnItsOwnTakesOnlyItsFindings) {

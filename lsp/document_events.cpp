@@ -45,11 +45,15 @@ void Server::showLastReview(const fs::path& file, const fs::path& root, const st
   else scheduleReview(file, true, std::nullopt, json(), /*cacheOnly=*/true);
 }
 
+bool Server::hasUnsavedEdits(const std::string& uri) const {
+  const auto edits = editsSinceSave_.find(uri);
+  return edits != editsSinceSave_.end() && !edits->second.empty();
+}
+
 void Server::handleDidClose(const json& params) {
   auto p = parseParams<DidCloseTextDocumentParams>(params, "textDocument/didClose");
   const std::string& uri = p.textDocument.uri;
-  const auto unsaved = editsSinceSave_.find(uri);
-  const bool discarded = unsaved != editsSinceSave_.end() && !unsaved->second.empty();
+  const bool discarded = hasUnsavedEdits(uri);
   documents_.close(uri);
   editsSinceSave_.erase(uri);
   publishedBeforeChange_.erase(uri);

@@ -125,12 +125,8 @@ void Server::recheckShownFindings(const fs::path& root) {
   job->root = root;
   job->key = "recheck:" + root.string();
   job->config = configFor(root);  // whether git may run the repository's programs
-  for (auto& shown : filesShownIn(root)) {
-    const auto edits = editsSinceSave_.find(shown.first);
-    // Its findings are placed on the buffer, which the diff on disk does not describe.
-    if (edits != editsSinceSave_.end() && !edits->second.empty()) continue;
-    job->shownFiles.push_back(std::move(shown));
-  }
+  for (auto& shown : filesShownIn(root))
+    if (!hasUnsavedEdits(shown.first)) job->shownFiles.push_back(std::move(shown));
   const bool anyCleared = std::any_of(clearedByDiffChange_.begin(), clearedByDiffChange_.end(),
                                       [&](const auto& entry) { return entry.second.root == root; });
   if (job->shownFiles.empty() && !anyCleared) return;
@@ -152,8 +148,7 @@ void Server::restoreClearedFindings(const fs::path& root) {
       done.push_back(uri);
       continue;
     }
-    const auto edits = editsSinceSave_.find(uri);
-    if (edits != editsSinceSave_.end() && !edits->second.empty()) continue;  // its next save reviews it
+    if (hasUnsavedEdits(uri)) continue;  // its next save reviews it
     lookups.insert(cleared.root / cleared.path);  // also one a stash took away whole (`git stash -u`)
   }
   for (const auto& uri : done) clearedByDiffChange_.erase(uri);

@@ -70,20 +70,27 @@ std::string failureMessage(const review::ProviderError& e) {
   return "revline: the review provider failed: " + asSentence(e.what()) + failureHint(e);
 }
 
-// The editor's warning when part of the change was not reviewed (a request limit,
-// a file the diff cannot show), or "": what and why, the first few parts named.
-std::string notReviewedWarning(const review::Coverage& coverage) {
+// The files of `coverage` left out by a limit (`overLimit`) or by choice, the
+// first three named with why ("a.txt: lock file; b.txt: ...; and 4 more"); "" for none.
+std::string leftOutNamed(const review::Coverage& coverage, bool overLimit) {
   constexpr std::size_t kNamed = 3;
   std::vector<const review::SkippedFile*> parts;
   for (const auto& s : coverage.filesSkipped)
-    if (s.overLimit) parts.push_back(&s);
-  if (parts.empty()) return "";
-  std::string message = "revline: part of the change was not reviewed, so a line without a diagnostic is not known "
-                        "to be fine: " + reports::coverageSentence(coverage) + "; left out: ";
+    if (s.overLimit == overLimit && (overLimit || !s.partial)) parts.push_back(&s);
+  std::string named;
   for (std::size_t i = 0; i < parts.size() && i < kNamed; ++i)
-    message += (i == 0 ? "" : "; ") + reports::skippedFileText(*parts[i]);
-  if (parts.size() > kNamed) message += "; and " + std::to_string(parts.size() - kNamed) + " more";
-  return message;
+    named += (i == 0 ? "" : "; ") + reports::skippedFileText(*parts[i]);
+  if (parts.size() > kNamed) named += "; and " + std::to_string(parts.size() - kNamed) + " more";
+  return named;
+}
+
+// The editor's warning when part of the change was not reviewed (a request limit,
+// a file the diff cannot show), or "": what and why, the first few parts named.
+std::string notReviewedWarning(const review::Coverage& coverage) {
+  const std::string parts = leftOutNamed(coverage, /*overLimit=*/true);
+  if (parts.empty()) return "";
+  return "revline: part of the change was not reviewed, so a line without a diagnostic is not known to be fine: " +
+         reports::coverageSentence(coverage) + "; left out: " + parts;
 }
 
 }  // namespace
@@ -600,14 +607,9 @@ void Server::applyOutcome(Job& job, JobOutcome& outcome) {
       }
   // Of the working tree: the files left out by choice are named after the verdict
   // (a lock file alone changed: "0 findings, verdict APPROVE; left out: ...").
-  if (!job.path) {
-    constexpr std::size_t kNamed = 3;
-    std::vector<std::string> leftOut;
-    for (const auto& s : result.outcome.coverage.filesSkipped)
-      if (!s.partial && !s.overLimit) leftOut.push_back(reports::skippedFileText(s));
-    for (std::size_t i = 0; i < leftOut.size() && i < kNamed; ++i) endMessage += (i ? "; " : "; left out: ") + leftOut[i];
-    if (leftOut.size() > kNamed) endMessage += "; and " + std::to_string(leftOut.size() - kNamed) + " more";
-  }
+  if (!job.path)
+    if (const std::string chosen = leftOutNamed(result.outcome.coverage, /*overLimit=*/false); !chosen.empty())
+      endMessage += "; left out: " + chosen;
   if (dismissedCount) endMessage += " (" + std::to_string(dismissedCount) + " dismissed)";
   // The cap is said where the count is, and once shown while it holds: an
   // unmarked line past it must not read as clean.

@@ -197,6 +197,9 @@ class Server : public MessageHandler {
   // those the change still adds (keepFindingsStillInChange). No review: nothing is
   // sent. A buffer with unsaved edits is left to its next save.
   void recheckShownFindings(const std::filesystem::path& root);
+  // Whether `uri` is open with edits since its last save (its findings are placed
+  // on the buffer, which the diff on disk does not describe).
+  bool hasUnsavedEdits(const std::string& uri) const;
   // After a recheck of `root`: the files of it whose findings a change of the diff
   // took, and that show none now, get the cached review of their diff now, if any
   // (a cached-review lookup, as on open: nothing is sent).

@@ -346,10 +346,7 @@ LastingFailure lastingFailure(int status, const std::string& body) {
 }
 
 bool modelLoading(int status, const std::string& body) {
-  if (status != 503) return false;
-  std::string lower = body.substr(0, 4096);
-  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return lower.find("loading model") != std::string::npos;
+  return status == 503 && errorWords(body).first.rfind("loading model", 0) == 0;
 }
 
 bool retryableStatus(int status, const std::string& body) {

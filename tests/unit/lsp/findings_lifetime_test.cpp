@@ -5,6 +5,7 @@
 // which the client reports as a change of git's index or HEAD.
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <future>
 #include <memory>
 
@@ -18,9 +19,10 @@ namespace {
 using revline::testing::TempRepo;
 using testing::LspClient;
 
+// `onCall`, when given, runs at each model call (a test counts them, or holds the answer back).
 class FirstAddedLineProvider : public review::Provider {
  public:
-  explicit FirstAddedLineProvider(const diff::Diff& diff) {
+  explicit FirstAddedLineProvider(const diff::Diff& diff, std::function<void()> onCall = {}) : onCall_(std::move(onCall)) {
     for (const auto& file : diff.files) {
       for (const auto& hunk : file.hunks) {
         bool found = false;
@@ -38,12 +40,14 @@ class FirstAddedLineProvider : public review::Provider {
   std::string name() const override { return "first-added"; }
   std::string model() const override { return "m1"; }
   review::ModelResponse complete(const review::ModelRequest&, const CancelToken&) override {
+    if (onCall_) onCall_();
     review::ModelResponse r;
     r.text = json{{"summary", "s"}, {"verdict", "COMMENT"}, {"findings", findings_}}.dump();
     return r;
   }
 
  private:
+  std::function<void()> onCall_;
   json findings_ = json::array();
 };
 
@@ -59,11 +63,11 @@ struct FindingsLifetime : ::testing::Test {
     return uriFromPath((std::filesystem::canonical(repo.root()) / rel).string());
   }
   std::string rootUri() { return uriFromPath(std::filesystem::canonical(repo.root()).string()); }
-  static ServerOptions options() {
+  static ServerOptions options(std::function<void()> onCall = {}) {
     ServerOptions o;
     o.sync = true;
-    o.providerFactory = [](const config::Config&, const diff::Diff& diff, const std::filesystem::path&) {
-      return std::make_unique<FirstAddedLineProvider>(diff);
+    o.providerFactory = [onCall](const config::Config&, const diff::Diff& diff, const std::filesystem::path&) {
+      return std::make_unique<FirstAddedLineProvider>(diff, onCall);
     };
     return o;
   }
@@ -252,23 +256,8 @@ TEST_F(FindingsLifetime, ACheckoutClearsTheFindingsItTakesOutOfTheChange) {
 // save; before, a closed file showed none until its next review.
 TEST_F(FindingsLifetime, AStashPoppedShowsItsFindingsAgain) {
   auto calls = std::make_shared<int>(0);
-  class Counting : public FirstAddedLineProvider {
-   public:
-    Counting(const diff::Diff& diff, std::shared_ptr<int> calls) : FirstAddedLineProvider(diff), calls_(std::move(calls)) {}
-    review::ModelResponse complete(const review::ModelRequest& r, const CancelToken& cancel) override {
-      ++*calls_;
-      return FirstAddedLineProvider::complete(r, cancel);
-    }
-
-   private:
-    std::shared_ptr<int> calls_;
-  };
-  ServerOptions o = options();
-  o.providerFactory = [calls](const config::Config&, const diff::Diff& diff, const std::filesystem::path&) {
-    return std::make_unique<Counting>(diff, calls);
-  };
   repo.write("a.txt", "one changed\ntwo\n");
-  client = std::make_unique<LspClient>(o);
+  client = std::make_unique<LspClient>(options([calls] { ++*calls; }));
   LspClient& c = *client;
   c.initialize(rootUri());
   save(c, "a.txt");
@@ -361,24 +350,11 @@ TEST_F(FindingsLifetime, AReviewThatEndsAfterACommitIsCheckedAgainstTheDiffNow) 
     std::shared_future<void> released = release.get_future().share();
   };
   auto gate = std::make_shared<Gate>();
-  class WaitingProvider : public FirstAddedLineProvider {
-   public:
-    WaitingProvider(const diff::Diff& diff, std::shared_ptr<Gate> gate)
-        : FirstAddedLineProvider(diff), gate_(std::move(gate)) {}
-    review::ModelResponse complete(const review::ModelRequest& r, const CancelToken& cancel) override {
-      gate_->entered.set_value();
-      gate_->released.wait();
-      return FirstAddedLineProvider::complete(r, cancel);
-    }
-
-   private:
-    std::shared_ptr<Gate> gate_;
-  };
-  ServerOptions o = options();
+  ServerOptions o = options([gate] {
+    gate->entered.set_value();
+    gate->released.wait();
+  });
   o.sync = false;
-  o.providerFactory = [gate](const config::Config&, const diff::Diff& diff, const std::filesystem::path&) {
-    return std::make_unique<WaitingProvider>(diff, gate);
-  };
   repo.write("a.txt", "one changed\ntwo\n");
   client = std::make_unique<LspClient>(o);
   LspClient& c = *client;

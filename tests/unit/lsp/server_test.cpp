@@ -113,6 +113,13 @@ struct Fixture : ::testing::Test {
   }
   std::string rootUri() { return uriFromPath(std::filesystem::canonical(repo.root()).string()); }
   void save(LspClient& c) { c.notify("textDocument/didSave", {{"textDocument", {{"uri", uri}}}}); }
+  // Saves `rel` in a client that takes progress: the message the review's progress ends with.
+  std::string progressEndOfSaving(LspClient& c, const std::string& rel) {
+    const std::string saved = uriFromPath((std::filesystem::canonical(repo.root()) / rel).string());
+    c.notify("textDocument/didSave", {{"textDocument", {{"uri", saved}}}});
+    c.acceptProgressCreate();
+    return c.progressEnd().value("message", "");
+  }
   // Edits and saves a.txt again; the message the save shows.
   std::string editSaveAndShown(LspClient& c) {
     repo.write("a.txt", "one changed again\ntwo\n");
@@ -671,10 +678,7 @@ TEST_F(Fixture, SavingAFileGitIgnoresSaysItIsNotReviewed) {
   repo.write("debug.log", "x\n");
   LspClient c(scripted(s, /*sync=*/true));
   c.initialize(rootUri(), json::object(), {{"window", {{"workDoneProgress", true}}}});
-  const std::string log = uriFromPath((std::filesystem::canonical(repo.root()) / "debug.log").string());
-  c.notify("textDocument/didSave", {{"textDocument", {{"uri", log}}}});
-  c.acceptProgressCreate();
-  EXPECT_EQ(c.progressEnd().value("message", ""), "not reviewed: debug.log is ignored by git");
+  EXPECT_EQ(progressEndOfSaving(c, "debug.log"), "not reviewed: debug.log is ignored by git");
   EXPECT_EQ(s.calls, 0);
   EXPECT_TRUE(c.notification("textDocument/publishDiagnostics")["params"]["diagnostics"].empty());
   EXPECT_EQ(c.stop(), 0);
@@ -689,10 +693,7 @@ TEST_F(Fixture, SavingAFileTheSelectionLeavesOutSaysItIsNotReviewed) {
   c.initialize(rootUri(), json::object(), {{"window", {{"workDoneProgress", true}}}});
   const std::string bundle(3000, 'x');
   repo.write("vendor.js", "var a=1;" + bundle + "eval(window.name);\n");
-  const std::string bundleUri = uriFromPath((std::filesystem::canonical(repo.root()) / "vendor.js").string());
-  c.notify("textDocument/didSave", {{"textDocument", {{"uri", bundleUri}}}});
-  c.acceptProgressCreate();
-  const std::string end = c.progressEnd().value("message", "");
+  const std::string end = progressEndOfSaving(c, "vendor.js");
   EXPECT_EQ(end.rfind("not reviewed: vendor.js: minified file (a line of 3026 characters); name it in include", 0), 0u)
       << end;
   EXPECT_EQ(end.find("APPROVE"), std::string::npos) << end;
@@ -709,10 +710,7 @@ TEST_F(Fixture, AWorkspaceReviewNamesTheFilesItLeftOut) {
   LspClient c(scripted(s, /*sync=*/true));
   c.initialize(rootUri(), {{"review_scope", "workspace"}}, {{"window", {{"workDoneProgress", true}}}});
   repo.write("package-lock.json", "{\"lockfileVersion\": 3}\n");
-  const std::string lockUri = uriFromPath((std::filesystem::canonical(repo.root()) / "package-lock.json").string());
-  c.notify("textDocument/didSave", {{"textDocument", {{"uri", lockUri}}}});
-  c.acceptProgressCreate();
-  const std::string end = c.progressEnd().value("message", "");
+  const std::string end = progressEndOfSaving(c, "package-lock.json");
   EXPECT_NE(end.find("; left out: package-lock.json: lock file"), std::string::npos) << end;
   c.notification("textDocument/publishDiagnostics");  // a.txt's, reviewed
   EXPECT_EQ(c.stop(), 0);

@@ -60,6 +60,20 @@ TEST(AttemptLoop, WithoutToolsNoCallIsMarkedBudgetSpent) {
   EXPECT_EQ(model.sent[1].inputTokenBudget, 0);
 }
 
+// The ContractFailure a conversation over an empty diff ends with (a failed
+// test, and an empty failure, when it answers instead).
+ContractFailure contractFailure(Provider& model, ToolExecutor* tools, const AttemptOptions& options) {
+  ModelRequest first;
+  first.messages.push_back({Role::User, "<diff>\n</diff>", {}, {}});
+  try {
+    runAttempts(model, first, options, tools, CancelToken());
+  } catch (const ContractFailure& e) {
+    return e;
+  }
+  ADD_FAILURE() << "no answer, yet no failure";
+  return ContractFailure("");
+}
+
 // Asks for eight tools in every reply and never answers.
 class ToolsForever : public Provider {
  public:
@@ -81,15 +95,9 @@ class ToolsForever : public Provider {
 TEST(AttemptLoop, AModelThatOnlyAsksForToolsPastItsBudgetIsStoppedSoon) {
   ToolsForever model;
   OneTool tools;
-  ModelRequest first;
-  first.messages.push_back({Role::User, "<diff>\n</diff>", {}, {}});
-  try {
-    runAttempts(model, first, {2, 40, 0}, &tools, CancelToken());
-    FAIL() << "no answer, yet no failure";
-  } catch (const ContractFailure& e) {
-    EXPECT_NE(std::string(e.what()).find("kept calling tools after its budget of 40"), std::string::npos) << e.what();
-    EXPECT_EQ(e.spent().toolCalls, 40);
-  }
+  const ContractFailure e = contractFailure(model, &tools, {2, 40, 0});
+  EXPECT_NE(std::string(e.what()).find("kept calling tools after its budget of 40"), std::string::npos) << e.what();
+  EXPECT_EQ(e.spent().toolCalls, 40);
   EXPECT_EQ(model.calls, 5 + 3) << "five replies to spend the 40 calls, two more refused, the third ends it";
 }
 
@@ -118,17 +126,10 @@ class ToolCallAsText : public Provider {
 TEST(AttemptLoop, AToolCallWrittenAsTextIsSaidToTheModelAndInTheFailure) {
   ToolCallAsText model;
   OneTool tools;
-  ModelRequest first;
-  first.messages.push_back({Role::User, "<diff>\n</diff>", {}, {}});
-  try {
-    runAttempts(model, first, {2, 5, 0}, &tools, CancelToken());
-    FAIL() << "no answer, yet no failure";
-  } catch (const ContractFailure& e) {
-    const std::string said = e.what();
-    EXPECT_NE(said.find("a tool call written as text"), std::string::npos) << said;
-    EXPECT_NE(said.find("--tool-call-parser"), std::string::npos) << said;
-    EXPECT_NE(said.find("--max-tool-calls 0"), std::string::npos) << said;
-  }
+  std::string said = contractFailure(model, &tools, {2, 5, 0}).what();
+  EXPECT_NE(said.find("a tool call written as text"), std::string::npos) << said;
+  EXPECT_NE(said.find("--tool-call-parser"), std::string::npos) << said;
+  EXPECT_NE(said.find("--max-tool-calls 0"), std::string::npos) << said;
   ASSERT_EQ(model.sent.size(), 2u);
   EXPECT_NE(model.sent[1].messages.back().text.find("Your reply wrote a tool call as text, which is not run"),
             std::string::npos)
@@ -136,14 +137,9 @@ TEST(AttemptLoop, AToolCallWrittenAsTextIsSaidToTheModelAndInTheFailure) {
 
   // No tools offered (max_tool_calls 0): neither the model nor the user is told to use or turn off tools.
   ToolCallAsText toolless;
-  try {
-    runAttempts(toolless, first, {2, 0, 0}, nullptr, CancelToken());
-    FAIL() << "no answer, yet no failure";
-  } catch (const ContractFailure& e) {
-    const std::string said = e.what();
-    EXPECT_NE(said.find("though no tools were offered"), std::string::npos) << said;
-    EXPECT_EQ(said.find("--max-tool-calls 0"), std::string::npos) << said;
-  }
+  said = contractFailure(toolless, nullptr, {2, 0, 0}).what();
+  EXPECT_NE(said.find("though no tools were offered"), std::string::npos) << said;
+  EXPECT_EQ(said.find("--max-tool-calls 0"), std::string::npos) << said;
   ASSERT_EQ(toolless.sent.size(), 2u);
   EXPECT_NE(toolless.sent[1].messages.back().text.find("no tools are offered in this review"), std::string::npos);
   // Prose that only names the tag is no tool call; Llama's <function=...> form is.
@@ -151,12 +147,8 @@ TEST(AttemptLoop, AToolCallWrittenAsTextIsSaidToTheModelAndInTheFailure) {
            {"I did not use `<tool_call>` tags; the change is fine.", false},
            {"<function=read_file>{\"path\": \"a.c\"}</function>", true}}) {
     ToolCallAsText writer(text);
-    try {
-      runAttempts(writer, first, {2, 5, 0}, &tools, CancelToken());
-      FAIL() << "no answer, yet no failure";
-    } catch (const ContractFailure& e) {
-      EXPECT_EQ(std::string(e.what()).find("tool call written as text") != std::string::npos, isCall) << e.what();
-    }
+    said = contractFailure(writer, &tools, {2, 5, 0}).what();
+    EXPECT_EQ(said.find("tool call written as text") != std::string::npos, isCall) << said;
   }
 }
 

@@ -112,6 +112,7 @@ void Server::scheduleReview(const fs::path& file, bool immediate, std::optional<
   if (auto e = configErrors_.find(*root); e != configErrors_.end()) job->configError = e->second;
   job->reportProgress = clientProgress_;
   job->opensBefore = opens_;
+  noteGitState(job->root);
   job->gitStateBefore = gitStateChanges_;
   job->shownFiles = filesShownIn(job->root);
   job->due = Clock::now() + std::chrono::milliseconds(immediate ? 0 : debounceFor(job->config));
@@ -131,6 +132,7 @@ void Server::scheduleWorkspaceReview(const fs::path& root, bool immediate, std::
   if (auto e = configErrors_.find(root); e != configErrors_.end()) job->configError = e->second;
   job->reportProgress = clientProgress_;
   job->opensBefore = opens_;
+  noteGitState(job->root);
   job->gitStateBefore = gitStateChanges_;
   job->shownFiles = filesShownIn(job->root);
   job->due = Clock::now() + std::chrono::milliseconds(immediate ? 0 : debounceFor(job->config));

@@ -36,9 +36,11 @@ Server::~Server() {
     for (auto& [key, job] : pending_) job->cancel.cancel();  // stops a probe of it
     workCv_.notify_all();
     probeCv_.notify_all();
+    pollCv_.notify_all();
   }
   if (worker_.joinable()) worker_.join();
   if (prober_.joinable()) prober_.join();
+  if (gitPoller_.joinable()) gitPoller_.join();
   // Results the worker posted that the loop did not run: they would touch this server.
   transport_.discardPosted();
   for (auto& [key, job] : pending_)
@@ -290,9 +292,15 @@ void Server::handleInitialize(const json& params, ReplyOnce& reply) {
 }
 
 void Server::handleInitialized() {
-  if (watchFiles_)
+  if (watchFiles_) {
     transport_.call("client/registerCapability", watchedFilesRegistration(config::userConfigPath(), watchRelativePatterns_),
                     "revline-" + std::to_string(++nextOutgoingId_));
+    return;
+  }
+  // No watchers: a commit in a terminal would leave findings on committed lines
+  // until the next save. The server looks at git's state itself.
+  const auto every = options_.gitStatePoll.value_or(options_.sync ? std::chrono::milliseconds(0) : std::chrono::seconds(1));
+  if (every.count() > 0 && !gitPoller_.joinable()) gitPoller_ = std::thread([this, every] { gitPollerLoop(every); });
 }
 
 void Server::handleDidChangeConfiguration(const json& params) {

@@ -11,8 +11,9 @@
 // which publishes it. Locks guard only the job queue, the statistics and the
 // in-flight table, and no I/O is done while one is held. A third thread, the
 // prober, tells whether a save made while the same review runs changed the diff
-// (lsp/change_probe.cpp). With `sync`, reviews run inline on the loop thread
-// without debounce (tests).
+// (lsp/change_probe.cpp). A fourth, for a client that watches no files, only
+// wakes the loop once a second to look at git's state (lsp/git_state_poll.cpp).
+// With `sync`, reviews run inline on the loop thread without debounce (tests).
 #pragma once
 #include <chrono>
 #include <atomic>
@@ -50,6 +51,9 @@ struct ServerOptions {
   session::GitDiff gitDiff;         // empty: git::diffText
   // What "now" is for the once-a-minute failure popup; empty: steady_clock (tests inject one).
   std::function<std::chrono::steady_clock::time_point()> clock;
+  // How often git's state is looked at for a client that registers no file
+  // watchers (lsp/git_state_poll.cpp); zero: never. Empty: every second, never with sync.
+  std::optional<std::chrono::milliseconds> gitStatePoll;
 };
 
 // Counters for tests and troubleshooting, returned by the `revline/stats` request.
@@ -122,6 +126,14 @@ class Server : public MessageHandler {
   // lsp/file_watching.cpp
   void handleDidChangeWatchedFiles(const json& params);
   void reloadConfigs();  // a config file changed: re-read now (its errors and notices show at once)
+  // lsp/git_state_poll.cpp: for a client that watches no files, the server looks at
+  // git's state itself. The poller thread only wakes the loop every `every`;
+  // pollGitState (loop thread) compares each repository's stamp with the last one.
+  void gitPollerLoop(std::chrono::milliseconds every);
+  void pollGitState();
+  // Keeps `root`'s stamp now, if it has none (a review is queued: a commit while it
+  // runs must read as a change). Nothing when no poller runs.
+  void noteGitState(const std::filesystem::path& root);
   // lsp/diagnostics_delivery.cpp: push (publishDiagnostics) or pull (textDocument/diagnostic).
   void handleDocumentDiagnostic(const json& params, ReplyOnce& reply);
   // lsp/dismiss_commands.cpp: revline.dismissFinding, revline.undismiss, revline.showDismissed.
@@ -275,6 +287,9 @@ class Server : public MessageHandler {
     std::string path;  // repository-relative
   };
   std::map<std::string, ClearedFile> clearedByDiffChange_;
+  // Without watchers (gitPoller_ runs): each repository's git state as last seen
+  // (git::gitStateStamp), looked at again every poll.
+  std::map<std::filesystem::path, std::string> gitStamps_;
   std::map<std::string, FileState> files_;                       // by uri
   std::map<std::string, std::string> uriByPath_;                 // canonical path -> client's uri
   struct KnownRoot {
@@ -339,9 +354,11 @@ class Server : public MessageHandler {
   std::map<std::string, std::shared_ptr<Job>> running_;  // by job key
   std::set<std::string> probes_;                         // job keys whose pending save is to be probed
   std::condition_variable probeCv_;
+  std::condition_variable pollCv_;  // the git-state poller's wait (ends at stopping_)
   bool stopping_ = false;
   std::thread worker_;
   std::thread prober_;
+  std::thread gitPoller_;  // started by `initialized` for a client that registers no watchers
 };
 
 }  // namespace revline::lsp

@@ -8,7 +8,9 @@
 --   4. restart the server -> the cached review is shown without a save, with no provider call;
 --   5. git stash, and Neovim reloads the file (:checktime) -> the finding goes, and a line
 --      typed above its old line does not bring it back;
---   6. the 0.11 `lsp/revline.lua` and the lspconfig config start a server that initializes
+--   6. git stash pop, then a commit in a terminal -> the finding goes without a save (Neovim
+--      watches no files: the server looks at git's state itself);
+--   7. the 0.11 `lsp/revline.lua` and the lspconfig config start a server that initializes
 --      (their init_options: none, or an empty table, which Neovim 0.7 sends as []).
 -- Exits 0 on success, 1 with a message on stderr.
 local TIMEOUT = 10000
@@ -123,7 +125,20 @@ local function run()
   vim.cmd('silent edit!')
   log('stashed and reloaded: the finding is gone and stays gone')
 
-  -- 6. The 0.11 config and the lspconfig config, started as those would start them.
+  -- 6. Committed in a terminal. Neovim registers no file watchers (none on Linux
+  --    in any version), so the server looks at git's index and HEAD itself.
+  sh('git stash pop -q', repo)
+  vim.cmd('silent checktime')
+  wait_for('the finding back after git stash pop', function()
+    return #revline_diagnostics(bufnr) == 1
+  end)
+  sh('git commit -q -a -m done', repo)
+  wait_for('the finding to go after a commit in a terminal, with no save', function()
+    return #revline_diagnostics(bufnr) == 0
+  end)
+  log('committed in a terminal: the finding went without a save')
+
+  -- 7. The 0.11 config and the lspconfig config, started as those would start them.
   local configs = {
     ['lsp/revline.lua'] = dofile(plugin .. '/lsp/revline.lua'),
     ['lspconfig'] = require('revline.lspconfig').default_config,

@@ -398,5 +398,51 @@ TEST_F(FindingsLifetime, ABufferWithUnsavedEditsIsLeftToItsNextSave) {
   EXPECT_EQ(c.stop(), 0);
 }
 
+// A client that registers no file watchers (Neovim on Linux) never reports git's
+// index or HEAD: the server looks at them itself. A commit in a terminal clears
+// the findings without a save; `git reset --soft` (which leaves the index and
+// moves only the branch) brings the change back, and its findings from the
+// cache; a stash and its pop likewise. Nothing is sent to the model again.
+TEST_F(FindingsLifetime, WithoutWatchersTheServerLooksAtGitsStateItself) {
+  auto calls = std::make_shared<int>(0);
+  ServerOptions o = options([calls] { ++*calls; });
+  o.gitStatePoll = std::chrono::milliseconds(20);
+  repo.write("a.txt", "one changed\ntwo\n");
+  client = std::make_unique<LspClient>(o);
+  LspClient& c = *client;
+  c.initialize(rootUri());  // no capabilities: no watchers
+  save(c, "a.txt");
+  ASSERT_EQ(published(c, "a.txt").size(), 1u);
+  repo.commitAll("done");
+  EXPECT_TRUE(published(c, "a.txt").empty());
+  repo.git("reset -q --soft HEAD~1");
+  EXPECT_EQ(published(c, "a.txt").size(), 1u);
+  repo.git("stash -q");
+  EXPECT_TRUE(published(c, "a.txt").empty());
+  repo.git("stash pop -q");
+  EXPECT_EQ(published(c, "a.txt").size(), 1u);
+  EXPECT_EQ(*calls, 1) << "shown from the cache";
+  EXPECT_EQ(c.stop(), 0);
+}
+
+// A client that registers watchers is told by them: the server does not look.
+TEST_F(FindingsLifetime, AClientWithWatchersIsNotPolled) {
+  ServerOptions o = options();
+  o.gitStatePoll = std::chrono::milliseconds(20);
+  repo.write("a.txt", "one changed\ntwo\n");
+  client = std::make_unique<LspClient>(o);
+  LspClient& c = *client;
+  c.initialize(rootUri(), json::object(), {{"workspace", {{"didChangeWatchedFiles", {{"dynamicRegistration", true}}}}}});
+  c.waitFor([](const json& m) { return m.value("method", "") == "client/registerCapability"; }, "the watchers' registration");
+  save(c, "a.txt");
+  ASSERT_EQ(published(c, "a.txt").size(), 1u);
+  repo.commitAll("done");
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // ten polls' time, were there a poller
+  c.expectQuiet();
+  indexChanged(c);  // the client's watcher tells
+  EXPECT_TRUE(published(c, "a.txt").empty());
+  EXPECT_EQ(c.stop(), 0);
+}
+
 }  // namespace
 }  // namespace revline::lsp

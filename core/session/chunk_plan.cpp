@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cstdint>
 #include <map>
 #include <numeric>
 #include <set>
@@ -147,13 +148,18 @@ std::vector<Item> itemize(const std::vector<std::vector<std::vector<std::size_t>
 // files' costs), a piece of a file never goes in a request before the one
 // holding the file's previous piece, so the requests hold a file's pieces from
 // its top down (past the request cap, a small piece from the middle of a file
-// filled the room beside the small files, and the top was left out).
+// filled the room beside the small files, and the top was left out). With
+// `overflow`, at most `maxChunks` chunks: an item that fits none of them goes
+// there, and so do the later pieces of its file (a piece is never sent
+// without the one above it).
 std::vector<Chunk> pack(std::vector<Item> items, std::int64_t capacity, bool sortBySize = true,
-                        const std::vector<FileCost>* piecesOf = nullptr) {
+                        const std::vector<FileCost>* piecesOf = nullptr, std::size_t maxChunks = SIZE_MAX,
+                        std::vector<ChunkPart>* overflow = nullptr) {
   if (sortBySize)
     std::stable_sort(items.begin(), items.end(), [](const Item& a, const Item& b) { return a.tokens > b.tokens; });
   std::vector<Chunk> chunks;
   std::map<std::size_t, std::size_t> lastPieceChunk;  // file -> the chunk of its last piece placed
+  std::set<std::size_t> cutFiles;                     // files a piece of which went to `overflow`
   for (Item& item : items) {
     const std::size_t file = item.parts.front().file;
     const bool piece = piecesOf && isPiece(*piecesOf, item);
@@ -161,6 +167,11 @@ std::vector<Chunk> pack(std::vector<Item> items, std::int64_t capacity, bool sor
     if (auto it = lastPieceChunk.find(file); piece && it != lastPieceChunk.end())
       from += static_cast<std::ptrdiff_t>(it->second);
     auto fits = std::find_if(from, chunks.end(), [&](const Chunk& c) { return c.tokens + item.tokens <= capacity; });
+    if (overflow && ((piece && cutFiles.count(file)) || (fits == chunks.end() && chunks.size() >= maxChunks))) {
+      if (piece) cutFiles.insert(file);
+      overflow->insert(overflow->end(), item.parts.begin(), item.parts.end());
+      continue;
+    }
     if (fits == chunks.end()) fits = chunks.insert(chunks.end(), Chunk{});
     if (piece) lastPieceChunk[file] = static_cast<std::size_t>(fits - chunks.begin());
     fits->parts.insert(fits->parts.end(), item.parts.begin(), item.parts.end());
@@ -181,9 +192,13 @@ std::vector<Chunk> pack(std::vector<Item> items, std::int64_t capacity, bool sor
 // after them, from the file's top down: packed by size, each small file filled
 // the room beside a different piece, and the cap kept one of them with a piece
 // from the middle of a generated file. Less important items still fill the room
-// left in earlier requests (first fit).
+// left in earlier requests (first fit). At most `maxChunks` requests are made:
+// what fits none of them (the least important) goes to `overCap`. Cut after
+// packing, the requests kept were those with the most whole files, and a
+// request of small files beside a piece went while the tail of a big new file
+// was sent without its top.
 std::vector<Chunk> packByRank(const std::vector<Item>& items, const std::vector<FileCost>& files,
-                              std::int64_t capacity) {
+                              std::int64_t capacity, std::size_t maxChunks, std::vector<ChunkPart>& overCap) {
   struct Ranked {
     int rank;
     bool piece;  // of a file too large for one request
@@ -212,7 +227,7 @@ std::vector<Chunk> packByRank(const std::vector<Item>& items, const std::vector<
   });
   std::vector<Item> ordered;
   for (Ranked& r : ranked) ordered.push_back(std::move(r.item));
-  return pack(std::move(ordered), capacity, /*sortBySize=*/false, &files);
+  return pack(std::move(ordered), capacity, /*sortBySize=*/false, &files, maxChunks, &overCap);
 }
 
 }  // namespace
@@ -263,15 +278,17 @@ ChunkPlan planChunks(const std::vector<std::string>& paths, const std::vector<Fi
       bestThreshold = threshold;
     }
   }
-  if (best.size() > static_cast<std::size_t>(std::max(1, maxRequests))) {
+  std::vector<ChunkPart> overCap;
+  if (const auto cap = static_cast<std::size_t>(std::max(1, maxRequests)); best.size() > cap) {
     std::vector<SkippedPart> unused;  // the same parts as tooLarge
-    best = packByRank(itemize(directories, files, capacity, bestThreshold, unused), files, capacity);
+    best = packByRank(itemize(directories, files, capacity, bestThreshold, unused), files, capacity, cap, overCap);
   }
   // The fewest requests any plan needs for what can be sent: a line larger than a request never is.
   std::int64_t sendable = plan.diffTokens;
   for (const SkippedPart& s : tooLarge) sendable -= s.tokens;
   if (capacity > 0) plan.minimumRequests = (std::max<std::int64_t>(0, sendable) + capacity - 1) / capacity;
   plan.skipped = std::move(tooLarge);
+  for (const ChunkPart& p : overCap) plan.skipped.push_back({p, SkippedPart::Why::RequestCap, partTokens(files, p)});
   plan.chunks = std::move(best);
   capRequests(plan, files, maxRequests);
   return plan;
@@ -304,10 +321,47 @@ void capRequests(ChunkPlan& plan, const std::vector<FileCost>& files, int maxReq
     };
     std::stable_sort(chunks.begin(), chunks.end(),
                      [&](const Chunk& a, const Chunk& b) { return weightOf(a) < weightOf(b); });
-    for (std::size_t c = cap; c < chunks.size(); ++c)
+    // By weight, but a request holding a piece of a file is kept only once the
+    // request holding the piece above it is: the tail of a big new file was sent
+    // without its top, which rode in a request of less weight.
+    std::vector<std::set<std::size_t>> waitsFor(chunks.size());  // chunk -> chunks holding a piece just above one of its own
+    std::vector<std::vector<std::size_t>> waitedBy(chunks.size());
+    std::map<std::size_t, std::vector<std::pair<std::size_t, std::size_t>>> piecesByFile;  // file -> (firstHunk, chunk)
+    for (std::size_t c = 0; c < chunks.size(); ++c)
+      for (const ChunkPart& p : chunks[c].parts)
+        if (!isWholeFile(files, p)) piecesByFile[p.file].emplace_back(p.firstHunk, c);
+    for (auto& [file, pieces] : piecesByFile) {
+      std::sort(pieces.begin(), pieces.end());
+      for (std::size_t i = 1; i < pieces.size(); ++i)
+        if (pieces[i].second != pieces[i - 1].second && waitsFor[pieces[i].second].insert(pieces[i - 1].second).second)
+          waitedBy[pieces[i - 1].second].push_back(pieces[i].second);
+    }
+    std::vector<bool> kept(chunks.size(), false);
+    std::set<std::size_t> ready;  // by weight: the lowest index first
+    for (std::size_t c = 0; c < chunks.size(); ++c)
+      if (waitsFor[c].empty()) ready.insert(c);
+    for (std::size_t n = 0; n < cap; ++n) {
+      std::size_t next = 0;
+      if (!ready.empty()) {
+        next = *ready.begin();
+      } else {  // pieces crossed between requests (none waits for nothing): by weight
+        while (kept[next]) ++next;
+      }
+      ready.erase(next);
+      kept[next] = true;
+      for (std::size_t d : waitedBy[next])
+        if (waitsFor[d].erase(next) && waitsFor[d].empty() && !kept[d]) ready.insert(d);
+    }
+    std::vector<Chunk> sent;
+    for (std::size_t c = 0; c < chunks.size(); ++c) {
+      if (kept[c]) {
+        sent.push_back(std::move(chunks[c]));
+        continue;
+      }
       for (const ChunkPart& p : chunks[c].parts)
         plan.skipped.push_back({p, SkippedPart::Why::RequestCap, partTokens(files, p)});
-    chunks.resize(cap);
+    }
+    chunks = std::move(sent);
   }
   auto key = [](const Chunk& c) { return std::tuple(c.parts.front().file, c.parts.front().firstHunk); };
   std::sort(chunks.begin(), chunks.end(), [&](const Chunk& a, const Chunk& b) { return key(a) < key(b); });

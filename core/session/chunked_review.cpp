@@ -559,6 +559,12 @@ RequestPlan planRequests(const diff::Diff& diff, const review::ReviewInputs& inp
     }
   }
   planWith(ContextPricing::Alone);
+  // Over the cap, the plan packed for it, as capToMaxRequests takes (every whole
+  // file before any piece, pieces from the top), fitted below as the other is:
+  // the plan cut after packing kept the requests with the most whole-file tokens,
+  // and the small files that had filled the room beside a piece went with them.
+  if (out.plan.chunks.size() > static_cast<std::size_t>(std::max(1, config.maxRequests)))
+    out.plan = planChunks(pathsOf(out.split), out.costs, capacity, config.maxRequests);
   // What pricing part by part still misses (the line numbers' width follows the
   // request's largest one; rounding): a request that does not fit as built is
   // halved, down to one hunk, which finish() sends with its function's first line or skips.

@@ -199,6 +199,83 @@ TEST(ChunkPlan, PastTheRequestCapSmallEditsGoBeforePiecesOfABigFile) {
   }
 }
 
+// As on rust-analyzer's "next trait solver" change (109 files, 20,449 lines) under
+// --max-input-tokens 20000 --max-requests 22: packed first and cut after, the
+// requests kept were those with the most whole-file tokens, so 13 small code
+// files (2 to 7 changed lines) went with the requests they shared with pieces,
+// and a big new file's lines 1101-1459 were sent without lines 1-1100. Under the
+// cap, every whole file goes before any piece, and a file's pieces go from its
+// top down: the ones sent are always its first ones.
+TEST(ChunkPlan, PastTheRequestCapEveryWholeFileGoesBeforeAnyPieceAndPiecesFromTheTop) {
+  std::vector<FileCost> files;
+  std::vector<std::string> paths;
+  std::mt19937 rng(11);
+  std::uniform_int_distribution<int> big(300, 900), small(5, 60);
+  for (int i = 0; i < 40; ++i) {  // code files of all sizes, in a few directories
+    files.push_back(file(5, {i % 3 == 0 ? big(rng) : small(rng)}));
+    paths.push_back("crates/c" + std::to_string(i % 4) + "/f" + std::to_string(i) + ".rs");
+  }
+  for (int n = 0; n < 3; ++n) {  // new files too large for one request
+    std::vector<std::int64_t> hunks(12);
+    for (auto& h : hunks) h = big(rng);
+    files.push_back(file(5, hunks));
+    paths.push_back("crates/c" + std::to_string(n) + "/new" + std::to_string(n) + ".rs");
+  }
+  std::int64_t whole = 0;
+  for (std::size_t f = 0; f < 40; ++f) whole += files[f].headerTokens + files[f].hunkTokens[0];
+  const std::int64_t capacity = 1000;
+  const int wholeRequests = static_cast<int>((whole + capacity - 1) / capacity);
+  for (int cap = 1; cap <= 40; ++cap) {
+    const ChunkPlan plan = planChunks(paths, files, capacity, cap);
+    expectSound(plan, files, capacity);
+    ASSERT_LE(plan.chunks.size(), static_cast<std::size_t>(cap));
+    const std::set<std::string> sent = sentPaths(plan, paths);
+    bool anyPiece = false;
+    std::map<std::size_t, std::vector<std::size_t>> piecesSent;  // big file -> its hunks sent
+    for (const Chunk& c : plan.chunks)
+      for (const ChunkPart& p : c.parts)
+        if (p.file >= 40) {
+          anyPiece = true;
+          for (std::size_t h = p.firstHunk; h < p.endHunk; ++h) piecesSent[p.file].push_back(h);
+        }
+    if (anyPiece) {
+      for (std::size_t f = 0; f < 40; ++f) EXPECT_EQ(sent.count(paths[f]), 1u) << "cap " << cap << ": " << paths[f];
+    }
+    if (cap > wholeRequests + 1) {
+      EXPECT_TRUE(anyPiece) << "cap " << cap;
+    }
+    for (auto& [f, hunks] : piecesSent) {
+      std::sort(hunks.begin(), hunks.end());
+      for (std::size_t i = 0; i < hunks.size(); ++i) EXPECT_EQ(hunks[i], i) << "cap " << cap << ": " << paths[f];
+    }
+  }
+}
+
+// The same rule when the cap cuts a plan already made (the requests as built did
+// not fit the plan packed for the cap): a request holding a piece is kept only
+// once the one holding the piece above it is.
+TEST(ChunkPlan, CuttingAMadePlanKeepsPiecesFromTheTop) {
+  const std::vector<FileCost> files = {file(5, {900, 400}), file(5, {500}), file(5, {100})};
+  ChunkPlan plan;
+  plan.chunks = {Chunk{{{0, 0, 1}}, 905},                 // the big file's top, alone
+                 Chunk{{{0, 1, 2}, {1, 0, 1}}, 910},      // its tail beside a whole file
+                 Chunk{{{2, 0, 1}}, 105}};                // a small whole file
+  capRequests(plan, files, 2);
+  expectSound(plan, files, 1000);
+  ASSERT_EQ(plan.chunks.size(), 2u);
+  std::set<std::pair<std::size_t, std::size_t>> sent;
+  for (const Chunk& c : plan.chunks)
+    for (const ChunkPart& p : c.parts) sent.insert({p.file, p.firstHunk});
+  EXPECT_TRUE(sent.count({0, 0})) << "the top of the big file";
+  EXPECT_FALSE(sent.count({0, 1})) << "its tail only after its top";
+  // With room for all three, all three go.
+  ChunkPlan all;
+  all.chunks = {Chunk{{{0, 0, 1}}, 905}, Chunk{{{0, 1, 2}, {1, 0, 1}}, 910}, Chunk{{{2, 0, 1}}, 105}};
+  capRequests(all, files, 3);
+  EXPECT_EQ(all.chunks.size(), 3u);
+  EXPECT_TRUE(all.skipped.empty());
+}
+
 TEST(ChunkPlan, FileRanks) {
   auto ranked = [](const std::string& path, diff::FileStatus status = diff::FileStatus::Modified, bool binary = false) {
     diff::FileDiff f;

@@ -537,6 +537,61 @@ TEST(ChunkedReview, AHigherRequestCapNeverReviewsLess) {
   EXPECT_EQ(reviewedBefore, total) << "the highest cap reviews the whole change";
 }
 
+// As on rust-analyzer under --max-requests 22, where requests priced with their
+// functions shared did not fit as built: the plan cut after packing kept the
+// requests with the most whole-file tokens, so small files that had filled the
+// room beside a piece of a large file were left out while other pieces, without
+// the file's top, were sent. Now that path, too, packs for the cap: under every
+// cap each file small enough for one request is reviewed before any piece of
+// the large one, whose pieces go from its top, and a higher cap never reviews less.
+TEST(ChunkedReview, UnderARequestCapSmallFilesGoBeforePiecesOfALargeFile) {
+  testing::TempRepo repo;
+  std::string before = "int process(struct item *p) {\n", after = before;
+  for (int i = 0; i < 60; ++i) {
+    if (i % 6 == 3)
+      for (int k = 0; k < 6; ++k)
+        after += "  record_state(p, " + std::to_string(i) + ", " + std::to_string(k) + ", RECORD_ALL | RECORD_CALLER);\n";
+    const std::string line = "  p->f" + std::to_string(i) + " = v(p, " + std::to_string(i) + ");\n";
+    before += line;
+    after += line;
+  }
+  before += "  return 0;\n}\n";
+  after += "  return 0;\n}\n";
+  repo.write("src/process.c", before);
+  for (int i = 0; i < 6; ++i) repo.write("lib/util" + std::to_string(i) + ".c", "// util\n");
+  repo.commitAll("init");
+  repo.write("src/process.c", after);
+  for (int i = 0; i < 6; ++i) repo.write("lib/util" + std::to_string(i) + ".c", "// util\n" + lines("u" + std::to_string(i), 2 + 5 * i));
+  const diff::Diff change = diff::parse(git::diffText(repo.root(), {}));
+  std::int64_t reviewedBefore = 0, total = 0;
+  for (int cap = 1; cap <= 4; ++cap) {
+    Model m;
+    config::Config c = budget(4000);  // process.c's hunks share a function, and do not fit one request
+    c.review.maxToolCalls = 0;
+    c.maxRequests = cap;
+    const ReviewResult r = ReviewService(factoryFor(m)).review({change, repo.root(), c, {}});
+    for (const auto& request : m.requests) EXPECT_LE(review::estimateTokens(request), 4000) << "cap " << cap;
+    bool processSent = true, topLeftOut = false;
+    std::string smallLeftOut;
+    for (const auto& s : r.outcome.coverage.filesSkipped) {
+      if (s.path == "src/process.c") {
+        processSent = s.partial;
+        for (const auto& span : s.leftOut) topLeftOut = topLeftOut || (!span.oldFile && span.first <= 10);
+      } else {
+        smallLeftOut += s.path + " ";
+      }
+    }
+    if (processSent) {
+      EXPECT_EQ(smallLeftOut, "") << "cap " << cap << ": a piece of src/process.c was sent, and these were not";
+      EXPECT_FALSE(topLeftOut) << "cap " << cap << ": a later piece of src/process.c was sent without its top";
+    }
+    EXPECT_GE(r.outcome.coverage.linesReviewed, reviewedBefore) << "cap " << cap;
+    reviewedBefore = r.outcome.coverage.linesReviewed;
+    total = r.outcome.coverage.linesTotal;
+  }
+  EXPECT_EQ(reviewedBefore, total) << "cap 4 reviews the whole change";
+}
+
 TEST(ChunkedReview, ALineLargerThanARequestIsSkippedWithItsReason) {
   testing::TempRepo repo;
   repo.write("a.c", "int a;\n");

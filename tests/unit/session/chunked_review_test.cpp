@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -492,22 +494,20 @@ TEST(ChunkedReview, TheRequestCapSkipsVisiblyAndKeepsTheVerdictFromApprove) {
   EXPECT_EQ(m.requests.size(), 2u);
 }
 
-// How a change is cut into requests, and how its functions are shown, does not
-// depend on the max_requests cap: the plan's figures are the same under every
-// cap, and a higher cap never reviews fewer lines. Before, a cap that left out
-// a request whose long function did not fit kept every function whole, and one
-// cap higher cut them all to their first line: raising the cap reviewed less.
-TEST(ChunkedReview, AHigherRequestCapNeverReviewsLess) {
-  testing::TempRepo repo;
+// src/process.c, one function of `statements` lines, with `added` lines inserted
+// before statement i wherever i % every == at, made by `addedLine(i, k)`;
+// and six small files lib/util*.c, of `utilLines(i)` added lines each. The change is
+// the work tree's diff.
+diff::Diff longFunctionChange(testing::TempRepo& repo, int statements, int every, int at, int added,
+                              const std::function<std::string(int, int)>& addedLine,
+                              const std::function<std::string(int)>& statement,
+                              const std::function<int(int)>& utilLines) {
   std::string before = "int process(struct item *p) {\n", after = before;
-  for (int i = 0; i < 100; ++i) {
-    if (i % 25 == 10)
-      for (int k = 0; k < 24; ++k)
-        after += "  check_and_record_the_state_of_the_item_before_it_is_priced(p, " + std::to_string(i) + ", " +
-                 std::to_string(k) + ", RECORD_ALL | RECORD_TIMESTAMPS | RECORD_CALLER);\n";
-    const std::string line = "  p->field_" + std::to_string(i) + " = compute_value(p, " + std::to_string(i) + ");\n";
-    before += line;
-    after += line;
+  for (int i = 0; i < statements; ++i) {
+    if (i % every == at)
+      for (int k = 0; k < added; ++k) after += addedLine(i, k);
+    before += statement(i);
+    after += statement(i);
   }
   before += "  return 0;\n}\n";
   after += "  return 0;\n}\n";
@@ -515,8 +515,26 @@ TEST(ChunkedReview, AHigherRequestCapNeverReviewsLess) {
   for (int i = 0; i < 6; ++i) repo.write("lib/util" + std::to_string(i) + ".c", "// util\n");
   repo.commitAll("init");
   repo.write("src/process.c", after);
-  for (int i = 0; i < 6; ++i) repo.write("lib/util" + std::to_string(i) + ".c", "// util\n" + lines("u" + std::to_string(i), 30));
-  const diff::Diff change = diff::parse(git::diffText(repo.root(), {}));
+  for (int i = 0; i < 6; ++i)
+    repo.write("lib/util" + std::to_string(i) + ".c", "// util\n" + lines("u" + std::to_string(i), utilLines(i)));
+  return diff::parse(git::diffText(repo.root(), {}));
+}
+
+// How a change is cut into requests, and how its functions are shown, does not
+// depend on the max_requests cap: the plan's figures are the same under every
+// cap, and a higher cap never reviews fewer lines. Before, a cap that left out
+// a request whose long function did not fit kept every function whole, and one
+// cap higher cut them all to their first line: raising the cap reviewed less.
+TEST(ChunkedReview, AHigherRequestCapNeverReviewsLess) {
+  testing::TempRepo repo;
+  const diff::Diff change = longFunctionChange(
+      repo, 100, 25, 10, 24,
+      [](int i, int k) {
+        return "  check_and_record_the_state_of_the_item_before_it_is_priced(p, " + std::to_string(i) + ", " +
+               std::to_string(k) + ", RECORD_ALL | RECORD_TIMESTAMPS | RECORD_CALLER);\n";
+      },
+      [](int i) { return "  p->field_" + std::to_string(i) + " = compute_value(p, " + std::to_string(i) + ");\n"; },
+      [](int) { return 30; });
   std::optional<review::Chunking> first;
   std::int64_t reviewedBefore = 0, total = 0;
   for (int cap = 1; cap <= 8; ++cap) {
@@ -546,23 +564,13 @@ TEST(ChunkedReview, AHigherRequestCapNeverReviewsLess) {
 // the large one, whose pieces go from its top, and a higher cap never reviews less.
 TEST(ChunkedReview, UnderARequestCapSmallFilesGoBeforePiecesOfALargeFile) {
   testing::TempRepo repo;
-  std::string before = "int process(struct item *p) {\n", after = before;
-  for (int i = 0; i < 60; ++i) {
-    if (i % 6 == 3)
-      for (int k = 0; k < 6; ++k)
-        after += "  record_state(p, " + std::to_string(i) + ", " + std::to_string(k) + ", RECORD_ALL | RECORD_CALLER);\n";
-    const std::string line = "  p->f" + std::to_string(i) + " = v(p, " + std::to_string(i) + ");\n";
-    before += line;
-    after += line;
-  }
-  before += "  return 0;\n}\n";
-  after += "  return 0;\n}\n";
-  repo.write("src/process.c", before);
-  for (int i = 0; i < 6; ++i) repo.write("lib/util" + std::to_string(i) + ".c", "// util\n");
-  repo.commitAll("init");
-  repo.write("src/process.c", after);
-  for (int i = 0; i < 6; ++i) repo.write("lib/util" + std::to_string(i) + ".c", "// util\n" + lines("u" + std::to_string(i), 2 + 5 * i));
-  const diff::Diff change = diff::parse(git::diffText(repo.root(), {}));
+  const diff::Diff change = longFunctionChange(
+      repo, 60, 6, 3, 6,
+      [](int i, int k) {
+        return "  record_state(p, " + std::to_string(i) + ", " + std::to_string(k) + ", RECORD_ALL | RECORD_CALLER);\n";
+      },
+      [](int i) { return "  p->f" + std::to_string(i) + " = v(p, " + std::to_string(i) + ");\n"; },
+      [](int i) { return 2 + 5 * i; });
   std::int64_t reviewedBefore = 0, total = 0;
   for (int cap = 1; cap <= 4; ++cap) {
     Model m;

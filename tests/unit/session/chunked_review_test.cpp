@@ -7,12 +7,11 @@
 
 #include <gtest/gtest.h>
 
-#include <functional>
-
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <set>

@@ -271,10 +271,24 @@ async function reviewFile(arg?: unknown): Promise<void> {
   await runServerCommand(folderFor(target), ServerCommands.reviewFile, [{ uri: target.toString() }], 'Review File');
 }
 
-/** "Dismiss this finding" (a code action): the arguments come from the server as they are. */
-async function dismissFinding(...args: unknown[]): Promise<void> {
-  const target = argumentUri(args[0]);
-  await runServerCommand(folderFor(target), ServerCommands.dismissFinding, args, 'Dismiss Finding');
+/**
+ * A dismissal command: from a code action ("Dismiss this finding", "Restore dismissed
+ * finding", "Show dismissed findings"), with the server's arguments as they are; from
+ * the command palette, about the active editor's file (restore: all of its findings).
+ */
+function dismissalCommand(command: string, title: string): (...args: unknown[]) => Promise<void> {
+  return async (...args: unknown[]) => {
+    let target = argumentUri(args[0]);
+    if (target === undefined) {
+      target = vscode.window.activeTextEditor?.document.uri;
+      if (target === undefined) {
+        void vscode.window.showWarningMessage(`revline: ${title}: no file is open.`);
+        return;
+      }
+      args = [{ uri: target.toString() }];
+    }
+    await runServerCommand(folderFor(target), command, args, title);
+  };
 }
 
 async function reviewWorkspace(): Promise<void> {
@@ -312,7 +326,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand('revline.reviewFile', reviewFile),
     vscode.commands.registerCommand('revline.reviewWorkspace', reviewWorkspace),
     vscode.commands.registerCommand('revline.clearDiagnostics', clearDiagnostics),
-    vscode.commands.registerCommand(ServerCommands.dismissFinding, dismissFinding),
+    // Every command the server's code actions carry (its executeCommandProvider list) is registered here.
+    vscode.commands.registerCommand(ServerCommands.dismissFinding, dismissalCommand(ServerCommands.dismissFinding, 'Dismiss Finding')),
+    vscode.commands.registerCommand(ServerCommands.undismiss, dismissalCommand(ServerCommands.undismiss, 'Restore Dismissed Findings')),
+    vscode.commands.registerCommand(ServerCommands.showDismissed, dismissalCommand(ServerCommands.showDismissed, 'Show Dismissed Findings')),
     vscode.commands.registerCommand('revline.showOutput', () => output.show(true)),
     vscode.commands.registerCommand('revline.restart', restartAll),
     vscode.workspace.onDidChangeConfiguration(onConfigurationChanged),

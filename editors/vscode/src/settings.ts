@@ -104,6 +104,8 @@ export const ServerCommands = {
   reviewWorkspace: 'revline.reviewWorkspace',
   clearDiagnostics: 'revline.clearDiagnostics',
   dismissFinding: 'revline.dismissFinding',
+  undismiss: 'revline.undismiss',
+  showDismissed: 'revline.showDismissed',
 } as const;
 
 /** Counts per LSP severity (1 Error … 4 Hint) of a set of diagnostics, for the status bar. */

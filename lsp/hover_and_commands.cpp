@@ -82,11 +82,11 @@ void Server::handleExecuteCommand(const json& params, ReplyOnce& reply, const js
       for (const auto& f : from)
         if (auto r = repositoryOf(f); r && std::find(roots.begin(), roots.end(), *r) == roots.end()) roots.push_back(*r);
     }
-    if (roots.empty() && !uri.empty())
-      throw LspError(ErrorCode::RequestFailed,
-                     kReviewWorkspace + std::string(": ") + pathFromUri(uri) + " is not inside a git repository");
+    if (roots.empty() && !uri.empty()) throw LspError(ErrorCode::RequestFailed, notReviewable(pathFromUri(uri)));
     if (roots.empty())
-      throw LspError(ErrorCode::RequestFailed, "no workspace folder (or, without one, no open document) is inside a git repository");
+      throw LspError(ErrorCode::RequestFailed,
+                     whyNoRepository_.empty() ? "no workspace folder (or, without one, no open document) is inside a git repository"
+                                              : "nothing here can be reviewed: " + whyNoRepository_);
     // One repository: the reply waits for its review. Several: each runs; the reply comes now.
     if (roots.size() == 1) {
       scheduleWorkspaceReview(roots[0], true, std::move(reply), id);

@@ -99,7 +99,7 @@ void Server::scheduleReview(const fs::path& file, bool immediate, std::optional<
                             bool cacheOnly) {
   auto root = repositoryOf(file);
   if (!root) {
-    if (reply) (*reply)(LspError(ErrorCode::RequestFailed, file.string() + " is not in a git repository"));
+    if (reply) (*reply)(LspError(ErrorCode::RequestFailed, notReviewable(file)));
     return;
   }
   auto job = std::make_shared<Job>();

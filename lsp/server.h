@@ -295,8 +295,15 @@ class Server : public MessageHandler {
   struct KnownRoot {
     std::optional<std::filesystem::path> root;  // none: not in a repository
     std::filesystem::path nearestGit;           // the nearest directory holding a .git when it was looked up
+    std::string whyNone;                        // git's reason, when it gave one
   };
   std::map<std::filesystem::path, KnownRoot> rootByDir_;
+  // Why the last repositoryOf found no repository, as git said it ("git was not
+  // found on PATH", "git refuses to read the repository ... safe.directory"): what
+  // a review command answers, rather than "not in a git repository".
+  std::string whyNoRepository_;
+  // "PATH is not in a git repository", or git's reason for it, from whyNoRepository_.
+  std::string notReviewable(const std::filesystem::path& path) const;
   // Why a directory under a `.git` is no usable repository, as already shown (once each).
   std::set<std::string> repositoryProblemsShown_;
   std::map<std::filesystem::path, config::Config> configs_;

@@ -58,21 +58,31 @@ std::optional<fs::path> Server::repositoryOf(const fs::path& file) {
   // git could not use is asked again each time (the user may fix it).
   const fs::path nearest = nearestGit(dir);
   if (auto it = rootByDir_.find(dir);
-      it != rootByDir_.end() && it->second.nearestGit == nearest && (it->second.root || nearest.empty()))
+      it != rootByDir_.end() && it->second.nearestGit == nearest && (it->second.root || nearest.empty())) {
+    whyNoRepository_ = it->second.whyNone;
     return it->second.root;
+  }
   std::optional<fs::path> root;
+  whyNoRepository_.clear();
   try {
     root = canonicalPath(git::findRepositoryRoot(dir));
   } catch (const std::exception& e) {
     logMessage(MessageType::Log, dir.string() + ": " + e.what());
+    // git's reason, unless it is the plain one (no .git above): git missing, a refused owner, a bare repository.
+    if (std::string_view(e.what()).find("is not inside a git repository") == std::string_view::npos) whyNoRepository_ = e.what();
     // Under a `.git` git cannot use (a named pipe for its config, another
     // user's repository, a work tree named elsewhere), nothing is reviewed:
     // the user hears why, once, rather than finding out from the silence.
     if (gitAbove(dir) && !insideGitDirectory(dir) && repositoryProblemsShown_.insert(e.what()).second)
       showMessage(MessageType::Warning, std::string("revline: nothing here is reviewed: ") + e.what());
   }
-  rootByDir_[dir] = {root, nearest};
+  rootByDir_[dir] = {root, nearest, whyNoRepository_};
   return root;
+}
+
+std::string Server::notReviewable(const fs::path& path) const {
+  if (whyNoRepository_.empty()) return path.string() + " is not in a git repository";
+  return path.string() + " cannot be reviewed: " + whyNoRepository_;
 }
 
 config::Config Server::configFor(const fs::path& root) {

@@ -244,6 +244,28 @@ TEST_F(Hostile, ANamedPipeWhereGitExpectsAFileIsNamedAndNothingWaits) {
   }
 }
 
+// The commands a user tries next say the same reason as the save's message; they
+// said "is not in a git repository" of a repository git refused to read.
+TEST_F(Hostile, AReviewCommandInARepositoryGitCannotReadSaysWhy) {
+  const fs::path config = repo.root() / ".git" / "config";
+  const std::string before = repo.read(".git/config");
+  fs::remove(config);
+  ASSERT_EQ(::mkfifo(config.c_str(), 0600), 0);
+  LspClient c(ServerOptions{});
+  c.initialize(rootUri(), {{"debounce_ms", 0}});
+  const auto errorOf = [&c](const std::string& command, const json& arguments) {
+    const json r = c.reply(c.request("workspace/executeCommand", {{"command", command}, {"arguments", arguments}}));
+    return r.contains("error") ? r["error"].value("message", r.dump()) : r.dump();
+  };
+  const std::string why = "git was not run: '.git/config' is a named pipe (FIFO) where git expects a file";
+  EXPECT_NE(errorOf("revline.reviewFile", {{{"uri", uri}}}).find("cannot be reviewed: " + why), std::string::npos);
+  EXPECT_NE(errorOf("revline.reviewWorkspace", json::array()).find("nothing here can be reviewed: " + why), std::string::npos);
+  c.notification("window/showMessage");  // shown once, for the first of them
+  fs::remove(config);
+  repo.write(".git/config", before);
+  EXPECT_EQ(c.stop(), 0);
+}
+
 // "Review workspace" in the editor: an untracked file over the 8 MiB cap is
 // not in the diff, so the change was not all reviewed and is not approved.
 TEST_F(Hostile, AWorkspaceReviewWithAnUntrackedFileOverTheCapIsNotApproved) {

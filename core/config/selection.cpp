@@ -109,37 +109,75 @@ std::optional<std::string> defaultExclusion(const diff::FileDiff& file) {
 
 namespace {
 
-// A Git LFS pointer on either side (line 1 of the old or the new file): git
-// stores that text, not the file's content, and the work tree has the content.
-// Diffed, the pointer's `oid` lines are what a finding would sit on, and with
-// the LFS filter off (an untrusted repository's own) the pointer is "replaced"
-// by the whole content: neither is a change a reviewer can read.
-bool lfsPointer(const diff::FileDiff& file) {
-  constexpr std::string_view kVersion = "version https://git-lfs.github.com/spec/";
-  for (const auto& h : file.hunks)
-    for (const auto& l : h.lines)
-      if ((l.kind == diff::LineKind::Removed ? l.oldLine : l.newLine) == 1 && l.text.rfind(kVersion, 0) == 0)
-        return true;
+// A Git LFS pointer on either side: git stores that text, not the file's
+// content, and the work tree has the content. Diffed, the pointer's `oid` lines
+// are what a finding would sit on, and with the LFS filter off (an untrusted
+// repository's own) the pointer is "replaced" by the whole content: neither is
+// a change a reviewer can read. A side is a pointer only when it is one whole,
+// as the spec writes it: `version https://git-lfs.github.com/spec/v1` on line 1,
+// then `ext-N-NAME sha256:HEX`, `oid sha256:HEX` and `size N` lines, nothing
+// else, all shown. A hand-written script with a `version ...` line put on top
+// (which the shell skips) was taken out of review by its first line alone.
+bool pointerLine(std::string_view text, std::int64_t number) {
+  auto hexTail = [](std::string_view rest) {
+    return rest.size() == 64 && std::all_of(rest.begin(), rest.end(), [](char c) {
+             return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+           });
+  };
+  if (number == 1) return text == "version https://git-lfs.github.com/spec/v1";
+  if (text.starts_with("oid sha256:")) return hexTail(text.substr(11));
+  if (text.starts_with("size "))
+    return text.size() > 5 && std::all_of(text.begin() + 5, text.end(), [](char c) { return c >= '0' && c <= '9'; });
+  if (text.starts_with("ext-")) {
+    const auto at = text.find(" sha256:");
+    return at != std::string_view::npos && hexTail(text.substr(at + 8));
+  }
   return false;
 }
 
-// A name that says the file is text: code, a script, settings, docs. Binary
-// content in one is no asset: one NUL byte in a comment makes git show a
-// script as "Binary files differ", and no line of its change reaches a review.
-bool namedAsText(std::string_view path) {
+bool lfsPointer(const diff::FileDiff& file) {
+  constexpr std::int64_t kMostLines = 12;  // version, oid, size and a few extensions
+  for (const diff::LineKind side : {diff::LineKind::Removed, diff::LineKind::Added}) {
+    bool whole = true, version = false, oid = false, size = false;
+    for (const auto& h : file.hunks)
+      for (const auto& l : h.lines) {
+        if (l.kind != side && l.kind != diff::LineKind::Context) continue;
+        const std::int64_t number = side == diff::LineKind::Removed ? l.oldLine : l.newLine;
+        whole = whole && number <= kMostLines && pointerLine(l.text, number);
+        version = version || number == 1;
+        oid = oid || l.text.starts_with("oid ");
+        size = size || l.text.starts_with("size ");
+      }
+    if (whole && version && oid && size) return true;
+  }
+  return false;
+}
+
+// A name that says the file is a binary format: an image, a font, an archive,
+// media, a document, compiled code, a database. Its change has nothing a
+// reviewer reads, by its nature. Binary content under any other name is not by
+// nature: one NUL byte in a comment makes git show a script ("deploy.sh",
+// "lib/Util.pm", ".envrc") as "Binary files differ", and a UTF-16 PowerShell
+// module reads as binary too, while the shell, perl or PowerShell still runs it;
+// no line of that change reaches a review. (A list of text names missed .pm,
+// .psm1, .envrc, .mts, .bashrc, .mk...: the formats that are binary are fewer.)
+bool namedAsBinaryFormat(std::string_view path) {
   const std::string name = lower(baseName(path));
-  static constexpr std::array<std::string_view, 10> kNames = {"dockerfile", "makefile", "jenkinsfile", "rakefile",
-                                                              "gemfile", "vagrantfile", "procfile", "cmakelists.txt",
-                                                              ".env", "justfile"};
-  if (std::find(kNames.begin(), kNames.end(), name) != kNames.end()) return true;
-  // No extension: a script (bin/deploy) far more often than an asset; a committed
-  // executable is no change a reviewer can read either.
-  if (name.find('.') == std::string::npos) return true;
-  static constexpr std::array<std::string_view, 48> kExtensions = {
-      ".sh", ".bash", ".zsh", ".fish", ".ps1", ".bat", ".cmd", ".py", ".rb", ".pl", ".php", ".lua",
-      ".js", ".mjs", ".cjs", ".ts", ".tsx", ".jsx", ".vue", ".java", ".kt", ".kts", ".scala", ".groovy",
-      ".go", ".rs", ".c", ".h", ".cc", ".cpp", ".hpp", ".cs", ".swift", ".m", ".sql", ".yml",
-      ".yaml", ".json", ".toml", ".ini", ".cfg", ".conf", ".xml", ".html", ".tf", ".gradle", ".properties", ".txt"};
+  static constexpr auto kExtensions = std::to_array<std::string_view>({
+      // images
+      ".png", ".jpg", ".jpeg", ".gif", ".webp", ".ico", ".icns", ".bmp", ".tif", ".tiff", ".psd", ".heic", ".avif",
+      ".ai", ".eps", ".sketch",
+      // fonts
+      ".woff", ".woff2", ".ttf", ".otf", ".eot",
+      // archives and packages
+      ".zip", ".gz", ".tgz", ".bz2", ".xz", ".zst", ".7z", ".rar", ".tar", ".jar", ".war", ".ear", ".whl", ".nupkg",
+      ".gem", ".deb", ".rpm", ".apk", ".aar", ".dmg", ".iso",
+      // media
+      ".mp3", ".mp4", ".m4a", ".wav", ".ogg", ".oga", ".webm", ".mov", ".avi", ".flac", ".mkv",
+      // documents
+      ".pdf", ".doc", ".docx", ".xls", ".xlsx", ".ppt", ".pptx", ".odt", ".ods",
+      // compiled code and data
+      ".class", ".pyc", ".o", ".a", ".so", ".dll", ".dylib", ".exe", ".wasm", ".sqlite", ".db", ".parquet"});
   return std::any_of(kExtensions.begin(), kExtensions.end(), [&](std::string_view e) { return endsWith(name, e); });
 }
 
@@ -250,9 +288,10 @@ Selection selectFiles(diff::Diff diff, const Config& config) {
       reason = "excluded by the exclude setting (" + *g + ")";
     } else if (!included.byName && (reason = defaultExclusion(f)) && !reason->starts_with("binary content")) {
       *reason += "; name it in include to review it";  // a lock file, built or generated code
-    } else if (const auto binary = binaryContent(f); binary && namedAsText(path)) {
+    } else if (const auto binary = binaryContent(f); binary && !namedAsBinaryFormat(path)) {
       // Not by choice: what it changed was not seen, so the verdict cannot be APPROVE.
-      review::SkippedFile notSeen{path, *binary + " in a file its name says is text; not reviewed", review::changedLines(f)};
+      review::SkippedFile notSeen{path, *binary + " in a file whose name is no binary format; not reviewed",
+                                  review::changedLines(f)};
       notSeen.overLimit = notSeen.notInDiff = true;
       out.skipped.push_back(std::move(notSeen));
       continue;

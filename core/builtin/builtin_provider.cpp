@@ -16,9 +16,9 @@ BuiltinProvider::BuiltinProvider(diff::Diff diff, SourceLookup source, SkippedFi
 
 std::string BuiltinProvider::model() const { return kRulesVersion; }
 
-contract::ReviewReport BuiltinProvider::report() const {
+contract::ReviewReport BuiltinProvider::report(const CancelToken* cancel) const {
   contract::ReviewReport r;
-  r.findings = reviewDiff(diff_, source_);
+  r.findings = reviewDiff(diff_, source_, cancel);
   r.summary = summarize(r.findings, diff_.files.size());
   if (skipped_) {
     // Reported, not fatal: the rules still saw these files' diff lines.
@@ -87,7 +87,7 @@ void fitTheReply(contract::ReviewReport& report, std::size_t maxBytes) {
 
 review::ModelResponse BuiltinProvider::complete(const review::ModelRequest& /*request*/, const CancelToken& cancel) {
   if (cancel.cancelled()) throw Cancelled();
-  contract::ReviewReport answer = report();
+  contract::ReviewReport answer = report(&cancel);
   fitTheReply(answer, contract::kMaxReplyBytes);
   review::ModelResponse response;
   response.text = asReplyText(contract::toJson(answer));

@@ -30,7 +30,7 @@ class BuiltinProvider : public review::Provider {
   review::ModelResponse complete(const review::ModelRequest& request, const CancelToken& cancel) override;
 
   // The report complete() serializes.
-  contract::ReviewReport report() const;
+  contract::ReviewReport report(const CancelToken* cancel = nullptr) const;
 
  private:
   diff::Diff diff_;

@@ -115,10 +115,11 @@ OldSideFindings oldFindingsOf(const diff::FileDiff& fileDiff, const std::optiona
 
 }  // namespace
 
-std::vector<contract::Finding> reviewDiff(const diff::Diff& diff, const SourceLookup& source) {
+std::vector<contract::Finding> reviewDiff(const diff::Diff& diff, const SourceLookup& source, const CancelToken* cancel) {
   const RemovedText removed(diff);
   std::vector<contract::Finding> all;
   for (const auto& fileDiff : diff.files) {
+    if (cancel && cancel->cancelled()) throw Cancelled();
     if (fileDiff.binary || !fileDiff.newPath || fileDiff.hunks.empty()) continue;  // deleted files add nothing
     const std::optional<std::string> newText = source ? source(*fileDiff.newPath) : std::nullopt;
     const ScanFile file = scanFile(fileDiff, newText);

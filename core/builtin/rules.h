@@ -9,6 +9,7 @@
 
 #include "core/contract/contract.h"
 #include "core/diff/diff.h"
+#include "core/support/cancel.h"
 
 namespace revline::builtin {
 
@@ -22,6 +23,9 @@ using SourceLookup = std::function<std::optional<std::string>(const std::string&
 
 // Findings in file order, then line order. Every finding is on lines the diff
 // shows (grounded), and every edit's original is the exact text of its line.
-std::vector<contract::Finding> reviewDiff(const diff::Diff& diff, const SourceLookup& source = {});
+// `cancel`, when given, is looked at before each file: throws Cancelled (Ctrl-C,
+// SIGTERM from a CI timeout, a newer save) rather than finish a large change.
+std::vector<contract::Finding> reviewDiff(const diff::Diff& diff, const SourceLookup& source = {},
+                                          const CancelToken* cancel = nullptr);
 
 }  // namespace revline::builtin

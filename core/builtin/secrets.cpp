@@ -4,6 +4,7 @@
 #include <array>
 #include <cctype>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <initializer_list>
 
@@ -23,11 +24,49 @@ void forEach(std::string_view text, std::string_view needle, F f) {
   for (auto pos = text.find(needle); pos != std::string_view::npos; pos = text.find(needle, pos + 1)) f(pos);
 }
 
+// The length of the run of bytes `accept` takes from `from` on. Detectors ask it
+// once per keyword on a line, and a run ends where it ends whichever of its bytes
+// it is asked from: so the last run read with each predicate is kept (per thread,
+// for one findSecrets call: `scanOf` below), and a later start inside it is
+// answered from it. Read again each time, a line of "password=" 100,000 times
+// took an hour (each occurrence read the rest of the line).
+struct LastRun {
+  std::uint64_t scan = 0;  // the findSecrets call it was read in
+  const char* text = nullptr;  // the text or its lowered copy (a view of it: its size too)
+  std::size_t size = 0;
+  bool (*accept)(char) = nullptr;
+  std::size_t from = 0, end = 0;
+};
+thread_local std::array<LastRun, 8> lastRuns;
+thread_local std::uint64_t currentScan = 0;  // findSecrets counts its calls: runs of another text never match
+
+thread_local std::size_t nextRun = 0;  // the entry the next run read replaces
+
 std::size_t runLength(std::string_view text, std::size_t from, bool (*accept)(char)) {
+  for (const LastRun& last : lastRuns)
+    if (last.scan == currentScan && currentScan != 0 && last.text == text.data() && last.size == text.size() &&
+        last.accept == accept && from >= last.from && from <= last.end)
+      return last.end - from;
   std::size_t k = from;
   while (k < text.size() && accept(text[k])) ++k;
+  // Only long runs are kept: short ones cost nothing to read again, and would push them out.
+  if (k - from >= 64) lastRuns[nextRun++ % lastRuns.size()] = {currentScan, text.data(), text.size(), accept, from, k};
   return k - from;
 }
+
+// The same, read no further than `most` + 1 bytes: for a value looked at once per
+// keyword on a line ("password=" 100,000 times on one line read the rest of the
+// line each time: quadratic, an hour for 900 KB). A longer run is no such value.
+template <typename Accept>
+std::size_t runLengthUpTo(std::string_view text, std::size_t from, Accept accept, std::size_t most) {
+  std::size_t k = from;
+  const std::size_t end = std::min(text.size(), from + most + 1);
+  while (k < end && accept(text[k])) ++k;
+  return k - from;
+}
+
+// A password or token typed under a name is never longer than this.
+constexpr std::size_t kMaxNamedValue = 4096;
 
 bool tokenChar(char c) { return isAlnum(c) || c == '_' || c == '-'; }
 bool hasDigit(std::string_view v) {
@@ -757,14 +796,18 @@ void connectionStrings(std::string_view text, std::string_view l, std::vector<Se
         bool keywordField = false;
         if (!spaced && text.substr(from, n).find(',') == std::string_view::npos && pos > 0 && (isSpace(text[pos - 1]) || text[pos - 1] == '"' || text[pos - 1] == '\'') &&
             (end == text.size() || std::isspace(static_cast<unsigned char>(text[end])) || text[end] == '"' || text[end] == '\'')) {
+          // The words beside it, if short: a field ("host=db") is, and reading a long one
+          // (a line without spaces) again for each keyword in it would be quadratic.
+          constexpr std::size_t kMaxFieldWord = 512;
           std::size_t p0 = pos;
-          while (p0 > 0 && isSpace(text[p0 - 1])) --p0;
+          while (p0 > 0 && pos - p0 <= kMaxFieldWord && isSpace(text[p0 - 1])) --p0;
           std::size_t p1 = p0;
-          while (p1 > 0 && !std::isspace(static_cast<unsigned char>(text[p1 - 1]))) --p1;
+          while (p1 > 0 && p0 - p1 <= kMaxFieldWord && !std::isspace(static_cast<unsigned char>(text[p1 - 1]))) --p1;
           std::size_t q0 = end;
-          while (q0 < text.size() && isSpace(text[q0])) ++q0;
+          while (q0 < text.size() && q0 - end <= kMaxFieldWord && isSpace(text[q0])) ++q0;
           const std::size_t q1 = q0 + runLength(text, q0, [](char c) { return !std::isspace(static_cast<unsigned char>(c)); });
-          keywordField = (p1 < p0 && wordField(text.substr(p1, p0 - p1))) || (q0 < q1 && wordField(text.substr(q0, q1 - q0)));
+          keywordField = (p1 < p0 && p0 - p1 <= kMaxFieldWord && wordField(text.substr(p1, p0 - p1))) ||
+                         (q0 < q1 && q1 - q0 <= kMaxFieldWord && wordField(text.substr(q0, q1 - q0)));
         }
         if (spaced ? !fieldBefore : !(semicolonField || keywordField)) return;
       }
@@ -1486,7 +1529,7 @@ void assignment(std::string_view text, std::size_t keyStart, std::size_t keyEnd,
   if (k >= text.size()) return;
   const char q = text[k];
   if (q == '"' || q == '\'' || q == '`') {
-    const auto close = text.find(q, k + 1);
+    const auto close = text.substr(0, std::min(text.size(), k + 2 + kMaxNamedValue)).find(q, k + 1);
     if (close == std::string_view::npos) return;
     const std::string_view value = text.substr(k + 1, close - k - 1);
     // Spaces (a passphrase: "correct horse battery staple") under an environment
@@ -1507,9 +1550,9 @@ void assignment(std::string_view text, std::size_t keyStart, std::size_t keyEnd,
   // description): only a password name, '=' with nothing around it, and a value
   // of letters and digits both, which code passing a variable has not.
   if (!statement && op == "=" && keyword.kind == "password" && k == keyEnd + 1) {
-    const std::size_t n = runLength(text, k, valueChar);
+    const std::size_t n = runLengthUpTo(text, k, valueChar, kMaxNamedValue);
     const std::string_view value = text.substr(k, n);
-    if (n >= 8 && lettersAndDigits(value) && value.find_first_of("()[]{}<>,;$%") == std::string_view::npos &&
+    if (n >= 8 && n <= kMaxNamedValue && lettersAndDigits(value) && value.find_first_of("()[]{}<>,;$%") == std::string_view::npos &&
         !memberPath(value) && !looksLikePlaceholder(value))
       out.push_back({k, n, std::string(kind)});
     return;
@@ -1517,7 +1560,8 @@ void assignment(std::string_view text, std::size_t keyStart, std::size_t keyEnd,
   // A YAML flow mapping's value: "{user: admin, password: V}", "- {name: db, password: V}".
   // A JavaScript object reads the same with a variable for V: only letters and digits both.
   if (!statement && op == ":" && afterFlowSeparator(text, keyStart)) {
-    const std::size_t n = runLength(text, k, [](char c) { return valueChar(c) && c != ',' && c != '}'; });
+    const std::size_t n = runLengthUpTo(text, k, [](char c) { return valueChar(c) && c != ',' && c != '}'; }, kMaxNamedValue);
+    if (n > kMaxNamedValue) return;
     const std::string_view value = text.substr(k, n);
     std::size_t rest = k + n;
     while (rest < text.size() && isSpace(text[rest])) ++rest;
@@ -1533,8 +1577,8 @@ void assignment(std::string_view text, std::size_t keyStart, std::size_t keyEnd,
   // A YAML block scalar ("password: |" or ">-"): the value is the next line, indented deeper.
   if (op == ":" && blockScalarIndicator(text, k)) k = blockScalarLine(text, keyStart, k);
   if (k >= text.size()) return;
-  std::size_t e = k;
-  while (e < text.size() && !std::isspace(static_cast<unsigned char>(text[e]))) ++e;
+  std::size_t e = k + runLengthUpTo(text, k, [](char c) { return !std::isspace(static_cast<unsigned char>(c)); }, kMaxNamedValue);
+  if (e - k > kMaxNamedValue) return;
   const std::string_view value = text.substr(k, e - k);
   std::size_t rest = e;
   while (rest < text.size() && isSpace(text[rest])) ++rest;
@@ -1581,6 +1625,7 @@ bool isContextKind(std::string_view kind) {
 }  // namespace
 
 std::vector<SecretMatch> findSecrets(std::string_view text, std::string_view path) {
+  ++currentScan;  // the runs runLength keeps are of this text only
   std::vector<SecretMatch> all;
   // Lowered once for the detectors that search without regard to case.
   std::string lowered(text.size(), '\0');

@@ -232,9 +232,15 @@ std::string commentOf(std::string_view line, const Tokens& tokens, Language lang
 }
 
 bool insideComment(std::string_view line, const Tokens& tokens, Language lang, std::size_t offset) {
-  for (const Span& s : commentSpans(line, tokens, lang))
-    if (offset >= s.begin && offset < s.end) return true;
-  return false;
+  return LineComments(line, tokens, lang).contains(offset);
+}
+
+bool LineComments::contains(std::size_t offset) {
+  if (!spans_) {
+    spans_.emplace();
+    for (const Span& s : commentSpans(line_, tokens_, lang_)) spans_->emplace_back(s.begin, s.end);
+  }
+  return std::any_of(spans_->begin(), spans_->end(), [&](const auto& s) { return offset >= s.first && offset < s.second; });
 }
 
 bool isSuppressed(const ScanFile& file, const RuleFinding& found) {

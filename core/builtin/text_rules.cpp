@@ -176,12 +176,13 @@ void checkSecrets(const ScanFile& file, Findings& out) {
       // A password setting named in a comment ("-- SET password_encryption =
       // 'scram-sha-256'") is prose, not a credential; a token-shaped secret
       // (a key id, a private key) leaks from a comment just the same.
+      LineComments comments(l.text(), l.tokens, file.lang);
       const auto real = std::find_if(matches.begin(), matches.end(), [&](const SecretMatch& m) {
         if (m.kind == "private-key") return hasKeyMaterial(file, l, m);
         if (placeholderValue(l.text().substr(m.offset, m.length))) return false;
         if (describe(m.kind).rule == RuleId::HardcodedPassword && (prose || concatenated(l, m) || namesNoSecret(l.text(), m)))
           return false;
-        return describe(m.kind).rule != RuleId::HardcodedPassword || !insideComment(l.text(), l.tokens, file.lang, m.offset);
+        return describe(m.kind).rule != RuleId::HardcodedPassword || !comments.contains(m.offset);
       });
       if (real == matches.end()) continue;
       const SecretRule r = describe(real->kind);

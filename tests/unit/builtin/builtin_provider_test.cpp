@@ -97,6 +97,23 @@ TEST(BuiltinProvider, ThrowsCancelledWhenTheTokenIsCancelled) {
   EXPECT_THROW(provider.complete({}, cancel), Cancelled);
 }
 
+// A review under way stops at the next file when cancelled (Ctrl-C, a CI job's
+// SIGTERM, the editor's exit): it ran to the end of a large change before.
+TEST(BuiltinProvider, ACancelledReviewStopsAtTheNextFile) {
+  diff::Diff change = diffOf("A.java", kBefore, kBefore + "\n");
+  diff::Diff other = diffOf("B.java", kBefore, kBefore + "\n");
+  change.files.push_back(other.files.front());
+  CancelToken cancel;
+  int read = 0;
+  const SourceLookup cancelOnFirstRead = [&](const std::string&) -> std::optional<std::string> {
+    ++read;
+    cancel.cancel();  // as a signal arriving while the first file is scanned
+    return std::nullopt;
+  };
+  EXPECT_THROW(reviewDiff(change, cancelOnFirstRead, &cancel), Cancelled);
+  EXPECT_EQ(read, 1) << "the second file was not scanned";
+}
+
 TEST(BuiltinProvider, SummaryCountsBySeverityAndVerdictFollowsBlockingCategories) {
   contract::Finding blocker;
   blocker.severity = Severity::Blocker;

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <iostream>
 #include <memory>
@@ -111,6 +112,40 @@ config::Config settingsOfTheBase(const std::filesystem::path& root, const config
   return config;
 }
 
+// The same for a patch (--stdin, as CI pipes `git diff origin/main...`) that
+// adds, edits or deletes `.revline.json` in a repository that is not trusted:
+// the work tree holds the change's own file, which could turn its gate off, so
+// the file as it was before the patch applies (its blob, by the patch's index
+// line), or the defaults when the patch adds it or that blob is not here.
+std::optional<config::Config> settingsBeforeThePatch(const std::filesystem::path& root, const config::UserConfig& user,
+                                                     const diff::Diff& patch, std::vector<std::string>& said) {
+  const auto touches = [](const std::optional<std::string>& p) { return p && *p == ".revline.json"; };
+  const auto file = std::find_if(patch.files.begin(), patch.files.end(),
+                                 [&](const diff::FileDiff& f) { return touches(f.oldPath) || touches(f.newPath); });
+  if (file == patch.files.end()) return std::nullopt;
+  std::optional<std::string> before;
+  std::string what = "the defaults apply, as the file was not there before it";
+  if (touches(file->oldPath)) {
+    what = "the defaults apply, as the file before it (blob " + file->oldBlob.value_or("unknown") +
+           ") is not in this repository";
+    if (file->oldBlob) {
+      const auto texts = git::blobTexts(root, {*file->oldBlob}, support::kMaxRepositoryFileBytes);
+      if (auto t = texts.find(*file->oldBlob); t != texts.end() && t->second) {
+        before = *t->second;
+        what = "those of the file before it (blob " + *file->oldBlob + ") apply";
+      }
+    }
+  }
+  config::Config config =
+      config::loadForRepositoryFrom(root, user, before, ".revline.json (before the patch)", &said);
+  said.push_back(".revline.json: the patch " + std::string(!touches(file->oldPath) ? "adds" : touches(file->newPath) ? "edits" : "deletes") +
+                 " it, and its settings do not apply to this review: in a repository that is not trusted, a change "
+                 "is not judged by rules it sets itself, so " + what +
+                 " (the change's apply once it is merged). If you trust this repository, run `revline trust " +
+                 root.string() + "`.");
+  return config;
+}
+
 }  // namespace
 
 session::ReviewRequest reviewRequestFor(DiffSource source, const ParsedArgs& args, const std::string& command,
@@ -118,10 +153,12 @@ session::ReviewRequest reviewRequestFor(DiffSource source, const ParsedArgs& arg
   std::vector<std::string> said;
   const auto base = args.value("base");
   const auto configFor = [&](const std::filesystem::path& root) {
-    if (!base) return config::loadForRepository(root, &said);
+    if (!base && !args.has("stdin")) return config::loadForRepository(root, &said);
     const config::UserConfig user = config::loadUserConfig();  // read once: the trust list and the layer
-    return config::isTrusted(user, root) ? config::loadForRepository(root, user, &said)
-                                         : settingsOfTheBase(root, user, *base, said);
+    if (config::isTrusted(user, root)) return config::loadForRepository(root, user, &said);
+    if (base) return settingsOfTheBase(root, user, *base, said);
+    if (auto before = settingsBeforeThePatch(root, user, source.diff, said)) return std::move(*before);
+    return config::loadForRepository(root, user, &said);
   };
   const config::Config config =
       applyReviewFlags(source.root ? configFor(*source.root) : config::loadWithoutRepository(), args);

@@ -42,6 +42,7 @@ struct FileDiff {
   // The new side's blob id from "index OLD..NEW" (as written: often abbreviated);
   // nullopt when the header has none or it is all zeros (not known to git).
   std::optional<std::string> newBlob;
+  std::optional<std::string> oldBlob;  // the same for the old side
   std::vector<Hunk> hunks;
 
   // newPath, or oldPath for a deleted file.

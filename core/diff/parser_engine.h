@@ -396,9 +396,14 @@ class Parser {
     const size_t sp = v.find(' ');
     // The new blob id: hex, not all zeros (git writes zeros for what it has not hashed).
     const std::string_view id = v.substr(dots + 2, sp == std::string_view::npos ? std::string_view::npos : sp - dots - 2);
-    const bool hex = !id.empty() && id.size() <= 64 &&
-                     id.find_first_not_of("0123456789abcdef") == std::string_view::npos;
-    if (hex && id.find_first_not_of('0') != std::string_view::npos) cur_->file.newBlob = std::string(id);
+    const auto blob = [](std::string_view written) -> std::optional<std::string> {
+      const bool hex = !written.empty() && written.size() <= 64 &&
+                       written.find_first_not_of("0123456789abcdef") == std::string_view::npos;
+      if (hex && written.find_first_not_of('0') != std::string_view::npos) return std::string(written);
+      return std::nullopt;
+    };
+    cur_->file.newBlob = blob(id);
+    cur_->file.oldBlob = blob(v.substr(0, dots));
     if (sp == std::string_view::npos) return;
     const std::string m = mode(v.substr(sp + 1));
     FileDiff& f = cur_->file;

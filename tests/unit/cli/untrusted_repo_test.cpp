@@ -192,6 +192,55 @@ TEST(UntrustedRepository, APullRequestIsNotJudgedBySettingsItChangesItself) {
   EXPECT_EQ(trusted.err.find(note), std::string::npos) << trusted.err;
 }
 
+// The same pull request piped in as CI.md shows it (`git diff main... | revline
+// review --stdin`): the work tree is the pull request's, and its .revline.json
+// applied, silently: excluded or blocking nothing, it passed the gate. The file
+// as it was before the patch applies (its blob, named by the patch), or the
+// defaults when the patch adds it.
+TEST(UntrustedRepository, APatchIsNotJudgedBySettingsItChangesItself) {
+  Clone c;
+  const std::string changed = "class Service {\n  void a() {}\n  boolean ok(String s) {\n    return s == \"OK\";\n  }\n}\n";
+  c.repo.write("src/Service.java", "class Service {\n  void a() {}\n}\n");
+  c.repo.write(".revline.json", R"({"policy": {"blocking_severity": "BLOCKER"}})");
+  c.repo.commitAll("the base's settings");
+  c.repo.git("checkout -q -b feature");
+  c.repo.write("src/Service.java", changed);
+  c.repo.write(".revline.json", R"({"exclude": ["**"]})");
+  c.repo.commitAll("the pull request, with its own settings");
+  const auto piped = [&c] {
+    return testing::runShell("git diff main... | " + c.env() + shellQuote(REVLINE_BINARY) +
+                                 " review --stdin --format json --fail-on MINOR",
+                             c.repo.root());
+  };
+  auto r = piped();
+  EXPECT_EQ(r.exitCode, 1) << r.out << r.err;
+  EXPECT_EQ(json::parse(r.out)["findings"].size(), 1u) << r.out;
+  EXPECT_NE(r.err.find(".revline.json: the patch edits it, and its settings do not apply to this review"), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("so those of the file before it (blob "), std::string::npos) << r.err;
+  // Added by the patch: the defaults.
+  c.repo.git("checkout -q main");
+  c.repo.git("rm -q .revline.json");
+  c.repo.commitAll("no settings");
+  c.repo.git("checkout -q -b feature2");
+  c.repo.write("src/Service.java", changed);
+  c.repo.write(".revline.json", R"({"exclude": ["**"]})");
+  c.repo.commitAll("the pull request adds settings");
+  r = piped();
+  EXPECT_EQ(r.exitCode, 1) << r.out << r.err;
+  EXPECT_NE(r.err.find("the patch adds it"), std::string::npos) << r.err;
+  // A patch that leaves the file alone: the work tree's, as before, with no note.
+  c.repo.git("checkout -q main");
+  c.repo.write(".revline.json", R"({"exclude": ["**"]})");
+  c.repo.commitAll("settings on main");
+  c.repo.git("checkout -q -b feature3");
+  c.repo.write("src/Service.java", changed);
+  c.repo.commitAll("only code");
+  r = piped();
+  EXPECT_EQ(r.exitCode, 0) << r.out << r.err;
+  EXPECT_EQ(r.err.find(".revline.json:"), std::string::npos) << r.err;
+}
+
 // The user's own model, configured in their own config; a cloned repository
 // asks for ten answers per review and free prices. A model that answers prose
 // is asked the user's two times (the default max_attempts), and the cost stays

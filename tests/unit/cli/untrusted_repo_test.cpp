@@ -33,6 +33,17 @@ struct Clone {
   }
   fs::path root() const { return fs::canonical(repo.root()); }
   std::string env() const { return "XDG_CONFIG_HOME=" + shellQuote(xdg.path().string()) + " STOLEN=hunter2-secret-value "; }
+  // main without a .revline.json, and a branch feature2 off it whose commit
+  // changes src/Service.java to `changed` and adds one that excludes everything.
+  void pullRequestAddingSettings(const std::string& changed) const {
+    repo.git("checkout -q main");
+    repo.git("rm -q .revline.json");
+    repo.commitAll("no settings");
+    repo.git("checkout -q -b feature2");
+    repo.write("src/Service.java", changed);
+    repo.write(".revline.json", R"({"exclude": ["**"]})");
+    repo.commitAll("the pull request adds settings");
+  }
   testing::CommandResult review(const std::string& args = "") const {
     // --fail-on MINOR: exit 1 says the planted identity comparison was found (a
     // comment under the default policy, its rule below the blocking bar).
@@ -173,13 +184,7 @@ TEST(UntrustedRepository, APullRequestIsNotJudgedBySettingsItChangesItself) {
   EXPECT_EQ(same.err.find(note), std::string::npos) << same.err;
   // A change that adds the file where the base has none: the defaults apply.
   c.repo.git("checkout -q -- src/Service.java");
-  c.repo.git("checkout -q main");
-  c.repo.git("rm -q .revline.json");
-  c.repo.commitAll("no settings");
-  c.repo.git("checkout -q -b feature2");
-  c.repo.write("src/Service.java", changed);
-  c.repo.write(".revline.json", R"({"exclude": ["**"]})");
-  c.repo.commitAll("the pull request adds settings");
+  c.pullRequestAddingSettings(changed);
   const auto added = c.review("--base main");
   EXPECT_EQ(added.exitCode, 1) << added.out << added.err;
   EXPECT_NE(added.err.find(note + "adds it"), std::string::npos) << added.err;
@@ -219,13 +224,7 @@ TEST(UntrustedRepository, APatchIsNotJudgedBySettingsItChangesItself) {
       << r.err;
   EXPECT_NE(r.err.find("so those of the file before it (blob "), std::string::npos) << r.err;
   // Added by the patch: the defaults.
-  c.repo.git("checkout -q main");
-  c.repo.git("rm -q .revline.json");
-  c.repo.commitAll("no settings");
-  c.repo.git("checkout -q -b feature2");
-  c.repo.write("src/Service.java", changed);
-  c.repo.write(".revline.json", R"({"exclude": ["**"]})");
-  c.repo.commitAll("the pull request adds settings");
+  c.pullRequestAddingSettings(changed);
   r = piped();
   EXPECT_EQ(r.exitCode, 1) << r.out << r.err;
   EXPECT_NE(r.err.find("the patch adds it"), std::string::npos) << r.err;

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "core/contract/enums.h"
+#include "core/reports/markdown_text.h"
 
 namespace revline::lsp {
 
@@ -93,13 +94,19 @@ Diagnostic toDiagnostic(const PlacedFinding& p, int lastLineLength, int firstCol
   return d;
 }
 
+// The model's words are shown, never rendered as what they spell: an image an
+// editor would fetch (data in its URL), a `command:` link, raw HTML, a fence
+// closed early (reports/markdown_text.h, as for a pull-request review).
 std::string hoverMarkdown(const contract::Finding& f) {
-  std::string md = "**revline: " + f.title + "**\n\n";
+  std::string md = "**revline: " + reports::markdownLine(f.title) + "**\n\n";
   md += "*" + std::string(contract::toString(f.severity)) + "* · " + std::string(contract::toString(f.category)) +
         " · confidence " + confidenceText(f.confidence) + "\n\n";
-  md += f.explanation + "\n";
-  if (f.suggestedFix) md += "\n**Suggested fix:** " + *f.suggestedFix + "\n";
-  if (f.edit) md += "\n```\n" + f.edit->replacement + "\n```\n";
+  md += reports::markdownProse(f.explanation) + "\n";
+  if (f.suggestedFix) md += "\n**Suggested fix:** " + reports::markdownProse(*f.suggestedFix, false) + "\n";
+  if (f.edit) {
+    const std::string fence = reports::codeFenceFor(f.edit->replacement);
+    md += "\n" + fence + "\n" + f.edit->replacement + "\n" + fence + "\n";
+  }
   return md;
 }
 

@@ -76,16 +76,6 @@ std::string rangeText(const Finding& f) {
   return s;
 }
 
-// A fence longer than any run of backticks in `text`.
-std::string fenceFor(const std::string& text) {
-  std::size_t longest = 0, run = 0;
-  for (char c : text) {
-    run = c == '`' ? run + 1 : 0;
-    longest = std::max(longest, run);
-  }
-  return std::string(std::max<std::size_t>(3, longest + 1), '`');
-}
-
 std::string prefixLines(const std::string& text, const std::string& prefix) {
   std::string out;
   std::size_t start = 0;
@@ -114,14 +104,14 @@ std::string footer(const review::PublishedFinding& p) {
 std::string editBlock(const Finding& f, bool asSuggestion) {
   if (!f.edit) return "";
   if (asSuggestion) {
-    const std::string fence = fenceFor(f.edit->replacement);
+    const std::string fence = codeFenceFor(f.edit->replacement);
     std::string s = fence + "suggestion\n" + f.edit->replacement;
     if (!f.edit->replacement.empty()) s += "\n";
     return s + fence + "\n";
   }
   const std::string lines = prefixLines(f.edit->original, "-") +
                             (f.edit->replacement.empty() ? std::string() : prefixLines(f.edit->replacement, "+"));
-  const std::string fence = fenceFor(lines);
+  const std::string fence = codeFenceFor(lines);
   return "Proposed edit of lines " + rangeText(f) + ":\n" + fence + "diff\n" + lines + fence + "\n";
 }
 

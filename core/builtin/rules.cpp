@@ -3,12 +3,14 @@
 #include <algorithm>
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 
 #include "core/builtin/introduced.h"
 #include "core/builtin/rule_sets.h"
 #include "core/builtin/scan.h"
+#include "core/builtin/secrets.h"
 #include "core/builtin/suppressions.h"
 
 namespace revline::builtin {
@@ -113,10 +115,48 @@ OldSideFindings oldFindingsOf(const diff::FileDiff& fileDiff, const std::optiona
   return out;
 }
 
+// The secret values the change removed, in any file (a credential moved, or its
+// line edited around it, is the credential that was there).
+class RemovedSecrets {
+ public:
+  explicit RemovedSecrets(const diff::Diff& diff) : diff_(diff) {}
+  bool has(const std::string& value) {
+    if (!values_) {
+      values_.emplace();
+      for (const auto& f : diff_.files)
+        for (const auto& h : f.hunks)
+          for (const auto& l : h.lines)
+            if (l.kind == diff::LineKind::Removed)
+              for (const SecretMatch& m : findSecrets(l.text, f.path()))
+                values_->insert(std::string(l.text.substr(m.offset, m.length)));
+    }
+    return values_->count(value) > 0;
+  }
+
+ private:
+  const diff::Diff& diff_;
+  std::optional<std::set<std::string>> values_;
+};
+
+// A secret finding whose every value the change also removed: the line around
+// a credential was edited (a comment added, the key renamed, an argument
+// dropped), not the credential. Re-raised on any edit of the line before; a
+// credential edited to another value is still a new secret.
+bool secretsAlreadyThere(const ScanFile& file, const contract::Finding& f, RemovedSecrets& removed) {
+  const ScanLine* line = file.shownLine(f.line);
+  if (!line) return false;
+  const std::string text(line->text());
+  const auto matches = findSecrets(text, file.path);
+  return !matches.empty() && std::all_of(matches.begin(), matches.end(), [&](const SecretMatch& m) {
+    return removed.has(text.substr(m.offset, m.length));
+  });
+}
+
 }  // namespace
 
 std::vector<contract::Finding> reviewDiff(const diff::Diff& diff, const SourceLookup& source, const CancelToken* cancel) {
   const RemovedText removed(diff);
+  RemovedSecrets removedSecrets(diff);
   std::vector<contract::Finding> all;
   for (const auto& fileDiff : diff.files) {
     if (cancel && cancel->cancelled()) throw Cancelled();
@@ -135,6 +175,9 @@ std::vector<contract::Finding> reviewDiff(const diff::Diff& diff, const SourceLo
       const int hunk = hunkOf(fileDiff, rf.finding.line);
       const bool unsuppressed = before && before->suppressed.raised(rf.rule, hunk, statement, /*whole=*/true);
       if (removed.contains(statement) && !unsuppressed) continue;  // a reformat or a move: not new
+      if ((rf.rule == RuleId::HardcodedPassword || rf.rule == RuleId::HardcodedToken) && !unsuppressed &&
+          secretsAlreadyThere(file, rf.finding, removedSecrets))
+        continue;
       // The statement it edits had it: not new.
       if (before && before->raised.raised(rf.rule, hunk, statement)) continue;
       if (isSuppressed(file, rf)) continue;

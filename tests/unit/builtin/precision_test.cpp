@@ -150,6 +150,27 @@ TEST(Introduced, AnEditToAStatementThatHadTheProblemRaisesNothingOld) {
       "    st.executeUpdate(\"DELETE FROM audit WHERE owner = \" + id + \" AND kept = 0\");\n  }\n}\n")));
 }
 
+// Seen on sqlmap, Dapper and others: a credential already in the file, on a line
+// the change edits around it (a comment added after it, its key renamed, an
+// argument dropped from the call that holds it), was raised as a new secret.
+// The value was there before: only another value is new.
+TEST(Introduced, ACredentialWhoseLineIsEditedAroundItIsNotNew) {
+  const std::string before = "DB_HOST = \"db\"\nDB_PASSWORD = \"Sup3rS3cretValue99\"\n";
+  for (const std::string& after : {
+           std::string("DB_HOST = \"db\"\nDB_PASSWORD = \"Sup3rS3cretValue99\"  # local only\n"),
+           std::string("DB_HOST = \"db\"\nDATABASE_PASSWORD = \"Sup3rS3cretValue99\"\n"),
+       }) {
+    const auto found = reviewWithSource("settings.py", before, after);
+    EXPECT_TRUE(found.empty()) << after << found.front().title;
+  }
+  const auto dropped = reviewWithSource("db.py", "conn = connect(host, user, password=\"Sup3rS3cretValue99\", timeout=5)\n",
+                                        "conn = connect(host, password=\"Sup3rS3cretValue99\")\n");
+  EXPECT_TRUE(dropped.empty()) << dropped.front().title;
+  const auto rotated = reviewWithSource("settings.py", before, "DB_HOST = \"db\"\nDB_PASSWORD = \"Sup3rS3cretValue42\"\n");
+  ASSERT_EQ(rotated.size(), 1u) << "another value is a new secret";
+  EXPECT_EQ(rotated[0].line, 2);
+}
+
 // ---- 2. Data-flow-aware SQL, per language ------------------------------------
 
 TEST(SqlDataFlow, Python) {

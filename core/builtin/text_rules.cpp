@@ -162,6 +162,52 @@ bool placeholderValue(std::string_view value) {
   return alnum >= 16 && distinct <= 5;
 }
 
+// A value under a password's name that is no credential, as seen on real
+// history (pdf.js, sqlmap, redash, cJSON): a translated label ("Пароль",
+// "حسنًا"), a protocol flag (0x00000001), a file path ("/tmp/jwtRS256.key"), an
+// SQL expression, a command run for the value (`pwgen -1s 32`), a regex read as
+// a URL's password, or the first value of a tuple assignment (`user, password =
+// "merovingian", ""`, where the user name is not the password).
+bool notACredential(std::string_view line, const SecretMatch& m) {
+  const std::string_view v = line.substr(std::min(m.offset, line.size()), m.length);
+  const auto has = [&](auto pred) { return std::any_of(v.begin(), v.end(), pred); };
+  const auto all = [&](auto pred) { return !v.empty() && std::all_of(v.begin(), v.end(), pred); };
+  const auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  // Words of another script, no digit: a label in a translation file.
+  if (has([](char c) { return static_cast<unsigned char>(c) >= 0x80; }) && !has(digit)) return true;
+  if (all(digit)) return true;
+  if (v.size() > 2 && v[0] == '0' && (v[1] == 'x' || v[1] == 'X') &&
+      std::all_of(v.begin() + 2, v.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; }))
+    return true;
+  // A path: "/etc/ssl/private/server.key", "./certs/Dev.pem", "~/.ssh/id_rsa", "C:\keys\a.pfx".
+  if ((v.starts_with("/") || v.starts_with("./") || v.starts_with("../") || v.starts_with("~/") ||
+       (v.size() > 2 && std::isalpha(static_cast<unsigned char>(v[0])) && v[1] == ':' && (v[2] == '\\' || v[2] == '/'))) &&
+      v.find(' ') == std::string_view::npos && v.find_first_of("/\\", 1) != std::string_view::npos)
+    return true;
+  // An expression: "(SELECT name FROM users WHERE id=2)", a regex's "[^@\s/]*".
+  if ((v.starts_with("(") && v.find(' ') != std::string_view::npos) || v.find("[^") != std::string_view::npos ||
+      v.find("\\s") != std::string_view::npos || v.find("\\d") != std::string_view::npos)
+    return true;
+  std::string upper(v);
+  std::transform(upper.begin(), upper.end(), upper.begin(), [](unsigned char c) { return std::toupper(c); });
+  if (upper.starts_with("SELECT ") || upper.find(" FROM ") != std::string::npos) return true;
+  // `pwgen -1s 32` in backticks: a command, run for the value.
+  if (m.offset > 0 && line[m.offset - 1] == '`' && v.find(' ') != std::string_view::npos) return true;
+  // `a, password = "x", ""`: the names and the values pair up by position.
+  const std::size_t eq = line.rfind('=', m.offset);
+  const std::string_view targets = eq == std::string_view::npos ? std::string_view() : line.substr(0, eq);
+  if (targets.find(',') != std::string_view::npos &&
+      std::all_of(targets.begin(), targets.end(), [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == ',' || c == ' ' || c == '\t';
+      })) {  // names only before the '=': not a call's keyword argument (connect(host, password="V", ...))
+    std::size_t after = m.offset + m.length;
+    if (after < line.size() && (line[after] == '"' || line[after] == '\'')) ++after;
+    while (after < line.size() && line[after] == ' ') ++after;
+    if (after < line.size() && line[after] == ',') return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 void checkSecrets(const ScanFile& file, Findings& out) {
@@ -180,7 +226,8 @@ void checkSecrets(const ScanFile& file, Findings& out) {
       const auto real = std::find_if(matches.begin(), matches.end(), [&](const SecretMatch& m) {
         if (m.kind == "private-key") return hasKeyMaterial(file, l, m);
         if (placeholderValue(l.text().substr(m.offset, m.length))) return false;
-        if (describe(m.kind).rule == RuleId::HardcodedPassword && (prose || concatenated(l, m) || namesNoSecret(l.text(), m)))
+        if (describe(m.kind).rule == RuleId::HardcodedPassword &&
+            (prose || concatenated(l, m) || namesNoSecret(l.text(), m) || notACredential(l.text(), m)))
           return false;
         return describe(m.kind).rule != RuleId::HardcodedPassword || !comments.contains(m.offset);
       });

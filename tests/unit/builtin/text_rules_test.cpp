@@ -75,6 +75,33 @@ TEST(SecretRule, PlaceholderValuesAreNoCredential) {
 // A token of a known shape leaks from a workflow or a doc page as from code:
 // it blocks there (it was MINOR, as in tests, where realistic fakes are
 // written on purpose and it still is). A password setting in a doc does not.
+// Values under a password's name that were no credential, from real history
+// (pdf.js translations, sqlmap, redash, cJSON); each beside the credential it
+// must not hide.
+TEST(SecretRule, ValuesThatAreNoCredential) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"l10n/ru/viewer.properties", "password_label=Пароль\n"},
+      {"src/l10n.js", "const t = { password: \"Пароль\", passwordOk: \"Хорошо\" };\n"},
+      {"extra/dbwire/mysql.py", "_CLIENT_LONG_PASSWORD = 0x00000001\n"},
+      {"tests/test_auth.py", "self.rsa_private_key = \"/tmp/jwtRS256.key\"\n"},
+      {"app/tls.py", "SERVER_KEY_PASSWORD_FILE = \"/etc/ssl/private/Server.key\"\n"},
+      {"tests/test_x.py", "_SECRET_EXPR = \"(SELECT name FROM users WHERE id=2)\"\n"},
+      {"Makefile", "\tprintf \"REDASH_COOKIE_SECRET=`pwgen -1s 32`\\n\" >> .env\n"},
+      {"extra/dbwire/monetdb.py", "user, password = \"merovingian\", \"\"\n"},
+      {"lib/option.py", "m = re.finditer(r\"(?i)((http[^:\\s]*)://)?(?:([^:@\\s/]+:[^@\\s/]*)@)?\", value)\n"},
+  };
+  for (const auto& [path, line] : cases) {
+    const auto f = review(path, "", line);
+    EXPECT_TRUE(f.empty()) << path << ": " << line;
+  }
+  const std::pair<const char*, const char*> credentials[] = {
+      {"app/settings.py", "DB_PASSWORD = \"Hunter2Hunter2\"\n"},
+      {"config/app.properties", "db.password=s3cr3tPassw0rd\n"},
+      {"app/db.py", "conn = connect(host, password=\"Sup3rS3cret99\", timeout=5)\n"},
+  };
+  for (const auto& [path, line] : credentials) EXPECT_EQ(review(path, "", line).size(), 1u) << path << ": " << line;
+}
+
 TEST(SecretRule, AKnownTokenBlocksInDocsAndCiButNotInTests) {
   const std::string token = "ghp_R7xq2LmWv9Tn4Kd8Hc3Jg6Qs1Pz5Yb0Ea2Uf";
   for (const char* path : {".github/workflows/release.yml", "docs/setup.md", ".gitlab-ci.yml", "README.md"}) {

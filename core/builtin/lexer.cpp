@@ -135,6 +135,13 @@ class LineLexer {
         i_ = k + 1;
         break;
       }
+      case Mode::Verbatim: {
+        std::size_t k = 0;
+        while (k < s_.size() && !(s_[k] == '"' && (k + 1 >= s_.size() || s_[k + 1] != '"'))) k += s_[k] == '"' ? 2 : 1;
+        if (k >= s_.size()) { i_ = s_.size(); return; }
+        i_ = k + 1;
+        break;
+      }
     }
     state_.mode = LexState::Mode::Code;
   }
@@ -231,6 +238,7 @@ class LineLexer {
       t.unterminated = true;
       if (triple) state_.mode = quote == '"' ? LexState::Mode::TripleDouble : LexState::Mode::TripleSingle;
       else if (quote == '`' && lang_ == Language::JavaScript) state_.mode = LexState::Mode::Template;
+      else if (p.verbatim && quote == '"') state_.mode = LexState::Mode::Verbatim;  // C# @"...", on to a later line
     }
     t.end = k;
     t.text = s_.substr(start, k - start);

@@ -30,7 +30,8 @@ struct Token {
 // What carries over from one line to the next: we may be inside a block
 // comment or a multi-line string. A hunk is assumed to start in code.
 struct LexState {
-  enum class Mode { Code, BlockComment, TripleDouble, TripleSingle, Template } mode = Mode::Code;
+  // Verbatim: inside a C# @"..." string, which may span lines ("" is its quote).
+  enum class Mode { Code, BlockComment, TripleDouble, TripleSingle, Template, Verbatim } mode = Mode::Code;
 };
 
 std::vector<Token> lexLine(std::string_view line, Language lang, LexState& state);

@@ -106,6 +106,12 @@ TEST(SqlInjection, CSharp) {
                                "cmd.Parameters.AddWithValue(\"@id\", id);\n"
                                "using var reader = cmd.ExecuteReader();\n")
                   .empty());
+  // A verbatim string over several lines (Dapper's tests): its second line's "+"
+  // is text, not concatenation; it read as SQL built from parts, the finding
+  // running on to the closing brace. What it is joined with after it closes still counts.
+  EXPECT_TRUE(added("Repo.cs", "connection.Execute(@\"create proc #p as\n     select @Id + ISNULL(@x, 0) from \"\"t\"\"\");\n}\n")
+                  .empty());
+  expectInjection(added("Repo.cs", "connection.Execute(@\"select a\n     from t where id = \" + id);\n"), 2, 3, "Execute");
 }
 
 TEST(SqlInjection, OnlyAddedLinesCount) {

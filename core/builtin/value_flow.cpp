@@ -20,8 +20,9 @@ bool in(std::string_view s, const std::array<std::string_view, N>& list) {
 }
 
 // Functions whose result is safe to place in SQL text whatever their argument:
-// identifier/literal quoting and escaping, numbers, random tokens.
-constexpr std::array<std::string_view, 48> kSafeCalls{
+// identifier/literal quoting and escaping, numbers, random tokens, and C#'s
+// nameof (the name of a symbol, fixed when the code compiles).
+constexpr std::array<std::string_view, 49> kSafeCalls{"nameof",
     "quote_identifier", "quote_ident", "quote_name", "quote_table", "quote_literal", "quote", "quoted", "escape",
     "escape_string", "escape_identifier", "escape_literal", "escapeId", "escapeIdentifier", "escapeLiteral",
     "quoteIdentifier", "quoteLiteral", "QuoteIdentifier", "QuoteLiteral", "enquoteIdentifier", "enquoteLiteral",

@@ -112,6 +112,10 @@ TEST(SqlInjection, CSharp) {
   EXPECT_TRUE(added("Repo.cs", "connection.Execute(@\"create proc #p as\n     select @Id + ISNULL(@x, 0) from \"\"t\"\"\");\n}\n")
                   .empty());
   expectInjection(added("Repo.cs", "connection.Execute(@\"select a\n     from t where id = \" + id);\n"), 2, 3, "Execute");
+  // nameof(M) is the symbol's name, fixed at compile time (Dapper's procedure tests).
+  EXPECT_TRUE(added("Repo.cs", "const string n = \"#\" + nameof(M);\nconnection.Execute($\"create proc {n} as select 1\");\n"
+                               "connection.Execute($\"drop proc {nameof(M)}\");\n")
+                  .empty());
 }
 
 TEST(SqlInjection, OnlyAddedLinesCount) {

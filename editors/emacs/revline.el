@@ -466,7 +466,10 @@ It runs `revline lsp' beside the buffer's own eglot server, if any."
     (setq revline--connection nil))
    ((not (and buffer-file-name (revline--root)))
     (setq revline-mode nil)
-    (message "revline: %s is not inside a git repository" (or buffer-file-name (buffer-name))))
+    ;; Said to a user who asked (M-x revline-mode), not from `prog-mode-hook' in
+    ;; every scratch, non-git or temporary buffer (org's source blocks fontify in one).
+    (when (called-interactively-p 'interactive)
+      (message "revline: %s is not inside a git repository" (or buffer-file-name (buffer-name)))))
    (t
     (setq revline--connection (revline--connect (revline--root))
           revline--version 0

@@ -47,6 +47,18 @@
     (unwind-protect
         (progn
           (load (expand-file-name "revline.el") nil t)
+          ;; On `prog-mode-hook', as the README shows: a buffer in no repository (a
+          ;; temporary one, *scratch*) turns it off without a word in the echo area.
+          (let ((said nil))
+            (cl-letf (((symbol-function 'message) (lambda (&rest args) (push (apply #'format args) said))))
+              (with-temp-buffer
+                (add-hook 'prog-mode-hook #'revline-mode)
+                (emacs-lisp-mode)
+                (remove-hook 'prog-mode-hook #'revline-mode)
+                (when revline-mode (revline-test--fail "revline-mode on in a buffer of no repository"))))
+            (when (cl-some (lambda (m) (string-match-p "revline" m)) said)
+              (revline-test--fail "a buffer of no repository said: %S" said)))
+          (revline-test--log "a buffer in no repository: revline-mode off, nothing said")
           ;; The user's own server for Java, and revline as documented: no settings.
           (push (cons 'java-mode (list "python3" stub)) eglot-server-programs)
           (setq revline-executable binary)

@@ -54,7 +54,7 @@ case "$kind" in
       echo "client test $kind: $vscode/out/settings.js is missing: run 'npm run compile' in $vscode" >&2
       exit 1
     fi
-    cd "$client" && exec node --test vscode_settings.test.mjs lsp_client.test.mjs vscode_extension.test.mjs
+    cd "$client" && exec node --test vscode_settings.test.mjs lsp_client.test.mjs vscode_extension.test.mjs vscode_multiroot.test.mjs
     ;;
   vscode-vsix)
     out=${2:?vscode-vsix needs an output directory}

@@ -219,6 +219,7 @@ async function runServerCommand(
   command: string,
   args: unknown[],
   title: string,
+  notARepositoryIsFine = false,
 ): Promise<void> {
   if (folder === undefined) {
     void vscode.window.showWarningMessage(`revline: ${title}: open a file of a workspace folder first.`);
@@ -244,6 +245,10 @@ async function runServerCommand(
       return;
     }
     const message = error instanceof Error ? error.message : String(error);
+    if (notARepositoryIsFine && message.endsWith(' is not in a git repository')) {
+      output.appendLine(`${title}: ${folder.name} left out: ${message}`);
+      return;
+    }
     void vscode.window.showErrorMessage(`revline: ${title} failed: ${message}`);
   } finally {
     updateStatus();
@@ -293,9 +298,13 @@ function dismissalCommand(command: string, title: string): (...args: unknown[]) 
 
 async function reviewWorkspace(): Promise<void> {
   const folders = vscode.workspace.workspaceFolders ?? [];
+  // In a multi-root workspace a folder that is no git repository (docs, a scratch
+  // folder) has nothing to review: said in the output, not as an error on every
+  // click of the status bar item. Alone, it is the user's mistake: an error.
+  const several = folders.length > 1;
   await Promise.all(
     folders.map((folder) =>
-      runServerCommand(folder, ServerCommands.reviewWorkspace, [{ uri: folder.uri.toString() }], 'Review Workspace'),
+      runServerCommand(folder, ServerCommands.reviewWorkspace, [{ uri: folder.uri.toString() }], 'Review Workspace', several),
     ),
   );
 }

@@ -180,17 +180,17 @@ class Reader {
 
 }  // namespace
 
-namespace {
-
-bool modelProvider(const std::string& provider) {
+bool isModelProvider(const std::string& provider) {
   return provider == "openai" || provider == "anthropic" || provider == "ollama";
 }
+
+namespace {
 
 // model, base_url and api_key_env go with the model provider they were set for:
 // a user config for Ollama on a LAN box, then `--provider openai`, sent
 // OPENAI_API_KEY over plain HTTP to that box (and asked it for the Ollama model).
 void bindRoutingToProvider(const Config& base, Config& out, const json& object) {
-  const bool namesAnother = object.contains("provider") && modelProvider(out.provider) &&
+  const bool namesAnother = object.contains("provider") && isModelProvider(out.provider) &&
                             !base.routingProvider.empty() && base.routingProvider != out.provider;
   if (namesAnother) {
     if (!object.contains("model")) out.model.clear();
@@ -199,7 +199,7 @@ void bindRoutingToProvider(const Config& base, Config& out, const json& object) 
     out.routingProvider.clear();
   }
   if (object.contains("model") || object.contains("base_url") || object.contains("api_key_env")) {
-    if (modelProvider(out.provider)) out.routingProvider = out.provider;
+    if (isModelProvider(out.provider)) out.routingProvider = out.provider;
   }
 }
 

@@ -97,6 +97,9 @@ Config loadForRepositoryFrom(const std::filesystem::path& root, const UserConfig
                              const std::optional<std::string>& text, const std::string& label,
                              std::vector<std::string>* notices = nullptr);
 
+// A provider that calls a model (openai, anthropic, ollama): not builtin or replay.
+bool isModelProvider(const std::string& provider);
+
 // The JSON Schema of `.revline.json` (shipped as docs/revline.schema.json).
 json configSchema();
 

@@ -134,6 +134,8 @@ class NamedOnlyProvider : public review::Provider {
   explicit NamedOnlyProvider(const config::Config& config) : name_(config.provider), model_(config.model) {}
   std::string name() const override { return name_; }
   std::string model() const override { return model_; }
+  // A model's review says what it spent, also nothing (a change wholly excluded).
+  bool metered() const override { return config::isModelProvider(name_); }
   review::ModelResponse complete(const review::ModelRequest&, const CancelToken&) override {
     throw review::ProviderError(review::ProviderError::Kind::Config, "internal: an empty change reached the model");
   }

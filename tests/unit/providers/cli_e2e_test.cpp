@@ -49,6 +49,24 @@ TEST(CliEndToEnd, OpenAi) {
   EXPECT_EQ(server.requests()[0].parsed()["response_format"]["json_schema"]["strict"], true);
 }
 
+// A change wholly left out (one generated file, a lock file): nothing is sent, and
+// the report still says what the model review spent and why nothing, as every
+// report of a model's review does (the text report had no Usage line).
+TEST(CliEndToEnd, AChangeWhollyLeftOutSaysNothingWasSent) {
+  testing::TempRepo repo;
+  repo.write("package-lock.json", "{}\n");
+  repo.commitAll("base");
+  repo.write("package-lock.json", "{\"lockfileVersion\": 3}\n");
+  FakeServer server;
+  auto result = testing::runRevline(
+      "review --provider openai --base-url " + server.url("/v1") + " --model test --format text", repo.root());
+  ASSERT_EQ(result.exitCode, 0) << result.out << result.err;
+  EXPECT_EQ(server.requestCount(), 0u);
+  EXPECT_NE(result.out.find("Usage: 0 model requests: nothing was sent, nothing in the change is to be reviewed"),
+            std::string::npos)
+      << result.out;
+}
+
 TEST(CliEndToEnd, Anthropic) {
   Repo r;
   FakeServer server;

@@ -89,6 +89,26 @@ std::optional<std::string> oldTextOf(const diff::FileDiff& file, const std::opti
   return out;
 }
 
+std::string withoutPointerCasts(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (std::size_t i = 0; i < s.size();) {
+    if (s[i] == '(') {
+      std::size_t k = i + 1;
+      const bool identStart = k < s.size() && (std::isalpha(static_cast<unsigned char>(s[k])) || s[k] == '_');
+      while (k < s.size() && (std::isalnum(static_cast<unsigned char>(s[k])) || s[k] == '_')) ++k;
+      const std::size_t stars = k;
+      while (k < s.size() && s[k] == '*') ++k;
+      if (identStart && k > stars && k < s.size() && s[k] == ')') {  // "(char*)", "(constchar*)" (normalized)
+        i = k + 1;
+        continue;
+      }
+    }
+    out += s[i++];
+  }
+  return out;
+}
+
 double statementSimilarity(std::string_view a, std::string_view b) {
   const std::size_t longer = std::max(a.size(), b.size());
   if (longer == 0) return 1;

@@ -46,4 +46,9 @@ std::optional<std::string> oldTextOf(const diff::FileDiff& file, const std::opti
 // a call renamed at the start keep most of a statement.
 double statementSimilarity(std::string_view a, std::string_view b);
 
+// A normalized statement without its pointer casts ("(char*)", "(constchar*)"):
+// `strcpy(d, s)` rewritten as `strcpy((char*)d, (const char*)s)` is the same
+// call, which a cast-only edit of a short statement made too unlike to match.
+std::string withoutPointerCasts(std::string_view normalized);
+
 }  // namespace revline::builtin

@@ -88,6 +88,7 @@ struct OldFindings {
     for (const OldFinding& old : found)
       if (old.rule == rule && old.hunk == hunk && hunk >= 0 &&
           (statementSimilarity(old.statement, statement) >= kSameStatement ||
+           statementSimilarity(withoutPointerCasts(old.statement), withoutPointerCasts(statement)) >= kSameStatement ||
            (whole && old.statement.find(statement) != std::string::npos)))
         return true;
     return false;

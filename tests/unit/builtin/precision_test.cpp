@@ -171,6 +171,17 @@ TEST(Introduced, ACredentialWhoseLineIsEditedAroundItIsNotNew) {
   EXPECT_EQ(rotated[0].line, 2);
 }
 
+// cJSON's history: casts added to a strcpy that was there (a warning fix) raised
+// it as new: the short statement's casts made it too unlike the old one.
+TEST(Introduced, CastsAddedToACallThatHadTheProblemRaiseNothingOld) {
+  const std::string before = "void f(char *d, const char *s) {\n  strcpy(d, s);\n}\n";
+  const auto cast = reviewWithSource("util.c", before, "void f(char *d, const char *s) {\n  strcpy((char*)d, (const char*)s);\n}\n");
+  EXPECT_TRUE(cast.empty()) << cast.front().title;
+  // Another source is another copy.
+  const auto other = reviewWithSource("util.c", before, "void f(char *d, const char *s) {\n  strcpy((char*)d, (const char*)getenv(s));\n}\n");
+  EXPECT_EQ(other.size(), 1u);
+}
+
 // ---- 2. Data-flow-aware SQL, per language ------------------------------------
 
 TEST(SqlDataFlow, Python) {

@@ -162,29 +162,100 @@ bool placeholderValue(std::string_view value) {
   return alnum >= 16 && distinct <= 5;
 }
 
+// A localization file: its values are the interface's words in a language.
+bool localizationPath(std::string_view path) {
+  std::string p(path);
+  std::transform(p.begin(), p.end(), p.begin(), [](unsigned char c) { return std::tolower(c); });
+  for (std::string_view dir : {"l10n/", "i18n/", "locale/", "locales/", "translations/", "lang/", "langs/", "languages/"})
+    if (p.starts_with(dir) || p.find("/" + std::string(dir)) != std::string::npos) return true;
+  for (std::string_view ext : {".ftl", ".po", ".pot", ".xliff", ".xlf", ".resx", ".strings", ".arb"})
+    if (p.ends_with(ext)) return true;
+  // l10n.js, i18n.ts, translations.json, messages_ru.properties
+  std::string stem = p.substr(p.find_last_of('/') == std::string::npos ? 0 : p.find_last_of('/') + 1);
+  stem = stem.substr(0, stem.find('.'));
+  for (std::string_view name : {"l10n", "i18n", "locale", "locales", "translations", "translation", "messages", "strings"})
+    if (stem == name || stem.starts_with(std::string(name) + "_") || stem.starts_with(std::string(name) + "-")) return true;
+  return false;
+}
+
+// In a tuple assignment (`user, password = "x", ""`) the names and values pair
+// by position: whether the value in the password name's place is a literal
+// worth a finding; nullopt when the line is no such assignment.
+std::optional<bool> tupleValueIsLiteral(std::string_view line, std::size_t eq) {
+  const std::string_view targets = line.substr(0, eq);
+  if (targets.find(',') == std::string_view::npos ||
+      !std::all_of(targets.begin(), targets.end(), [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == ',' || c == ' ' || c == '\t';
+      }))
+    return std::nullopt;  // names only before the '=': not a call's keyword argument (connect(host, password="V", ...))
+  std::size_t position = 0, index = 0;
+  std::optional<std::size_t> named;
+  for (std::size_t at = 0; at <= targets.size(); ++at) {
+    if (at < targets.size() && targets[at] != ',') continue;
+    std::string name(targets.substr(position, at - position));
+    std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
+    for (std::string_view w : {"pass", "pwd", "secret", "token", "key"})
+      if (!named && name.find(w) != std::string::npos) named = index;
+    ++index;
+    position = at + 1;
+  }
+  if (!named) return false;
+  // The values: quoted literals or other expressions, split at top-level commas.
+  std::size_t k = eq + 1, value = 0;
+  while (k < line.size()) {
+    while (k < line.size() && (line[k] == ' ' || line[k] == '\t')) ++k;
+    if (k >= line.size()) break;
+    const char q = line[k];
+    std::size_t end = k;
+    bool literal = false;
+    if (q == '"' || q == '\'') {
+      end = line.find(q, k + 1);
+      if (end == std::string_view::npos) return false;
+      literal = end > k + 1;  // "" is no password
+      ++end;
+    } else {
+      while (end < line.size() && line[end] != ',') ++end;
+    }
+    if (value == *named) return literal;
+    while (end < line.size() && line[end] != ',') ++end;
+    k = end + 1;
+    ++value;
+  }
+  return false;
+}
+
 // A value under a password's name that is no credential, as seen on real
-// history (pdf.js, sqlmap, redash, cJSON): a translated label ("Пароль",
-// "حسنًا"), a protocol flag (0x00000001), a file path ("/tmp/jwtRS256.key"), an
-// SQL expression, a command run for the value (`pwgen -1s 32`), a regex read as
-// a URL's password, or the first value of a tuple assignment (`user, password =
-// "merovingian", ""`, where the user name is not the password).
-bool notACredential(std::string_view line, const SecretMatch& m) {
+// history (pdf.js, sqlmap, redash, cJSON): a label in a translation file
+// ("Пароль", "حسنًا"), a numeric constant (0x00000001), a file path
+// ("/tmp/jwtRS256.key"), an SQL expression, a command run for the value
+// (`pwgen -1s 32`), a regex read as a URL's password, or a tuple assignment
+// whose password place holds no literal (`user, password = "merovingian", ""`).
+bool notACredential(std::string_view path, std::string_view line, const SecretMatch& m) {
   const std::string_view v = line.substr(std::min(m.offset, line.size()), m.length);
   const auto has = [&](auto pred) { return std::any_of(v.begin(), v.end(), pred); };
-  const auto all = [&](auto pred) { return !v.empty() && std::all_of(v.begin(), v.end(), pred); };
   const auto digit = [](char c) { return c >= '0' && c <= '9'; };
-  // Words of another script, no digit: a label in a translation file.
-  if (has([](char c) { return static_cast<unsigned char>(c) >= 0x80; }) && !has(digit)) return true;
-  if (all(digit)) return true;
-  if (v.size() > 2 && v[0] == '0' && (v[1] == 'x' || v[1] == 'X') &&
-      std::all_of(v.begin() + 2, v.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; }))
+  const char before = m.offset > 0 && m.offset <= line.size() ? line[m.offset - 1] : ' ';
+  const bool quoted = before == '"' || before == '\'' || before == '`';
+  // Words of another script, no digit, in a translation file.
+  if (localizationPath(path) && has([](char c) { return static_cast<unsigned char>(c) >= 0x80; }) && !has(digit)) return true;
+  // A number written as code (a flag, a size), not a quoted value.
+  if (!quoted && !v.empty() &&
+      (std::all_of(v.begin(), v.end(), digit) ||
+       (v.size() > 2 && v[0] == '0' && (v[1] == 'x' || v[1] == 'X') &&
+        std::all_of(v.begin() + 2, v.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; }))))
     return true;
-  // A path: "/etc/ssl/private/server.key", "./certs/Dev.pem", "~/.ssh/id_rsa", "C:\keys\a.pfx".
-  if ((v.starts_with("/") || v.starts_with("./") || v.starts_with("../") || v.starts_with("~/") ||
-       (v.size() > 2 && std::isalpha(static_cast<unsigned char>(v[0])) && v[1] == ':' && (v[2] == '\\' || v[2] == '/'))) &&
-      v.find(' ') == std::string_view::npos && v.find_first_of("/\\", 1) != std::string_view::npos)
-    return true;
-  // An expression: "(SELECT name FROM users WHERE id=2)", a regex's "[^@\s/]*".
+  // A path to a file: "/etc/ssl/private/Server.key", "./certs/Dev.pem", "~/.ssh/id_rsa.pub", "C:\\keys\\a.pfx".
+  const bool rooted = v.starts_with("/") || v.starts_with("./") || v.starts_with("../") || v.starts_with("~/") ||
+                      (v.size() > 2 && std::isalpha(static_cast<unsigned char>(v[0])) && v[1] == ':' && (v[2] == '\\' || v[2] == '/'));
+  if (rooted && v.find(' ') == std::string_view::npos) {
+    const std::string_view name = v.substr(v.find_last_of("/\\") + 1);
+    const auto dot = name.rfind('.');
+    if (dot != std::string_view::npos && dot > 0 && name.size() - dot - 1 >= 1 && name.size() - dot - 1 <= 5 &&
+        std::all_of(name.begin() + static_cast<std::ptrdiff_t>(dot) + 1, name.end(),
+                    [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; }))
+      return true;
+  }
+  // An expression: "(SELECT name FROM users WHERE id=2)", a regex's "[^@\\s/]*".
   if ((v.starts_with("(") && v.find(' ') != std::string_view::npos) || v.find("[^") != std::string_view::npos ||
       v.find("\\s") != std::string_view::npos || v.find("\\d") != std::string_view::npos)
     return true;
@@ -192,19 +263,9 @@ bool notACredential(std::string_view line, const SecretMatch& m) {
   std::transform(upper.begin(), upper.end(), upper.begin(), [](unsigned char c) { return std::toupper(c); });
   if (upper.starts_with("SELECT ") || upper.find(" FROM ") != std::string::npos) return true;
   // `pwgen -1s 32` in backticks: a command, run for the value.
-  if (m.offset > 0 && line[m.offset - 1] == '`' && v.find(' ') != std::string_view::npos) return true;
-  // `a, password = "x", ""`: the names and the values pair up by position.
-  const std::size_t eq = line.rfind('=', m.offset);
-  const std::string_view targets = eq == std::string_view::npos ? std::string_view() : line.substr(0, eq);
-  if (targets.find(',') != std::string_view::npos &&
-      std::all_of(targets.begin(), targets.end(), [](char c) {
-        return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == ',' || c == ' ' || c == '\t';
-      })) {  // names only before the '=': not a call's keyword argument (connect(host, password="V", ...))
-    std::size_t after = m.offset + m.length;
-    if (after < line.size() && (line[after] == '"' || line[after] == '\'')) ++after;
-    while (after < line.size() && line[after] == ' ') ++after;
-    if (after < line.size() && line[after] == ',') return true;
-  }
+  if (before == '`' && v.find(' ') != std::string_view::npos) return true;
+  if (const std::size_t eq = line.rfind('=', m.offset); eq != std::string_view::npos)
+    if (const auto literal = tupleValueIsLiteral(line, eq)) return !*literal;
   return false;
 }
 
@@ -227,7 +288,7 @@ void checkSecrets(const ScanFile& file, Findings& out) {
         if (m.kind == "private-key") return hasKeyMaterial(file, l, m);
         if (placeholderValue(l.text().substr(m.offset, m.length))) return false;
         if (describe(m.kind).rule == RuleId::HardcodedPassword &&
-            (prose || concatenated(l, m) || namesNoSecret(l.text(), m) || notACredential(l.text(), m)))
+            (prose || concatenated(l, m) || namesNoSecret(l.text(), m) || notACredential(file.path, l.text(), m)))
           return false;
         return describe(m.kind).rule != RuleId::HardcodedPassword || !comments.contains(m.offset);
       });

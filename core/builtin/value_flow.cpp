@@ -20,9 +20,8 @@ bool in(std::string_view s, const std::array<std::string_view, N>& list) {
 }
 
 // Functions whose result is safe to place in SQL text whatever their argument:
-// identifier/literal quoting and escaping, numbers, random tokens, and C#'s
-// nameof (the name of a symbol, fixed when the code compiles).
-constexpr std::array<std::string_view, 49> kSafeCalls{"nameof",
+// identifier/literal quoting and escaping, numbers, random tokens.
+constexpr std::array<std::string_view, 48> kSafeCalls{
     "quote_identifier", "quote_ident", "quote_name", "quote_table", "quote_literal", "quote", "quoted", "escape",
     "escape_string", "escape_identifier", "escape_literal", "escapeId", "escapeIdentifier", "escapeLiteral",
     "quoteIdentifier", "quoteLiteral", "QuoteIdentifier", "QuoteLiteral", "enquoteIdentifier", "enquoteLiteral",
@@ -380,6 +379,9 @@ bool ValueFlow::operand(const Tokens& t, std::size_t b, std::size_t e, int depth
     const std::size_t close = closeOf(t, k + 1, e);
     if (close == npos) return false;
     if (safeCall(last)) return postfix(t, close + 1, e, depth);
+    // C#'s nameof(x): the symbol's name, fixed when the code compiles (the operator,
+    // not a method of that name: Util.nameof(x); in other languages, any function).
+    if (lang_ == Language::CSharp && last == "nameof" && k == b) return postfix(t, close + 1, e, depth);
     if (!in(last, kPureCalls)) {
       // A function of this file whose every return is trusted whatever its
       // arguments (it quotes them, or returns constants); any other call may

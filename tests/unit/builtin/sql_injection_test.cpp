@@ -116,6 +116,12 @@ TEST(SqlInjection, CSharp) {
   EXPECT_TRUE(added("Repo.cs", "const string n = \"#\" + nameof(M);\nconnection.Execute($\"create proc {n} as select 1\");\n"
                                "connection.Execute($\"drop proc {nameof(M)}\");\n")
                   .empty());
+  // A method of that name is any method; and in other languages nameof is any function.
+  expectInjection(added("Repo.cs", "connection.Execute(\"select * from t where a = '\" + Util.nameof(name) + \"'\");\n"), 2, 2,
+                  "Execute");
+  EXPECT_EQ(added("db.py", "def f(cur, user_input):\n    cur.execute(\"select * from t where a = '\" + nameof(user_input) + \"'\")\n")
+                .size(),
+            1u);
 }
 
 TEST(SqlInjection, OnlyAddedLinesCount) {

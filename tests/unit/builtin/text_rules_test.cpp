@@ -100,6 +100,13 @@ TEST(SecretRule, ValuesThatAreNoCredential) {
       {"app/db.py", "conn = connect(host, password=\"Sup3rS3cret99\", timeout=5)\n"},
   };
   for (const auto& [path, line] : credentials) EXPECT_EQ(review(path, "", line).size(), 1u) << path << ": " << line;
+  // Real credentials beside those shapes, found before and still (a re-test of the first version missed them):
+  // a password of another script outside a translation file, quoted digits or hex (a private key), a
+  // slash-led value that names no file, and a tuple whose password place holds a literal.
+  for (const char* line : {"DB_PASSWORD = \"Größenwahnsinnig\"\n", "MYSQL_ROOT_PASSWORD = \"4417982305\"\n",
+                           "PRIVATE_KEY = \"0x4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318\"\n",
+                           "DB_PASSWORD2 = \"/Passw0rd/\"\n", "db_user, db_password = \"svc_app\", \"N7q!vR2#pL9z\"\n"})
+    EXPECT_EQ(review("app/settings.py", "", line).size(), 1u) << line;
 }
 
 TEST(SecretRule, AKnownTokenBlocksInDocsAndCiButNotInTests) {

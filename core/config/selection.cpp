@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <optional>
 #include <string_view>
 
 #include "core/config/glob.h"
+#include "core/support/keyed_hash.h"
 
 namespace revline::config {
 namespace {
@@ -135,22 +137,52 @@ bool pointerLine(std::string_view text, std::int64_t number) {
   return false;
 }
 
-bool lfsPointer(const diff::FileDiff& file) {
+// A side of the diff that is a whole pointer: its oid (the content's SHA-256).
+std::optional<std::string> pointerOid(const diff::FileDiff& file, diff::LineKind side) {
   constexpr std::int64_t kMostLines = 12;  // version, oid, size and a few extensions
-  for (const diff::LineKind side : {diff::LineKind::Removed, diff::LineKind::Added}) {
-    bool whole = true, version = false, oid = false, size = false;
-    for (const auto& h : file.hunks)
-      for (const auto& l : h.lines) {
-        if (l.kind != side && l.kind != diff::LineKind::Context) continue;
-        const std::int64_t number = side == diff::LineKind::Removed ? l.oldLine : l.newLine;
-        whole = whole && number <= kMostLines && pointerLine(l.text, number);
-        version = version || number == 1;
-        oid = oid || l.text.starts_with("oid ");
-        size = size || l.text.starts_with("size ");
-      }
-    if (whole && version && oid && size) return true;
+  bool whole = true, version = false, size = false;
+  std::optional<std::string> oid;
+  for (const auto& h : file.hunks)
+    for (const auto& l : h.lines) {
+      if (l.kind != side && l.kind != diff::LineKind::Context) continue;
+      const std::int64_t number = side == diff::LineKind::Removed ? l.oldLine : l.newLine;
+      whole = whole && number <= kMostLines && pointerLine(l.text, number);
+      version = version || number == 1;
+      if (l.text.starts_with("oid sha256:")) oid = std::string(l.text.substr(11));
+      size = size || l.text.starts_with("size ");
+    }
+  if (whole && version && oid && size) return oid;
+  return std::nullopt;
+}
+
+// The new side's whole text, when the diff shows all of it (one hunk from line 1
+// that replaced everything: a pointer's few lines share none with its content).
+std::optional<std::string> wholeNewText(const diff::FileDiff& file) {
+  if (file.hunks.size() != 1 || file.hunks[0].newStart > 1) return std::nullopt;
+  std::string text;
+  bool endsWithNewline = true;
+  for (const auto& l : file.hunks[0].lines) {
+    if (l.kind == diff::LineKind::Removed) continue;
+    if (l.kind == diff::LineKind::Context) return std::nullopt;  // something of the pointer stayed
+    text += l.text;
+    text += '\n';
+    endsWithNewline = !l.noNewlineAtEnd;
   }
-  return false;
+  if (!endsWithNewline && !text.empty()) text.pop_back();
+  return text;
+}
+
+bool lfsPointer(const diff::FileDiff& file) {
+  const auto before = pointerOid(file, diff::LineKind::Removed);
+  if (!file.newPath) return before.has_value();  // deleted
+  if (pointerOid(file, diff::LineKind::Added)) return true;  // still a pointer, or a file moved into LFS
+  // A pointer "replaced" by its own content: the work tree read with the LFS
+  // filter off (an untrusted repository's own). Only that content, by its
+  // SHA-256: a pull request that replaces a real pointer with code (or adds
+  // code below its lines) is a change to review.
+  if (!before) return false;
+  const auto text = wholeNewText(file);
+  return text && sha256Hex(*text) == *before;
 }
 
 // A name that says the file is a binary format: an image, a font, an archive,
@@ -179,6 +211,16 @@ bool namedAsBinaryFormat(std::string_view path) {
       // compiled code and data
       ".class", ".pyc", ".o", ".a", ".so", ".dll", ".dylib", ".exe", ".wasm", ".sqlite", ".db", ".parquet"});
   return std::any_of(kExtensions.begin(), kExtensions.end(), [&](std::string_view e) { return endsWith(name, e); });
+}
+
+// A file the change makes executable, or that starts with "#!": a program,
+// whatever its name says (a `zz.png` a CI script runs with `sh scripts/*`).
+bool runnable(const diff::FileDiff& f) {
+  if (f.newMode == "100755") return true;
+  for (const auto& h : f.hunks)
+    for (const auto& l : h.lines)
+      if (l.kind != diff::LineKind::Removed && l.newLine == 1 && l.text.starts_with("#!")) return true;
+  return false;
 }
 
 // A submodule's entry (mode 160000): its diff is one line naming a commit, not
@@ -288,7 +330,7 @@ Selection selectFiles(diff::Diff diff, const Config& config) {
       reason = "excluded by the exclude setting (" + *g + ")";
     } else if (!included.byName && (reason = defaultExclusion(f)) && !reason->starts_with("binary content")) {
       *reason += "; name it in include to review it";  // a lock file, built or generated code
-    } else if (const auto binary = binaryContent(f); binary && !namedAsBinaryFormat(path)) {
+    } else if (const auto binary = binaryContent(f); binary && (!namedAsBinaryFormat(path) || runnable(f))) {
       // Not by choice: what it changed was not seen, so the verdict cannot be APPROVE.
       review::SkippedFile notSeen{path, *binary + " in a file whose name is no binary format; not reviewed",
                                   review::changedLines(f)};

@@ -10,4 +10,7 @@ namespace revline {
 // 32 lowercase hex digits: the first 128 bits of HMAC-SHA-256(key, data).
 std::string keyedFingerprint(std::string_view key, std::string_view data);
 
+// 64 lowercase hex digits: SHA-256(data), as a Git LFS pointer's oid names its content.
+std::string sha256Hex(std::string_view data);
+
 }  // namespace revline

@@ -119,7 +119,17 @@ config::Config settingsOfTheBase(const std::filesystem::path& root, const config
 // line), or the defaults when the patch adds it or that blob is not here.
 std::optional<config::Config> settingsBeforeThePatch(const std::filesystem::path& root, const config::UserConfig& user,
                                                      const diff::Diff& patch, std::vector<std::string>& said) {
-  const auto touches = [](const std::optional<std::string>& p) { return p && *p == ".revline.json"; };
+  // The root's file, also under a prefix the parser cannot tell from a path (the
+  // same one on both sides: --src-prefix=./ --dst-prefix=./): a `.revline.json`
+  // the work tree has not at that path is the root's.
+  const auto touches = [&root](const std::optional<std::string>& p) {
+    if (!p) return false;
+    std::string_view path = *p;
+    while (path.starts_with("./")) path.remove_prefix(2);
+    if (path == ".revline.json") return true;
+    std::error_code ec;
+    return path.ends_with("/.revline.json") && !std::filesystem::exists(root / std::string(path), ec);
+  };
   const auto file = std::find_if(patch.files.begin(), patch.files.end(),
                                  [&](const diff::FileDiff& f) { return touches(f.oldPath) || touches(f.newPath); });
   if (file == patch.files.end()) return std::nullopt;

@@ -223,6 +223,14 @@ TEST(UntrustedRepository, APatchIsNotJudgedBySettingsItChangesItself) {
   EXPECT_NE(r.err.find(".revline.json: the patch edits it, and its settings do not apply to this review"), std::string::npos)
       << r.err;
   EXPECT_NE(r.err.find("so those of the file before it (blob "), std::string::npos) << r.err;
+  // The same prefix on both sides, which reads as no prefix ("./.revline.json").
+  for (const std::string prefixes : {"--src-prefix=./ --dst-prefix=./", "--src-prefix=a/b/ --dst-prefix=b/a/"}) {
+    const auto same = testing::runShell("git diff " + prefixes + " main... | " + c.env() + shellQuote(REVLINE_BINARY) +
+                                            " review --stdin --format json --fail-on MINOR",
+                                        c.repo.root());
+    EXPECT_EQ(same.exitCode, 1) << prefixes << ": " << same.out << same.err;
+    EXPECT_NE(same.err.find("the patch edits it"), std::string::npos) << prefixes << ": " << same.err;
+  }
   // Added by the patch: the defaults.
   c.pullRequestAddingSettings(changed);
   r = piped();

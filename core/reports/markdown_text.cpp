@@ -22,8 +22,13 @@ std::string_view fenceOf(std::string_view line) {
   while (indent < line.size() && indent < 4 && line[indent] == ' ') ++indent;
   if (indent > 3 || indent == line.size() || (line[indent] != '`' && line[indent] != '~')) return {};
   const std::size_t n = runAt(line, indent, line[indent]);
+  // CommonMark: a backtick fence's info string holds no backtick ("```a`" opens
+  // nothing, and what follows is text to escape, not code to keep).
+  if (line[indent] == '`' && line.find('`', indent + n) != std::string_view::npos) return {};
   return n >= 3 ? line.substr(indent, n) : std::string_view{};
 }
+
+bool asciiPunctuation(char c) { return c >= 0x21 && c <= 0x7e && std::ispunct(static_cast<unsigned char>(c)) != 0; }
 
 bool closes(std::string_view open, std::string_view fenceLine, std::string_view line) {
   if (fenceLine.empty() || fenceLine[0] != open[0] || fenceLine.size() < open.size()) return false;
@@ -33,18 +38,34 @@ bool closes(std::string_view open, std::string_view fenceLine, std::string_view 
 
 bool mentionChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; }
 
-// One line outside fenced blocks: code spans kept, the rest escaped.
+// One line outside fenced blocks: code spans kept, the rest escaped. What is
+// kept raw is exactly what CommonMark reads as code: a backslash escape is
+// copied as one (a "\`" opens no code span), and a backtick run with no closer
+// on its line is escaped, so no code span can pair it with one on a later line
+// (which made the text between raw, its image rendered).
 void appendInline(std::string& out, std::string_view line) {
   for (std::size_t i = 0; i < line.size();) {
     const char c = line[i];
+    if (c == '\\' && i + 1 < line.size() && asciiPunctuation(line[i + 1])) {
+      const char escaped = line[i + 1];
+      out += '\\';
+      if (escaped == '<') out += "&lt;";  // shown the same, never a tag
+      else out += escaped;
+      i += 2;
+      continue;
+    }
     if (c == '`') {
       const std::size_t n = runAt(line, i, '`');
       std::size_t close = i + n;
       while ((close = line.find('`', close)) != std::string_view::npos && runAt(line, close, '`') != n)
         close += runAt(line, close, '`');
-      const std::size_t end = close == std::string_view::npos ? i + n : close + n;  // unmatched: literal backticks
-      out.append(line.substr(i, end - i));
-      i = end;
+      if (close == std::string_view::npos) {  // unmatched: literal backticks
+        for (std::size_t k = 0; k < n; ++k) out += "\\`";
+        i += n;
+        continue;
+      }
+      out.append(line.substr(i, close + n - i));
+      i = close + n;
       continue;
     }
     if (c == '<') {

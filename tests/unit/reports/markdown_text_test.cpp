@@ -23,7 +23,7 @@ TEST(MarkdownText, CodeIsKeptAsWritten) {
   EXPECT_EQ(markdownProse("```java\n@Override <T> void f();\n```\nafter <b>"),
             "```java\n@Override <T> void f();\n```\nafter &lt;b>");
   EXPECT_EQ(markdownProse("~~~\n<x>\n~~~~\n<y>"), "~~~\n<x>\n~~~~\n&lt;y>");
-  EXPECT_EQ(markdownProse("an ` unmatched <b>"), "an ` unmatched &lt;b>");  // a lone backtick is literal
+  EXPECT_EQ(markdownProse("an ` unmatched <b>"), "an \\` unmatched &lt;b>");  // a lone backtick is literal, escaped
 }
 
 TEST(MarkdownText, AFenceLeftOpenIsClosed) {
@@ -34,7 +34,7 @@ TEST(MarkdownText, AFenceLeftOpenIsClosed) {
 
 TEST(MarkdownText, AFenceAfterOtherTextOnItsLineIsNoFence) {
   // "**Suggested fix:** ```" opens no block, so the next line is escaped.
-  EXPECT_EQ(markdownProse("```\n<!-- hide", false), "```\n&lt;!-- hide");
+  EXPECT_EQ(markdownProse("```\n<!-- hide", false), "\\`\\`\\`\n&lt;!-- hide");
   EXPECT_EQ(markdownProse("```\n<!-- x", true), "```\n<!-- x\n```");
 }
 
@@ -49,9 +49,22 @@ TEST(MarkdownText, ImagesAndLinksAreShownNotRendered) {
   EXPECT_EQ(markdownProse("use `a[i]` here"), "use `a[i]` here");
 }
 
+// Where revline and CommonMark disagreed on what is code, what revline kept
+// raw rendered (a hostile-repository re-test, in the hover and the review).
+TEST(MarkdownText, WhatIsKeptRawIsWhatCommonMarkReadsAsCode) {
+  // A backslash-escaped backtick opens no code span: the image after it is escaped.
+  EXPECT_EQ(markdownProse("bad \\`![t](https://evil.test/a.png)` x"), "bad \\`!\\[t](https://evil.test/a.png)\\` x");
+  EXPECT_EQ(markdownProse("a \\\\[x](y)"), "a \\\\\\[x](y)");  // an escaped backslash, then a live bracket
+  // A backtick with no closer on its line is escaped, so none pairs across lines.
+  EXPECT_EQ(markdownProse("a `b\nc` ![b](https://evil.test/b.png) `d`"),
+            "a \\`b\nc` ![b](https://evil.test/b.png) `d\\`");
+  // A backtick fence's info string holds no backtick: no fence, so escaped.
+  EXPECT_EQ(markdownProse("```a`\n![c](https://evil.test/c.png) <b>"), "\\`\\`\\`a\\`\n!\\[c](https://evil.test/c.png) &lt;b>");
+}
+
 TEST(MarkdownText, OneLineTextStaysOnOneLine) {
   EXPECT_EQ(markdownLine("Title\n### revline: approved\r\n<!--"), "Title ### revline: approved  &lt;!--");
-  EXPECT_EQ(markdownLine("```"), "```");
+  EXPECT_EQ(markdownLine("```"), "\\`\\`\\`");
 }
 
 TEST(MarkdownText, CodeSpansHoldAnyFileName) {

@@ -121,12 +121,23 @@ void awsKeys(std::string_view text, std::vector<SecretMatch>& out) {
 // "-----BEGIN [...] PRIVATE KEY[ BLOCK]-----" through its END line; when the END
 // line is missing, everything after the header is treated as key material.
 void privateKeys(std::string_view text, std::vector<SecretMatch>& out) {
+  // The next "-----END " from a position, remembered: looked for once per header,
+  // it read to the text's end for each one of a line of headers (quadratic).
+  std::size_t searchedFrom = std::string_view::npos, found = std::string_view::npos;
+  const auto nextEnd = [&](std::size_t from) {
+    if (searchedFrom == std::string_view::npos || from < searchedFrom || (found != std::string_view::npos && from > found)) {
+      searchedFrom = from;
+      found = text.find("-----END ", from);
+    }
+    return found;
+  };
   forEach(text, "-----BEGIN ", [&](std::size_t pos) {
-    const auto headerEnd = text.find("-----", pos + 11);
+    // The label is short and on the header's line ("RSA PRIVATE KEY", "OPENSSH PRIVATE KEY").
+    const auto headerEnd = text.substr(0, std::min(text.size(), pos + 11 + 64)).find("-----", pos + 11);
     if (headerEnd == std::string_view::npos) return;
     const std::string_view label = text.substr(pos + 11, headerEnd - pos - 11);
     if (label.find("PRIVATE KEY") == std::string_view::npos || label.find('\n') != std::string_view::npos) return;
-    const auto end = text.find("-----END ", headerEnd);
+    const auto end = nextEnd(headerEnd);
     std::size_t stop = text.size();
     if (end != std::string_view::npos) {
       const auto close = text.find("-----", end + 9);
@@ -162,6 +173,7 @@ void slackTokens(std::string_view text, std::vector<SecretMatch>& out) {
     if (pos + 5 > text.size() || text[pos + 4] != '-') return;
     if (std::string_view("bpars").find(text[pos + 3]) == std::string_view::npos) return;
     const std::size_t n = runLength(text, pos + 5, tokenChar);
+    if (n > kMaxNamedValue) return;  // no token: a run that long is read again for each "xox" in it
     const std::string_view body = text.substr(pos + 5, n);
     const auto digits = std::count_if(body.begin(), body.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
     if (n >= 20 && digits >= 8) out.push_back({pos, 5 + n, "slack-token"});
@@ -852,7 +864,11 @@ void queryParameters(std::string_view text, std::string_view l, std::vector<Secr
                !std::isspace(static_cast<unsigned char>(c));
       });
       const std::string_view value = text.substr(from, n);
-      if (n == 0 || looksLikePlaceholder(value) || looksLikeCode(value) || (!password && !highEntropy(value))) return;
+      // A value longer than any typed secret is no parameter's (and each look at
+      // it, once per "?password=" of a long line, read the rest of the line).
+      if (n == 0 || n > kMaxNamedValue || looksLikePlaceholder(value) || looksLikeCode(value) ||
+          (!password && !highEntropy(value)))
+        return;
       out.push_back({from, n, password ? "password" : "secret"});
     });
   }
@@ -1485,7 +1501,7 @@ void assignment(std::string_view text, std::size_t keyStart, std::size_t keyEnd,
   if (quotedName && text.substr(k).starts_with(" value=")) k += 6;
   // <password>V</password>
   if (keyStart > 0 && text[keyStart - 1] == '<' && k < text.size() && text[k] == '>') {
-    const std::size_t close = text.find("</", k + 1);
+    const std::size_t close = text.substr(0, std::min(text.size(), k + 2 + kMaxNamedValue)).find("</", k + 1);
     if (close == std::string_view::npos) return;
     const std::string_view value = text.substr(k + 1, close - k - 1);
     if (!text.substr(close + 2).starts_with(name) || value.find_first_of(" \t\n\\<>") != std::string_view::npos ||

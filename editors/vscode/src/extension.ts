@@ -83,7 +83,11 @@ function updateStatus(): void {
     }
     const text = summarize(severities);
     const blocking = severities.some((s) => s === 1);
-    status.text = `${severities.length === 0 ? '$(check)' : blocking ? '$(error)' : '$(warning)'} revline: ${severities.length}`;
+    // A check mark after a failed review would read as "reviewed, clean": the
+    // count is of earlier reviews then, and the item says so.
+    const failed = lastResult !== undefined && lastResult.startsWith('failed');
+    const icon = failed ? '$(alert)' : severities.length === 0 ? '$(check)' : blocking ? '$(error)' : '$(warning)';
+    status.text = `${icon} revline: ${severities.length}${failed ? ', last review failed' : ''}`;
     status.tooltip = `revline: ${text}${lastResult !== undefined ? `\nlast review: ${lastResult}` : ''}\nClick to review the workspace.`;
   }
   status.show();

@@ -21,7 +21,11 @@ constexpr std::array<std::string_view, 20> kLockFiles = {
     "go.sum",            "composer.lock",       "Gemfile.lock", "mix.lock",       "pubspec.lock",
     "Podfile.lock",      "flake.lock",          "packages.lock.json", "gradle.lockfile", "conan.lock"};
 
-constexpr std::array<std::string_view, 3> kBuiltDirectories = {"dist", "vendor", "node_modules"};
+// Directories of built or vendored code, as GitHub's linguist marks them (a
+// pull request's diff collapses them): a vendored library bumped in third_party/
+// is thousands of lines nobody here wrote, which cost a model's budget first.
+constexpr std::array<std::string_view, 8> kBuiltDirectories = {
+    "dist", "vendor", "node_modules", "third_party", "third-party", "thirdparty", "bower_components", "jspm_packages"};
 
 std::string_view baseName(std::string_view path) {
   const auto slash = path.rfind('/');

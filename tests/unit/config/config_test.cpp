@@ -271,5 +271,27 @@ TEST(DefaultExclusion, EverySourceMapIsGenerated) {
   EXPECT_EQ(defaultExclusion(road.files[0]), std::nullopt);
 }
 
+// Vendored directories as linguist marks them: a library bumped under
+// third_party/ (20,000 lines nobody here wrote) went to the model ahead of the code.
+TEST(DefaultExclusion, VendoredDirectoriesAreLeftOut) {
+  for (const std::string path : {"third_party/zlib/inflate.c", "src/third-party/x.js", "deps/thirdparty/a.go",
+                                 "web/bower_components/jquery/jquery.js", "jspm_packages/npm/a.js", "vendor/a.rb",
+                                 "app/node_modules/p/index.js", "dist/bundle.js"}) {
+    const diff::Diff d = diff::parse("diff --git a/" + path + " b/" + path + "\nnew file mode 100644\n--- /dev/null\n+++ b/" +
+                                     path + "\n@@ -0,0 +1 @@\n+int x;\n");
+    ASSERT_EQ(d.files.size(), 1u);
+    const auto why = defaultExclusion(d.files[0]);
+    ASSERT_TRUE(why.has_value()) << path;
+    EXPECT_THAT(*why, HasSubstr("directory (built or vendored code)")) << path;
+  }
+  // A name that only contains one (third_party_notes/, a file called vendor) is code.
+  for (const std::string path : {"third_party_notes/a.c", "src/vendor", "src/vendors/a.c", "my-dist/a.js"}) {
+    const diff::Diff d = diff::parse("diff --git a/" + path + " b/" + path + "\nnew file mode 100644\n--- /dev/null\n+++ b/" +
+                                     path + "\n@@ -0,0 +1 @@\n+int x;\n");
+    ASSERT_EQ(d.files.size(), 1u);
+    EXPECT_EQ(defaultExclusion(d.files[0]), std::nullopt) << path;
+  }
+}
+
 }  // namespace
 }  // namespace revline::config

@@ -98,6 +98,10 @@ int runReviewCommand(const std::vector<std::string>& args, std::istream& in, std
     out << reports::renderText(outcome);
   }
   for (const auto& w : outcome.warnings) err << logLine("revline review: warning: ", w);
+  // The text report and the GitHub review's body list them; a JSON or SARIF
+  // file's reader (code scanning) would not see why the verdict is not APPROVE.
+  if (format == "json" || format == "sarif")
+    for (const auto& u : reports::unplacedBlockingLines(outcome)) err << logLine("revline review: ", u);
   if (const std::string why = reports::failOnNotice(outcome, failOn); !why.empty()) err << "revline review: " << why << "\n";
   return reports::exitCodeFor(outcome, failOn);
 }

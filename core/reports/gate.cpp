@@ -32,6 +32,20 @@ std::string failOnNotice(const review::ReviewOutcome& outcome, std::optional<con
          "): exit 1, although the verdict is " + std::string(verdictName(outcome.verdict));
 }
 
+std::vector<std::string> unplacedBlockingLines(const review::ReviewOutcome& outcome) {
+  std::vector<std::string> out;
+  if (outcome.unplacedBlocking <= 0) return out;
+  for (const auto& r : outcome.rejected) {
+    if (!r.blocking) continue;
+    const contract::Finding& f = r.finding;
+    std::string where = f.file + ":" + std::to_string(f.line);
+    if (f.endLine && *f.endLine != f.line) where += "-" + std::to_string(*f.endLine);
+    out.push_back("a blocking finding could not be placed on the diff, so the verdict is not APPROVE: " +
+                  std::string(severityName(f.severity)) + " " + where + ": " + f.title + " (" + r.reason + ")");
+  }
+  return out;
+}
+
 std::optional<contract::Severity> parseFailOn(std::string_view value) { return parseSeverityName(value); }
 
 }  // namespace revline::reports

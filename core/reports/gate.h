@@ -4,6 +4,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/contract/contract.h"
 #include "core/review/pipeline.h"
@@ -20,6 +21,13 @@ int exitCodeFor(const review::ReviewOutcome& outcome, std::optional<contract::Se
 // for stderr: the report says COMMENT and a CI log would show only a failed
 // job. Empty when the verdict decides.
 std::string failOnNotice(const review::ReviewOutcome& outcome, std::optional<contract::Severity> failOn);
+
+// What keeps the verdict from APPROVE without a finding to show for it: each
+// blocking finding that could not be placed on the diff (a problem in a deleted
+// file), one line each ("BLOCKER src/old.js:12: Title: why it was not placed").
+// A JSON or SARIF report keeps them in properties no viewer shows (code scanning
+// shows results only): the CLI says them on stderr, SARIF as notifications.
+std::vector<std::string> unplacedBlockingLines(const review::ReviewOutcome& outcome);
 
 // Parses the value of `--fail-on` (blocker|major|minor|nit, any case); nullopt
 // for anything else, so the caller can name the flag in its usage error.

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/reports/coverage_text.h"
+#include "core/reports/gate.h"
 #include "core/reports/json_report.h"
 #include "core/reports/usage_report.h"
 #include "core/reports/names.h"
@@ -258,6 +259,10 @@ json renderSarif(const review::ReviewOutcome& outcome, const SarifOptions& optio
   // The review's warnings as SARIF says a tool's are: notifications of its invocation.
   json notifications = json::array();
   for (const auto& w : outcome.warnings) notifications.push_back({{"level", "warning"}, {"message", {{"text", w}}}});
+  // Code scanning shows results only: a blocking finding with no line of the diff
+  // to go on (a deleted file's) is said where a reader of the run looks.
+  for (const auto& u : unplacedBlockingLines(outcome))
+    notifications.push_back({{"level", "error"}, {"message", {{"text", u}}}});
   run["invocations"] = json::array({{{"executionSuccessful", true}, {"toolExecutionNotifications", std::move(notifications)}}});
   if (options.informationUri) run["tool"]["driver"]["informationUri"] = *options.informationUri;
   if (options.sourceRoot) run["originalUriBaseIds"] = {{kSrcRoot, {{"uri", fileUri(*options.sourceRoot)}}}};

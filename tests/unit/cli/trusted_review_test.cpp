@@ -144,6 +144,14 @@ TEST(TrustedReview, RequestChangesWhoseFindingsNeverPlaceIsComment) {
   EXPECT_EQ(outcome.modelVerdict, contract::Verdict::RequestChanges);
   EXPECT_EQ(outcome.verdict, contract::Verdict::Comment);  // never APPROVE
   EXPECT_EQ(reports::renderJson(outcome)["unplacedBlocking"], 1);
+  // Code scanning shows SARIF results only: the run's notifications say why the
+  // verdict is not APPROVE (before, nothing a SARIF reader sees did, and the job was green).
+  const json notes = reports::renderSarif(outcome)["runs"][0]["invocations"][0]["toolExecutionNotifications"];
+  ASSERT_EQ(notes.size(), 1u) << notes.dump();
+  EXPECT_EQ(notes[0]["level"], "error");
+  EXPECT_EQ(notes[0]["message"]["text"],
+            "a blocking finding could not be placed on the diff, so the verdict is not APPROVE: MAJOR src/Payment.java:50: "
+            "Negative amounts ignored (" + outcome.rejected[0].reason + ")");
 
   // With one attempt there is no feedback round; still no approval.
   auto once = cassette({unplaced});

@@ -87,7 +87,9 @@ void Server::dropStaleFindings(const Job& job, const std::map<std::string, std::
   for (const auto& uri : stale) forgetFile(uri);
 }
 
-void Server::keepFindingsStillInChange(const Job& job, const diff::Diff& change, const std::set<std::string>& gone) {
+void Server::keepFindingsStillInChange(const Job& job, const diff::Diff& change,
+                                       const std::map<std::string, std::vector<std::string>>& diskLines,
+                                       const std::set<std::string>& gone) {
   const std::map<std::string, std::string> now = fileDiffFingerprints(change);
   const diff::FileIndex files(change);
   for (const auto& [uri, rel] : job.shownFiles) {
@@ -95,13 +97,24 @@ void Server::keepFindingsStillInChange(const Job& job, const diff::Diff& change,
     const auto it = files_.find(uri);
     if (it == files_.end() || it->second.root != job.root || it->second.path != rel || it->second.findings.empty()) continue;
     FileState& state = it->second;
+    // An open buffer's lines are the diff's only when it reads as the file on disk
+    // (unsaved edits, or not yet reloaded after git rewrote the file: its findings
+    // are placed on its own text, and stay).
+    if (const Document* doc = documents_.get(uri)) {
+      const auto disk = diskLines.find(rel);
+      if (disk == diskLines.end() || documentLines(doc->text()) != disk->second) continue;
+    }
     const auto digest = now.find(rel);
     const std::string current = digest != now.end() ? digest->second : "";
     if (state.reviewedDiff == current) continue;
     const diff::FileDiff* file = files.find(rel);
+    // The line it was reviewed on (its reviewed number: edits since moved it, a
+    // reload after `git pull` as the pull did), still added where it is now.
     auto stillAdded = [&](const PlacedFinding& f) {
-      if (!file || !state.reviewedLines || f.firstLine >= static_cast<int>(state.reviewedLines->size())) return false;
-      std::string_view then = (*state.reviewedLines)[static_cast<std::size_t>(f.firstLine)];
+      const std::int64_t reviewed = f.published.finding.line - 1;
+      if (!file || !state.reviewedLines || reviewed < 0 || reviewed >= static_cast<std::int64_t>(state.reviewedLines->size()))
+        return false;
+      std::string_view then = (*state.reviewedLines)[static_cast<std::size_t>(reviewed)];
       if (!then.empty() && then.back() == '\r') then.remove_suffix(1);
       for (const auto& hunk : file->hunks)
         for (const auto& l : hunk.lines)
@@ -125,8 +138,7 @@ void Server::recheckShownFindings(const fs::path& root) {
   job->root = root;
   job->key = "recheck:" + root.string();
   job->config = configFor(root);  // whether git may run the repository's programs
-  for (auto& shown : filesShownIn(root))
-    if (!hasUnsavedEdits(shown.first)) job->shownFiles.push_back(std::move(shown));
+  job->shownFiles = filesShownIn(root);  // an open buffer is judged as it reads then (keepFindingsStillInChange)
   const bool anyCleared = std::any_of(clearedByDiffChange_.begin(), clearedByDiffChange_.end(),
                                       [&](const auto& entry) { return entry.second.root == root; });
   if (job->shownFiles.empty() && !anyCleared) return;

@@ -79,6 +79,8 @@ struct Server::JobOutcome {
   std::vector<std::string> goneUris;  // of the job's shownFiles, those that no longer exist
   // Of a file's review: the diff now of the job's other shownFiles (of a recheck: all of them; none read: unknown).
   std::optional<diff::Diff> shownChange;
+  // Those files as read on disk after it: an open buffer is judged only when it reads as its file.
+  std::map<std::string, std::vector<std::string>> shownLines;
   std::vector<std::string> logs;  // for window/logMessage
   // The file asked about is not in the change, and why ("is ignored by git"); empty otherwise.
   std::string notInChange;

@@ -409,7 +409,9 @@ void Server::readShownDiffs(const Job& job, JobOutcome& outcome) {
     if (rel != job.path) others.paths.push_back(rel);
   if (others.paths.empty()) return;
   try {
-    outcome.shownChange = reviews_.readChange(job.root, std::move(others));
+    outcome.shownChange = reviews_.readChange(job.root, others);
+    for (const std::string& rel : others.paths)
+      if (auto lines = readRepositoryLines(job.root, rel)) outcome.shownLines[rel] = std::move(*lines);
   } catch (const Cancelled&) {
     throw;
   } catch (const std::exception& e) {  // not known: those findings stay
@@ -439,7 +441,12 @@ bool readsAsReviewed(const std::vector<std::string>& lines, const PlacedFinding&
   if (f.firstLine >= static_cast<int>(lines.size())) return false;
   std::string_view now = lines[static_cast<std::size_t>(f.firstLine)];
   if (!now.empty() && now.back() == '\r') now.remove_suffix(1);
-  return now == *then;
+  // A UTF-8 byte-order mark: git has it on line 1, an editor keeps it out of the buffer.
+  std::string_view was = *then;
+  constexpr std::string_view kBom = "\xEF\xBB\xBF";
+  if (f.firstLine == 0 && was.substr(0, kBom.size()) == kBom) was.remove_prefix(kBom.size());
+  if (f.firstLine == 0 && now.substr(0, kBom.size()) == kBom) now.remove_prefix(kBom.size());
+  return now == was;
 }
 }  // namespace
 
@@ -458,7 +465,7 @@ void Server::applyOutcome(Job& job, JobOutcome& outcome) {
     forgetFile(uri);
     if (was) clearedByDiffChange_[uri] = *was;  // `git stash -u` took it away: `git stash pop` may bring it back
   }
-  if (outcome.shownChange) keepFindingsStillInChange(job, *outcome.shownChange, gone);
+  if (outcome.shownChange) keepFindingsStillInChange(job, *outcome.shownChange, outcome.shownLines, gone);
   if (job.recheckOnly) {
     if (outcome.kind == JobOutcome::Kind::Reviewed) restoreClearedFindings(job.root);
     return;
@@ -485,19 +492,32 @@ void Server::applyOutcome(Job& job, JobOutcome& outcome) {
     }
     if (job.path) addReviewed(*job.path);
     const diff::FileIndex selectedFiles(selected);
+    std::map<std::string, std::vector<std::string>> openLines;  // by uri, split once
+    auto linesOfOpen = [&](const std::string& uri) -> const std::vector<std::string>& {
+      auto it = openLines.find(uri);
+      if (it == openLines.end()) it = openLines.emplace(uri, documentLines(documents_.get(uri)->text())).first;
+      return it->second;
+    };
     for (const auto& pf : findings) {
       const std::string rel = diff::normalizePath(pf.finding.file);
       const std::string uri = addReviewed(rel);
       const diff::FileDiff* fileDiff = selectedFiles.find(pf.finding.file);
       PlacedFinding placed = place(pf, fileDiff);
       bool alive = true;
+      bool editedOn = false;  // an edit since the save touched its lines: they need not read as reviewed
       if (auto e = editsSinceSave_.find(uri); e != editsSinceSave_.end())
-        for (const auto& edit : e->second) alive = alive && moveLines(placed.firstLine, placed.lastLine, edit);
-      // Reopened since this review was queued (an editor reloads a file `git stash`
-      // or a checkout rewrote as a close and an open): the reopen recorded no edit,
-      // so a finding is kept only where the document still reads as the reviewed line.
-      if (alive && fileDiff && reopenedSince(uri, job.opensBefore))
-        alive = readsAsReviewed(documentLines(documents_.get(uri)->text()), placed, *fileDiff);
+        for (const auto& edit : e->second) {
+          editedOn = editedOn || (alive && edit.start.line <= placed.lastLine && edit.end.line >= placed.firstLine);
+          alive = alive && moveLines(placed.firstLine, placed.lastLine, edit);
+        }
+      // The review read the file on disk; an open document may hold other text with
+      // no edit recorded: opened unsaved (VS Code's hot exit restores a dirty buffer,
+      // and a restart shows the cached review), or reloaded after `git stash` or a
+      // checkout as a close and an open. A finding is kept only where the document
+      // still reads as the reviewed line (before, it went on the disk's line number,
+      // over unrelated code).
+      if (alive && fileDiff && documents_.get(uri) && (!editedOn || reopenedSince(uri, job.opensBefore)))
+        alive = readsAsReviewed(linesOfOpen(uri), placed, *fileDiff);
       // A file not open, rewritten on disk while the review ran (`git stash` during the model's answer):
       // read after the review (fileLines), it no longer holds the reviewed line there.
       if (alive && fileDiff && !documents_.get(uri))

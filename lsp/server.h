@@ -202,12 +202,17 @@ class Server : public MessageHandler {
   // A file's review read `change`, the diff now of the job's other shownFiles: of
   // one whose diff is not the one its findings were computed on (a commit, a
   // checkout, a stash since), only those whose line the change still adds, as it
-  // read then, stay (a hunk committed on its own leaves the others).
-  void keepFindingsStillInChange(const Job& job, const diff::Diff& change, const std::set<std::string>& gone);
+  // read then, stay (a hunk committed on its own leaves the others). An open buffer
+  // is judged only when its text is the file's on disk (`diskLines`): its lines are
+  // the diff's then (a reload after `git pull` moved them as the pull did); otherwise
+  // its findings stay, placed by its own edits, and its next save decides.
+  void keepFindingsStillInChange(const Job& job, const diff::Diff& change,
+                                 const std::map<std::string, std::vector<std::string>>& diskLines,
+                                 const std::set<std::string>& gone);
   // git's index or HEAD changed in `root` (a commit, stash or checkout outside the
   // editor): a job reads the diff of its files that show findings, and keeps only
   // those the change still adds (keepFindingsStillInChange). No review: nothing is
-  // sent. A buffer with unsaved edits is left to its next save.
+  // sent. A buffer that does not read as its file on disk is left to its next save.
   void recheckShownFindings(const std::filesystem::path& root);
   // Whether `uri` is open with edits since its last save (its findings are placed
   // on the buffer, which the diff on disk does not describe).

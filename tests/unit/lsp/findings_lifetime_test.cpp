@@ -169,6 +169,29 @@ TEST_F(FindingsLifetime, ClosingWithoutSavingPlacesTheFindingOnTheFileOnDiskAgai
   EXPECT_EQ(c.stop(), 0);
 }
 
+// Opened with text that is not the file on disk, no edit recorded: VS Code's hot
+// exit restores an unsaved buffer, and the cached review of the disk's diff is
+// shown. Its finding went on the disk's line number, over whatever the buffer
+// has there (an unrelated line, when lines were typed above it). Now it is kept
+// only where the buffer reads as the reviewed line.
+TEST_F(FindingsLifetime, ABufferOpenedWithOtherTextThanTheDiskShowsNoFindingOnAnotherLine) {
+  LspClient& c = reviewed(/*opened=*/true);
+  close(c, "a.txt");
+  auto openWith = [&](const std::string& text) {
+    c.notify("textDocument/didOpen",
+             {{"textDocument", {{"uri", uriOf("a.txt")}, {"languageId", "text"}, {"version", 1}, {"text", text}}}});
+  };
+  openWith("zero\none changed\ntwo\n");  // a line typed above it, never saved
+  EXPECT_TRUE(published(c, "a.txt").empty());
+  EXPECT_EQ(hover(c, "a.txt", 0), json(nullptr));
+  close(c, "a.txt");
+  openWith("one changed\ntwo\nthree\n");  // edited below it: the line still reads as reviewed
+  const json kept = published(c, "a.txt");
+  ASSERT_EQ(kept.size(), 1u);
+  EXPECT_EQ(kept[0]["range"]["start"]["line"], 0);
+  EXPECT_EQ(c.stop(), 0);
+}
+
 // Changed on disk by another tool, then reopened: findings of the diff they were
 // computed on are not shown on another diff; the cached review of a diff is.
 TEST_F(FindingsLifetime, AFileReopenedWithAnotherDiffShowsOnlyThatDiffsReview) {
@@ -248,6 +271,32 @@ TEST_F(FindingsLifetime, ACheckoutClearsTheFindingsItTakesOutOfTheChange) {
   repo.git("checkout -q -");  // back to the branch without it: a.txt as it was, no change
   c.notify("workspace/didChangeWatchedFiles", {{"changes", {{{"uri", uriOf(".git/HEAD")}, {"type", 2}}}}});
   EXPECT_TRUE(published(c, "a.txt").empty());
+  EXPECT_EQ(c.stop(), 0);
+}
+
+// `git pull --autostash` brings a line above the uncommitted change: the
+// finding's line is still added, one line down. The client reports git's index
+// and HEAD, then reloads the buffer (the order is the editor's). The finding
+// stays, on its line in the reloaded buffer; before, the recheck compared the
+// line it had moved to with the reviewed file's line of that number, and cleared
+// it (or, before the reload, placed it on the file's new number over a buffer
+// that did not have it there yet).
+TEST_F(FindingsLifetime, APullThatMovesTheChangedLineKeepsItsFinding) {
+  LspClient& c = reviewed(/*opened=*/true);
+  repo.write("a.txt", "zero\none\ntwo\n");  // what the pull fast-forwards to, with the change put back
+  repo.commitAll("upstream");
+  repo.write("a.txt", "zero\none changed\ntwo\n");
+  indexChanged(c);
+  c.notify("textDocument/didChange", {{"textDocument", {{"uri", uriOf("a.txt")}, {"version", 2}}},
+                                      {"contentChanges", {{{"text", repo.read("a.txt")}}}}});
+  c.notify("workspace/didChangeWatchedFiles", {{"changes", {{{"uri", uriOf(".git/HEAD")}, {"type", 2}}}}});
+  // What the editor shows once the rechecks (due after git settles) are done.
+  const json last = c.lastDiagnostics(std::chrono::milliseconds(1000));
+  ASSERT_EQ(last.size(), 1u) << last.dump();
+  EXPECT_EQ(last[0]["range"]["start"]["line"], 1);
+  EXPECT_NE(hover(c, "a.txt", 1), json(nullptr));
+  EXPECT_EQ(hover(c, "a.txt", 0), json(nullptr));
+  EXPECT_EQ(hover(c, "a.txt", 2), json(nullptr));
   EXPECT_EQ(c.stop(), 0);
 }
 

@@ -726,7 +726,9 @@ TEST_F(Fixture, ANewFileInFoldersNotMadeYetBelongsToTheRepositoryAbove) {
   c.notify("textDocument/didOpen", {{"textDocument", {{"uri", x}, {"languageId", "python"}, {"version", 1}, {"text", ""}}}});
   for (auto m = c.transport().clientReceive(500ms); m; m = c.transport().clientReceive(300ms))
     EXPECT_NE(m->value("method", ""), "window/showMessage") << m->dump();
-  repo.write("brand/new/x.py", "db_password = \"hunter2secret\"\n");
+  const std::string text = "db_password = \"hunter2secret\"\n";
+  c.notify("textDocument/didChange", {{"textDocument", {{"uri", x}, {"version", 2}}}, {"contentChanges", {{{"text", text}}}}});
+  repo.write("brand/new/x.py", text);
   c.notify("textDocument/didSave", {{"textDocument", {{"uri", x}}}});
   EXPECT_EQ(nextDiagnosticsFor(c, x).size(), 1u);
   EXPECT_EQ(c.stop(), 0);

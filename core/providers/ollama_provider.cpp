@@ -54,10 +54,11 @@ bool OllamaProvider::adaptToRejection(const HttpResponse& response) {
 ojson OllamaProvider::buildRequest(const review::ModelRequest& request) const {
   const bool hasSchema = !request.schema.is_null();
   // A format constraint leaves no room for a tool call, so it is sent only when
-  // no tool can be called: none offered, or the budget spent (the tools stay
-  // listed so the prompt Ollama's KV cache holds is unchanged).
+  // no tool is to be called: none offered, the budget spent, or the retry of an
+  // answer that failed the contract (the model answered rather than call one;
+  // the tools stay listed so the prompt Ollama's KV cache holds is unchanged).
   const bool useFormat = hasSchema && settings_.structuredOutput == config::StructuredOutput::Native &&
-                         (request.tools.empty() || request.toolBudgetSpent);
+                         (request.tools.empty() || request.toolBudgetSpent || request.contractRetry);
   ojson messages = ojson::array();
   std::string system = request.system;
   // The schema is always worth showing to a local model; with `format` it is also enforced.

@@ -70,8 +70,9 @@ bool OpenAiProvider::adaptToRejection(const HttpResponse& response) {
   if (overContextWindow(providerErrorCode(response.body), message)) return false;
   const std::string lower = lowered(message);
   bool refusesSchema = false;
-  // Groq: "json mode cannot be combined with tool/function calling".
-  for (const char* words : {"response_format", "json_schema", "response mime type", "response_schema", "json mode"})
+  // Groq: "json mode cannot be combined with tool/function calling"; DeepSeek's
+  // reasoner: "deepseek-reasoner does not support Json Output.".
+  for (const char* words : {"response_format", "json_schema", "response mime type", "response_schema", "json mode", "json output"})
     refusesSchema |= lower.find(words) != std::string::npos;
   if (!refusesSchema) return false;
   settings_.structuredOutput = config::StructuredOutput::Prompt;

@@ -298,9 +298,11 @@ void throwHttpError(const Endpoint& endpoint, const std::string& path, const Htt
     const std::string said = overWindow && message.size() > 1 && message.back() == '.' ? message.substr(0, message.size() - 1)
                                                                                         : message;
     // A server or model without tool calling (vLLM without --enable-auto-tool-choice, an Ollama
-    // model "does not support tools"): the review runs without repository tools.
+    // model "does not support tools", DeepSeek's reasoner "does not support Function Calling"):
+    // the review runs without repository tools.
     const std::string lower = lowered(message);
-    const bool noTools = !overWindow && lower.find("tool") != std::string::npos &&
+    const bool noTools = !overWindow &&
+                         (lower.find("tool") != std::string::npos || lower.find("function call") != std::string::npos) &&
                          (lower.find("support") != std::string::npos || lower.find("enable") != std::string::npos ||
                           lower.find("not allowed") != std::string::npos);
     throw ProviderError(Kind::BadRequest, p + " rejected the request (" + http + " from " + url + "): " + said +

@@ -13,6 +13,18 @@
 namespace revline::review {
 namespace {
 
+// An answer in prose, no JSON in it: nothing held the model to the schema.
+bool proseOnly(const contract::ReplyParse& parse) {
+  return !parse.problems.empty() &&
+         std::all_of(parse.problems.begin(), parse.problems.end(),
+                     [](const contract::Problem& p) { return p.kind == contract::ErrorKind::NoJson; });
+}
+constexpr const char* kProseFix =
+    "\nThe model answered in prose, though the request asked for the schema: a server that accepts json_schema "
+    "output and does not enforce it (llama.cpp's server, some OpenAI-compatible servers) needs \"structured_output\": "
+    "\"prompt\" (the schema goes in the prompt); with Ollama, max_tool_calls 0 (or --max-tool-calls 0) lets its "
+    "`format` hold the answer to the schema (it is not sent beside tools)";
+
 // A reply the provider itself flagged as cut off: a contract failure with the
 // truncation feedback, whatever the text happens to contain.
 contract::ReplyParse truncatedByProvider(const ModelResponse& response) {
@@ -103,6 +115,7 @@ AttemptResult runAttempts(Provider& provider, ModelRequest request, const Attemp
     // provider caches, so withdrawing them would re-bill the whole conversation.
     request.tools = tools ? tools->specs() : std::vector<ToolSpec>{};
     request.toolBudgetSpent = tools && result.toolCalls >= budget;
+    request.contractRetry = !last.problems.empty();
     int cut = 0;
     try {
       cut = fitConversation(request, options.maxInputTokens);
@@ -216,7 +229,8 @@ AttemptResult runAttempts(Provider& provider, ModelRequest request, const Attemp
                                    "max_tool_calls to 0 (or --max-tool-calls 0) to review without repository tools"
                                  : "\nThe answer was a tool call written as text (<tool_call>, <function=...>), though "
                                    "no tools were offered: this model does not keep to the answer format; try another "
-                                   "model"),
+                                   "model") +
+                            (!wroteToolCallAsText && proseOnly(last) ? kProseFix : ""),
                         spent());
 }
 

@@ -78,6 +78,11 @@ struct ModelRequest {
   // enforces the schema with `format`), and the max_input_tokens this request
   // was fitted to (0: none; Ollama sizes its context window, num_ctx, from it).
   bool toolBudgetSpent = false;
+  // The model answered instead of calling a tool, and the answer failed the
+  // contract: this is the retry, and its reply must be the report (Ollama
+  // enforces the schema with `format` then, as when the budget is spent: a
+  // small model that answered in prose without it is held to the schema).
+  bool contractRetry = false;
   std::int64_t inputTokenBudget = 0;
 };
 

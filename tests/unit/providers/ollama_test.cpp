@@ -105,6 +105,15 @@ TEST(Ollama, TheToolsStayAndFormatComesOnceTheBudgetIsSpentInAWindowSizedForTheB
   // No budget (a test's request): the server's defaults, as before.
   provider.complete(testing::sampleRequest(), CancelToken());
   EXPECT_FALSE(server.requests()[2].parsed()["options"].contains("num_ctx"));
+
+  // The retry of an answer that failed the contract (prose, with tools offered and
+  // so no `format`) is held to the schema too.
+  server.enqueue(Reply::fromFixture("ollama_review.json"));
+  request.toolBudgetSpent = false;
+  request.contractRetry = true;
+  provider.complete(request, CancelToken());
+  EXPECT_EQ(server.requests()[3].parsed()["format"], testing::sampleSchema());
+  EXPECT_EQ(server.requests()[3].parsed()["tools"], open["tools"]);
 }
 
 TEST(Ollama, DoneReasonLengthAndMissingModel) {

@@ -324,6 +324,8 @@ TEST(OpenAi, AServerErrorThatWaitingDoesNotFixIsNotRetriedAndNamesTheFix) {
        "set max_tool_calls to 0 (or --max-tool-calls 0)"},
       {Reply{500, R"({"error":{"code":500,"message":"Unsupported param: tools","type":"server_error"}})", {}, {}},
        "set max_tool_calls to 0 (or --max-tool-calls 0)"},
+      {Reply{400, R"({"error":{"message":"deepseek-reasoner does not support Function Calling","type":"invalid_request_error","param":null,"code":"invalid_request_error"}})", {}, {}},
+       "set max_tool_calls to 0 (or --max-tool-calls 0)"},
       {Reply{404, R"({"error":{"message":"No endpoints found that support tool use. To learn more about provider routing, visit: https://openrouter.ai/docs/provider-routing","code":404}})", {}, {}},
        "set max_tool_calls to 0 (or --max-tool-calls 0)"},
   };
@@ -414,16 +416,19 @@ TEST(OpenAi, AServerLoadingTheModelIsWaitedFor) {
 // llama.cpp before json_schema support (500 "response_format type must be one
 // of ...") and Groq with tools (400 "json mode cannot be combined with
 // tool/function calling"): the schema goes into the prompt, as for a 400 refusal.
+// DeepSeek's reasoner says "does not support Json Output." (it was an error that
+// named no setting, where PROVIDERS.md says DeepSeek is negotiated to prompt).
 TEST(OpenAi, LlamaCppAndGroqRefusalsOfTheSchemaPutItInThePrompt) {
   for (const Reply& refusal :
-       {Reply{500, R"({"error":{"code":500,"message":"response_format type must be one of \"text\" or \"json_object\", but got: json_schema","type":"server_error"}})", {}, {}},
+       {Reply{400, R"({"error":{"message":"deepseek-reasoner does not support Json Output.","type":"invalid_request_error","param":null,"code":"invalid_request_error"}})", {}, {}},
+        Reply{500, R"({"error":{"code":500,"message":"response_format type must be one of \"text\" or \"json_object\", but got: json_schema","type":"server_error"}})", {}, {}},
         Reply{400, R"({"error":{"message":"json mode cannot be combined with tool/function calling","type":"invalid_request_error"}})", {}, {}}}) {
     FakeServer server;
     server.enqueue(refusal);
     server.enqueue(Reply::fromFixture("openai_review.json"));
     SleepRecorder sleeps;
     auto settings = settingsFor(server.url("/v1"), sleeps);
-    settings.model = "model-" + std::to_string(refusal.status);  // the prompt mode is kept per endpoint and model
+    settings.model = "model-" + std::to_string(refusal.status) + "-" + std::to_string(refusal.body.size());  // the prompt mode is kept per endpoint and model
     OpenAiProvider provider(settings);
     const auto answer = provider.complete(testing::sampleRequest(), CancelToken());
     EXPECT_EQ(answer.finish, FinishReason::Stop);

@@ -60,6 +60,36 @@ TEST(AttemptLoop, WithoutToolsNoCallIsMarkedBudgetSpent) {
   EXPECT_EQ(model.sent[1].inputTokenBudget, 0);
 }
 
+// Answers in prose, then as asked; records what each call was sent.
+class ProseThenAnswer : public Provider {
+ public:
+  std::vector<ModelRequest> sent;
+  std::string name() const override { return "t"; }
+  std::string model() const override { return "t1"; }
+  ModelResponse complete(const ModelRequest& request, const CancelToken&) override {
+    sent.push_back(request);
+    ModelResponse r;
+    r.text = sent.size() == 1 ? "The change looks fine to me." : R"({"summary":"Fine.","findings":[],"verdict":"APPROVE"})";
+    return r;
+  }
+};
+
+// The retry of an answer that failed the contract is marked (Ollama sends
+// `format` then): a small model that answered in prose with tools offered, and
+// so without `format`, was retried without it and failed again.
+TEST(AttemptLoop, TheRetryOfAnAnswerThatFailedTheContractIsMarked) {
+  ProseThenAnswer model;
+  OneTool tools;
+  ModelRequest first;
+  first.messages.push_back({Role::User, "<diff>\n</diff>", {}, {}});
+  runAttempts(model, first, {2, 5, 0}, &tools, CancelToken());
+  ASSERT_EQ(model.sent.size(), 2u);
+  EXPECT_FALSE(model.sent[0].contractRetry);
+  EXPECT_TRUE(model.sent[1].contractRetry);
+  EXPECT_FALSE(model.sent[1].toolBudgetSpent);
+  EXPECT_EQ(model.sent[1].tools.size(), 1u) << "the tools stay listed";
+}
+
 // The ContractFailure a conversation over an empty diff ends with (a failed
 // test, and an empty failure, when it answers instead).
 ContractFailure contractFailure(Provider& model, ToolExecutor* tools, const AttemptOptions& options) {
@@ -149,6 +179,8 @@ TEST(AttemptLoop, AToolCallWrittenAsTextIsSaidToTheModelAndInTheFailure) {
     ToolCallAsText writer(text);
     said = contractFailure(writer, &tools, {2, 5, 0}).what();
     EXPECT_EQ(said.find("tool call written as text") != std::string::npos, isCall) << said;
+    // Prose: nothing held the model to the schema, and the failure says which setting does.
+    EXPECT_EQ(said.find("\"structured_output\": \"prompt\"") != std::string::npos, !isCall) << said;
   }
 }
 

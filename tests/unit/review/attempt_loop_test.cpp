@@ -7,27 +7,45 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
+
 namespace revline::review {
 namespace {
 
-// Calls one tool, then answers; records what each call was sent.
-class OneToolThenAnswer : public Provider {
+// Replies as `reply` says for the nth call (from 1); records what each call was sent.
+class Scripted : public Provider {
  public:
+  explicit Scripted(std::function<ModelResponse(std::size_t)> reply) : reply_(std::move(reply)) {}
   std::vector<ModelRequest> sent;
   std::string name() const override { return "t"; }
   std::string model() const override { return "t1"; }
   ModelResponse complete(const ModelRequest& request, const CancelToken&) override {
     sent.push_back(request);
-    ModelResponse r;
-    if (sent.size() == 1) {
+    return reply_(sent.size());
+  }
+
+ private:
+  std::function<ModelResponse(std::size_t)> reply_;
+};
+
+ModelResponse answer(const std::string& text) {
+  ModelResponse r;
+  r.text = text;
+  return r;
+}
+
+// Calls one tool, then answers.
+Scripted oneToolThenAnswer() {
+  return Scripted([](std::size_t n) {
+    ModelResponse r = answer(R"({"summary":"Fine.","findings":[],"verdict":"APPROVE"})");
+    if (n == 1) {
+      r.text.clear();
       r.toolCalls.push_back({"c1", "read_file", json{{"path", "a.c"}}});
       r.finish = FinishReason::ToolCalls;
-    } else {
-      r.text = R"({"summary":"Fine.","findings":[],"verdict":"APPROVE"})";
     }
     return r;
-  }
-};
+  });
+}
 
 class OneTool : public ToolExecutor {
  public:
@@ -36,7 +54,7 @@ class OneTool : public ToolExecutor {
 };
 
 TEST(AttemptLoop, TheCallAfterTheLastToolCallIsMarkedBudgetSpentAndKeepsTheTools) {
-  OneToolThenAnswer model;
+  Scripted model = oneToolThenAnswer();
   OneTool tools;
   ModelRequest first;
   first.messages.push_back({Role::User, "<diff>\n</diff>", {}, {}});
@@ -50,7 +68,7 @@ TEST(AttemptLoop, TheCallAfterTheLastToolCallIsMarkedBudgetSpentAndKeepsTheTools
 }
 
 TEST(AttemptLoop, WithoutToolsNoCallIsMarkedBudgetSpent) {
-  OneToolThenAnswer model;
+  Scripted model = oneToolThenAnswer();
   model.sent.push_back({});  // skip the tool call: answer at once
   ModelRequest first;
   first.messages.push_back({Role::User, "<diff>\n</diff>", {}, {}});
@@ -60,25 +78,13 @@ TEST(AttemptLoop, WithoutToolsNoCallIsMarkedBudgetSpent) {
   EXPECT_EQ(model.sent[1].inputTokenBudget, 0);
 }
 
-// Answers in prose, then as asked; records what each call was sent.
-class ProseThenAnswer : public Provider {
- public:
-  std::vector<ModelRequest> sent;
-  std::string name() const override { return "t"; }
-  std::string model() const override { return "t1"; }
-  ModelResponse complete(const ModelRequest& request, const CancelToken&) override {
-    sent.push_back(request);
-    ModelResponse r;
-    r.text = sent.size() == 1 ? "The change looks fine to me." : R"({"summary":"Fine.","findings":[],"verdict":"APPROVE"})";
-    return r;
-  }
-};
-
 // The retry of an answer that failed the contract is marked (Ollama sends
 // `format` then): a small model that answered in prose with tools offered, and
 // so without `format`, was retried without it and failed again.
 TEST(AttemptLoop, TheRetryOfAnAnswerThatFailedTheContractIsMarked) {
-  ProseThenAnswer model;
+  Scripted model([](std::size_t n) {
+    return answer(n == 1 ? "The change looks fine to me." : R"({"summary":"Fine.","findings":[],"verdict":"APPROVE"})");
+  });
   OneTool tools;
   ModelRequest first;
   first.messages.push_back({Role::User, "<diff>\n</diff>", {}, {}});

@@ -1,5 +1,7 @@
 #include "core/cli/args.h"
 
+#include <cctype>
+
 namespace revline::cli {
 
 ParsedArgs::ParsedArgs(const std::string& command, const std::vector<OptionSpec>& specs,
@@ -51,6 +53,13 @@ std::optional<std::string> ParsedArgs::value(const std::string& name) const {
   auto it = values_.find(name);
   if (it == values_.end()) return std::nullopt;
   return it->second;
+}
+
+std::optional<std::string> ParsedArgs::wordValue(const std::string& name) const {
+  auto v = value(name);
+  if (v)
+    for (char& c : *v) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return v;
 }
 
 std::optional<int> ParsedArgs::intValue(const std::string& name, int min, int max) const {

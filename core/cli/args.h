@@ -27,6 +27,8 @@ class ParsedArgs {
   std::optional<std::string> value(const std::string& name) const;
   // The value parsed as an integer in [min, max]; UsageError names the option otherwise.
   std::optional<int> intValue(const std::string& name, int min, int max) const;
+  // A value that is one of a few words (--format SARIF): lowercased, as --fail-on's is read.
+  std::optional<std::string> wordValue(const std::string& name) const;
   const std::vector<std::string>& positional() const { return positional_; }
 
  private:

@@ -105,7 +105,7 @@ int runEvalCommand(const std::vector<std::string>& args, std::istream&, std::ost
     out << eval::caseSchema().dump(2) << "\n";
     return 0;
   }
-  const std::string format = parsed.value("format").value_or("text");
+  const std::string format = parsed.wordValue("format").value_or("text");
   if (format != "text" && format != "json") throw UsageError("--format expects text or json, got \"" + format + "\"");
   try {
     if (parsed.has("compare")) return runCompare(parsed, format, out);

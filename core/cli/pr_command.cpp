@@ -310,7 +310,7 @@ int runPrCommand(const std::vector<std::string>& args, std::istream&, std::ostre
   }
   const PullRequestRef pr = parsePullRequestRef(parsed.positional()[0], parsed.positional()[1]);
   const bool post = parsed.has("post");
-  const std::string format = parsed.value("format").value_or(post ? "text" : "github");
+  const std::string format = parsed.wordValue("format").value_or(post ? "text" : "github");
   if (format != "text" && format != "json" && format != "sarif" && format != "github") {
     throw UsageError("--format expects github, json, sarif or text, got \"" + format + "\"");
   }

@@ -45,7 +45,7 @@ int runReviewCommand(const std::vector<std::string>& args, std::istream& in, std
                      "\": revline review takes no revisions or paths; to review a branch's change use --base REF "
                      "(from the merge base of REF and HEAD to the working tree), or pipe one diff: "
                      "`git diff A B | revline review --stdin`");
-  const std::string format = parsed.value("format").value_or("text");
+  const std::string format = parsed.wordValue("format").value_or("text");
   if (format != "text" && format != "json" && format != "sarif" && format != "github") {
     throw UsageError("--format expects text, json, sarif or github, got \"" + format + "\"");
   }

@@ -187,7 +187,7 @@ std::string fetchRefusedHint(const std::string& gitError) {
                             gitError.find("not allowed") != std::string::npos;
   if (!lazyFetchOff && !transportOff) return "";
   return "git needed to fetch a missing object (a partial clone, made with --filter), and revline lets no untrusted "
-         "repository make git fetch; fetch the objects with your own git first (`git diff BASE > /dev/null` does), "
+         "repository make git fetch; fetch the objects with your own git first (`git diff BASE... > /dev/null` does: the merge base's files, which the review reads, not BASE's tip), "
          "clone without --filter (in CI, drop `filter:` from actions/checkout), or run `revline trust` in this "
          "repository if you trust it";
 }

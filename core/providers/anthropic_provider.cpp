@@ -100,7 +100,7 @@ RemoteProvider::Headers AnthropicProvider::headers() const {
   return h;
 }
 
-std::string AnthropicProvider::notFoundHint() const {
+std::string AnthropicProvider::notFoundHint(const std::string&) const {
   return "the base URL is the host only, e.g. https://api.anthropic.com";
 }
 

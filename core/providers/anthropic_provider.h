@@ -46,7 +46,7 @@ class AnthropicProvider : public RemoteProvider {
  private:
   const char* path() const override;
   Headers headers() const override;
-  std::string notFoundHint() const override;
+  std::string notFoundHint(const std::string& message) const override;
   bool adaptToRejection(const HttpResponse& response) override;
 
   // What the model accepts, as negotiated so far (by any provider of this

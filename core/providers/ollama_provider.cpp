@@ -20,9 +20,12 @@ constexpr const char* kPath = "/api/chat";
 
 OllamaProvider::OllamaProvider(RemoteSettings settings)
     : RemoteProvider(std::move(settings), [](const RemoteSettings& s) {
-        // Ollama's native API lives at the root; a base URL copied from the /v1 (OpenAI) setup means the same server.
-        return withoutTrailingV1(resolveEndpoint("ollama", s, kDefaultBaseUrl, kDefaultModel, kDefaultKeyEnv,
-                                         /*keyRequired=*/false));
+        // Ollama's native API lives at the root; a base URL copied from the /v1 (OpenAI) setup, or
+        // from Ollama's API docs (http://localhost:11434/api), means the same server.
+        Endpoint e = withoutTrailingV1(resolveEndpoint("ollama", s, kDefaultBaseUrl, kDefaultModel, kDefaultKeyEnv,
+                                                       /*keyRequired=*/false));
+        if (e.base.basePath.ends_with("/api")) e.base.basePath.resize(e.base.basePath.size() - 4);
+        return e;
       }) {
   std::lock_guard<std::mutex> lock(withoutThinkingMu_);
   thinkingOff_ = !withoutThinking_.count(endpoint_.base.str() + '\0' + endpoint_.model);
@@ -36,7 +39,14 @@ RemoteProvider::Headers OllamaProvider::headers() const {
   return h;
 }
 
-std::string OllamaProvider::notFoundHint() const { return "pull the model first: `ollama pull " + endpoint_.model + "`"; }
+std::string OllamaProvider::notFoundHint(const std::string& message) const {
+  // A missing model is `model "x" not found, try pulling it first`; a route the
+  // server does not have (a base URL with a path) is Go's "404 page not found".
+  if (message.find("page not found") != std::string::npos)
+    return "the server has no " + std::string(kPath) + " under " + endpoint_.base.str() +
+           ": base_url is Ollama's address alone, e.g. http://127.0.0.1:11434";
+  return "pull the model first: `ollama pull " + endpoint_.model + "`";
+}
 
 bool OllamaProvider::adaptToRejection(const HttpResponse& response) {
   // "\"qwen2.5-coder:7b\" does not support thinking": a model without thinking

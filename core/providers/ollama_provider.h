@@ -44,7 +44,7 @@ class OllamaProvider : public RemoteProvider {
  private:
   const char* path() const override;
   Headers headers() const override;
-  std::string notFoundHint() const override;
+  std::string notFoundHint(const std::string& message) const override;
   bool adaptToRejection(const HttpResponse& response) override;
 
   // `think: false` goes with `format` until the model refuses it (a model without

@@ -117,8 +117,15 @@ RemoteProvider::Headers OpenAiProvider::headers() const {
   return h;
 }
 
-std::string OpenAiProvider::notFoundHint() const {
-  if (std::string azure = azureOpenAiHint(endpoint_.base.str()); !azure.empty()) return azure;
+std::string OpenAiProvider::notFoundHint(const std::string& message) const {
+  if (std::string azure = azureOpenAiHint(endpoint_.base.str()); !azure.empty()) {
+    // Already the v1 API: what is missing is the deployment the model names (DeploymentNotFound).
+    if (endpoint_.base.basePath.ends_with("/openai/v1") && message.find("eployment") != std::string::npos)
+      return "Azure OpenAI has no deployment named \"" + endpoint_.model +
+             "\" on this resource: set the model to your deployment's name (Azure portal: the resource's Deployments), "
+             "which need not be the model's";
+    return azure;
+  }
   return "OpenAI-compatible servers usually serve under /v1 (e.g. http://127.0.0.1:8080/v1)";
 }
 

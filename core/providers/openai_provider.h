@@ -40,7 +40,7 @@ class OpenAiProvider : public RemoteProvider {
  private:
   const char* path() const override;
   Headers headers() const override;
-  std::string notFoundHint() const override;
+  std::string notFoundHint(const std::string& message) const override;
   bool adaptToRejection(const HttpResponse& response) override;
   std::optional<review::ModelResponse> answerInRejection(const HttpResponse& response) const override;
 

@@ -138,6 +138,30 @@ json errorBody(const std::string& body) {
 
 }  // namespace
 
+namespace {
+// The text of an HTML page's <title>, spaces collapsed; "" when the body has none.
+std::string htmlTitle(const std::string& body) {
+  std::string lower = body.substr(0, 4096);
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const auto open = lower.find("<title");
+  if (open == std::string::npos || lower.find("<html") == std::string::npos) return "";
+  const auto start = lower.find('>', open);
+  const auto end = start == std::string::npos ? start : lower.find("</title", start);
+  if (end == std::string::npos) return "";
+  std::string title;
+  for (std::size_t i = start + 1; i < end; ++i) {
+    const char c = body[i];
+    if (c == ' ' || c == '\t' || c == '\r' || c == '\n') {
+      if (!title.empty() && title.back() != ' ') title += ' ';
+    } else {
+      title += c;
+    }
+  }
+  while (!title.empty() && title.back() == ' ') title.pop_back();
+  return title;
+}
+}  // namespace
+
 std::string providerErrorMessage(const std::string& body) {
   json j = errorBody(body);
   if (!j.is_discarded()) {
@@ -162,6 +186,9 @@ std::string providerErrorMessage(const std::string& body) {
   std::string t = body;
   auto b = t.find_first_not_of(" \t\r\n");
   if (b == std::string::npos) return "(empty body)";
+  // A proxy's or load balancer's HTML page ("<html><head><title>502 Bad
+  // Gateway</title>..."): its title says it, the markup around it is noise.
+  if (const std::string title = htmlTitle(t); !title.empty()) return "an HTML page titled \"" + cut(title, 200) + "\"";
   return cut(t.substr(b), 300);
 }
 

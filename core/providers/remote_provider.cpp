@@ -55,7 +55,7 @@ review::ModelResponse RemoteProvider::complete(const review::ModelRequest& reque
         for (std::string& note : std::exchange(notes_, {})) answer->notes.push_back(std::move(note));
         return std::move(*answer);
       }
-      throwHttpError(endpoint_, path(), res, notFoundHint());
+      throwHttpError(endpoint_, path(), res, notFoundHint(providerErrorMessage(res.body)));
     }
     // A success whose body cannot be read (HTML from a proxy, no `choices`, bytes
     // that are not UTF-8) was still answered, and maybe billed: it counts as a

@@ -36,7 +36,8 @@ class RemoteProvider : public review::Provider {
 
   virtual const char* path() const = 0;   // e.g. "/chat/completions"
   virtual Headers headers() const = 0;    // the key's header and any version header
-  virtual std::string notFoundHint() const = 0;
+  // What to check after a 404 whose error message is `message` (a route or a model missing).
+  virtual std::string notFoundHint(const std::string& message) const = 0;
   // A rejection of something the model does not support (a parameter, a limit)
   // that this provider can negotiate away: adjust what buildRequest sends from
   // now on and return true to have the same request sent again. Each adjustment

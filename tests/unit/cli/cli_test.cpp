@@ -362,6 +362,10 @@ TEST(Cli, AGithubReviewOfAMergeCheckoutSaysItsLinesAreTheMerges) {
   EXPECT_NE(r.err.find("warning: HEAD is GitHub's merge commit of a pull request"), std::string::npos) << r.err;
   r = runRevline("review --format sarif", repo.root());  // code scanning takes the merge's lines
   EXPECT_EQ(r.err.find("merge commit"), std::string::npos) << r.err;
+  // A format's name in any case, as --fail-on's (--format SARIF was refused).
+  r = runRevline("review --format SARIF", repo.root());
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_EQ(json::parse(r.out)["version"], "2.1.0");
   repo.git("checkout -q feature");
   r = runRevline("review --format github", repo.root());
   EXPECT_EQ(r.err.find("merge commit"), std::string::npos) << r.err;

@@ -249,12 +249,18 @@ TEST_F(Planted, GitmodulesPathsAreReadAsGitWritesThem) {
 
 TEST_F(Planted, APartialCloneFetchesNothingUnlessTrusted) {
   // A blobless clone of a local repository: the blob of an older version is not
-  // here, and a diff against that version needs it.
+  // here, and a diff against that version needs it. The base branch moved on
+  // since (its tip's a.txt is not the merge base's, which the review reads).
   TempRepo origin;
   origin.write("a.txt", "v1\n");
   const std::string first = origin.commitAll("v1");
+  origin.git("branch base");
   origin.write("a.txt", "v2\n");
   origin.commitAll("v2");
+  origin.git("checkout -q base");
+  origin.write("a.txt", "v1 on the base branch, later\n");
+  origin.commitAll("base moved");
+  origin.git("checkout -q -");
   origin.git("config uploadpack.allowFilter true");
   TempDir parent;
   const fs::path clone = parent.path() / "clone";
@@ -266,19 +272,21 @@ TEST_F(Planted, APartialCloneFetchesNothingUnlessTrusted) {
   ASSERT_TRUE(fs::exists(clone / "a.txt"));
   DiffRequest request;
   request.mode = DiffRequest::Mode::Base;
-  request.base = first.substr(0, first.find('\n'));
+  request.base = "origin/base";
   try {
     diffText(clone, request, options());
     ADD_FAILURE() << "an untrusted partial clone fetched a missing object";
   } catch (const GitError& e) {
     // "lazy fetching disabled" (GIT_NO_LAZY_FETCH) or "transport 'file' not allowed" (older gits), then:
     EXPECT_THAT(e.what(), HasSubstr("run `revline trust` in this repository if you trust it"));
-    EXPECT_THAT(e.what(), HasSubstr("fetch the objects with your own git first (`git diff BASE > /dev/null` does)"));
+    EXPECT_THAT(e.what(), HasSubstr("fetch the objects with your own git first (`git diff BASE... > /dev/null` does"));
   }
-  // What the message says to run fetches them, and the untrusted review then reads the diff.
-  testing::runShell("GIT_CONFIG_NOSYSTEM=1 HOME=" + testing::shellQuote(home.path().string()) + " git diff " +
-                        request.base + " > /dev/null",
-                    clone);
+  // What the message says to run fetches them, and the untrusted review then reads
+  // the diff (`git diff BASE`, which the message said before, fetched the base's tip only).
+  const std::string asUser = "GIT_CONFIG_NOSYSTEM=1 HOME=" + testing::shellQuote(home.path().string()) + " git diff ";
+  testing::runShell(asUser + request.base + " > /dev/null", clone);
+  EXPECT_THROW(diffText(clone, request, options()), GitError) << "the base's tip is not the merge base";
+  testing::runShell(asUser + request.base + "... > /dev/null", clone);
   EXPECT_THAT(diffText(clone, request, options()), HasSubstr("-v1\n+v2\n"));
   request.trustRepositoryConfig = true;
   EXPECT_THAT(diffText(clone, request, options()), HasSubstr("-v1\n+v2\n"));

@@ -16,6 +16,7 @@ using testing::FakeServer;
 using testing::Reply;
 using testing::settingsFor;
 using testing::SleepRecorder;
+using testing::kindOf;
 using Kind = ProviderError::Kind;
 
 TEST(Ollama, FormatIsTheSchemaAndStreamIsOff) {
@@ -135,6 +136,28 @@ TEST(Ollama, DoneReasonLengthAndMissingModel) {
     EXPECT_NE(m.find("try pulling it first"), std::string::npos) << m;
     EXPECT_NE(m.find("ollama pull qwen9:1b"), std::string::npos) << m;
   }
+}
+
+// A base URL copied from Ollama's API docs (http://localhost:11434/api) is the
+// same server (it went to /api/api/chat); a route the server does not have
+// (Go's "404 page not found") points at base_url, not at `ollama pull`.
+TEST(Ollama, ABaseUrlEndingInApiIsTheServerAndAMissingRouteNamesBaseUrl) {
+  FakeServer server;
+  server.enqueue(Reply::fromFixture("ollama_review.json"));
+  SleepRecorder sleeps;
+  OllamaProvider provider(settingsFor(server.url("/api"), sleeps));
+  provider.complete(testing::sampleRequest(), CancelToken());
+  ASSERT_EQ(server.requestCount(), 1u);
+  EXPECT_EQ(server.requests()[0].path, "/api/chat");
+
+  FakeServer routes;
+  routes.enqueue(Reply{404, "404 page not found", {}, {}});
+  OllamaProvider elsewhere(settingsFor(routes.url("/ollama"), sleeps));
+  std::string m;
+  EXPECT_EQ(kindOf([&] { elsewhere.complete(testing::sampleRequest(), CancelToken()); }, &m), Kind::NotFound);
+  EXPECT_NE(m.find("the server has no /api/chat under " + routes.url("/ollama")), std::string::npos) << m;
+  EXPECT_NE(m.find("base_url is Ollama's address alone"), std::string::npos) << m;
+  EXPECT_EQ(m.find("ollama pull"), std::string::npos) << m;
 }
 
 // A reply that says it is not finished ("done": false, one chunk of a stream a

@@ -17,16 +17,7 @@ using testing::settingsFor;
 using testing::SleepRecorder;
 using Kind = ProviderError::Kind;
 
-ProviderError::Kind kindOf(const std::function<void()>& f, std::string* message = nullptr) {
-  try {
-    f();
-  } catch (const ProviderError& e) {
-    if (message) *message = e.what();
-    return e.kind();
-  }
-  ADD_FAILURE() << "no ProviderError thrown";
-  return Kind::Protocol;
-}
+using testing::kindOf;
 
 TEST(OpenAi, SendsStrictJsonSchemaAndBearerKey) {
   FakeServer server;
@@ -612,6 +603,34 @@ TEST(OpenAi, MoreServicesRefusalsNameTheSetting) {
   EXPECT_EQ(kindOf([&] { OpenAiProvider p(azure); }, &msg), Kind::Config);
   EXPECT_NE(msg.find("base_url https://RESOURCE.openai.azure.com/openai/v1"), std::string::npos) << msg;
   EXPECT_EQ(msg.find("e.g. https://api.openai.com/v1"), std::string::npos) << msg;
+
+  // Already the v1 API: a 404 DeploymentNotFound names the deployment, not the URL
+  // (it was told to "use its v1 API", which it did). Reached through a proxy.
+  FakeServer proxy;
+  proxy.enqueue(Reply{404, R"({"error":{"code":"DeploymentNotFound","message":"The API deployment for this resource does not exist. If you created the deployment within the last 5 minutes, please wait a moment and try again."}})", {}, {}});
+  auto v1 = settingsFor("http://contoso.openai.azure.com/openai/v1", sleeps,
+                        {{"OPENAI_API_KEY", "k"}, {"HTTP_PROXY", proxy.url()}});
+  v1.model = "gpt-4o-prod";
+  OpenAiProvider deployed(v1);
+  EXPECT_EQ(kindOf([&] { deployed.complete(testing::sampleRequest(), CancelToken()); }, &msg), Kind::NotFound);
+  EXPECT_NE(msg.find("Azure OpenAI has no deployment named \"gpt-4o-prod\" on this resource"), std::string::npos) << msg;
+  EXPECT_EQ(msg.find("use its v1 API"), std::string::npos) << msg;
+}
+
+// A load balancer's HTML page for a 502: its title is the message, not 300
+// bytes of markup ("<html> <head><title>502 Bad Gateway</title>...").
+TEST(OpenAi, AnHtmlErrorPageIsToldByItsTitle) {
+  FakeServer server;
+  const std::string page = "<html>\r\n<head><title>502 Bad\r\n Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad "
+                           "Gateway</h1></center>\r\n<hr><center>nginx/1.25.3</center>\r\n</body>\r\n</html>\r\n";
+  for (int i = 0; i < 3; ++i) server.enqueue(Reply{502, page, {{"Content-Type", "text/html"}}, {}});
+  SleepRecorder sleeps;
+  OpenAiProvider provider(settingsFor(server.url("/v1"), sleeps));
+  std::string msg;
+  EXPECT_EQ(kindOf([&] { provider.complete(testing::sampleRequest(), CancelToken()); }, &msg), Kind::Server);
+  EXPECT_NE(msg.find("an HTML page titled \"502 Bad Gateway\""), std::string::npos) << msg;
+  EXPECT_EQ(msg.find("<head>"), std::string::npos) << msg;
+  EXPECT_EQ(server.requestCount(), 3u) << "a 502 is retried";
 }
 
 TEST(OpenAi, KeyRequiredForRemoteBaseUrlOnly) {

@@ -2,6 +2,7 @@
 // a recorded (instant) sleep, an injected environment, and sample requests.
 #pragma once
 #include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -9,6 +10,8 @@
 #include <string>
 #include <utility>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 #include "core/providers/remote_common.h"
 #include "core/review/provider.h"
@@ -79,6 +82,19 @@ inline json openAiToolCallList(const std::vector<std::pair<std::string, json>>& 
                     {"function", {{"name", name}, {"arguments", args.dump()}}}});
   }
   return list;
+}
+
+// The kind of the ProviderError `f` throws (and its message, into `message`); a
+// test failure when it throws none.
+inline review::ProviderError::Kind kindOf(const std::function<void()>& f, std::string* message = nullptr) {
+  try {
+    f();
+  } catch (const review::ProviderError& e) {
+    if (message) *message = e.what();
+    return e.kind();
+  }
+  ADD_FAILURE() << "no ProviderError thrown";
+  return review::ProviderError::Kind::Protocol;
 }
 
 }  // namespace revline::testing

@@ -203,6 +203,32 @@ void bindRoutingToProvider(const Config& base, Config& out, const json& object) 
   }
 }
 
+// Prices are a model's: set in a layer, they hold for the provider and model
+// chosen with them, not for another one a later layer or flag chooses (a layer
+// that picks the offline reviewer costs nothing, and leaves them for a later
+// one; set with no model provider chosen, they go with whichever is).
+void bindPricesToModel(const Config& base, Config& out, const json& object) {
+  const std::string chosen = out.provider + "/" + out.model;
+  review::Prices& p = out.review.prices;
+  const std::pair<const char*, std::optional<double>*> fields[] = {{"price_per_million_input", &p.input},
+                                                                   {"price_per_million_output", &p.output},
+                                                                   {"price_per_million_cached_input", &p.cachedInput},
+                                                                   {"price_per_million_cache_write", &p.cacheWrite}};
+  bool setsPrices = false;
+  for (const auto& [key, field] : fields) setsPrices = setsPrices || object.contains(key);
+  if (setsPrices) {
+    // Some prices of another model: the others are not that model's either.
+    if (!base.pricedModel.empty() && base.pricedModel != chosen)
+      for (const auto& [key, field] : fields)
+        if (!object.contains(key)) field->reset();
+    // Set with no model provider chosen (a team's file that names none), they go with whichever is.
+    out.pricedModel = isModelProvider(out.provider) ? chosen : "";
+  } else if (!out.pricedModel.empty() && isModelProvider(out.provider) && out.pricedModel != chosen) {
+    out.review.prices = {};
+    out.pricedModel.clear();
+  }
+}
+
 }  // namespace
 
 bool isConfigKey(const std::string& name) {
@@ -221,6 +247,7 @@ Config applyJson(const Config& base, const json& object, const std::string& orig
   Config out = base;
   Reader(origin).object(out, object, detail::configKeys(), "");
   bindRoutingToProvider(base, out, object);
+  bindPricesToModel(base, out, object);
   return out;
 }
 

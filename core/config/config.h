@@ -29,6 +29,12 @@ struct Config {
   // another model provider without them does not send its requests, and the
   // key, to the host and model meant for this one: they are reset to its defaults.
   std::string routingProvider;
+  // The model provider and model the prices (review.prices) were set with, as
+  // "provider/model" (model empty: its default; empty: set with no model
+  // provider chosen, they go with whichever is). A later layer or flag that
+  // chooses another provider or model without prices of its own clears them: a
+  // local Ollama review was costed at the prices set for Claude.
+  std::string pricedModel;
   StructuredOutput structuredOutput = StructuredOutput::Native;
   std::chrono::milliseconds connectTimeout{std::chrono::seconds(10)};
   std::chrono::milliseconds readTimeout{std::chrono::seconds(120)};

@@ -110,6 +110,32 @@ TEST(ApplyJson, ModelHostAndKeyVariableGoWithTheirProvider) {
   EXPECT_EQ(applyJson(local, json{{"provider", "openai"}}, "option --provider").baseUrl, "http://127.0.0.1:8080/v1");
 }
 
+// Prices are the model's they were set with: `--provider ollama` over a user
+// config for Claude with its prices costed a local review at Claude's prices.
+TEST(ApplyJson, PricesGoWithTheModelTheyWereSetFor) {
+  const Config user = applyJson(Config{}, json{{"provider", "anthropic"}, {"model", "claude-sonnet-4-5"},
+                                               {"price_per_million_input", 3}, {"price_per_million_output", 15}},
+                                "user config");
+  ASSERT_EQ(user.review.prices.input, 3.0);
+  EXPECT_FALSE(applyJson(user, json{{"provider", "ollama"}}, "option --provider").review.prices.input);
+  EXPECT_FALSE(applyJson(user, json{{"model", "claude-opus-4-1"}}, "option --model").review.prices.output);
+  // The same provider and model again (the editor repeats them) keep them; so does a
+  // layer that picks the offline reviewer, for a later one that picks the model again.
+  EXPECT_EQ(applyJson(user, json{{"provider", "anthropic"}, {"model", "claude-sonnet-4-5"}}, "editor").review.prices.input, 3.0);
+  const Config offline = applyJson(user, json{{"provider", "builtin"}}, ".revline.json");
+  EXPECT_EQ(applyJson(offline, json{{"provider", "anthropic"}}, "editor").review.prices.output, 15.0);
+  // Another model with its own prices: those.
+  const Config mini = applyJson(user, json{{"model", "claude-haiku-4-5"}, {"price_per_million_input", 1}}, "editor");
+  EXPECT_EQ(mini.review.prices.input, 1.0);
+  EXPECT_FALSE(mini.review.prices.output) << "Sonnet's output price is not Haiku's";
+  // Set with the provider's default model, they do not hold for a model named later.
+  const Config byDefault = applyJson(Config{}, json{{"provider", "openai"}, {"price_per_million_input", 2.5}}, "user config");
+  EXPECT_FALSE(applyJson(byDefault, json{{"model", "o3"}}, "option --model").review.prices.input);
+  // Set with no model provider chosen (a team's file that gives prices only): they go with the one flags choose.
+  const Config team = applyJson(Config{}, json{{"price_per_million_input", 3}}, ".revline.json");
+  EXPECT_EQ(applyJson(team, json{{"provider", "anthropic"}, {"model", "test"}}, "flags").review.prices.input, 3.0);
+}
+
 TEST(ApplyJson, EmptyCategoryListNeverBlocks) {
   const Config c = applyJson(Config{}, json{{"policy", {{"blocking_categories", json::array()}}}}, "x");
   EXPECT_TRUE(c.review.policy.blockingCategories.empty());

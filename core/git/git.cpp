@@ -818,8 +818,11 @@ std::string diffText(const fs::path& root, const DiffRequest& request, const Git
   // submodules show only the commit they are at, never "-dirty".
   if (!request.trustRepositoryConfig) {
     diffArgs.push_back("--ignore-submodules=dirty");
-    if (request.ignoredSettings && hasCheckedOutSubmodule(root))
-      request.ignoredSettings->push_back(kSubmoduleWorkTrees);  // what changed inside them is not seen: said
+    // What changed inside them is not seen: said, for a diff of the whole work
+    // tree. A diff of named files (the editor's save of one) names no submodule:
+    // the warning on every first save of a session was noise.
+    if (request.ignoredSettings && request.paths.empty() && hasCheckedOutSubmodule(root))
+      request.ignoredSettings->push_back(kSubmoduleWorkTrees);
   }
   diffArgs.push_back(against);
   const std::vector<std::string> unlimited = diffArgs;

@@ -224,6 +224,14 @@ TEST_F(Planted, ASubmoduleNotCheckedOutIsNoWarning) {
   repo.git("-c protocol.file.allow=always submodule update -q --init sub");
   diff();
   EXPECT_THAT(ignored, ElementsAre(kSubmoduleWorkTrees));  // checked out again: said again
+  // A diff of one named file (the editor's save of r.txt) names no submodule:
+  // nothing went unseen, and nothing is said (it was, on every session's first save).
+  ignored.clear();
+  DiffRequest oneFile;
+  oneFile.paths = {"r.txt"};
+  oneFile.ignoredSettings = &ignored;
+  EXPECT_THAT(diffText(repo.root(), oneFile, options()), HasSubstr("+r2\n"));
+  EXPECT_THAT(ignored, ::testing::IsEmpty());
 }
 
 // .gitmodules is read by revline (no git process on each save): its `path`

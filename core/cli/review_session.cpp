@@ -44,12 +44,15 @@ const char* const kReviewOptionsHelp =
     "                       change with its tool rounds (up to --max-tool-calls) and a retry, so the\n"
     "                       model calls can be several times N: the Usage line counts those\n";
 
+// The flags that choose where code and credentials go, and the keys they set.
+constexpr std::pair<const char*, const char*> kRoutingFlags[] = {
+    {"provider", "provider"}, {"model", "model"}, {"base-url", "base_url"}, {"api-key-env", "api_key_env"}};
+
 config::Config applyReviewFlags(config::Config config, const ParsedArgs& args) {
   // A flag that sets a configuration key is checked as the key is in a file (one
   // table says what is valid): `--api-key-env sk-...`, a key where its variable's
   // name belongs, is refused without being echoed, as it is in a file.
-  for (const auto& [flag, key] : {std::pair{"provider", "provider"}, std::pair{"model", "model"},
-                                  std::pair{"base-url", "base_url"}, std::pair{"api-key-env", "api_key_env"}})
+  for (const auto& [flag, key] : kRoutingFlags)
     if (auto v = args.value(flag)) {
       try {
         config = config::applyJson(config, json{{key, *v}}, std::string("option --") + flag);
@@ -162,16 +165,30 @@ session::ReviewRequest reviewRequestFor(DiffSource source, const ParsedArgs& arg
                                         std::ostream& err, std::vector<std::string>* notices) {
   std::vector<std::string> said;
   const auto base = args.value("base");
+  const bool ofAChange = base || args.has("stdin");  // a pull request's, in CI most often
+  bool untrusted = false;
   const auto configFor = [&](const std::filesystem::path& root) {
-    if (!base && !args.has("stdin")) return config::loadForRepository(root, &said);
-    const config::UserConfig user = config::loadUserConfig();  // read once: the trust list and the layer
+    config::UserConfig user = config::loadUserConfig();  // read once: the trust list and the layer
+    for (const auto& [flag, key] : kRoutingFlags)
+      if (args.value(flag)) user.setAbove.insert(key);
     if (config::isTrusted(user, root)) return config::loadForRepository(root, user, &said);
+    untrusted = true;
+    if (!ofAChange) return config::loadForRepository(root, user, &said);
     if (base) return settingsOfTheBase(root, user, *base, said);
     if (auto before = settingsBeforeThePatch(root, user, source.diff, said)) return std::move(*before);
     return config::loadForRepository(root, user, &said);
   };
   const config::Config config =
       applyReviewFlags(source.root ? configFor(*source.root) : config::loadWithoutRepository(), args);
+  // Trusting a pull request's checkout lets the pull request choose how it is
+  // reviewed (exclude everything, block nothing) and where its code and the key
+  // go: where a notice says `revline trust`, a review of a change says not to there.
+  if (untrusted && ofAChange &&
+      std::any_of(said.begin(), said.end(), [](const std::string& n) { return n.find("revline trust") != std::string::npos; }))
+    said.push_back("in CI, do not run `revline trust` on a pull request's checkout: its .revline.json would then "
+                   "decide how the pull request is reviewed (exclude everything, block nothing) and where its code "
+                   "and your key go; set what you need with flags (--provider, --model, --base-url, --api-key-env) "
+                   "or keep the settings on the base branch");
   for (std::string& w : warningsOf(source)) said.push_back(std::move(w));
   if (notices) notices->insert(notices->end(), said.begin(), said.end());
   else for (const auto& n : said) err << logLine(command + ": warning: ", n);

@@ -392,7 +392,8 @@ Config repositoryLayer(const std::filesystem::path& where, const UserConfig& use
     throw ConfigError(file.string() + ": invalid JSON: " + what);
   }
   if (!parsed.is_object() || trust) return applyJson(below, parsed, file.string());
-  const std::vector<std::string> ignored = withoutRoutingKeys(parsed, where);
+  std::vector<std::string> ignored = withoutRoutingKeys(parsed, where);
+  std::erase_if(ignored, [&](const std::string& item) { return user.setAbove.count(item.substr(0, item.find(' '))) > 0; });
   if (!ignored.empty() && notices)
     notices->push_back(untrustedNotice(file, where, "ignored ", ignored, ", ",
                                        "its configuration may not choose where code and credentials are sent",

@@ -12,6 +12,7 @@
 // Schema: docs/revline-user.schema.json. `revline trust [PATH]` adds a repository.
 #pragma once
 #include <filesystem>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,10 @@ struct UserConfig {
   std::filesystem::path file;                     // where it is (or would be); empty: no HOME either
   std::vector<std::filesystem::path> trusted;     // repository roots, as written
   json settings = json::object();                 // every other key: .revline.json keys, the user's defaults
+  // Keys the user sets above every file (command-line flags: CI's --provider,
+  // --model, --base-url): an untrusted repository's own, ignored anyway, is not
+  // worth a warning that tells to trust it.
+  std::set<std::string> setAbove;
 };
 
 // $XDG_CONFIG_HOME/revline/config.json, else $HOME/.config/revline/config.json; empty when neither is set.

@@ -143,6 +143,15 @@ TEST(UntrustedRepository, FlagsWinOverTheRepository) {
   EXPECT_EQ(collector.requestCount(), 0u);
   ASSERT_EQ(mine.requestCount(), 1u);
   EXPECT_FALSE(mine.requests()[0].hasHeader("Authorization")) << "the repository's api_key_env was not used";
+  // The keys the flags set are not listed as ignored (CI sets them so, as CI.md
+  // says, and was told on every run to trust the checkout); the one they leave is.
+  EXPECT_NE(r.err.find("ignored api_key_env: this repository is not trusted"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("ignored base_url"), std::string::npos) << r.err;
+  mine.enqueue(Reply::fromFixture("openai_review.json"));
+  const auto all = c.review("--no-cache --provider openai --base-url " + mine.url("/v1") + " --model test --api-key-env NONE_SET");
+  EXPECT_EQ(all.exitCode, 1) << all.out << all.err;
+  EXPECT_EQ(all.err.find("ignored"), std::string::npos) << all.err;
+  EXPECT_EQ(all.err.find("revline trust"), std::string::npos) << all.err;
 }
 
 // A pull request reviewed in CI (`revline review --base origin/main` on its
@@ -175,6 +184,8 @@ TEST(UntrustedRepository, APullRequestIsNotJudgedBySettingsItChangesItself) {
                                 "(the change's apply once it is merged)"),
               std::string::npos)
         << r.err;
+    // Told how to trust it, a CI job is also told not to, there: trusted, the pull request's file decides.
+    EXPECT_NE(r.err.find("in CI, do not run `revline trust` on a pull request's checkout"), std::string::npos) << r.err;
     c.repo.git("reset -q --hard HEAD~1");
   }
   // Settings the change leaves as they are need no note.

@@ -166,6 +166,8 @@ ojson OpenAiProvider::buildRequest(const review::ModelRequest& request) const {
             calls.push_back(std::move(call));
           }
           msg["tool_calls"] = std::move(calls);
+          if (m.echo.is_object())
+            for (const auto& [key, value] : m.echo.items()) msg[key] = ojson(value);
         }
         messages.push_back(std::move(msg));
         break;
@@ -249,6 +251,14 @@ review::ModelResponse OpenAiProvider::parseResponse(const json& body) const {
       out.toolCalls.push_back(std::move(tc));
     }
   }
+
+  // DeepSeek in thinking mode refuses a request whose tool-calling turn comes
+  // without the reasoning it wrote (400 "Missing `reasoning_content` field"):
+  // kept to go back with that turn. A turn with no tool call needs none (and
+  // deepseek-reasoner refuses one sent back).
+  if (!out.toolCalls.empty())
+    if (const auto [field, reasoning] = reasoningOf(message); field == "reasoning_content")
+      out.turnEcho = {{"reasoning_content", reasoning}};
 
   if (message.contains("refusal") && message["refusal"].is_string() && !message["refusal"].get<std::string>().empty()) {
     out.refusal = message["refusal"].get<std::string>();

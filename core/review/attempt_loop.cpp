@@ -154,7 +154,7 @@ AttemptResult runAttempts(Provider& provider, ModelRequest request, const Attemp
       std::vector<ToolCall> calls = std::move(response.toolCalls);
       const std::size_t asked = calls.size();
       if (calls.size() > kMaxToolCallsPerReply) calls.resize(kMaxToolCallsPerReply);
-      Message call{Role::Assistant, response.text, calls, {}};
+      Message call{Role::Assistant, response.text, calls, {}, response.turnEcho};
       Message answers{Role::Tool, "", {}, {}};
       bool refusedForBudget = false;
       const int servedBefore = result.toolCalls;

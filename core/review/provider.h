@@ -64,6 +64,10 @@ struct Message {
   std::string text;                     // user text, or the assistant's raw answer
   std::vector<ToolCall> toolCalls;      // assistant turns that called tools
   std::vector<ToolResult> toolResults;  // Role::Tool turns
+  // An assistant turn's fields the provider wants back verbatim with it in later
+  // requests (DeepSeek's reasoning_content on a turn that called tools: without
+  // it, the next request is refused); null when nothing.
+  json echo = nullptr;
 };
 
 struct ModelRequest {
@@ -136,6 +140,8 @@ struct ModelResponse {
   // What the provider changed to get this answer, for the report's warnings
   // (a server that refused json_schema output: the schema went into the prompt).
   std::vector<std::string> notes;
+  // Fields to send back with this turn when it is part of a later request (Message::echo).
+  json turnEcho = nullptr;
 };
 
 // A failure of the provider itself (network, auth, quota, cassette exhausted):

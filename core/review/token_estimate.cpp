@@ -33,6 +33,7 @@ std::int64_t estimateTokens(const ModelRequest& request) {
   std::int64_t tokens = estimateTokens(request.system) + kMessageOverheadTokens;
   for (const Message& m : request.messages) {
     tokens += kMessageOverheadTokens + estimateTokens(m.text);
+    if (!m.echo.is_null()) tokens += estimateTokens(m.echo.dump());  // a turn's reasoning sent back with it
     for (const ToolCall& call : m.toolCalls)
       tokens += kMessageOverheadTokens + estimateTokens(call.id) + estimateTokens(call.name) +
                 estimateTokens(call.arguments.dump());

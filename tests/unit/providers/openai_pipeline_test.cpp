@@ -286,6 +286,46 @@ TEST(OpenAiPipeline, AModelThatNeverStopsIsCutOff) {
   EXPECT_LT(server.requestCount(), 10u);
 }
 
+// DeepSeek in thinking mode refuses the next request when a turn that called
+// tools comes back without its reasoning_content (400 "Missing
+// `reasoning_content` field in the assistant message"): it goes back with that
+// turn, verbatim; an answer's reasoning (no tool call) does not.
+TEST(OpenAiPipeline, ATurnThatCalledToolsGoesBackWithItsReasoning) {
+  Fixture f;
+  FakeServer server;
+  const json calls = testing::openAiToolCallList({{"read_file", {{"path", "src/Service.java"}}}}, 1);
+  server.enqueue(Reply::ok(json{{"choices", {{{"index", 0},
+                                              {"message", {{"role", "assistant"}, {"content", ""},
+                                                           {"reasoning_content", "I should read Service.java first."},
+                                                           {"tool_calls", calls}}},
+                                              {"finish_reason", "tool_calls"}}}},
+                                {"usage", {{"prompt_tokens", 50}, {"completion_tokens", 5}}}}
+                               .dump()));
+  server.enqueue(Reply::ok(json{{"choices", {{{"index", 0},
+                                              {"message", {{"role", "assistant"}, {"content", report("CRITICAL")},
+                                                           {"reasoning_content", "Now the answer."}}},
+                                              {"finish_reason", "stop"}}}},
+                                {"usage", {{"prompt_tokens", 90}, {"completion_tokens", 9}}}}
+                               .dump()));
+  server.enqueue(Reply::ok(completion(report())));
+  SleepRecorder sleeps;
+  OpenAiProvider provider(settingsFor(server.url("/v1"), sleeps));
+  tools::RepositoryTools repoTools(f.repo.root());
+  const auto outcome = review::runReview(f.diff, provider, {}, &repoTools, CancelToken());
+  EXPECT_EQ(outcome.attempts, 2);  // a contract retry after the second reply
+  ASSERT_EQ(server.requestCount(), 3u);
+  const json second = server.requests()[1].parsed()["messages"];
+  ASSERT_EQ(second[2]["role"], "assistant");
+  EXPECT_EQ(second[2]["reasoning_content"], "I should read Service.java first.");
+  const json third = server.requests()[2].parsed()["messages"];
+  EXPECT_EQ(third[2]["reasoning_content"], "I should read Service.java first.") << "every later request";
+  for (const json& m : third) {
+    if (m.value("role", "") == "assistant" && !m.contains("tool_calls")) {
+      EXPECT_FALSE(m.contains("reasoning_content")) << m;
+    }
+  }
+}
+
 TEST(OpenAiPipeline, SecretsNeverReachARemoteProvider) {
   Fixture f("  String aws = \"" + kAwsKey + "\";\n");
   ASSERT_NE(review::userPrompt(f.diff).find(kAwsKey), std::string::npos);

@@ -673,7 +673,10 @@ HttpResponse HttpTransport::postJson(const std::string& path,
               providerName_ + ": " + (connect ? "could not connect to " : "no reply from ") + url + " within " +
                   seconds(connect ? options_.connectTimeout : options_.readTimeout) + tries + "; " +
                   (connect ? "check the base URL, the network and HTTPS_PROXY"
-                           : "the server may be overloaded or the model slow: raise the read_timeout_ms setting (user config, .revline.json, or the editor settings, which win)"));
+                           : "the server took the request and sent nothing back: a model that is just slow needs a higher "
+                             "read_timeout_ms setting (user config, .revline.json, or the editor settings, which win); "
+                             "a server that never answers (stuck, or a proxy that swallows the request) needs looking at, "
+                             "and a lower read_timeout_ms ends each try sooner"));
         }
         std::string what = httplib::to_string(e);
         std::string hint;

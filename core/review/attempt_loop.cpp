@@ -25,6 +25,18 @@ constexpr const char* kProseFix =
     "\"prompt\" (the schema goes in the prompt); with Ollama, max_tool_calls 0 (or --max-tool-calls 0) lets its "
     "`format` hold the answer to the schema (it is not sent beside tools)";
 
+// An answer cut off at the output limit, the last one too: a smaller part of the
+// change per request asks for a shorter answer (a reasoning model's own limit is
+// its server's to raise).
+bool cutOff(const contract::ReplyParse& parse) {
+  return !parse.problems.empty() &&
+         std::all_of(parse.problems.begin(), parse.problems.end(),
+                     [](const contract::Problem& p) { return p.kind == contract::ErrorKind::Truncated; });
+}
+constexpr const char* kCutOffFix =
+    "\nThe answer did not fit the model's output limit: lower max_input_tokens (or --max-input-tokens N) so the "
+    "change goes in more, smaller requests, each with a shorter answer";
+
 // A reply the provider itself flagged as cut off: a contract failure with the
 // truncation feedback, whatever the text happens to contain.
 contract::ReplyParse truncatedByProvider(const ModelResponse& response) {
@@ -230,7 +242,8 @@ AttemptResult runAttempts(Provider& provider, ModelRequest request, const Attemp
                                  : "\nThe answer was a tool call written as text (<tool_call>, <function=...>), though "
                                    "no tools were offered: this model does not keep to the answer format; try another "
                                    "model") +
-                            (!wroteToolCallAsText && proseOnly(last) ? kProseFix : ""),
+                            (!wroteToolCallAsText && proseOnly(last) ? kProseFix : "") +
+                            (cutOff(last) ? kCutOffFix : ""),
                         spent());
 }
 

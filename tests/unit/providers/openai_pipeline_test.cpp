@@ -130,6 +130,18 @@ TEST(OpenAiPipeline, TruncatedAnswerAsksForFewerFindings) {
   EXPECT_EQ(outcome.findings.size(), 1u) << "the fenced JSON is found by the reply parser";
   std::string feedback = server.requests()[1].parsed()["messages"][3]["content"];
   EXPECT_NE(feedback.find("fewer, shorter findings"), std::string::npos) << feedback;
+
+  // Cut off twice: the failure says what makes the answer shorter (it gave no fix).
+  FakeServer twice;
+  twice.enqueue(Reply::fromFixture("openai_length.json"));
+  twice.enqueue(Reply::fromFixture("openai_length.json"));
+  OpenAiProvider again(settingsFor(twice.url("/v1"), sleeps));
+  try {
+    review::runReview(f.diff, again, {}, nullptr, CancelToken());
+    ADD_FAILURE() << "a review whose answers were both cut off failed no contract";
+  } catch (const review::ContractFailure& e) {
+    EXPECT_NE(std::string(e.what()).find("lower max_input_tokens (or --max-input-tokens N)"), std::string::npos) << e.what();
+  }
 }
 
 // What the provider negotiated (a server without json_schema output, Gemini 2.x

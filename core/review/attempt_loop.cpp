@@ -13,11 +13,11 @@
 namespace revline::review {
 namespace {
 
-// An answer in prose, no JSON in it: nothing held the model to the schema.
-bool proseOnly(const contract::ReplyParse& parse) {
-  return !parse.problems.empty() &&
-         std::all_of(parse.problems.begin(), parse.problems.end(),
-                     [](const contract::Problem& p) { return p.kind == contract::ErrorKind::NoJson; });
+// Whether every problem of an answer is of `kind`: prose (NoJson) says nothing
+// held the model to the schema; cut off (Truncated), the answer is too long.
+bool onlyProblemsOf(const contract::ReplyParse& parse, contract::ErrorKind kind) {
+  return !parse.problems.empty() && std::all_of(parse.problems.begin(), parse.problems.end(),
+                                                [kind](const contract::Problem& p) { return p.kind == kind; });
 }
 constexpr const char* kProseFix =
     "\nThe model answered in prose, though the request asked for the schema: a server that accepts json_schema "
@@ -28,11 +28,6 @@ constexpr const char* kProseFix =
 // An answer cut off at the output limit, the last one too: a smaller part of the
 // change per request asks for a shorter answer (a reasoning model's own limit is
 // its server's to raise).
-bool cutOff(const contract::ReplyParse& parse) {
-  return !parse.problems.empty() &&
-         std::all_of(parse.problems.begin(), parse.problems.end(),
-                     [](const contract::Problem& p) { return p.kind == contract::ErrorKind::Truncated; });
-}
 constexpr const char* kCutOffFix =
     "\nThe answer did not fit the model's output limit: lower max_input_tokens (or --max-input-tokens N) so the "
     "change goes in more, smaller requests, each with a shorter answer";
@@ -242,8 +237,8 @@ AttemptResult runAttempts(Provider& provider, ModelRequest request, const Attemp
                                  : "\nThe answer was a tool call written as text (<tool_call>, <function=...>), though "
                                    "no tools were offered: this model does not keep to the answer format; try another "
                                    "model") +
-                            (!wroteToolCallAsText && proseOnly(last) ? kProseFix : "") +
-                            (cutOff(last) ? kCutOffFix : ""),
+                            (!wroteToolCallAsText && onlyProblemsOf(last, contract::ErrorKind::NoJson) ? kProseFix : "") +
+                            (onlyProblemsOf(last, contract::ErrorKind::Truncated) ? kCutOffFix : ""),
                         spent());
 }
 

@@ -109,26 +109,47 @@ void Server::keepFindingsStillInChange(const Job& job, const diff::Diff& change,
     if (state.reviewedDiff == current) continue;
     const diff::FileDiff* file = files.find(rel);
     // The line it was reviewed on (its reviewed number: edits since moved it, a
-    // reload after `git pull` as the pull did), still added where it is now.
-    auto stillAdded = [&](const PlacedFinding& f) {
+    // reload after `git pull` as the pull did), still added where it is now; or,
+    // moved by the change (a pull brought lines above it, into a closed file or a
+    // buffer not yet told), the one added line that reads as it did: it goes there.
+    // Nowhere, or on more than one line (a `}`): it goes.
+    enum class Now { Kept, Moved, Gone };
+    auto placeNow = [&](PlacedFinding& f) {
       const std::int64_t reviewed = f.published.finding.line - 1;
       if (!file || !state.reviewedLines || reviewed < 0 || reviewed >= static_cast<std::int64_t>(state.reviewedLines->size()))
-        return false;
+        return Now::Gone;
       std::string_view then = (*state.reviewedLines)[static_cast<std::size_t>(reviewed)];
       if (!then.empty() && then.back() == '\r') then.remove_suffix(1);
+      std::int64_t only = -1;
+      int readingSo = 0;
       for (const auto& hunk : file->hunks)
-        for (const auto& l : hunk.lines)
-          if (l.kind == diff::LineKind::Added && l.newLine == f.firstLine + 1) return l.text == then;
-      return false;
+        for (const auto& l : hunk.lines) {
+          if (l.kind != diff::LineKind::Added || l.text != then) continue;
+          if (l.newLine == f.firstLine + 1) return Now::Kept;
+          only = l.newLine - 1;
+          ++readingSo;
+        }
+      if (readingSo != 1) return Now::Gone;
+      const int delta = static_cast<int>(only) - f.firstLine;
+      f.firstLine += delta;
+      f.lastLine += delta;
+      return Now::Moved;
     };
-    const std::size_t shown = state.findings.size();
-    std::erase_if(state.findings, [&](const PlacedFinding& f) { return !stillAdded(f); });
+    bool moved = false, dropped = false;
+    std::vector<PlacedFinding> kept;
+    for (PlacedFinding& f : state.findings) {
+      const Now placed = placeNow(f);
+      moved = moved || placed == Now::Moved;
+      dropped = dropped || placed == Now::Gone;
+      if (placed != Now::Gone) kept.push_back(std::move(f));
+    }
+    state.findings = std::move(kept);
     state.reviewedDiff = current;
-    if (state.findings.size() != shown) {
+    if (dropped) {
       if (clearedByDiffChange_.size() >= kMaxClearedKept) clearedByDiffChange_.clear();  // bounded; the next save shows them
       clearedByDiffChange_[uri] = ClearedFile{job.root, rel};
-      publish(uri);
     }
+    if (dropped || moved) publish(uri);
   }
 }
 

@@ -392,6 +392,12 @@ Config repositoryLayer(const std::filesystem::path& where, const UserConfig& use
     throw ConfigError(file.string() + ": invalid JSON: " + what);
   }
   if (!parsed.is_object() || trust) return applyJson(below, parsed, file.string());
+  // The model the file's prices are for, though the file may not choose it:
+  // they hold only where that model is the one chosen (flags, the user's config).
+  const auto named = [&](const char* key) {
+    return parsed.contains(key) && parsed[key].is_string() ? std::optional(parsed[key].get<std::string>()) : std::nullopt;
+  };
+  const std::optional<std::string> fileProvider = named("provider"), fileModel = named("model");
   std::vector<std::string> ignored = withoutRoutingKeys(parsed, where);
   std::erase_if(ignored, [&](const std::string& item) { return user.setAbove.count(item.substr(0, item.find(' '))) > 0; });
   if (!ignored.empty() && notices)
@@ -400,6 +406,18 @@ Config repositoryLayer(const std::filesystem::path& where, const UserConfig& use
                                        user.file));
   Config c = applyJson(below, parsed, file.string());
   const std::vector<std::string> kept = withinTheUsersSpend(below, c, parsed);
+  // The file's own prices (the user set none), for the model it named: not the
+  // model chosen here when that is another (the user's config), nor one flags choose later.
+  const std::string pricedFor = (fileProvider && isModelProvider(*fileProvider) ? *fileProvider : c.provider) + "/" +
+                                fileModel.value_or("");
+  if ((fileModel || (fileProvider && isModelProvider(*fileProvider))) && c.review.prices != below.review.prices &&
+      isModelProvider(pricedFor.substr(0, pricedFor.find('/')))) {
+    c.pricedModel = pricedFor;
+    if (isModelProvider(c.provider) && c.provider + "/" + c.model != pricedFor) {
+      c.review.prices = below.review.prices;
+      c.pricedModel = below.pricedModel;
+    }
+  }
   if (!kept.empty() && notices)
     notices->push_back(untrustedNotice(file, where, "", kept, "; ",
                                        "its configuration may lower what a review spends on your key but not raise "

@@ -345,5 +345,29 @@ TEST(UserConfigSchema, ShippedFileIsUpToDate) {
   EXPECT_TRUE(schema["properties"].contains("trusted_repositories"));
 }
 
+// An untrusted team file's prices are for the model it names, which it may not
+// choose: they held for whatever model flags or the user's config chose (a pull
+// request's review in CI stated "cost ... at the configured prices" for another model).
+TEST(UntrustedPrices, AFilesPricesHoldOnlyForTheModelItNames) {
+  revline::testing::TempDir root;
+  const std::string team =
+      R"({"provider": "openai", "model": "fakem", "price_per_million_input": 3, "price_per_million_output": 15})";
+  const UserConfig nobody;  // no user config, nothing trusted
+  const Config layer = loadForRepositoryFrom(root.path(), nobody, team, ".revline.json");
+  EXPECT_EQ(layer.review.prices.input, 3.0);
+  EXPECT_EQ(applyJson(layer, json{{"provider", "openai"}, {"model", "fakem"}}, "flags").review.prices.input, 3.0);
+  EXPECT_FALSE(applyJson(layer, json{{"provider", "openai"}, {"model", "other"}}, "flags").review.prices.input);
+  EXPECT_FALSE(applyJson(layer, json{{"provider", "anthropic"}}, "flags").review.prices.output);
+  // The user's config chose another model: not that one's prices either.
+  UserConfig other;
+  other.settings = json{{"provider", "openai"}, {"model", "other"}};
+  EXPECT_FALSE(loadForRepositoryFrom(root.path(), other, team, ".revline.json").review.prices.input);
+  other.settings = json{{"provider", "openai"}, {"model", "fakem"}};
+  EXPECT_EQ(loadForRepositoryFrom(root.path(), other, team, ".revline.json").review.prices.input, 3.0);
+  // A file that names no model: its prices go with the one chosen.
+  const Config pricesOnly = loadForRepositoryFrom(root.path(), nobody, R"({"price_per_million_input": 3})", ".revline.json");
+  EXPECT_EQ(applyJson(pricesOnly, json{{"provider", "openai"}, {"model", "other"}}, "flags").review.prices.input, 3.0);
+}
+
 }  // namespace
 }  // namespace revline::config

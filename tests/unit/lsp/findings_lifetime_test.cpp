@@ -300,6 +300,27 @@ TEST_F(FindingsLifetime, APullThatMovesTheChangedLineKeepsItsFinding) {
   EXPECT_EQ(c.stop(), 0);
 }
 
+// The same pull into a closed file (VS Code's Problems panel lists it): the
+// finding went, though its line is still added, one line down. It moves there.
+// A line the change adds more than once (which one?) still takes it away.
+TEST_F(FindingsLifetime, APullThatMovesTheChangedLineOfAClosedFileMovesItsFinding) {
+  LspClient& c = reviewed(/*opened=*/false);
+  repo.write("a.txt", "zero\none\ntwo\n");
+  repo.commitAll("upstream");
+  repo.write("a.txt", "zero\none changed\ntwo\n");
+  indexChanged(c);
+  const json moved = published(c, "a.txt");
+  ASSERT_EQ(moved.size(), 1u) << moved.dump();
+  EXPECT_EQ(moved[0]["range"]["start"]["line"], 1);
+  EXPECT_NE(hover(c, "a.txt", 1), json(nullptr));
+  repo.write("a.txt", "zero\ntwo\n");
+  repo.commitAll("the line removed upstream");
+  repo.write("a.txt", "one changed\nzero\none changed\ntwo\n");  // added twice, neither where it was
+  indexChanged(c);
+  EXPECT_TRUE(published(c, "a.txt").empty());
+  EXPECT_EQ(c.stop(), 0);
+}
+
 // `git stash`, something else, `git stash pop`: the change is back as it was
 // reviewed, and so are its findings, from the cache (nothing sent), without a
 // save; before, a closed file showed none until its next review.

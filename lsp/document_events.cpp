@@ -78,6 +78,25 @@ void Server::handleDidClose(const json& params) {
 void Server::handleDidChange(const json& params) {
   auto p = parseParams<DidChangeTextDocumentParams>(params, "textDocument/didChange");
   const std::string& uri = p.textDocument.uri;
+  applyChange(p);
+  // The whole text replaced just after git's state changed (an editor reloads a
+  // file git rewrote so: VS Code's didChange after `git stash pop`) in a file
+  // whose findings a change took: the cached review of its diff now is shown, on
+  // the lines the buffer reads as reviewed. Before, only a save brought them back.
+  // (A reload before git's event is the recheck's: restoreClearedFindings.)
+  constexpr auto kReloadAfterGit = std::chrono::seconds(3);
+  const bool reloaded = Clock::now() - lastGitStateChange_ < kReloadAfterGit &&
+                        std::any_of(p.contentChanges.begin(), p.contentChanges.end(),
+                                    [](const TextDocumentContentChangeEvent& c) { return !c.range; });
+  if (const auto cleared = clearedByDiffChange_.find(uri);
+      reloaded && cleared != clearedByDiffChange_.end() && documents_.get(uri)) {
+    const ClearedFile file = cleared->second;
+    showLastReview(file.root / file.path, file.root, configFor(file.root).reviewScope);
+  }
+}
+
+void Server::applyChange(const DidChangeTextDocumentParams& p) {
+  const std::string& uri = p.textDocument.uri;
   if (!documents_.get(uri)) {
     // Its text is the client's alone now: a fix made from the file on disk
     // would land on other lines. Held back until the file is saved or opened.
@@ -128,6 +147,10 @@ void Server::handleDidChange(const json& params) {
     if (!alive || f.firstLine != first || f.lastLine != last) changed = true;
     if (alive) kept.push_back(std::move(f));
   }
+  // Taken by an edit: the editor's reload after `git stash` is one. When git's
+  // state changes again (`git stash pop`, and the reload back), the cached review
+  // of the diff then is shown, as for a file the stash took (restoreClearedFindings).
+  if (kept.empty() && !it->second.path.empty()) noteCleared(uri, it->second.root, it->second.path);
   it->second.findings = std::move(kept);
   if (changed || publishedBehind) republish();
 }

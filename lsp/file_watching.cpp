@@ -93,7 +93,10 @@ void Server::handleDidChangeWatchedFiles(const json& params) {
       if (!entry.second.findings.empty()) roots.insert(entry.second.root);
     for (const auto& entry : clearedByDiffChange_) roots.insert(entry.second.root);
   }
-  if (!roots.empty() || anyGitStateChanged) ++gitStateChanges_;
+  if (!roots.empty() || anyGitStateChanged) {
+    ++gitStateChanges_;
+    lastGitStateChange_ = std::chrono::steady_clock::now();
+  }
   for (const auto& root : roots) recheckShownFindings(root);
 }
 

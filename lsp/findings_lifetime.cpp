@@ -84,7 +84,14 @@ void Server::dropStaleFindings(const Job& job, const std::map<std::string, std::
     const auto now = current.find(state.path);
     if (state.reviewedDiff != (now != current.end() ? now->second : "")) stale.push_back(uri);
   }
-  for (const auto& uri : stale) forgetFile(uri);
+  for (const auto& uri : stale) {
+    // One whose findings a change took (a reload after `git stash`) stays noted:
+    // `git stash pop` may bring its reviewed diff back.
+    const auto cleared = clearedByDiffChange_.find(uri);
+    const std::optional<ClearedFile> was = cleared != clearedByDiffChange_.end() ? std::optional(cleared->second) : std::nullopt;
+    forgetFile(uri);
+    if (was) clearedByDiffChange_[uri] = *was;
+  }
 }
 
 void Server::keepFindingsStillInChange(const Job& job, const diff::Diff& change,
@@ -145,12 +152,14 @@ void Server::keepFindingsStillInChange(const Job& job, const diff::Diff& change,
     }
     state.findings = std::move(kept);
     state.reviewedDiff = current;
-    if (dropped) {
-      if (clearedByDiffChange_.size() >= kMaxClearedKept) clearedByDiffChange_.clear();  // bounded; the next save shows them
-      clearedByDiffChange_[uri] = ClearedFile{job.root, rel};
-    }
+    if (dropped) noteCleared(uri, job.root, rel);
     if (dropped || moved) publish(uri);
   }
+}
+
+void Server::noteCleared(const std::string& uri, const fs::path& root, const std::string& rel) {
+  if (clearedByDiffChange_.size() >= kMaxClearedKept) clearedByDiffChange_.clear();  // bounded; the next save shows them
+  clearedByDiffChange_[uri] = ClearedFile{root, rel};
 }
 
 void Server::recheckShownFindings(const fs::path& root) {
@@ -160,6 +169,8 @@ void Server::recheckShownFindings(const fs::path& root) {
   job->key = "recheck:" + root.string();
   job->config = configFor(root);  // whether git may run the repository's programs
   job->shownFiles = filesShownIn(root);  // an open buffer is judged as it reads then (keepFindingsStillInChange)
+  for (const auto& [uri, cleared] : clearedByDiffChange_)
+    if (cleared.root == root && documents_.get(uri)) job->clearedFiles.push_back(cleared.path);
   const bool anyCleared = std::any_of(clearedByDiffChange_.begin(), clearedByDiffChange_.end(),
                                       [&](const auto& entry) { return entry.second.root == root; });
   if (job->shownFiles.empty() && !anyCleared) return;
@@ -171,7 +182,7 @@ void Server::recheckShownFindings(const fs::path& root) {
   enqueue(std::move(job));
 }
 
-void Server::restoreClearedFindings(const fs::path& root) {
+void Server::restoreClearedFindings(const fs::path& root, const std::map<std::string, std::vector<std::string>>& diskLines) {
   std::vector<std::string> done;
   std::set<fs::path> lookups;
   for (const auto& [uri, cleared] : clearedByDiffChange_) {
@@ -181,7 +192,11 @@ void Server::restoreClearedFindings(const fs::path& root) {
       done.push_back(uri);
       continue;
     }
-    if (hasUnsavedEdits(uri)) continue;  // its next save reviews it
+    // A buffer that does not read as its file (unsaved edits): its next save reviews it.
+    if (const Document* doc = documents_.get(uri)) {
+      const auto disk = diskLines.find(cleared.path);
+      if (disk == diskLines.end() || documentLines(doc->text()) != disk->second) continue;
+    }
     lookups.insert(cleared.root / cleared.path);  // also one a stash took away whole (`git stash -u`)
   }
   for (const auto& uri : done) clearedByDiffChange_.erase(uri);

@@ -44,6 +44,7 @@ void Server::pollGitState() {
     if (first || seen->second == stamp) continue;
     seen->second = std::move(stamp);
     ++gitStateChanges_;  // a review in flight that read its diff before is checked again when it ends
+    lastGitStateChange_ = std::chrono::steady_clock::now();
     recheckShownFindings(root);
   }
 }

@@ -41,6 +41,9 @@ struct Server::Job {
   // The files of this repository that have findings shown, (uri, repository-relative
   // path): the worker tells which of them no longer exist (deleted, renamed away).
   std::vector<std::pair<std::string, std::string>> shownFiles;
+  // Of a recheck: the files whose findings a change took (clearedByDiffChange_), repository-relative,
+  // read on disk too (JobOutcome::shownLines): an open one is looked up again only when it reads as its file.
+  std::vector<std::string> clearedFiles;
   // Under queueMu_: the change the worker read (the git diff text), which a save
   // arriving meanwhile is compared with (lsp/change_probe.cpp).
   std::shared_ptr<const std::string> changeRead;

@@ -403,6 +403,8 @@ void Server::runJob(const std::shared_ptr<Job>& job) {
 // no part of any change; applyOutcome drops them (one git call, only when some are shown).
 void Server::readShownDiffs(const Job& job, JobOutcome& outcome) {
   if (!job.recheckOnly && (!job.path || job.cacheOnly)) return;
+  for (const std::string& rel : job.clearedFiles)
+    if (auto lines = readRepositoryLines(job.root, rel)) outcome.shownLines[rel] = std::move(*lines);
   git::DiffRequest others = job.diffRequest();
   others.paths.clear();
   for (const auto& [uri, rel] : job.shownFiles)
@@ -467,7 +469,7 @@ void Server::applyOutcome(Job& job, JobOutcome& outcome) {
   }
   if (outcome.shownChange) keepFindingsStillInChange(job, *outcome.shownChange, outcome.shownLines, gone);
   if (job.recheckOnly) {
-    if (outcome.kind == JobOutcome::Kind::Reviewed) restoreClearedFindings(job.root);
+    if (outcome.kind == JobOutcome::Kind::Reviewed) restoreClearedFindings(job.root, outcome.shownLines);
     return;
   }
   auto finish = [&](ReplyValue value, const std::string& progressEnd) {
@@ -498,6 +500,14 @@ void Server::applyOutcome(Job& job, JobOutcome& outcome) {
       if (it == openLines.end()) it = openLines.emplace(uri, documentLines(documents_.get(uri)->text())).first;
       return it->second;
     };
+    std::map<std::string, bool> asRead;  // by uri: the open buffer reads as the file the worker read
+    auto bufferIsWhatWasRead = [&](const std::string& uri, const std::string& rel) {
+      auto it = asRead.find(uri);
+      if (it != asRead.end()) return it->second;
+      const auto read = outcome.fileLines.find(rel);
+      const bool same = documents_.get(uri) && read != outcome.fileLines.end() && linesOfOpen(uri) == read->second;
+      return asRead.emplace(uri, same).first->second;
+    };
     for (const auto& pf : findings) {
       const std::string rel = diff::normalizePath(pf.finding.file);
       const std::string uri = addReviewed(rel);
@@ -505,7 +515,10 @@ void Server::applyOutcome(Job& job, JobOutcome& outcome) {
       PlacedFinding placed = place(pf, fileDiff);
       bool alive = true;
       bool editedOn = false;  // an edit since the save touched its lines: they need not read as reviewed
-      if (auto e = editsSinceSave_.find(uri); e != editsSinceSave_.end())
+      // The edits since the save move a finding only where the buffer is not the
+      // text the review read: an editor's reload after `git stash pop` is an edit
+      // since the save, and the file on disk already holds it.
+      if (auto e = editsSinceSave_.find(uri); e != editsSinceSave_.end() && !bufferIsWhatWasRead(uri, rel))
         for (const auto& edit : e->second) {
           editedOn = editedOn || (alive && edit.start.line <= placed.lastLine && edit.end.line >= placed.firstLine);
           alive = alive && moveLines(placed.firstLine, placed.lastLine, edit);

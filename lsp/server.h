@@ -219,8 +219,15 @@ class Server : public MessageHandler {
   bool hasUnsavedEdits(const std::string& uri) const;
   // After a recheck of `root`: the files of it whose findings a change of the diff
   // took, and that show none now, get the cached review of their diff now, if any
-  // (a cached-review lookup, as on open: nothing is sent).
-  void restoreClearedFindings(const std::filesystem::path& root);
+  // (a cached-review lookup, as on open: nothing is sent). An open one only when
+  // it reads as its file on disk (`diskLines`, read by the recheck): the editor
+  // reloaded it after `git stash pop`, as an edit.
+  void restoreClearedFindings(const std::filesystem::path& root,
+                              const std::map<std::string, std::vector<std::string>>& diskLines);
+  // didChange's edits applied to the document and to the findings shown on it.
+  void applyChange(const DidChangeTextDocumentParams& params);
+  // Notes that a change took the findings of `uri` (clearedByDiffChange_, bounded).
+  void noteCleared(const std::string& uri, const std::filesystem::path& root, const std::string& rel);
   // (uri, repository-relative path) of the files of `root` that show findings.
   std::vector<std::pair<std::string, std::string>> filesShownIn(const std::filesystem::path& root) const;
 
@@ -284,9 +291,12 @@ class Server : public MessageHandler {
   // diff before one (a commit while the model answered) is checked again once
   // published (recheckShownFindings), or its findings stay on committed lines.
   std::uint64_t gitStateChanges_ = 0;
-  // Files whose findings a change of the diff took (`git stash`), by uri: when
-  // git's state changes again (`git stash pop`), the cached review of their diff
-  // now, if there is one, is shown again (restoreClearedFindings).
+  // When git's state last changed: a whole-text didChange soon after is the editor's reload of a file git rewrote.
+  std::chrono::steady_clock::time_point lastGitStateChange_{};
+  // Files whose findings a change of the diff took (`git stash`; or an edit, an
+  // editor's reload of the stashed file as one), by uri: when git's state changes
+  // again (`git stash pop`), the cached review of their diff now, if there is
+  // one, is shown again (restoreClearedFindings).
   struct ClearedFile {
     std::filesystem::path root;
     std::string path;  // repository-relative

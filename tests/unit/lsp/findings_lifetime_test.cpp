@@ -347,6 +347,34 @@ TEST_F(FindingsLifetime, AStashPoppedShowsItsFindingsAgain) {
   EXPECT_EQ(c.stop(), 0);
 }
 
+// The same with the file open, in an editor that reloads a file git rewrote as
+// an edit (VS Code: a full-text didChange) right after git's event: the stash's
+// reload took the finding as an edit, and the pop's brought nothing back until
+// a save. Now the cached review of the diff is shown again. (A reload that comes
+// before the event is the recheck's to bring back: restoreClearedFindings.)
+TEST_F(FindingsLifetime, AStashPoppedIntoAnOpenBufferShowsItsFindingsAgain) {
+  LspClient& c = reviewed(/*opened=*/true);
+  int version = 1;
+  auto gitThenReload = [&](const std::string& command) {
+    repo.git(command);
+    indexChanged(c);
+    c.notify("textDocument/didChange", {{"textDocument", {{"uri", uriOf("a.txt")}, {"version", ++version}}},
+                                        {"contentChanges", {{{"text", repo.read("a.txt")}}}}});
+    // What the editor shows once the server is quiet (the recheck and the lookup it makes).
+    json last;
+    for (auto m = c.transport().clientReceive(std::chrono::seconds(3)); m;
+         m = c.transport().clientReceive(std::chrono::milliseconds(1000)))
+      if (m->value("method", "") == "textDocument/publishDiagnostics") last = (*m)["params"]["diagnostics"];
+    return last;
+  };
+  const json stashed = gitThenReload("stash -q");
+  EXPECT_TRUE(stashed.is_null() || stashed.empty()) << stashed.dump();
+  const json popped = gitThenReload("stash pop -q");
+  ASSERT_EQ(popped.size(), 1u) << popped.dump();
+  EXPECT_EQ(popped[0]["range"]["start"]["line"], 0);
+  EXPECT_EQ(c.stop(), 0);
+}
+
 // The same in a submodule or a linked work tree, whose index event does not
 // name its work tree; and for a new file `git stash -u` took away whole.
 TEST_F(FindingsLifetime, AStashPoppedInASubmoduleOrOfANewFileShowsItsFindingsAgain) {

@@ -107,10 +107,7 @@ void Server::keepFindingsStillInChange(const Job& job, const diff::Diff& change,
     // An open buffer's lines are the diff's only when it reads as the file on disk
     // (unsaved edits, or not yet reloaded after git rewrote the file: its findings
     // are placed on its own text, and stay).
-    if (const Document* doc = documents_.get(uri)) {
-      const auto disk = diskLines.find(rel);
-      if (disk == diskLines.end() || documentLines(doc->text()) != disk->second) continue;
-    }
+    if (documents_.get(uri) && !openBufferReadsAs(uri, rel, diskLines)) continue;
     const auto digest = now.find(rel);
     const std::string current = digest != now.end() ? digest->second : "";
     if (state.reviewedDiff == current) continue;
@@ -157,6 +154,13 @@ void Server::keepFindingsStillInChange(const Job& job, const diff::Diff& change,
   }
 }
 
+bool Server::openBufferReadsAs(const std::string& uri, const std::string& rel,
+                               const std::map<std::string, std::vector<std::string>>& diskLines) const {
+  const Document* doc = documents_.get(uri);
+  const auto disk = diskLines.find(rel);
+  return doc && disk != diskLines.end() && documentLines(doc->text()) == disk->second;
+}
+
 void Server::noteCleared(const std::string& uri, const fs::path& root, const std::string& rel) {
   if (clearedByDiffChange_.size() >= kMaxClearedKept) clearedByDiffChange_.clear();  // bounded; the next save shows them
   clearedByDiffChange_[uri] = ClearedFile{root, rel};
@@ -193,10 +197,7 @@ void Server::restoreClearedFindings(const fs::path& root, const std::map<std::st
       continue;
     }
     // A buffer that does not read as its file (unsaved edits): its next save reviews it.
-    if (const Document* doc = documents_.get(uri)) {
-      const auto disk = diskLines.find(cleared.path);
-      if (disk == diskLines.end() || documentLines(doc->text()) != disk->second) continue;
-    }
+    if (documents_.get(uri) && !openBufferReadsAs(uri, cleared.path, diskLines)) continue;
     lookups.insert(cleared.root / cleared.path);  // also one a stash took away whole (`git stash -u`)
   }
   for (const auto& uri : done) clearedByDiffChange_.erase(uri);

@@ -504,9 +504,7 @@ void Server::applyOutcome(Job& job, JobOutcome& outcome) {
     auto bufferIsWhatWasRead = [&](const std::string& uri, const std::string& rel) {
       auto it = asRead.find(uri);
       if (it != asRead.end()) return it->second;
-      const auto read = outcome.fileLines.find(rel);
-      const bool same = documents_.get(uri) && read != outcome.fileLines.end() && linesOfOpen(uri) == read->second;
-      return asRead.emplace(uri, same).first->second;
+      return asRead.emplace(uri, openBufferReadsAs(uri, rel, outcome.fileLines)).first->second;
     };
     for (const auto& pf : findings) {
       const std::string rel = diff::normalizePath(pf.finding.file);

@@ -226,6 +226,9 @@ class Server : public MessageHandler {
                               const std::map<std::string, std::vector<std::string>>& diskLines);
   // didChange's edits applied to the document and to the findings shown on it.
   void applyChange(const DidChangeTextDocumentParams& params);
+  // Whether `uri` is open and reads as `rel` did when the worker read it (`diskLines`, by path).
+  bool openBufferReadsAs(const std::string& uri, const std::string& rel,
+                         const std::map<std::string, std::vector<std::string>>& diskLines) const;
   // Notes that a change took the findings of `uri` (clearedByDiffChange_, bounded).
   void noteCleared(const std::string& uri, const std::filesystem::path& root, const std::string& rel);
   // (uri, repository-relative path) of the files of `root` that show findings.

@@ -135,7 +135,7 @@ review::ModelResponse OllamaProvider::parseResponse(const json& body) const {
   if (!body.contains("message") || !body["message"].is_object()) {
     throw ProviderError(Kind::Protocol, "ollama: unexpected reply from " + endpoint_.base.str() + kPath +
                                             ": no message (is this an Ollama server? for OpenAI-compatible "
-                                            "servers use --provider openai)");
+                                            "servers use provider openai)");
   }
   // "stream": false is sent, so the reply is the whole answer: one that says it is
   // not (a proxy that passed one chunk of a stream on) is no answer to read.

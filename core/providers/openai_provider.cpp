@@ -205,7 +205,7 @@ review::ModelResponse OpenAiProvider::parseResponse(const json& body) const {
     // LM Studio answers a path it does not serve with 200 and these words: the base URL lacks /v1.
     if (message.rfind("Unexpected endpoint or method", 0) == 0)
       throw ProviderError(Kind::NotFound, "openai: " + endpoint_.base.str() + kPath + " is not an endpoint of this server (" +
-                                              message + "); check --base-url: OpenAI-compatible servers serve it under "
+                                              message + "); check base_url (--base-url): OpenAI-compatible servers serve it under "
                                               "/v1 (LM Studio: http://127.0.0.1:1234/v1)");
     throw ProviderError(Kind::Server, "openai: " + endpoint_.base.str() + kPath + " returned an error: " + message);
   }

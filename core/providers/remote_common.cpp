@@ -289,7 +289,7 @@ void throwHttpError(const Endpoint& endpoint, const std::string& path, const Htt
       throw ProviderError(Kind::BadRequest, p + " rejected the request (" + http + " from " + url + "): " + message + toolsFix);
     throw ProviderError(Kind::NotFound, p + ": model \"" + endpoint.model + "\" or endpoint " + url +
                                             " not found (" + http + ": " + message +
-                                            "); check --model and --base-url" + (hint404.empty() ? "" : "; " + hint404));
+                                            "); check model and base_url (--model, --base-url)" + (hint404.empty() ? "" : "; " + hint404));
   }
   if (lasting == LastingFailure::SpendLimit) {
     throw ProviderError(Kind::Quota, p + ": the account's spend limit is reached (" + http + " from " + url + ": " +

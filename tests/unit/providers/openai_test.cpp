@@ -169,7 +169,7 @@ TEST(OpenAi, HttpErrorsSayWhatToDo) {
   EXPECT_EQ(kindOf([&] { provider.complete(testing::sampleRequest(), CancelToken()); }, &msg), Kind::NotFound);
   EXPECT_NE(msg.find("model \"test-model\""), std::string::npos) << msg;
   EXPECT_NE(msg.find(server.url("/v1/chat/completions")), std::string::npos) << msg;
-  EXPECT_NE(msg.find("--model and --base-url"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("check model and base_url (--model, --base-url)"), std::string::npos) << msg;
 
   EXPECT_EQ(kindOf([&] { provider.complete(testing::sampleRequest(), CancelToken()); }, &msg), Kind::Quota);
   EXPECT_NE(msg.find("insufficient_quota"), std::string::npos) << msg;
@@ -360,7 +360,7 @@ TEST(OpenAi, AWrongPathOrABadKeyOfTheseServersNamesTheSetting) {
   OpenAiProvider provider(settings);
   std::string msg;
   EXPECT_EQ(kindOf([&] { provider.complete(testing::sampleRequest(), CancelToken()); }, &msg), Kind::NotFound) << msg;
-  EXPECT_NE(msg.find("check --base-url: OpenAI-compatible servers serve it under /v1"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("check base_url (--base-url): OpenAI-compatible servers serve it under /v1"), std::string::npos) << msg;
   EXPECT_EQ(kindOf([&] { provider.complete(testing::sampleRequest(), CancelToken()); }, &msg), Kind::Auth) << msg;
   EXPECT_NE(msg.find("the API key in GEMINI_API_KEY was rejected"), std::string::npos) << msg;
 }

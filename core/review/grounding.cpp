@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -11,6 +12,7 @@
 
 #include "core/diff/render.h"
 #include "core/review/finding_id.h"
+#include "core/review/redaction.h"
 #include "core/support/text.h"
 #include "core/support/utf8.h"
 
@@ -229,16 +231,22 @@ std::variant<std::size_t, std::string> uniqueIndentationMatch(const std::vector<
 
 // Checks the edit against the shown lines (all RIGHT-side: the finding is grounded).
 // On a match, rewrites it to canonical form and returns nullopt; otherwise the reason.
+// `seen` is `file` as the model was shown it (secrets redacted for a remote
+// model; else `file` itself): an original that quotes a line's secret as its
+// marker means that line, and a reason quotes no more than the model saw.
 std::optional<std::string> checkEdit(contract::Edit& edit, const contract::Finding& finding,
-                                     const diff::FileDiff& file) {
+                                     const diff::FileDiff& file, const diff::FileDiff& seen) {
   std::string_view original = edit.original;
   const bool trailingNewline = !original.empty() && original.back() == '\n';
   if (trailingNewline) original.remove_suffix(1);
   const std::vector<std::string_view> given = splitLines(original);
 
-  std::vector<std::string_view> expected;
-  for (std::int64_t n = finding.line; n <= finding.lastLine(); ++n)
+  std::vector<std::string_view> expected, shown;
+  for (std::int64_t n = finding.line; n <= finding.lastLine(); ++n) {
     expected.push_back(stripCr(file.newLineText(static_cast<int>(n)).value_or("")));
+    shown.push_back(stripCr(seen.newLineText(static_cast<int>(n)).value_or("")));
+  }
+  const bool redacted = &seen != &file;
 
   // Bytes that are not UTF-8 reach the model as U+FFFD: an edit of such a line
   // would write those characters instead of the file's bytes, so it is dropped.
@@ -252,7 +260,9 @@ std::optional<std::string> checkEdit(contract::Edit& edit, const contract::Findi
   }
   const std::string canonical = joinLines(expected, 0, expected.size());
   if (given != expected) {
-    auto match = uniqueIndentationMatch(given, expected, finding);
+    // Matched against what the model read: the same text but where a secret was
+    // replaced by its marker; the lines kept around the match are the file's.
+    auto match = uniqueIndentationMatch(given, shown, finding);
     if (auto* reason = std::get_if<std::string>(&match)) return std::move(*reason);
     const std::size_t at = std::get<std::size_t>(match);
     std::size_t k = 0;  // the first non-blank line sets the indentation shift
@@ -264,6 +274,10 @@ std::optional<std::string> checkEdit(contract::Edit& edit, const contract::Findi
     if (at + given.size() < expected.size()) replacement += "\n" + after;
     edit.replacement = std::move(replacement);
   }
+  // A marker left in the replacement would be written over the file's secret.
+  if (redacted && edit.replacement.find("[REDACTED:") != std::string::npos)
+    return "edit.replacement keeps a secret's [REDACTED:...] marker (the model was not shown the secret): applying "
+           "it would write the marker into the file, so it is not offered";
   if (edit.replacement == canonical)
     return "edit.replacement is identical to the current text of " + describeRange(finding.line, finding.lastLine());
   edit.original = canonical;
@@ -272,9 +286,18 @@ std::optional<std::string> checkEdit(contract::Edit& edit, const contract::Findi
 
 }  // namespace
 
-GroundingResult ground(const std::vector<contract::Finding>& findings, const diff::Diff& diff) {
+GroundingResult ground(const std::vector<contract::Finding>& findings, const diff::Diff& diff,
+                       const SecretFinder& finder) {
   GroundingResult result;
   const diff::FileIndex files(diff);
+  // A file as the model was shown it, redacted once, when a finding names it.
+  std::map<const diff::FileDiff*, diff::Diff> redacted;
+  auto seen = [&](const diff::FileDiff& file) -> const diff::FileDiff& {
+    if (!finder) return file;
+    auto it = redacted.find(&file);
+    if (it == redacted.end()) it = redacted.emplace(&file, redactDiff(diff::Diff{diff.source, {file}}, finder)).first;
+    return it->second.files.front();
+  };
   for (std::size_t index = 0; index < findings.size(); ++index) {
     const contract::Finding& finding = findings[index];
     const diff::FileDiff* file = fileNamed(finding.file, diff, files);
@@ -282,7 +305,7 @@ GroundingResult ground(const std::vector<contract::Finding>& findings, const dif
       result.rejected.push_back({finding, unknownFileReason(finding.file, diff), index});
       continue;
     }
-    if (auto reason = lineRejection(finding, *file)) {
+    if (auto reason = lineRejection(finding, seen(*file))) {
       result.rejected.push_back({finding, std::move(*reason), index});
       continue;
     }
@@ -290,7 +313,7 @@ GroundingResult ground(const std::vector<contract::Finding>& findings, const dif
     published.finding.file = file->path();
     published.rangeClamped = clampRange(published.finding, *file);
     if (published.finding.edit) {
-      if (auto reason = checkEdit(*published.finding.edit, published.finding, *file)) {
+      if (auto reason = checkEdit(*published.finding.edit, published.finding, *file, seen(*file))) {
         published.finding.edit.reset();
         published.editDroppedReason = std::move(*reason);
       }

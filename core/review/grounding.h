@@ -30,6 +30,14 @@ struct GroundingResult {
 //    kept edit maps lines to lines.
 // A kept edit's original is rewritten to the canonical text. Otherwise the edit
 // is dropped and editDroppedReason says which line differs and how.
-GroundingResult ground(const std::vector<contract::Finding>& findings, const diff::Diff& diff);
+//
+// `finder` is set when the model was shown the diff redacted (a remote model):
+// an original that has a secret's "[REDACTED:<kind>]" marker where the line
+// has the secret means that line (the fix that moves a secret out of the code
+// is kept), a replacement that still has a marker is dropped (it would write
+// the marker into the file), and every reason quotes the lines as redacted: a
+// reason goes into reports and pull-request comments.
+GroundingResult ground(const std::vector<contract::Finding>& findings, const diff::Diff& diff,
+                       const SecretFinder& finder = {});
 
 }  // namespace revline::review

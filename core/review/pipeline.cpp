@@ -72,32 +72,6 @@ std::optional<std::string> contextSource(const diff::FileDiff& f, const ToolExec
   return files.newFileText(*f.newPath);
 }
 
-// The rejections as the grounding feedback tells them to the model: a reason
-// quotes the diff (the removed line a finding's old number names), and for a
-// remote provider it must quote what the model was shown, redacted with its
-// file and hunk around it. Else a model could draw a removed secret out, line
-// by line, by citing old line numbers. The findings and their order are
-// unchanged: redaction keeps every line's place and kind.
-std::vector<RejectedFinding> asShownToTheModel(std::vector<RejectedFinding> rejected, const diff::Diff& scope,
-                                               const SecretFinder& finder) {
-  if (!finder) return rejected;
-  diff::Diff named{scope.source, {}};
-  const diff::FileIndex files(scope);
-  for (const RejectedFinding& r : rejected) {
-    const diff::FileDiff* file = files.find(r.finding.file);
-    if (file && std::none_of(named.files.begin(), named.files.end(),
-                             [&](const diff::FileDiff& f) { return f.path() == file->path(); }))
-      named.files.push_back(*file);
-  }
-  const diff::Diff shown = redactDiff(named, finder);
-  for (RejectedFinding& r : rejected) {
-    if (!files.find(r.finding.file)) continue;  // its reason names no line of the diff
-    const GroundingResult again = ground({r.finding}, shown);
-    if (!again.rejected.empty()) r.reason = again.rejected.front().reason;
-  }
-  return rejected;
-}
-
 }  // namespace
 
 std::vector<std::vector<diff::HunkContext>> functionContextOf(const diff::Diff& diff, const ReviewOptions& options,
@@ -190,16 +164,19 @@ ReviewOutcome runReview(const diff::Diff& diff, Provider& provider, const Review
                                      {options.maxAttempts, options.maxToolCalls, options.inputTokenBudget},
                                      toolsOffered ? tools : nullptr, cancel);
   const diff::Diff& scope = inputs.wholeChange ? *inputs.wholeChange : diff;  // where a finding may be placed
-  GroundingResult grounded = ground(answer.report.findings, scope);
+  // A remote model was shown the diff redacted: grounding reads its edits and
+  // quotes lines (in the feedback below and in every report) as it was shown.
+  // Else a model could draw a removed secret out, line by line, by citing old
+  // line numbers, and a withheld fix's reason would print the secret.
+  const SecretFinder finder = provider.remote() ? provider.secretFinder() : SecretFinder{};
+  GroundingResult grounded = ground(answer.report.findings, scope, finder);
   int unplacedBlocking = countBlocking(grounded.rejected, options.policy);
 
   // Grounding feedback: the findings that could not be placed go back to the
   // model once, with their reasons, while attempts remain; the placed ones are kept.
   if (!grounded.rejected.empty() && answer.attempts < options.maxAttempts) {
     ModelRequest retry = std::move(answer.conversation);
-    const SecretFinder finder = provider.remote() ? provider.secretFinder() : SecretFinder{};
-    retry.messages.push_back(
-        {Role::User, groundingFeedbackMessage(asShownToTheModel(grounded.rejected, scope, finder)), {}, {}});
+    retry.messages.push_back({Role::User, groundingFeedbackMessage(grounded.rejected), {}, {}});
     const int toolsLeft = std::max(0, options.maxToolCalls - answer.toolCalls);
     GroundingRetry round{static_cast<int>(grounded.rejected.size()), 0};
     // The round failed: the first answer is kept, and what the round's calls spent is counted.
@@ -219,7 +196,7 @@ ReviewOutcome runReview(const diff::Diff& diff, Provider& provider, const Review
       answer.toolCalls += second.toolCalls;
       answer.usage += second.usage;
       answer.warnings.insert(answer.warnings.end(), second.warnings.begin(), second.warnings.end());
-      GroundingResult again = ground(second.report.findings, scope);
+      GroundingResult again = ground(second.report.findings, scope, finder);
       int placedBlocking = 0;
       for (const auto& p : again.grounded) placedBlocking += blocks(p.finding, options.policy);
       round.placed = static_cast<int>(again.grounded.size());

@@ -3,6 +3,8 @@
 // "remote" API reached through a proxy (the fake server). None may cross.
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "core/providers/openai_provider.h"
 #include "core/providers/redacting_provider.h"
 #include "core/review/pipeline.h"
@@ -180,10 +182,63 @@ TEST(RedactionOnTheWire, TheGroundingFeedbackQuotesRemovedLinesAsTheModelSawThem
       << feedback;
   for (const std::string& line : linesOf(pemBody(6)))
     EXPECT_EQ(proxy.allBodies().find(line), std::string::npos) << "a removed key line went out: " << line;
-  // What the user reads (the report's rejections) still quotes the change itself.
+  // The report's rejections (JSON, a CI artifact) quote the lines as redacted too.
   ASSERT_FALSE(outcome.rejected.empty());
-  EXPECT_NE(outcome.rejected.front().reason.find(linesOf(pemBody(6)).front()), std::string::npos)
-      << outcome.rejected.front().reason;
+  for (const auto& r : outcome.rejected) {
+    EXPECT_NE(r.reason.find("[REDACTED:private-key]"), std::string::npos) << r.reason;
+    for (const std::string& line : linesOf(pemBody(6))) EXPECT_EQ(r.reason.find(line), std::string::npos) << r.reason;
+  }
+}
+
+// A model that was shown a secret as its marker can still fix that line: an
+// edit.original that quotes the marker means the line (the fix that moves the
+// secret into the environment is the one a user wants). A replacement that
+// keeps the marker would write it over the secret: dropped. And the reason a
+// fix is withheld, printed in every report and posted to the pull request,
+// quotes the line as the model saw it, never the secret.
+TEST(RedactionOnTheWire, AnEditOfASecretsLineIsReadAsTheModelWasShownIt) {
+  testing::TempRepo repo;
+  repo.write("app/settings.py", "DEBUG = False\n");
+  repo.commitAll("base");
+  repo.write("app/settings.py",
+             "DEBUG = False\nDB_PASSWORD = \"Xq7vL2pR9tKw\"\nADMIN_PASSWORD = \"Xq7vL2pR9tKw\"\nSTRIPE = \"sk_live_4eC39HqLyjWDarjtT1zdp7dc\"\n");
+  const diff::Diff diff = diff::parse(repo.git("diff HEAD"));
+  auto finding = [](int line, const std::string& original, const std::string& replacement) {
+    return json{{"file", "app/settings.py"}, {"line", line}, {"endLine", nullptr}, {"severity", "MAJOR"},
+                {"category", "SECURITY"}, {"title", "hard-coded secret"}, {"explanation", "e"},
+                {"suggestedFix", nullptr}, {"edit", {{"original", original}, {"replacement", replacement}}},
+                {"confidence", 0.9}};
+  };
+  FakeServer proxy;
+  proxy.enqueue(Reply::ok(answerWith(json::array({
+      finding(2, "DB_PASSWORD = \"[REDACTED:password]\"", "DB_PASSWORD = os.environ[\"DB_PASSWORD\"]"),
+      finding(3, "ADMIN_PASSWORD = \"[REDACTED:password]\"", "ADMIN_PASSWORD = \"[REDACTED:password]\".strip()"),
+      finding(4, "STRIPE = 'something else'", "STRIPE = os.environ[\"STRIPE\"]")})).dump()));
+  testing::SleepRecorder sleeps;
+  auto settings = testing::settingsFor("http://api.example.test/v1", sleeps,
+                                       {{"OPENAI_API_KEY", "sk-test"}, {"HTTP_PROXY", proxy.url()}});
+  auto provider = redactIfRemote(std::make_unique<OpenAiProvider>(settings));
+  review::ReviewOptions options;
+  options.maxToolCalls = 0;
+  const auto outcome = review::runReview(diff, *provider, options, nullptr, CancelToken());
+  ASSERT_EQ(proxy.requestCount(), 1u);
+  ASSERT_EQ(proxy.allBodies().find("Xq7vL2pR9tKw"), std::string::npos);
+  ASSERT_EQ(outcome.findings.size(), 3u);
+  std::map<std::int64_t, const review::PublishedFinding*> byLine;
+  for (const auto& p : outcome.findings) byLine[p.finding.line] = &p;
+
+  ASSERT_TRUE(byLine[2]->finding.edit.has_value()) << byLine[2]->editDroppedReason.value_or("");
+  EXPECT_EQ(byLine[2]->finding.edit->original, "DB_PASSWORD = \"Xq7vL2pR9tKw\"");
+  EXPECT_EQ(byLine[2]->finding.edit->replacement, "DB_PASSWORD = os.environ[\"DB_PASSWORD\"]");
+
+  EXPECT_FALSE(byLine[3]->finding.edit.has_value());
+  EXPECT_NE(byLine[3]->editDroppedReason.value_or("").find("keeps a secret's [REDACTED:...] marker"), std::string::npos)
+      << byLine[3]->editDroppedReason.value_or("");
+
+  EXPECT_FALSE(byLine[4]->finding.edit.has_value());
+  const std::string reason = byLine[4]->editDroppedReason.value_or("");
+  EXPECT_NE(reason.find("expected \"STRIPE = \\\"[REDACTED:"), std::string::npos) << reason;
+  EXPECT_EQ(reason.find("sk_live_4eC39HqLyjWDarjtT1zdp7dc"), std::string::npos) << reason;
 }
 
 // A key a tool reads is redacted a line at a time: every line after it keeps

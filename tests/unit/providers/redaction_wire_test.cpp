@@ -145,6 +145,17 @@ std::vector<std::string> linesOf(const std::string& text) {
   return out;
 }
 
+// `diff` reviewed, without tools, by a "remote" model reached through `proxy`.
+review::ReviewOutcome reviewWithoutTools(const diff::Diff& diff, FakeServer& proxy) {
+  testing::SleepRecorder sleeps;
+  auto settings = testing::settingsFor("http://api.example.test/v1", sleeps,
+                                       {{"OPENAI_API_KEY", "sk-test"}, {"HTTP_PROXY", proxy.url()}});
+  auto provider = redactIfRemote(std::make_unique<OpenAiProvider>(settings));
+  review::ReviewOptions options;
+  options.maxToolCalls = 0;
+  return review::runReview(diff, *provider, options, nullptr, CancelToken());
+}
+
 // A removed private key: shown redacted, line by line. A model that then puts
 // findings on the key's OLD line numbers is told where removed lines' findings
 // go, quoting each removed line: the quotes are of the redacted view too, or
@@ -167,13 +178,7 @@ TEST(RedactionOnTheWire, TheGroundingFeedbackQuotesRemovedLinesAsTheModelSawThem
   FakeServer proxy;
   proxy.enqueue(Reply::ok(answerWith(findings).dump()));
   proxy.enqueue(Reply::ok(answerWith(json::array()).dump()));
-  testing::SleepRecorder sleeps;
-  auto settings = testing::settingsFor("http://api.example.test/v1", sleeps,
-                                       {{"OPENAI_API_KEY", "sk-test"}, {"HTTP_PROXY", proxy.url()}});
-  auto provider = redactIfRemote(std::make_unique<OpenAiProvider>(settings));
-  review::ReviewOptions options;
-  options.maxToolCalls = 0;
-  const auto outcome = review::runReview(diff, *provider, options, nullptr, CancelToken());
+  const auto outcome = reviewWithoutTools(diff, proxy);
   ASSERT_EQ(proxy.requestCount(), 2u);
   const std::string feedback = proxy.requests().back().body;
   ASSERT_NE(feedback.find("cannot be placed on the diff"), std::string::npos) << feedback;
@@ -214,13 +219,7 @@ TEST(RedactionOnTheWire, AnEditOfASecretsLineIsReadAsTheModelWasShownIt) {
       finding(2, "DB_PASSWORD = \"[REDACTED:password]\"", "DB_PASSWORD = os.environ[\"DB_PASSWORD\"]"),
       finding(3, "ADMIN_PASSWORD = \"[REDACTED:password]\"", "ADMIN_PASSWORD = \"[REDACTED:password]\".strip()"),
       finding(4, "STRIPE = 'something else'", "STRIPE = os.environ[\"STRIPE\"]")})).dump()));
-  testing::SleepRecorder sleeps;
-  auto settings = testing::settingsFor("http://api.example.test/v1", sleeps,
-                                       {{"OPENAI_API_KEY", "sk-test"}, {"HTTP_PROXY", proxy.url()}});
-  auto provider = redactIfRemote(std::make_unique<OpenAiProvider>(settings));
-  review::ReviewOptions options;
-  options.maxToolCalls = 0;
-  const auto outcome = review::runReview(diff, *provider, options, nullptr, CancelToken());
+  const auto outcome = reviewWithoutTools(diff, proxy);
   ASSERT_EQ(proxy.requestCount(), 1u);
   ASSERT_EQ(proxy.allBodies().find("Xq7vL2pR9tKw"), std::string::npos);
   ASSERT_EQ(outcome.findings.size(), 3u);

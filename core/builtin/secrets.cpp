@@ -147,6 +147,39 @@ void privateKeys(std::string_view text, std::vector<SecretMatch>& out) {
   });
 }
 
+// A private key's PEM text as base64, as kubeconfig's `client-key-data:` and a
+// Helm value hold it: "LS0tLS1CRUdJTi" is "-----BEGIN" encoded. Only a block
+// whose label names a PRIVATE KEY counts (`client-certificate-data:` and
+// `certificate-authority-data:` are public certificates).
+void encodedPrivateKeys(std::string_view text, std::vector<SecretMatch>& out) {
+  auto base64Char = [](char c) { return isAlnum(c) || c == '+' || c == '/' || c == '='; };
+  auto value = [](char c) -> int {
+    if (c >= 'A' && c <= 'Z') return c - 'A';
+    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+    if (c >= '0' && c <= '9') return c - '0' + 52;
+    return c == '+' ? 62 : c == '/' ? 63 : -1;
+  };
+  forEach(text, "LS0tLS1CRUdJTi", [&](std::size_t pos) {
+    if (pos > 0 && base64Char(text[pos - 1])) return;
+    const std::size_t n = runLength(text, pos, base64Char);
+    if (n < 64) return;
+    // The header: the first 64 characters decode to 48 bytes, more than any label's line.
+    std::string header;
+    for (std::size_t i = pos; i + 4 <= pos + 64; i += 4) {
+      int v[4];
+      for (int k = 0; k < 4; ++k) v[k] = value(text[i + k]);
+      if (v[0] < 0 || v[1] < 0 || v[2] < 0 || v[3] < 0) break;
+      const unsigned bits = (unsigned(v[0]) << 18) | (unsigned(v[1]) << 12) | (unsigned(v[2]) << 6) | unsigned(v[3]);
+      header += static_cast<char>((bits >> 16) & 0xFF);
+      header += static_cast<char>((bits >> 8) & 0xFF);
+      header += static_cast<char>(bits & 0xFF);
+    }
+    const std::size_t line = header.find('\n');
+    if (header.substr(0, line).find("PRIVATE KEY") == std::string::npos) return;
+    out.push_back({pos, n, "private-key"});
+  });
+}
+
 // GitHub tokens: classic ghp_/gho_/ghs_/ghu_/ghr_ + 36 alphanumerics, and
 // fine-grained github_pat_ tokens.
 void githubTokens(std::string_view text, std::vector<SecretMatch>& out) {
@@ -1648,6 +1681,7 @@ std::vector<SecretMatch> findSecrets(std::string_view text, std::string_view pat
   std::transform(text.begin(), text.end(), lowered.begin(), lower);
   awsKeys(text, all);
   privateKeys(text, all);
+  encodedPrivateKeys(text, all);
   keyBodies(text, path, all);
   googleKeys(text, all);
   stripeKeys(text, all);

@@ -199,6 +199,19 @@ TEST(SecretFormats, KeyBodiesWithoutTheirBeginLine) {
   EXPECT_TRUE(found(line1 + "\n" + line2 + "\n" + line3 + "\nAbC+/\n-----END CERTIFICATE-----\n").empty());
 }
 
+// A PEM private key encoded as base64, as kubeconfig's client-key-data and a
+// Helm value hold it; the certificates beside it are public.
+TEST(SecretFormats, AnEncodedPrivateKeyButNotAnEncodedCertificate) {
+  const std::string rsa = "LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVktLS0tLQpNSUlFb3dJQkFBS0NBUUVBdTFTVTFMZlZMUEhDb3pNeEgyTW80bGdPRWVQek5tMHRSZ2VMZXpWNmZmQXQwZ3VuCi0tLS0tRU5EIFJTQSBQUklWQVRFIEtFWS0tLS0tCg==";
+  const std::string ec = "LS0tLS1CRUdJTiBFQyBQUklWQVRFIEtFWS0tLS0tCk1IY0NBUUVFSUJrZzRMVldNOW51d05TazN5Qnl4WnBZUlRCblZKazVvR3FLNGhUUjBOeDlvQW9HQ0NxR1NNNDkKLS0tLS1FTkQgRUMgUFJJVkFURSBLRVktLS0tLQo=";
+  const std::string cert = "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCk1JSUM1ekNDQWMrZ0F3SUJBZ0lCQVRBTkJna3Foa2lHOXcwQkFRc0ZBREFWTVJNd0VRWURWUVFERXdwdGFXNXAKLS0tLS1FTkQgQ0VSVElGSUNBVEUtLS0tLQo=";
+  EXPECT_EQ(found("    client-key-data: " + rsa + "\n"), V{"private-key=" + rsa});
+  EXPECT_EQ(found("  18 +     tls.key: \"" + ec + "\"\n"), V{"private-key=" + ec});
+  EXPECT_TRUE(found("    client-certificate-data: " + cert + "\n").empty());
+  EXPECT_TRUE(found("    certificate-authority-data: " + cert + "\n").empty());
+  EXPECT_TRUE(found("x = \"LS0tLS1CRUdJTiBQUklWQVRF\"\n").empty());  // too short to hold a key
+}
+
 TEST(SecretFormats, LookalikesAreLeftAlone) {
   for (const char* text : {
            "token = lexer.next()", "String token;", "CSRF_TOKEN = \"csrf_token\"", "NEXT_TOKEN=next",

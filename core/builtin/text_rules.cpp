@@ -230,12 +230,29 @@ std::optional<bool> tupleValueIsLiteral(std::string_view line, std::size_t eq) {
 // ("/tmp/jwtRS256.key"), an SQL expression, a command run for the value
 // (`pwgen -1s 32`), a regex read as a URL's password, or a tuple assignment
 // whose password place holds no literal (`user, password = "merovingian", ""`).
+// A host reserved for examples (RFC 2606): example.com/.net/.org and the
+// .example, .test and .invalid domains, at the start of `hostAndRest`.
+bool exampleHost(std::string_view hostAndRest) {
+  std::string host;
+  for (char c : hostAndRest.substr(0, std::min<std::size_t>(hostAndRest.size(), 256))) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-') break;
+    host += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  for (std::string_view domain : {"example.com", "example.net", "example.org"})
+    if (host == domain || host.ends_with("." + std::string(domain))) return true;
+  return host.ends_with(".example") || host.ends_with(".test") || host.ends_with(".invalid");
+}
+
 bool notACredential(std::string_view path, std::string_view line, const SecretMatch& m) {
   const std::string_view v = line.substr(std::min(m.offset, line.size()), m.length);
   const auto has = [&](auto pred) { return std::any_of(v.begin(), v.end(), pred); };
   const auto digit = [](char c) { return c >= '0' && c <= '9'; };
   const char before = m.offset > 0 && m.offset <= line.size() ? line[m.offset - 1] : ' ';
   const bool quoted = before == '"' || before == '\'' || before == '`';
+  // A URL's password at a host reserved for examples (postgres://app:pw@db.example.com): documentation's.
+  if (m.offset + m.length < line.size() && line[m.offset + m.length] == '@' &&
+      exampleHost(line.substr(m.offset + m.length + 1)))
+    return true;
   // Words of another script, no digit, in a translation file.
   if (localizationPath(path) && has([](char c) { return static_cast<unsigned char>(c) >= 0x80; }) && !has(digit)) return true;
   // A number written as code (a flag, a size), not a quoted value.

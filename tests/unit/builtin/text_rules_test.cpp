@@ -66,6 +66,12 @@ TEST(SecretRule, PlaceholderValuesAreNoCredential) {
       "PAT=ghp_YourPersonalAccessTokenGoesHere12345\n"
       "GITHUB_DOCS=ghp_16C7e42F292c6912E7710c838347Ae178B4a\n";
   EXPECT_TRUE(review("services/api/.env.example", "", placeholders).empty());
+  // A URL's password at a host reserved for examples (RFC 2606) is documentation's.
+  for (const char* url : {"DB=postgres://app:Xq7vL2pR9tKw@db.example.com/app\n", "U=http://alberto:einstein@somewhere.example/\n",
+                          "U=https://ci:Xq7vL2pR9tKw@build.test/\n", "U=ftp://a:Xq7vL2pR9tKw@example.org\n",
+                          "U=\"sftp://user:pass@example.com/path/filename\"\n"})
+    EXPECT_TRUE(review("deploy/settings.env", "", url).empty()) << url;
+  EXPECT_EQ(review("deploy/settings.env", "", "DB=postgres://app:Xq7vL2pR9tKw@db.internal/app\n").size(), 1u);
   const auto f = review("services/api/.env.example", "", placeholders + "REAL=ghp_R7xq2LmWv9Tn4Kd8Hc3Jg6Qs1Pz5Yb0Ea2Uf\n");
   ASSERT_EQ(f.size(), 1u);
   EXPECT_EQ(f[0].line, 12);

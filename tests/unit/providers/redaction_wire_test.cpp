@@ -35,6 +35,12 @@ std::string pemBody(int lines) {
   return out;
 }
 
+// An RSA key's PEM text as base64, as kubeconfig's client-key-data holds it.
+std::string encodedKey() {
+  return "LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVktLS0tLQpNSUlFb3dJQkFBS0NBUUVBdTFTVTFMZlZMUEhDb3pNeEgyTW80bGdPRWVQ"
+         "ek5tMHRSZ2VMZXpWNmZmQXQwZ3VuCi0tLS0tRU5EIFJTQSBQUklWQVRFIEtFWS0tLS0tCg==";
+}
+
 const std::vector<Row>& table() {
   static const std::vector<Row> rows = {
       {".env", "DB_PASSWORD=hunter2xyz\n", "hunter2xyz"},
@@ -46,6 +52,8 @@ const std::vector<Row>& table() {
        "const t = 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U';\n",
        "dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"},
       {"db.yml", "url: postgres://app:Sup3rS3cretPw@db.internal:5432/app\n", "Sup3rS3cretPw"},
+      {"staging.yml", "url: postgres://app:St4g1ngPw9x@db.example.com:5432/app\n", "St4g1ngPw9x"},  // a real one at an example host
+      {"kube/config", "    client-key-data: " + encodedKey() + "\n", encodedKey().substr(40, 40)},
       {"ci.sh", "export NPM=npm_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5\n", "npm_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"},
       {".npmrc", "//registry.npmjs.org/:_authToken=4f1d2c3b-9a8e-47f6-b5c4-d3e2f1a0b9c8\n",
        "4f1d2c3b-9a8e-47f6-b5c4-d3e2f1a0b9c8"},

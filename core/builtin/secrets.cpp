@@ -1547,14 +1547,23 @@ void assignment(std::string_view text, std::size_t keyStart, std::size_t keyEnd,
     if (text.substr(k).starts_with(candidate)) { op = candidate; break; }
   }
   // A setter's (key, value): props.setProperty("password", "V"), map.put(...), os.environ.setdefault(...);
+  // a lookup's default, the value when the setting is unset: os.environ.get("DB_PASSWORD", "V"),
+  // os.getenv, ENV.fetch, getOrDefault, System.getProperty, Laravel's env('DB_PASSWORD', 'V');
   // not any call or tuple that lists a name and then a string (MovedAttribute("HTTPPasswordMgr", "urllib2")).
   if (op.empty() && quotedName && keyStart > 1 && text[keyStart - 2] == '(' && k < text.size() && text[k] == ',') {
     std::size_t callee = keyStart - 2;
     while (callee > 0 && (isAlnum(text[callee - 1]) || text[callee - 1] == '_')) --callee;
     std::string call;
     for (char c : text.substr(callee, keyStart - 2 - callee)) call += lower(c);
-    if (call.starts_with("set") || call.starts_with("put") || call == "add" || call == "append") op = ",";
+    if (call.starts_with("set") || call.starts_with("put") || call == "add" || call == "append" || call == "get" ||
+        call == "getenv" || call == "fetch" || call == "getordefault" || call == "getproperty" || call == "env")
+      op = ",";
   }
+  // An environment variable's fallback: process.env.DB_PASSWORD || "V", import.meta.env.API_TOKEN ?? "V".
+  if (const auto dot = name.rfind('.');
+      op.empty() && dot != std::string_view::npos && dot >= 3 && name.substr(dot - 3, 4) == "env." &&
+      (text.substr(k).starts_with("||") || text.substr(k).starts_with("??")))
+    op = text.substr(k, 2);
   if (op.empty() && environment && dockerfile && k > beforeOp) {  // ENV KEY V
     op = " ";
     k = beforeOp;

@@ -212,6 +212,25 @@ TEST(SecretFormats, AnEncodedPrivateKeyButNotAnEncodedCertificate) {
   EXPECT_TRUE(found("x = \"LS0tLS1CRUdJTiBQUklWQVRF\"\n").empty());  // too short to hold a key
 }
 
+// A default a lookup falls back to when the setting is unset is the password
+// itself wherever the variable is not set (a developer's machine, CI).
+TEST(SecretFormats, ALookupsDefaultValue) {
+  const V pw{"password=Xq7vL2pR9tKw"};
+  EXPECT_EQ(found("DB_PASSWORD = os.environ.get(\"DB_PASSWORD\", \"Xq7vL2pR9tKw\")"), pw);
+  EXPECT_EQ(found("pw = os.getenv('DB_PASSWORD', 'Xq7vL2pR9tKw')"), pw);
+  EXPECT_EQ(found("password = ENV.fetch(\"DB_PASSWORD\", \"Xq7vL2pR9tKw\")"), pw);
+  EXPECT_EQ(found("String p = System.getenv().getOrDefault(\"DB_PASSWORD\", \"Xq7vL2pR9tKw\");"), pw);
+  EXPECT_EQ(found("'password' => env('DB_PASSWORD', 'Xq7vL2pR9tKw'),"), pw);
+  EXPECT_EQ(found("const pw = process.env.DB_PASSWORD || \"Xq7vL2pR9tKw\";"), pw);
+  EXPECT_EQ(found("const pw = import.meta.env.DB_PASSWORD ?? 'Xq7vL2pR9tKw';"), pw);
+  // No literal default, an empty or a placeholder one, a getter's other argument.
+  for (const char* text : {"pw = os.environ.get(\"DB_PASSWORD\", \"\")", "pw = os.environ.get(\"DB_PASSWORD\", fallback)",
+                           "pw = request.form.get(\"password\", \"\")", "pw = os.getenv(\"DB_PASSWORD\", \"changeme\")",
+                           "const pw = process.env.DB_PASSWORD || \"\";", "const pw = process.env.DB_PASSWORD || defaults.pw;",
+                           "const pw = opts.password || \"Xq7vL2pR9tKw\";", "x = cfg.lookup(\"password\", \"Xq7vL2pR9tKw\")"})
+    EXPECT_TRUE(found(text).empty()) << text << " -> " << found(text).front();
+}
+
 TEST(SecretFormats, LookalikesAreLeftAlone) {
   for (const char* text : {
            "token = lexer.next()", "String token;", "CSRF_TOKEN = \"csrf_token\"", "NEXT_TOKEN=next",

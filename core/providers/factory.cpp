@@ -20,11 +20,16 @@ using review::ProviderError;
 
 namespace {
 
-// Remote providers: secrets are redacted from everything sent to a non-loopback base URL.
+// Remote providers: secrets, and the key itself, are redacted from everything sent to a non-loopback base URL.
+std::unique_ptr<review::Provider> redacted(std::unique_ptr<RemoteProvider> provider) {
+  std::string key = provider->apiKey();
+  return redactIfRemote(std::move(provider), std::move(key));
+}
+
 std::unique_ptr<review::Provider> makeRemote(RemoteSettings settings, const std::string& name) {
-  if (name == "openai") return redactIfRemote(std::make_unique<OpenAiProvider>(std::move(settings)));
-  if (name == "anthropic") return redactIfRemote(std::make_unique<AnthropicProvider>(std::move(settings)));
-  if (name == "ollama") return redactIfRemote(std::make_unique<OllamaProvider>(std::move(settings)));
+  if (name == "openai") return redacted(std::make_unique<OpenAiProvider>(std::move(settings)));
+  if (name == "anthropic") return redacted(std::make_unique<AnthropicProvider>(std::move(settings)));
+  if (name == "ollama") return redacted(std::make_unique<OllamaProvider>(std::move(settings)));
   throw ProviderError(ProviderError::Kind::Config,
                       "unknown provider \"" + name + "\": use one of builtin, replay, openai, anthropic, ollama");
 }

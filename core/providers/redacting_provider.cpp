@@ -1,5 +1,7 @@
 #include "core/providers/redacting_provider.h"
 
+#include <algorithm>
+
 #include "core/builtin/secrets.h"
 
 namespace revline::providers {
@@ -22,18 +24,44 @@ json redactJson(const json& value, const RedactingProvider::Redactor& redact) {
   return value;
 }
 
+constexpr std::size_t kMinKeyChars = 12;  // shorter: a test's or a local server's stand-in, found in other text
+
+// Where `key` occurs in `text` (none when it is too short to tell).
+std::vector<std::size_t> occurrences(std::string_view text, std::string_view key) {
+  std::vector<std::size_t> at;
+  if (key.size() < kMinKeyChars) return at;
+  for (std::size_t i = text.find(key); i != std::string_view::npos; i = text.find(key, i + key.size())) at.push_back(i);
+  return at;
+}
+
 }  // namespace
 
-RedactingProvider::RedactingProvider(std::unique_ptr<review::Provider> inner, Redactor redactor)
-    : inner_(std::move(inner)), redactor_(std::move(redactor)) {
+RedactingProvider::RedactingProvider(std::unique_ptr<review::Provider> inner, Redactor redactor, std::string apiKey)
+    : inner_(std::move(inner)), redactor_(std::move(redactor)), apiKey_(std::move(apiKey)) {
   if (!redactor_) redactor_ = [](std::string_view text) { return builtin::redactSecrets(text); };
+}
+
+std::string RedactingProvider::redacted(std::string_view text) const {
+  std::string out = redactor_(text);
+  const std::string marker = "[REDACTED:api-key]";
+  const std::vector<std::size_t> at = occurrences(out, apiKey_);
+  for (auto it = at.rbegin(); it != at.rend(); ++it) out.replace(*it, apiKey_.size(), marker);
+  return out;
 }
 
 review::SecretFinder RedactingProvider::secretFinder() const {
   if (!inner_->remote()) return {};
-  return [](std::string_view text, std::string_view path) {
+  return [key = apiKey_](std::string_view text, std::string_view path) {
     std::vector<review::SecretSpan> spans;
     for (auto& m : builtin::findSecrets(text, path)) spans.push_back({m.offset, m.length, std::move(m.kind)});
+    // The key where no secret the detector found covers it; spans stay in text order, apart.
+    for (std::size_t at : occurrences(text, key)) {
+      const bool covered = std::any_of(spans.begin(), spans.end(), [&](const review::SecretSpan& s) {
+        return at < s.offset + s.length && s.offset < at + key.size();
+      });
+      if (!covered) spans.push_back({at, key.size(), "api-key"});
+    }
+    std::sort(spans.begin(), spans.end(), [](const auto& a, const auto& b) { return a.offset < b.offset; });
     return spans;
   };
 }
@@ -41,11 +69,12 @@ review::SecretFinder RedactingProvider::secretFinder() const {
 review::ModelRequest RedactingProvider::redact(const review::ModelRequest& request) const {
   if (!inner_->remote()) return request;
   review::ModelRequest out = request;
-  out.system = redactor_(request.system);
+  const Redactor redact = [this](std::string_view text) { return redacted(text); };
+  out.system = redact(request.system);
   for (review::Message& m : out.messages) {
-    m.text = redactor_(m.text);
-    for (review::ToolCall& c : m.toolCalls) c.arguments = redactJson(c.arguments, redactor_);
-    for (review::ToolResult& r : m.toolResults) r.content = redactor_(r.content);
+    m.text = redact(m.text);
+    for (review::ToolCall& c : m.toolCalls) c.arguments = redactJson(c.arguments, redact);
+    for (review::ToolResult& r : m.toolResults) r.content = redact(r.content);
   }
   return out;
 }
@@ -55,9 +84,9 @@ review::ModelResponse RedactingProvider::complete(const review::ModelRequest& re
   return inner_->complete(redact(request), cancel);
 }
 
-std::unique_ptr<review::Provider> redactIfRemote(std::unique_ptr<review::Provider> provider) {
+std::unique_ptr<review::Provider> redactIfRemote(std::unique_ptr<review::Provider> provider, std::string apiKey) {
   if (!provider || !provider->remote()) return provider;
-  return std::make_unique<RedactingProvider>(std::move(provider));
+  return std::make_unique<RedactingProvider>(std::move(provider), RedactingProvider::Redactor{}, std::move(apiKey));
 }
 
 }  // namespace revline::providers

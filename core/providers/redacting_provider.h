@@ -2,8 +2,10 @@
 // model: the system prompt, user turns (the diff, feedback), assistant turns
 // resent as history, tool-call arguments and tool results. Each secret found by
 // the builtin reviewer's secret rules (core/builtin/secrets.h) becomes
-// "[REDACTED:<kind>]". A provider whose base URL is loopback is passed through
-// untouched: the text does not leave the machine.
+// "[REDACTED:<kind>]", and so is the API key the provider sends (a repository
+// that holds it, a CI log pasted in, must not show it to the model). A provider
+// whose base URL is loopback is passed through untouched: the text does not
+// leave the machine.
 #pragma once
 #include <functional>
 #include <memory>
@@ -18,8 +20,9 @@ class RedactingProvider : public review::Provider {
  public:
   using Redactor = std::function<std::string(std::string_view)>;
 
-  // `redactor` defaults to builtin::redactSecrets.
-  explicit RedactingProvider(std::unique_ptr<review::Provider> inner, Redactor redactor = {});
+  // `redactor` defaults to builtin::redactSecrets; `apiKey` is the key `inner`
+  // sends (redacted too when it is 12 characters or more, as every real key is).
+  explicit RedactingProvider(std::unique_ptr<review::Provider> inner, Redactor redactor = {}, std::string apiKey = {});
 
   std::string name() const override { return inner_->name(); }
   std::string model() const override { return inner_->model(); }
@@ -35,11 +38,14 @@ class RedactingProvider : public review::Provider {
   review::Provider& inner() { return *inner_; }
 
  private:
+  std::string redacted(std::string_view text) const;
+
   std::unique_ptr<review::Provider> inner_;
   Redactor redactor_;
+  std::string apiKey_;
 };
 
 // Wraps `provider` in a RedactingProvider when it is remote; returns it unchanged otherwise.
-std::unique_ptr<review::Provider> redactIfRemote(std::unique_ptr<review::Provider> provider);
+std::unique_ptr<review::Provider> redactIfRemote(std::unique_ptr<review::Provider> provider, std::string apiKey = {});
 
 }  // namespace revline::providers

@@ -24,6 +24,8 @@ class RemoteProvider : public review::Provider {
   bool remote() const override { return !endpoint_.base.loopback(); }
   bool metered() const override { return true; }
   review::ModelResponse complete(const review::ModelRequest& request, const CancelToken& cancel) final;
+  // The key sent with each request ("" when none): redacted from what is sent (factory.cpp).
+  const std::string& apiKey() const { return endpoint_.apiKey; }
 
   // The wire format, exposed for tests.
   virtual ojson buildRequest(const review::ModelRequest& request) const = 0;

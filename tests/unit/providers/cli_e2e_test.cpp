@@ -307,5 +307,29 @@ TEST(CliEndToEnd, ReviewsCachedByAnotherUserAreNotTrusted) {
   EXPECT_EQ(fs::status(user.path() / "revline" / "state-key").permissions() & fs::perms::others_read, fs::perms::none);
 }
 
+// The key revline sends is a secret like any other: a repository that holds it
+// (a script, a pasted CI log) never shows it to the remote model, in the diff
+// or in a file a tool reads; it goes only in the request's header.
+TEST(CliEndToEnd, TheApiKeyItselfIsRedactedFromWhatIsSent) {
+  const std::string key = "Zq81LmWv9Tn4Kd8Hc3Jg6";  // no shape the secret detector knows
+  testing::TempRepo repo;
+  repo.write("notes.txt", "debug log\n");
+  repo.commitAll("base");
+  repo.write("notes.txt", "debug log\ncalled upstream with " + key + " and got 200\n");
+  FakeServer proxy;  // the "remote" API, reached through it as a proxy
+  proxy.enqueue(Reply::ok(chatReply(json::array())));
+  testing::TempDir home;
+  const auto r = testing::runShell("XDG_CONFIG_HOME=" + testing::shellQuote(home.path().string()) +
+                                       " OPENAI_API_KEY=" + key + " HTTP_PROXY=" + proxy.url() + " " +
+                                       testing::shellQuote(REVLINE_BINARY) +
+                                       " review --provider openai --base-url http://api.example.test/v1 --model test "
+                                       "--format json",
+                                   repo.root());
+  ASSERT_EQ(r.exitCode, 0) << r.out << r.err;
+  ASSERT_EQ(proxy.requestCount(), 1u);
+  EXPECT_EQ(proxy.requests()[0].body.find(key), std::string::npos) << proxy.requests()[0].body;
+  EXPECT_NE(proxy.requests()[0].body.find("called upstream with [REDACTED:api-key] and got 200"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace revline

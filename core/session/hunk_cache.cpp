@@ -26,7 +26,7 @@ namespace {
 
 // 2: a hunk whose review asked for changes it named no finding for is no longer
 // kept as "no findings" (policy.h changesRequestedNotShown): older entries miss.
-constexpr int kEntryVersion = 2;
+constexpr int kEntryVersion = 3;  // 3: sealed (sealOf)
 // An entry is one hunk's findings (a few KB); a larger file is no entry of ours.
 constexpr std::size_t kMaxEntryBytes = std::size_t{1} << 20;
 
@@ -100,6 +100,7 @@ std::optional<CachedReview> readEntry(const fs::path& file) {
   try {
     const json j = json::parse(*text);
     if (j.at("version").get<int>() != kEntryVersion) return std::nullopt;
+    if (j.at("seal").get<std::string>() != sealOf(file.stem().string(), j.at("review"))) return std::nullopt;
     return cachedReviewFromJson(j.at("review"));
   } catch (const std::exception&) {
     return std::nullopt;  // corrupt or from another version: a miss, rewritten by the review
@@ -321,9 +322,11 @@ bool HunkCache::store(const fs::path& root, const IncrementalPlan& plan, const r
     if (!dir) return false;
     CachedReview entry;
     if (auto it = byUnit.find({unit.file, unit.hunk}); it != byUnit.end()) entry.findings = it->second;
-    const json j{{"version", kEntryVersion}, {"review", toJson(entry)}};
-    written = writeFileAtomically(entryFile(root, unit.key), j.dump(-1, ' ', false, json::error_handler_t::replace)) &&
-              written;
+    const fs::path file = entryFile(root, unit.key);
+    json review = toJson(entry);
+    const std::string seal = sealOf(file.stem().string(), review);
+    const json j{{"version", kEntryVersion}, {"review", std::move(review)}, {"seal", seal}};
+    written = writeFileAtomically(file, j.dump(-1, ' ', false, json::error_handler_t::replace)) && written;
     any = true;
   }
   if (any) pruneCacheDirectory(*dir, kDiskEntries);

@@ -28,6 +28,11 @@ json toJson(const CachedReview& review) {
               {"changesRequestedNotShown", review.evidence.changesRequestedNotShown}};
 }
 
+std::string sealOf(const std::string& name, const json& review) {
+  return keyedFingerprint(config::stateKey(),
+                          "cache entry\n" + name + "\n" + review.dump(-1, ' ', false, json::error_handler_t::replace));
+}
+
 CachedReview cachedReviewFromJson(const json& j) {
   if (!j.is_object() || !j.contains("findings") || !j["findings"].is_array())
     throw std::runtime_error("cached review: expected an object with a \"findings\" array");
@@ -95,6 +100,7 @@ std::optional<CachedReview> ReviewCache::get(const fs::path& root, const std::st
   try {
     json j = json::parse(*text);
     if (j.at("keyCheck").get<std::string>() != fingerprint128(key)) return std::nullopt;  // a collision of the name
+    if (j.at("seal").get<std::string>() != sealOf(digest, j.at("review"))) return std::nullopt;  // changed since written
     CachedReview review = cachedReviewFromJson(j.at("review"));
     std::lock_guard<std::mutex> lock(mu_);
     remember(memoryKey, review);
@@ -115,7 +121,9 @@ bool ReviewCache::put(const fs::path& root, const std::string& key, const Cached
   if (!dir) return false;
   // A second digest of the key, not the key: that holds the whole diff (an entry
   // past kMaxEntryBytes, never read back, for a large workspace review).
-  const json j{{"keyCheck", fingerprint128(key)}, {"review", toJson(review)}};
+  json reviewJson = toJson(review);
+  const std::string seal = sealOf(digest, reviewJson);
+  const json j{{"keyCheck", fingerprint128(key)}, {"review", std::move(reviewJson)}, {"seal", seal}};
   const bool written = writeFileAtomically(cacheFile(root, digest), j.dump(1, ' ', false, json::error_handler_t::replace));
   pruneCacheDirectory(*dir, kDiskEntries);
   return written;

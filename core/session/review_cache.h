@@ -31,6 +31,13 @@ json toJson(const CachedReview& review);
 // answer); throws std::runtime_error naming what is malformed.
 CachedReview cachedReviewFromJson(const json& j);
 
+// The seal an entry file named `name` keeps beside its review: a keyed
+// fingerprint (the user's state key) of the name and the review, so an entry
+// whose content was changed, or copied over from another entry, is a miss. The
+// file's name alone keeps out entries planted under new names, not an edit of
+// one already there (emptying a finding list made a hunk APPROVE unsent).
+std::string sealOf(const std::string& name, const json& review);
+
 // True when `finding`'s lines are all lines `hunk` shows on the new side
 // (newStart .. newStart + newCount - 1).
 bool hunkHolds(const diff::Hunk& hunk, const contract::Finding& finding);

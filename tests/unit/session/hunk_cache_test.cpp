@@ -405,6 +405,7 @@ TEST_F(Incremental, ACachedFindingOutsideItsHunkMakesTheEntryAMiss) {
     nlohmann::json entry = nlohmann::json::parse(in);
     in.close();
     for (auto& f : entry["review"]["findings"]) f["finding"]["line"] = 500;  // far past every hunk
+    entry["seal"] = sealOf(e.path().stem().string(), entry["review"]);  // as the user's own revline would
     std::ofstream(e.path(), std::ios::trunc) << entry.dump();
     ++moved;
   }
@@ -414,6 +415,30 @@ TEST_F(Incremental, ACachedFindingOutsideItsHunkMakesTheEntryAMiss) {
   EXPECT_EQ(again.hunksReused, 0);
   ASSERT_EQ(again.outcome.findings.size(), 5u);
   for (const auto& p : again.outcome.findings) EXPECT_LT(p.finding.line, 500) << p.id;
+}
+
+// An entry's name is keyed with the user's secret, and so is its content: an
+// entry emptied of its findings, or another entry copied over it, by whoever
+// can write the repository's .git, is a miss (before, an emptied entry made its
+// hunk APPROVE without a request).
+TEST_F(Incremental, AnEntryChangedSinceItWasWrittenIsAMiss) {
+  const ReviewResult first = review();
+  std::vector<fs::path> entries;
+  for (const auto& e : fs::directory_iterator(repo.root() / ".git" / "revline" / "hunks"))
+    if (e.path().extension() == ".json") entries.push_back(e.path());
+  ASSERT_EQ(entries.size(), 5u);
+  std::ifstream in(entries[0]);
+  nlohmann::json entry = nlohmann::json::parse(in);
+  in.close();
+  ASSERT_EQ(entry["review"]["findings"].size(), 1u);
+  entry["review"]["findings"] = nlohmann::json::array();
+  std::ofstream(entries[0], std::ios::trunc) << entry.dump();
+  fs::copy_file(entries[2], entries[1], fs::copy_options::overwrite_existing);
+  const ReviewResult again = review();
+  EXPECT_EQ(log.reviews(), 2u) << "the two changed hunks are sent again";
+  EXPECT_EQ(again.hunksReused, 3);
+  EXPECT_EQ(again.outcome.findings.size(), 5u);
+  EXPECT_EQ(again.outcome.verdict, first.outcome.verdict);
 }
 
 // An entry of an earlier version is a miss: version 1 kept a hunk as "no

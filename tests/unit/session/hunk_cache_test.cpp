@@ -836,6 +836,49 @@ TEST(HunkCacheStore, EditingOneOfHunksThatReadAlikeMovesNoReviewToAnother) {
   EXPECT_TRUE(lastSent);
 }
 
+// Two hunks that read alike, A and B, B with a finding; then A is edited to
+// other text and a new hunk C that reads as B did is added after B: still two
+// alike. Told apart by "n of m" alone, B took A's review (nothing) and the new
+// C took B's, its finding moved onto C's lines, and neither was sent. Now the
+// hunks beside an alike one count too: B and C are sent again.
+TEST(HunkCacheStore, OneOfHunksThatReadAlikeEditedAwayAndANewOneAddedIsSentAgain) {
+  auto text = [](const std::vector<std::string>& colors) {
+    std::string out;
+    for (std::size_t s = 0; s < colors.size(); ++s) {
+      out += "[section]\nname = s\ncolor = " + colors[s] + "\n";
+      for (int k = 0; k < 9; ++k) out += "pad" + std::to_string(k) + " = " + std::to_string(k) + "\n";
+    }
+    return out;
+  };
+  testing::TempRepo repo;
+  // Section 0 never changes: each changed section has the same lines around it.
+  repo.write("settings.ini", text({"blue", "blue", "blue", "blue", "blue"}));
+  repo.commitAll("init");
+  repo.write("settings.ini", text({"blue", "red", "plain", "red", "plain"}));  // A (section 1) and B (section 3) alike
+  HunkCache cache;
+  const review::ReviewOptions options;
+  const HunkReviewContext context{"openai", "m", &options, {}};
+  const diff::Diff before = diff::parse(git::diffText(repo.root(), {}));
+  ASSERT_EQ(before.files.at(0).hunks.size(), 4u);
+  const IncrementalPlan first = cache.plan(repo.root(), before, context, nullptr, CacheUse::Reuse);
+  const std::int64_t onB = before.files[0].hunks[2].newStart + 3;  // "color = red" of section 3
+  review::ReviewOutcome fresh;
+  fresh.findings.push_back(publishedAt("settings.ini", onB, "Red is reserved", "id-b"));
+  cache.store(repo.root(), first, fresh, options.policy);
+
+  repo.write("settings.ini", text({"blue", "green", "plain", "red", "red"}));  // A edited away; C (section 4) reads as B
+  const diff::Diff after = diff::parse(git::diffText(repo.root(), {}));
+  ASSERT_EQ(after.files.at(0).hunks.size(), 4u);
+  const IncrementalPlan again = cache.plan(repo.root(), after, context, nullptr, CacheUse::Reuse);
+  for (const auto& p : again.carried)
+    EXPECT_NE(p.finding.line, after.files[0].hunks[3].newStart + 3) << "B's finding was moved onto the new hunk";
+  std::set<std::int64_t> sent;
+  for (const auto& h : again.toReview.files.at(0).hunks) sent.insert(h.newStart);
+  EXPECT_TRUE(sent.count(after.files[0].hunks[3].newStart)) << "the new hunk was not sent";
+  EXPECT_TRUE(sent.count(after.files[0].hunks[2].newStart) || !again.carried.empty())
+      << "B neither sent again nor carrying its finding";
+}
+
 // A part the budget left out, in a file whose other hunks were reused: the
 // file was reviewed in part, as a review of the whole change would say.
 TEST(HunkCacheStore, ASkippedHunkBesideReusedOnesIsAPartialFile) {

@@ -796,23 +796,26 @@ TEST(HunkCacheStore, HunksThatReadAlikeKeepTheirOwnReviews) {
   EXPECT_EQ(again.carried[0].finding.line, first);
 }
 
+// An INI file of one section per color, every section the same but its color:
+// the hunks of sections changed alike read alike.
+std::string sections(const std::vector<std::string>& colors) {
+  std::string out;
+  for (const std::string& color : colors) {
+    out += "[section]\nname = s\ncolor = " + color + "\n";
+    for (int k = 0; k < 9; ++k) out += "pad" + std::to_string(k) + " = " + std::to_string(k) + "\n";
+  }
+  return out;
+}
+
 // Of three hunks that read alike, the middle one edited: the last one's review
 // must not move to the one before it. Before, hunks were told apart by their
 // order alone, so the last took the middle's review (nothing) and its finding
 // was lost, or moved to the line of another. Now the alike are sent again.
 TEST(HunkCacheStore, EditingOneOfHunksThatReadAlikeMovesNoReviewToAnother) {
-  auto text = [](const std::vector<std::string>& colors) {
-    std::string out;
-    for (std::size_t s = 0; s < colors.size(); ++s) {
-      out += "[section]\nname = s\ncolor = " + colors[s] + "\n";  // every section the same: the hunks read alike
-      for (int k = 0; k < 9; ++k) out += "pad" + std::to_string(k) + " = " + std::to_string(k) + "\n";
-    }
-    return out;
-  };
   testing::TempRepo repo;
-  repo.write("settings.ini", text({"blue", "blue", "blue"}));
+  repo.write("settings.ini", sections({"blue", "blue", "blue"}));
   repo.commitAll("init");
-  repo.write("settings.ini", text({"red", "red", "red"}));
+  repo.write("settings.ini", sections({"red", "red", "red"}));
   HunkCache cache;
   const review::ReviewOptions options;
   const HunkReviewContext context{"openai", "m", &options, {}};
@@ -824,7 +827,7 @@ TEST(HunkCacheStore, EditingOneOfHunksThatReadAlikeMovesNoReviewToAnother) {
       publishedAt("settings.ini", whole.files[0].hunks[2].newStart + 3, "The last section must stay blue", "id-last"));
   cache.store(repo.root(), plan, fresh, options.policy);
 
-  repo.write("settings.ini", text({"red", "green", "red"}));
+  repo.write("settings.ini", sections({"red", "green", "red"}));
   const diff::Diff edited = diff::parse(git::diffText(repo.root(), {}));
   const IncrementalPlan again = cache.plan(repo.root(), edited, context, nullptr, CacheUse::Reuse);
   for (const auto& carried : again.carried)
@@ -842,19 +845,11 @@ TEST(HunkCacheStore, EditingOneOfHunksThatReadAlikeMovesNoReviewToAnother) {
 // C took B's, its finding moved onto C's lines, and neither was sent. Now the
 // hunks beside an alike one count too: B and C are sent again.
 TEST(HunkCacheStore, OneOfHunksThatReadAlikeEditedAwayAndANewOneAddedIsSentAgain) {
-  auto text = [](const std::vector<std::string>& colors) {
-    std::string out;
-    for (std::size_t s = 0; s < colors.size(); ++s) {
-      out += "[section]\nname = s\ncolor = " + colors[s] + "\n";
-      for (int k = 0; k < 9; ++k) out += "pad" + std::to_string(k) + " = " + std::to_string(k) + "\n";
-    }
-    return out;
-  };
   testing::TempRepo repo;
   // Section 0 never changes: each changed section has the same lines around it.
-  repo.write("settings.ini", text({"blue", "blue", "blue", "blue", "blue"}));
+  repo.write("settings.ini", sections({"blue", "blue", "blue", "blue", "blue"}));
   repo.commitAll("init");
-  repo.write("settings.ini", text({"blue", "red", "plain", "red", "plain"}));  // A (section 1) and B (section 3) alike
+  repo.write("settings.ini", sections({"blue", "red", "plain", "red", "plain"}));  // A (section 1) and B (section 3) alike
   HunkCache cache;
   const review::ReviewOptions options;
   const HunkReviewContext context{"openai", "m", &options, {}};
@@ -866,7 +861,7 @@ TEST(HunkCacheStore, OneOfHunksThatReadAlikeEditedAwayAndANewOneAddedIsSentAgain
   fresh.findings.push_back(publishedAt("settings.ini", onB, "Red is reserved", "id-b"));
   cache.store(repo.root(), first, fresh, options.policy);
 
-  repo.write("settings.ini", text({"blue", "green", "plain", "red", "red"}));  // A edited away; C (section 4) reads as B
+  repo.write("settings.ini", sections({"blue", "green", "plain", "red", "red"}));  // A edited away; C (section 4) reads as B
   const diff::Diff after = diff::parse(git::diffText(repo.root(), {}));
   ASSERT_EQ(after.files.at(0).hunks.size(), 4u);
   const IncrementalPlan again = cache.plan(repo.root(), after, context, nullptr, CacheUse::Reuse);

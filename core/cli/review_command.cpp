@@ -65,6 +65,9 @@ int runReviewCommand(const std::vector<std::string>& args, std::istream& in, std
   const std::filesystem::path root = parsed.has("stdin") ? std::filesystem::path() : request.root;
   request.progress = terminalProgress(err, "revline review");
   request.fullReview = parsed.has("no-cache");
+  // A fresh opinion of the change: the editor's whole reviews of it (which this
+  // command does not keep) must not answer its next open or save in its place.
+  if (request.fullReview && !root.empty()) session::ReviewCache::forgetRepository(root);
   // The server's per-hunk cache too: a re-run after an edit sends only the edited
   // hunks. Not for a patch on stdin: it need not be this work tree's change, and
   // its review must leave nothing behind in the repository it runs in.

@@ -86,16 +86,28 @@ fs::path cacheFile(const fs::path& root, const std::string& digest) {
 // diff, 15 MB for a workspace review of a large change, and 32 of them were
 // kept (twice) by a long editor session.
 std::string memoryKeyOf(const fs::path& root, const std::string& digest) { return root.string() + '\0' + digest; }
+
+// When `file` was last written; nullopt when it is not there.
+std::optional<fs::file_time_type> modified(const fs::path& file) {
+  std::error_code ec;
+  const auto t = fs::last_write_time(file, ec);
+  if (ec) return std::nullopt;
+  return t;
+}
 }  // namespace
 
 std::optional<CachedReview> ReviewCache::get(const fs::path& root, const std::string& key) {
   const std::string digest = digestOf(key);
   const std::string memoryKey = memoryKeyOf(root, digest);
+  const fs::path file = cacheFile(root, digest);
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (auto it = memory_.find(memoryKey); it != memory_.end()) return it->second;
+    if (auto it = memory_.find(memoryKey); it != memory_.end()) {
+      if (!it->second.written || it->second.written == modified(file)) return it->second.review;
+    }
   }
-  const std::optional<std::string> text = readWholeFile(cacheFile(root, digest), kMaxEntryBytes);
+  const std::optional<fs::file_time_type> stamp = modified(file);
+  const std::optional<std::string> text = readWholeFile(file, kMaxEntryBytes);
   if (!text) return std::nullopt;
   try {
     json j = json::parse(*text);
@@ -103,7 +115,7 @@ std::optional<CachedReview> ReviewCache::get(const fs::path& root, const std::st
     if (j.at("seal").get<std::string>() != sealOf(digest, j.at("review"))) return std::nullopt;  // changed since written
     CachedReview review = cachedReviewFromJson(j.at("review"));
     std::lock_guard<std::mutex> lock(mu_);
-    remember(memoryKey, review);
+    remember(memoryKey, {review, stamp});
     return review;
   } catch (const std::exception&) {
     return std::nullopt;  // a corrupt or older entry is a miss
@@ -112,9 +124,10 @@ std::optional<CachedReview> ReviewCache::get(const fs::path& root, const std::st
 
 bool ReviewCache::put(const fs::path& root, const std::string& key, const CachedReview& review) {
   const std::string digest = digestOf(key);
+  const std::string memoryKey = memoryKeyOf(root, digest);
   {
     std::lock_guard<std::mutex> lock(mu_);
-    remember(memoryKeyOf(root, digest), review);
+    remember(memoryKey, {review, std::nullopt});
   }
   // Only into a real directory of the git directory's (never through a planted symlink).
   const std::optional<fs::path> dir = ownDirectory(git::gitDirectory(root), fs::path("revline") / "cache");
@@ -125,8 +138,20 @@ bool ReviewCache::put(const fs::path& root, const std::string& key, const Cached
   const std::string seal = sealOf(digest, reviewJson);
   const json j{{"keyCheck", fingerprint128(key)}, {"review", std::move(reviewJson)}, {"seal", seal}};
   const bool written = writeFileAtomically(cacheFile(root, digest), j.dump(1, ' ', false, json::error_handler_t::replace));
+  if (written) {
+    std::lock_guard<std::mutex> lock(mu_);
+    remember(memoryKey, {review, modified(cacheFile(root, digest))});
+  }
   pruneCacheDirectory(*dir, kDiskEntries);
   return written;
+}
+
+void ReviewCache::forgetRepository(const fs::path& root) {
+  const fs::path gitDir = git::gitDirectory(root);
+  std::error_code ec;
+  if (!fs::is_directory(fs::symlink_status(gitDir / "revline" / "cache", ec))) return;  // none kept (or not a real one)
+  // Only a real directory of the git directory's: a planted symlink leads no removal outside.
+  if (const auto dir = ownDirectory(gitDir, fs::path("revline") / "cache")) pruneCacheDirectory(*dir, 0);
 }
 
 void ReviewCache::forget(const fs::path& root, const std::string& key) {
@@ -169,8 +194,8 @@ void pruneCacheDirectory(const fs::path& dir, std::size_t keep) {
   for (std::size_t i = 0; i + keep < entries.size(); ++i) fs::remove(entries[i].second, ec);
 }
 
-void ReviewCache::remember(const std::string& memoryKey, const CachedReview& review) {
-  auto [it, added] = memory_.insert_or_assign(memoryKey, review);
+void ReviewCache::remember(const std::string& memoryKey, Remembered entry) {
+  auto [it, added] = memory_.insert_or_assign(memoryKey, std::move(entry));
   if (!added) return;
   order_.push_back(memoryKey);
   while (order_.size() > kMemoryEntries) {

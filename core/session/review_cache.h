@@ -75,13 +75,26 @@ class ReviewCache {
   bool put(const std::filesystem::path& root, const std::string& key, const CachedReview& review);
   // Drops the entry (memory and disk), if any.
   void forget(const std::filesystem::path& root, const std::string& key);
+  // Removes every whole review kept on disk for the repository at `root`: a
+  // forced full review by a process without this cache (`revline review
+  // --no-cache`) refreshed the per-hunk cache, and the editor's whole reviews
+  // of the same diffs must not answer in its place. A server's memory follows
+  // (an entry whose file is gone, or was rewritten, is read again).
+  static void forgetRepository(const std::filesystem::path& root);
 
  private:
+  // What memory holds of an entry: the review, and the time of the file it was
+  // read from or written to (none when it could not be written): an entry whose
+  // file another process removed or rewrote since is not answered from memory.
+  struct Remembered {
+    CachedReview review;
+    std::optional<std::filesystem::file_time_type> written;
+  };
   // Callers hold mu_.
-  void remember(const std::string& memoryKey, const CachedReview& review);
+  void remember(const std::string& memoryKey, Remembered entry);
 
   std::mutex mu_;
-  std::map<std::string, CachedReview> memory_;  // by root + the key's digest
+  std::map<std::string, Remembered> memory_;  // by root + the key's digest
   std::deque<std::string> order_;               // memory_'s keys, oldest first
 };
 

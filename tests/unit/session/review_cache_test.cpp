@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "core/contract/serialize.h"
 #include "core/git/git_directory.h"
@@ -168,6 +169,30 @@ TEST(ReviewCache, AnEntryChangedSinceItWasWrittenIsAMiss) {
   // Written again by the review, it is a hit.
   ReviewCache().put(repo.root(), key, CachedReview{{sample()}, {}});
   EXPECT_TRUE(ReviewCache().get(repo.root(), key));
+}
+
+// A server's memory answers for an entry only while its file is the one it
+// read or wrote: removed (`revline review --no-cache`) or rewritten by another
+// process since, the entry is read again from disk.
+TEST(ReviewCache, MemoryFollowsTheFileAnotherProcessRemovedOrRewrote) {
+  testing::TempRepo repo;
+  const std::string key = ReviewCache::key("openai", "m", "File: a\n", {});
+  ReviewCache server;
+  server.put(repo.root(), key, CachedReview{{sample("old-finding-id00")}, {}});
+  ASSERT_TRUE(server.get(repo.root(), key));
+  ReviewCache::forgetRepository(repo.root());
+  EXPECT_FALSE(server.get(repo.root(), key)) << "a removed entry was answered from memory";
+
+  server.put(repo.root(), key, CachedReview{{sample("old-finding-id00")}, {}});
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));  // another write time, on any file system
+  ReviewCache().put(repo.root(), key, CachedReview{{}, {}});     // another process's fresh opinion: nothing
+  const auto hit = server.get(repo.root(), key);
+  ASSERT_TRUE(hit);
+  EXPECT_TRUE(hit->findings.empty()) << "a rewritten entry was answered from memory";
+  // Nothing kept: nothing to remove, and no directory made.
+  testing::TempRepo bare;
+  ReviewCache::forgetRepository(bare.root());
+  EXPECT_FALSE(fs::exists(bare.root() / ".git" / "revline"));
 }
 
 TEST(ReviewCache, DiskKeepsTheNewestEntries) {

@@ -50,6 +50,11 @@ json finding(const std::string& file, int line, const std::string& severity) {
           {"suggestedFix", nullptr}, {"edit", nullptr},  {"confidence", 0.9}};
 }
 
+// A model that finds one MAJOR problem on src/sum.c's changed line.
+Script majorOnLine2() {
+  return {{{"summary", "bug"}, {"verdict", "REQUEST_CHANGES"}, {"findings", {finding("src/sum.c", 2, "MAJOR")}}}, {}};
+}
+
 // A repository whose working tree changes src/sum.c and a lock file.
 struct Fixture {
   testing::TempRepo repo;
@@ -79,7 +84,7 @@ TEST(ReviewService, SelectsTheFilesAndStatesWhatWasLeftOut) {
 
 TEST(ReviewService, ASecondReviewOfTheSameChangeComesFromTheCacheWithoutTheModel) {
   Fixture f;
-  Script s{{{"summary", "bug"}, {"verdict", "REQUEST_CHANGES"}, {"findings", {finding("src/sum.c", 2, "MAJOR")}}}, {}};
+  Script s = majorOnLine2();
   ReviewCache cache;
   const ReviewService service(scripted(s), &cache);
   EXPECT_FALSE(service.cached(f.request()));  // not reviewed yet
@@ -107,12 +112,32 @@ TEST(ReviewService, ASecondReviewOfTheSameChangeComesFromTheCacheWithoutTheModel
   EXPECT_EQ(s.requests.size(), 3u);
 }
 
+// `revline review --no-cache` is a fresh opinion of the change: the editor's
+// whole review of the same diff, kept by a running server, no longer answers
+// its next open or save (it showed the old finding after the CLI approved).
+TEST(ReviewService, AFreshReviewByTheCliRetiresTheEditorsWholeReviews) {
+  Fixture f;
+  Script s = majorOnLine2();
+  ReviewCache cache;
+  const ReviewService server(scripted(s), &cache);
+  ASSERT_FALSE(server.review(f.request()).fromCache);
+  ASSERT_TRUE(server.cached(f.request()));
+  const auto cli = testing::runRevline("review --no-cache", f.repo.root());
+  ASSERT_NE(cli.exitCode, 2) << cli.err;
+  EXPECT_FALSE(server.cached(f.request()));
+  // A review that uses the caches leaves them be.
+  server.review(f.request());
+  ASSERT_TRUE(server.cached(f.request()));
+  testing::runRevline("review", f.repo.root());
+  EXPECT_TRUE(server.cached(f.request()));
+}
+
 // A cached review whose finding is not on the change (the entry damaged, or
 // not written by this review) is a miss: the model is asked again, and nothing
 // is published on a line the diff does not show.
 TEST(ReviewService, ACachedFindingOffTheChangeIsAMiss) {
   Fixture f;
-  Script s{{{"summary", "bug"}, {"verdict", "REQUEST_CHANGES"}, {"findings", {finding("src/sum.c", 2, "MAJOR")}}}, {}};
+  Script s = majorOnLine2();
   ReviewCache cache;
   const ReviewService service(scripted(s), &cache);
   service.review(f.request());

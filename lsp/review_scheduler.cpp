@@ -187,16 +187,29 @@ void Server::enqueue(std::shared_ptr<Job> job) {
     (*superseded->reply)(LspError(stoppedCode(superseded->requestKey), "superseded by a newer review"));
 }
 
+bool Server::conflicts(const Job& job) const {
+  // A workspace review and a recheck read (and publish) every file of their
+  // repository with findings: nothing else of that repository runs beside them.
+  auto wholeRepository = [](const Job& j) { return j.key.starts_with("workspace:") || j.key.starts_with("recheck:"); };
+  return std::any_of(running_.begin(), running_.end(), [&](const auto& entry) {
+    const Job& other = *entry.second;
+    return other.key == job.key || ((wholeRepository(job) || wholeRepository(other)) && other.root == job.root);
+  });
+}
+
 void Server::workerLoop() {
   std::unique_lock<std::mutex> lock(queueMu_);
   while (!stopping_) {
-    if (pending_.empty()) {
+    // The job due first of those that may run beside the running ones: a job
+    // waits for its debounce, and for the previous review of its file (or
+    // repository, conflicts()) to stop; a job finishing wakes the waiting workers.
+    auto next = pending_.end();
+    for (auto it = pending_.begin(); it != pending_.end(); ++it)
+      if (!conflicts(*it->second) && (next == pending_.end() || it->second->due < next->second->due)) next = it;
+    if (next == pending_.end()) {
       workCv_.wait(lock);
       continue;
     }
-    auto next = std::min_element(pending_.begin(), pending_.end(),
-                                 [](const auto& a, const auto& b) { return a.second->due < b.second->due; });
-    // A job waits for its debounce, and for the previous review of the same key to stop.
     if (next->second->due > Clock::now()) {
       // A copy: wait_until reads its deadline after waking, and by then enqueue()
       // may have replaced (freed) this job.
@@ -211,6 +224,7 @@ void Server::workerLoop() {
     runJob(job);
     lock.lock();
     if (auto it = running_.find(job->key); it != running_.end() && it->second == job) running_.erase(it);
+    workCv_.notify_all();  // a job it held back may run now
   }
 }
 
@@ -224,9 +238,10 @@ void Server::count(int ServerStats::*counter) {
   ++(stats_.*counter);
 }
 
-void Server::addToSessionTotals(const review::Usage& usage, const review::Prices& prices) {
+void Server::addToSessionTotals(const review::Usage& usage, const review::Prices& prices,
+                                const session::SpendMeter* meter) {
   std::lock_guard<std::mutex> lock(statsMu_);
-  inFlight_.reset();
+  inFlight_.erase(meter);
   stats_.add(usage, prices);
 }
 
@@ -238,16 +253,16 @@ void Server::runJob(const std::shared_ptr<Job>& job) {
   bool settled = false;  // the outcome's usage (which also counts tool calls) was added instead
   if (!job->cacheOnly) {
     std::lock_guard<std::mutex> lock(statsMu_);
-    inFlight_ = InFlightSpend{&spent, job->config.review.prices};
+    inFlight_[&spent] = job->config.review.prices;
   }
   auto deliver = [&] {
     if (const review::Usage u = spent.total(); !settled && u.requests > 0) {
-      addToSessionTotals(u, job->config.review.prices);
+      addToSessionTotals(u, job->config.review.prices, &spent);
       outcome->spentBeforeEnd = u;
     }
     {
       std::lock_guard<std::mutex> lock(statsMu_);
-      inFlight_.reset();  // `spent` goes with this call
+      inFlight_.erase(&spent);  // `spent` goes with this call
     }
     for (const auto& [uri, rel] : job->shownFiles) {  // deleted or renamed away since they were reviewed
       std::error_code ec;
@@ -369,7 +384,7 @@ void Server::runJob(const std::shared_ptr<Job>& job) {
     if (outcome->result->fromCache) {
       count(&ServerStats::cacheHits);
     } else if (!job->cacheOnly) {  // the session's running totals (revline/stats, the progress text)
-      addToSessionTotals(outcome->result->outcome.usage, outcome->result->outcome.prices);
+      addToSessionTotals(outcome->result->outcome.usage, outcome->result->outcome.prices, &spent);
       settled = true;
     }
     if (job->cancel.cancelled()) throw Cancelled();

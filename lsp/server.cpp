@@ -23,7 +23,7 @@ using Clock = std::chrono::steady_clock;
 
 Server::Server(Transport& transport, ServerOptions options) : transport_(transport), options_(std::move(options)) {
   if (!options_.sync) {
-    worker_ = std::thread([this] { workerLoop(); });
+    for (int i = 0; i < kWorkers; ++i) workers_.emplace_back([this] { workerLoop(); });
     prober_ = std::thread([this] { proberLoop(); });
   }
 }
@@ -38,7 +38,7 @@ Server::~Server() {
     probeCv_.notify_all();
     pollCv_.notify_all();
   }
-  if (worker_.joinable()) worker_.join();
+  for (std::thread& worker : workers_) worker.join();
   if (prober_.joinable()) prober_.join();
   if (gitPoller_.joinable()) gitPoller_.join();
   // Results the worker posted that the loop did not run: they would touch this server.
@@ -86,7 +86,7 @@ json sessionUsageJson(const ServerStats& s) {
 ServerStats Server::stats() {
   std::lock_guard<std::mutex> lock(statsMu_);
   ServerStats s = stats_;
-  if (inFlight_) s.add(inFlight_->meter->total(), inFlight_->prices);  // the review running now, as far as answered
+  for (const auto& [meter, prices] : inFlight_) s.add(meter->total(), prices);  // the reviews running now, as far as answered
   return s;
 }
 

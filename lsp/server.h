@@ -170,6 +170,9 @@ class Server : public MessageHandler {
   // Runs `task` on the loop thread: posted, or at once with sync.
   void onLoop(std::function<void()> task);
   void workerLoop();
+  // True when a running job must finish before `job` starts (its file, or its
+  // repository for a workspace review or a recheck). Callers hold queueMu_.
+  bool conflicts(const Job& job) const;
   // What the diagnostics shown in a repository are when its review failed (the message says so).
   enum class Shown {
     None,
@@ -186,7 +189,8 @@ class Server : public MessageHandler {
   void count(int ServerStats::*counter);           // any thread
   // Adds a review's spend (and its cost, when priced) to revline/stats, ending
   // its in-flight count in the same step (nothing counted twice); any thread.
-  void addToSessionTotals(const review::Usage& usage, const review::Prices& prices);
+  // Adds a review's spending to the session's totals; its running meter is no longer counted.
+  void addToSessionTotals(const review::Usage& usage, const review::Prices& prices, const session::SpendMeter* meter);
 
   // lsp/findings_lifetime.cpp: when shown findings go (loop thread).
   // Clears the file's diagnostics and drops what the server keeps of it.
@@ -350,13 +354,10 @@ class Server : public MessageHandler {
   std::atomic<int> nextOutgoingId_{0};
   std::mutex statsMu_;  // stats_ and inFlight_ (read by tests from their own thread)
   ServerStats stats_;
-  // The review running now (one worker): what its answered model calls spent so
-  // far, so revline/stats is live during a review of many requests, not only after it.
-  struct InFlightSpend {
-    const session::SpendMeter* meter = nullptr;
-    review::Prices prices;
-  };
-  std::optional<InFlightSpend> inFlight_;
+  // The reviews running now (one a worker), each by its meter: what their answered
+  // model calls spent so far, so revline/stats is live during a review of many
+  // requests, not only after it; with the prices they are costed at.
+  std::map<const session::SpendMeter*, review::Prices> inFlight_;
   // Thread-safe, and used by the worker only (the cache locks its own files).
   session::ReviewCache cache_;
   session::HunkCache hunks_;
@@ -381,7 +382,11 @@ class Server : public MessageHandler {
   std::condition_variable probeCv_;
   std::condition_variable pollCv_;  // the git-state poller's wait (ends at stopping_)
   bool stopping_ = false;
-  std::thread worker_;
+  // Reviews of different files run at once (a slow or hung model answer for one
+  // file holds up no other); of one file, or beside a workspace review or a
+  // recheck of the same repository, one at a time (conflicts()).
+  static constexpr int kWorkers = 3;
+  std::vector<std::thread> workers_;
   std::thread prober_;
   std::thread gitPoller_;  // started by `initialized` for a client that registers no watchers
 };

@@ -68,11 +68,17 @@ class ScriptedProvider : public review::Provider {
       s_.cv.wait_for(l, 5ms);
     }
     if (s_.fail) throw review::ProviderError(s_.failureKind, s_.failure);
+    return findingOnFirstLineOf(s_.file);
+  }
+
+ protected:
+  // An answer with one MINOR finding on line 1 of `file`.
+  static review::ModelResponse findingOnFirstLineOf(const std::string& file) {
     review::ModelResponse r;
     r.text = json{{"summary", "s"},
                   {"verdict", "COMMENT"},
                   {"findings",
-                   {{{"file", s_.file}, {"line", 1}, {"endLine", nullptr}, {"severity", "MINOR"}, {"category", "STYLE"},
+                   {{{"file", file}, {"line", 1}, {"endLine", nullptr}, {"severity", "MINOR"}, {"category", "STYLE"},
                      {"title", "Scripted finding"}, {"explanation", "Because."}, {"suggestedFix", nullptr},
                      {"edit", nullptr}, {"confidence", 0.9}}}}}
                  .dump();
@@ -203,6 +209,45 @@ TEST_F(Fixture, ANewSaveCancelsTheReviewInFlightWhichStillCountsAsARequest) {
   EXPECT_EQ(stats["reviewsCancelled"], 1);
   EXPECT_EQ(stats["providerCalls"], 2);
   EXPECT_EQ(stats["usage"]["requests"], 2) << stats.dump();
+  EXPECT_EQ(c.stop(), 0);
+}
+
+// Holds the review of a.txt at the script's gate; answers any other file at
+// once, with a finding on its first line.
+class HoldingProvider : public ScriptedProvider {
+ public:
+  using ScriptedProvider::ScriptedProvider;
+  review::ModelResponse complete(const review::ModelRequest& request, const CancelToken& cancel) override {
+    if (request.messages.at(0).text.find("File: a.txt") != std::string::npos) return ScriptedProvider::complete(request, cancel);
+    return findingOnFirstLineOf("b.txt");
+  }
+};
+
+// A model that does not answer one file's review (slow, or hung until its
+// timeout) holds up no other file's: the review of b.txt, saved while a.txt's
+// waits, is published at once (before, it waited in line for minutes).
+TEST_F(Fixture, ASlowReviewOfOneFileHoldsUpNoOtherFile) {
+  repo.write("b.txt", "x\n");
+  repo.commitAll("b");
+  repo.write("a.txt", "one changed twice\ntwo\n");
+  repo.write("b.txt", "x changed\n");
+  Script s;
+  ServerOptions options = scripted(s);
+  options.providerFactory = [&s](const config::Config&, const diff::Diff&, const std::filesystem::path&) {
+    return std::make_unique<HoldingProvider>(s);
+  };
+  LspClient c(options);
+  ASSERT_NO_FATAL_FAILURE(startBlockedReview(s, c));  // a.txt's review waits at the gate
+  const std::string b = uriFromPath((std::filesystem::canonical(repo.root()) / "b.txt").string());
+  c.notify("textDocument/didSave", {{"textDocument", {{"uri", b}}}});
+  const json d = c.notification("textDocument/publishDiagnostics");
+  EXPECT_EQ(d["params"]["uri"], b);
+  EXPECT_EQ(d["params"]["diagnostics"].size(), 1u);
+  EXPECT_EQ(s.cancelled, 0);
+  s.open();
+  const json a = c.notification("textDocument/publishDiagnostics");
+  EXPECT_EQ(a["params"]["uri"], uri);
+  EXPECT_EQ(a["params"]["diagnostics"].size(), 1u);
   EXPECT_EQ(c.stop(), 0);
 }
 

@@ -2,8 +2,12 @@
 // sending the same request again wastes a model call when the save changed
 // nothing (:w again, "save all"), so the prober thread reads the diff again and
 // only a changed diff, or changed settings, cancels the review in flight; else
-// the pending review is dropped and the one in flight answers both saves. Until
-// it knows, the review goes on. A save probed before the running review has
+// the pending review is dropped and the one in flight answers both saves. A
+// changed diff with the same settings does not cancel a review whose request a
+// metered model was already sent either: it is paid for, cancelling it threw
+// the answer away (a save every few seconds with a slow model paid for
+// requests that never answered), and its answer is kept per hunk, so the new
+// review after it sends only what changed since. Until it knows, the review goes on. A save probed before the running review has
 // read its diff waits for it to have (two didSave of one :w arrive together).
 // Unknown (git failed, or the running review ended before reading its diff)
 // cancels, as a save always did.
@@ -73,7 +77,16 @@ void Server::settleProbe(const std::shared_ptr<Job>& job, const std::shared_ptr<
     job->probedAt = std::chrono::steady_clock::now();
     return;
   }
-  const bool same = change && inFlight.changeRead && *change == *inFlight.changeRead && inFlight.config == job->config;
+  const bool sameSettings = inFlight.config == job->config;
+  const bool same = change && inFlight.changeRead && *change == *inFlight.changeRead && sameSettings;
+  if (!same && sameSettings && change && inFlight.modelAsked) {
+    const std::string what = job->path ? *job->path : "the working tree of " + job->root.filename().string();
+    onLoop([this, what] {
+      logMessage(MessageType::Log, "revline: " + what + " saved with a change while the model answers its review: that "
+                                   "review goes on (it is paid for), and the change is reviewed after it");
+    });
+    return;
+  }
   if (!same) {
     inFlight.cancel.cancel();
     return;

@@ -58,6 +58,10 @@ struct Server::Job {
   // Set by the worker when its outcome is posted to the loop, before it leaves
   // running_: a lookup arriving after that (a reopen) is no longer answered by it.
   std::atomic<bool> delivered{false};
+  // Set by the worker when a metered model has been sent a request of this
+  // review: a save with a change then lets it finish (it is paid for, and its
+  // answer is kept per hunk), and the new change is reviewed after it.
+  std::atomic<bool> modelAsked{false};
 
   // The git diff this job reviews: the working tree with untracked files, of its path or all of it.
   git::DiffRequest diffRequest() const {

@@ -377,9 +377,14 @@ void Server::runJob(const std::shared_ptr<Job>& job) {
         };
       }
       const session::ProviderWrapper meter = session::meteredBy(spent);
-      outcome->result = reviews_.review(std::move(reviewRequest), job->cancel, [this, &meter](std::unique_ptr<review::Provider> p) {
-        return std::make_unique<CountingProvider>(meter(std::move(p)), [this] { count(&ServerStats::providerCalls); });
-      });
+      outcome->result = reviews_.review(std::move(reviewRequest), job->cancel,
+                                        [this, &meter, job](std::unique_ptr<review::Provider> p) {
+                                          const bool metered = p->metered();
+                                          return std::make_unique<CountingProvider>(meter(std::move(p)), [this, job, metered] {
+                                            if (metered) job->modelAsked = true;
+                                            count(&ServerStats::providerCalls);
+                                          });
+                                        });
     }
     if (outcome->result->fromCache) {
       count(&ServerStats::cacheHits);

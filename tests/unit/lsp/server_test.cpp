@@ -192,23 +192,47 @@ TEST_F(Fixture, SavesWithinTheDebounceMakeOneReview) {
 
 // The cancelled request was sent, and may be billed: the session's usage counts
 // it as a request (its tokens are unknown: the model never answered).
-TEST_F(Fixture, ANewSaveCancelsTheReviewInFlightWhichStillCountsAsARequest) {
+TEST_F(Fixture, AReviewCancelledInFlightStillCountsAsARequest) {
   Script s;
   LspClient c(scripted(s));
   ASSERT_NO_FATAL_FAILURE(startBlockedReview(s, c));
-  repo.write("a.txt", "one changed again\ntwo\n");
-  save(c);
-  // The first review notices the cancellation; the second one is blocked in turn.
+  // "Review this file now" starts afresh: the review in flight is cancelled, the command's is blocked in turn.
+  const int id = c.request("workspace/executeCommand",
+                           {{"command", "revline.reviewFile"}, {"arguments", json::array({{{"uri", uri}}})}});
   ASSERT_TRUE(s.waitForCalls(2));
   EXPECT_EQ(s.cancelled, 1);
   s.open();
-  json d = c.notification("textDocument/publishDiagnostics");
-  EXPECT_EQ(d["params"]["diagnostics"].size(), 1u);
+  c.reply(id);
+  c.notification("textDocument/publishDiagnostics");
   c.expectQuiet();
   const json stats = c.reply(c.request("revline/stats", json::object()))["result"];
   EXPECT_EQ(stats["reviewsCancelled"], 1);
   EXPECT_EQ(stats["providerCalls"], 2);
   EXPECT_EQ(stats["usage"]["requests"], 2) << stats.dump();
+  EXPECT_EQ(c.stop(), 0);
+}
+
+// A save with a change while the model answers the review of the file: that
+// request is paid for, so it is not thrown away (a save every few seconds with
+// a slow model paid for requests that never answered); its findings are
+// published, and the change is reviewed after it.
+TEST_F(Fixture, ASaveWithAChangeWhileTheModelAnswersLetsItFinishThenReviewsTheChange) {
+  Script s;
+  LspClient c(scripted(s));
+  ASSERT_NO_FATAL_FAILURE(startBlockedReview(s, c));
+  repo.write("a.txt", "one changed\ntwo changed\n");  // line 1, which the finding is on, as reviewed
+  save(c);
+  c.expectQuiet(300ms);  // the prober has read the change and let the review go on
+  EXPECT_EQ(s.calls, 1);
+  s.open();
+  EXPECT_EQ(c.notification("textDocument/publishDiagnostics")["params"]["diagnostics"].size(), 1u);
+  ASSERT_TRUE(s.waitForCalls(2));  // the change, reviewed after
+  EXPECT_EQ(c.notification("textDocument/publishDiagnostics")["params"]["diagnostics"].size(), 1u);
+  c.expectQuiet();
+  EXPECT_EQ(s.cancelled, 0);
+  const json stats = c.reply(c.request("revline/stats", json::object()))["result"];
+  EXPECT_EQ(stats["reviewsCancelled"], 0);
+  EXPECT_EQ(stats["providerCalls"], 2);
   EXPECT_EQ(c.stop(), 0);
 }
 

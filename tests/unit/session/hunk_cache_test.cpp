@@ -185,9 +185,15 @@ TEST_F(Incremental, AnotherSettingOrModelInvalidates) {
   review(elsewhere);
   ASSERT_EQ(log.reviews(), 5u);
   EXPECT_EQ(log.hunksSent(4), 5);
+  // The schema in the prompt rather than enforced by the server: another request, another answer.
+  config::Config inThePrompt;
+  inThePrompt.structuredOutput = config::StructuredOutput::Prompt;
+  review(inThePrompt);
+  ASSERT_EQ(log.reviews(), 6u);
+  EXPECT_EQ(log.hunksSent(5), 5);
   // Back to the first settings, model and server: still cached.
   review();
-  EXPECT_EQ(log.reviews(), 5u);
+  EXPECT_EQ(log.reviews(), 6u);
 }
 
 // A hunk's key holds its enclosing definition: a change elsewhere in the same

@@ -595,7 +595,8 @@ void Server::applyOutcome(Job& job, JobOutcome& outcome) {
   auto withSession = [&](const std::string& spent) -> std::string {
     if (spent.empty()) return "";
     std::lock_guard<std::mutex> lock(statsMu_);
-    return "; " + spent + " (session: " + stats_.sentence() + ")";
+    const std::string session = stats_.sentence();  // "" while the session has spent nothing
+    return "; " + spent + (session.empty() ? "" : " (session: " + session + ")");
   };
   auto spentClause = [&](const review::Usage& usage) {
     return withSession(reports::usageSentence(usage, job.config.review.prices));

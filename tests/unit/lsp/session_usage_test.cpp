@@ -123,6 +123,16 @@ TEST_F(SessionUsage, AReviewFromTheCacheEndsWithTheSessionsTotal) {
   EXPECT_NE(again.find("1 finding, verdict COMMENT; 0 model requests: nothing was sent"), std::string::npos) << again;
   EXPECT_NE(again.find("(session: 1 model request"), std::string::npos) << again;
   EXPECT_EQ(c.stop(), 0);
+  // A new session whose first review comes from the cache has spent nothing: no empty "(session: )".
+  LspClient next(options());
+  next.initialize(rootUri(), json::object(), {{"window", {{"workDoneProgress", true}}}});
+  next.notify("textDocument/didSave", {{"textDocument", {{"uri", uri}}}});
+  next.acceptProgressCreate();
+  const std::string first = next.progressEnd().value("message", "");
+  next.notification("textDocument/publishDiagnostics");
+  EXPECT_NE(first.find("nothing was sent"), std::string::npos) << first;
+  EXPECT_EQ(first.find("(session:"), std::string::npos) << first;
+  EXPECT_EQ(next.stop(), 0);
 }
 
 TEST_F(SessionUsage, NoPriceNoCost) {

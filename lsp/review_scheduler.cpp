@@ -191,10 +191,19 @@ bool Server::conflicts(const Job& job) const {
   // A workspace review and a recheck read (and publish) every file of their
   // repository with findings: nothing else of that repository runs beside them.
   auto wholeRepository = [](const Job& j) { return j.key.starts_with("workspace:") || j.key.starts_with("recheck:"); };
-  return std::any_of(running_.begin(), running_.end(), [&](const auto& entry) {
+  const bool running = std::any_of(running_.begin(), running_.end(), [&](const auto& entry) {
     const Job& other = *entry.second;
     return other.key == job.key || ((wholeRepository(job) || wholeRepository(other)) && other.root == job.root);
   });
+  // Nor does a review due after a pending one of the whole repository: saves
+  // made meanwhile wait behind it (else a save every few seconds kept a
+  // "Review workspace" from starting, and a recheck after a commit from running).
+  return running || std::any_of(pending_.begin(), pending_.end(), [&](const auto& entry) {
+           const Job& other = *entry.second;
+           // Due first, and of two due at once the one whose key sorts first: never two waiting on each other.
+           return &other != &job && wholeRepository(other) && other.root == job.root &&
+                  (other.due < job.due || (other.due == job.due && other.key < job.key));
+         });
 }
 
 void Server::workerLoop() {

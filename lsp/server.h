@@ -171,7 +171,8 @@ class Server : public MessageHandler {
   void onLoop(std::function<void()> task);
   void workerLoop();
   // True when a running job must finish before `job` starts (its file, or its
-  // repository for a workspace review or a recheck). Callers hold queueMu_.
+  // repository for a workspace review or a recheck), or a pending review of
+  // its whole repository was due first. Callers hold queueMu_.
   bool conflicts(const Job& job) const;
   // What the diagnostics shown in a repository are when its review failed (the message says so).
   enum class Shown {

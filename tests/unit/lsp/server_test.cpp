@@ -275,6 +275,39 @@ TEST_F(Fixture, ASlowReviewOfOneFileHoldsUpNoOtherFile) {
   EXPECT_EQ(c.stop(), 0);
 }
 
+// A review of the whole repository asked for while a file's review runs waits
+// for it, and saves made after it wait behind it: before, every later save's
+// review started first, and a save every few seconds kept Review Workspace
+// from starting at all.
+TEST_F(Fixture, SavesAfterAWorkspaceReviewWaitBehindIt) {
+  repo.write("b.txt", "x\n");
+  repo.commitAll("b");
+  repo.write("a.txt", "one changed twice\ntwo\n");
+  repo.write("b.txt", "x changed\n");
+  Script s;
+  ServerOptions options = scripted(s);
+  options.providerFactory = [&s](const config::Config&, const diff::Diff&, const std::filesystem::path&) {
+    return std::make_unique<HoldingProvider>(s);
+  };
+  LspClient c(options);
+  ASSERT_NO_FATAL_FAILURE(startBlockedReview(s, c));  // a.txt's review waits at the gate
+  const int workspace = c.request("workspace/executeCommand", {{"command", "revline.reviewWorkspace"}, {"arguments", json::array()}});
+  const std::string b = uriFromPath((std::filesystem::canonical(repo.root()) / "b.txt").string());
+  c.notify("textDocument/didSave", {{"textDocument", {{"uri", b}}}});
+  c.expectQuiet(500ms);  // b.txt's review waits behind the workspace review, which waits for a.txt's
+  s.open();
+  EXPECT_TRUE(c.reply(workspace).contains("result"));
+  // a.txt's review and the workspace review published a.txt and b.txt; then b.txt's
+  // own review (its hunk answered by the workspace review's) publishes b.txt again.
+  for (const std::string& file : {uri, uri, b, b})
+    c.waitFor([&](const json& m) {
+      return m.value("method", "") == "textDocument/publishDiagnostics" && m["params"]["uri"] == file;
+    }, "diagnostics of " + file);
+  c.expectQuiet();
+  EXPECT_EQ(s.cancelled, 0);
+  EXPECT_EQ(c.stop(), 0);
+}
+
 ServerOptions builtinReviewer() {
   ServerOptions options;
   options.sync = true;

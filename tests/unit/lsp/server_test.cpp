@@ -247,20 +247,30 @@ class HoldingProvider : public ScriptedProvider {
   }
 };
 
-// A model that does not answer one file's review (slow, or hung until its
-// timeout) holds up no other file's: the review of b.txt, saved while a.txt's
-// waits, is published at once (before, it waited in line for minutes).
-TEST_F(Fixture, ASlowReviewOfOneFileHoldsUpNoOtherFile) {
+// a.txt and b.txt both changed (b.txt committed first).
+void changeAAndB(TempRepo& repo) {
   repo.write("b.txt", "x\n");
   repo.commitAll("b");
   repo.write("a.txt", "one changed twice\ntwo\n");
   repo.write("b.txt", "x changed\n");
-  Script s;
+}
+
+// Scripted, with a.txt's reviews held at the gate (HoldingProvider).
+ServerOptions holdingA(Script& s) {
   ServerOptions options = scripted(s);
   options.providerFactory = [&s](const config::Config&, const diff::Diff&, const std::filesystem::path&) {
     return std::make_unique<HoldingProvider>(s);
   };
-  LspClient c(options);
+  return options;
+}
+
+// A model that does not answer one file's review (slow, or hung until its
+// timeout) holds up no other file's: the review of b.txt, saved while a.txt's
+// waits, is published at once (before, it waited in line for minutes).
+TEST_F(Fixture, ASlowReviewOfOneFileHoldsUpNoOtherFile) {
+  changeAAndB(repo);
+  Script s;
+  LspClient c(holdingA(s));
   ASSERT_NO_FATAL_FAILURE(startBlockedReview(s, c));  // a.txt's review waits at the gate
   const std::string b = uriFromPath((std::filesystem::canonical(repo.root()) / "b.txt").string());
   c.notify("textDocument/didSave", {{"textDocument", {{"uri", b}}}});
@@ -280,16 +290,9 @@ TEST_F(Fixture, ASlowReviewOfOneFileHoldsUpNoOtherFile) {
 // review started first, and a save every few seconds kept Review Workspace
 // from starting at all.
 TEST_F(Fixture, SavesAfterAWorkspaceReviewWaitBehindIt) {
-  repo.write("b.txt", "x\n");
-  repo.commitAll("b");
-  repo.write("a.txt", "one changed twice\ntwo\n");
-  repo.write("b.txt", "x changed\n");
+  changeAAndB(repo);
   Script s;
-  ServerOptions options = scripted(s);
-  options.providerFactory = [&s](const config::Config&, const diff::Diff&, const std::filesystem::path&) {
-    return std::make_unique<HoldingProvider>(s);
-  };
-  LspClient c(options);
+  LspClient c(holdingA(s));
   ASSERT_NO_FATAL_FAILURE(startBlockedReview(s, c));  // a.txt's review waits at the gate
   const int workspace = c.request("workspace/executeCommand", {{"command", "revline.reviewWorkspace"}, {"arguments", json::array()}});
   const std::string b = uriFromPath((std::filesystem::canonical(repo.root()) / "b.txt").string());

@@ -245,6 +245,15 @@ IncrementalPlan HunkCache::plan(const fs::path& root, const diff::Diff& change, 
       keys.push_back(prefix + hunkKey(f.hunks[hi], contexts[hi] ? &*contexts[hi] : nullptr));
       ++alike[keys.back()];
     }
+    // Of each group of alike hunks, the distances between them (new-side lines).
+    std::map<std::string, std::string> spacing;
+    std::map<std::string, int> lastStart;
+    for (std::size_t hi = 0; hi < f.hunks.size(); ++hi) {
+      if (alike[keys[hi]] < 2) continue;
+      if (auto it = lastStart.find(keys[hi]); it != lastStart.end())
+        spacing[keys[hi]] += std::to_string(f.hunks[hi].newStart - it->second) + " ";
+      lastStart[keys[hi]] = f.hunks[hi].newStart;
+    }
     std::map<std::string, int> occurrences;
     for (std::size_t hi = 0; hi < f.hunks.size(); ++hi) {
       const diff::Hunk& h = f.hunks[hi];
@@ -253,12 +262,14 @@ IncrementalPlan HunkCache::plan(const fs::path& root, const diff::Diff& change, 
       // are several reviews: the n-th of m is told apart by "n of m", which moving
       // lines keeps. When one of them changes, m does too, and the rest are sent
       // again: by n alone, each after it would take the review of the one before.
-      // m can stay while the set changes (one edited away, a new one added): so
-      // the hunks beside it count too, or the new one took the next one's review
-      // and that one its predecessor's.
+      // m can stay while the set changes (one edited away, a new one added
+      // elsewhere): the distances between them tell it, which an edit above,
+      // below or beside them keeps (before, the new one took the review of the
+      // one it replaced in the count, findings on its lines included).
       if (const int m = alike[key]; m > 1) {
-        field(key, "occurrence", std::to_string(occurrences[key]++) + " of " + std::to_string(m));
-        field(key, "between", sha256Hex(hi > 0 ? keys[hi - 1] : "") + " " + sha256Hex(hi + 1 < keys.size() ? keys[hi + 1] : ""));
+        const std::string between = spacing[key];
+        field(key, "occurrence", std::to_string(occurrences[keys[hi]]++) + " of " + std::to_string(m));
+        field(key, "spacing", between);
       }
       IncrementalPlan::Unit unit{std::move(key), fi, static_cast<std::ptrdiff_t>(hi), false};
       lookUp(unit, h.newStart, &h);

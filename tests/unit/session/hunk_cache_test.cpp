@@ -880,6 +880,34 @@ TEST(HunkCacheStore, OneOfHunksThatReadAlikeEditedAwayAndANewOneAddedIsSentAgain
       << "B neither sent again nor carrying its finding";
 }
 
+// Beside hunks that read alike, an ordinary edit sends only what it changed:
+// another hunk edited in place, a line added at the top (every hunk moves), a
+// change added at the end (the first way of telling alike hunks apart, by the
+// hunks beside them, sent them all again).
+TEST(HunkCacheStore, EditsBesideHunksThatReadAlikeSendOnlyWhatChanged) {
+  testing::TempRepo repo;
+  repo.write("settings.ini", sections({"blue", "blue", "blue", "blue", "blue", "blue", "blue"}));
+  repo.commitAll("init");
+  HunkCache cache;
+  const review::ReviewOptions options;
+  const HunkReviewContext context{"openai", "m", &options, {}};
+  // Reviews the work tree as it is now; how many hunks it sent.
+  auto reviewNow = [&] {
+    const diff::Diff whole = diff::parse(git::diffText(repo.root(), {}));
+    const IncrementalPlan plan = cache.plan(repo.root(), whole, context, nullptr, CacheUse::Reuse);
+    cache.store(repo.root(), plan, review::ReviewOutcome{}, options.policy);
+    return plan.toReview.files.empty() ? std::size_t{0} : plan.toReview.files[0].hunks.size();
+  };
+  repo.write("settings.ini", sections({"blue", "red", "plain", "red", "grey", "blue", "blue"}));
+  ASSERT_EQ(reviewNow(), 4u);
+  repo.write("settings.ini", sections({"blue", "red", "plainer", "red", "grey", "blue", "blue"}));
+  EXPECT_EQ(reviewNow(), 1u) << "another hunk edited in place";
+  repo.write("settings.ini", "; top\n" + sections({"blue", "red", "plainer", "red", "grey", "blue", "blue"}));
+  EXPECT_EQ(reviewNow(), 1u) << "a line added at the top";
+  repo.write("settings.ini", "; top\n" + sections({"blue", "red", "plainer", "red", "grey", "blue", "white"}));
+  EXPECT_EQ(reviewNow(), 1u) << "a change added at the end";
+}
+
 // A part the budget left out, in a file whose other hunks were reused: the
 // file was reviewed in part, as a review of the whole change would say.
 TEST(HunkCacheStore, ASkippedHunkBesideReusedOnesIsAPartialFile) {

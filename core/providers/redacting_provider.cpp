@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/builtin/secrets.h"
+#include "core/providers/remote_common.h"
 
 namespace revline::providers {
 
@@ -24,12 +25,24 @@ json redactJson(const json& value, const RedactingProvider::Redactor& redact) {
   return value;
 }
 
-constexpr std::size_t kMinKeyChars = 12;  // shorter: a test's or a local server's stand-in, found in other text
+constexpr std::size_t kMinKeyChars = 20;  // shorter: a test's or a local server's stand-in, found in other text
 
-// Where `key` occurs in `text` (none when it is too short to tell).
+// A key that reads as random (20 characters or more, of two kinds of letters
+// and digits at least, no space): every provider's real key; not a word or a
+// host ("authorization", "localhost:8080") that a gateway was given, which is
+// found in ordinary code.
+bool randomLooking(std::string_view key) {
+  if (key.size() < kMinKeyChars || key.find_first_of(" \t\n") != std::string_view::npos) return false;
+  const bool upper = std::any_of(key.begin(), key.end(), [](char c) { return c >= 'A' && c <= 'Z'; });
+  const bool lower = std::any_of(key.begin(), key.end(), [](char c) { return c >= 'a' && c <= 'z'; });
+  const bool digit = std::any_of(key.begin(), key.end(), [](char c) { return c >= '0' && c <= '9'; });
+  return int(upper) + int(lower) + int(digit) >= 2;
+}
+
+// Where `key` occurs in `text` (none when it does not read as random).
 std::vector<std::size_t> occurrences(std::string_view text, std::string_view key) {
   std::vector<std::size_t> at;
-  if (key.size() < kMinKeyChars) return at;
+  if (!randomLooking(key)) return at;
   for (std::size_t i = text.find(key); i != std::string_view::npos; i = text.find(key, i + key.size())) at.push_back(i);
   return at;
 }
@@ -43,10 +56,9 @@ RedactingProvider::RedactingProvider(std::unique_ptr<review::Provider> inner, Re
 
 std::string RedactingProvider::redacted(std::string_view text) const {
   std::string out = redactor_(text);
-  const std::string marker = "[REDACTED:api-key]";
-  const std::vector<std::size_t> at = occurrences(out, apiKey_);
-  for (auto it = at.rbegin(); it != at.rend(); ++it) out.replace(*it, apiKey_.size(), marker);
-  return out;
+  // The key whole, and any run of 12 or more of its characters (a piece cut
+  // from a log line), as an error reply quoting it is scrubbed.
+  return randomLooking(apiKey_) ? withoutKey(std::move(out), apiKey_) : out;
 }
 
 review::SecretFinder RedactingProvider::secretFinder() const {

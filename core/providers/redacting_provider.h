@@ -21,7 +21,8 @@ class RedactingProvider : public review::Provider {
   using Redactor = std::function<std::string(std::string_view)>;
 
   // `redactor` defaults to builtin::redactSecrets; `apiKey` is the key `inner`
-  // sends (redacted too when it is 12 characters or more, as every real key is).
+  // sends (redacted too, and any 12 characters of it in a row, when it reads as
+  // random: 20 characters or more of mixed kinds, as every real key is).
   explicit RedactingProvider(std::unique_ptr<review::Provider> inner, Redactor redactor = {}, std::string apiKey = {});
 
   std::string name() const override { return inner_->name(); }

@@ -274,8 +274,14 @@ std::optional<std::string> checkEdit(contract::Edit& edit, const contract::Findi
     if (at + given.size() < expected.size()) replacement += "\n" + after;
     edit.replacement = std::move(replacement);
   }
-  // A marker left in the replacement would be written over the file's secret.
-  if (redacted && edit.replacement.find("[REDACTED:") != std::string::npos)
+  // A marker left in the replacement would be written over the file's secret
+  // (one the file itself holds, a log scrubber's text, may stay).
+  auto markers = [](std::string_view text) {
+    std::size_t n = 0;
+    for (auto at = text.find("[REDACTED:"); at != std::string_view::npos; at = text.find("[REDACTED:", at + 1)) ++n;
+    return n;
+  };
+  if (redacted && markers(edit.replacement) > markers(canonical))
     return "edit.replacement keeps a secret's [REDACTED:...] marker (the model was not shown the secret): applying "
            "it would write the marker into the file, so it is not offered";
   if (edit.replacement == canonical)

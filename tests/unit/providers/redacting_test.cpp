@@ -52,6 +52,28 @@ TEST(Redacting, RemoteProvidersNeverSeeSecrets) {
   EXPECT_EQ(r.messages[2].toolResults[0].content, "a.txt:1: [REDACTED:aws-access-key]");
 }
 
+// The key revline sends is redacted whole and in pieces of 12 characters or
+// more (a log line cut inside it), when it reads as random; a "key" that is a
+// word or a host (a gateway's) is left alone, or ordinary code was mangled.
+TEST(Redacting, TheKeySentIsRedactedWhenItReadsAsRandom) {
+  const std::string key = "Zq81LmWv9Tn4Kd8Hc3Jg6";
+  auto send = [](const std::string& apiKey, const std::string& text) {
+    auto inner = std::make_unique<Recorder>(true);
+    Recorder* rec = inner.get();
+    RedactingProvider provider(std::move(inner), {}, apiKey);
+    review::ModelRequest r;
+    r.messages.push_back({review::Role::User, text, {}, {}});
+    provider.complete(r, CancelToken());
+    return rec->seen.at(0).messages.at(0).text;
+  };
+  EXPECT_EQ(send(key, "called with " + key + " ok"), "called with [REDACTED:api-key] ok");
+  EXPECT_EQ(send(key, "prefix " + key.substr(0, 14) + " suffix " + key.substr(8)),
+            "prefix [REDACTED:api-key] suffix [REDACTED:api-key]");
+  EXPECT_EQ(send("authorizationauthorization", "def authorizationauthorization_header(): pass"),
+            "def authorizationauthorization_header(): pass");
+  EXPECT_EQ(send("localhost:8080", "url = 'http://localhost:8080/v1'"), "url = 'http://localhost:8080/v1'");
+}
+
 TEST(Redacting, LocalProvidersAreUntouched) {
   Recorder* rec = nullptr;
   {

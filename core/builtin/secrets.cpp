@@ -1510,6 +1510,26 @@ std::size_t blockScalarLine(std::string_view text, std::size_t keyStart, std::si
 }
 
 // The value assigned after a secret-looking key, if it is a literal.
+// A name whose last word says it holds a setting about the secret, not the
+// secret: PASSWORD_MODE, passwordHashAlgorithm, TOKEN_TTL, SECRET_BACKEND.
+bool namesASettingAboutIt(std::string_view name) {
+  std::size_t start = name.find_last_of("_.-");
+  start = start == std::string_view::npos ? 0 : start + 1;
+  for (std::size_t i = name.size(); i-- > start + 1;)
+    if (std::isupper(static_cast<unsigned char>(name[i])) && std::islower(static_cast<unsigned char>(name[i - 1]))) {
+      start = i;
+      break;
+    }
+  std::string last;
+  for (char c : name.substr(start)) last += lower(c);
+  for (std::string_view word : {"mode", "type", "driver", "name", "provider", "url", "uri", "id", "manager", "hash",
+                                "hasher", "algorithm", "algo", "policy", "length", "min", "max", "file", "path",
+                                "strategy", "scheme", "format", "field", "rounds", "cost", "ttl", "timeout", "expiry",
+                                "backend", "store", "prompt", "label", "pattern", "regex", "header", "enabled"})
+    if (last == word) return true;
+  return false;
+}
+
 void assignment(std::string_view text, std::size_t keyStart, std::size_t keyEnd, const Keyword& keyword,
                 std::vector<SecretMatch>& out) {
   const std::string_view kind = keyword.kind;
@@ -1555,9 +1575,12 @@ void assignment(std::string_view text, std::size_t keyStart, std::size_t keyEnd,
     while (callee > 0 && (isAlnum(text[callee - 1]) || text[callee - 1] == '_')) --callee;
     std::string call;
     for (char c : text.substr(callee, keyStart - 2 - callee)) call += lower(c);
-    if (call.starts_with("set") || call.starts_with("put") || call == "add" || call == "append" || call == "get" ||
-        call == "getenv" || call == "fetch" || call == "getordefault" || call == "getproperty" || call == "env")
-      op = ",";
+    const bool lookup = call == "get" || call == "getenv" || call == "fetch" || call == "getordefault" ||
+                        call == "getproperty" || call == "env";
+    if (call.starts_with("set") || call.starts_with("put") || call == "add" || call == "append") op = ",";
+    // A lookup's default holds the secret only under a name that is one: not a
+    // setting about it (PASSWORD_MODE, passwordHashAlgorithm, PASSWORD_DRIVER).
+    if (lookup && !namesASettingAboutIt(name)) op = ",";
   }
   // An environment variable's fallback: process.env.DB_PASSWORD || "V", import.meta.env.API_TOKEN ?? "V".
   if (const auto dot = name.rfind('.');

@@ -227,7 +227,11 @@ TEST(SecretFormats, ALookupsDefaultValue) {
   for (const char* text : {"pw = os.environ.get(\"DB_PASSWORD\", \"\")", "pw = os.environ.get(\"DB_PASSWORD\", fallback)",
                            "pw = request.form.get(\"password\", \"\")", "pw = os.getenv(\"DB_PASSWORD\", \"changeme\")",
                            "const pw = process.env.DB_PASSWORD || \"\";", "const pw = process.env.DB_PASSWORD || defaults.pw;",
-                           "const pw = opts.password || \"Xq7vL2pR9tKw\";", "x = cfg.lookup(\"password\", \"Xq7vL2pR9tKw\")"})
+                           "const pw = opts.password || \"Xq7vL2pR9tKw\";", "x = cfg.lookup(\"password\", \"Xq7vL2pR9tKw\")",
+                           // A setting about the secret, not the secret.
+                           "mode = os.environ.get(\"PASSWORD_MODE\", \"strict2\")",
+                           "String a = props.getOrDefault(\"passwordHashAlgorithm\", \"bcrypt12\");",
+                           "m = ENV.fetch(\"PASSWORD_MODE\", \"bcrypt12\")", "'driver' => env('PASSWORD_DRIVER', 'bcrypt12'),"})
     EXPECT_TRUE(found(text).empty()) << text << " -> " << found(text).front();
 }
 

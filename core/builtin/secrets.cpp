@@ -160,7 +160,8 @@ void encodedPrivateKeys(std::string_view text, std::vector<SecretMatch>& out) {
     return c == '+' ? 62 : c == '/' ? 63 : -1;
   };
   forEach(text, "LS0tLS1CRUdJTi", [&](std::size_t pos) {
-    if (pos > 0 && base64Char(text[pos - 1])) return;
+    // Not inside a longer run ('=' before it is an assignment's: CLIENT_KEY_DATA=LS0t...).
+    if (pos > 0 && (isAlnum(text[pos - 1]) || text[pos - 1] == '+' || text[pos - 1] == '/')) return;
     const std::size_t n = runLength(text, pos, base64Char);
     if (n < 64) return;
     // The header: the first 64 characters decode to 48 bytes, more than any label's line.
@@ -176,7 +177,23 @@ void encodedPrivateKeys(std::string_view text, std::vector<SecretMatch>& out) {
     }
     const std::size_t line = header.find('\n');
     if (header.substr(0, line).find("PRIVATE KEY") == std::string::npos) return;
-    out.push_back({pos, n, "private-key"});
+    // Wrapped (`base64` writes 76 columns, a YAML block scalar indents them):
+    // the lines after it that are base64 alone are the rest of the key.
+    std::size_t end = pos + n;
+    for (;;) {
+      std::size_t k = end;
+      if (k < text.size() && text[k] == '\r') ++k;
+      if (k >= text.size() || text[k] != '\n') break;
+      ++k;
+      while (k < text.size() && (text[k] == ' ' || text[k] == '\t')) ++k;
+      const std::size_t run = runLength(text, k, base64Char);
+      const std::size_t after = k + run;
+      if (run < 4 || (after < text.size() && text[after] != '\n' && text[after] != '\r' && text[after] != '"' &&
+                      text[after] != '\''))
+        break;
+      end = after;
+    }
+    out.push_back({pos, end - pos, "private-key"});
   });
 }
 

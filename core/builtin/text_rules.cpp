@@ -93,6 +93,9 @@ bool hasKeyMaterial(const ScanFile& file, const ScanLine& l, const SecretMatch& 
     return best;
   };
   const std::string_view text = l.text();
+  // A key's PEM text encoded as base64 (kubeconfig's client-key-data): its
+  // header alone is some 44 characters; more is key material.
+  if (text.substr(m.offset).starts_with("LS0tLS1CRUdJTi")) return m.length >= 64;
   const auto headerEnd = text.find("-----", std::min(text.size(), m.offset + 11));
   if (headerEnd != std::string_view::npos && base64Run(text.substr(headerEnd + 5)) >= 24) return true;
   std::optional<std::string_view> next = file.fullLine(l.number() + 1);

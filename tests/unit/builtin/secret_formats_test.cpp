@@ -210,6 +210,16 @@ TEST(SecretFormats, AnEncodedPrivateKeyButNotAnEncodedCertificate) {
   EXPECT_TRUE(found("    client-certificate-data: " + cert + "\n").empty());
   EXPECT_TRUE(found("    certificate-authority-data: " + cert + "\n").empty());
   EXPECT_TRUE(found("x = \"LS0tLS1CRUdJTiBQUklWQVRF\"\n").empty());  // too short to hold a key
+  // After '=' (an environment variable, kubectl --from-literal).
+  EXPECT_EQ(found("CLIENT_KEY_DATA=" + rsa + "\n"), V{"private-key=" + rsa});
+  // Wrapped at 76 columns (`base64`, a YAML block scalar): every line of it, up to the next key.
+  const std::vector<std::string> lines = {"LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVktLS0tLQpNSUlFb3dJQkFBS0NBUUVBdTFTVTFMZlZM", "UEhDb3pNeEgyTW80bGdPRWVQek5tMHRSZ2VMZXpWNmZmQXQwZ3VuClZUTHc3b25MUm5ycTAvSXpX", "N3lXUjdRa3JtQkw3alRLRW41dStxS2hid0tmQnN0SXMrYk1ZMlprcDE4Z25UeEsKLS0tLS1FTkQg", "UlNBIFBSSVZBVEUgS0VZLS0tLS0K"};
+  std::string block = "tls.key: |\n";
+  for (const auto& l : lines) block += "    " + l + "\n";
+  const std::string text = block + "tls.crt: abc\n";
+  const auto matches = findSecrets(text);
+  ASSERT_EQ(matches.size(), 1u);
+  EXPECT_EQ(text.substr(matches[0].offset, matches[0].length), block.substr(15, block.size() - 16));
 }
 
 // A default a lookup falls back to when the setting is unset is the password

@@ -66,6 +66,12 @@ TEST(SecretRule, PlaceholderValuesAreNoCredential) {
       "PAT=ghp_YourPersonalAccessTokenGoesHere12345\n"
       "GITHUB_DOCS=ghp_16C7e42F292c6912E7710c838347Ae178B4a\n";
   EXPECT_TRUE(review("services/api/.env.example", "", placeholders).empty());
+  // A kubeconfig's key, written last as kubectl writes it (no key material on the line after).
+  const std::string kubeconfig = "users:\n- name: admin\n  user:\n    client-certificate-data: LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCk1JSUM1ekNDQWMrZ0F3SUJBZ0lCQVRBTkJna3Foa2lHOXcwQkFRc0ZBREFWTVJNd0VRWURWUVFERXdwdGFXNXAK\n"
+                                 "    client-key-data: LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVktLS0tLQpNSUlFb3dJQkFBS0NBUUVBdTFTVTFMZlZMUEhDb3pNeEgyTW80bGdPRWVQek5tMHRSZ2VMZXpWNmZmQXQwZ3VuClZUTHc3b25MUm5ycTAvSXpXN3lXUjdRa3JtQkw3alRLRW41dStxS2hid0tmQnN0SXMrYk1ZMlprcDE4Z25UeEsKLS0tLS1FTkQgUlNBIFBSSVZBVEUgS0VZLS0tLS0K\n";
+  const auto keyFound = review("deploy/kubeconfig", "", kubeconfig);
+  ASSERT_EQ(keyFound.size(), 1u);
+  EXPECT_EQ(keyFound[0].line, 5);
   // A URL's password at a host reserved for examples (RFC 2606) is documentation's.
   for (const char* url : {"DB=postgres://app:Xq7vL2pR9tKw@db.example.com/app\n", "U=http://alberto:einstein@somewhere.example/\n",
                           "U=https://ci:Xq7vL2pR9tKw@build.test/\n", "U=ftp://a:Xq7vL2pR9tKw@example.org\n",

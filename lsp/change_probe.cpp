@@ -7,8 +7,9 @@
 // metered model was already sent either: it is paid for, cancelling it threw
 // the answer away (a save every few seconds with a slow model paid for
 // requests that never answered), and its answer is kept per hunk, so the new
-// review after it sends only what changed since. Until it knows, the review goes on. A save probed before the running review has
-// read its diff waits for it to have (two didSave of one :w arrive together).
+// review after it sends only what changed since. Until it knows, the review
+// goes on. A save probed before the running review has read its diff waits for
+// it to have (two didSave of one :w arrive together).
 // Unknown (git failed, or the running review ended before reading its diff)
 // cancels, as a save always did.
 #include <algorithm>

@@ -151,30 +151,17 @@ void privateKeys(std::string_view text, std::vector<SecretMatch>& out) {
 // Helm value hold it: "LS0tLS1CRUdJTi" is "-----BEGIN" encoded. Only a block
 // whose label names a PRIVATE KEY counts (`client-certificate-data:` and
 // `certificate-authority-data:` are public certificates).
+std::string base64Decoded(std::string_view v);
+
 void encodedPrivateKeys(std::string_view text, std::vector<SecretMatch>& out) {
   auto base64Char = [](char c) { return isAlnum(c) || c == '+' || c == '/' || c == '='; };
-  auto value = [](char c) -> int {
-    if (c >= 'A' && c <= 'Z') return c - 'A';
-    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-    if (c >= '0' && c <= '9') return c - '0' + 52;
-    return c == '+' ? 62 : c == '/' ? 63 : -1;
-  };
   forEach(text, "LS0tLS1CRUdJTi", [&](std::size_t pos) {
     // Not inside a longer run ('=' before it is an assignment's: CLIENT_KEY_DATA=LS0t...).
     if (pos > 0 && (isAlnum(text[pos - 1]) || text[pos - 1] == '+' || text[pos - 1] == '/')) return;
     const std::size_t n = runLength(text, pos, base64Char);
     if (n < 64) return;
     // The header: the first 64 characters decode to 48 bytes, more than any label's line.
-    std::string header;
-    for (std::size_t i = pos; i + 4 <= pos + 64; i += 4) {
-      int v[4];
-      for (int k = 0; k < 4; ++k) v[k] = value(text[i + k]);
-      if (v[0] < 0 || v[1] < 0 || v[2] < 0 || v[3] < 0) break;
-      const unsigned bits = (unsigned(v[0]) << 18) | (unsigned(v[1]) << 12) | (unsigned(v[2]) << 6) | unsigned(v[3]);
-      header += static_cast<char>((bits >> 16) & 0xFF);
-      header += static_cast<char>((bits >> 8) & 0xFF);
-      header += static_cast<char>(bits & 0xFF);
-    }
+    const std::string header = base64Decoded(text.substr(pos, 64));
     const std::size_t line = header.find('\n');
     if (header.substr(0, line).find("PRIVATE KEY") == std::string::npos) return;
     // Wrapped (`base64` writes 76 columns, a YAML block scalar indents them):
@@ -1530,15 +1517,7 @@ std::size_t blockScalarLine(std::string_view text, std::size_t keyStart, std::si
 // A name whose last word says it holds a setting about the secret, not the
 // secret: PASSWORD_MODE, passwordHashAlgorithm, TOKEN_TTL, SECRET_BACKEND.
 bool namesASettingAboutIt(std::string_view name) {
-  std::size_t start = name.find_last_of("_.-");
-  start = start == std::string_view::npos ? 0 : start + 1;
-  for (std::size_t i = name.size(); i-- > start + 1;)
-    if (std::isupper(static_cast<unsigned char>(name[i])) && std::islower(static_cast<unsigned char>(name[i - 1]))) {
-      start = i;
-      break;
-    }
-  std::string last;
-  for (char c : name.substr(start)) last += lower(c);
+  const std::string last = lastNameWord(name);
   for (std::string_view word : {"mode", "type", "driver", "name", "provider", "url", "uri", "id", "manager", "hash",
                                 "hasher", "algorithm", "algo", "policy", "length", "min", "max", "file", "path",
                                 "strategy", "scheme", "format", "field", "rounds", "cost", "ttl", "timeout", "expiry",
@@ -1761,6 +1740,19 @@ std::vector<SecretMatch> findSecrets(std::string_view text, std::string_view pat
     out.push_back(std::move(m));
   }
   return out;
+}
+
+std::string lastNameWord(std::string_view name) {
+  std::size_t start = name.find_last_of("_.-");
+  start = start == std::string_view::npos ? 0 : start + 1;
+  for (std::size_t i = name.size(); i-- > start + 1;)
+    if (std::isupper(static_cast<unsigned char>(name[i])) && std::islower(static_cast<unsigned char>(name[i - 1]))) {
+      start = i;
+      break;
+    }
+  std::string last;
+  for (char c : name.substr(start)) last += lower(c);
+  return last;
 }
 
 std::string redactSecrets(std::string_view text, std::string_view path) {

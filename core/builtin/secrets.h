@@ -32,6 +32,11 @@ struct SecretMatch {
 // One detector: the builtin secret rule and the redaction of what is sent both use it.
 std::vector<SecretMatch> findSecrets(std::string_view text, std::string_view path = {});
 
+// The last word of a setting's name, lower-cased: after its last '_', '.' or
+// '-', or from the last capital of camelCase ("PASSWORD_MODE" and
+// "passwordHashMode": "mode"), which tells a setting about a secret from one.
+std::string lastNameWord(std::string_view name);
+
 // `text` with every match replaced by "[REDACTED:<kind>]", once per line it
 // covers (review::redactSpans: line breaks and so line numbers are kept).
 std::string redactSecrets(std::string_view text, std::string_view path = {});

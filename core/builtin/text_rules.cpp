@@ -128,14 +128,7 @@ bool namesNoSecret(std::string_view line, const SecretMatch& m) {
   while (k > 0 && (std::isalnum(static_cast<unsigned char>(line[k - 1])) || line[k - 1] == '_' || line[k - 1] == '-')) --k;
   const std::string_view name = line.substr(k, end - k);
   if (name.empty()) return false;
-  // The last word: after the last '_'/'-', or the last capital of camelCase.
-  std::size_t start = name.find_last_of("_-");
-  start = start == std::string_view::npos ? 0 : start + 1;
-  for (std::size_t i = name.size(); i-- > start + 1;) {
-    if (std::isupper(static_cast<unsigned char>(name[i])) && std::islower(static_cast<unsigned char>(name[i - 1]))) { start = i; break; }
-  }
-  std::string last;
-  for (char c : name.substr(start)) last += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const std::string last = lastNameWord(name);
   static constexpr std::array<std::string_view, 7> nonSecret{"manager", "name", "mode", "type", "provider", "url", "id"};
   return std::find(nonSecret.begin(), nonSecret.end(), last) != nonSecret.end();
 }

@@ -124,25 +124,24 @@ std::optional<CachedReview> ReviewCache::get(const fs::path& root, const std::st
 
 bool ReviewCache::put(const fs::path& root, const std::string& key, const CachedReview& review) {
   const std::string digest = digestOf(key);
-  const std::string memoryKey = memoryKeyOf(root, digest);
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    remember(memoryKey, {review, std::nullopt});
-  }
+  const fs::path file = cacheFile(root, digest);
+  // Kept in memory whatever the disk does; with the written file's time, when there is one.
+  bool written = false;
   // Only into a real directory of the git directory's (never through a planted symlink).
   const std::optional<fs::path> dir = ownDirectory(git::gitDirectory(root), fs::path("revline") / "cache");
-  if (!dir) return false;
-  // A second digest of the key, not the key: that holds the whole diff (an entry
-  // past kMaxEntryBytes, never read back, for a large workspace review).
-  json reviewJson = toJson(review);
-  const std::string seal = sealOf(digest, reviewJson);
-  const json j{{"keyCheck", fingerprint128(key)}, {"review", std::move(reviewJson)}, {"seal", seal}};
-  const bool written = writeFileAtomically(cacheFile(root, digest), j.dump(1, ' ', false, json::error_handler_t::replace));
-  if (written) {
-    std::lock_guard<std::mutex> lock(mu_);
-    remember(memoryKey, {review, modified(cacheFile(root, digest))});
+  if (dir) {
+    // A second digest of the key, not the key: that holds the whole diff (an entry
+    // past kMaxEntryBytes, never read back, for a large workspace review).
+    json reviewJson = toJson(review);
+    const std::string seal = sealOf(digest, reviewJson);
+    const json j{{"keyCheck", fingerprint128(key)}, {"review", std::move(reviewJson)}, {"seal", seal}};
+    written = writeFileAtomically(file, j.dump(1, ' ', false, json::error_handler_t::replace));
   }
-  pruneCacheDirectory(*dir, kDiskEntries);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    remember(memoryKeyOf(root, digest), {review, written ? modified(file) : std::nullopt});
+  }
+  if (dir) pruneCacheDirectory(*dir, kDiskEntries);
   return written;
 }
 

@@ -85,11 +85,11 @@ diff::Diff ReviewService::readChange(const std::filesystem::path& root, git::Dif
 
 namespace {
 
-// The model as the caches know it: its name and, when one is set, its endpoint.
-// The same name on another server (a llama-server whose model file was swapped,
-// a proxy) is another model: its reviews are not the first one's.
-// The model as the caches name it: where it is served, and how it is asked for
-// its answer (a schema the server enforces, or one in the prompt: another request).
+// The model as the caches know it: its name; when one is set, its endpoint (the
+// same name on another server, a llama-server whose model file was swapped, a
+// proxy, is another model: its reviews are not the first one's); and how it is
+// asked for its answer (a schema the server enforces, or one in the prompt:
+// another request).
 std::string modelAt(const review::Provider& provider, const config::Config& config) {
   std::string model = config.baseUrl.empty() ? provider.model() : provider.model() + " at " + config.baseUrl;
   if (config.structuredOutput == config::StructuredOutput::Prompt) model += ", structured output in the prompt";

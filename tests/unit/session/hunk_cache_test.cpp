@@ -813,29 +813,43 @@ std::string sections(const std::vector<std::string>& colors) {
   return out;
 }
 
+// settings.ini of `base` sections committed, under a per-hunk cache of one remote model.
+struct SectionsUnderCache {
+  testing::TempRepo repo;
+  HunkCache cache;
+  const review::ReviewOptions options;
+  const HunkReviewContext context{"openai", "m", &options, {}};
+  explicit SectionsUnderCache(const std::vector<std::string>& base) {
+    repo.write("settings.ini", sections(base));
+    repo.commitAll("init");
+  }
+  // settings.ini rewritten as `text`: its diff now.
+  diff::Diff write(const std::string& text) {
+    repo.write("settings.ini", text);
+    return diff::parse(git::diffText(repo.root(), {}));
+  }
+  IncrementalPlan plan(const diff::Diff& change) { return cache.plan(repo.root(), change, context, nullptr, CacheUse::Reuse); }
+  void store(const IncrementalPlan& plan, const review::ReviewOutcome& fresh) {
+    cache.store(repo.root(), plan, fresh, options.policy);
+  }
+};
+
 // Of three hunks that read alike, the middle one edited: the last one's review
 // must not move to the one before it. Before, hunks were told apart by their
 // order alone, so the last took the middle's review (nothing) and its finding
 // was lost, or moved to the line of another. Now the alike are sent again.
 TEST(HunkCacheStore, EditingOneOfHunksThatReadAlikeMovesNoReviewToAnother) {
-  testing::TempRepo repo;
-  repo.write("settings.ini", sections({"blue", "blue", "blue"}));
-  repo.commitAll("init");
-  repo.write("settings.ini", sections({"red", "red", "red"}));
-  HunkCache cache;
-  const review::ReviewOptions options;
-  const HunkReviewContext context{"openai", "m", &options, {}};
-  const diff::Diff whole = diff::parse(git::diffText(repo.root(), {}));
+  SectionsUnderCache ini({"blue", "blue", "blue"});
+  const diff::Diff whole = ini.write(sections({"red", "red", "red"}));
   ASSERT_EQ(whole.files.at(0).hunks.size(), 3u);
-  const IncrementalPlan plan = cache.plan(repo.root(), whole, context, nullptr, CacheUse::Reuse);
+  const IncrementalPlan plan = ini.plan(whole);
   review::ReviewOutcome fresh;  // on "color = red" of the last section
   fresh.findings.push_back(
       publishedAt("settings.ini", whole.files[0].hunks[2].newStart + 3, "The last section must stay blue", "id-last"));
-  cache.store(repo.root(), plan, fresh, options.policy);
+  ini.store(plan, fresh);
 
-  repo.write("settings.ini", sections({"red", "green", "red"}));
-  const diff::Diff edited = diff::parse(git::diffText(repo.root(), {}));
-  const IncrementalPlan again = cache.plan(repo.root(), edited, context, nullptr, CacheUse::Reuse);
+  const diff::Diff edited = ini.write(sections({"red", "green", "red"}));
+  const IncrementalPlan again = ini.plan(edited);
   for (const auto& carried : again.carried)
     EXPECT_NE(carried.finding.title, "The last section must stay blue") << "carried to line " << carried.finding.line;
   // The last section is sent again (its review is not carried to a hunk it was not made for).
@@ -849,28 +863,21 @@ TEST(HunkCacheStore, EditingOneOfHunksThatReadAlikeMovesNoReviewToAnother) {
 // other text and a new hunk C that reads as B did is added after B: still two
 // alike. Told apart by "n of m" alone, B took A's review (nothing) and the new
 // C took B's, its finding moved onto C's lines, and neither was sent. Now the
-// hunks beside an alike one count too: B and C are sent again.
+// distances between alike hunks count too: B and C are sent again.
 TEST(HunkCacheStore, OneOfHunksThatReadAlikeEditedAwayAndANewOneAddedIsSentAgain) {
-  testing::TempRepo repo;
   // Section 0 never changes: each changed section has the same lines around it.
-  repo.write("settings.ini", sections({"blue", "blue", "blue", "blue", "blue"}));
-  repo.commitAll("init");
-  repo.write("settings.ini", sections({"blue", "red", "plain", "red", "plain"}));  // A (section 1) and B (section 3) alike
-  HunkCache cache;
-  const review::ReviewOptions options;
-  const HunkReviewContext context{"openai", "m", &options, {}};
-  const diff::Diff before = diff::parse(git::diffText(repo.root(), {}));
+  SectionsUnderCache ini({"blue", "blue", "blue", "blue", "blue"});
+  const diff::Diff before = ini.write(sections({"blue", "red", "plain", "red", "plain"}));  // A (section 1) and B (section 3) alike
   ASSERT_EQ(before.files.at(0).hunks.size(), 4u);
-  const IncrementalPlan first = cache.plan(repo.root(), before, context, nullptr, CacheUse::Reuse);
+  const IncrementalPlan first = ini.plan(before);
   const std::int64_t onB = before.files[0].hunks[2].newStart + 3;  // "color = red" of section 3
   review::ReviewOutcome fresh;
   fresh.findings.push_back(publishedAt("settings.ini", onB, "Red is reserved", "id-b"));
-  cache.store(repo.root(), first, fresh, options.policy);
+  ini.store(first, fresh);
 
-  repo.write("settings.ini", sections({"blue", "green", "plain", "red", "red"}));  // A edited away; C (section 4) reads as B
-  const diff::Diff after = diff::parse(git::diffText(repo.root(), {}));
+  const diff::Diff after = ini.write(sections({"blue", "green", "plain", "red", "red"}));  // A edited away; C (section 4) reads as B
   ASSERT_EQ(after.files.at(0).hunks.size(), 4u);
-  const IncrementalPlan again = cache.plan(repo.root(), after, context, nullptr, CacheUse::Reuse);
+  const IncrementalPlan again = ini.plan(after);
   for (const auto& p : again.carried)
     EXPECT_NE(p.finding.line, after.files[0].hunks[3].newStart + 3) << "B's finding was moved onto the new hunk";
   std::set<std::int64_t> sent;
@@ -885,27 +892,19 @@ TEST(HunkCacheStore, OneOfHunksThatReadAlikeEditedAwayAndANewOneAddedIsSentAgain
 // change added at the end (the first way of telling alike hunks apart, by the
 // hunks beside them, sent them all again).
 TEST(HunkCacheStore, EditsBesideHunksThatReadAlikeSendOnlyWhatChanged) {
-  testing::TempRepo repo;
-  repo.write("settings.ini", sections({"blue", "blue", "blue", "blue", "blue", "blue", "blue"}));
-  repo.commitAll("init");
-  HunkCache cache;
-  const review::ReviewOptions options;
-  const HunkReviewContext context{"openai", "m", &options, {}};
-  // Reviews the work tree as it is now; how many hunks it sent.
-  auto reviewNow = [&] {
-    const diff::Diff whole = diff::parse(git::diffText(repo.root(), {}));
-    const IncrementalPlan plan = cache.plan(repo.root(), whole, context, nullptr, CacheUse::Reuse);
-    cache.store(repo.root(), plan, review::ReviewOutcome{}, options.policy);
+  SectionsUnderCache ini({"blue", "blue", "blue", "blue", "blue", "blue", "blue"});
+  // Reviews settings.ini written as `text` (nothing found); how many hunks it sent.
+  auto reviewAs = [&](const std::string& text) {
+    const IncrementalPlan plan = ini.plan(ini.write(text));
+    ini.store(plan, review::ReviewOutcome{});
     return plan.toReview.files.empty() ? std::size_t{0} : plan.toReview.files[0].hunks.size();
   };
-  repo.write("settings.ini", sections({"blue", "red", "plain", "red", "grey", "blue", "blue"}));
-  ASSERT_EQ(reviewNow(), 4u);
-  repo.write("settings.ini", sections({"blue", "red", "plainer", "red", "grey", "blue", "blue"}));
-  EXPECT_EQ(reviewNow(), 1u) << "another hunk edited in place";
-  repo.write("settings.ini", "; top\n" + sections({"blue", "red", "plainer", "red", "grey", "blue", "blue"}));
-  EXPECT_EQ(reviewNow(), 1u) << "a line added at the top";
-  repo.write("settings.ini", "; top\n" + sections({"blue", "red", "plainer", "red", "grey", "blue", "white"}));
-  EXPECT_EQ(reviewNow(), 1u) << "a change added at the end";
+  ASSERT_EQ(reviewAs(sections({"blue", "red", "plain", "red", "grey", "blue", "blue"})), 4u);
+  EXPECT_EQ(reviewAs(sections({"blue", "red", "plainer", "red", "grey", "blue", "blue"})), 1u) << "another hunk edited in place";
+  EXPECT_EQ(reviewAs("; top\n" + sections({"blue", "red", "plainer", "red", "grey", "blue", "blue"})), 1u)
+      << "a line added at the top";
+  EXPECT_EQ(reviewAs("; top\n" + sections({"blue", "red", "plainer", "red", "grey", "blue", "white"})), 1u)
+      << "a change added at the end";
 }
 
 // A part the budget left out, in a file whose other hunks were reused: the

@@ -1564,25 +1564,50 @@ void assignment(std::string_view text, std::size_t keyStart, std::size_t keyEnd,
   }
   // A setter's (key, value): props.setProperty("password", "V"), map.put(...), os.environ.setdefault(...);
   // a lookup's default, the value when the setting is unset: os.environ.get("DB_PASSWORD", "V"),
-  // os.getenv, ENV.fetch, getOrDefault, System.getProperty, Laravel's env('DB_PASSWORD', 'V');
+  // os.getenv, ENV.fetch, getOrDefault, System.getProperty, Laravel's env('DB_PASSWORD', 'V'),
+  // decouple's config('DB_PASSWORD', default='V');
   // not any call or tuple that lists a name and then a string (MovedAttribute("HTTPPasswordMgr", "urllib2")).
-  if (op.empty() && quotedName && keyStart > 1 && text[keyStart - 2] == '(' && k < text.size() && text[k] == ',') {
+  bool lookup = false;
+  if (quotedName && keyStart > 1 && text[keyStart - 2] == '(') {
     std::size_t callee = keyStart - 2;
     while (callee > 0 && (isAlnum(text[callee - 1]) || text[callee - 1] == '_')) --callee;
     std::string call;
     for (char c : text.substr(callee, keyStart - 2 - callee)) call += lower(c);
-    const bool lookup = call == "get" || call == "getenv" || call == "fetch" || call == "getordefault" ||
-                        call == "getproperty" || call == "env";
-    if (call.starts_with("set") || call.starts_with("put") || call == "add" || call == "append") op = ",";
     // A lookup's default holds the secret only under a name that is one: not a
     // setting about it (PASSWORD_MODE, passwordHashAlgorithm, PASSWORD_DRIVER).
-    if (lookup && !namesASettingAboutIt(name)) op = ",";
+    lookup = (call == "get" || call == "getenv" || call == "fetch" || call == "getordefault" ||
+              call == "getproperty" || call == "env" || call == "config") &&
+             !namesASettingAboutIt(name);
+    if (op.empty() && k < text.size() && text[k] == ',' &&
+        (lookup || call.starts_with("set") || call.starts_with("put") || call == "add" || call == "append"))
+      op = ",";
   }
-  // An environment variable's fallback: process.env.DB_PASSWORD || "V", import.meta.env.API_TOKEN ?? "V".
-  if (const auto dot = name.rfind('.');
-      op.empty() && dot != std::string_view::npos && dot >= 3 && name.substr(dot - 3, 4) == "env." &&
-      (text.substr(k).starts_with("||") || text.substr(k).starts_with("??")))
-    op = text.substr(k, 2);
+  // The fallback after a lookup or an environment variable: os.environ.get("DB_PASSWORD") or "V",
+  // System.getenv("DB_PASSWORD") ?: "V", ENV["DB_PASSWORD"] || "V", ENV.fetch("DB_PASSWORD") { "V" },
+  // process.env.DB_PASSWORD || "V", import.meta.env.API_TOKEN ?? "V".
+  const auto dot = name.rfind('.');
+  const bool envMember = dot != std::string_view::npos && dot >= 3 && name.substr(dot - 3, 4) == "env.";
+  const bool envIndex = quotedName && keyStart > 2 && text[keyStart - 2] == '[' &&
+                        [&] {  // ENV["X"], process.env["X"], os.environ["X"]
+                          std::size_t b = keyStart - 2;
+                          while (b > 0 && (isAlnum(text[b - 1]) || text[b - 1] == '_')) --b;
+                          std::string word;
+                          for (char c : text.substr(b, keyStart - 2 - b)) word += lower(c);
+                          return word == "env" || word == "environ";
+                        }() && !namesASettingAboutIt(name);
+  std::size_t afterLookup = k;
+  if (op.empty() && lookup && k < text.size() && text[k] == ')') ++afterLookup;
+  if (op.empty() && (envMember || envIndex || afterLookup > k)) {
+    while (afterLookup < text.size() && isSpace(text[afterLookup])) ++afterLookup;
+    for (std::string_view fallback : {"||", "??", "?:", "or ", "{"}) {
+      if (fallback == "{" && afterLookup == k) continue;  // only a call takes a block
+      if (text.substr(afterLookup).starts_with(fallback)) {
+        k = afterLookup;
+        op = fallback;
+        break;
+      }
+    }
+  }
   if (op.empty() && environment && dockerfile && k > beforeOp) {  // ENV KEY V
     op = " ";
     k = beforeOp;
@@ -1592,6 +1617,15 @@ void assignment(std::string_view text, std::size_t keyStart, std::size_t keyEnd,
   if (k > 0 && (text[k - 1] == '!' || text[k - 1] == '<' || text[k - 1] == '>')) return;
   k += op.size();
   while (k < text.size() && isSpace(text[k])) ++k;
+  // A default given by keyword: os.getenv("DB_PASSWORD", default="V"), Kotlin's default = "V".
+  if (op == "," && lookup && text.substr(k).starts_with("default")) {
+    std::size_t d = k + 7;
+    while (d < text.size() && isSpace(text[d])) ++d;
+    if (d < text.size() && (text[d] == '=' || text[d] == ':') && (d + 1 >= text.size() || text[d + 1] != '=')) {
+      k = d + 1;
+      while (k < text.size() && isSpace(text[k])) ++k;
+    }
+  }
   if (k >= text.size()) return;
   const char q = text[k];
   if (q == '"' || q == '\'' || q == '`') {

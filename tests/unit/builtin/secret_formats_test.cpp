@@ -233,6 +233,14 @@ TEST(SecretFormats, ALookupsDefaultValue) {
   EXPECT_EQ(found("'password' => env('DB_PASSWORD', 'Xq7vL2pR9tKw'),"), pw);
   EXPECT_EQ(found("const pw = process.env.DB_PASSWORD || \"Xq7vL2pR9tKw\";"), pw);
   EXPECT_EQ(found("const pw = import.meta.env.DB_PASSWORD ?? 'Xq7vL2pR9tKw';"), pw);
+  // A default by keyword, and a fallback after the lookup or the variable.
+  EXPECT_EQ(found("pw = os.getenv(\"DB_PASSWORD\", default=\"Xq7vL2pR9tKw\")"), pw);
+  EXPECT_EQ(found("DB_PASSWORD = config('DB_PASSWORD', default='Xq7vL2pR9tKw')"), pw);
+  EXPECT_EQ(found("pw = os.environ.get(\"DB_PASSWORD\") or \"Xq7vL2pR9tKw\""), pw);
+  EXPECT_EQ(found("val pw = System.getenv(\"DB_PASSWORD\") ?: \"Xq7vL2pR9tKw\""), pw);
+  EXPECT_EQ(found("pw = ENV[\"DB_PASSWORD\"] || \"Xq7vL2pR9tKw\""), pw);
+  EXPECT_EQ(found("const pw = process.env[\"DB_PASSWORD\"] ?? \"Xq7vL2pR9tKw\";"), pw);
+  EXPECT_EQ(found("pw = ENV.fetch(\"DB_PASSWORD\") { \"Xq7vL2pR9tKw\" }"), pw);
   // No literal default, an empty or a placeholder one, a getter's other argument.
   for (const char* text : {"pw = os.environ.get(\"DB_PASSWORD\", \"\")", "pw = os.environ.get(\"DB_PASSWORD\", fallback)",
                            "pw = request.form.get(\"password\", \"\")", "pw = os.getenv(\"DB_PASSWORD\", \"changeme\")",
@@ -241,7 +249,12 @@ TEST(SecretFormats, ALookupsDefaultValue) {
                            // A setting about the secret, not the secret.
                            "mode = os.environ.get(\"PASSWORD_MODE\", \"strict2\")",
                            "String a = props.getOrDefault(\"passwordHashAlgorithm\", \"bcrypt12\");",
-                           "m = ENV.fetch(\"PASSWORD_MODE\", \"bcrypt12\")", "'driver' => env('PASSWORD_DRIVER', 'bcrypt12'),"})
+                           "m = ENV.fetch(\"PASSWORD_MODE\", \"bcrypt12\")", "'driver' => env('PASSWORD_DRIVER', 'bcrypt12'),",
+                           "m = os.environ.get(\"PASSWORD_MODE\") or \"bcrypt12\"", "m = ENV[\"PASSWORD_MODE\"] || \"bcrypt12\"",
+                           // A fallback that is not a lookup's, and a keyword that is not the default.
+                           "pw = check(\"password\") or \"Xq7vL2pR9tKw\"", "pw = cfg[\"password\"] || \"Xq7vL2pR9tKw\"",
+                           "pw = os.getenv(\"DB_PASSWORD\", cast=\"Xq7vL2pR9tKw\")",
+                           "pw = os.getenv(\"DB_PASSWORD\", default=None)"})
     EXPECT_TRUE(found(text).empty()) << text << " -> " << found(text).front();
 }
 

@@ -374,8 +374,14 @@ void Server::runJob(const std::shared_ptr<Job>& job) {
     } else {
       if (!job->progressToken.empty()) {
         progress_.report(job->progressToken, json{{"kind", "report"}, {"message", "reviewing " + what}});
-        // A review split into several requests reports each one done (ProgressReporter is thread-safe).
+        // A review split into several requests reports each one done, and any
+        // request what it waits for (a retry, a rate limit), so a slow or failing
+        // model is not one unchanging "reviewing" (ProgressReporter is thread-safe).
         reviewRequest.progress = [this, job, what](const session::ReviewProgress& p) {
+          if (!p.waiting.empty()) {
+            progress_.report(job->progressToken, json{{"kind", "report"}, {"message", "reviewing " + what + ": " + p.waiting}});
+            return;
+          }
           if (p.total < 2) return;
           progress_.report(job->progressToken,
                            json{{"kind", "report"}, {"percentage", 100 * p.done / p.total},

@@ -640,11 +640,16 @@ HttpResponse HttpTransport::postJson(const std::string& path,
         loadingWaited += kLoadingPoll;
         delay = kLoadingPoll;
         --retry;  // a load waited for is no failed try
+        cancel.notice(providerName_ + ": the server is loading the model; waiting (" + seconds(loadingWaited) + " so far)");
       } else {
         if (!retryableStatus(res.status, res.body) || retry >= options_.maxRetries) return std::move(res);
         auto asked = retryAfter(res);
         if (asked && *asked > options_.maxRetryAfter) return std::move(res);  // the caller says how long was asked
         delay = asked ? *asked : backoff(retry);
+        cancel.notice(providerName_ + ": the server answered " + std::to_string(res.status) +
+                      (asked ? " and asked to wait " + seconds(delay) : "") + "; trying again" +
+                      (asked ? "" : " in " + seconds(delay)) + " (try " + std::to_string(retry + 2) + " of " +
+                      std::to_string(options_.maxRetries + 1) + ")");
       }
     } else {
       // Sent, and the server reached: a reply that never came in time, came cut, or too large.
@@ -708,6 +713,13 @@ HttpResponse HttpTransport::postJson(const std::string& path,
                             providerName_ + ": request to " + url + " failed: " + what + tries + "; " + hint);
       }
       delay = backoff(retry);
+      cancel.notice(providerName_ + ": " +
+                    (attempt.timedOut ? (e == httplib::Error::ConnectionTimeout ? "could not connect within " + seconds(options_.connectTimeout)
+                                                                                 : "no reply within " + seconds(options_.readTimeout))
+                     : e == httplib::Error::Connection ? std::string("could not connect")
+                                                       : std::string("the connection failed")) +
+                    "; trying again in " + seconds(delay) + " (try " + std::to_string(retry + 2) + " of " +
+                    std::to_string(options_.maxRetries + 1) + ")");
     }
     options_.sleep(delay, cancel);
   }

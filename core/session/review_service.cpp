@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <limits>
+#include <mutex>
 #include <optional>
 #include <utility>
 
@@ -229,7 +230,20 @@ ReviewResult nothingToSend(PreparedReview prepared, const config::Config& config
 ReviewResult ReviewService::review(ReviewRequest request, const CancelToken& cancel, const ProviderWrapper& wrap) const {
   const std::filesystem::path root = request.root;
   const config::Config config = request.config;
-  const ProgressSink progress = std::move(request.progress);
+  // The counts of a split review and what a request waits for come from
+  // different threads: the sink hears them one at a time.
+  auto progressMu = std::make_shared<std::mutex>();
+  const ProgressSink progress =
+      request.progress ? ProgressSink([sink = std::move(request.progress), progressMu](const ReviewProgress& p) {
+                           std::lock_guard<std::mutex> lock(*progressMu);
+                           sink(p);
+                         })
+                       : ProgressSink();
+  struct Listening {
+    const CancelToken& cancel;
+    ~Listening() { cancel.listen({}); }
+  } listening{cancel};
+  if (progress) cancel.listen([&progress](const std::string& what) { progress(ReviewProgress{0, 0, {}, what}); });
   const bool full = request.fullReview;
   const CacheUse use = cacheUseOf(request);
   const std::function<void(ReviewResult)> answeredBeforeFailure = std::move(request.answeredBeforeFailure);

@@ -44,6 +44,10 @@ using ProviderWrapper = std::function<std::unique_ptr<review::Provider>(std::uni
 struct ReviewProgress {
   int done = 0, total = 0;
   review::Usage usage;
+  // Non-empty: not a count but what a request waits for, as the transport says
+  // it (CancelToken::notice): "openai: no reply within 120 s; trying again in
+  // 1 s (try 2 of 3)". done, total and usage are then unset.
+  std::string waiting;
 };
 // Called from the review's worker threads, one call at a time.
 using ProgressSink = std::function<void(const ReviewProgress&)>;
@@ -63,7 +67,8 @@ struct ReviewRequest {
   std::filesystem::path root;                // its work tree; empty: no repository (no tools, no file reads)
   config::Config config;                     // the layered configuration, flags applied
   std::vector<std::string> commitMessages;   // the commits under review, part of the intent (untrusted)
-  ProgressSink progress = {};                // told after each request of a review split into several
+  ProgressSink progress = {};                // told after each request of a review split into several,
+                                             // and what any request waits for (a retry, a rate limit)
   // Send the whole change to the model, now: nothing answered from the review
   // cache, no hunk carried over from the per-hunk cache ("Review this file
   // now", `revline review --no-cache`: a fresh opinion is what is asked for).

@@ -1,7 +1,12 @@
 // A polled cancellation token shared between whoever starts work and the work.
+// The work also tells it what it is waiting for (a retry after a model did not
+// answer, a rate limit's wait), so whoever shows progress can say why a review
+// takes long (the language server's $/progress, the terminal's line).
 #pragma once
 #include <atomic>
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -10,11 +15,29 @@ namespace revline {
 
 class CancelToken {
  public:
-  CancelToken() : flag_(std::make_shared<std::atomic<bool>>(false)) {}
-  void cancel() const { flag_->store(true); }
-  bool cancelled() const { return flag_->load(); }
+  using NoticeListener = std::function<void(const std::string& what)>;
+  CancelToken() : state_(std::make_shared<State>()) {}
+  void cancel() const { state_->cancelled.store(true); }
+  bool cancelled() const { return state_->cancelled.load(); }
+  // Tells the listener, if any, what the work is waiting for. From any thread;
+  // one call at a time.
+  void notice(const std::string& what) const {
+    std::lock_guard<std::mutex> lock(state_->mu);
+    if (state_->listener) state_->listener(what);
+  }
+  // Listens to notice() until listen({}) (which returns once no call of the
+  // old listener is under way, so it may refer to what lives only until then).
+  void listen(NoticeListener listener) const {
+    std::lock_guard<std::mutex> lock(state_->mu);
+    state_->listener = std::move(listener);
+  }
  private:
-  std::shared_ptr<std::atomic<bool>> flag_;
+  struct State {
+    std::atomic<bool> cancelled{false};
+    std::mutex mu;  // listener
+    NoticeListener listener;
+  };
+  std::shared_ptr<State> state_;
 };
 
 // The one way cancellation is reported, end to end: thrown by long-running

@@ -3,6 +3,7 @@
 // after the client accepted the progress token.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <map>
 #include <condition_variable>
@@ -101,6 +102,51 @@ TEST(ReviewProgress, ASplitReviewReportsEachRequestDone) {
                          std::to_string(1000 * total) + " tokens so far"),
             std::string::npos)
       << message;
+  EXPECT_EQ(c.reply(id)["result"]["verdict"], "APPROVE");
+  c.notification("textDocument/publishDiagnostics");
+  EXPECT_EQ(c.stop(), 0);
+}
+
+// A request that waits (a retry after no reply, a rate limit) says so in the
+// review's progress: a slow or failing model is not one unchanging "reviewing".
+class RetryingProvider : public review::Provider {
+ public:
+  std::string name() const override { return "retrying"; }
+  std::string model() const override { return "m1"; }
+  review::ModelResponse complete(const review::ModelRequest&, const CancelToken& cancel) override {
+    cancel.notice("openai: no reply within 120 s; trying again in 1 s (try 2 of 3)");
+    review::ModelResponse r;
+    r.text = json{{"summary", "ok"}, {"verdict", "APPROVE"}, {"findings", json::array()}}.dump();
+    r.usage.inputTokens = 1000;
+    return r;
+  }
+};
+
+TEST(ReviewProgress, WhatARequestWaitsForIsReported) {
+  TempRepo repo;
+  repo.write("a.txt", "start\n");
+  repo.commitAll("init");
+  repo.write("a.txt", "start\nchanged\n");
+  const auto root = std::filesystem::canonical(repo.root());
+  const std::string uri = uriFromPath((root / "a.txt").string());
+  ServerOptions options;
+  options.providerFactory = [](const config::Config&, const diff::Diff&, const std::filesystem::path&) {
+    return std::make_unique<RetryingProvider>();
+  };
+  LspClient c(std::move(options));
+  c.initialize(uriFromPath(root.string()), {{"debounce_ms", 0}}, {{"window", {{"workDoneProgress", true}}}});
+  const int id = c.request("workspace/executeCommand",
+                           {{"command", "revline.reviewFile"}, {"arguments", json::array({{{"uri", uri}}})}});
+  const json create = c.waitFor([](const json& m) { return m.value("method", "") == "window/workDoneProgress/create"; },
+                                "window/workDoneProgress/create");
+  c.transport().clientSend(json{{"jsonrpc", "2.0"}, {"id", create["id"]}, {"result", nullptr}});
+  std::vector<std::string> messages;
+  for (json v; (v = c.notification("$/progress")["params"]["value"]).value("kind", "") != "end" && !v.is_null();)
+    messages.push_back(v.value("message", ""));
+  EXPECT_NE(std::find(messages.begin(), messages.end(),
+                      "reviewing a.txt: openai: no reply within 120 s; trying again in 1 s (try 2 of 3)"),
+            messages.end())
+      << json(messages).dump();
   EXPECT_EQ(c.reply(id)["result"]["verdict"], "APPROVE");
   c.notification("textDocument/publishDiagnostics");
   EXPECT_EQ(c.stop(), 0);

@@ -371,6 +371,33 @@ TEST(Transport, TimeoutsAreRetried) {
   EXPECT_EQ(server.requestCount(), 2u);
 }
 
+// What a call waits for is told to whoever started it (the editor's progress,
+// the terminal), so a failing or silent model is not one unchanging "reviewing".
+TEST(Transport, EachRetryIsToldThroughTheToken) {
+  FakeServer server;
+  server.enqueue(Reply{503, "{}", {}, {}});
+  server.enqueue(Reply::fromFixture("openai_429_rate_limit.json", 429).header("retry-after", "2"));
+  server.enqueue(Reply::ok(kOk).after(2s));
+  server.enqueue(Reply::ok(kOk));
+  SleepRecorder sleeps;
+  auto settings = settingsFor(server.url("/v1"), sleeps);
+  settings.transport.readTimeout = 300ms;
+  settings.transport.maxRetries = 3;
+  settings.transport.random = [] { return 0.5; };
+  OpenAiProvider provider(settings);
+  CancelToken token;
+  std::vector<std::string> told;
+  token.listen([&](const std::string& what) { told.push_back(what); });
+  EXPECT_EQ(provider.complete(testing::sampleRequest(), token).text, "{}");
+  EXPECT_EQ(told, (std::vector<std::string>{
+                      "openai: the server answered 503; trying again in 0.5 s (try 2 of 4)",
+                      "openai: the server answered 429 and asked to wait 2 s; trying again (try 3 of 4)",
+                      "openai: no reply within 0.3 s; trying again in 2 s (try 4 of 4)"}));
+  token.listen({});
+  token.notice("after");  // no one listens: nothing, no crash
+  EXPECT_EQ(told.size(), 3u);
+}
+
 // A try sent and given up on (no reply within read_timeout_ms, a connection
 // closed mid-reply) may have been billed: the error, or the answer a later try
 // got, says how many there were, so what a review spent can count them. A

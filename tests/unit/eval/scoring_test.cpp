@@ -205,6 +205,21 @@ TEST(EvalMetrics, FailuresHealthAndCost) {
   EXPECT_EQ(m.outputTokens, 20);
 }
 
+// Contract health counts what grounding rejected and the edits it dropped,
+// per case and summed (the replay cassettes have neither: 0 would pass unseen).
+TEST(EvalMetrics, GroundingRejectionsAndDroppedEditsAreCounted) {
+  const EvalCase c = bugCase({issue("A.java", 10)});
+  review::ReviewOutcome answered = outcome({finding("A.java", 10), finding("A.java", 30)});
+  answered.findings[1].editDroppedReason = "the edit's original text is not on those lines";
+  answered.rejected.resize(2);
+  const CaseRun run = scoreReview(c, answered, {});
+  EXPECT_EQ(run.groundingRejections, 2);
+  EXPECT_EQ(run.editsDropped, 1);
+  const Metrics m = computeMetrics({{&c, &run}, {&c, &run}});
+  EXPECT_EQ(m.groundingRejections, 4);
+  EXPECT_EQ(m.editsDropped, 2);
+}
+
 TEST(EvalMetrics, NearestRankPercentiles) {
   EXPECT_FALSE(percentile({}, 50));
   EXPECT_EQ(*percentile({5, 1, 3, 2, 4}, 50), 3);

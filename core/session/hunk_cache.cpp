@@ -345,7 +345,9 @@ bool HunkCache::store(const fs::path& root, const IncrementalPlan& plan, const r
     written = writeFileAtomically(file, j.dump(-1, ' ', false, json::error_handler_t::replace)) && written;
     any = true;
   }
-  if (any) pruneCacheDirectory(*dir, kDiskEntries);
+  // The change's own units are the newest entries (written now, or touched when
+  // planned): the ones kept, however many, up to kMaxDiskEntries.
+  if (any) pruneCacheDirectory(*dir, std::max(diskEntries_, std::min(plan.units.size(), kMaxDiskEntries)));
   return written;
 }
 

@@ -82,8 +82,16 @@ class HunkCache {
  public:
   // Entries kept on disk per repository (one small file per distinct hunk
   // review); the least recently used beyond it are pruned. A hit refreshes its
-  // entry, so the hunks a long session never touches stay.
+  // entry, so the hunks a long session never touches stay. A change with more
+  // units than that keeps every unit of its own, up to kMaxDiskEntries: a cap
+  // below the change's size pruned its own entries as it wrote them, and each
+  // rerun paid for the change again.
   static constexpr std::size_t kDiskEntries = 4096;
+  static constexpr std::size_t kMaxDiskEntries = 32768;
+
+  // `diskEntries`: the entries kept besides those of the change stored (tests
+  // lower it).
+  explicit HunkCache(std::size_t diskEntries = kDiskEntries) : diskEntries_(diskEntries) {}
 
   // The providers whose reviews are worth caching per hunk: every model
   // provider; not the builtin reviewer (free, and its rules read the whole
@@ -110,6 +118,9 @@ class HunkCache {
   // the next review sends those hunks again, and the caller says so.
   bool store(const std::filesystem::path& root, const IncrementalPlan& plan, const review::ReviewOutcome& fresh,
              const review::PolicyConfig& policy) const;
+
+ private:
+  std::size_t diskEntries_;
 };
 
 // Of a plan made with CacheUse::RefreshFallingBack, the units `fresh` (the

@@ -57,7 +57,8 @@ NonShipping directoryKind(const std::string& dir) {
   static constexpr std::array<std::string_view, 18> tests{"test", "tests", "__tests__", "__test__", "spec", "specs",
       "testing", "testdata", "test-data", "fixtures", "fixture", "__fixtures__", "mocks", "__mocks__", "examples",
       "demo", "e2e", "samples"};
-  static constexpr std::array<std::string_view, 5> docsOrCi{"docs", "doc", "benchmarks", "bench", ".circleci"};
+  static constexpr std::array<std::string_view, 6> docsOrCi{"docs", "doc", "documentation", "benchmarks", "bench",
+                                                            ".circleci"};
   // .NET test projects: Dapper.Tests/, Foo.UnitTests/, Foo.IntegrationTests/.
   if (std::find(tests.begin(), tests.end(), dir) != tests.end() || dir.starts_with("test_") ||
       dir.ends_with("_test") || dir.ends_with("-tests") || dir.ends_with("_tests") || dir.ends_with(".tests") ||

@@ -5,6 +5,7 @@
 #include <cctype>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "core/builtin/rule_sets.h"
 #include "core/builtin/secrets.h"
@@ -362,27 +363,53 @@ std::string_view trimmed(std::string_view s) {
 }
 
 // The bodies (first, last line) of the blocks that quote text: a Markdown
-// fence in prose, a heredoc in a shell-like file; only those closed again.
+// fence or an AsciiDoc delimited block in prose, a heredoc in a shell-like
+// file; only those closed again.
 std::vector<std::pair<int, int>> quotedBlocks(const ScanFile& file) {
   const bool fences = isProseFile(file.path), heredocs = usesHeredocs(file.path);
+  // AsciiDoc's delimited blocks (git's Documentation/*.txt, *.adoc): a listing
+  // (----), literal (....), passthrough (++++) or comment (////) block opens
+  // with a line of four or more of one of those characters and closes with the
+  // same line; git-merge.txt shows a diff3 conflict in one. An opener follows a
+  // blank line, an attribute list ([source,c]) or a block title (.Example); a
+  // line of dashes under a title's text underlines a heading (OPTIONS\n-------).
+  const std::string ext = [&] {
+    const auto dot = file.path.rfind('.');
+    std::string e = dot == std::string::npos ? "" : file.path.substr(dot + 1);
+    for (char& c : e) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return e;
+  }();
+  const bool asciidoc = ext == "adoc" || ext == "asciidoc" || ext == "txt";
+  auto delimiter = [](std::string_view t) {
+    return t.size() >= 4 && std::string_view("-.+/").find(t[0]) != std::string_view::npos &&
+           t.find_first_not_of(t[0]) == std::string_view::npos;
+  };
   std::vector<std::pair<int, int>> out;
   if (!fences && !heredocs) return out;
   std::vector<std::pair<int, std::string_view>> lines;  // the whole new file, else each hunk's new side
   auto scan = [&] {
     std::optional<int> open;
     std::string closer;  // a fence's run of ` or ~, or a heredoc's word
+    std::optional<std::string_view> before;  // the line above, when the scan has it
     for (const auto& [n, text] : lines) {
       const std::string_view t = trimmed(text);
+      const std::optional<std::string_view> above = std::exchange(before, t);
+      const bool startsABlock = !above || above->empty() || above->starts_with('[') ||
+                                (above->size() > 1 && (*above)[0] == '.' && (*above)[1] != '.' && (*above)[1] != ' ');
       if (!open) {
         if (fences && (t.starts_with("```") || t.starts_with("~~~"))) {
           closer = std::string(t.substr(0, t.find_first_not_of(t[0])));
+          open = n;
+        } else if (asciidoc && delimiter(t) && startsABlock) {
+          closer = std::string(t);
           open = n;
         } else if (heredocs) {
           closer = heredocTerminator(text);
           if (!closer.empty()) open = n;
         }
-      } else if (fences ? t == closer || (t.starts_with(closer) && t.find_first_not_of(closer[0]) == std::string_view::npos)
-                        : t == closer) {
+      } else if (fences && closer[0] != '`' && closer[0] != '~' ? t == closer  // AsciiDoc: the same line
+                 : fences ? t == closer || (t.starts_with(closer) && t.find_first_not_of(closer[0]) == std::string_view::npos)
+                          : t == closer) {
         if (n - 1 >= *open + 1) out.emplace_back(*open + 1, n - 1);
         open.reset();
       }

@@ -408,6 +408,7 @@ TEST(Severity, TestsFixturesExamplesAndCiNeverBlock) {
   }
   EXPECT_TRUE(isNonShippingPath("src/test/java/x/Foo.java"));
   EXPECT_TRUE(isNonShippingPath("docs/scripts/start-db.mjs"));
+  EXPECT_TRUE(isNonShippingPath("Documentation/technical/api-index.sh"));  // git's
   EXPECT_FALSE(isNonShippingPath("src/main/java/com/example/Contest.java"));
   EXPECT_FALSE(isNonShippingPath("src/main/java/com/example/payments/PaymentService.java"));
   // Found on real repositories: .NET test projects, samples, more CI files.

@@ -178,6 +178,19 @@ TEST(ConflictMarkers, QuotedAsTextTheyAreAnExample) {
   EXPECT_EQ(review("docs/git.md", "# Git\n", "# Git\n\n" + conflict).size(), 1u);
   EXPECT_EQ(review("docs/git.md", "# Git\n", "# Git\n\n```\nx\n```\n" + conflict).size(), 1u);
   EXPECT_EQ(review("docs/git.md", "# Git\n", "# Git\n\n```\n" + conflict).size(), 1u);  // never closed
+  // AsciiDoc's listing and literal blocks (git's Documentation/git-merge.txt shows a diff3 conflict in one).
+  EXPECT_TRUE(review("Documentation/git-merge.txt", "git-merge(1)\n",
+                     "git-merge(1)\n\n------------\n" + conflict + "------------\n").empty());
+  EXPECT_TRUE(review("guide/merging.adoc", "= Merging\n", "= Merging\n\n....\n" + conflict + "....\n").empty());
+  EXPECT_TRUE(review("guide/merging.adoc", "= Merging\n",
+                     "= Merging\n\nOPTIONS\n-------\nx\n\n[source]\n----\n" + conflict + "----\n").empty())
+      << "a heading's underline opens no block: the listing after it is one";
+  EXPECT_EQ(review("guide/merging.adoc", "= Merging\n", "= Merging\n\nOPTIONS\n-------\n" + conflict + "-------\n").size(), 1u)
+      << "under a title, dashes underline it";
+  EXPECT_EQ(review("guide/merging.adoc", "= Merging\n", "= Merging\n\n----\n" + conflict + "------\n").size(), 1u)
+      << "a block closes only with its own delimiter";
+  EXPECT_EQ(review("notes.md", "# N\n", "# N\n\n----\n" + conflict + "----\n").size(), 1u)
+      << "in Markdown ---- is a rule, not a block";
   EXPECT_TRUE(review("services/py/tests/test_merge.py", "import m\n",
                      "import m\n\nTEXT = \"\"\"\n" + conflict + "\"\"\"\n\n\ndef test_it():\n    assert m.resolve(TEXT)\n").empty());
   EXPECT_TRUE(review("scripts/tests/conflict_test.sh", "#!/bin/sh\n",

@@ -334,6 +334,9 @@ Selection selectFiles(diff::Diff diff, const Config& config) {
                                      [&](const std::string& glob) { return globMatches(glob, path); });
                g != config.exclude.end()) {
       reason = "excluded by the exclude setting (" + *g + ")";
+    } else if (!f.newPath && binaryContent(f)) {  // deleted (a binary one has status Binary)
+      // Nothing of it is added: its deletion is the whole change, and there is no line to read.
+      reason = "a binary file deleted: no line of it is added";
     } else if (!included.byName && (reason = defaultExclusion(f)) && !reason->starts_with("binary content")) {
       *reason += "; name it in include to review it";  // a lock file, built or generated code
     } else if (const auto binary = binaryContent(f); binary && (!namedAsBinaryFormat(path) || runnable(f))) {

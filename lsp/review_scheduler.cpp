@@ -3,6 +3,8 @@
 // publishing the results; failures shown once (again after a minute).
 #include "lsp/server.h"
 
+#include <malloc.h>
+
 #include <algorithm>
 #include <chrono>
 
@@ -23,6 +25,16 @@ namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
 namespace {
+
+// A review's memory is freed on the loop thread, much of it allocated on the
+// workers': glibc keeps what each thread's arena freed for that arena, so a
+// server that ran five workspace reviews of a large change held 0.4 GB while
+// idle (git's v2.40..v2.48: 9 MB at start). Handed back after each review.
+void returnFreedMemory() {
+#ifdef __GLIBC__
+  malloc_trim(0);
+#endif
+}
 
 // Counts model calls for revline/stats; otherwise transparent.
 class CountingProvider : public review::DelegatingProvider {
@@ -278,7 +290,10 @@ void Server::runJob(const std::shared_ptr<Job>& job) {
       if (!fs::exists(fs::symlink_status(job->root / rel, ec))) outcome->goneUris.push_back(uri);
     }
     job->delivered = true;
-    onLoop([this, job, outcome] { applyOutcome(*job, *outcome); });
+    onLoop([this, job, outcome] {
+      applyOutcome(*job, *outcome);
+      returnFreedMemory();
+    });
   };
   if (job->cancel.cancelled()) {
     outcome->kind = JobOutcome::Kind::Cancelled;

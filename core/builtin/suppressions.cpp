@@ -6,6 +6,8 @@
 #include <optional>
 #include <vector>
 
+#include "core/contract/enums.h"
+
 namespace revline::builtin {
 namespace {
 
@@ -74,8 +76,9 @@ bool markerMatches(std::string_view c, std::string_view marker, const RuleInfo& 
   return false;
 }
 
-// revline: ignore / revline: ignore[sql-injection, raw-html]
-bool revlineIgnore(std::string_view c, const RuleInfo& rule) {
+// revline: ignore / revline: ignore[sql-injection, raw-html] / revline: ignore[security]
+// (a rule's id, or its finding's category in any case, as a model's findings are named).
+bool revlineIgnore(std::string_view c, const RuleInfo& rule, std::string_view category) {
   for (auto at = c.find("revline:"); at != std::string_view::npos; at = c.find("revline:", at + 1)) {
     std::size_t k = at + 8;
     while (k < c.size() && c[k] == ' ') ++k;
@@ -91,21 +94,22 @@ bool revlineIgnore(std::string_view c, const RuleInfo& rule) {
     while (s < names.size()) {
       while (s < names.size() && names[s] == ' ') ++s;
       const auto e = std::min(names.find(' ', s), names.size());
-      if (e > s && names.substr(s, e - s) == rule.name) return true;
+      const std::string name = lower(names.substr(s, e - s));
+      if (e > s && (name == rule.name || name == category)) return true;
       s = e;
     }
   }
   return false;
 }
 
-bool sameLineSuppression(std::string_view c, const RuleInfo& rule) {
-  return revlineIgnore(c, rule) || markerMatches(c, "noqa", rule, true) || markerMatches(c, "nosec", rule, false) ||
+bool sameLineSuppression(std::string_view c, const RuleInfo& rule, std::string_view category) {
+  return revlineIgnore(c, rule, category) || markerMatches(c, "noqa", rule, true) || markerMatches(c, "nosec", rule, false) ||
          c.find("nosonar") != std::string_view::npos || markerMatches(c, "nolint", rule, true) ||
          markerMatches(c, "eslint-disable-line", rule, false);
 }
 
-bool lineAboveSuppression(std::string_view c, const RuleInfo& rule) {
-  return revlineIgnore(c, rule) || markerMatches(c, "eslint-disable-next-line", rule, false);
+bool lineAboveSuppression(std::string_view c, const RuleInfo& rule, std::string_view category) {
+  return revlineIgnore(c, rule, category) || markerMatches(c, "eslint-disable-next-line", rule, false);
 }
 
 bool wordChar(char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '\''; }
@@ -245,15 +249,16 @@ bool LineComments::contains(std::size_t offset) {
 
 bool isSuppressed(const ScanFile& file, const RuleFinding& found) {
   const RuleInfo& rule = ruleInfo(found.rule);
+  const std::string category = lower(contract::enumName(found.finding.category));
   const int first = static_cast<int>(found.finding.line);
   const int last = static_cast<int>(found.finding.lastLine());
   for (int n = first; n <= last; ++n) {
     const std::string c = commentAt(file, n);
-    if (!c.empty() && (sameLineSuppression(c, rule) || statesIntent(c, rule))) return true;
+    if (!c.empty() && (sameLineSuppression(c, rule, category) || statesIntent(c, rule))) return true;
   }
   if (first > 1) {
     const std::string above = commentAt(file, first - 1, Where::OwnLine);
-    if (!above.empty() && (lineAboveSuppression(above, rule) || statesIntent(above, rule))) return true;
+    if (!above.empty() && (lineAboveSuppression(above, rule, category) || statesIntent(above, rule))) return true;
   }
   return false;
 }

@@ -296,6 +296,10 @@ TEST(Suppressions, EveryFormIsHonouredAndOnlyForItsRule) {
   EXPECT_TRUE(py(call + "  # revline: ignore[sql-injection]\n").empty());
   EXPECT_TRUE(py("    # revline: ignore[sql-injection]\n" + call + "\n").empty());
   EXPECT_EQ(py(call + "  # revline: ignore[raw-html]\n").size(), 1u);
+  // The finding's category, in any case, as for a model's findings (CI.md "Suppressions").
+  EXPECT_TRUE(py(call + "  # revline: ignore[security]\n").empty());
+  EXPECT_TRUE(py("    # revline: ignore[SECURITY]\n" + call + "\n").empty());
+  EXPECT_EQ(py(call + "  # revline: ignore[correctness]\n").size(), 1u);
   // Another word that starts so is no marker (it was taken for a bare one).
   EXPECT_EQ(py(call + "  # revline: ignored for now, see #12\n").size(), 1u);
   EXPECT_EQ(py(call + "  # revline: ignore-me-not\n").size(), 1u);

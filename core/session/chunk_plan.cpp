@@ -381,7 +381,10 @@ int fileRank(const diff::FileDiff& file) {
   const std::string name = lower(std::string_view(path).substr(path.rfind('/') + 1));  // npos + 1: the whole path
   const std::size_t dot = name.rfind('.');
   const std::string ext = dot == std::string::npos ? "" : name.substr(dot + 1);
-  static const std::set<std::string> prose = {"md", "markdown", "rst", "txt", "adoc", "asciidoc", "org", "rtf", "tex"};
+  // Message catalogs (gettext's .po and .pot, XLIFF, Fluent) are translations for people: prose, not
+  // code (git's po/*.po took 21% of a capped review of v2.40..v2.48 while 2,244 files went unreviewed).
+  static const std::set<std::string> prose = {"md", "markdown", "rst", "txt", "adoc", "asciidoc", "org", "rtf", "tex",
+                                              "po", "pot", "xlf", "xliff", "ftl"};
   static const std::set<std::string> prosePrefixes = {"license", "licence", "copying", "authors", "contributors",
                                                       "changelog", "changes", "history", "news", "notice", "readme"};
   if (name == "cmakelists.txt" || (name.rfind("requirements", 0) == 0 && ext == "txt")) return 1;  // build files

@@ -297,6 +297,8 @@ TEST(ChunkPlan, FileRanks) {
   EXPECT_EQ(ranked("docs/api.rst"), 2);
   EXPECT_EQ(ranked("LICENSE"), 2);
   EXPECT_EQ(ranked("HISTORY.md"), 2);
+  EXPECT_EQ(ranked("po/de.po"), 2);  // message catalogs: translations, not code
+  EXPECT_EQ(ranked("locales/app.pot"), 2);
   EXPECT_EQ(ranked("requests/packages/urllib3/connection.py", diff::FileStatus::Deleted), 3);
   EXPECT_EQ(ranked("ext/kr.png", diff::FileStatus::Added, true), 4);
 }

@@ -7,9 +7,12 @@
 // repository's stamp (git::gitStateStamp: a few stats and HEAD's text; no git
 // runs) with the one it saw last. A change is handled as the watcher's event
 // for that repository's index is (file_watching.cpp): a recheck of the files
-// that show findings, nothing sent.
+// that show findings, nothing sent. A client that watches (VS Code) watches
+// only inside its folders: a linked work tree's or a submodule's git directory,
+// in another repository's .git, is looked at here too.
 #include <set>
 
+#include "core/git/git_directory.h"
 #include "core/git/git_state_stamp.h"
 #include "lsp/server.h"
 
@@ -31,6 +34,16 @@ void Server::noteGitState(const fs::path& root) {
   gitStamps_[root] = git::gitStateStamp(root);
 }
 
+bool Server::watchedByTheClient(const fs::path& root) const {
+  if (!watchFiles_) return false;
+  const fs::path gitDir = git::gitDirectory(root).lexically_normal();
+  for (const auto& folder : folders_) {
+    const fs::path rel = gitDir.lexically_relative(folder.lexically_normal());
+    if (!rel.empty() && *rel.begin() != "..") return true;
+  }
+  return false;
+}
+
 void Server::pollGitState() {
   // The repositories reviewed in (noteGitState), and those whose findings show or a change took.
   std::set<fs::path> roots;
@@ -39,6 +52,7 @@ void Server::pollGitState() {
     if (!entry.second.findings.empty()) roots.insert(entry.second.root);
   for (const auto& entry : clearedByDiffChange_) roots.insert(entry.second.root);
   for (const auto& root : roots) {
+    if (watchedByTheClient(root)) continue;  // its watcher reports the change
     std::string stamp = git::gitStateStamp(root);
     auto [seen, first] = gitStamps_.try_emplace(root, stamp);
     if (first || seen->second == stamp) continue;

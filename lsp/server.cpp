@@ -292,13 +292,13 @@ void Server::handleInitialize(const json& params, ReplyOnce& reply) {
 }
 
 void Server::handleInitialized() {
-  if (watchFiles_) {
+  if (watchFiles_)
     transport_.call("client/registerCapability", watchedFilesRegistration(config::userConfigPath(), watchRelativePatterns_),
                     "revline-" + std::to_string(++nextOutgoingId_));
-    return;
-  }
   // No watchers: a commit in a terminal would leave findings on committed lines
-  // until the next save. The server looks at git's state itself.
+  // until the next save. The server looks at git's state itself; with watchers,
+  // only for a repository whose git directory no folder holds (a linked work
+  // tree's, a submodule's opened alone), which the client's patterns never see.
   const auto every = options_.gitStatePoll.value_or(options_.sync ? std::chrono::milliseconds(0) : std::chrono::seconds(1));
   if (every.count() > 0 && !gitPoller_.joinable()) gitPoller_ = std::thread([this, every] { gitPollerLoop(every); });
 }

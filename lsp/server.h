@@ -131,6 +131,9 @@ class Server : public MessageHandler {
   // pollGitState (loop thread) compares each repository's stamp with the last one.
   void gitPollerLoop(std::chrono::milliseconds every);
   void pollGitState();
+  // A repository whose git directory is inside a workspace folder of a client
+  // that registers watchers: the client reports its index and HEAD, no poll needed.
+  bool watchedByTheClient(const std::filesystem::path& root) const;
   // Keeps `root`'s stamp now, if it has none (a review is queued: a commit while it
   // runs must read as a change). Nothing when no poller runs.
   void noteGitState(const std::filesystem::path& root);
@@ -310,7 +313,7 @@ class Server : public MessageHandler {
     std::string path;  // repository-relative
   };
   std::map<std::string, ClearedFile> clearedByDiffChange_;
-  // Without watchers (gitPoller_ runs): each repository's git state as last seen
+  // Each polled repository's git state as last seen
   // (git::gitStateStamp), looked at again every poll.
   std::map<std::filesystem::path, std::string> gitStamps_;
   std::map<std::string, FileState> files_;                       // by uri
@@ -389,7 +392,7 @@ class Server : public MessageHandler {
   static constexpr int kWorkers = 3;
   std::vector<std::thread> workers_;
   std::thread prober_;
-  std::thread gitPoller_;  // started by `initialized` for a client that registers no watchers
+  std::thread gitPoller_;  // started by `initialized` (with watchers, for git directories outside the folders)
 };
 
 }  // namespace revline::lsp

@@ -5,6 +5,7 @@
 // which the client reports as a change of git's index or HEAD.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <functional>
 #include <future>
 #include <memory>
@@ -539,6 +540,38 @@ TEST_F(FindingsLifetime, AClientWithWatchersIsNotPolled) {
   c.expectQuiet();
   indexChanged(c);  // the client's watcher tells
   EXPECT_TRUE(published(c, "a.txt").empty());
+  EXPECT_EQ(c.stop(), 0);
+}
+
+// A client's watchers see only inside its folders: a linked work tree opened
+// alone keeps its index in the main repository's .git/worktrees/, which VS
+// Code's patterns never match. The server looks at that git directory itself:
+// a commit in the work tree clears its findings with no event from the client.
+TEST_F(FindingsLifetime, AWorkTreeWhoseGitDirectoryNoFolderHoldsIsPolledDespiteWatchers) {
+  revline::testing::TempDir outside;
+  const std::filesystem::path wt = outside.path() / "wt";
+  repo.git("worktree add -q " + revline::testing::shellQuote(wt.string()));
+  const std::filesystem::path root = std::filesystem::canonical(wt);
+  {
+    std::ofstream(root / "a.txt") << "one changed\ntwo\n";
+  }
+  const std::string uri = uriFromPath((root / "a.txt").string());
+  ServerOptions o = options();
+  o.gitStatePoll = std::chrono::milliseconds(20);
+  client = std::make_unique<LspClient>(o);
+  LspClient& c = *client;
+  c.initialize(uriFromPath(root.string()), json::object(),
+               {{"workspace", {{"didChangeWatchedFiles", {{"dynamicRegistration", true}}}}}});
+  c.waitFor([](const json& m) { return m.value("method", "") == "client/registerCapability"; }, "the watchers' registration");
+  auto diagnostics = [&] {
+    return c.waitFor([&](const json& m) {
+      return m.value("method", "") == "textDocument/publishDiagnostics" && m["params"]["uri"] == uri;
+    }, "publishDiagnostics for the work tree's a.txt")["params"]["diagnostics"];
+  };
+  c.notify("textDocument/didSave", {{"textDocument", {{"uri", uri}}}});
+  ASSERT_EQ(diagnostics().size(), 1u);
+  EXPECT_EQ(revline::testing::runShell("git commit -qam done", root).exitCode, 0);
+  EXPECT_TRUE(diagnostics().empty()) << "cleared by the server's own look at the work tree's index";
   EXPECT_EQ(c.stop(), 0);
 }
 

@@ -198,7 +198,19 @@ void Server::handleDidSave(const json& params) {
 std::string Server::uriFor(const fs::path& absolutePath) {
   const fs::path c = canonicalPath(absolutePath);
   if (auto it = uriByPath_.find(c.string()); it != uriByPath_.end()) return it->second;
-  return uriFromPath(c.string());
+  return spelledUri(c);
+}
+
+std::string Server::spelledUri(const fs::path& file) const {
+  const std::pair<const fs::path, fs::path>* nearest = nullptr;
+  for (const auto& entry : folderAsSpelt_) {
+    const fs::path rel = file.lexically_relative(entry.first);
+    if (rel.empty() || *rel.begin() == "..") continue;
+    if (!nearest || entry.first.native().size() > nearest->first.native().size()) nearest = &entry;
+  }
+  if (!nearest || nearest->first == nearest->second) return uriFromPath(file.string());
+  const fs::path rel = file.lexically_relative(nearest->first);
+  return uriFromPath((rel == "." ? nearest->second : nearest->second / rel).string());
 }
 
 std::vector<std::string> Server::currentLines(const std::string& uri) {
@@ -217,7 +229,7 @@ std::vector<std::string> Server::currentLines(const std::string& uri) {
 void Server::adoptClientUri(const fs::path& file, const std::string& uri) {
   // `file` is canonical already (uriFor would resolve it again, a filesystem call on every save).
   std::string& kept = uriByPath_[file.string()];
-  const std::string before = kept.empty() ? uriFromPath(file.string()) : kept;
+  const std::string before = kept.empty() ? spelledUri(file) : kept;
   kept = uri;
   if (before == uri) return;
   // Spelt otherwise ("%28" for "(", "%C3%A9" for "%c3%a9"): the same file. A client

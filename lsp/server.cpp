@@ -332,6 +332,7 @@ void Server::handleDidChangeWorkspaceFolders(const json& params) {
       // is still in the workspace while the other stays.
       const fs::path path = canonicalPath(pathFromUri(f.uri));
       if (const auto it = std::find(folders_.begin(), folders_.end(), path); it != folders_.end()) folders_.erase(it);
+      if (std::find(folders_.begin(), folders_.end(), path) == folders_.end()) folderAsSpelt_.erase(path);
       removed.push_back(path);
     } catch (const DecodeError&) {  // never added (addFolder skipped it)
     }
@@ -344,7 +345,9 @@ void Server::addFolder(const std::string& uri) {
   // A folder that is no local file (vscode-vfs://, a remote host) holds nothing
   // revline can review: skipped, while the others are kept.
   try {
-    folders_.push_back(canonicalPath(pathFromUri(uri)));
+    const fs::path spelt = fs::path(pathFromUri(uri)).lexically_normal();
+    folders_.push_back(canonicalPath(spelt));
+    folderAsSpelt_.try_emplace(folders_.back(), spelt.has_filename() ? spelt : spelt.parent_path());
   } catch (const DecodeError& e) {
     logMessage(MessageType::Log, std::string("workspace folder skipped: ") + e.what());
   }

@@ -247,6 +247,9 @@ class Server : public MessageHandler {
   config::Config configFor(const std::filesystem::path& root);
   DismissedFindings& dismissedFor(const std::filesystem::path& root);
   std::string uriFor(const std::filesystem::path& absolutePath);
+  // The uri of canonical `file` in the spelling of the workspace folder that
+  // holds it (the nearest), else its own; not the one a client opened it by.
+  std::string spelledUri(const std::filesystem::path& file) const;
   std::vector<std::string> currentLines(const std::string& uri);
   std::optional<int> versionOf(const std::string& uri);
   // The line break of the document's text ("\r\n" in a CRLF file), which a
@@ -318,6 +321,10 @@ class Server : public MessageHandler {
   std::map<std::filesystem::path, std::string> gitStamps_;
   std::map<std::string, FileState> files_;                       // by uri
   std::map<std::string, std::string> uriByPath_;                 // canonical path -> client's uri
+  // Each workspace folder's path as the client spells it (through a symlink,
+  // /home/u/proj for /mnt/data/proj), by its canonical path: a file the client
+  // never opened is named in the folder's spelling, as the client lists it.
+  std::map<std::filesystem::path, std::filesystem::path> folderAsSpelt_;
   struct KnownRoot {
     std::optional<std::filesystem::path> root;  // none: not in a repository
     std::filesystem::path nearestGit;           // the nearest directory holding a .git when it was looked up

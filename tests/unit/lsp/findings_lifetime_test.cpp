@@ -8,6 +8,7 @@
 #include <fstream>
 #include <functional>
 #include <future>
+#include <map>
 #include <memory>
 
 #include "lsp/protocol.h"
@@ -572,6 +573,33 @@ TEST_F(FindingsLifetime, AWorkTreeWhoseGitDirectoryNoFolderHoldsIsPolledDespiteW
   ASSERT_EQ(diagnostics().size(), 1u);
   EXPECT_EQ(revline::testing::runShell("git commit -qam done", root).exitCode, 0);
   EXPECT_TRUE(diagnostics().empty()) << "cleared by the server's own look at the work tree's index";
+  EXPECT_EQ(c.stop(), 0);
+}
+
+// A workspace opened through a symlink: the findings of a file never opened go
+// under the folder's spelling, as the client lists its files, not under the
+// link's target (a path outside the workspace the client showed as another file).
+TEST_F(FindingsLifetime, AClosedFileOfAFolderOpenedThroughASymlinkIsNamedAsTheFolderIs) {
+  revline::testing::TempDir outside;
+  const std::filesystem::path link = outside.path() / "link";
+  std::filesystem::create_directory_symlink(std::filesystem::canonical(repo.root()), link);
+  repo.write("a.txt", "one changed\ntwo\n");
+  repo.write("b.txt", "uno changed\ndos\n");
+  client = std::make_unique<LspClient>(options());
+  LspClient& c = *client;
+  c.initialize(uriFromPath(link.string()));
+  const std::string opened = uriFromPath((link / "a.txt").string());
+  c.notify("textDocument/didOpen", {{"textDocument", {{"uri", opened}, {"languageId", "text"}, {"version", 1},
+                                                      {"text", repo.read("a.txt")}}}});
+  const int id = c.request("workspace/executeCommand", {{"command", "revline.reviewWorkspace"}, {"arguments", json::array()}});
+  c.reply(id);
+  std::map<std::string, std::size_t> shown;
+  for (int i = 0; i < 2; ++i) {
+    const json m = c.waitFor([](const json& m) { return m.value("method", "") == "textDocument/publishDiagnostics"; },
+                             "publishDiagnostics");
+    shown[m["params"]["uri"]] = m["params"]["diagnostics"].size();
+  }
+  EXPECT_EQ(shown, (std::map<std::string, std::size_t>{{opened, 1}, {uriFromPath((link / "b.txt").string()), 1}}));
   EXPECT_EQ(c.stop(), 0);
 }
 

@@ -60,6 +60,11 @@ void Server::handleDidClose(const json& params) {
   openedAt_.erase(uri);
   pulledResultId_.erase(uri);  // no longer pulled
   if (forgetIfGone(uri)) return;  // deleted (editors close its buffer): cleared
+  // Of a workspace folder removed while it was open: no buffer and no folder hold it now.
+  if (!removedFolders_.empty()) {
+    forgetRemovedFolders(removedFolders_);
+    if (!files_.count(uri)) return;
+  }
   if (discarded) {
     // Closed without saving: the findings moved with edits the file on disk
     // never got (lines inserted above, the finding's line deleted). The last

@@ -292,6 +292,8 @@ void Server::runJob(const std::shared_ptr<Job>& job) {
     job->delivered = true;
     onLoop([this, job, outcome] {
       applyOutcome(*job, *outcome);
+      // A folder removed while the review ran: its closed files' findings do not stay.
+      if (!removedFolders_.empty()) forgetRemovedFolders(removedFolders_);
       returnFreedMemory();
     });
   };

@@ -332,7 +332,10 @@ void Server::handleDidChangeWorkspaceFolders(const json& params) {
       // is still in the workspace while the other stays.
       const fs::path path = canonicalPath(pathFromUri(f.uri));
       if (const auto it = std::find(folders_.begin(), folders_.end(), path); it != folders_.end()) folders_.erase(it);
-      if (std::find(folders_.begin(), folders_.end(), path) == folders_.end()) folderAsSpelt_.erase(path);
+      if (std::find(folders_.begin(), folders_.end(), path) == folders_.end()) {
+        folderAsSpelt_.erase(path);
+        removedFolders_.push_back(path);
+      }
       removed.push_back(path);
     } catch (const DecodeError&) {  // never added (addFolder skipped it)
     }
@@ -348,6 +351,7 @@ void Server::addFolder(const std::string& uri) {
     const fs::path spelt = fs::path(pathFromUri(uri)).lexically_normal();
     folders_.push_back(canonicalPath(spelt));
     folderAsSpelt_.try_emplace(folders_.back(), spelt.has_filename() ? spelt : spelt.parent_path());
+    std::erase(removedFolders_, folders_.back());
   } catch (const DecodeError& e) {
     logMessage(MessageType::Log, std::string("workspace folder skipped: ") + e.what());
   }

@@ -285,6 +285,9 @@ class Server : public MessageHandler {
   json clientSettings_ = json::object();
   std::optional<json> lastGoodClientSettings_;  // the last editor settings that applied (kept when new ones fail)
   std::vector<std::filesystem::path> folders_;
+  // Workspace folders removed (and not added again): a review of one that ends
+  // after, and a buffer of one closed after, leave no findings behind.
+  std::vector<std::filesystem::path> removedFolders_;
   DocumentStore documents_;
   std::map<std::string, std::vector<LineEdit>> editsSinceSave_;  // by uri
   // Files the client edits without having opened them to the server (a buffer

@@ -1060,6 +1060,38 @@ TEST_F(Fixture, SeveralWorkspaceFoldersAreSeparateRepositories) {
   c.notify("workspace/didChangeWorkspaceFolders",
            {{"event", {{"added", json::array()}, {"removed", json::array({two})}}}});
   c.expectQuiet();
+  // Its buffer closed: no buffer and no folder hold the file now.
+  c.notify("textDocument/didClose", {{"textDocument", {{"uri", otherUri}}}});
+  d = c.notification("textDocument/publishDiagnostics");
+  EXPECT_EQ(d["params"]["uri"], otherUri);
+  EXPECT_TRUE(d["params"]["diagnostics"].empty());
+  EXPECT_EQ(c.stop(), 0);
+}
+
+// A folder removed while a review of its file runs: the review's findings,
+// published when it ends, do not stay for a file no folder holds.
+TEST_F(Fixture, AFolderRemovedWhileItsReviewRunsLeavesNoFindings) {
+  TempRepo other;
+  other.write("b.txt", "x\n");
+  other.commitAll("init");
+  other.write("b.txt", "y\n");
+  Script s;
+  s.file = "b.txt";
+  LspClient c(scripted(s));
+  const json two = {{"uri", uriFromPath(std::filesystem::canonical(other.root()).string())}, {"name", "two"}};
+  c.reply(c.request("initialize", {{"processId", nullptr}, {"capabilities", json::object()},
+                                   {"initializationOptions", {{"debounce_ms", 0}}},
+                                   {"workspaceFolders", {{{"uri", rootUri()}, {"name", "one"}}, two}}}));
+  const std::string otherUri = uriFromPath((std::filesystem::canonical(other.root()) / "b.txt").string());
+  s.close();
+  c.notify("textDocument/didSave", {{"textDocument", {{"uri", otherUri}}}});
+  ASSERT_TRUE(s.waitForCalls(1));  // the model is answering
+  c.notify("workspace/didChangeWorkspaceFolders",
+           {{"event", {{"added", json::array()}, {"removed", json::array({two})}}}});
+  s.open();
+  const json last = c.lastDiagnostics();  // b.txt's, the only file reviewed
+  ASSERT_FALSE(last.is_null()) << "the review's findings were published, then cleared";
+  EXPECT_TRUE(last.empty()) << last.dump();
   EXPECT_EQ(c.stop(), 0);
 }
 

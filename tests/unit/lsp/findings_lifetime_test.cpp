@@ -595,7 +595,7 @@ TEST_F(FindingsLifetime, AClosedFileOfAFolderOpenedThroughASymlinkIsNamedAsTheFo
   c.reply(id);
   std::map<std::string, std::size_t> shown;
   for (int i = 0; i < 2; ++i) {
-    const json m = c.waitFor([](const json& m) { return m.value("method", "") == "textDocument/publishDiagnostics"; },
+    const json m = c.waitFor([](const json& n) { return n.value("method", "") == "textDocument/publishDiagnostics"; },
                              "publishDiagnostics");
     shown[m["params"]["uri"]] = m["params"]["diagnostics"].size();
   }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <filesystem>
 
 namespace revline::lsp {
 
@@ -203,6 +204,15 @@ std::string pathFromUri(const std::string& uri) {
     } else {
       out += rest[i];
     }
+  }
+  // A Windows client's drive (file:///c%3A/Users/...): no such path here, unless
+  // a directory at the root is named so.
+  if (out.size() >= 3 && out[0] == '/' && std::isalpha(static_cast<unsigned char>(out[1])) && out[2] == ':' &&
+      (out.size() == 3 || out[3] == '/')) {
+    std::error_code ec;
+    if (!std::filesystem::exists(out.substr(0, 3), ec))
+      throw DecodeError("uri", "a Windows path ('" + uri + "'): revline reads files where it runs; run it on the "
+                               "machine that holds them (VS Code's Remote - WSL or SSH runs it there)");
   }
   return out;
 }

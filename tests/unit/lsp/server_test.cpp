@@ -1182,6 +1182,9 @@ TEST_F(Fixture, FoldersOfOtherSpellingsAndSchemesDoNotFailInitialize) {
   for (const json& init : {json{{"rootUri", "file:" + path}},
                            json{{"workspaceFolders", {{{"uri", "vscode-vfs://github/o/r"}, {"name", "remote"}},
                                                       {{"uri", rootUri()}, {"name", "local"}}}}},
+                           // A Windows client's drive, beside the local folder.
+                           json{{"workspaceFolders", {{{"uri", "file:///c%3A/Users/u/repo"}, {"name", "windows"}},
+                                                      {{"uri", rootUri()}, {"name", "local"}}}}},
                            json{{"rootUri", nullptr}, {"rootPath", path}}}) {
     LspClient c(scripted(s, true));
     json params = init;
@@ -1212,6 +1215,10 @@ TEST_F(Fixture, FoldersOfOtherSpellingsAndSchemesDoNotFailInitialize) {
       {{"command", "revline.reviewWorkspace"}, {"arguments", {uriFromPath(plain.path().string())}}}));
   EXPECT_EQ(refused["error"]["message"], plain.path().string() + " is not in a git repository")
       << refused.dump();
+  // A Windows path is said to be one (it read as "/c:/Users/u/repo is not in a git repository").
+  const json windows = c.reply(c.request(
+      "workspace/executeCommand", {{"command", "revline.reviewWorkspace"}, {"arguments", {"file:///c%3A/Users/u/repo"}}}));
+  EXPECT_NE(windows["error"].value("message", "").find("a Windows path"), std::string::npos) << windows.dump();
   EXPECT_EQ(c.stop(), 0);
 }
 

@@ -3,6 +3,7 @@
 // vendor/ directories) that are never worth a model's tokens. Every file left
 // out is listed with its reason, for the report's coverage.filesSkipped.
 #pragma once
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -35,7 +36,9 @@ std::optional<std::string> excludedByItsPath(const std::string& path, const Conf
 
 // Applies include/exclude and the default exclusions. A file matched by an
 // `include` glob is reviewed even when a default exclusion applies to it; an
-// `exclude` glob always wins.
-Selection selectFiles(diff::Diff diff, const Config& config);
+// `exclude` glob always wins. `linguist`: the paths the repository's
+// .gitattributes marks linguist-generated or -vendored (git::linguistMarks),
+// left out by default as GitHub's diff collapses them.
+Selection selectFiles(diff::Diff diff, const Config& config, const std::map<std::string, std::string>& linguist = {});
 
 }  // namespace revline::config

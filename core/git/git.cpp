@@ -13,9 +13,11 @@
 #include <thread>
 
 #include "core/git/config_guard.h"
+#include "core/git/git_directory.h"
 #include "core/git/special_files.h"
 #include "core/git/text_shown_binary.h"
 #include "core/process/process.h"
+#include "core/support/files.h"
 #include "core/support/repo_file.h"
 #include "core/support/text.h"
 
@@ -882,6 +884,43 @@ bool ignoredByGit(const fs::path& root, const std::string& path, const GitOption
   } catch (const std::exception&) {
     return false;
   }
+}
+
+std::map<std::string, std::string> linguistMarks(const fs::path& root, const std::vector<std::string>& paths,
+                                                 const GitOptions& options) {
+  std::map<std::string, std::string> marks;
+  if (paths.empty()) return marks;
+  // Whether any attributes file that applies names a linguist attribute: the
+  // root's and each changed file's directories' .gitattributes, and info/attributes.
+  // Work-tree files are read confined to it (no symlink out, no FIFO).
+  std::set<std::string> files{".gitattributes"};
+  for (const std::string& path : paths)
+    for (fs::path dir = fs::path(path).parent_path(); !dir.empty(); dir = dir.parent_path())
+      if (!files.insert((dir / ".gitattributes").generic_string()).second) break;  // its parents are in already
+  auto names = [](const std::optional<std::string>& text) { return text && text->find("linguist-") != std::string::npos; };
+  const bool named = names(readWholeFile(gitDirectory(root) / "info" / "attributes", std::size_t{1} << 20)) ||
+                     std::any_of(files.begin(), files.end(), [&](const std::string& f) {
+                       return names(support::readRepositoryFile(root, f).content);
+                     });
+  if (!named) return marks;
+  const Runner git{options, root, {}, {}, {}};
+  std::string input;
+  for (const std::string& path : paths) input += path + '\0';
+  try {
+    const process::Result r =
+        git.run({"check-attr", "-z", "--stdin", "linguist-generated", "linguist-vendored"}, input);
+    if (r.exitCode != 0) return marks;
+    // -z: PATH NUL ATTRIBUTE NUL VALUE NUL, per path and attribute.
+    std::vector<std::string> fields;
+    for (std::size_t start = 0, nul; (nul = r.out.find('\0', start)) != std::string::npos; start = nul + 1)
+      fields.push_back(r.out.substr(start, nul - start));
+    for (std::size_t i = 0; i + 2 < fields.size(); i += 3)
+      if (fields[i + 2] == "set" || fields[i + 2] == "true")
+        marks.emplace(fields[i], fields[i + 1] == "linguist-generated" ? "generated" : "vendored");
+  } catch (const std::exception&) {
+    return {};
+  }
+  return marks;
 }
 
 std::vector<std::string> allUntracked(const fs::path& root, const GitOptions& options) {

@@ -133,6 +133,15 @@ std::vector<std::string> ignoredUntracked(const std::filesystem::path& root, con
 // core.excludesFile): `git check-ignore`. False when git cannot say.
 bool ignoredByGit(const std::filesystem::path& root, const std::string& path, const GitOptions& git = {});
 
+// Of `paths` (repository-relative), those the repository's attributes mark as
+// GitHub's linguist reads them, `linguist-generated` or `linguist-vendored`
+// (set or true): path -> "generated" or "vendored". `git check-attr`, run only
+// when a `.gitattributes` on the way to one of the paths, or the repository's
+// info/attributes, names a linguist attribute (most repositories: no git run).
+// Empty when git cannot say.
+std::map<std::string, std::string> linguistMarks(const std::filesystem::path& root, const std::vector<std::string>& paths,
+                                                 const GitOptions& git = {});
+
 // Every untracked file and directory, ignored or not, listed as
 // ignoredUntracked lists them: what a commit of the index leaves out.
 std::vector<std::string> allUntracked(const std::filesystem::path& root, const GitOptions& git = {});

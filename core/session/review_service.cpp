@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <limits>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <utility>
@@ -33,9 +34,28 @@ namespace {
 constexpr std::size_t kMaxUnstagedBytes = 32 * 1024 * 1024;
 }  // namespace
 
+namespace {
+
+// The files of the change the repository's .gitattributes marks generated or
+// vendored (linguist's attributes). Not when the change edits a .gitattributes:
+// a change does not take its own code out of review by marking it so.
+std::map<std::string, std::string> markedByLinguist(const std::filesystem::path& root, const diff::Diff& diff) {
+  if (root.empty()) return {};
+  std::vector<std::string> paths;
+  for (const auto& f : diff.files) {
+    for (const auto& name : {f.oldPath, f.newPath})
+      if (name && (*name == ".gitattributes" || name->ends_with("/.gitattributes"))) return {};
+    if (f.newPath) paths.push_back(*f.newPath);
+  }
+  return git::linguistMarks(root, paths);
+}
+
+}  // namespace
+
 PreparedReview prepare(ReviewRequest request) {
   diff::requireOneSectionPerFile(request.diff);  // findings are placed by path and line
-  config::Selection selection = config::selectFiles(std::move(request.diff), request.config);
+  const std::map<std::string, std::string> linguist = markedByLinguist(request.root, request.diff);
+  config::Selection selection = config::selectFiles(std::move(request.diff), request.config, linguist);
   PreparedReview prepared;
   prepared.reviewed = std::move(selection.diff);
   if (request.newSide != ReviewRequest::NewSide::WorkTree && !request.root.empty()) {

@@ -1568,15 +1568,20 @@ void assignment(std::string_view text, std::size_t keyStart, std::size_t keyEnd,
   // decouple's config('DB_PASSWORD', default='V');
   // not any call or tuple that lists a name and then a string (MovedAttribute("HTTPPasswordMgr", "urllib2")).
   bool lookup = false;
-  if (quotedName && keyStart > 1 && text[keyStart - 2] == '(') {
-    std::size_t callee = keyStart - 2;
+  // The call's '(' before the quoted name, also on the line above (a call split over lines).
+  std::size_t paren = keyStart > 1 ? keyStart - 2 : 0;
+  while (paren > 0 && keyStart - paren < 80 && (isSpace(text[paren]) || text[paren] == '\n' || text[paren] == '\r')) --paren;
+  if (quotedName && keyStart > 1 && text[paren] == '(') {
+    std::size_t callee = paren;
     while (callee > 0 && (isAlnum(text[callee - 1]) || text[callee - 1] == '_')) --callee;
     std::string call;
-    for (char c : text.substr(callee, keyStart - 2 - callee)) call += lower(c);
+    for (char c : text.substr(callee, paren - callee)) call += lower(c);
     // A lookup's default holds the secret only under a name that is one: not a
     // setting about it (PASSWORD_MODE, passwordHashAlgorithm, PASSWORD_DRIVER).
+    // django-environ's env.str("DB_PASSWORD", default="V") too.
+    const bool envTyped = call == "str" && callee >= 4 && text.substr(callee - 4, 4) == "env.";
     lookup = (call == "get" || call == "getenv" || call == "fetch" || call == "getordefault" ||
-              call == "getproperty" || call == "env" || call == "config") &&
+              call == "getproperty" || call == "env" || call == "config" || envTyped) &&
              !namesASettingAboutIt(name);
     if (op.empty() && k < text.size() && text[k] == ',' &&
         (lookup || call.starts_with("set") || call.starts_with("put") || call == "add" || call == "append"))
@@ -1593,14 +1598,14 @@ void assignment(std::string_view text, std::size_t keyStart, std::size_t keyEnd,
                           while (b > 0 && (isAlnum(text[b - 1]) || text[b - 1] == '_')) --b;
                           std::string word;
                           for (char c : text.substr(b, keyStart - 2 - b)) word += lower(c);
-                          return word == "env" || word == "environ";
+                          return word == "env" || word == "environ" || word == "_env" || word == "_server";  // PHP's $_ENV
                         }() && !namesASettingAboutIt(name);
   std::size_t afterLookup = k;
   if (op.empty() && lookup && k < text.size() && text[k] == ')') ++afterLookup;
   if (op.empty() && (envMember || envIndex || afterLookup > k)) {
     while (afterLookup < text.size() && isSpace(text[afterLookup])) ++afterLookup;
-    for (std::string_view fallback : {"||", "??", "?:", "or ", "{"}) {
-      if (fallback == "{" && afterLookup == k) continue;  // only a call takes a block
+    for (std::string_view fallback : {"||", "??", "?:", "or ", "{", "do "}) {
+      if ((fallback == "{" || fallback == "do ") && afterLookup == k) continue;  // only a call takes a block
       if (text.substr(afterLookup).starts_with(fallback)) {
         k = afterLookup;
         op = fallback;
@@ -1617,6 +1622,13 @@ void assignment(std::string_view text, std::size_t keyStart, std::size_t keyEnd,
   if (k > 0 && (text[k - 1] == '!' || text[k - 1] == '<' || text[k - 1] == '>')) return;
   k += op.size();
   while (k < text.size() && isSpace(text[k])) ++k;
+  // A lookup's call split over lines, as black formats it: config(\n    "DB_PASSWORD",\n    default="V",\n)
+  if (op == "," && lookup && k < text.size() && (text[k] == '\n' || text[k] == '\r')) {
+    std::size_t next = k;
+    while (next < text.size() && next - k < 80 && (isSpace(text[next]) || text[next] == '\n' || text[next] == '\r')) ++next;
+    if (std::count(text.begin() + static_cast<std::ptrdiff_t>(k), text.begin() + static_cast<std::ptrdiff_t>(next), '\n') <= 1)
+      k = next;
+  }
   // A default given by keyword: os.getenv("DB_PASSWORD", default="V"), Kotlin's default = "V".
   if (op == "," && lookup && text.substr(k).starts_with("default")) {
     std::size_t d = k + 7;

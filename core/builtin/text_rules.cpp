@@ -379,7 +379,16 @@ std::vector<std::pair<int, int>> quotedBlocks(const ScanFile& file) {
     for (char& c : e) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     return e;
   }();
-  const bool asciidoc = ext == "adoc" || ext == "asciidoc" || ext == "txt";
+  // A .txt is AsciiDoc in a documentation folder only: elsewhere (CHANGES.txt,
+  // README.txt) a line of dashes separates entries, and a conflict between two
+  // of them is a real one.
+  const bool docsFolder = [&] {
+    std::string p = "/" + file.path;
+    for (char& c : p) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return p.find("/doc/") != std::string::npos || p.find("/docs/") != std::string::npos ||
+           p.find("/documentation/") != std::string::npos;
+  }();
+  const bool asciidoc = ext == "adoc" || ext == "asciidoc" || (ext == "txt" && docsFolder);
   auto delimiter = [](std::string_view t) {
     return t.size() >= 4 && std::string_view("-.+/").find(t[0]) != std::string_view::npos &&
            t.find_first_not_of(t[0]) == std::string_view::npos;

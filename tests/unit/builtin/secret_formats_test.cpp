@@ -241,6 +241,11 @@ TEST(SecretFormats, ALookupsDefaultValue) {
   EXPECT_EQ(found("pw = ENV[\"DB_PASSWORD\"] || \"Xq7vL2pR9tKw\""), pw);
   EXPECT_EQ(found("const pw = process.env[\"DB_PASSWORD\"] ?? \"Xq7vL2pR9tKw\";"), pw);
   EXPECT_EQ(found("pw = ENV.fetch(\"DB_PASSWORD\") { \"Xq7vL2pR9tKw\" }"), pw);
+  EXPECT_EQ(found("pw = ENV.fetch(\"DB_PASSWORD\") do \"Xq7vL2pR9tKw\" end"), pw);
+  EXPECT_EQ(found("pw = env.str(\"DB_PASSWORD\", default=\"Xq7vL2pR9tKw\")"), pw);
+  EXPECT_EQ(found("$pw = $_ENV['DB_PASSWORD'] ?? 'Xq7vL2pR9tKw';"), pw);
+  // The call split over lines, as black formats a Django settings file.
+  EXPECT_EQ(found("    \"PASSWORD\": config(\n        \"DB_PASSWORD\",\n        default=\"Xq7vL2pR9tKw\",\n    ),"), pw);
   // No literal default, an empty or a placeholder one, a getter's other argument.
   for (const char* text : {"pw = os.environ.get(\"DB_PASSWORD\", \"\")", "pw = os.environ.get(\"DB_PASSWORD\", fallback)",
                            "pw = request.form.get(\"password\", \"\")", "pw = os.getenv(\"DB_PASSWORD\", \"changeme\")",
@@ -254,7 +259,10 @@ TEST(SecretFormats, ALookupsDefaultValue) {
                            // A fallback that is not a lookup's, and a keyword that is not the default.
                            "pw = check(\"password\") or \"Xq7vL2pR9tKw\"", "pw = cfg[\"password\"] || \"Xq7vL2pR9tKw\"",
                            "pw = os.getenv(\"DB_PASSWORD\", cast=\"Xq7vL2pR9tKw\")",
-                           "pw = os.getenv(\"DB_PASSWORD\", default=None)"})
+                           "pw = os.getenv(\"DB_PASSWORD\", default=None)",
+                           "pw = str(\"password\", \"Xq7vL2pR9tKw\")",
+                           // A blank line between: another statement, not the call's default.
+                           "pw = config(\"DB_PASSWORD\",\n\n\"Xq7vL2pR9tKw\")"})
     EXPECT_TRUE(found(text).empty()) << text << " -> " << found(text).front();
 }
 

@@ -191,6 +191,8 @@ TEST(ConflictMarkers, QuotedAsTextTheyAreAnExample) {
       << "a block closes only with its own delimiter";
   EXPECT_EQ(review("notes.md", "# N\n", "# N\n\n----\n" + conflict + "----\n").size(), 1u)
       << "in Markdown ---- is a rule, not a block";
+  EXPECT_EQ(review("CHANGES.txt", "1.0\n", "1.1\n\n----------\n" + conflict + "----------\n1.0\n").size(), 1u)
+      << "outside a documentation folder a .txt's dashes separate entries";
   EXPECT_TRUE(review("services/py/tests/test_merge.py", "import m\n",
                      "import m\n\nTEXT = \"\"\"\n" + conflict + "\"\"\"\n\n\ndef test_it():\n    assert m.resolve(TEXT)\n").empty());
   EXPECT_TRUE(review("scripts/tests/conflict_test.sh", "#!/bin/sh\n",

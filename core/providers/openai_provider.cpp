@@ -3,6 +3,7 @@
 #include <string_view>
 #include <utility>
 
+#include "core/providers/openai_responses.h"
 #include "core/review/prompt.h"
 #include "core/support/text.h"
 
@@ -52,9 +53,23 @@ OpenAiProvider::OpenAiProvider(RemoteSettings settings)
   std::lock_guard<std::mutex> lock(promptModeMu_);
   if (promptMode_.count(endpoint_.base.str() + '\0' + endpoint_.model))
     settings_.structuredOutput = config::StructuredOutput::Prompt;
+  responses_ = responsesOnly_.count(endpoint_.base.str() + '\0' + endpoint_.model) > 0;
 }
 
 bool OpenAiProvider::adaptToRejection(const HttpResponse& response) {
+  // "This model is only supported in v1/responses and not in v1/chat/completions."
+  if (!responses_ && (response.status == 400 || response.status == 404) &&
+      onlyOnResponses(providerErrorMessage(response.body))) {
+    responses_ = true;
+    {
+      std::lock_guard<std::mutex> lock(promptModeMu_);
+      if (responsesOnly_.size() >= 256) responsesOnly_.clear();  // bounded, as promptMode_
+      responsesOnly_.insert(endpoint_.base.str() + '\0' + endpoint_.model);
+    }
+    notes_.push_back("openai: model \"" + endpoint_.model + "\" is served only through the Responses API, so the review "
+                     "went to " + endpoint_.base.str() + kResponsesPath + " (the refused request was not answered)");
+    return true;
+  }
   if (settings_.structuredOutput != config::StructuredOutput::Native) return false;
   // llama.cpp before json_schema support: 500 "response_format type must be one of ...".
   if (response.status != 400 && response.status != 422 &&
@@ -109,7 +124,7 @@ std::optional<review::ModelResponse> OpenAiProvider::answerInRejection(const Htt
   return out;
 }
 
-const char* OpenAiProvider::path() const { return kPath; }
+const char* OpenAiProvider::path() const { return responses_ ? kResponsesPath : kPath; }
 
 RemoteProvider::Headers OpenAiProvider::headers() const {
   Headers h;
@@ -134,6 +149,7 @@ ojson OpenAiProvider::buildRequest(const review::ModelRequest& request) const {
   ojson messages = ojson::array();
   std::string system = request.system;
   if (!native && !request.schema.is_null()) system += review::schemaInstructions(request.schema);
+  if (responses_) return responsesRequest(request, endpoint_.model, system, native);
   if (!system.empty()) messages.push_back({{"role", "system"}, {"content", system}});
   for (const review::Message& m : request.messages) {
     switch (m.role) {
@@ -197,6 +213,7 @@ ojson OpenAiProvider::buildRequest(const review::ModelRequest& request) const {
 }
 
 review::ModelResponse OpenAiProvider::parseResponse(const json& body) const {
+  if (responses_) return parseResponsesReply(body, endpoint_.base.str() + kResponsesPath);
   auto protocol = [&](const std::string& why) {
     return ProviderError(Kind::Protocol, "openai: unexpected reply from " + endpoint_.base.str() + kPath + ": " + why);
   };
@@ -260,22 +277,9 @@ review::ModelResponse OpenAiProvider::parseResponse(const json& body) const {
     if (const auto [field, reasoning] = reasoningOf(message); field == "reasoning_content")
       out.turnEcho = {{"reasoning_content", reasoning}};
 
-  if (message.contains("refusal") && message["refusal"].is_string() && !message["refusal"].get<std::string>().empty()) {
+  if (message.contains("refusal") && message["refusal"].is_string() && !message["refusal"].get<std::string>().empty())
     out.refusal = message["refusal"].get<std::string>();
-    out.finish = FinishReason::Refusal;
-    out.toolCalls.clear();
-  } else if (finish == "length") {
-    out.finish = FinishReason::Length;
-    out.toolCalls.clear();  // a cut-off tool call has cut-off arguments
-  } else if (finish == "content_filter") {
-    out.finish = FinishReason::Refusal;
-    out.refusal = "the provider's content filter stopped the answer (finish_reason \"content_filter\")";
-    out.toolCalls.clear();
-  } else if (!out.toolCalls.empty()) {
-    out.finish = FinishReason::ToolCalls;
-  } else {
-    out.finish = FinishReason::Stop;
-  }
+  settleFinish(out, finish == "length", finish == "content_filter" ? "finish_reason \"content_filter\"" : "");
 
   std::int64_t reasoningTokens = 0;
   if (body.contains("usage") && body["usage"].is_object()) {

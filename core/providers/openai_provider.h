@@ -1,6 +1,11 @@
 // Any OpenAI-compatible `POST {base_url}/chat/completions` endpoint: OpenAI,
 // Ollama's /v1, llama.cpp's server, vLLM, LM Studio, OpenRouter.
 //
+// A model OpenAI serves only through its Responses API (o1-pro, o3-pro, the
+// codex models) is sent there instead, once the server says so: the same
+// review, in that API's wire format (openai_responses.h), remembered per
+// process, base URL and model.
+//
 // Structured output: `native` sends response_format json_schema with strict:true;
 // `prompt` (for servers without json_schema) appends the schema and format
 // instructions to the system prompt. A server that refuses json_schema output
@@ -48,6 +53,9 @@ class OpenAiProvider : public RemoteProvider {
   // "<base url>\0<model>": later providers of the process start in prompt mode.
   static inline std::mutex promptModeMu_;
   static inline std::set<std::string> promptMode_;
+  // Models served only through the Responses API, likewise (under promptModeMu_).
+  static inline std::set<std::string> responsesOnly_;
+  bool responses_ = false;  // this provider speaks the Responses API
 };
 
 }  // namespace revline::providers

@@ -452,6 +452,22 @@ json parseJsonBody(const Endpoint& endpoint, const std::string& path, const Http
   return j;
 }
 
+void settleFinish(review::ModelResponse& out, bool cutOff, const std::string& filterSaid) {
+  using review::FinishReason;
+  if (out.refusal) {
+    out.finish = FinishReason::Refusal;
+  } else if (!filterSaid.empty()) {
+    out.finish = FinishReason::Refusal;
+    out.refusal = "the provider's content filter stopped the answer (" + filterSaid + ")";
+  } else if (cutOff) {
+    out.finish = FinishReason::Length;
+  } else {
+    out.finish = out.toolCalls.empty() ? FinishReason::Stop : FinishReason::ToolCalls;
+    return;
+  }
+  out.toolCalls.clear();
+}
+
 ojson functionTools(const std::vector<review::ToolSpec>& tools) {
   ojson out = ojson::array();
   for (const review::ToolSpec& t : tools) {

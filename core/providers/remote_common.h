@@ -100,6 +100,13 @@ using ojson = nlohmann::ordered_json;
 // [{"type": "function", "function": {name, description, parameters}}].
 ojson functionTools(const std::vector<review::ToolSpec>& tools);
 
+// The finish of an answer from how it ended, in this order: the refusal it
+// holds (out.refusal), a content filter that stopped it (`filterSaid`, the
+// field and value that say so; empty: none), cut off at the output limit
+// (`cutOff`), tool calls, done. Refused, filtered or cut off, its tool calls
+// go: a cut-off call has cut-off arguments.
+void settleFinish(review::ModelResponse& out, bool cutOff, const std::string& filterSaid);
+
 // The name of the forced tool / json_schema that carries the review.
 inline constexpr const char* kReportName = "submit_review";
 

@@ -134,6 +134,76 @@ TEST(OpenAi, ToolsAndToolTurnsOnTheWire) {
   EXPECT_FALSE(body2.contains("tools"));
 }
 
+// A model OpenAI serves only through its Responses API (o3-pro, the codex
+// models) refuses /chat/completions; the review goes to /responses, in that
+// API's wire format, and later providers of the process start there.
+TEST(OpenAi, AModelServedOnlyThroughTheResponsesApiIsSentThere) {
+  FakeServer server;
+  server.enqueue(Reply{404, R"({"error":{"message":"This model is only supported in v1/responses and not in v1/chat/completions.","type":"invalid_request_error","param":"model","code":null}})", {}, {}});
+  server.enqueue(Reply::ok(R"({"id":"resp_1","object":"response","status":"completed","output":[
+      {"type":"reasoning","id":"rs_1","summary":[]},
+      {"type":"function_call","id":"fc_1","call_id":"call_A","name":"read_file","arguments":"{\"path\":\"src/A.java\"}","status":"completed"}],
+    "usage":{"input_tokens":900,"input_tokens_details":{"cached_tokens":0},"output_tokens":40,"output_tokens_details":{"reasoning_tokens":25}}})"));
+  server.enqueue(Reply::ok(R"({"id":"resp_2","object":"response","status":"completed","output":[
+      {"type":"message","id":"msg_1","role":"assistant","status":"completed","content":[{"type":"output_text","text":"{\"summary\":\"ok\"}","annotations":[]}]}],
+    "usage":{"input_tokens":1000,"input_tokens_details":{"cached_tokens":896},"output_tokens":30,"output_tokens_details":{"reasoning_tokens":0}}})"));
+  SleepRecorder sleeps;
+  auto settings = settingsFor(server.url("/v1"), sleeps, {{"OPENAI_API_KEY", "sk-test-key"}});
+  settings.model = "responses-only-model";
+  OpenAiProvider provider(settings);
+  auto request = testing::sampleRequest();
+  request.tools = {testing::readFileSpec()};
+  const auto first = provider.complete(request, CancelToken());
+  ASSERT_EQ(server.requestCount(), 2u);
+  EXPECT_EQ(server.requests()[0].path, "/v1/chat/completions");
+  EXPECT_EQ(server.requests()[1].path, "/v1/responses");
+  EXPECT_EQ(server.requests()[1].header("Authorization"), "Bearer sk-test-key");
+  const json body = server.requests()[1].parsed();
+  EXPECT_EQ(body["model"], "responses-only-model");
+  EXPECT_EQ(body["store"], false) << "OpenAI keeps no copy of the code";
+  EXPECT_EQ(body["instructions"], "You are a code reviewer.");
+  EXPECT_EQ(body["text"]["format"], (json{{"type", "json_schema"}, {"name", "review_report"}, {"strict", true},
+                                          {"schema", testing::sampleSchema()}}));
+  EXPECT_EQ(body["tools"][0], (json{{"type", "function"}, {"name", "read_file"}, {"description", "Read a file."},
+                                    {"parameters", testing::readFileSpec().inputSchema}, {"strict", false}}));
+  EXPECT_EQ(body["input"], (json::array({{{"role", "user"}, {"content", "Review this diff."}}})));
+  EXPECT_FALSE(body.contains("messages"));
+  ASSERT_EQ(first.finish, FinishReason::ToolCalls);
+  ASSERT_EQ(first.toolCalls.size(), 1u);
+  EXPECT_EQ(first.toolCalls[0].id, "call_A");
+  EXPECT_EQ(first.toolCalls[0].arguments, (json{{"path", "src/A.java"}}));
+  EXPECT_EQ(first.usage.inputTokens, 900);
+  EXPECT_EQ(first.usage.outputTokens, 40);
+  ASSERT_EQ(first.notes.size(), 1u);
+  EXPECT_NE(first.notes[0].find("served only through the Responses API"), std::string::npos) << first.notes[0];
+
+  // The tool round: the call and its output as input items, the note after them a user message.
+  request.messages.push_back({review::Role::Assistant, "", first.toolCalls, {}});
+  request.messages.push_back({review::Role::Tool, "Tool budget spent: answer now.", {},
+                              {{"call_A", "read_file", true, "src/A.java lines 1-1 of 1:\n1: class A {}"}}});
+  const auto second = provider.complete(request, CancelToken());
+  const json input = server.requests()[2].parsed()["input"];
+  EXPECT_EQ(server.requests()[2].path, "/v1/responses");
+  ASSERT_EQ(input.size(), 4u) << input.dump();
+  EXPECT_EQ(input[1], (json{{"type", "function_call"}, {"call_id", "call_A"}, {"name", "read_file"},
+                            {"arguments", "{\"path\":\"src/A.java\"}"}}));
+  EXPECT_EQ(input[2], (json{{"type", "function_call_output"}, {"call_id", "call_A"},
+                            {"output", "src/A.java lines 1-1 of 1:\n1: class A {}"}}));
+  EXPECT_EQ(input[3], (json{{"role", "user"}, {"content", "Tool budget spent: answer now."}}));
+  EXPECT_EQ(second.finish, FinishReason::Stop);
+  EXPECT_EQ(json::parse(second.text)["summary"], "ok");
+  EXPECT_EQ(second.usage.cachedInputTokens, 896);
+
+  // A later provider of the process for this model starts on /responses.
+  server.enqueue(Reply::ok(R"({"status":"incomplete","incomplete_details":{"reason":"max_output_tokens"},"output":[
+      {"type":"reasoning","id":"rs_2","summary":[]}],"usage":{"input_tokens":10,"output_tokens":500,"output_tokens_details":{"reasoning_tokens":500}}})"));
+  OpenAiProvider later(settings);
+  const auto cut = later.complete(testing::sampleRequest(), CancelToken());
+  EXPECT_EQ(server.requests()[3].path, "/v1/responses");
+  EXPECT_EQ(cut.finish, FinishReason::Length);
+  EXPECT_NE(cut.answerElsewhere.find("500 reasoning tokens"), std::string::npos) << cut.answerElsewhere;
+}
+
 TEST(OpenAi, ProviderSignalsLengthAndRefusal) {
   FakeServer server;
   server.enqueue(Reply::fromFixture("openai_length.json"));

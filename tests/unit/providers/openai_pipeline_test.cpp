@@ -246,6 +246,55 @@ TEST(OpenAiPipeline, ToolCallsRunInTheSandbox) {
   EXPECT_EQ(server.allBodies().find("root:x:0:0"), std::string::npos) << "/etc/passwd never left the sandbox";
 }
 
+// A model served only through the Responses API, through the whole review: the
+// switch is said in the warnings, a tool round and a contract retry go to
+// /responses, and the findings are grounded as any other answer's.
+TEST(OpenAiPipeline, AReviewByAModelServedOnlyThroughTheResponsesApi) {
+  Fixture f;
+  FakeServer server;
+  auto responses = [](const json& output, int input, int cached) {
+    return json{{"status", "completed"}, {"output", output},
+                {"usage", {{"input_tokens", input}, {"input_tokens_details", {{"cached_tokens", cached}}}, {"output_tokens", 10}}}}
+        .dump();
+  };
+  auto message = [](const std::string& text) {
+    return json::array({{{"type", "message"}, {"role", "assistant"}, {"content", {{{"type", "output_text"}, {"text", text}}}}}});
+  };
+  server.enqueue(Reply{404, R"({"error":{"message":"This model is only supported in v1/responses and not in v1/chat/completions.","type":"invalid_request_error"}})", {}, {}});
+  server.enqueue(Reply::ok(responses(json::array({{{"type", "function_call"}, {"call_id", "call_R1"}, {"name", "read_file"},
+                                                   {"arguments", R"({"path":"src/Service.java"})"}}}),
+                                     100, 0)));
+  server.enqueue(Reply::ok(responses(message(report("CRITICAL")), 200, 100)));
+  server.enqueue(Reply::ok(responses(message(report()), 300, 200)));
+  SleepRecorder sleeps;
+  auto settings = settingsFor(server.url("/v1"), sleeps);
+  settings.model = "codex-only";
+  OpenAiProvider provider(settings);
+  tools::RepositoryTools repoTools(f.repo.root());
+  review::ReviewOptions options;
+  options.maxToolCalls = 5;
+  const auto outcome = review::runReview(f.diff, provider, options, &repoTools, CancelToken());
+  ASSERT_EQ(server.requestCount(), 4u);
+  for (std::size_t i = 1; i < 4; ++i) EXPECT_EQ(server.requests()[i].path, "/v1/responses") << i;
+  EXPECT_EQ(outcome.toolCalls, 1);
+  EXPECT_EQ(outcome.attempts, 2);  // the CRITICAL answer was sent back with the contract's words
+  ASSERT_EQ(outcome.findings.size(), 1u);
+  EXPECT_EQ(outcome.findings[0].finding.line, 4);
+  EXPECT_EQ(outcome.verdict, contract::Verdict::RequestChanges);
+  EXPECT_EQ(outcome.usage.requests, 3) << "the refused request was not answered";
+  EXPECT_EQ(outcome.usage.inputTokens, 600);
+  EXPECT_EQ(outcome.usage.cachedInputTokens, 300);
+  bool said = false;
+  for (const auto& w : outcome.warnings) said = said || w.find("served only through the Responses API") != std::string::npos;
+  EXPECT_TRUE(said) << json(outcome.warnings).dump();
+  const json last = server.requests()[3].parsed()["input"];
+  EXPECT_EQ(last[1]["type"], "function_call");
+  EXPECT_EQ(last[2]["type"], "function_call_output");
+  EXPECT_NE(last[2]["output"].get<std::string>().find("return s == \"OK\";"), std::string::npos) << last[2].dump();
+  EXPECT_EQ(last.back()["role"], "user");
+  EXPECT_EQ(last.back()["content"], contract::feedbackMessage(contract::parseReply(report("CRITICAL"))));
+}
+
 TEST(OpenAiPipeline, TheBudgetEndsAModelThatKeepsCallingTools) {
   Fixture f;
   FakeServer server;

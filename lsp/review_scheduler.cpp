@@ -395,8 +395,10 @@ void Server::runJob(const std::shared_ptr<Job>& job) {
         // request what it waits for (a retry, a rate limit), so a slow or failing
         // model is not one unchanging "reviewing" (ProgressReporter is thread-safe).
         reviewRequest.progress = [this, job, what](const session::ReviewProgress& p) {
-          if (!p.waiting.empty()) {
-            progress_.report(job->progressToken, json{{"kind", "report"}, {"message", "reviewing " + what + ": " + p.waiting}});
+          if (p.waiting) {  // and once the wait is over, the plain message again
+            progress_.report(job->progressToken,
+                             json{{"kind", "report"},
+                                  {"message", "reviewing " + what + (p.waiting->empty() ? "" : ": " + *p.waiting)}});
             return;
           }
           if (p.total < 2) return;

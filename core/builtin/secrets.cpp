@@ -1515,13 +1515,16 @@ std::size_t blockScalarLine(std::string_view text, std::size_t keyStart, std::si
 
 // The value assigned after a secret-looking key, if it is a literal.
 // A name whose last word says it holds a setting about the secret, not the
-// secret: PASSWORD_MODE, passwordHashAlgorithm, TOKEN_TTL, SECRET_BACKEND.
+// secret: PASSWORD_MODE, passwordHashAlgorithm, TOKEN_TTL, SECRET_BACKEND,
+// PASSWORD_RESET_WITHIN (a duration: "6.hours").
 bool namesASettingAboutIt(std::string_view name) {
   const std::string last = lastNameWord(name);
   for (std::string_view word : {"mode", "type", "driver", "name", "provider", "url", "uri", "id", "manager", "hash",
                                 "hasher", "algorithm", "algo", "policy", "length", "min", "max", "file", "path",
                                 "strategy", "scheme", "format", "field", "rounds", "cost", "ttl", "timeout", "expiry",
-                                "backend", "store", "prompt", "label", "pattern", "regex", "header", "enabled"})
+                                "backend", "store", "prompt", "label", "pattern", "regex", "header", "enabled",
+                                "within", "after", "interval", "duration", "lifetime", "age", "period", "days", "hours",
+                                "minutes", "seconds"})
     if (last == word) return true;
   return false;
 }
@@ -1591,7 +1594,8 @@ void assignment(std::string_view text, std::size_t keyStart, std::size_t keyEnd,
   // System.getenv("DB_PASSWORD") ?: "V", ENV["DB_PASSWORD"] || "V", ENV.fetch("DB_PASSWORD") { "V" },
   // process.env.DB_PASSWORD || "V", import.meta.env.API_TOKEN ?? "V".
   const auto dot = name.rfind('.');
-  const bool envMember = dot != std::string_view::npos && dot >= 3 && name.substr(dot - 3, 4) == "env.";
+  const bool envMember = dot != std::string_view::npos && dot >= 3 && name.substr(dot - 3, 4) == "env." &&
+                         !namesASettingAboutIt(name);
   const bool envIndex = quotedName && keyStart > 2 && text[keyStart - 2] == '[' &&
                         [&] {  // ENV["X"], process.env["X"], os.environ["X"]
                           std::size_t b = keyStart - 2;

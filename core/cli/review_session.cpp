@@ -79,8 +79,8 @@ config::Config applyReviewFlags(config::Config config, const ParsedArgs& args) {
 session::ProgressSink terminalProgress(std::ostream& err, const std::string& command) {
   if (&err != &std::cerr || !isatty(STDERR_FILENO)) return {};  // nothing on a pipe or a file
   return [&err, command](const session::ReviewProgress& p) {
-    if (!p.waiting.empty()) {  // a line of its own, over the count's (\33[K clears the rest of it)
-      err << "\r" << command << ": " << p.waiting << "\33[K\n" << std::flush;
+    if (p.waiting) {  // a line of its own, over the count's (\33[K clears the rest of it); nothing when it ends
+      if (!p.waiting->empty()) err << "\r" << command << ": " << *p.waiting << "\33[K\n" << std::flush;
       return;
     }
     if (p.total < 2) return;  // one request: nothing to count

@@ -338,7 +338,7 @@ Selection selectFiles(diff::Diff diff, const Config& config, const std::map<std:
       // Nothing of it is added: its deletion is the whole change, and there is no line to read.
       reason = "a binary file deleted: no line of it is added";
     } else if (const auto mark = linguist.find(path); !included.byName && mark != linguist.end()) {
-      reason = mark->second + " file (.gitattributes marks it linguist-" + mark->second + "); name it in include to review it";
+      reason = mark->second + " file (its git attributes mark it linguist-" + mark->second + "); name it in include to review it";
     } else if (!included.byName && (reason = defaultExclusion(f)) && !reason->starts_with("binary content")) {
       *reason += "; name it in include to review it";  // a lock file, built or generated code
     } else if (const auto binary = binaryContent(f); binary && (!namedAsBinaryFormat(path) || runnable(f))) {

@@ -887,12 +887,14 @@ bool ignoredByGit(const fs::path& root, const std::string& path, const GitOption
 }
 
 std::map<std::string, std::string> linguistMarks(const fs::path& root, const std::vector<std::string>& paths,
-                                                 const GitOptions& options) {
+                                                 bool fromIndex, const GitOptions& options) {
   std::map<std::string, std::string> marks;
   if (paths.empty()) return marks;
   // Whether any attributes file that applies names a linguist attribute: the
   // root's and each changed file's directories' .gitattributes, and info/attributes.
-  // Work-tree files are read confined to it (no symlink out, no FIFO).
+  // Work-tree files are read confined to it (no symlink out, no FIFO). With
+  // fromIndex, the work tree's copies only decide whether git is asked: a
+  // name there, or in the index, is what makes the call worth its cost.
   std::set<std::string> files{".gitattributes"};
   for (const std::string& path : paths)
     for (fs::path dir = fs::path(path).parent_path(); !dir.empty(); dir = dir.parent_path())
@@ -902,13 +904,15 @@ std::map<std::string, std::string> linguistMarks(const fs::path& root, const std
                      std::any_of(files.begin(), files.end(), [&](const std::string& f) {
                        return names(support::readRepositoryFile(root, f).content);
                      });
-  if (!named) return marks;
+  if (!named && !fromIndex) return marks;
   const Runner git{options, root, {}, {}, {}};
   std::string input;
   for (const std::string& path : paths) input += path + '\0';
   try {
-    const process::Result r =
-        git.run({"check-attr", "-z", "--stdin", "linguist-generated", "linguist-vendored"}, input);
+    std::vector<std::string> args{"check-attr", "-z", "--stdin"};
+    if (fromIndex) args.push_back("--cached");
+    args.insert(args.end(), {"linguist-generated", "linguist-vendored"});
+    const process::Result r = git.run(args, input);
     if (r.exitCode != 0) return marks;
     // -z: PATH NUL ATTRIBUTE NUL VALUE NUL, per path and attribute.
     std::vector<std::string> fields;

@@ -138,9 +138,10 @@ bool ignoredByGit(const std::filesystem::path& root, const std::string& path, co
 // (set or true): path -> "generated" or "vendored". `git check-attr`, run only
 // when a `.gitattributes` on the way to one of the paths, or the repository's
 // info/attributes, names a linguist attribute (most repositories: no git run).
-// Empty when git cannot say.
+// `fromIndex`: the attributes files as the index has them (`--staged`: what
+// the commit will hold, not unstaged edits of them). Empty when git cannot say.
 std::map<std::string, std::string> linguistMarks(const std::filesystem::path& root, const std::vector<std::string>& paths,
-                                                 const GitOptions& git = {});
+                                                 bool fromIndex = false, const GitOptions& git = {});
 
 // Every untracked file and directory, ignored or not, listed as
 // ignoredUntracked lists them: what a commit of the index leaves out.

@@ -642,7 +642,10 @@ HttpResponse HttpTransport::postJson(const std::string& path,
         --retry;  // a load waited for is no failed try
         cancel.notice(providerName_ + ": the server is loading the model; waiting (" + seconds(loadingWaited) + " so far)");
       } else {
-        if (!retryableStatus(res.status, res.body) || retry >= options_.maxRetries) return std::move(res);
+        if (!retryableStatus(res.status, res.body) || retry >= options_.maxRetries) {
+          if (retry > 0 || loadingWaited.count() > 0) cancel.notice("");  // the wait is over
+          return std::move(res);
+        }
         auto asked = retryAfter(res);
         if (asked && *asked > options_.maxRetryAfter) return std::move(res);  // the caller says how long was asked
         delay = asked ? *asked : backoff(retry);

@@ -39,7 +39,8 @@ namespace {
 // The files of the change the repository's .gitattributes marks generated or
 // vendored (linguist's attributes). Not when the change edits a .gitattributes:
 // a change does not take its own code out of review by marking it so.
-std::map<std::string, std::string> markedByLinguist(const std::filesystem::path& root, const diff::Diff& diff) {
+std::map<std::string, std::string> markedByLinguist(const std::filesystem::path& root, const diff::Diff& diff,
+                                                    bool fromIndex) {
   if (root.empty()) return {};
   std::vector<std::string> paths;
   for (const auto& f : diff.files) {
@@ -47,14 +48,16 @@ std::map<std::string, std::string> markedByLinguist(const std::filesystem::path&
       if (name && (*name == ".gitattributes" || name->ends_with("/.gitattributes"))) return {};
     if (f.newPath) paths.push_back(*f.newPath);
   }
-  return git::linguistMarks(root, paths);
+  return git::linguistMarks(root, paths, fromIndex);
 }
 
 }  // namespace
 
 PreparedReview prepare(ReviewRequest request) {
   diff::requireOneSectionPerFile(request.diff);  // findings are placed by path and line
-  const std::map<std::string, std::string> linguist = markedByLinguist(request.root, request.diff);
+  // --staged: the attributes the commit will hold (the index's), not unstaged edits of them.
+  const std::map<std::string, std::string> linguist =
+      markedByLinguist(request.root, request.diff, request.newSide == ReviewRequest::NewSide::Index);
   config::Selection selection = config::selectFiles(std::move(request.diff), request.config, linguist);
   PreparedReview prepared;
   prepared.reviewed = std::move(selection.diff);

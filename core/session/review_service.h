@@ -44,10 +44,11 @@ using ProviderWrapper = std::function<std::unique_ptr<review::Provider>(std::uni
 struct ReviewProgress {
   int done = 0, total = 0;
   review::Usage usage;
-  // Non-empty: not a count but what a request waits for, as the transport says
-  // it (CancelToken::notice): "openai: no reply within 120 s; trying again in
-  // 1 s (try 2 of 3)". done, total and usage are then unset.
-  std::string waiting;
+  // Set: not a count but what a request waits for, as the transport says it
+  // (CancelToken::notice): "openai: no reply within 120 s; trying again in 1 s
+  // (try 2 of 3)"; empty once the wait is over (the retry was answered). done,
+  // total and usage are then unset.
+  std::optional<std::string> waiting;
 };
 // Called from the review's worker threads, one call at a time.
 using ProgressSink = std::function<void(const ReviewProgress&)>;

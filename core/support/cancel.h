@@ -19,8 +19,8 @@ class CancelToken {
   CancelToken() : state_(std::make_shared<State>()) {}
   void cancel() const { state_->cancelled.store(true); }
   bool cancelled() const { return state_->cancelled.load(); }
-  // Tells the listener, if any, what the work is waiting for. From any thread;
-  // one call at a time.
+  // Tells the listener, if any, what the work is waiting for ("" once the wait
+  // is over). From any thread; one call at a time.
   void notice(const std::string& what) const {
     std::lock_guard<std::mutex> lock(state_->mu);
     if (state_->listener) state_->listener(what);

@@ -256,6 +256,8 @@ TEST(SecretFormats, ALookupsDefaultValue) {
                            "String a = props.getOrDefault(\"passwordHashAlgorithm\", \"bcrypt12\");",
                            "m = ENV.fetch(\"PASSWORD_MODE\", \"bcrypt12\")", "'driver' => env('PASSWORD_DRIVER', 'bcrypt12'),",
                            "m = os.environ.get(\"PASSWORD_MODE\") or \"bcrypt12\"", "m = ENV[\"PASSWORD_MODE\"] || \"bcrypt12\"",
+                           "reset = ENV.fetch(\"PASSWORD_RESET_WITHIN\") { \"6.hours\" }",
+                           "r = os.getenv(\"PASSWORD_RESET_WITHIN\", default=\"6.hours\")",
                            // A fallback that is not a lookup's, and a keyword that is not the default.
                            "pw = check(\"password\") or \"Xq7vL2pR9tKw\"", "pw = cfg[\"password\"] || \"Xq7vL2pR9tKw\"",
                            "pw = os.getenv(\"DB_PASSWORD\", cast=\"Xq7vL2pR9tKw\")",

@@ -594,15 +594,19 @@ TEST(TrustedReview, FilesGitattributesMarksGeneratedOrVendoredAreExcluded) {
   };
   EXPECT_EQ(skippedOf(""), (std::map<std::string, std::string>{
                                {"app/assets/actiontext.esm.js",
-                                "generated file (.gitattributes marks it linguist-generated); name it in include to review it"},
+                                "generated file (its git attributes mark it linguist-generated); name it in include to review it"},
                                {"lib/ext/mini.c",
-                                "vendored file (.gitattributes marks it linguist-vendored); name it in include to review it"}}));
+                                "vendored file (its git attributes mark it linguist-vendored); name it in include to review it"}}));
   // As for the other default exclusions: "**" brings none back, a glob that names files does.
   repo.write(".revline.json", R"({"include": ["**", "lib/ext/*.c"]})");
   EXPECT_EQ(skippedOf(""), (std::map<std::string, std::string>{
                                {"app/assets/actiontext.esm.js",
-                                "generated file (.gitattributes marks it linguist-generated); name it in include to review it"}}));
+                                "generated file (its git attributes mark it linguist-generated); name it in include to review it"}}));
   std::filesystem::remove(repo.root() / ".revline.json");
+  // --staged reads the attributes the commit will hold: an unstaged mark hides nothing staged.
+  repo.git("add app/models/user.rb");
+  repo.write(".gitattributes", "app/assets/*.esm.js linguist-generated\nlib/ext/** linguist-vendored=true\napp/models/** linguist-generated\n");
+  EXPECT_EQ(skippedOf(" --staged").count("app/models/user.rb"), 0u);
   // The change marks its own code generated: nothing is left out by the marks.
   repo.write(".gitattributes", "app/assets/*.esm.js linguist-generated\nlib/ext/** linguist-vendored=true\napp/models/** linguist-generated\n");
   EXPECT_TRUE(skippedOf("").empty());

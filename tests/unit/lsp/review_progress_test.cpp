@@ -115,6 +115,7 @@ class RetryingProvider : public review::Provider {
   std::string model() const override { return "m1"; }
   review::ModelResponse complete(const review::ModelRequest&, const CancelToken& cancel) override {
     cancel.notice("openai: no reply within 120 s; trying again in 1 s (try 2 of 3)");
+    cancel.notice("");  // answered
     review::ModelResponse r;
     r.text = json{{"summary", "ok"}, {"verdict", "APPROVE"}, {"findings", json::array()}}.dump();
     r.usage.inputTokens = 1000;
@@ -143,10 +144,12 @@ TEST(ReviewProgress, WhatARequestWaitsForIsReported) {
   std::vector<std::string> messages;
   for (json v; (v = c.notification("$/progress")["params"]["value"]).value("kind", "") != "end" && !v.is_null();)
     messages.push_back(v.value("message", ""));
-  EXPECT_NE(std::find(messages.begin(), messages.end(),
-                      "reviewing a.txt: openai: no reply within 120 s; trying again in 1 s (try 2 of 3)"),
-            messages.end())
-      << json(messages).dump();
+  const auto waited = std::find(messages.begin(), messages.end(),
+                                "reviewing a.txt: openai: no reply within 120 s; trying again in 1 s (try 2 of 3)");
+  ASSERT_NE(waited, messages.end()) << json(messages).dump();
+  // Once answered, the message is the review's again, not a wait that is over.
+  ASSERT_NE(waited + 1, messages.end()) << json(messages).dump();
+  EXPECT_EQ(*(waited + 1), "reviewing a.txt");
   EXPECT_EQ(c.reply(id)["result"]["verdict"], "APPROVE");
   c.notification("textDocument/publishDiagnostics");
   EXPECT_EQ(c.stop(), 0);

@@ -106,6 +106,15 @@ NonShipping nonShippingKind(std::string_view path) {
 
 }  // namespace
 
+bool isAsciiDocFile(std::string_view path) {
+  const std::string ext = lowerExtension(path);
+  if (ext == "adoc" || ext == "asciidoc") return true;
+  if (ext != "txt") return false;
+  const std::string p = "/" + lower(path);
+  return p.find("/doc/") != std::string::npos || p.find("/docs/") != std::string::npos ||
+         p.find("/documentation/") != std::string::npos;
+}
+
 bool isNonShippingPath(std::string_view path) { return nonShippingKind(path) != NonShipping::No; }
 
 bool isTestOrExamplePath(std::string_view path) { return nonShippingKind(path) == NonShipping::TestOrExample; }

@@ -13,6 +13,11 @@ Language languageOf(std::string_view path);
 // Prose and markup files, where a line of "=======" is a heading underline.
 bool isProseFile(std::string_view path);
 
+// AsciiDoc: .adoc and .asciidoc, and .txt in a doc/, docs/ or Documentation/
+// folder (git's manual pages); elsewhere a .txt (CHANGES.txt, README.txt) is
+// plain text, where a line of dashes separates entries.
+bool isAsciiDocFile(std::string_view path);
+
 // Tests, fixtures, examples, docs, benchmarks, CI workflows and compose files: code
 // that does not ship, where a hard-coded password or an eval is expected.
 // Matched on path segments (tests/, __tests__/, fixtures/, testdata/,

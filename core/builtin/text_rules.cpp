@@ -373,22 +373,7 @@ std::vector<std::pair<int, int>> quotedBlocks(const ScanFile& file) {
   // same line; git-merge.txt shows a diff3 conflict in one. An opener follows a
   // blank line, an attribute list ([source,c]) or a block title (.Example); a
   // line of dashes under a title's text underlines a heading (OPTIONS\n-------).
-  const std::string ext = [&] {
-    const auto dot = file.path.rfind('.');
-    std::string e = dot == std::string::npos ? "" : file.path.substr(dot + 1);
-    for (char& c : e) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return e;
-  }();
-  // A .txt is AsciiDoc in a documentation folder only: elsewhere (CHANGES.txt,
-  // README.txt) a line of dashes separates entries, and a conflict between two
-  // of them is a real one.
-  const bool docsFolder = [&] {
-    std::string p = "/" + file.path;
-    for (char& c : p) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return p.find("/doc/") != std::string::npos || p.find("/docs/") != std::string::npos ||
-           p.find("/documentation/") != std::string::npos;
-  }();
-  const bool asciidoc = ext == "adoc" || ext == "asciidoc" || (ext == "txt" && docsFolder);
+  const bool asciidoc = isAsciiDocFile(file.path);
   auto delimiter = [](std::string_view t) {
     return t.size() >= 4 && std::string_view("-.+/").find(t[0]) != std::string_view::npos &&
            t.find_first_not_of(t[0]) == std::string_view::npos;
@@ -398,7 +383,8 @@ std::vector<std::pair<int, int>> quotedBlocks(const ScanFile& file) {
   std::vector<std::pair<int, std::string_view>> lines;  // the whole new file, else each hunk's new side
   auto scan = [&] {
     std::optional<int> open;
-    std::string closer;  // a fence's run of ` or ~, or a heredoc's word
+    std::string closer;  // a fence's run of ` or ~, an AsciiDoc block's line, or a heredoc's word
+    bool fence = false;  // closed by a run of its character at least as long; the others by the same line
     std::optional<std::string_view> before;  // the line above, when the scan has it
     for (const auto& [n, text] : lines) {
       const std::string_view t = trimmed(text);
@@ -406,7 +392,8 @@ std::vector<std::pair<int, int>> quotedBlocks(const ScanFile& file) {
       const bool startsABlock = !above || above->empty() || above->starts_with('[') ||
                                 (above->size() > 1 && (*above)[0] == '.' && (*above)[1] != '.' && (*above)[1] != ' ');
       if (!open) {
-        if (fences && (t.starts_with("```") || t.starts_with("~~~"))) {
+        fence = fences && (t.starts_with("```") || t.starts_with("~~~"));
+        if (fence) {
           closer = std::string(t.substr(0, t.find_first_not_of(t[0])));
           open = n;
         } else if (asciidoc && delimiter(t) && startsABlock) {
@@ -416,9 +403,8 @@ std::vector<std::pair<int, int>> quotedBlocks(const ScanFile& file) {
           closer = heredocTerminator(text);
           if (!closer.empty()) open = n;
         }
-      } else if (fences && closer[0] != '`' && closer[0] != '~' ? t == closer  // AsciiDoc: the same line
-                 : fences ? t == closer || (t.starts_with(closer) && t.find_first_not_of(closer[0]) == std::string_view::npos)
-                          : t == closer) {
+      } else if (fence ? t.starts_with(closer) && t.find_first_not_of(closer[0]) == std::string_view::npos
+                       : t == closer) {
         if (n - 1 >= *open + 1) out.emplace_back(*open + 1, n - 1);
         open.reset();
       }

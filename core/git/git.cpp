@@ -892,19 +892,19 @@ std::map<std::string, std::string> linguistMarks(const fs::path& root, const std
   if (paths.empty()) return marks;
   // Whether any attributes file that applies names a linguist attribute: the
   // root's and each changed file's directories' .gitattributes, and info/attributes.
-  // Work-tree files are read confined to it (no symlink out, no FIFO). With
-  // fromIndex, the work tree's copies only decide whether git is asked: a
-  // name there, or in the index, is what makes the call worth its cost.
-  std::set<std::string> files{".gitattributes"};
-  for (const std::string& path : paths)
-    for (fs::path dir = fs::path(path).parent_path(); !dir.empty(); dir = dir.parent_path())
-      if (!files.insert((dir / ".gitattributes").generic_string()).second) break;  // its parents are in already
-  auto names = [](const std::optional<std::string>& text) { return text && text->find("linguist-") != std::string::npos; };
-  const bool named = names(readWholeFile(gitDirectory(root) / "info" / "attributes", std::size_t{1} << 20)) ||
-                     std::any_of(files.begin(), files.end(), [&](const std::string& f) {
-                       return names(support::readRepositoryFile(root, f).content);
-                     });
-  if (!named && !fromIndex) return marks;
+  // Work-tree files are read confined to it (no symlink out, no FIFO). From
+  // the index (--staged), the work tree's copies say nothing: git is asked.
+  auto namedOnTheWay = [&] {
+    std::set<std::string> files{".gitattributes"};
+    for (const std::string& path : paths)
+      for (fs::path dir = fs::path(path).parent_path(); !dir.empty(); dir = dir.parent_path())
+        if (!files.insert((dir / ".gitattributes").generic_string()).second) break;  // its parents are in already
+    auto names = [](const std::optional<std::string>& text) { return text && text->find("linguist-") != std::string::npos; };
+    return names(readWholeFile(gitDirectory(root) / "info" / "attributes", std::size_t{1} << 20)) ||
+           std::any_of(files.begin(), files.end(),
+                       [&](const std::string& f) { return names(support::readRepositoryFile(root, f).content); });
+  };
+  if (!fromIndex && !namedOnTheWay()) return marks;
   const Runner git{options, root, {}, {}, {}};
   std::string input;
   for (const std::string& path : paths) input += path + '\0';

@@ -70,10 +70,6 @@ void markCacheBreakpoints(ojson& body, ojson& messages, bool conversation) {
   if (messages.size() > 1) messages.back()["content"].back()["cache_control"] = ephemeral;
 }
 
-std::string argumentsText(const json& args) {
-  return args.is_string() ? args.get<std::string>() : args.dump(-1, ' ', false, json::error_handler_t::replace);
-}
-
 }  // namespace
 
 AnthropicProvider::AnthropicProvider(RemoteSettings settings)

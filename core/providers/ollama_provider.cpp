@@ -95,7 +95,7 @@ ojson OllamaProvider::buildRequest(const review::ModelRequest& request) const {
       case Role::Tool:
         for (const review::ToolResult& r : m.toolResults) {
           messages.push_back(
-              {{"role", "tool"}, {"tool_name", r.name}, {"content", r.ok ? r.content : "ERROR: " + r.content}});
+              {{"role", "tool"}, {"tool_name", r.name}, {"content", toolResultText(r)}});
         }
         if (!m.text.empty()) messages.push_back({{"role", "user"}, {"content", m.text}});
         break;

@@ -18,8 +18,6 @@ namespace {
 
 constexpr const char* kPath = "/chat/completions";
 
-std::string toolResultText(const review::ToolResult& r) { return r.ok ? r.content : "ERROR: " + r.content; }
-
 // Message content may be a string, null, or (some servers) an array of parts.
 std::string contentText(const json& content) {
   if (content.is_string()) return content.get<std::string>();
@@ -175,8 +173,7 @@ ojson OpenAiProvider::buildRequest(const review::ModelRequest& request) const {
                           {"type", "function"},
                           {"function",
                            {{"name", c.name},
-                            {"arguments", c.arguments.is_string() ? c.arguments.get<std::string>()
-                                                                  : c.arguments.dump(-1, ' ', false, json::error_handler_t::replace)}}}};
+                            {"arguments", argumentsText(c.arguments)}}}};
             if (c.echo.is_object())
               for (const auto& [key, value] : c.echo.items()) call[key] = ojson(value);
             calls.push_back(std::move(call));

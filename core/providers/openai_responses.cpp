@@ -30,15 +30,13 @@ ojson responsesRequest(const review::ModelRequest& request, const std::string& m
           input.push_back({{"type", "function_call"},
                            {"call_id", c.id},
                            {"name", c.name},
-                           {"arguments", c.arguments.is_string()
-                                             ? c.arguments.get<std::string>()
-                                             : c.arguments.dump(-1, ' ', false, json::error_handler_t::replace)}});
+                           {"arguments", argumentsText(c.arguments)}});
         break;
       case Role::Tool:
         for (const review::ToolResult& r : m.toolResults)
           input.push_back({{"type", "function_call_output"},
                            {"call_id", r.callId},
-                           {"output", r.ok ? r.content : "ERROR: " + r.content}});
+                           {"output", toolResultText(r)}});
         if (!m.text.empty()) input.push_back({{"role", "user"}, {"content", m.text}});  // a note after the results
         break;
     }

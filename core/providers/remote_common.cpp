@@ -452,6 +452,15 @@ json parseJsonBody(const Endpoint& endpoint, const std::string& path, const Http
   return j;
 }
 
+std::string argumentsText(const json& arguments) {
+  return arguments.is_string() ? arguments.get<std::string>()
+                               : arguments.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+std::string toolResultText(const review::ToolResult& result) {
+  return result.ok ? result.content : "ERROR: " + result.content;
+}
+
 void settleFinish(review::ModelResponse& out, bool cutOff, const std::string& filterSaid) {
   using review::FinishReason;
   if (out.refusal) {

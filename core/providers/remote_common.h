@@ -96,6 +96,14 @@ json parseJsonBody(const Endpoint& endpoint, const std::string& path, const Http
 
 using ojson = nlohmann::ordered_json;
 
+// A tool call's arguments as the wire carries them in a later request: the
+// text the model sent when it was not JSON, else the value written out.
+std::string argumentsText(const json& arguments);
+
+// A tool's result as the model reads it: its content, or "ERROR: " and the
+// executor's reason when the call was refused.
+std::string toolResultText(const review::ToolResult& result);
+
 // Tools in the OpenAI function-calling shape (also what Ollama's /api/chat takes):
 // [{"type": "function", "function": {name, description, parameters}}].
 ojson functionTools(const std::vector<review::ToolSpec>& tools);

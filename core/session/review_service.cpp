@@ -32,9 +32,6 @@ namespace {
 // with unstaged edits is held; the tools refuse such a file past it (never
 // reading its work-tree copy instead).
 constexpr std::size_t kMaxUnstagedBytes = 32 * 1024 * 1024;
-}  // namespace
-
-namespace {
 
 // The files of the change the repository's .gitattributes marks generated or
 // vendored (linguist's attributes). Not when the change edits a .gitattributes:

@@ -1025,18 +1025,31 @@ TEST_F(Fixture, RejectedFindingsAreNeverShown) {
   EXPECT_EQ(c.stop(), 0);
 }
 
+// A second repository, b.txt changed in its work tree, as the workspace folder "two".
+struct SecondFolder {
+  TempRepo repo;
+  json folder;
+  std::string fileUri;  // its b.txt
+  SecondFolder() {
+    repo.write("b.txt", "x\n");
+    repo.commitAll("init");
+    repo.write("b.txt", "y\n");
+    const std::filesystem::path root = std::filesystem::canonical(repo.root());
+    folder = {{"uri", uriFromPath(root.string())}, {"name", "two"}};
+    fileUri = uriFromPath((root / "b.txt").string());
+  }
+};
+
 TEST_F(Fixture, SeveralWorkspaceFoldersAreSeparateRepositories) {
-  TempRepo other;
-  other.write("b.txt", "x\n");
-  other.commitAll("init");
-  other.write("b.txt", "y\n");
+  SecondFolder second;
+  const TempRepo& other = second.repo;
+  const std::string& otherUri = second.fileUri;
+  const json& two = second.folder;
   Script s;
   LspClient c(scripted(s, true));
   const int id = c.request("initialize", {{"processId", nullptr}, {"capabilities", json::object()},
-                                          {"workspaceFolders", {{{"uri", rootUri()}, {"name", "one"}},
-                                                                {{"uri", uriFromPath(std::filesystem::canonical(other.root()).string())}, {"name", "two"}}}}});
+                                          {"workspaceFolders", {{{"uri", rootUri()}, {"name", "one"}}, two}}});
   c.reply(id);
-  const std::string otherUri = uriFromPath((std::filesystem::canonical(other.root()) / "b.txt").string());
   s.file = "b.txt";
   c.notify("textDocument/didSave", {{"textDocument", {{"uri", otherUri}}}});
   json d = c.notification("textDocument/publishDiagnostics");
@@ -1046,7 +1059,6 @@ TEST_F(Fixture, SeveralWorkspaceFoldersAreSeparateRepositories) {
   EXPECT_FALSE(std::filesystem::exists(repo.root() / ".git" / "revline" / "cache"));
   // The folder removed from the workspace: its files' findings go with it (they
   // stayed in the Problems panel), except an open document's.
-  const json two = {{"uri", uriFromPath(std::filesystem::canonical(other.root()).string())}, {"name", "two"}};
   c.notify("workspace/didChangeWorkspaceFolders",
            {{"event", {{"added", json::array()}, {"removed", json::array({two})}}}});
   d = c.notification("textDocument/publishDiagnostics");
@@ -1071,18 +1083,15 @@ TEST_F(Fixture, SeveralWorkspaceFoldersAreSeparateRepositories) {
 // A folder removed while a review of its file runs: the review's findings,
 // published when it ends, do not stay for a file no folder holds.
 TEST_F(Fixture, AFolderRemovedWhileItsReviewRunsLeavesNoFindings) {
-  TempRepo other;
-  other.write("b.txt", "x\n");
-  other.commitAll("init");
-  other.write("b.txt", "y\n");
+  SecondFolder second;
+  const std::string& otherUri = second.fileUri;
+  const json& two = second.folder;
   Script s;
   s.file = "b.txt";
   LspClient c(scripted(s));
-  const json two = {{"uri", uriFromPath(std::filesystem::canonical(other.root()).string())}, {"name", "two"}};
   c.reply(c.request("initialize", {{"processId", nullptr}, {"capabilities", json::object()},
                                    {"initializationOptions", {{"debounce_ms", 0}}},
                                    {"workspaceFolders", {{{"uri", rootUri()}, {"name", "one"}}, two}}}));
-  const std::string otherUri = uriFromPath((std::filesystem::canonical(other.root()) / "b.txt").string());
   s.close();
   c.notify("textDocument/didSave", {{"textDocument", {{"uri", otherUri}}}});
   ASSERT_TRUE(s.waitForCalls(1));  // the model is answering

@@ -6,6 +6,8 @@
 #include <cctype>
 #include <cstdint>
 
+#include "core/diff/notebook.h"
+
 namespace revline::diff {
 namespace {
 
@@ -141,6 +143,17 @@ std::optional<Definition> enclosing(const std::vector<std::string_view>& lines, 
   return Definition{start, end};
 }
 
+// A notebook's definition is the cell: the source value holding `first`
+// (notebook.h), the lines around it being outputs and metadata.
+std::optional<Definition> cellAround(const std::vector<bool>& source, int first) {
+  auto inSource = [&](int n) { return n >= 1 && static_cast<std::size_t>(n) <= source.size() && source[static_cast<std::size_t>(n - 1)]; };
+  if (!inSource(first)) return std::nullopt;
+  Definition cell{first, first};
+  while (inSource(cell.start - 1)) --cell.start;
+  while (inSource(cell.end + 1)) ++cell.end;
+  return cell;
+}
+
 }  // namespace
 
 std::vector<HunkContext> functionContext(const FileDiff& file, std::string_view newText, int maxLines) {
@@ -149,6 +162,9 @@ std::vector<HunkContext> functionContext(const FileDiff& file, std::string_view 
   const int count = static_cast<int>(lines.size()) - 1;
   for (const Hunk& h : file.hunks)
     if (!matches(h, lines)) return out;
+  const bool notebook = isNotebookPath(file.path());
+  const std::optional<std::vector<bool>> cells = notebook ? notebookSourceLines(newText) : std::nullopt;
+  if (notebook && !cells) return out;  // not read as cells: JSON lines are no definitions
 
   int shownUpTo = 0;  // the last line already shown (by a hunk or added context)
   for (std::size_t k = 0; k < file.hunks.size(); ++k) {
@@ -164,8 +180,8 @@ std::vector<HunkContext> functionContext(const FileDiff& file, std::string_view 
       if (!blank(lines[n])) threshold = std::min(threshold, indentOf(lines[n]));
     // The innermost definition around the change; when the hunk already shows
     // all of it (a three-line callback), the one around that, and so on.
-    std::optional<Definition> def = enclosing(lines, first, last, threshold);
-    while (def && def->start >= hunkFirst && def->end <= hunkLast) {
+    std::optional<Definition> def = cells ? cellAround(*cells, first) : enclosing(lines, first, last, threshold);
+    while (!cells && def && def->start >= hunkFirst && def->end <= hunkLast) {
       std::optional<Definition> outer = enclosing(lines, def->start, def->end, indentOf(lines[def->start]));
       if (!outer) break;
       def = outer;

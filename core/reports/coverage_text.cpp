@@ -21,7 +21,7 @@ Excluded excludedOf(const review::Coverage& c) {
   Excluded e;
   for (const auto& s : c.filesSkipped) {
     if (s.overLimit) continue;  // left out by a limit, not by choice
-    ++e.files;
+    e.files += !s.partial;      // a notebook's outputs: the file itself is reviewed
     e.lines += s.lines;
   }
   return e;
@@ -31,7 +31,7 @@ std::string coverageSentence(const review::Coverage& c) {
   if (c.filesTotal == 0 && c.filesSkipped.empty()) return "no file changed";
   const Excluded excluded = excludedOf(c);
   const auto partly = std::count_if(c.filesSkipped.begin(), c.filesSkipped.end(),
-                                    [](const review::SkippedFile& s) { return s.partial; });
+                                    [](const review::SkippedFile& s) { return s.partial && s.overLimit; });
   // Excluded files were never meant to be reviewed: counting them in the total
   // would make a complete review read as an incomplete one.
   const int filesMeant = c.filesTotal - excluded.files;
@@ -40,14 +40,17 @@ std::string coverageSentence(const review::Coverage& c) {
   if (partly > 0) s += ", " + std::to_string(partly) + " of them partly";
   s += " (" + std::to_string(c.linesReviewed) + " of " + std::to_string(c.linesTotal - excluded.lines) +
        " changed lines)";
-  if (excluded.files == 0) return s;
-
   std::vector<std::string> names;
   for (const auto& skipped : c.filesSkipped)
-    if (!skipped.overLimit) names.push_back(skipped.path);
+    if (!skipped.overLimit) names.push_back((skipped.partial ? "part of " : "") + skipped.path);
+  if (names.empty()) return s;
   const std::string lines = count(excluded.lines, "changed line", "changed lines");
   if (names.size() == 1) return s + "; excluded: " + names[0] + " (" + lines + ")";
-  s += "; excluded: " + count(excluded.files, "file", "files") + " (" + lines + "): ";
+  // Parts of files left out by choice (a notebook's outputs) beside whole files.
+  const auto parts = static_cast<std::int64_t>(names.size()) - excluded.files;
+  std::string what = count(excluded.files, "file", "files");
+  if (parts > 0) what = (excluded.files > 0 ? what + " and " : "") + "part of " + count(parts, "file", "files");
+  s += "; excluded: " + what + " (" + lines + "): ";
   for (std::size_t i = 0; i < names.size() && i < kExcludedNamesShown; ++i) s += (i == 0 ? "" : ", ") + names[i];
   if (names.size() > kExcludedNamesShown) s += " and " + std::to_string(names.size() - kExcludedNamesShown) + " more";
   return s;

@@ -9,7 +9,8 @@
 namespace revline::reports {
 
 // Files left out by choice (include/exclude, the default exclusions such as
-// lock files), as opposed to parts a request limit left out.
+// lock files), as opposed to parts a request limit left out. `files` counts
+// whole files; `lines` also a notebook's outputs left out of a reviewed file.
 struct Excluded {
   int files = 0;
   std::int64_t lines = 0;
@@ -19,7 +20,8 @@ Excluded excludedOf(const review::Coverage& coverage);
 // "reviewed 3 of 4 files (120 of 130 changed lines)". When files were excluded,
 // the counts are of the files not excluded and the sentence names them:
 // "reviewed 62 of 62 files not excluded (4382 of 4382 changed lines); excluded:
-// go.sum (16 changed lines)". Files only partly reviewed are said:
+// go.sum (16 changed lines)"; a part of a file left out by choice (a notebook's
+// outputs) as "part of a.ipynb". Files partly reviewed for a limit are said:
 // "reviewed 2 of 2 files, 1 of them partly (...)". "no file changed" for an empty change.
 std::string coverageSentence(const review::Coverage& coverage);
 

@@ -122,6 +122,8 @@ NotReached notReached(const diff::Diff& whole, const review::Coverage& coverage)
   NotReached out;
   const diff::FileIndex files(whole);
   for (const auto& skipped : coverage.filesSkipped) {
+    // Part of a file left out by choice (a notebook's outputs): its hunks were reviewed.
+    if (skipped.partial && !skipped.overLimit) continue;
     const diff::FileDiff* file = files.find(skipped.path);
     if (!file) continue;
     const auto fi = static_cast<std::size_t>(file - whole.files.data());

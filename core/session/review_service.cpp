@@ -16,6 +16,7 @@
 #include "core/providers/factory.h"
 #include "core/session/chunked_review.h"
 #include "core/session/new_side.h"
+#include "core/session/notebooks.h"
 #include "core/support/repo_file.h"
 #include "core/tools/repository_tools.h"
 
@@ -68,6 +69,8 @@ PreparedReview prepare(ReviewRequest request) {
     prepared.reviewed.newVersions = std::move(versions);
   }
   prepared.inputs.filesSkipped = std::move(selection.skipped);
+  for (auto& outputs : leaveOutNotebookOutputs(prepared.reviewed, request.root))
+    prepared.inputs.filesSkipped.push_back(std::move(outputs));
   for (auto& left : request.leftOut) {
     // One the settings or the defaults leave out by its path (an 8 MiB file in
     // node_modules/) is excluded as it would be if git had shown it: the verdict

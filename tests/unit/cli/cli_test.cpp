@@ -5,6 +5,7 @@
 #include <set>
 
 #include "core/support/json.h"
+#include "tests/support/notebook.h"
 #include "tests/support/temp_repo.h"
 
 namespace revline {
@@ -401,6 +402,38 @@ TEST(Cli, AReportThatCannotBeWrittenFailsTheCommand) {
 // A Latin-1 file: reviewed, not "internal error" (exit 2). The finding on the
 // line with the non-UTF-8 byte keeps no edit (it would rewrite that byte); the
 // JSON output is valid UTF-8 and names why.
+// A data scientist's notebook, run again after a one-line edit: the review and
+// `revline diff` show the cell's source, not the new plot's base64, and the
+// report says which part was left out. The builtin still reads a credential a
+// cell printed.
+TEST(Cli, ANotebooksOutputsAreLeftOutOfTheReviewAndSaidToBe) {
+  TempRepo repo;
+  std::vector<std::string> source{"import pandas as pd\\n", "df = pd.read_csv('a.csv')\\n", "df.head()"};
+  repo.write("nb/Explore.ipynb", testing::jupyterNotebook({source, testing::base64Image(20000, 1), {"rows 10\\n"}, 1}));
+  repo.commitAll();
+  source[1] = "df = pd.read_csv('b.csv')\\n";
+  const std::string token = "ghp_" + std::string("aB3dE5gH7jK9mN1pQ3sT5vW7yZ9bC1dE3fG5");
+  repo.write("nb/Explore.ipynb", testing::jupyterNotebook({source, testing::base64Image(20000, 2), {"key " + token + "\\n"}, 2}));
+  auto r = runRevline("diff", repo.root());
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("b.csv"));
+  EXPECT_EQ(r.out.find(testing::base64Image(20000, 2).substr(0, 40)), std::string::npos) << "the new plot";
+  EXPECT_LT(r.out.size(), 2000u) << r.out.substr(0, 2000);
+  r = runRevline("review --format json", repo.root());
+  ASSERT_EQ(r.exitCode, 1) << r.err << r.out;  // the printed token blocks
+  const json j = json::parse(r.out);
+  ASSERT_EQ(j["findings"].size(), 1u) << r.out;
+  EXPECT_THAT(j["findings"][0]["title"].get<std::string>(), HasSubstr("GitHub"));
+  EXPECT_EQ(j["coverage"]["filesReviewed"], 1);
+  EXPECT_EQ(j["coverage"]["filesExcluded"], 0);
+  EXPECT_EQ(j["coverage"]["linesReviewed"], 3) << "the edited line, each side, and the printed token";
+  ASSERT_EQ(j["coverage"]["filesSkipped"].size(), 1u);
+  EXPECT_EQ(j["coverage"]["filesSkipped"][0]["partial"], true);
+  EXPECT_FALSE(j["coverage"]["filesSkipped"][0].contains("overLimit"));
+  r = runRevline("review", repo.root());
+  EXPECT_THAT(r.out, HasSubstr("excluded: part of nb/Explore.ipynb ("));
+}
+
 TEST(Cli, ALatin1FileIsReviewed) {
   TempRepo repo;
   repo.write("src/A.java", "class A {\n}\n");

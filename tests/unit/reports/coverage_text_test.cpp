@@ -149,5 +149,26 @@ TEST(CoverageText, PartlyReviewedFilesAreSaidToBe) {
   EXPECT_EQ(renderSarif(o)["runs"][0]["properties"]["coverageText"], coverageSentence(o.coverage));
 }
 
+// A notebook's outputs left out by choice: the notebook is reviewed (its
+// cells' source), so it is no excluded file, but its output lines are excluded lines.
+TEST(CoverageText, PartOfAFileLeftOutByChoiceIsExcludedLinesNotAnExcludedFile) {
+  review::Coverage c{2, 2, 12, 52, {}};
+  review::SkippedFile outputs{"analysis.ipynb", "its outputs, execution counts and metadata (40 changed lines): not code", 40};
+  outputs.partial = true;
+  c.filesSkipped.push_back(outputs);
+  EXPECT_EQ(coverageSentence(c),
+            "reviewed 2 of 2 files (12 of 12 changed lines); excluded: part of analysis.ipynb (40 changed lines)");
+  const json j = coverageJson(c);
+  EXPECT_EQ(j["filesExcluded"], 0);
+  EXPECT_EQ(j["linesExcluded"], 40);
+  EXPECT_EQ(notReviewedReason(c), "") << "left out by choice: APPROVE stays possible";
+
+  c.filesSkipped.push_back({"poetry.lock", "lock file", 8});
+  c.filesTotal += 1;
+  c.linesTotal += 8;
+  EXPECT_EQ(coverageSentence(c), "reviewed 2 of 2 files not excluded (12 of 12 changed lines); excluded: 1 file and "
+                                 "part of 1 file (48 changed lines): part of analysis.ipynb, poetry.lock");
+}
+
 }  // namespace
 }  // namespace revline::reports

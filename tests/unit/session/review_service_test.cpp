@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/git/git.h"
+#include "tests/support/notebook.h"
 #include "tests/support/temp_repo.h"
 
 namespace revline::session {
@@ -393,6 +394,146 @@ TEST(ReviewService, AChangeWithNoLineToShowSendsNothing) {
   ASSERT_EQ(binary.reviewed.files.size(), 1u);
   EXPECT_TRUE(binary.reviewed.files[0].binary) << binary.reviewed.files[0].path();
   EXPECT_EQ(binary.outcome.verdict, contract::Verdict::Approve);
+}
+
+// Jupyter notebooks: a run rewrites each plot's base64 and the execution
+// counts; only the cells' source is sent (session/notebooks.h).
+struct NotebookRepo {
+  testing::TempRepo repo;
+  std::vector<std::string> source{"import pandas as pd\\n", "df = pd.read_csv('a.csv')\\n", "df.head()"};
+  NotebookRepo() {
+    repo.write("analysis.ipynb", testing::jupyterNotebook({source, testing::base64Image(6000, 1), {"rows 10\\n"}, 1}));
+    repo.commitAll("init");
+  }
+  // The notebook run again: a new plot and count, and `printed`.
+  void rerun(const std::vector<std::string>& printed = {"rows 10\\n"}) const {
+    repo.write("analysis.ipynb", testing::jupyterNotebook({source, testing::base64Image(6000, 2), printed, 2}));
+  }
+  ReviewRequest request() const { return {diff::parse(git::diffText(repo.root(), {})), repo.root(), {}, {}}; }
+};
+
+const review::SkippedFile* skippedEntry(const ReviewResult& r, const std::string& path) {
+  for (const auto& s : r.outcome.coverage.filesSkipped)
+    if (s.path == path) return &s;
+  return nullptr;
+}
+
+TEST(ReviewServiceNotebooks, OnlyTheCellsSourceIsSentNotTheOutputsOrCounts) {
+  NotebookRepo nb;
+  nb.source.insert(nb.source.begin() + 2, "df = df.dropna()\\n");
+  nb.rerun({"rows 9\\n"});
+  Script s{{{"summary", "ok"}, {"verdict", "APPROVE"}, {"findings", json::array()}}, {}};
+  const ReviewResult r = ReviewService(scripted(s)).review(nb.request());
+  ASSERT_EQ(s.requests.size(), 1u);
+  const std::string& sent = s.requests[0].messages[0].text;
+  EXPECT_NE(sent.find("df = df.dropna()"), std::string::npos) << sent;
+  EXPECT_NE(sent.find("import pandas as pd"), std::string::npos) << "the rest of the cell, as function context";
+  EXPECT_EQ(sent.find(testing::base64Image(6000, 1).substr(0, 40)), std::string::npos) << "the old plot";
+  EXPECT_EQ(sent.find(testing::base64Image(6000, 2).substr(0, 40)), std::string::npos) << "the new plot";
+  EXPECT_EQ(sent.find("execution_count"), std::string::npos);
+  EXPECT_EQ(sent.find("rows 9"), std::string::npos) << "printed output";
+  EXPECT_LT(sent.size(), 3000u);
+  EXPECT_EQ(r.outcome.coverage.filesReviewed, 1);
+  EXPECT_EQ(r.outcome.coverage.linesReviewed, 1);
+  const review::SkippedFile* outputs = skippedEntry(r, "analysis.ipynb");
+  ASSERT_NE(outputs, nullptr);
+  EXPECT_TRUE(outputs->partial);
+  EXPECT_FALSE(outputs->overLimit) << "left out by choice: the verdict may still be APPROVE";
+  EXPECT_EQ(outputs->lines, 6) << outputs->reason;  // the plot, the count and the printed line, each - and +
+  EXPECT_EQ(r.outcome.verdict, contract::Verdict::Approve);
+}
+
+// The per-hunk cache keeps a notebook's reviewed cells: running it again (new
+// plots, new counts) sends nothing, and its finding stays.
+TEST(ReviewServiceNotebooks, RunningTheNotebookAgainReusesTheReviewOfItsCells) {
+  NotebookRepo nb;
+  nb.source[1] = "df = pd.read_csv('b.csv')\\n";
+  nb.repo.write("analysis.ipynb", testing::jupyterNotebook({nb.source, testing::base64Image(6000, 2), {"rows 3\\n"}, 2}));
+  Script s{{{"summary", "bug"}, {"verdict", "COMMENT"}, {"findings", {finding("analysis.ipynb", 0, "MINOR")}}}, {}};
+  HunkCache hunks;
+  const ReviewService service(scripted(s), nullptr, defaultGitDiff(), &hunks);
+  const PreparedReview prepared = prepare(nb.request());
+  ASSERT_EQ(prepared.reviewed.files.size(), 1u);
+  const int changedLine = prepared.reviewed.files[0].hunks.at(0).lines.at(3).newLine;
+  s.answer["findings"][0]["line"] = changedLine;
+  const ReviewResult first = service.review(nb.request());
+  ASSERT_EQ(s.requests.size(), 1u);
+  ASSERT_EQ(first.outcome.findings.size(), 1u) << (first.outcome.rejected.empty() ? "" : first.outcome.rejected[0].reason);
+  nb.repo.write("analysis.ipynb", testing::jupyterNotebook({nb.source, testing::base64Image(6000, 3), {"rows 4\\n"}, 3}));
+  const ReviewResult again = service.review(nb.request());
+  EXPECT_EQ(s.requests.size(), 1u) << "the cells' source is as reviewed: nothing to send";
+  EXPECT_EQ(again.hunksReused, 1);
+  ASSERT_EQ(again.outcome.findings.size(), 1u);
+  EXPECT_EQ(again.outcome.findings[0].id, first.outcome.findings[0].id);
+}
+
+TEST(ReviewServiceNotebooks, ARerunWithNoSourceChangedSendsNothing) {
+  NotebookRepo nb;
+  nb.rerun();
+  int built = 0;
+  const ReviewService service([&](const config::Config&, const diff::Diff&, const fs::path&) -> std::unique_ptr<review::Provider> {
+    ++built;
+    throw review::ProviderError(review::ProviderError::Kind::Config, "no API key");
+  });
+  const ReviewResult r = service.review(nb.request());
+  EXPECT_EQ(built, 0);
+  EXPECT_TRUE(r.reviewed.files.empty());
+  const review::SkippedFile* entry = skippedEntry(r, "analysis.ipynb");
+  ASSERT_NE(entry, nullptr);
+  EXPECT_FALSE(entry->partial);
+  EXPECT_FALSE(entry->overLimit);
+  EXPECT_NE(entry->reason.find("only in its outputs"), std::string::npos) << entry->reason;
+  EXPECT_EQ(r.outcome.verdict, contract::Verdict::Approve);
+}
+
+TEST(ReviewServiceNotebooks, AnOutputThatPrintsACredentialStaysInTheReview) {
+  NotebookRepo nb;
+  const std::string token = "ghp_" + std::string("aB3dE5gH7jK9mN1pQ3sT5vW7yZ9bC1dE3fG5");
+  nb.rerun({"token " + token + "\\n"});
+  Script s{{{"summary", "ok"}, {"verdict", "APPROVE"}, {"findings", json::array()}}, {}};
+  const ReviewResult r = ReviewService(scripted(s)).review(nb.request());
+  ASSERT_EQ(r.reviewed.files.size(), 1u);
+  std::string shown;
+  for (const auto& h : r.reviewed.files[0].hunks)
+    for (const auto& l : h.lines) shown += std::string(l.text) + "\n";
+  EXPECT_NE(shown.find(token), std::string::npos) << shown;
+  EXPECT_EQ(shown.find(testing::base64Image(6000, 2).substr(0, 40)), std::string::npos);
+}
+
+TEST(ReviewServiceNotebooks, AStagedNotebookIsReadAsTheIndexHasIt) {
+  NotebookRepo nb;
+  nb.source.push_back("\\n");
+  nb.source[2] = "df.describe()";
+  nb.rerun();
+  nb.repo.git("add analysis.ipynb");
+  // Unstaged: the work tree's copy is another run with other lines; the index's is the change.
+  nb.repo.write("analysis.ipynb", testing::jupyterNotebook({{"x = 1"}, "", {}, 9}));
+  git::DiffRequest staged;
+  staged.mode = git::DiffRequest::Mode::Staged;
+  ReviewRequest request{diff::parse(git::diffText(nb.repo.root(), staged)), nb.repo.root(), {}, {}};
+  request.newSide = ReviewRequest::NewSide::Index;
+  const PreparedReview prepared = prepare(std::move(request));
+  ASSERT_EQ(prepared.reviewed.files.size(), 1u);
+  std::string shown;
+  for (const auto& h : prepared.reviewed.files[0].hunks)
+    for (const auto& l : h.lines) shown += std::string(l.text) + "\n";
+  EXPECT_NE(shown.find("df.describe()"), std::string::npos) << shown;
+  EXPECT_EQ(shown.find("execution_count"), std::string::npos) << "narrowed by the index's text" << shown;
+}
+
+TEST(ReviewServiceNotebooks, ANotebookRewrittenSinceTheDiffIsReviewedWhole) {
+  NotebookRepo nb;
+  nb.source[2] = "df.tail()";
+  nb.rerun();
+  ReviewRequest request = nb.request();
+  nb.repo.write("analysis.ipynb", "{\"cells\": []}\n");  // saved again before the review read it
+  const PreparedReview prepared = prepare(std::move(request));
+  ASSERT_EQ(prepared.reviewed.files.size(), 1u);
+  bool countShown = false;
+  for (const auto& h : prepared.reviewed.files[0].hunks)
+    for (const auto& l : h.lines) countShown = countShown || l.text.find("execution_count") != std::string_view::npos;
+  EXPECT_TRUE(countShown) << "its lines could not be told apart: all of them are reviewed";
+  EXPECT_TRUE(prepared.inputs.filesSkipped.empty());
 }
 
 // A model call cancelled: one request in flight counts as spent (tokens unknown);

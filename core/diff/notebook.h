@@ -1,0 +1,34 @@
+// Jupyter notebooks (.ipynb): a JSON file whose code is in its cells' "source"
+// values. Everything else (outputs: images as base64, printed text, tables;
+// execution counts; cell ids; metadata) changes each time the notebook is run
+// and is not code: a re-run notebook's diff is mostly base64, which a model
+// would be paid to read. Pure functions; no I/O (session/notebooks.h reads the
+// two sides and narrows the change).
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "core/diff/diff.h"
+
+namespace revline::diff {
+
+// A notebook by its name: ends in ".ipynb", in any case.
+bool isNotebookPath(std::string_view path);
+
+// Per line of a notebook's text ([0] is line 1): whether the line is part of a
+// cell's source, from the line of its key to the line that closes it: "source"
+// of each cell of the top-level "cells" (nbformat 4), or of "worksheets"[i]
+// ["cells"] with a code cell's "input" (nbformat 3). nullopt when `text` is not
+// JSON or has no such cells array: such a file is reviewed as it is.
+std::optional<std::vector<bool>> notebookSourceLines(std::string_view text);
+
+// Keeps of `file` only the lines `keepOld` (removed lines, by old-file number)
+// and `keepNew` (added and context lines, by new-file number) hold as true: each
+// run of kept lines becomes a hunk of its own, with its own header, and a run
+// without an added or removed line is dropped. Line numbers past a vector's end
+// are not kept. Returns how many added and removed lines were dropped.
+std::int64_t keepOnlyLines(FileDiff& file, const std::vector<bool>& keepOld, const std::vector<bool>& keepNew);
+
+}  // namespace revline::diff

@@ -1,6 +1,7 @@
 #include "core/diff/notebook.h"
 
 #include <cctype>
+#include <cstdlib>
 #include <string>
 #include <utility>
 
@@ -26,7 +27,7 @@ class SourceScanner {
     skipSpace();
     if (peek() != '{' || !value(Role::Root, 0, 0)) return std::nullopt;
     skipSpace();
-    if (pos_ != t_.size() || !sawCells_) return std::nullopt;
+    if (pos_ != t_.size() || !sawCells_ || !(version_ == "3" || version_ == "4")) return std::nullopt;
     return std::move(spans_);
   }
 
@@ -123,7 +124,11 @@ class SourceScanner {
         skipSpace();
         sawCells_ = sawCells_ || peek() == '[';
       }
+      skipSpace();
+      const std::size_t valueStart = pos_;
       if (!value(child, depth + 1, keyLine)) return false;
+      // The version Python reads is the key's last value; 4.0 is 4 to it, "4" no version.
+      if (role == Role::Root && key == "nbformat") version_ = versionOf(t_.substr(valueStart, pos_ - valueStart));
       skipSpace();
       if (peek() == '}') return ++pos_, true;
       if (peek() != ',') return false;
@@ -145,8 +150,19 @@ class SourceScanner {
     }
   }
 
+  // "3", "4" (also written 4.0 or 4e0) or "" for any other value.
+  static std::string versionOf(std::string_view number) {
+    if (number.empty() || !(std::isdigit(static_cast<unsigned char>(number[0])))) return "";
+    const std::string text(number);
+    char* end = nullptr;
+    const double v = std::strtod(text.c_str(), &end);
+    if (end != text.c_str() + text.size()) return "";
+    return v == 3.0 ? "3" : v == 4.0 ? "4" : "";
+  }
+
   std::string_view t_;
   std::size_t pos_ = 0;
+  std::string version_;  // the top level's "nbformat"
   int line_ = 1;
   bool sawCells_ = false;
   std::vector<std::pair<int, int>> spans_;

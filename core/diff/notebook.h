@@ -5,6 +5,7 @@
 // would be paid to read. Pure functions; no I/O (session/notebooks.h reads the
 // two sides and narrows the change).
 #pragma once
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string_view>
@@ -14,6 +15,10 @@
 
 namespace revline::diff {
 
+// Largest notebook read to tell its source from its outputs (and for a cell's
+// function context): notebooks with plots are megabytes, the ones worth it.
+inline constexpr std::size_t kMaxNotebookBytes = 32 * 1024 * 1024;
+
 // A notebook by its name: ends in ".ipynb", in any case.
 bool isNotebookPath(std::string_view path);
 
@@ -21,7 +26,10 @@ bool isNotebookPath(std::string_view path);
 // cell's source, from the line of its key to the line that closes it: "source"
 // of each cell of the top-level "cells" (nbformat 4), or of "worksheets"[i]
 // ["cells"] with a code cell's "input" (nbformat 3). nullopt when `text` is not
-// JSON or has no such cells array: such a file is reviewed as it is.
+// JSON, has no such cells array, or its "nbformat" (the last, as Python reads
+// it) is not 3 or 4: Jupyter reads other versions' code elsewhere (version 1's
+// "code", and a file without the key is version 1), so such a file is reviewed
+// as it is.
 std::optional<std::vector<bool>> notebookSourceLines(std::string_view text);
 
 // Keeps of `file` only the lines `keepOld` (removed lines, by old-file number)

@@ -59,7 +59,8 @@ std::string coverageSentence(const review::Coverage& c) {
 std::string skippedFileText(const review::SkippedFile& skipped, bool asCode) {
   std::string text = asCode ? markdownCode(skipped.path) : skipped.path;
   // Its reason names only the lines left out: without this it reads as the whole file.
-  if (skipped.partial) text += " (partly reviewed)";
+  if (skipped.partial && skipped.overLimit) text += " (partly reviewed)";
+  else if (skipped.partial) text = "part of " + text;  // by choice (a notebook's outputs): the rest is reviewed
   return text + ": " + skipped.reason;
 }
 

@@ -27,7 +27,8 @@ std::string coverageSentence(const review::Coverage& coverage);
 
 // A skipped file and why, as the reports list it: "go.sum: lock file; ...", or
 // "command_test.go (partly reviewed): not reviewed: lines 1-509 ..." when other
-// hunks of it were reviewed. `asCode` puts the path in backticks (Markdown).
+// hunks of it were reviewed, "part of a.ipynb: its outputs, ..." for a part left
+// out by choice. `asCode` puts the path in backticks (Markdown).
 std::string skippedFileText(const review::SkippedFile& skipped, bool asCode = false);
 
 // Why the verdict is not APPROVE because of coverage, or empty: parts of the

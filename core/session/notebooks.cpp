@@ -40,7 +40,7 @@ bool showsLinesOf(const diff::FileDiff& f, bool oldSide) {
 // A new side that is not the work tree's (--staged, --stdin) but that new_side.cpp
 // did not read (over its 1 MiB cap): the blob the diff names, read here.
 bool newSideFromBlob(const diff::Diff& change, const diff::FileDiff& f) {
-  if (!change.newVersions || !f.newBlob) return false;
+  if (!change.newVersions || !f.newBlob || !f.newPath) return false;
   const auto v = change.newVersions->find(*f.newPath);
   return v != change.newVersions->end() && !v->second;
 }
@@ -57,7 +57,7 @@ std::optional<std::string> newSideText(const diff::Diff& change, const diff::Fil
   }
   if (change.newVersions)
     if (const auto v = change.newVersions->find(*f.newPath); v != change.newVersions->end()) return v->second;
-  return support::readRepositoryFile(root, *f.newPath, kMaxNotebookBytes).content;
+  return support::readRepositoryFile(root, *f.newPath, diff::kMaxNotebookBytes).content;
 }
 
 }  // namespace
@@ -65,8 +65,10 @@ std::optional<std::string> newSideText(const diff::Diff& change, const diff::Fil
 std::vector<review::SkippedFile> leaveOutNotebookOutputs(diff::Diff& change, const std::filesystem::path& root) {
   std::vector<review::SkippedFile> leftOut;
   if (root.empty()) return leftOut;  // --stdin outside a repository: neither side can be read
+  // Either name (a notebook deleted, or renamed): what decides is whether its text reads as one.
   auto isCandidate = [](const diff::FileDiff& f) {
-    return f.newPath && !f.binary && !f.hunks.empty() && diff::isNotebookPath(*f.newPath);
+    return !f.binary && !f.hunks.empty() &&
+           ((f.newPath && diff::isNotebookPath(*f.newPath)) || (f.oldPath && diff::isNotebookPath(*f.oldPath)));
   };
   std::vector<std::string> ids;
   for (const auto& f : change.files) {
@@ -74,7 +76,7 @@ std::vector<review::SkippedFile> leaveOutNotebookOutputs(diff::Diff& change, con
     if (f.oldBlob && showsLinesOf(f, true)) ids.push_back(*f.oldBlob);
     if (newSideFromBlob(change, f)) ids.push_back(*f.newBlob);
   }
-  const Blobs blobs = ids.empty() ? Blobs{} : git::blobTexts(root, ids, kMaxNotebookBytes);
+  const Blobs blobs = ids.empty() ? Blobs{} : git::blobTexts(root, ids, diff::kMaxNotebookBytes);
   std::vector<diff::FileDiff> kept;
   for (auto& f : change.files) {
     if (!isCandidate(f)) {
@@ -92,7 +94,7 @@ std::vector<review::SkippedFile> leaveOutNotebookOutputs(diff::Diff& change, con
       readable = readable && source.has_value();
     }
     if (readable && showsLinesOf(f, false)) {
-      const auto text = newSideText(change, f, root, blobs);
+      const auto text = f.newPath ? newSideText(change, f, root, blobs) : std::nullopt;
       std::optional<std::vector<bool>> source;
       if (text && showsAs(f, *text, false)) source = diff::notebookSourceLines(*text);
       if (source) keepNew = std::move(*source);

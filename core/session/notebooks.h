@@ -13,18 +13,15 @@
 
 namespace revline::session {
 
-// Largest notebook read to tell its source from its outputs: notebooks with
-// images are megabytes, and those are the ones worth narrowing.
-inline constexpr std::size_t kMaxNotebookBytes = 32 * 1024 * 1024;
-
 // Narrows each notebook of `change` (repository at `root`) to its cells'
 // source lines. An output line that holds a secret is kept (the builtin flags
 // it; what is sent to a model is redacted). Returns what was left out, for the
 // coverage: a notebook whose change is only outputs and metadata leaves
 // `change` and is listed as excluded; one with source changes too is listed as
 // partly excluded (`partial`, not over a limit: reviewed, by choice). A
-// notebook whose two sides cannot both be read, that is not nbformat-4 JSON, or
-// whose text does not match its hunks is reviewed whole, as before.
+// notebook deleted keeps its cells' removed source. One whose sides cannot be
+// read, that is not nbformat 3 or 4 JSON (diff::notebookSourceLines), or whose
+// text does not match its hunks is reviewed whole, as any file.
 std::vector<review::SkippedFile> leaveOutNotebookOutputs(diff::Diff& change, const std::filesystem::path& root);
 
 }  // namespace revline::session

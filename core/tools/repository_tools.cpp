@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cmath>
 
+#include "core/diff/notebook.h"
 #include "core/support/text.h"
 
 namespace revline::tools {
@@ -361,7 +362,9 @@ review::ToolResult RepositoryTools::execute(const review::ToolCall& call, const 
 std::optional<std::string> RepositoryTools::newFileText(const std::string& path) const {
   auto resolved = sandbox_.resolve(path, /*ofTheDiff=*/true);
   if (std::holds_alternative<ToolError>(resolved)) return std::nullopt;
-  auto text = sandbox_.readText(std::get<ResolvedPath>(resolved));
+  // A notebook's cells are read past the tools' cap: its plots make it megabytes, and its
+  // function context (the cell) is a few lines of it.
+  auto text = sandbox_.readText(std::get<ResolvedPath>(resolved), diff::isNotebookPath(path) ? diff::kMaxNotebookBytes : 0);
   if (std::holds_alternative<ToolError>(text)) return std::nullopt;
   return std::get<std::string>(std::move(text));
 }

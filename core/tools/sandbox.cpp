@@ -237,7 +237,8 @@ Result<ResolvedPath> Sandbox::resolve(std::string_view path, bool ofTheDiff) con
   return ResolvedPath{canonical, relative};
 }
 
-Result<std::string> Sandbox::readText(const ResolvedPath& path) const {
+Result<std::string> Sandbox::readText(const ResolvedPath& path, std::size_t maxBytes) const {
+  const std::size_t cap = maxBytes ? maxBytes : limits_.maxFileBytes;
   // The change's new side first: what the work tree holds there (an edit, a directory, nothing) is not it.
   // Through a symlink, the file it leads to: `l.py -> lib.py` reads lib.py as the new side has it.
   if (newVersions_) {
@@ -250,7 +251,7 @@ Result<std::string> Sandbox::readText(const ResolvedPath& path) const {
                          " under review is not the work tree's (its copy there differs, or is gone), and git could "
                          "not give it (not in its object store, or over the size limit); only the diff shows what "
                          "the change holds of it"};
-      if (v->second->size() > limits_.maxFileBytes) return tooLarge(path.relative, v->second->size());
+      if (v->second->size() > cap) return tooLarge(path.relative, v->second->size(), cap);
       return finishRead(*v->second, path.relative);
     }
   }
@@ -263,8 +264,8 @@ Result<std::string> Sandbox::readText(const ResolvedPath& path) const {
       return ToolError{"git could not give the index's version of " + quotePath(path.relative) +
                        " (a file git does not read from the work tree: outside the sparse checkout, or marked "
                        "skip-worktree or assume-unchanged), or it is over the " +
-                       std::to_string(limits_.maxFileBytes / 1024) + " KB limit for tools"};
-    if (text->second->size() > limits_.maxFileBytes) return tooLarge(path.relative, text->second->size());
+                       std::to_string(cap / 1024) + " KB limit for tools"};
+    if (text->second->size() > cap) return tooLarge(path.relative, text->second->size(), cap);
     return finishRead(std::move(*text->second), path.relative);
   }
   std::error_code ec;
@@ -274,11 +275,11 @@ Result<std::string> Sandbox::readText(const ResolvedPath& path) const {
   }
   // The one confined read (core/support/repo_file.h): regular files only, opened
   // without blocking, never read past the cap.
-  support::RepoFileRead read = support::readRegularFile(path.absolute, quotePath(path.relative), limits_.maxFileBytes);
+  support::RepoFileRead read = support::readRegularFile(path.absolute, quotePath(path.relative), cap);
   if (!read) {
     if (read.skipped->reason == support::RepoFileSkip::Reason::TooLarge) {
       auto size = fs::file_size(path.absolute, ec);
-      return tooLarge(path.relative, ec ? std::nullopt : std::optional<std::uintmax_t>(size));
+      return tooLarge(path.relative, ec ? std::nullopt : std::optional<std::uintmax_t>(size), cap);
     }
     if (read.skipped->reason == support::RepoFileSkip::Reason::NotRegular) {
       return ToolError{quotePath(path.relative) + " is " + read.skipped->why + "; refused"};
@@ -288,9 +289,9 @@ Result<std::string> Sandbox::readText(const ResolvedPath& path) const {
   return finishRead(std::move(*read.content), path.relative);
 }
 
-ToolError Sandbox::tooLarge(const std::string& relative, std::optional<std::uintmax_t> bytes) const {
+ToolError Sandbox::tooLarge(const std::string& relative, std::optional<std::uintmax_t> bytes, std::size_t cap) const {
   return ToolError{quotePath(relative) + " is " + (bytes ? std::to_string(*bytes / 1024) + " KB, over" : std::string("over")) +
-                   " the " + std::to_string(limits_.maxFileBytes / 1024) +
+                   " the " + std::to_string(cap / 1024) +
                    " KB limit for tools; use search_text to find the part you need"};
 }
 

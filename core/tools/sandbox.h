@@ -110,9 +110,9 @@ class Sandbox {
   // Checks that a glob pattern is repository-relative (no absolute path, no `..`, no NUL).
   std::optional<ToolError> checkPattern(std::string_view pattern, std::string_view what) const;
 
-  // Reads a regular text file: refused when not a regular file, larger than the cap,
-  // or binary (a NUL in the first 8 KB).
-  Result<std::string> readText(const ResolvedPath& path) const;
+  // Reads a regular text file: refused when not a regular file, larger than the cap
+  // (`maxBytes`, or the tools' maxFileBytes when 0), or binary (a NUL in the first 8 KB).
+  Result<std::string> readText(const ResolvedPath& path, std::size_t maxBytes = 0) const;
 
   // Every candidate file (repository-relative, sorted): regular files and symlinks to
   // regular files inside the root; skipped directories and directory symlinks are not
@@ -181,7 +181,7 @@ class Sandbox {
   // The checks and redaction of every read, on text read from the work tree or git.
   Result<std::string> finishRead(std::string data, const std::string& relative) const;
   // The refusal of a file over maxFileBytes (its size when known).
-  ToolError tooLarge(const std::string& relative, std::optional<std::uintmax_t> bytes) const;
+  ToolError tooLarge(const std::string& relative, std::optional<std::uintmax_t> bytes, std::size_t cap) const;
 };
 
 // The model's glob: the one glob engine (support/glob.h, as the settings use

@@ -432,6 +432,7 @@ TEST(Cli, ANotebooksOutputsAreLeftOutOfTheReviewAndSaidToBe) {
   EXPECT_FALSE(j["coverage"]["filesSkipped"][0].contains("overLimit"));
   r = runRevline("review", repo.root());
   EXPECT_THAT(r.out, HasSubstr("excluded: part of nb/Explore.ipynb ("));
+  EXPECT_THAT(r.out, HasSubstr("Skipped part of nb/Explore.ipynb: its outputs, execution counts and metadata"));
 }
 
 TEST(Cli, ALatin1FileIsReviewed) {

@@ -71,22 +71,40 @@ TEST(Notebook, AVersion3NotebooksInputAndSourceAreSource) {
 
 TEST(Notebook, ASourceKeyOutsideACellIsNoSource) {
   const std::string text = "{\n \"cells\": [\n  {\n   \"outputs\": [\n    {\"data\": {\"source\": [\n     \"print(1)\"\n"
-                           "    ]}}\n   ],\n   \"metadata\": {\"source\": \"x\"}\n  }\n ],\n \"metadata\": {\"source\": 1}\n}\n";
+                           "    ]}}\n   ],\n   \"metadata\": {\"source\": \"x\"}\n  }\n ],\n \"metadata\": {\"source\": 1},\n"
+                           " \"nbformat\": 4\n}\n";
   ASSERT_TRUE(nlohmann::json::accept(text));
   EXPECT_TRUE(sourceText(text).empty());
 }
 
 TEST(Notebook, WhatIsNotANotebookOfCellsIsReadAsItIs) {
-  EXPECT_FALSE(notebookSourceLines("{\"cells\": {}}")) << "cells that are no list";
-  EXPECT_FALSE(notebookSourceLines("{\"cells\": [{\"source\": [\"x\"]}]")) << "cut short";
-  EXPECT_FALSE(notebookSourceLines("{\"cells\": []} trailing")) << "text after the document";
-  EXPECT_FALSE(notebookSourceLines("{\"cells\": [{\"source\": [\"a\nb\"]}]}")) << "a raw line break in a string";
+  EXPECT_FALSE(notebookSourceLines("{\"nbformat\": 4, \"cells\": {}}")) << "cells that are no list";
+  EXPECT_FALSE(notebookSourceLines("{\"nbformat\": 4, \"cells\": [{\"source\": [\"x\"]}]")) << "cut short";
+  EXPECT_FALSE(notebookSourceLines("{\"nbformat\": 4, \"cells\": []} trailing")) << "text after the document";
+  EXPECT_FALSE(notebookSourceLines("{\"nbformat\": 4, \"cells\": [{\"source\": [\"a\nb\"]}]}"))
+      << "a raw line break in a string";
   EXPECT_FALSE(notebookSourceLines("[1, 2]"));
   EXPECT_FALSE(notebookSourceLines(""));
   // Nesting past what a notebook holds is refused, not recursed into until the stack runs out.
-  EXPECT_FALSE(notebookSourceLines("{\"cells\": [" + std::string(1'000'000, '[') + std::string(1'000'000, ']') + "]}"));
-  EXPECT_TRUE(notebookSourceLines("{\"cells\": [], \"v\": [NaN, -Infinity, 1.5e3, true, null]}"))
+  EXPECT_FALSE(notebookSourceLines("{\"nbformat\": 4, \"cells\": [" + std::string(1'000'000, '[') +
+                                   std::string(1'000'000, ']') + "]}"));
+  EXPECT_TRUE(notebookSourceLines("{\"nbformat\": 4, \"cells\": [], \"v\": [NaN, -Infinity, 1.5e3, true, null]}"))
       << "what Python's json writes";
+}
+
+// Jupyter reads a version 1 notebook's code from "code" (and a file without
+// "nbformat" as version 1): narrowed as a version 4 one, that code would leave
+// the review while Jupyter still runs it. Only versions 3 and 4 are narrowed,
+// by the version Python reads: the key's last value.
+TEST(Notebook, OnlyVersions3And4AreReadForTheirCells) {
+  const std::string v1 = "{\"cells\": [{\"cell_type\": \"code\",\n \"code\": \"import os; os.system(cmd)\"}]}";
+  EXPECT_FALSE(notebookSourceLines(v1)) << "no nbformat: version 1";
+  EXPECT_FALSE(notebookSourceLines("{\"nbformat\": 1, " + v1.substr(1)));
+  EXPECT_FALSE(notebookSourceLines("{\"nbformat\": 4, \"nbformat\": 1, " + v1.substr(1))) << "the last one counts";
+  EXPECT_FALSE(notebookSourceLines("{\"nbformat\": \"4\", " + v1.substr(1))) << "a string is no version";
+  EXPECT_FALSE(notebookSourceLines("{\"nbformat\": 5, " + v1.substr(1))) << "a version not known yet";
+  EXPECT_TRUE(notebookSourceLines("{\"nbformat\": 1, \"nbformat\": 4.0, " + v1.substr(1)));
+  EXPECT_TRUE(notebookSourceLines("{\"nbformat\": 3, \"worksheets\": [{\"cells\": []}]}"));
 }
 
 TEST(Notebook, ANotebookIsNamedIpynbInAnyCase) {

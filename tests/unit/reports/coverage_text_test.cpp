@@ -162,6 +162,9 @@ TEST(CoverageText, PartOfAFileLeftOutByChoiceIsExcludedLinesNotAnExcludedFile) {
   EXPECT_EQ(j["filesExcluded"], 0);
   EXPECT_EQ(j["linesExcluded"], 40);
   EXPECT_EQ(notReviewedReason(c), "") << "left out by choice: APPROVE stays possible";
+  EXPECT_EQ(skippedFileText(outputs), "part of analysis.ipynb: its outputs, execution counts and metadata (40 changed "
+                                      "lines): not code")
+      << "not \"(partly reviewed)\", which a request limit's part says";
 
   c.filesSkipped.push_back({"poetry.lock", "lock file", 8});
   c.filesTotal += 1;

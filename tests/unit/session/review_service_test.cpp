@@ -467,6 +467,42 @@ TEST(ReviewServiceNotebooks, RunningTheNotebookAgainReusesTheReviewOfItsCells) {
   EXPECT_EQ(again.outcome.findings[0].id, first.outcome.findings[0].id);
 }
 
+// Deleted (or renamed past git's similarity after a run: a deletion and an
+// addition), a notebook's removed plots are no more code than its added ones.
+TEST(ReviewServiceNotebooks, ADeletedNotebookShowsOnlyItsCellsRemovedSource) {
+  NotebookRepo nb;
+  nb.repo.git("rm -q analysis.ipynb");
+  git::DiffRequest staged;
+  staged.mode = git::DiffRequest::Mode::Staged;
+  const PreparedReview prepared = prepare({diff::parse(git::diffText(nb.repo.root(), staged)), nb.repo.root(), {}, {}});
+  ASSERT_EQ(prepared.reviewed.files.size(), 1u);
+  std::string shown;
+  for (const auto& h : prepared.reviewed.files[0].hunks)
+    for (const auto& l : h.lines) shown += std::string(l.text) + "\n";
+  EXPECT_NE(shown.find("import pandas as pd"), std::string::npos) << shown;
+  EXPECT_EQ(shown.find(testing::base64Image(6000, 1).substr(0, 40)), std::string::npos) << "the removed plot";
+  ASSERT_EQ(prepared.inputs.filesSkipped.size(), 1u);
+  EXPECT_TRUE(prepared.inputs.filesSkipped[0].partial);
+}
+
+// The cell is a notebook's function context, also in a notebook past the tools'
+// 256 KB cap for reading files (most notebooks with plots are).
+TEST(ReviewServiceNotebooks, TheChangedCellIsShownWholeInABigNotebook) {
+  testing::TempRepo repo;
+  std::vector<std::string> source;
+  for (int i = 0; i < 14; ++i) source.push_back("step" + std::to_string(i) + " = run(" + std::to_string(i) + ")\\n");
+  repo.write("big.ipynb", testing::jupyterNotebook({source, testing::base64Image(400 * 1024, 1), {}, 1}));
+  repo.commitAll("init");
+  source[10] = "step10 = run(10, retries=3)\\n";
+  repo.write("big.ipynb", testing::jupyterNotebook({source, testing::base64Image(400 * 1024, 1), {}, 1}));
+  Script s{{{"summary", "ok"}, {"verdict", "APPROVE"}, {"findings", json::array()}}, {}};
+  ReviewService(scripted(s)).review({diff::parse(git::diffText(repo.root(), {})), repo.root(), {}, {}});
+  ASSERT_EQ(s.requests.size(), 1u);
+  const std::string& sent = s.requests[0].messages[0].text;
+  EXPECT_NE(sent.find("retries=3"), std::string::npos);
+  EXPECT_NE(sent.find("step0 = run(0)"), std::string::npos) << "the cell's first line, 10 lines above the edit" << sent;
+}
+
 TEST(ReviewServiceNotebooks, ARerunWithNoSourceChangedSendsNothing) {
   NotebookRepo nb;
   nb.rerun();

@@ -19,7 +19,7 @@ std::vector<Diagnostic> Server::diagnosticsFor(const std::string& uri) {
   return out;
 }
 
-void Server::publish(const std::string& uri) {
+void Server::publish(const std::string& uri, bool unlessNothingToClear) {
   std::vector<Diagnostic> diagnostics = diagnosticsFor(uri);
   // Pull clients pull the documents they have open; files a workspace review
   // found problems in that are not open are still pushed (handleDidOpen clears
@@ -36,6 +36,11 @@ void Server::publish(const std::string& uri) {
   if (pullDiagnostics_) {
     if (diagnostics.empty() && !pushedToPullClient_.erase(uri)) return;
     if (!diagnostics.empty()) pushedToPullClient_.insert(uri);
+  } else if (diagnostics.empty()) {
+    // An open document is always told (its version; a client may wait for it).
+    if (!shownByPush_.erase(uri) && unlessNothingToClear && !documents_.get(uri)) return;
+  } else {
+    shownByPush_.insert(uri);
   }
   PublishDiagnosticsParams params;
   params.uri = uri;

@@ -244,6 +244,7 @@ void Server::adoptClientUri(const fs::path& file, const std::string& uri) {
   if (!files_.count(uri)) files_[uri] = std::move(it->second);
   files_.erase(it);
   pushedToPullClient_.erase(before);
+  shownByPush_.erase(before);
   transport_.notify("textDocument/publishDiagnostics", PublishDiagnosticsParams{before, std::nullopt, {}});
 }
 

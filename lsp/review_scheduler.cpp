@@ -606,7 +606,7 @@ void Server::applyOutcome(Job& job, JobOutcome& outcome) {
       const auto digest = outcome.diffFingerprints.find(rel);
       state.reviewedDiff = digest != outcome.diffFingerprints.end() ? digest->second : "";
       state.findings = std::move(byUri[uri]);
-      publish(uri);
+      publish(uri, /*unlessNothingToClear=*/!job.path);  // a workspace review: thousands of clean files
     }
   };
   using Kind = JobOutcome::Kind;

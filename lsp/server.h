@@ -262,7 +262,9 @@ class Server : public MessageHandler {
   // The diagnostics of `uri` now (dismissed findings left out).
   std::vector<Diagnostic> diagnosticsFor(const std::string& uri);
   // Pushes them, or (pull clients) asks the client to pull when they changed.
-  void publish(const std::string& uri);
+  // `unlessNothingToClear`: not an empty list for a closed file whose last push
+  // was empty too (a workspace review: one for each of thousands of clean files).
+  void publish(const std::string& uri, bool unlessNothingToClear = false);
   int debounceFor(const config::Config& config) const;
   // Pull clients: `uri` was opened; its pushed diagnostics (if any) are withdrawn.
   void switchToPull(const std::string& uri);
@@ -282,6 +284,8 @@ class Server : public MessageHandler {
   RefreshGate refresh_;
   std::map<std::string, std::string> pulledResultId_;  // by uri: what the client last pulled
   std::set<std::string> pushedToPullClient_;           // uris not open, pushed non-empty diagnostics
+  // Push clients: uris whose last push was not empty (publish's unlessNothingToClear).
+  std::set<std::string> shownByPush_;
   json clientSettings_ = json::object();
   std::optional<json> lastGoodClientSettings_;  // the last editor settings that applied (kept when new ones fail)
   std::vector<std::filesystem::path> folders_;

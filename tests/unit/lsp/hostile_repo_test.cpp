@@ -183,12 +183,11 @@ TEST_F(Hostile, AFindingOnASymlinkOutOfTheRepositoryReadsNothingOutside) {
   c.initialize(rootUri(), {{"debounce_ms", 0}, {"provider", "openai"}, {"base_url", model.url("/v1")}, {"model", "m"},
                            {"api_key_env", "HOME"}, {"review_scope", "workspace"}});
   save(c);  // the workspace's diff holds the symlink (untracked: added)
-  json onLink;
-  for (const json& m : untilDiagnostics(c))
-    if (m.value("method", "") == "textDocument/publishDiagnostics" && !m["params"]["diagnostics"].empty() &&
-        m["params"]["uri"] != uri)
-      onLink = m;
-  ASSERT_FALSE(onLink.is_null()) << "no diagnostics on the symlink";
+  // (Service.java, closed and without a finding, gets no empty list: only the link is published.)
+  const json onLink = c.waitFor([&](const json& m) {
+    return m.value("method", "") == "textDocument/publishDiagnostics" && m["params"]["uri"] != uri;
+  }, "diagnostics on the symlink");
+  ASSERT_FALSE(onLink["params"]["diagnostics"].empty()) << onLink.dump();
   EXPECT_NE(onLink["params"]["diagnostics"][0]["range"]["end"]["character"], 57)
       << "the range was measured on the file outside the repository";
   EXPECT_EQ(c.stop(), 0);
@@ -274,8 +273,7 @@ TEST_F(Hostile, AWorkspaceReviewWithAnUntrackedFileOverTheCapIsNotApproved) {
   c.initialize(rootUri(), {{"debounce_ms", 0}});
   auto verdict = [&c] {
     const int id = c.request("workspace/executeCommand", {{"command", "revline.reviewWorkspace"}, {"arguments", json::array()}});
-    const json r = c.reply(id);
-    c.notification("textDocument/publishDiagnostics");
+    const json r = c.reply(id);  // (Service.java, closed and clean, gets no empty list)
     return r["result"].value("verdict", r.dump());
   };
   EXPECT_EQ(verdict(), "APPROVE");  // the change alone

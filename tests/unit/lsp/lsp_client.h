@@ -101,6 +101,24 @@ class LspClient {
     }
     return last;
   }
+  // Every `method` message, the backlog's first, until the server is quiet for `quiet`.
+  std::vector<json> allOf(const std::string& method, std::chrono::milliseconds quiet = std::chrono::milliseconds(300)) {
+    std::vector<json> out;
+    for (auto it = backlog_.begin(); it != backlog_.end();) {
+      if (it->value("method", "") != method) {
+        ++it;
+        continue;
+      }
+      out.push_back(*it);
+      it = backlog_.erase(it);
+    }
+    while (auto m = transport_.clientReceive(quiet)) {
+      if (m->value("method", "") == "window/logMessage") logs_.push_back((*m)["params"].value("message", ""));
+      else if (m->value("method", "") == method) out.push_back(*m);
+      else backlog_.push_back(*m);
+    }
+    return out;
+  }
   json reply(int id) {
     return waitFor([id](const json& m) { return m.contains("id") && m["id"] == id && !m.contains("method"); },
                    "the reply to request " + std::to_string(id));

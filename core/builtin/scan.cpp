@@ -4,7 +4,10 @@
 #include <array>
 #include <cctype>
 
+#include "core/builtin/notebook_view.h"
 #include "core/diff/diff.h"
+#include "core/diff/notebook.h"
+#include "core/support/text.h"
 
 namespace revline::builtin {
 
@@ -34,6 +37,18 @@ ScanFile scanFile(const diff::FileDiff& file, std::optional<std::string> fullTex
   LexBudget whole, shown;  // the file's text (read for context), the diff's lines
   out.path = file.path();
   out.lang = languageOf(out.path);
+  // A notebook: its cells' code, decoded, in place of the JSON strings that hold it.
+  std::optional<NotebookView> notebook;
+  std::vector<std::string_view> rawLines;
+  std::shared_ptr<const std::string> raw;
+  if (fullText && diff::isNotebookPath(out.path) && (notebook = notebookView(*fullText))) {
+    out.notebook = true;
+    out.lang = notebook->lang;
+    out.decodedLines = std::make_shared<std::deque<diff::Line>>();
+    raw = std::make_shared<const std::string>(std::move(*fullText));
+    rawLines = fileLines(*raw);
+    fullText = std::move(notebook->text);
+  }
   if (fullText && fullText->size() <= kMaxLexedPerFile) {  // larger: its hunks are lexed alone
     out.fullText = std::make_shared<const std::string>(std::move(*fullText));
     const std::string_view text = *out.fullText;
@@ -50,16 +65,25 @@ ScanFile scanFile(const diff::FileDiff& file, std::optional<std::string> fullTex
     LexState state;
     for (const auto& line : hunk.lines) {
       if (line.kind == diff::LineKind::Removed) continue;
+      const auto n = static_cast<std::size_t>(line.newLine);
+      const diff::Line* read = &line;
+      // A notebook's source line, as the file has it: read as the code it holds.
+      if (notebook && n >= 1 && n <= rawLines.size() && notebook->decoded[n - 1] && rawLines[n - 1] == line.text &&
+          out.fullLine(static_cast<int>(n))) {
+        diff::Line code = line;
+        code.text = *out.fullLine(static_cast<int>(n));
+        out.decodedLines->push_back(code);
+        read = &out.decodedLines->back();
+      }
       // String, comment and docstring state comes from the whole file when it
       // is known: a hunk may start inside a docstring or at its closing quotes.
       // The hunk alone is lexed only when the file is unknown or differs.
-      const auto n = static_cast<std::size_t>(line.newLine);
-      if (out.fullText && n >= 1 && n <= out.fullTokens.size() && out.fullLine(static_cast<int>(n)) == line.text) {
-        h.lines.push_back({&line, out.fullTokens[n - 1]});
+      if (out.fullText && n >= 1 && n <= out.fullTokens.size() && out.fullLine(static_cast<int>(n)) == read->text) {
+        h.lines.push_back({read, out.fullTokens[n - 1]});
         state = LexState{};
         continue;
       }
-      h.lines.push_back({&line, shown.lex(line.text, out.lang, state)});
+      h.lines.push_back({read, shown.lex(read->text, out.lang, state)});
     }
     if (!h.lines.empty()) {
       if (!out.shownHunks.empty() && out.hunks[out.shownHunks.back()].lines.back().number() >= h.lines.front().number())
@@ -230,7 +254,7 @@ RuleFinding makeFinding(const ScanFile& file, int line, int endLine, Rule rule,
   f.explanation = std::move(rule.explanation) + " (Rule " + std::string(info.name) + ": a comment `revline: ignore[" +
                   std::string(info.name) + "]` on the line or the line above marks it deliberate.)";
   f.suggestedFix = std::move(rule.suggestedFix);
-  f.edit = std::move(edit);
+  if (!file.notebook) f.edit = std::move(edit);  // made on a cell's decoded code, not the JSON line
   f.confidence = info.precision;
   return {rule.id, std::move(f)};
 }

@@ -4,6 +4,7 @@
 #pragma once
 #include <algorithm>
 #include <cstddef>
+#include <deque>
 #include <memory>
 #include <optional>
 #include <string>
@@ -38,6 +39,12 @@ struct ScanFile {
   std::string path;
   Language lang = Language::Other;
   std::vector<ScanHunk> hunks;
+  // A Jupyter notebook read as its cells' code (notebook_view.h): its source
+  // lines are shown decoded (copies of the diff's lines, held here) and the
+  // whole-file text is the decoded view. An edit made on decoded text would not
+  // apply to the JSON line, so its findings carry none.
+  bool notebook = false;
+  std::shared_ptr<std::deque<diff::Line>> decodedLines;
   // The whole new file, tokenized line by line, when the caller supplied its
   // text: for looking up declarations. Views point into *fullText.
   std::shared_ptr<const std::string> fullText;

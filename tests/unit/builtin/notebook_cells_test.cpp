@@ -1,0 +1,81 @@
+// The builtin rules read a Jupyter notebook's cells as code in the kernel's
+// language (notebook_view.h): each source line decoded from its JSON string, at
+// its own line number. Before, a cell's `eval(input())` was a JSON string to
+// them and only the text rules (secrets, conflict markers) applied.
+#include <gtest/gtest.h>
+
+#include "core/builtin/notebook_view.h"
+#include "tests/support/notebook.h"
+#include "tests/unit/builtin/review_fixture.h"
+
+namespace revline::builtin::testing {
+namespace {
+
+using revline::testing::jupyterNotebook;
+
+// The notebook with one code cell of `before` lines, then of `after` lines.
+std::vector<contract::Finding> reviewCell(const std::vector<std::string>& before, const std::vector<std::string>& after,
+                                          const std::string& path = "analysis.ipynb") {
+  return reviewWithSource(path, jupyterNotebook({before, "", {}, 1}), jupyterNotebook({after, "", {}, 2}));
+}
+
+int lineHolding(const std::string& text, const std::string& needle) {
+  int n = 1;
+  for (std::size_t at = 0, nl; (nl = text.find('\n', at)) != std::string::npos; at = nl + 1, ++n)
+    if (text.substr(at, nl - at).find(needle) != std::string::npos) return n;
+  return 0;
+}
+
+TEST(NotebookCells, ACellsCodeIsReviewedAsPythonOnItsOwnLine) {
+  const std::vector<std::string> before{"import subprocess\\n", "d = input()"};
+  const std::vector<std::string> after{"import subprocess\\n", "d = input()\\n", "eval(d)\\n",
+                                       "subprocess.run(f\\\"ls {d}\\\", shell=True)"};
+  const auto found = reviewCell(before, after);
+  const std::string text = jupyterNotebook({after, "", {}, 2});
+  ASSERT_EQ(found.size(), 2u);
+  EXPECT_EQ(found[0].line, lineHolding(text, "eval(d)"));
+  EXPECT_NE(found[0].title.find("eval()"), std::string::npos) << found[0].title;
+  EXPECT_EQ(found[1].line, lineHolding(text, "shell=True"));
+  EXPECT_NE(found[1].explanation.find("shell-command"), std::string::npos) << found[1].explanation;
+  EXPECT_EQ(found[1].severity, contract::Severity::Major) << "a rule that blocks in a .py blocks in a cell";
+  // The same lines as a .py file raise the same rules.
+  const auto asPython = reviewWithSource("analysis.py", "import subprocess\nd = input()\n",
+                                         "import subprocess\nd = input()\neval(d)\nsubprocess.run(f\"ls {d}\", shell=True)\n");
+  ASSERT_EQ(asPython.size(), 2u);
+  EXPECT_EQ(asPython[0].title, found[0].title);
+  EXPECT_EQ(asPython[1].title, found[1].title);
+}
+
+TEST(NotebookCells, ASuppressionCommentInTheCellApplies) {
+  const auto found = reviewCell({"x = 1"}, {"x = 1\\n", "# revline: ignore[dynamic-eval]\\n", "eval(x)"});
+  EXPECT_TRUE(found.empty()) << found.at(0).title;
+}
+
+TEST(NotebookCells, ANotebookOfAnotherKernelIsNotReadAsPython) {
+  std::string before = jupyterNotebook({{"x <- 1"}, "", {}, 1});
+  std::string after = jupyterNotebook({{"x <- 1\\n", "eval(parse(text = input))"}, "", {}, 2});
+  for (std::string* nb : {&before, &after}) {
+    const std::string python = "\"display_name\": \"Python 3\",\n   \"language\": \"python\"";
+    nb->replace(nb->find(python), python.size(), "\"display_name\": \"R\",\n   \"language\": \"R\"");
+  }
+  EXPECT_TRUE(reviewWithSource("model.ipynb", before, after).empty());
+  const auto view = notebookView(after);
+  ASSERT_TRUE(view);
+  EXPECT_EQ(view->lang, Language::Other);
+}
+
+TEST(NotebookCells, TheViewDecodesSourceLinesAndEmptiesTheRest) {
+  const std::string text = jupyterNotebook({{"s = \\\"a\\\\tb\\\"\\n", "print(s)"}, "iVBORw0", {"a\\tb\\n"}, 3});
+  const auto view = notebookView(text);
+  ASSERT_TRUE(view);
+  EXPECT_EQ(view->lang, Language::Python);
+  const int quoted = lineHolding(text, "s = ");
+  EXPECT_EQ(lineOf(view->text, quoted), "s = \"a\\tb\"") << "JSON escapes decoded, the trailing \\n dropped";
+  EXPECT_TRUE(view->decoded[static_cast<std::size_t>(quoted - 1)]);
+  EXPECT_EQ(lineOf(view->text, lineHolding(text, "image/png")), "") << "an output is no code";
+  EXPECT_EQ(lineOf(view->text, lineHolding(text, "\"source\": [")), "") << "the key's line is JSON, not code";
+  EXPECT_FALSE(notebookView("{\"cells\": []}")) << "no nbformat: not read as cells";
+}
+
+}  // namespace
+}  // namespace revline::builtin::testing

@@ -105,12 +105,18 @@ std::vector<review::SkippedFile> leaveOutNotebookOutputs(diff::Diff& change, con
       continue;
     }
     // An output that prints a credential is part of what the change commits: kept for the
-    // secret rule (and redacted from what a model is sent).
+    // secret rule (and redacted from what a model is sent); one removed beside it too, so
+    // that a credential printed before, on a line the run rewrote, is not taken for a new one.
     for (const auto& h : f.hunks)
-      for (const auto& l : h.lines)
-        if (l.kind == diff::LineKind::Added && l.newLine >= 1 && static_cast<std::size_t>(l.newLine) <= keepNew.size() &&
-            !keepNew[static_cast<std::size_t>(l.newLine - 1)] && !builtin::findSecrets(l.text).empty())
-          keepNew[static_cast<std::size_t>(l.newLine - 1)] = true;
+      for (const auto& l : h.lines) {
+        const bool removed = l.kind == diff::LineKind::Removed;
+        if (l.kind == diff::LineKind::Context) continue;
+        std::vector<bool>& keep = removed ? keepOld : keepNew;
+        const int n = removed ? l.oldLine : l.newLine;
+        if (n >= 1 && static_cast<std::size_t>(n) <= keep.size() && !keep[static_cast<std::size_t>(n - 1)] &&
+            !builtin::findSecrets(l.text).empty())
+          keep[static_cast<std::size_t>(n - 1)] = true;
+      }
     const std::string path = f.path();
     const std::int64_t dropped = diff::keepOnlyLines(f, keepOld, keepNew);
     if (f.hunks.empty()) {

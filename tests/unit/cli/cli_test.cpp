@@ -435,6 +435,22 @@ TEST(Cli, ANotebooksOutputsAreLeftOutOfTheReviewAndSaidToBe) {
   EXPECT_THAT(r.out, HasSubstr("Skipped part of nb/Explore.ipynb: its outputs, execution counts and metadata"));
 }
 
+// A credential a cell printed before, on an output line the next run rewrote
+// (a line printed after it: git shows it removed and added), is no new one:
+// the review says what the change adds.
+TEST(Cli, ACredentialAlreadyInANotebooksOutputIsNotNewWhenItsLineIsRewritten) {
+  TempRepo repo;
+  const std::vector<std::string> source{"print(os.environ['GH_TOKEN'])"};
+  const std::string token = "ghp_" + std::string("aB3dE5gH7jK9mN1pQ3sT5vW7yZ9bC1dE3fG5");
+  repo.write("nb.ipynb", testing::jupyterNotebook({source, "", {"key " + token}, 1}));
+  repo.commitAll();
+  repo.write("nb.ipynb", testing::jupyterNotebook({source, "", {"key " + token + "\\n", "done"}, 2}));
+  ASSERT_THAT(repo.git("diff"), HasSubstr("-      \"key " + token));
+  const auto r = runRevline("review --format json", repo.root());
+  EXPECT_EQ(r.exitCode, 0) << r.out << r.err;
+  EXPECT_EQ(json::parse(r.out)["findings"].size(), 0u) << r.out;
+}
+
 TEST(Cli, ALatin1FileIsReviewed) {
   TempRepo repo;
   repo.write("src/A.java", "class A {\n}\n");

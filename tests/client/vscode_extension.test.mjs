@@ -137,6 +137,33 @@ test('revline: Clear Findings clears them', async () => {
   await waitFor('the diagnostics to clear', () => revlineDiagnostics().length === 0);
 });
 
+// A notebook saved in VS Code's notebook editor is a notebook document: the
+// language client says nothing of it. The extension tells the server the file
+// was saved, and the cell's finding shows under the .ipynb file.
+test('a Jupyter notebook saved in the notebook editor is reviewed', async () => {
+  const notebook = (source, count) => JSON.stringify({
+    cells: [{ cell_type: 'code', execution_count: count, id: 'c1', metadata: {},
+              outputs: [{ name: 'stdout', output_type: 'stream', text: [`run ${count}\n`] }], source }],
+    metadata: { kernelspec: { display_name: 'Python 3', language: 'python', name: 'python3' } },
+    nbformat: 4, nbformat_minor: 5 }, null, 1) + '\n';
+  const path = join(repo, 'Explore.ipynb');
+  writeFileSync(path, notebook(['x = input()'], 1));
+  git('add', 'Explore.ipynb');
+  git('commit', '-q', '-m', 'notebook');
+  const text = notebook(['x = input()\n', 'eval(x)'], 2);
+  writeFileSync(path, text);
+  const uri = pathToFileURL(path).href;
+  const shown = () => state.collections.filter((c) => c.name === 'revline').flatMap((c) => c.entries.get(uri) ?? []);
+  state.notebookSaves.fire({ uri: vscode.Uri.file(path), notebookType: 'jupyter-notebook' });
+  await waitFor('diagnostics on the notebook', () => shown().length > 0);
+  assert.equal(shown().length, 1);
+  assert.equal(shown()[0].range.start.line, text.split('\n').findIndex((l) => l.includes('eval(x)')));
+  assert.match(shown()[0].message, /^eval\(\) runs a dynamically built string as Python code/);
+  git('checkout', '--', 'Explore.ipynb');
+  state.notebookSaves.fire({ uri: vscode.Uri.file(path), notebookType: 'jupyter-notebook' });
+  await waitFor('the finding cleared', () => shown().length === 0);
+});
+
 test('settings changes reach the server by didChangeConfiguration, a removed setting too, without a restart', async () => {
   const started = state.collectionsCreated;
   state.settings['revline.extraSettings'] = { exclude: ['src/**'] };

@@ -121,6 +121,7 @@ const state = {
   collections: [],
   messages: [],
   configListeners: new EventEmitter(),
+  notebookSaves: new EventEmitter(), // fire({ uri }) as VS Code does when a notebook is saved
 };
 
 function collection(name) {
@@ -225,6 +226,7 @@ const workspace = new Proxy(
     onDidCloseTextDocument: new EventEmitter().event,
     onDidChangeTextDocument: new EventEmitter().event,
     onDidSaveTextDocument: new EventEmitter().event,
+    onDidSaveNotebookDocument: state.notebookSaves.event,
     onWillSaveTextDocument: new EventEmitter().event,
   },
   {

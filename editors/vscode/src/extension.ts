@@ -9,6 +9,7 @@
 import * as vscode from 'vscode';
 import {
   DidChangeConfigurationNotification,
+  DidSaveTextDocumentNotification,
   ExecuteCommandRequest,
   LanguageClient,
   type DynamicFeature,
@@ -324,6 +325,20 @@ async function clearDiagnostics(): Promise<void> {
   updateStatus();
 }
 
+// VS Code saves a Jupyter notebook as a notebook document, which the language
+// client does not tell the server about (its selector is for text documents, and
+// a cell is no file): the notebook's file is told saved, so it is reviewed on save
+// as any file, its findings in the Problems view under the .ipynb file.
+function onNotebookSaved(notebook: vscode.NotebookDocument): void {
+  if (notebook.uri.scheme !== 'file') return;
+  const folder = vscode.workspace.getWorkspaceFolder(notebook.uri);
+  const client = folder ? clients.get(folder.uri.toString()) : undefined;
+  if (client === undefined || client.state !== State.Running) return;
+  void client.sendNotification(DidSaveTextDocumentNotification.type, {
+    textDocument: { uri: client.code2ProtocolConverter.asUri(notebook.uri) },
+  });
+}
+
 // ------------------------------------------------------------------ activation
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
@@ -346,6 +361,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand('revline.showOutput', () => output.show(true)),
     vscode.commands.registerCommand('revline.restart', restartAll),
     vscode.workspace.onDidChangeConfiguration(onConfigurationChanged),
+    vscode.workspace.onDidSaveNotebookDocument(onNotebookSaved),
     vscode.workspace.onDidChangeWorkspaceFolders(async (event) => {
       for (const removed of event.removed) await stopClient(removed.uri.toString());
       for (const added of event.added) await startClient(added);

@@ -3,6 +3,8 @@
 // textDocument/diagnostic after a workspace/diagnostic/refresh.
 #include "lsp/server.h"
 
+#include "core/diff/notebook.h"
+
 namespace revline::lsp {
 
 std::vector<Diagnostic> Server::diagnosticsFor(const std::string& uri) {
@@ -16,6 +18,7 @@ std::vector<Diagnostic> Server::diagnosticsFor(const std::string& uri) {
     const int lastLen = f.lastLine < static_cast<int>(lines.size()) ? utf16Length(lines[f.lastLine]) : 0;
     out.push_back(toDiagnostic(f, lastLen, f.firstLine < static_cast<int>(lines.size()) ? indentationWidth(lines[f.firstLine]) : 0));
   }
+  if (diff::isNotebookPath(it->second.path)) addNotebookCells(out, lines);
   return out;
 }
 

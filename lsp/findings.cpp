@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "core/contract/enums.h"
+#include "core/diff/notebook.h"
 #include "core/reports/markdown_text.h"
 
 namespace revline::lsp {
@@ -80,6 +81,20 @@ std::string diagnosticMessage(const contract::Finding& f) {
 int indentationWidth(const std::string& line) {
   const std::size_t n = line.find_first_not_of(" \t");
   return n == std::string::npos ? 0 : static_cast<int>(n);
+}
+
+void addNotebookCells(std::vector<Diagnostic>& diagnostics, const std::vector<std::string>& lines) {
+  if (diagnostics.empty()) return;
+  std::string text;
+  for (const auto& l : lines) text += l + "\n";
+  const auto source = diff::notebookSourceLines(text);
+  if (!source) return;
+  const std::vector<std::string_view> views(lines.begin(), lines.end());
+  for (Diagnostic& d : diagnostics)
+    if (const auto at = diff::cellLineOf(*source, views, d.range.start.line + 1)) {
+      d.data["cell"] = at->cell;
+      d.data["cellLine"] = at->line;
+    }
 }
 
 Diagnostic toDiagnostic(const PlacedFinding& p, int lastLineLength, int firstColumn) {

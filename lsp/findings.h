@@ -36,6 +36,12 @@ Diagnostic toDiagnostic(const PlacedFinding& finding, int lastLineLength, int fi
 // Leading spaces and tabs of `line` (0 for a blank line), in UTF-16 units (= bytes).
 int indentationWidth(const std::string& line);
 
+// A Jupyter notebook's diagnostics (`lines`: the notebook's JSON as it is now)
+// also say where each is in its cells, `data.cell` and `data.cellLine` (0-based),
+// for a client that shows them on the cell (the VS Code extension's notebook
+// view); one on no cell's source line gets neither.
+void addNotebookCells(std::vector<Diagnostic>& diagnostics, const std::vector<std::string>& lines);
+
 // Markdown for hover: severity, category, confidence, explanation, suggested fix.
 std::string hoverMarkdown(const contract::Finding& finding);
 // The same as plain text, for a client whose hover shows no markdown (stock

@@ -193,6 +193,26 @@ std::optional<std::vector<bool>> notebookSourceLines(std::string_view text) {
   return source;
 }
 
+std::optional<CellLine> cellLineOf(const std::vector<bool>& source, const std::vector<std::string_view>& lines,
+                                   int line) {
+  auto inSource = [&](int n) { return n >= 1 && static_cast<std::size_t>(n) <= source.size() && source[static_cast<std::size_t>(n - 1)]; };
+  if (!inSource(line) || static_cast<std::size_t>(line) > lines.size()) return std::nullopt;
+  int start = line;
+  while (inSource(start - 1)) --start;
+  CellLine at;
+  for (int n = 1; n < start; ++n) at.cell += inSource(n) && !inSource(n - 1);  // the source lists before it
+  // `"source": [` opens a list of one line each; `"source": "..."` is the whole cell on its key's line.
+  std::string_view key = lines[static_cast<std::size_t>(start - 1)];
+  while (!key.empty() && (key.back() == ' ' || key.back() == '\t' || key.back() == '\r')) key.remove_suffix(1);
+  if (!key.ends_with('[')) {
+    if (line != start) return std::nullopt;
+    return at;
+  }
+  if (line == start || !inSource(line + 1)) return std::nullopt;  // the key, the closing bracket
+  at.line = line - start - 1;
+  return at;
+}
+
 std::int64_t keepOnlyLines(FileDiff& file, const std::vector<bool>& keepOld, const std::vector<bool>& keepNew) {
   std::int64_t dropped = 0;
   std::vector<Hunk> hunks;

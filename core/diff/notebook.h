@@ -32,6 +32,17 @@ bool isNotebookPath(std::string_view path);
 // as it is.
 std::optional<std::vector<bool>> notebookSourceLines(std::string_view text);
 
+// Where a line of a notebook is in its cells, as an editor's notebook view
+// shows them: the cell (0-based, in file order) and the line of its source
+// (0-based). From notebookSourceLines' result and the file's lines; nullopt for
+// a line outside a source list's elements (the key's line, the closing bracket).
+struct CellLine {
+  int cell = 0;
+  int line = 0;
+};
+std::optional<CellLine> cellLineOf(const std::vector<bool>& source, const std::vector<std::string_view>& lines,
+                                   int line);
+
 // Keeps of `file` only the lines `keepOld` (removed lines, by old-file number)
 // and `keepNew` (added and context lines, by new-file number) hold as true: each
 // run of kept lines becomes a hunk of its own, with its own header, and a run

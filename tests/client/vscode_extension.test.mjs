@@ -139,7 +139,8 @@ test('revline: Clear Findings clears them', async () => {
 
 // A notebook saved in VS Code's notebook editor is a notebook document: the
 // language client says nothing of it. The extension tells the server the file
-// was saved, and the cell's finding shows under the .ipynb file.
+// was saved; the cell's finding shows under the .ipynb file (the Problems view)
+// and on the cell's line, where the notebook editor shows it.
 test('a Jupyter notebook saved in the notebook editor is reviewed', async () => {
   const notebook = (source, count) => JSON.stringify({
     cells: [{ cell_type: 'code', execution_count: count, id: 'c1', metadata: {},
@@ -150,18 +151,32 @@ test('a Jupyter notebook saved in the notebook editor is reviewed', async () => 
   writeFileSync(path, notebook(['x = input()'], 1));
   git('add', 'Explore.ipynb');
   git('commit', '-q', '-m', 'notebook');
-  const text = notebook(['x = input()\n', 'eval(x)'], 2);
+  const text = notebook(['x = input()\n', '  eval(x)'], 2);
   writeFileSync(path, text);
   const uri = pathToFileURL(path).href;
+  const opened = vscode.__notebookDocument(vscode.Uri.file(path), [['x = input()', '  eval(x)']]);
+  state.notebooks.push(opened);
+  const cellUri = opened.cellAt(0).document.uri.toString();
   const shown = () => state.collections.filter((c) => c.name === 'revline').flatMap((c) => c.entries.get(uri) ?? []);
+  const onCell = () => state.collections.filter((c) => c.name === 'revline-cells').flatMap((c) => c.entries.get(cellUri) ?? []);
   state.notebookSaves.fire({ uri: vscode.Uri.file(path), notebookType: 'jupyter-notebook' });
   await waitFor('diagnostics on the notebook', () => shown().length > 0);
   assert.equal(shown().length, 1);
   assert.equal(shown()[0].range.start.line, text.split('\n').findIndex((l) => l.includes('eval(x)')));
   assert.match(shown()[0].message, /^eval\(\) runs a dynamically built string as Python code/);
+  await waitFor('the finding on the cell', () => onCell().length > 0);
+  assert.equal(onCell().length, 1);
+  assert.deepEqual([onCell()[0].range.start.line, onCell()[0].range.start.character, onCell()[0].range.end.character], [1, 2, 9]);
+  assert.equal(onCell()[0].message, shown()[0].message);
+  // A notebook opened after its review gets its findings on its cells too.
+  state.collections.find((c) => c.name === 'revline-cells').clear();
+  state.notebookOpens.fire(opened);
+  assert.equal(onCell().length, 1);
   git('checkout', '--', 'Explore.ipynb');
   state.notebookSaves.fire({ uri: vscode.Uri.file(path), notebookType: 'jupyter-notebook' });
   await waitFor('the finding cleared', () => shown().length === 0);
+  await waitFor('the finding cleared from the cell', () => onCell().length === 0);
+  state.notebooks.splice(state.notebooks.indexOf(opened), 1);
 });
 
 test('settings changes reach the server by didChangeConfiguration, a removed setting too, without a restart', async () => {

@@ -110,6 +110,22 @@ class Diagnostic {
 }
 const DiagnosticSeverity = { Error: 0, Warning: 1, Information: 2, Hint: 3 };
 
+// An open notebook document of code cells, each given as its lines (what VS Code's
+// notebook editor holds: a text document per cell, `vscode-notebook-cell:` URIs).
+function notebookDocument(uri, cells) {
+  const documents = cells.map((lines, i) => ({
+    uri: Uri.parse(`vscode-notebook-cell:${uri.fsPath}#cell${i}`),
+    lineCount: lines.length,
+    lineAt: (n) => ({
+      lineNumber: n,
+      text: lines[n],
+      firstNonWhitespaceCharacterIndex: lines[n].length - lines[n].trimStart().length,
+      range: new Range(n, 0, n, lines[n].length),
+    }),
+  }));
+  return { uri, notebookType: 'jupyter-notebook', cellCount: cells.length, cellAt: (i) => ({ index: i, document: documents[i] }) };
+}
+
 // ---------------------------------------------------------------- state the test reads and drives
 
 const state = {
@@ -122,6 +138,8 @@ const state = {
   messages: [],
   configListeners: new EventEmitter(),
   notebookSaves: new EventEmitter(), // fire({ uri }) as VS Code does when a notebook is saved
+  notebooks: [], // the open notebook documents (workspace.notebookDocuments)
+  notebookOpens: new EventEmitter(),
 };
 
 function collection(name) {
@@ -227,6 +245,10 @@ const workspace = new Proxy(
     onDidChangeTextDocument: new EventEmitter().event,
     onDidSaveTextDocument: new EventEmitter().event,
     onDidSaveNotebookDocument: state.notebookSaves.event,
+    onDidOpenNotebookDocument: state.notebookOpens.event,
+    get notebookDocuments() {
+      return state.notebooks;
+    },
     onWillSaveTextDocument: new EventEmitter().event,
   },
   {
@@ -286,7 +308,8 @@ const window = new Proxy(
 const languages = new Proxy(
   {
     createDiagnosticCollection: (name) => collection(name),
-    getDiagnostics: () => {
+    getDiagnostics: (uri) => {
+      if (uri) return state.collections.flatMap((c) => c.entries.get(uri.toString()) ?? []);
       const all = [];
       for (const c of state.collections) for (const [u, d] of c.entries) all.push([Uri.parse(u), d]);
       return all;
@@ -348,6 +371,7 @@ const real = {
   languages,
   commands,
   __state: state,
+  __notebookDocument: notebookDocument,
 };
 
 module.exports = new Proxy(real, {

@@ -47,6 +47,8 @@ const ready = new Map<string, Promise<void>>(); // by workspace folder URI: the 
 let output: vscode.OutputChannel;
 let traceOutput: vscode.OutputChannel;
 let status: vscode.StatusBarItem;
+let cellDiagnostics: vscode.DiagnosticCollection | undefined; // a notebook's findings on its cells
+const cellsShown = new Map<string, vscode.Uri[]>(); // notebook URI -> cell documents given diagnostics
 const reviewsInProgress = new Map<string, string>(); // progress token -> what is reviewed
 let lastResult: string | undefined;
 
@@ -149,6 +151,12 @@ async function startClientNow(folder: vscode.WorkspaceFolder): Promise<void> {
     outputChannel: output,
     traceOutputChannel: traceOutput,
     diagnosticCollectionName: 'revline',
+    middleware: {
+      handleDiagnostics: (uri, diagnostics, next) => {
+        next(uri, diagnostics);
+        if (isNotebook(uri)) showOnCells(uri, diagnostics);
+      },
+    },
     // The server reads the git working tree on save; it needs only open/change/save.
     synchronize: {},
   };
@@ -184,6 +192,9 @@ async function stopClient(key: string): Promise<void> {
   const client = clients.get(key);
   if (client === undefined) return;
   clients.delete(key);
+  // Its diagnostics go with it (the client disposes its collection); those shown on cells too.
+  cellDiagnostics?.clear();
+  cellsShown.clear();
   if (client.state === State.Running) {
     try {
       await client.stop(); // 2 s for shutdown + exit
@@ -325,6 +336,49 @@ async function clearDiagnostics(): Promise<void> {
   updateStatus();
 }
 
+function isNotebook(uri: vscode.Uri): boolean {
+  return uri.path.toLowerCase().endsWith('.ipynb');
+}
+
+// A notebook's findings on its cells: the server places them on the .ipynb
+// file's JSON lines (the Problems view lists them there) and says in each
+// diagnostic's data which cell and cell line it is (`cell`, `cellLine`); shown on
+// the cell too, where the notebook editor shows diagnostics.
+function showOnCells(uri: vscode.Uri, diagnostics: readonly vscode.Diagnostic[]): void {
+  const key = uri.toString();
+  if (cellDiagnostics === undefined) return;
+  for (const cell of cellsShown.get(key) ?? []) cellDiagnostics.delete(cell);
+  cellsShown.delete(key);
+  const notebook = vscode.workspace.notebookDocuments.find((n) => n.uri.toString() === key);
+  if (notebook === undefined) return;
+  const byCell = new Map<string, { uri: vscode.Uri; diagnostics: vscode.Diagnostic[] }>();
+  for (const d of diagnostics) {
+    const at = (d as { data?: { cell?: unknown; cellLine?: unknown } }).data;
+    if (typeof at?.cell !== 'number' || typeof at.cellLine !== 'number' || at.cell >= notebook.cellCount) continue;
+    const cell = notebook.cellAt(at.cell).document;
+    if (at.cellLine >= cell.lineCount) continue;
+    const line = cell.lineAt(at.cellLine);
+    const onCell = new vscode.Diagnostic(
+      new vscode.Range(line.lineNumber, line.firstNonWhitespaceCharacterIndex, line.lineNumber, line.range.end.character),
+      d.message,
+      d.severity,
+    );
+    if (d.source !== undefined) onCell.source = d.source;
+    if (d.code !== undefined) onCell.code = d.code;
+    const entry = byCell.get(cell.uri.toString()) ?? { uri: cell.uri, diagnostics: [] };
+    entry.diagnostics.push(onCell);
+    byCell.set(cell.uri.toString(), entry);
+  }
+  for (const { uri: cell, diagnostics: list } of byCell.values()) cellDiagnostics.set(cell, list);
+  cellsShown.set(key, [...byCell.values()].map((e) => e.uri));
+}
+
+// A notebook opened after its review: its file's findings go on its cells.
+function onNotebookOpened(notebook: vscode.NotebookDocument): void {
+  if (!isNotebook(notebook.uri)) return;
+  showOnCells(notebook.uri, vscode.languages.getDiagnostics(notebook.uri).filter((d) => d.source === 'revline'));
+}
+
 // VS Code saves a Jupyter notebook as a notebook document, which the language
 // client does not tell the server about (its selector is for text documents, and
 // a cell is no file): the notebook's file is told saved, so it is reviewed on save
@@ -347,7 +401,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   status = vscode.window.createStatusBarItem('revline.status', vscode.StatusBarAlignment.Left, 10);
   status.name = 'revline';
   status.command = 'revline.reviewWorkspace';
+  cellDiagnostics = vscode.languages.createDiagnosticCollection('revline-cells');
   context.subscriptions.push(
+    cellDiagnostics,
     output,
     traceOutput,
     status,
@@ -362,6 +418,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand('revline.restart', restartAll),
     vscode.workspace.onDidChangeConfiguration(onConfigurationChanged),
     vscode.workspace.onDidSaveNotebookDocument(onNotebookSaved),
+    vscode.workspace.onDidOpenNotebookDocument(onNotebookOpened),
     vscode.workspace.onDidChangeWorkspaceFolders(async (event) => {
       for (const removed of event.removed) await stopClient(removed.uri.toString());
       for (const added of event.added) await startClient(added);

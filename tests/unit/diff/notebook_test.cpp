@@ -107,6 +107,41 @@ TEST(Notebook, OnlyVersions3And4AreReadForTheirCells) {
   EXPECT_TRUE(notebookSourceLines("{\"nbformat\": 3, \"worksheets\": [{\"cells\": []}]}"));
 }
 
+// Where a notebook editor shows a line: its cell and the line in the cell.
+TEST(Notebook, ALineOfACellsSourceIsFoundInItsCell) {
+  const std::string text = jupyterNotebook({{"import os\\n", "os.system(cmd)"}, "", {"done\\n"}, 1}, {"# A\\n", "b"});
+  const auto source = notebookSourceLines(text);
+  ASSERT_TRUE(source);
+  const auto lines = splitLines(text);
+  const std::vector<std::string_view> views(lines.begin(), lines.end());
+  auto lineOf = [&](const std::string& needle) {
+    for (std::size_t i = 0; i < lines.size(); ++i)
+      if (lines[i].find(needle) != std::string::npos) return static_cast<int>(i) + 1;
+    return 0;
+  };
+  const auto system = cellLineOf(*source, views, lineOf("os.system"));
+  ASSERT_TRUE(system);
+  EXPECT_EQ(system->cell, 0);
+  EXPECT_EQ(system->line, 1);
+  const auto markdown = cellLineOf(*source, views, lineOf("\"b\""));
+  ASSERT_TRUE(markdown);
+  EXPECT_EQ(markdown->cell, 1);
+  EXPECT_EQ(markdown->line, 1);
+  EXPECT_FALSE(cellLineOf(*source, views, lineOf("\"source\": ["))) << "the key's line is in no cell";
+  EXPECT_FALSE(cellLineOf(*source, views, lineOf("done"))) << "an output";
+  EXPECT_FALSE(cellLineOf(*source, views, lineOf("os.system") + 1)) << "the closing bracket";
+  // A source written as one string is the cell, on its key's line.
+  const std::string one = "{\"nbformat\": 4, \"cells\": [\n{\"source\": \"x = 1\"}\n]}\n";
+  const auto oneSource = notebookSourceLines(one);
+  ASSERT_TRUE(oneSource);
+  const auto oneLines = splitLines(one);
+  const std::vector<std::string_view> oneViews(oneLines.begin(), oneLines.end());
+  const auto at = cellLineOf(*oneSource, oneViews, 2);
+  ASSERT_TRUE(at);
+  EXPECT_EQ(at->cell, 0);
+  EXPECT_EQ(at->line, 0);
+}
+
 TEST(Notebook, ANotebookIsNamedIpynbInAnyCase) {
   EXPECT_TRUE(isNotebookPath("analysis/Explore.ipynb"));
   EXPECT_TRUE(isNotebookPath("A.IPYNB"));

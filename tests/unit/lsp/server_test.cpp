@@ -13,6 +13,7 @@
 
 #include "core/builtin/builtin_provider.h"
 #include "lsp/protocol.h"
+#include "tests/support/notebook.h"
 #include "tests/support/temp_repo.h"
 #include "tests/unit/lsp/lsp_client.h"
 
@@ -376,6 +377,26 @@ json nextDiagnosticsFor(LspClient& c, const std::string& uri) {
   return c.waitFor([&](const json& m) { return m.value("method", "") == "textDocument/publishDiagnostics" &&
                                                m["params"]["uri"] == uri; },
                    "diagnostics for " + uri)["params"]["diagnostics"];
+}
+
+// A notebook's diagnostics say which cell and cell line they are on, for a
+// client that shows them on the cell (the VS Code extension).
+TEST_F(Fixture, ANotebooksDiagnosticsSayWhichCellAndLine) {
+  repo.write("nb.ipynb", revline::testing::jupyterNotebook({{"x = 1"}, "", {}, 1}, {"# T"}));
+  repo.commitAll("notebook");
+  const std::string text = revline::testing::jupyterNotebook(
+      {{"x = 1\\n", "y = 2\\n", "token = 'ghp_aB3dE5gH7jK9mN1pQ3sT5vW7yZ9bC1dE3fG5'"}, "", {}, 2}, {"# T"});
+  repo.write("nb.ipynb", text);
+  const std::string nb = uriFromPath((std::filesystem::canonical(repo.root()) / "nb.ipynb").string());
+  LspClient c(builtinReviewer());
+  c.initialize(rootUri(), {{"debounce_ms", 0}});
+  c.notify("textDocument/didSave", {{"textDocument", {{"uri", nb}}}});
+  const json diagnostics = nextDiagnosticsFor(c, nb);
+  ASSERT_EQ(diagnostics.size(), 1u) << diagnostics.dump();
+  EXPECT_EQ(diagnostics[0]["data"]["cell"], 0) << diagnostics.dump();
+  EXPECT_EQ(diagnostics[0]["data"]["cellLine"], 2) << diagnostics.dump();
+  EXPECT_TRUE(diagnostics[0]["data"].contains("id"));
+  EXPECT_EQ(c.stop(), 0);
 }
 
 // A folder of the repository becomes a repository of its own (`git init`, a

@@ -2,7 +2,11 @@
 
 #include <algorithm>
 #include <cctype>
+#include <optional>
 #include <utility>
+
+#include "core/builtin/notebook_view.h"
+#include "core/diff/notebook.h"
 
 namespace revline::builtin {
 
@@ -18,6 +22,8 @@ std::string normalizedStatement(std::string_view text) {
 
 RemovedText::RemovedText(const diff::Diff& diff) {
   for (const auto& file : diff.files) {
+    // A notebook's lines as the code they hold (a cell moved, or the JSON re-indented, is not new code).
+    const bool notebook = diff::isNotebookPath(file.path());
     for (const auto& hunk : file.hunks) {
       OldSide side;
       bool anyRemoved = false;
@@ -25,7 +31,8 @@ RemovedText::RemovedText(const diff::Diff& diff) {
         if (line.kind == diff::LineKind::Added) continue;
         const bool removed = line.kind == diff::LineKind::Removed;
         anyRemoved |= removed;
-        const std::string n = normalizedStatement(line.text);
+        const std::optional<std::string> code = notebook ? notebookSourceElement(line.text) : std::nullopt;
+        const std::string n = normalizedStatement(code ? std::string_view(*code) : line.text);
         side.text += n;
         side.removed.insert(side.removed.end(), n.size(), removed);
       }
@@ -51,7 +58,7 @@ diff::FileDiff oldSideOf(const diff::FileDiff& file) {
   old.newPath = file.oldPath ? file.oldPath : file.newPath;
   old.status = file.status;
   for (const diff::Hunk& h : file.hunks) {
-    diff::Hunk back{h.newStart, h.newCount, h.oldStart, h.oldCount, h.section, {}};
+    diff::Hunk back{h.newStart, h.newCount, h.oldStart, h.oldCount, h.section, {}, h.origin};
     for (diff::Line line : h.lines) {
       std::swap(line.oldLine, line.newLine);
       if (line.kind == diff::LineKind::Added) line.kind = diff::LineKind::Removed;

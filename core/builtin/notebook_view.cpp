@@ -10,32 +10,50 @@
 namespace revline::builtin {
 namespace {
 
-// The kernel's language as the notebook's metadata names it (nbformat 4:
-// kernelspec.language, language_info.name); Python when it names none.
-Language kernelLanguage(std::string_view text) {
-  const nlohmann::json nb = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (!nb.is_object()) return Language::Other;
-  const nlohmann::json meta = nb.value("metadata", nlohmann::json::object());
-  std::string name;
-  if (meta.is_object()) {
-    const nlohmann::json kernel = meta.value("kernelspec", nlohmann::json::object());
-    const nlohmann::json info = meta.value("language_info", nlohmann::json::object());
-    if (kernel.is_object() && kernel.value("language", nlohmann::json()).is_string()) name = kernel["language"];
-    else if (info.is_object() && info.value("name", nlohmann::json()).is_string()) name = info["name"];
-  }
+// A kernel's language by its name ("python3", "java", "ir"): Python, Java, JavaScript/TypeScript, Go, C/C++, C#.
+Language languageNamed(std::string name) {
   for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (name.empty() || name.starts_with("python")) return Language::Python;
+  if (name.starts_with("python")) return Language::Python;
   // Kernels for other languages (IJava, ijavascript, gophernotes, xeus-cling, .NET Interactive).
   if (name == "java") return Language::Java;
   if (name == "javascript" || name == "typescript") return Language::JavaScript;
   if (name == "go") return Language::Go;
-  if (name == "c++" || name == "c" || name.starts_with("c++")) return Language::C;
+  if (name == "c++" || name == "c" || name.starts_with("c++") || name.starts_with("xcpp")) return Language::C;
   if (name == "c#" || name == "csharp") return Language::CSharp;
-  return Language::Other;  // R, Julia, Scala, ...: the text rules only
+  return Language::Other;  // R ("ir"), Julia, Scala, ...: the text rules only
 }
 
-// `    "code\n",` -> `code`; nullopt for any other shape.
-std::optional<std::string> sourceElement(std::string_view line) {
+// The kernel's language as the notebook's metadata names it (nbformat 4:
+// kernelspec.language, language_info.name, else the kernel's name); Python
+// when it names no kernel at all (nbformat 3 notebooks, a bare notebook).
+Language kernelLanguage(std::string_view text) {
+  const nlohmann::json nb = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (!nb.is_object()) return Language::Other;
+  const nlohmann::json meta = nb.value("metadata", nlohmann::json::object());
+  if (!meta.is_object()) return Language::Python;
+  const nlohmann::json kernel = meta.value("kernelspec", nlohmann::json::object());
+  const nlohmann::json info = meta.value("language_info", nlohmann::json::object());
+  for (const auto& [object, key] : {std::pair{&kernel, "language"}, std::pair{&info, "name"}, std::pair{&kernel, "name"}})
+    if (object->is_object() && object->contains(key) && (*object)[key].is_string())
+      return languageNamed((*object)[key].get<std::string>());
+  return Language::Python;
+}
+
+// A cell magic that runs the cell as another language (%%bash, %%javascript,
+// %%html, %%sql, %%writefile, ...); IPython's own timing and capture magics
+// (%%time, %%capture, ...) run it as Python.
+bool otherLanguageMagic(std::string_view firstLine) {
+  if (!firstLine.starts_with("%%")) return false;
+  std::string_view name = firstLine.substr(2);
+  name = name.substr(0, name.find_first_of(" \t"));
+  for (std::string_view python : {"time", "timeit", "capture", "prun", "debug", "python", "python3", "pypy", "cython"})
+    if (name == python) return false;
+  return true;
+}
+
+}  // namespace
+
+std::optional<std::string> notebookSourceElement(std::string_view line) {
   const auto first = line.find_first_not_of(" \t");
   const auto last = line.find_last_not_of(" \t\r");
   if (first == std::string_view::npos) return std::nullopt;
@@ -51,19 +69,24 @@ std::optional<std::string> sourceElement(std::string_view line) {
   return code;
 }
 
-}  // namespace
-
 std::optional<NotebookView> notebookView(std::string_view notebookText) {
-  const auto source = diff::notebookSourceLines(notebookText);
+  // Code cells only: a markdown or raw cell is prose, whose ``` fence or """ is no Python.
+  const auto source = diff::notebookSourceLines(notebookText, /*codeCellsOnly=*/true);
   if (!source) return std::nullopt;
   NotebookView view;
   view.lang = kernelLanguage(notebookText);
   const std::vector<std::string_view> lines = fileLines(notebookText);
   view.decoded.assign(lines.size(), false);
+  bool magicCell = false;  // a cell whose first line is a cell magic (%%bash, %%javascript): not the kernel's language
   for (std::size_t i = 0; i < lines.size(); ++i) {
     if (i > 0) view.text += '\n';
     if (!(*source)[i]) continue;
-    if (auto code = sourceElement(lines[i])) {
+    if (i == 0 || !(*source)[i - 1]) {  // the key's line: the cell's first source line follows it
+      const auto first = i + 1 < lines.size() ? notebookSourceElement(lines[i + 1]) : std::nullopt;
+      magicCell = first && otherLanguageMagic(*first);
+    }
+    if (magicCell) continue;
+    if (auto code = notebookSourceElement(lines[i])) {
       view.text += *code;
       view.decoded[i] = true;
     }

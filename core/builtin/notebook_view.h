@@ -20,8 +20,14 @@ struct NotebookView {
   std::vector<bool> decoded;  // [n - 1]: line n is a source line, decoded in `text`
 };
 
+// A line of a source list, `    "code\n",`, as the code it holds, `code`
+// (JSON escapes decoded, the element's final line break dropped); nullopt for
+// any other shape (a key, a bracket, an element of several lines).
+std::optional<std::string> notebookSourceElement(std::string_view line);
+
 // The view of a notebook's text (diff::notebookSourceLines decides what is
-// source); nullopt when it does not read as one. A source line that is not one
+// source): code cells only, and not one of a cell magic (`%%bash`); nullopt
+// when it does not read as a notebook. A source line that is not one
 // JSON string of one line (the key's line, the closing bracket, a source
 // written as a single string) is left empty, not guessed at.
 std::optional<NotebookView> notebookView(std::string_view notebookText);

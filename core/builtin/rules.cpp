@@ -66,7 +66,8 @@ constexpr double kSameStatement = 0.7;
 int hunkOf(const diff::FileDiff& file, std::int64_t line) {
   for (std::size_t i = 0; i < file.hunks.size(); ++i) {
     const diff::Hunk& h = file.hunks[i];
-    if (line >= h.newStart && line < h.newStart + std::max(1, h.newCount)) return static_cast<int>(i);
+    // A hunk cut from one of git's (a notebook's source runs) counts as that one.
+    if (line >= h.newStart && line < h.newStart + std::max(1, h.newCount)) return h.origin >= 0 ? h.origin : static_cast<int>(i);
   }
   return -1;
 }
@@ -107,7 +108,7 @@ struct OldSideFindings {
 OldSideFindings oldFindingsOf(const diff::FileDiff& fileDiff, const std::optional<std::string>& newText) {
   OldSideFindings out;
   const diff::FileDiff oldSide = oldSideOf(fileDiff);  // its hunks in the same order as the new side's
-  const ScanFile old = scanFile(oldSide, oldTextOf(fileDiff, newText));
+  const ScanFile old = scanFile(oldSide, oldTextOf(fileDiff, newText), /*notebookLinesAlone=*/true);
   for (const RuleFinding& rf : runRules(old, RuleScope::All)) {
     const OldFinding found{rf.rule, hunkOf(oldSide, rf.finding.line), statementOf(old, rf.finding)};
     if (isSuppressed(old, rf)) out.suppressed.found.push_back(found);

@@ -32,7 +32,7 @@ struct LexBudget {
 
 }  // namespace
 
-ScanFile scanFile(const diff::FileDiff& file, std::optional<std::string> fullText) {
+ScanFile scanFile(const diff::FileDiff& file, std::optional<std::string> fullText, bool notebookLinesAlone) {
   ScanFile out;
   LexBudget whole, shown;  // the file's text (read for context), the diff's lines
   out.path = file.path();
@@ -48,6 +48,15 @@ ScanFile scanFile(const diff::FileDiff& file, std::optional<std::string> fullTex
     raw = std::make_shared<const std::string>(std::move(*fullText));
     rawLines = fileLines(*raw);
     fullText = std::move(notebook->text);
+  }
+  // Its text not read as a notebook: each line that is a source list's element, decoded alone.
+  const bool linesAlone = !notebook && notebookLinesAlone && diff::isNotebookPath(out.path);
+  if (linesAlone) {
+    out.notebook = true;
+    out.lang = Language::Python;
+    out.decodedLines = std::make_shared<std::deque<diff::Line>>();
+    out.decodedTexts = std::make_shared<std::deque<std::string>>();
+    fullText.reset();
   }
   if (fullText && fullText->size() <= kMaxLexedPerFile) {  // larger: its hunks are lexed alone
     out.fullText = std::make_shared<const std::string>(std::move(*fullText));
@@ -74,6 +83,13 @@ ScanFile scanFile(const diff::FileDiff& file, std::optional<std::string> fullTex
         code.text = *out.fullLine(static_cast<int>(n));
         out.decodedLines->push_back(code);
         read = &out.decodedLines->back();
+      } else if (linesAlone) {
+        if (auto decoded = notebookSourceElement(line.text)) {
+          diff::Line code = line;
+          code.text = out.decodedTexts->emplace_back(std::move(*decoded));
+          out.decodedLines->push_back(code);
+          read = &out.decodedLines->back();
+        }
       }
       // String, comment and docstring state comes from the whole file when it
       // is known: a hunk may start inside a docstring or at its closing quotes.

@@ -45,6 +45,7 @@ struct ScanFile {
   // apply to the JSON line, so its findings carry none.
   bool notebook = false;
   std::shared_ptr<std::deque<diff::Line>> decodedLines;
+  std::shared_ptr<std::deque<std::string>> decodedTexts;  // what decodedLines' texts view, when not fullText
   // The whole new file, tokenized line by line, when the caller supplied its
   // text: for looking up declarations. Views point into *fullText.
   std::shared_ptr<const std::string> fullText;
@@ -84,7 +85,12 @@ struct ScanFile {
   }
 };
 
-ScanFile scanFile(const diff::FileDiff& file, std::optional<std::string> fullText = std::nullopt);
+// `notebookLinesAlone`: a notebook whose text is unknown or does not read as one
+// (the old side rebuilt from a notebook's narrowed hunks) has each of its lines
+// that is a source list's element read as the code it holds. For the old side
+// only, where reading too much as code can only make fewer findings new.
+ScanFile scanFile(const diff::FileDiff& file, std::optional<std::string> fullText = std::nullopt,
+                  bool notebookLinesAlone = false);
 
 // Index of the bracket matching tokens[open] ("(", "[" or "{") on the same
 // line, or npos. matchingOpen is the reverse.

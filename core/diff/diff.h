@@ -27,6 +27,10 @@ struct Hunk {
   int oldStart = 0, oldCount = 0, newStart = 0, newCount = 0;
   std::string_view section;  // function context after the second "@@", may be empty
   std::vector<Line> lines;
+  // The index of the hunk of git's diff this one was cut from (a notebook's
+  // source runs, notebook.h keepOnlyLines); -1: it is git's own. What git showed
+  // as one edit stays one for the builtin's "already there" check.
+  int origin = -1;
 };
 
 enum class FileStatus { Added, Deleted, Modified, Renamed, Copied, Binary, Mode };

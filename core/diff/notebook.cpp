@@ -23,7 +23,12 @@ class SourceScanner {
  public:
   explicit SourceScanner(std::string_view text) : t_(text) {}
 
-  std::optional<std::vector<std::pair<int, int>>> spans() {
+  struct Span {
+    int first = 0, last = 0;
+    bool code = true;  // of a code cell (one whose cell_type is "code", or none)
+  };
+
+  std::optional<std::vector<Span>> spans() {
     skipSpace();
     if (peek() != '{' || !value(Role::Root, 0, 0)) return std::nullopt;
     skipSpace();
@@ -99,14 +104,23 @@ class SourceScanner {
     else if (c == '[') ok = array(role, depth);
     else if (c == '"') ok = string(nullptr);
     else ok = scalar();
-    if (ok && role == Role::Source) spans_.emplace_back(keyLine, line_);
+    if (ok && role == Role::Source) spans_.push_back({keyLine, line_, true});
     return ok;
   }
 
   bool object(Role role, int depth) {
     ++pos_;
+    const std::size_t firstSpan = spans_.size();
+    std::optional<std::string> cellType;  // a cell's "cell_type", the last as Python reads it
+    // A cell's source spans are of a code cell unless its cell_type says otherwise (markdown, raw).
+    auto close = [&] {
+      ++pos_;
+      if (role == Role::Cell && cellType)
+        for (std::size_t i = firstSpan; i < spans_.size(); ++i) spans_[i].code = *cellType == "code";
+      return true;
+    };
     skipSpace();
-    if (peek() == '}') return ++pos_, true;
+    if (peek() == '}') return close();
     while (true) {
       skipSpace();
       if (peek() != '"') return false;
@@ -126,11 +140,16 @@ class SourceScanner {
       }
       skipSpace();
       const std::size_t valueStart = pos_;
-      if (!value(child, depth + 1, keyLine)) return false;
+      if (role == Role::Cell && key == "cell_type" && peek() == '"') {
+        cellType.emplace();
+        if (!string(&*cellType)) return false;
+      } else if (!value(child, depth + 1, keyLine)) {
+        return false;
+      }
       // The version Python reads is the key's last value; 4.0 is 4 to it, "4" no version.
       if (role == Role::Root && key == "nbformat") version_ = versionOf(t_.substr(valueStart, pos_ - valueStart));
       skipSpace();
-      if (peek() == '}') return ++pos_, true;
+      if (peek() == '}') return close();
       if (peek() != ',') return false;
       ++pos_;
     }
@@ -165,7 +184,7 @@ class SourceScanner {
   std::string version_;  // the top level's "nbformat"
   int line_ = 1;
   bool sawCells_ = false;
-  std::vector<std::pair<int, int>> spans_;
+  std::vector<Span> spans_;
 };
 
 bool kept(const std::vector<bool>& keep, int number) {
@@ -183,13 +202,14 @@ bool isNotebookPath(std::string_view path) {
   return true;
 }
 
-std::optional<std::vector<bool>> notebookSourceLines(std::string_view text) {
+std::optional<std::vector<bool>> notebookSourceLines(std::string_view text, bool codeCellsOnly) {
   auto spans = SourceScanner(text).spans();
   if (!spans) return std::nullopt;
   std::vector<bool> source(fileLines(text).size(), false);
-  for (const auto& [first, last] : *spans)
-    for (int n = first; n <= last && static_cast<std::size_t>(n) <= source.size(); ++n)
-      source[static_cast<std::size_t>(n - 1)] = true;
+  for (const auto& span : *spans)
+    if (span.code || !codeCellsOnly)
+      for (int n = span.first; n <= span.last && static_cast<std::size_t>(n) <= source.size(); ++n)
+        source[static_cast<std::size_t>(n - 1)] = true;
   return source;
 }
 
@@ -216,7 +236,9 @@ std::optional<CellLine> cellLineOf(const std::vector<bool>& source, const std::v
 std::int64_t keepOnlyLines(FileDiff& file, const std::vector<bool>& keepOld, const std::vector<bool>& keepNew) {
   std::int64_t dropped = 0;
   std::vector<Hunk> hunks;
-  for (const Hunk& h : file.hunks) {
+  for (std::size_t index = 0; index < file.hunks.size(); ++index) {
+    const Hunk& h = file.hunks[index];
+    const int origin = h.origin >= 0 ? h.origin : static_cast<int>(index);
     int nextOld = h.oldStart, nextNew = h.newStart;  // where the next line of each side is
     // git writes the start of an empty side as the line before it
     if (h.oldCount == 0) ++nextOld;
@@ -243,6 +265,7 @@ std::int64_t keepOnlyLines(FileDiff& file, const std::vector<bool>& keepOld, con
           run.oldStart = nextOld;
           run.newStart = nextNew;
           run.section = h.section;
+          run.origin = origin;
         }
         run.lines.push_back(l);
         run.oldCount += l.kind != LineKind::Added;

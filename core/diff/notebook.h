@@ -29,8 +29,9 @@ bool isNotebookPath(std::string_view path);
 // JSON, has no such cells array, or its "nbformat" (the last, as Python reads
 // it) is not 3 or 4: Jupyter reads other versions' code elsewhere (version 1's
 // "code", and a file without the key is version 1), so such a file is reviewed
-// as it is.
-std::optional<std::vector<bool>> notebookSourceLines(std::string_view text);
+// as it is. `codeCellsOnly`: only code cells' source (not markdown's or raw
+// cells', whose cell_type says so), as code is read.
+std::optional<std::vector<bool>> notebookSourceLines(std::string_view text, bool codeCellsOnly = false);
 
 // Where a line of a notebook is in its cells, as an editor's notebook view
 // shows them: the cell (0-based, in file order) and the line of its source

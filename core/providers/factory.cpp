@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/builtin/builtin_provider.h"
+#include "core/diff/notebook.h"
 #include "core/providers/anthropic_provider.h"
 #include "core/providers/ollama_provider.h"
 #include "core/providers/openai_provider.h"
@@ -50,7 +51,9 @@ std::unique_ptr<review::Provider> makeProvider(const config::Config& config, con
         // --staged, --stdin: the change's files as git has their new side, not the work tree's copies.
         if (versions)
           if (const auto v = versions->find(path); v != versions->end()) return v->second;
-        support::RepoFileRead read = support::readRepositoryFile(repositoryRoot, path);
+        // A notebook is megabytes of outputs around its cells: read whole up to its own cap.
+        support::RepoFileRead read = support::readRepositoryFile(
+            repositoryRoot, path, diff::isNotebookPath(path) ? diff::kMaxNotebookBytes : support::kMaxRepositoryFileBytes);
         // A submodule's path is its work tree, a directory: the diff shows its commit, nothing to read.
         auto submodule = [&] {
           std::error_code ec;

@@ -1,11 +1,13 @@
 #include "core/session/new_side.h"
 
+#include <algorithm>
 #include <map>
 #include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "core/diff/notebook.h"
 #include "core/git/git.h"
 #include "core/support/repo_file.h"
 
@@ -15,9 +17,16 @@ std::shared_ptr<diff::NewVersions> newVersionsFromGit(const std::filesystem::pat
                                                       std::size_t maxBytes) {
   auto versions = std::make_shared<diff::NewVersions>();
   std::vector<std::string> ids;
+  bool notebooks = false;  // read up to their own cap: megabytes of outputs around their cells
   for (const diff::FileDiff& f : change.files)
-    if (f.newPath && !f.binary && !f.hunks.empty() && f.newBlob) ids.push_back(*f.newBlob);
-  const auto texts = git::blobTexts(root, ids, maxBytes);
+    if (f.newPath && !f.binary && !f.hunks.empty() && f.newBlob) {
+      ids.push_back(*f.newBlob);
+      notebooks = notebooks || diff::isNotebookPath(*f.newPath);
+    }
+  auto texts = git::blobTexts(root, ids, notebooks ? std::max(maxBytes, diff::kMaxNotebookBytes) : maxBytes);
+  for (const diff::FileDiff& f : change.files)  // any other file: the cap asked for
+    if (f.newPath && f.newBlob && !diff::isNotebookPath(*f.newPath))
+      if (auto t = texts.find(*f.newBlob); t != texts.end() && t->second && t->second->size() > maxBytes) t->second.reset();
   // Files whose blob git does not have, with that blob's id: is the work tree's copy it?
   std::vector<std::pair<std::string, std::string>> notInGit;
   for (const diff::FileDiff& f : change.files) {

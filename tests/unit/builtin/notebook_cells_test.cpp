@@ -64,6 +64,48 @@ TEST(NotebookCells, ANotebookOfAnotherKernelIsNotReadAsPython) {
   EXPECT_EQ(view->lang, Language::Other);
 }
 
+// A markdown or raw cell is prose: a fenced example in it is no code, and a
+// """ in it opens no string that would hide the next code cell.
+TEST(NotebookCells, AMarkdownCellIsNotReadAsCode) {
+  const std::vector<std::string> code{"x = input()\\n", "eval(x)"};
+  const std::string before = jupyterNotebook({{"x = input()"}, "", {}, 1}, {"# Notes"});
+  const std::string after = jupyterNotebook({code, "", {}, 2}, {"```python\\n", "eval(input())\\n", "```\\n", "\\\"\\\"\\\""});
+  const auto found = reviewWithSource("doc.ipynb", before, after);
+  ASSERT_EQ(found.size(), 1u) << "the code cell's eval, not the markdown's";
+  EXPECT_EQ(found[0].line, lineHolding(after, "\"eval(x)\""));
+  // A """ in a markdown cell above a code cell hides nothing either (read as
+  // Python, it opened a string that ran over the code cell's eval).
+  auto markdownFirst = [](const std::string& codeElements) {
+    return "{\n \"cells\": [\n  {\n   \"cell_type\": \"markdown\",\n   \"metadata\": {},\n   \"source\": [\n"
+           "    \"\\\"\\\"\\\"\"\n   ]\n  },\n  {\n   \"cell_type\": \"code\",\n   \"execution_count\": 1,\n"
+           "   \"metadata\": {},\n   \"outputs\": [],\n   \"source\": [\n" +
+           codeElements + "   ]\n  }\n ],\n \"metadata\": {},\n \"nbformat\": 4,\n \"nbformat_minor\": 5\n}\n";
+  };
+  const std::string hidden = markdownFirst("    \"x = input()\\n\",\n    \"eval(x)\"\n");
+  ASSERT_TRUE(notebookView(hidden));
+  const auto quoted = reviewWithSource("doc.ipynb", markdownFirst("    \"x = input()\"\n"), hidden);
+  ASSERT_EQ(quoted.size(), 1u);
+  EXPECT_EQ(quoted[0].line, lineHolding(hidden, "\"eval(x)\""));
+}
+
+TEST(NotebookCells, ACellMagicsCellIsNotTheKernelsLanguage) {
+  const auto javascript = reviewCell({"x = 1"}, {"%%javascript\\n", "x = input()\\n", "eval(x)"});
+  EXPECT_TRUE(javascript.empty()) << javascript.at(0).title << ": a JavaScript cell is no Python";
+  // IPython's own cell magics run the cell as Python, and a line magic is one line.
+  EXPECT_EQ(reviewCell({"x = 1"}, {"%%time\\n", "x = input()\\n", "eval(x)"}).size(), 1u);
+  EXPECT_EQ(reviewCell({"x = 1"}, {"%matplotlib inline\\n", "x = input()\\n", "eval(x)"}).size(), 1u);
+}
+
+TEST(NotebookCells, AKernelNamedWithoutALanguageIsReadByItsName) {
+  std::string nb = jupyterNotebook({{"x <- readline()\\n", "eval(parse(text = x))"}, "", {}, 1});
+  const std::string spec = "\"kernelspec\": {\n   \"display_name\": \"Python 3\",\n   \"language\": \"python\",\n   \"name\": \"python3\"\n  }";
+  ASSERT_NE(nb.find(spec), std::string::npos);
+  nb.replace(nb.find(spec), spec.size(), "\"kernelspec\": {\"display_name\": \"R\", \"name\": \"ir\"}");
+  const auto view = notebookView(nb);
+  ASSERT_TRUE(view);
+  EXPECT_EQ(view->lang, Language::Other);
+}
+
 TEST(NotebookCells, TheViewDecodesSourceLinesAndEmptiesTheRest) {
   const std::string text = jupyterNotebook({{"s = \\\"a\\\\tb\\\"\\n", "print(s)"}, "iVBORw0", {"a\\tb\\n"}, 3});
   const auto view = notebookView(text);

@@ -12,6 +12,7 @@ namespace revline {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 using testing::runRevline;
 using testing::TempRepo;
 
@@ -449,6 +450,53 @@ TEST(Cli, ACredentialAlreadyInANotebooksOutputIsNotNewWhenItsLineIsRewritten) {
   const auto r = runRevline("review --format json", repo.root());
   EXPECT_EQ(r.exitCode, 0) << r.out << r.err;
   EXPECT_EQ(json::parse(r.out)["findings"].size(), 0u) << r.out;
+}
+
+// The builtin reads a notebook's cells as code also past the 1 MiB it reads of
+// other files (a notebook is megabytes of plots), and only what the change adds:
+// the JSON re-indented (as Colab writes it) or a cell moved is no new code.
+TEST(Cli, ANotebooksCellsAreReadAsCodeAndOnlyNewCodeIsFlagged) {
+  TempRepo repo;
+  const std::vector<std::string> plain{"x = 1"};
+  const std::vector<std::string> risky{"import subprocess\\n", "x = input()\\n", "eval(x)\\n",
+                                       "subprocess.run(f\\\"ls {x}\\\", shell=True)"};
+  const std::string plot = testing::base64Image(1100 * 1024, 1);
+  repo.write("big.ipynb", testing::jupyterNotebook({plain, plot, {}, 1}));
+  repo.commitAll();
+  repo.write("big.ipynb", testing::jupyterNotebook({risky, plot, {}, 1}));
+  auto r = runRevline("review --format json", repo.root());
+  ASSERT_EQ(r.exitCode, 1) << r.out << r.err;
+  json j = json::parse(r.out);
+  ASSERT_EQ(j["findings"].size(), 2u) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("Rule dynamic-eval"));
+  EXPECT_THAT(r.out, HasSubstr("Rule shell-command"));
+  repo.commitAll();
+
+  // Re-indented with two spaces and the cell's lines unchanged: nothing new.
+  std::string twoSpaces = testing::jupyterNotebook({risky, plot, {}, 1});
+  for (std::size_t at = 0; (at = twoSpaces.find("\n ", at)) != std::string::npos; at += 3) twoSpaces.insert(at + 1, " ");
+  repo.write("big.ipynb", twoSpaces);
+  r = runRevline("review --format json", repo.root());
+  EXPECT_EQ(r.exitCode, 0) << r.out << r.err;
+  EXPECT_EQ(json::parse(r.out)["findings"].size(), 0u) << r.out;
+  // The cell moved below a new one: nothing new either.
+  repo.git("checkout -- big.ipynb");
+  // (Far enough, past a long markdown cell, that git shows the removal and the addition apart.)
+  std::vector<std::string> notes;
+  for (int i = 0; i < 12; ++i) notes.push_back("note " + std::to_string(i) + "\\n");
+  notes.push_back("# notes\\n");
+  std::string moved = testing::jupyterNotebook({{"print('first')"}, "", {}, 1}, notes);
+  const std::string withRisky = testing::jupyterNotebook({risky, "", {}, 1});
+  const std::string riskySource = withRisky.substr(withRisky.find("   \"source\": ["), withRisky.find("   ]\n  },") + 4 - withRisky.find("   \"source\": ["));
+  repo.write("big.ipynb", moved.substr(0, moved.rfind("\n ],")) +
+                              ",\n  {\n   \"cell_type\": \"code\",\n   \"execution_count\": 1,\n   \"metadata\": {},\n   "
+                              "\"outputs\": [],\n" + riskySource + "\n  }" + moved.substr(moved.rfind("\n ],")));
+  r = runRevline("review --format json", repo.root());
+  ASSERT_TRUE(json::accept(repo.read("big.ipynb"))) << repo.read("big.ipynb");
+  // (A statement as short as `eval(x)` moved far is raised again, as in a .py file: too short to tell apart.)
+  EXPECT_EQ(r.exitCode, 0) << r.out << r.err;
+  for (const auto& f : json::parse(r.out)["findings"])
+    EXPECT_THAT(f["explanation"].get<std::string>(), Not(HasSubstr("shell-command"))) << r.out;
 }
 
 TEST(Cli, ALatin1FileIsReviewed) {

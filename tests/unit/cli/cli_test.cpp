@@ -470,6 +470,12 @@ TEST(Cli, ANotebooksCellsAreReadAsCodeAndOnlyNewCodeIsFlagged) {
   ASSERT_EQ(j["findings"].size(), 2u) << r.out;
   EXPECT_THAT(r.out, HasSubstr("Rule dynamic-eval"));
   EXPECT_THAT(r.out, HasSubstr("Rule shell-command"));
+  // As the index has it, too: read from git, the work tree's copy being another text.
+  repo.git("add big.ipynb");
+  repo.write("big.ipynb", testing::jupyterNotebook({plain, plot, {}, 2}));
+  r = runRevline("review --staged --format json", repo.root());
+  EXPECT_EQ(json::parse(r.out)["findings"].size(), 2u) << r.out;
+  repo.write("big.ipynb", testing::jupyterNotebook({risky, plot, {}, 1}));
   repo.commitAll();
 
   // Re-indented with two spaces and the cell's lines unchanged: nothing new.

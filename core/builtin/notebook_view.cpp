@@ -33,21 +33,37 @@ Language kernelLanguage(std::string_view text) {
   if (!meta.is_object()) return Language::Python;
   const nlohmann::json kernel = meta.value("kernelspec", nlohmann::json::object());
   const nlohmann::json info = meta.value("language_info", nlohmann::json::object());
-  for (const auto& [object, key] : {std::pair{&kernel, "language"}, std::pair{&info, "name"}, std::pair{&kernel, "name"}})
+  for (const auto& [object, key] : {std::pair{&kernel, "language"}, std::pair{&info, "name"}})
     if (object->is_object() && object->contains(key) && (*object)[key].is_string())
       return languageNamed((*object)[key].get<std::string>());
+  // Only the kernel's name: an environment's ("myenv", "conda-env-py", "tf2") is Python's
+  // kernel, unless it names another language's kernel (IRkernel's "ir", IJulia's "julia-1.9").
+  if (kernel.is_object() && kernel.contains("name") && kernel["name"].is_string()) {
+    std::string name = kernel["name"].get<std::string>();
+    for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    for (std::string_view other : {"ir", "julia", "ijavascript", "javascript", "java", "gophernotes", "xcpp", "xeus",
+                                   ".net", "scala", "spylon", "bash", "sparkr", "sas", "stata", "octave", "matlab"})
+      if (name == other || name.starts_with(std::string(other) + "-") || (other.size() > 2 && name.starts_with(other)))
+        return languageNamed(name == "ir" ? "r" : name);
+  }
   return Language::Python;
 }
 
 // A cell magic that runs the cell as another language (%%bash, %%javascript,
-// %%html, %%sql, %%writefile, ...); IPython's own timing and capture magics
-// (%%time, %%capture, ...) run it as Python.
+// %%html, %%sql, %%writefile of a non-.py file, ...); IPython's own timing and
+// capture magics (%%time, %%capture, ...), %%writefile x.py and %%script
+// python run or hold Python.
 bool otherLanguageMagic(std::string_view firstLine) {
   if (!firstLine.starts_with("%%")) return false;
   std::string_view name = firstLine.substr(2);
   name = name.substr(0, name.find_first_of(" \t"));
   for (std::string_view python : {"time", "timeit", "capture", "prun", "debug", "python", "python3", "pypy", "cython"})
     if (name == python) return false;
+  // %%writefile x.py (or %%file) writes Python; %%script python3 runs it.
+  std::string_view rest = firstLine.substr(2 + name.size());
+  while (!rest.empty() && (rest.back() == ' ' || rest.back() == '\t')) rest.remove_suffix(1);
+  if ((name == "writefile" || name == "file") && rest.ends_with(".py")) return false;
+  if (name == "script" && rest.find("python") != std::string_view::npos) return false;
   return true;
 }
 

@@ -94,6 +94,9 @@ TEST(NotebookCells, ACellMagicsCellIsNotTheKernelsLanguage) {
   // IPython's own cell magics run the cell as Python, and a line magic is one line.
   EXPECT_EQ(reviewCell({"x = 1"}, {"%%time\\n", "x = input()\\n", "eval(x)"}).size(), 1u);
   EXPECT_EQ(reviewCell({"x = 1"}, {"%matplotlib inline\\n", "x = input()\\n", "eval(x)"}).size(), 1u);
+  // A cell written to a .py file is Python; one written to another file is not.
+  EXPECT_EQ(reviewCell({"x = 1"}, {"%%writefile app.py\\n", "x = input()\\n", "eval(x)"}).size(), 1u);
+  EXPECT_TRUE(reviewCell({"x = 1"}, {"%%writefile app.js\\n", "x = input()\\n", "eval(x)"}).empty());
 }
 
 TEST(NotebookCells, AKernelNamedWithoutALanguageIsReadByItsName) {
@@ -104,6 +107,15 @@ TEST(NotebookCells, AKernelNamedWithoutALanguageIsReadByItsName) {
   const auto view = notebookView(nb);
   ASSERT_TRUE(view);
   EXPECT_EQ(view->lang, Language::Other);
+  // An environment's kernel name ("myenv", "conda-env-py") is Python's kernel; IJulia's is not.
+  for (const auto& [name, lang] : {std::pair{"myenv", Language::Python}, std::pair{"conda-env-py-py", Language::Python},
+                                   std::pair{"julia-1.9", Language::Other}, std::pair{"ir", Language::Other}}) {
+    std::string named = nb;
+    named.replace(named.find("\"ir\""), 4, std::string("\"") + name + "\"");
+    const auto v = notebookView(named);
+    ASSERT_TRUE(v);
+    EXPECT_EQ(v->lang, lang) << name;
+  }
 }
 
 TEST(NotebookCells, TheViewDecodesSourceLinesAndEmptiesTheRest) {

@@ -501,7 +501,8 @@ TEST(Cli, ANotebooksCellsAreReadAsCodeAndOnlyNewCodeIsFlagged) {
   ASSERT_TRUE(json::accept(repo.read("big.ipynb"))) << repo.read("big.ipynb");
   // (A statement as short as `eval(x)` moved far is raised again, as in a .py file: too short to tell apart.)
   EXPECT_EQ(r.exitCode, 0) << r.out << r.err;
-  for (const auto& f : json::parse(r.out)["findings"])
+  const json afterMove = json::parse(r.out);  // held: a loop over a temporary's member would dangle
+  for (const auto& f : afterMove["findings"])
     EXPECT_THAT(f["explanation"].get<std::string>(), Not(HasSubstr("shell-command"))) << r.out;
 }
 

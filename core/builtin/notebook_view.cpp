@@ -27,7 +27,13 @@ Language languageNamed(std::string name) {
 // kernelspec.language, language_info.name, else the kernel's name); Python
 // when it names no kernel at all (nbformat 3 notebooks, a bare notebook).
 Language kernelLanguage(std::string_view text) {
-  const nlohmann::json nb = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  // Only the metadata is wanted: the cells (megabytes of outputs' base64) are dropped as they are read.
+  const nlohmann::json nb = nlohmann::json::parse(
+      text,
+      [](int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+        return !(depth == 1 && event == nlohmann::json::parse_event_t::key && parsed == "cells");
+      },
+      /*allow_exceptions=*/false);
   if (!nb.is_object()) return Language::Other;
   const nlohmann::json meta = nb.value("metadata", nlohmann::json::object());
   if (!meta.is_object()) return Language::Python;
@@ -44,7 +50,7 @@ Language kernelLanguage(std::string_view text) {
     for (std::string_view other : {"ir", "julia", "ijavascript", "javascript", "java", "gophernotes", "xcpp", "xeus",
                                    ".net", "scala", "spylon", "bash", "sparkr", "sas", "stata", "octave", "matlab"})
       if (name == other || name.starts_with(std::string(other) + "-") || (other.size() > 2 && name.starts_with(other)))
-        return languageNamed(name == "ir" ? "r" : name);
+        return languageNamed(name);
   }
   return Language::Python;
 }

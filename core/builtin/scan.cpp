@@ -40,13 +40,13 @@ ScanFile scanFile(const diff::FileDiff& file, std::optional<std::string> fullTex
   // A notebook: its cells' code, decoded, in place of the JSON strings that hold it.
   std::optional<NotebookView> notebook;
   std::vector<std::string_view> rawLines;
-  std::shared_ptr<const std::string> raw;
+  std::string raw;  // the notebook's JSON, which rawLines view
   if (fullText && diff::isNotebookPath(out.path) && (notebook = notebookView(*fullText))) {
     out.notebook = true;
     out.lang = notebook->lang;
     out.decodedLines = std::make_shared<std::deque<diff::Line>>();
-    raw = std::make_shared<const std::string>(std::move(*fullText));
-    rawLines = fileLines(*raw);
+    raw = std::move(*fullText);
+    rawLines = fileLines(raw);
     fullText = std::move(notebook->text);
   }
   // Its text not read as a notebook: each line that is a source list's element, decoded alone.

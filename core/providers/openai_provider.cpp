@@ -52,6 +52,7 @@ OpenAiProvider::OpenAiProvider(RemoteSettings settings)
   if (promptMode_.count(endpoint_.base.str() + '\0' + endpoint_.model))
     settings_.structuredOutput = config::StructuredOutput::Prompt;
   responses_ = responsesOnly_.count(endpoint_.base.str() + '\0' + endpoint_.model) > 0;
+  reasoningEcho_ = noReasoningEcho_.count(endpoint_.base.str() + '\0' + endpoint_.model) == 0;
 }
 
 bool OpenAiProvider::adaptToRejection(const HttpResponse& response) {
@@ -66,6 +67,23 @@ bool OpenAiProvider::adaptToRejection(const HttpResponse& response) {
     }
     notes_.push_back("openai: model \"" + endpoint_.model + "\" is served only through the Responses API, so the review "
                      "went to " + endpoint_.base.str() + kResponsesPath + " (the refused request was not answered)");
+    return true;
+  }
+  // A server of the Responses API that takes no reasoning back ("Encrypted
+  // content is not supported with this model", "Unknown parameter: 'include'"):
+  // the review goes on as before, each round reasoning anew.
+  if (responses_ && reasoningEcho_ && response.status == 400 &&
+      refusesReasoningEcho(providerErrorMessage(response.body))) {
+    reasoningEcho_ = false;
+    {
+      std::lock_guard<std::mutex> lock(promptModeMu_);
+      if (noReasoningEcho_.size() >= 256) noReasoningEcho_.clear();  // bounded, as promptMode_
+      noReasoningEcho_.insert(endpoint_.base.str() + '\0' + endpoint_.model);
+    }
+    notes_.push_back("openai: " + endpoint_.base.str() + kResponsesPath + " refused the model's reasoning sent back "
+                     "between tool rounds for model \"" + endpoint_.model + "\" (HTTP 400: " +
+                     truncateUtf8(withoutKey(providerErrorMessage(response.body), endpoint_.apiKey), 200, "...") +
+                     "), so each round went without it (the refused request was not answered)");
     return true;
   }
   if (settings_.structuredOutput != config::StructuredOutput::Native) return false;
@@ -147,7 +165,7 @@ ojson OpenAiProvider::buildRequest(const review::ModelRequest& request) const {
   ojson messages = ojson::array();
   std::string system = request.system;
   if (!native && !request.schema.is_null()) system += review::schemaInstructions(request.schema);
-  if (responses_) return responsesRequest(request, endpoint_.model, system, native);
+  if (responses_) return responsesRequest(request, endpoint_.model, system, native, reasoningEcho_);
   if (!system.empty()) messages.push_back({{"role", "system"}, {"content", system}});
   for (const review::Message& m : request.messages) {
     switch (m.role) {

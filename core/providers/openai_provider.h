@@ -55,7 +55,10 @@ class OpenAiProvider : public RemoteProvider {
   static inline std::set<std::string> promptMode_;
   // Models served only through the Responses API, likewise (under promptModeMu_).
   static inline std::set<std::string> responsesOnly_;
-  bool responses_ = false;  // this provider speaks the Responses API
+  // Responses endpoints that refused the reasoning sent back (under promptModeMu_).
+  static inline std::set<std::string> noReasoningEcho_;
+  bool responses_ = false;      // this provider speaks the Responses API
+  bool reasoningEcho_ = true;   // ...and sends a tool round's reasoning back
 };
 
 }  // namespace revline::providers

@@ -9,8 +9,17 @@
 // `input` items: user and assistant messages, `function_call` and
 // `function_call_output` items; `store: false`, so OpenAI keeps no copy of the
 // code. The reply's `output` items: `message` (output_text, refusal),
-// `function_call`; `status: "incomplete"` with its reason; usage with
-// input_tokens_details.cached_tokens and output_tokens_details.reasoning_tokens.
+// `function_call`, `reasoning`; `status: "incomplete"` with its reason; usage
+// with input_tokens_details.cached_tokens and output_tokens_details.reasoning_tokens.
+//
+// Reasoning across tool rounds: with `store: false` OpenAI keeps no reasoning
+// between calls, so the request asks for it encrypted (`include:
+// ["reasoning.encrypted_content"]`) and a turn that called tools goes back with
+// its reasoning items, in the order the reply had them, as OpenAI's reasoning
+// guide asks for function calling; otherwise the model reasons again from the
+// start in every round, in output tokens. The items go back as OpenAI's own
+// client (codex) sends them with store off: type, summary, encrypted_content,
+// no id (an id names a stored item; Azure refuses one).
 #pragma once
 #include <string>
 
@@ -24,12 +33,19 @@ inline constexpr const char* kResponsesPath = "/responses";
 // The server's words that a model is served only through the Responses API.
 bool onlyOnResponses(const std::string& message);
 
-// `system`: the system prompt as sent (with the schema in it in prompt mode);
-// `nativeSchema`: the schema goes in text.format.
-ojson responsesRequest(const review::ModelRequest& request, const std::string& model, const std::string& system,
-                       bool nativeSchema);
+// The server's words that it refuses the reasoning sent back (the `include`
+// parameter, or a reasoning item of the input): the review goes on without it.
+bool refusesReasoningEcho(const std::string& message);
 
-// `where` names the endpoint in a protocol error. Throws ProviderError.
+// `system`: the system prompt as sent (with the schema in it in prompt mode);
+// `nativeSchema`: the schema goes in text.format; `reasoningEcho`: ask for the
+// reasoning encrypted and send a tool round's reasoning items back with it.
+ojson responsesRequest(const review::ModelRequest& request, const std::string& model, const std::string& system,
+                       bool nativeSchema, bool reasoningEcho);
+
+// `where` names the endpoint in a protocol error. Throws ProviderError. The
+// reply's items in order, its reasoning with encrypted content, are the turn's
+// echo (`turnEcho["responses_output"]`) when it holds such reasoning.
 review::ModelResponse parseResponsesReply(const json& body, const std::string& where);
 
 }  // namespace revline::providers

@@ -247,8 +247,9 @@ TEST(OpenAiPipeline, ToolCallsRunInTheSandbox) {
 }
 
 // A model served only through the Responses API, through the whole review: the
-// switch is said in the warnings, a tool round and a contract retry go to
-// /responses, and the findings are grounded as any other answer's.
+// switch is said in the warnings, a tool round (its reasoning sent back with
+// it) and a contract retry go to /responses, and the findings are grounded as
+// any other answer's.
 TEST(OpenAiPipeline, AReviewByAModelServedOnlyThroughTheResponsesApi) {
   Fixture f;
   FakeServer server;
@@ -261,7 +262,9 @@ TEST(OpenAiPipeline, AReviewByAModelServedOnlyThroughTheResponsesApi) {
     return json::array({{{"type", "message"}, {"role", "assistant"}, {"content", {{{"type", "output_text"}, {"text", text}}}}}});
   };
   server.enqueue(Reply{404, R"({"error":{"message":"This model is only supported in v1/responses and not in v1/chat/completions.","type":"invalid_request_error"}})", {}, {}});
-  server.enqueue(Reply::ok(responses(json::array({{{"type", "function_call"}, {"call_id", "call_R1"}, {"name", "read_file"},
+  server.enqueue(Reply::ok(responses(json::array({{{"type", "reasoning"}, {"id", "rs_1"}, {"summary", json::array()},
+                                                   {"encrypted_content", "gAAAAreasoning=="}},
+                                                  {{"type", "function_call"}, {"call_id", "call_R1"}, {"name", "read_file"},
                                                    {"arguments", R"({"path":"src/Service.java"})"}}}),
                                      100, 0)));
   server.enqueue(Reply::ok(responses(message(report("CRITICAL")), 200, 100)));
@@ -287,10 +290,14 @@ TEST(OpenAiPipeline, AReviewByAModelServedOnlyThroughTheResponsesApi) {
   bool said = false;
   for (const auto& w : outcome.warnings) said = said || w.find("served only through the Responses API") != std::string::npos;
   EXPECT_TRUE(said) << json(outcome.warnings).dump();
+  // The tool round went back with the reasoning that led to its call, in its place.
+  for (std::size_t i = 2; i < 4; ++i)
+    EXPECT_EQ(server.requests()[i].parsed()["include"], json::array({"reasoning.encrypted_content"})) << i;
   const json last = server.requests()[3].parsed()["input"];
-  EXPECT_EQ(last[1]["type"], "function_call");
-  EXPECT_EQ(last[2]["type"], "function_call_output");
-  EXPECT_NE(last[2]["output"].get<std::string>().find("return s == \"OK\";"), std::string::npos) << last[2].dump();
+  EXPECT_EQ(last[1], (json{{"type", "reasoning"}, {"summary", json::array()}, {"encrypted_content", "gAAAAreasoning=="}}));
+  EXPECT_EQ(last[2]["type"], "function_call");
+  EXPECT_EQ(last[3]["type"], "function_call_output");
+  EXPECT_NE(last[3]["output"].get<std::string>().find("return s == \"OK\";"), std::string::npos) << last[3].dump();
   EXPECT_EQ(last.back()["role"], "user");
   EXPECT_EQ(last.back()["content"], contract::feedbackMessage(contract::parseReply(report("CRITICAL"))));
 }

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "core/providers/openai_provider.h"
+#include "core/providers/openai_responses.h"
 #include "tests/unit/providers/provider_test_util.h"
 
 namespace revline::providers {
@@ -172,6 +173,7 @@ TEST(OpenAi, AModelServedOnlyThroughTheResponsesApiIsSentThere) {
   ASSERT_EQ(first.toolCalls.size(), 1u);
   EXPECT_EQ(first.toolCalls[0].id, "call_A");
   EXPECT_EQ(first.toolCalls[0].arguments, (json{{"path", "src/A.java"}}));
+  EXPECT_TRUE(first.turnEcho.is_null()) << "a reasoning item without encrypted content is not sent back";
   EXPECT_EQ(first.usage.inputTokens, 900);
   EXPECT_EQ(first.usage.outputTokens, 40);
   ASSERT_EQ(first.notes.size(), 1u);
@@ -202,6 +204,111 @@ TEST(OpenAi, AModelServedOnlyThroughTheResponsesApiIsSentThere) {
   EXPECT_EQ(server.requests()[3].path, "/v1/responses");
   EXPECT_EQ(cut.finish, FinishReason::Length);
   EXPECT_NE(cut.answerElsewhere.find("500 reasoning tokens"), std::string::npos) << cut.answerElsewhere;
+}
+
+// A reasoning model's tool rounds on the Responses API: with store off, OpenAI
+// keeps no reasoning between calls, so the request asks for it encrypted and a
+// turn that called tools goes back with its reasoning items where the reply had
+// them (OpenAI's reasoning guide for function calling), without their ids (an id
+// names a stored item: "Item with id 'rs_...' not found"), unmodified.
+TEST(OpenAi, AToolRoundOnTheResponsesApiSendsItsReasoningBackInItsPlace) {
+  FakeServer server;
+  server.enqueue(Reply{404, R"({"error":{"message":"This model is only supported in v1/responses and not in v1/chat/completions.","type":"invalid_request_error"}})", {}, {}});
+  server.enqueue(Reply::ok(R"({"status":"completed","output":[
+      {"type":"reasoning","id":"rs_1","status":"completed","summary":[{"type":"summary_text","text":"**Reading A**"}],"encrypted_content":"gAAAAone=="},
+      {"type":"function_call","id":"fc_1","call_id":"call_A","name":"read_file","arguments":"{\"path\":\"src/A.java\"}"},
+      {"type":"reasoning","id":"rs_2","summary":[],"encrypted_content":"gAAAAtwo=="},
+      {"type":"function_call","id":"fc_2","call_id":"call_B","name":"read_file","arguments":"{\"path\":\"src/B.java\"}"},
+      {"type":"reasoning","id":"rs_3","summary":[]}],
+    "usage":{"input_tokens":900,"output_tokens":40,"output_tokens_details":{"reasoning_tokens":25}}})"));
+  server.enqueue(Reply::ok(R"({"status":"completed","output":[{"type":"message","role":"assistant","content":[{"type":"output_text","text":"{\"summary\":\"ok\"}"}]}],
+    "usage":{"input_tokens":1000,"output_tokens":30}})"));
+  SleepRecorder sleeps;
+  auto settings = settingsFor(server.url("/v1"), sleeps, {{"OPENAI_API_KEY", "sk-test-key"}});
+  settings.model = "codex-with-reasoning";
+  OpenAiProvider provider(settings);
+  auto request = testing::sampleRequest();
+  request.tools = {testing::readFileSpec()};
+  const auto first = provider.complete(request, CancelToken());
+  ASSERT_EQ(server.requestCount(), 2u);
+  const std::string raw = server.requests()[1].body;
+  EXPECT_EQ(server.requests()[1].parsed()["include"], json::array({"reasoning.encrypted_content"}));
+  EXPECT_LT(raw.find("\"include\""), raw.find("\"input\"")) << "a part every request of the review has, before the input";
+  ASSERT_EQ(first.toolCalls.size(), 2u);
+  const json r1 = {{"type", "reasoning"}, {"summary", {{{"type", "summary_text"}, {"text", "**Reading A**"}}}},
+                   {"encrypted_content", "gAAAAone=="}};
+  const json r2 = {{"type", "reasoning"}, {"summary", json::array()}, {"encrypted_content", "gAAAAtwo=="}};
+  EXPECT_EQ(first.turnEcho, (json{{"responses_output", {r1, {{"type", "function_call"}, {"call_id", "call_A"}}, r2,
+                                                        {{"type", "function_call"}, {"call_id", "call_B"}}}}}))
+      << "rs_3 has no encrypted content: with store off its id names nothing";
+
+  review::Message call{review::Role::Assistant, "", first.toolCalls, {}, first.turnEcho};
+  request.messages.push_back(call);
+  request.messages.push_back({review::Role::Tool, "", {},
+                              {{"call_A", "read_file", true, "class A {}"}, {"call_B", "read_file", true, "class B {}"}}});
+  provider.complete(request, CancelToken());
+  const json input = server.requests()[2].parsed()["input"];
+  const json fcA = {{"type", "function_call"}, {"call_id", "call_A"}, {"name", "read_file"}, {"arguments", "{\"path\":\"src/A.java\"}"}};
+  const json fcB = {{"type", "function_call"}, {"call_id", "call_B"}, {"name", "read_file"}, {"arguments", "{\"path\":\"src/B.java\"}"}};
+  ASSERT_EQ(input.size(), 7u) << input.dump();
+  EXPECT_EQ(input[1], r1);
+  EXPECT_EQ(input[2], fcA);
+  EXPECT_EQ(input[3], r2);
+  EXPECT_EQ(input[4], fcB);
+  EXPECT_EQ(input[5]["call_id"], "call_A");
+  EXPECT_EQ(input[6]["call_id"], "call_B");
+
+  // A call not kept (past the calls kept of one reply) takes the reasoning that
+  // led to it along: OpenAI refuses a reasoning item "without its required following item".
+  request.messages[1].toolCalls.resize(1);
+  request.messages[2].toolResults.resize(1);
+  const json kept = provider.buildRequest(request)["input"];
+  ASSERT_EQ(kept.size(), 4u) << kept.dump();
+  EXPECT_EQ(kept[1], r1);
+  EXPECT_EQ(kept[2], fcA);
+  EXPECT_EQ(kept[3]["type"], "function_call_output");
+}
+
+// A server of the Responses API that takes no reasoning back (a model without
+// encrypted reasoning, a compatible server without `include`) is asked again
+// without it; the warning says so, and later providers of the process start so.
+TEST(OpenAi, AResponsesServerThatTakesNoReasoningBackIsAskedWithoutIt) {
+  FakeServer server;
+  server.enqueue(Reply{404, R"({"error":{"message":"This model is only supported in v1/responses and not in v1/chat/completions.","type":"invalid_request_error"}})", {}, {}});
+  server.enqueue(Reply{400, R"({"error":{"message":"Encrypted content is not supported with this model.","type":"invalid_request_error","param":"include","code":"unsupported_parameter"}})", {}, {}});
+  server.enqueue(Reply::ok(R"({"status":"completed","output":[{"type":"message","role":"assistant","content":[{"type":"output_text","text":"{\"summary\":\"ok\"}"}]}],
+    "usage":{"input_tokens":10,"output_tokens":3}})"));
+  SleepRecorder sleeps;
+  auto settings = settingsFor(server.url("/v1"), sleeps);
+  settings.model = "responses-without-encrypted-reasoning";
+  OpenAiProvider provider(settings);
+  const auto answer = provider.complete(testing::sampleRequest(), CancelToken());
+  ASSERT_EQ(server.requestCount(), 3u);
+  EXPECT_TRUE(server.requests()[1].parsed().contains("include"));
+  EXPECT_FALSE(server.requests()[2].parsed().contains("include"));
+  EXPECT_EQ(json::parse(answer.text)["summary"], "ok");
+  ASSERT_EQ(answer.notes.size(), 2u);
+  EXPECT_NE(answer.notes[1].find("refused the model's reasoning sent back between tool rounds"), std::string::npos) << answer.notes[1];
+  EXPECT_NE(answer.notes[1].find("Encrypted content is not supported"), std::string::npos) << answer.notes[1];
+
+  OpenAiProvider later(settings);
+  auto request = testing::sampleRequest();
+  request.messages.push_back({review::Role::Assistant, "", {{"call_A", "read_file", json{{"path", "A"}}, nullptr}}, {},
+                              json{{"responses_output", json::array({{{"type", "reasoning"}, {"summary", json::array()},
+                                                                      {"encrypted_content", "gAAAA=="}}})}}});
+  const json body = later.buildRequest(request);
+  EXPECT_FALSE(body.contains("include"));
+  EXPECT_EQ(body["input"].dump().find("reasoning"), std::string::npos) << body["input"].dump();
+}
+
+TEST(OpenAi, TheServersWordsForRefusingReasoningBack) {
+  for (const char* refused : {"Encrypted content is not supported with this model.", "Unknown parameter: 'include'.",
+                              "Item 'rs_1' of type 'reasoning' was provided without its required following item.",
+                              "Could not decrypt the provided encrypted_content."})
+    EXPECT_TRUE(refusesReasoningEcho(refused)) << refused;
+  for (const char* other : {"Invalid schema for response_format 'review_report'", "Unsupported parameter: 'temperature'",
+                            "This model's maximum context length is 128000 tokens."})
+    EXPECT_FALSE(refusesReasoningEcho(other)) << other;
 }
 
 TEST(OpenAi, ProviderSignalsLengthAndRefusal) {

@@ -95,11 +95,11 @@ ScanFile scanFile(const diff::FileDiff& file, std::optional<std::string> fullTex
       // is known: a hunk may start inside a docstring or at its closing quotes.
       // The hunk alone is lexed only when the file is unknown or differs.
       if (out.fullText && n >= 1 && n <= out.fullTokens.size() && out.fullLine(static_cast<int>(n)) == read->text) {
-        h.lines.push_back({read, out.fullTokens[n - 1]});
+        h.lines.push_back({read, out.fullTokens[n - 1], read != &line});
         state = LexState{};
         continue;
       }
-      h.lines.push_back({read, shown.lex(read->text, out.lang, state)});
+      h.lines.push_back({read, shown.lex(read->text, out.lang, state), read != &line});
     }
     if (!h.lines.empty()) {
       if (!out.shownHunks.empty() && out.hunks[out.shownHunks.back()].lines.back().number() >= h.lines.front().number())

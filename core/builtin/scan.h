@@ -25,6 +25,9 @@ using Tokens = std::vector<Token>;
 struct ScanLine {
   const diff::Line* line = nullptr;
   Tokens tokens;  // code tokens; comments are dropped
+  // A notebook's cell source line read as its code; false for its other lines
+  // (outputs, metadata, JSON structure) and for every line of another file.
+  bool cellCode = false;
   bool added() const { return line->kind == diff::LineKind::Added; }
   int number() const { return line->newLine; }
   std::string_view text() const { return line->text; }

@@ -311,14 +311,28 @@ void checkSecrets(const ScanFile& file, Findings& out) {
       });
       if (real == matches.end()) continue;
       const SecretRule r = describe(real->kind);
-      out.push_back(makeFinding(
-          file, l.number(), l.number(),
-          {r.severity, Category::Security, r.rule, "Hard-coded credential: " + std::string(r.what) + " in the source",
-           "This line adds " + std::string(r.what) +
-               " to the repository. Anyone with read access to the code or its history can use it, and it stays in "
-               "the history after the line is removed.",
-           "Load it from the environment or a secret manager instead, and revoke/rotate this one since it has been "
-           "exposed."}));
+      const std::string exposure =
+          " to the repository. Anyone with read access to the code or its history can use it, and it stays in "
+          "the history after the line is removed.";
+      // A notebook line that is not a code cell's source: most often an output
+      // a run saved (a printed config), else a markdown cell or the metadata.
+      // Loading it from the environment does not help there.
+      if (file.notebook && !l.cellCode)
+        out.push_back(makeFinding(
+            file, l.number(), l.number(),
+            {r.severity, Category::Security, r.rule,
+             "Credential saved in the notebook: " + std::string(r.what) + " outside its code cells",
+             "This line of the notebook's JSON (a saved output, a markdown cell or the metadata) adds " +
+                 std::string(r.what) + exposure,
+             "Remove it; if a cell printed it, clear that output (Jupyter: Clear All Outputs; nbstripout strips "
+             "outputs on commit) and print no credential. Revoke/rotate this one since it has been exposed."}));
+      else
+        out.push_back(makeFinding(
+            file, l.number(), l.number(),
+            {r.severity, Category::Security, r.rule, "Hard-coded credential: " + std::string(r.what) + " in the source",
+             "This line adds " + std::string(r.what) + exposure,
+             "Load it from the environment or a secret manager instead, and revoke/rotate this one since it has been "
+             "exposed."}));
     }
   }
 }

@@ -118,6 +118,24 @@ TEST(NotebookCells, AKernelNamedWithoutALanguageIsReadByItsName) {
   }
 }
 
+// A credential a cell printed is in the notebook's saved output, not in code:
+// the finding says so, and its fix is to clear the output, not to load the
+// value from the environment. The same credential in a cell's code is a
+// hard-coded one, as in a .py file.
+TEST(NotebookCells, ACredentialInASavedOutputIsNamedAsSuch) {
+  const std::string before = jupyterNotebook({{"cfg = load()"}, "", {}, 1});
+  const std::string printed = jupyterNotebook({{"cfg = load()\\n", "print(cfg)"}, "", {"aws_key=AKIAQ3EGRJ7XWZ5NPTXB\\n"}, 2});
+  const auto fromOutput = reviewWithSource("setup.ipynb", before, printed);
+  ASSERT_EQ(fromOutput.size(), 1u);
+  EXPECT_EQ(fromOutput[0].line, lineHolding(printed, "AKIAQ3EGRJ7XWZ5NPTXB"));
+  EXPECT_EQ(fromOutput[0].title, "Credential saved in the notebook: an AWS access key id outside its code cells");
+  EXPECT_NE(fromOutput[0].suggestedFix.value_or("").find("Clear All Outputs"), std::string::npos);
+  const std::string inCode = jupyterNotebook({{"cfg = load()\\n", "key = \\\"AKIAQ3EGRJ7XWZ5NPTXB\\\""}, "", {}, 2});
+  const auto fromCode = reviewWithSource("setup.ipynb", before, inCode);
+  ASSERT_EQ(fromCode.size(), 1u);
+  EXPECT_EQ(fromCode[0].title, "Hard-coded credential: an AWS access key id in the source");
+}
+
 TEST(NotebookCells, TheViewDecodesSourceLinesAndEmptiesTheRest) {
   const std::string text = jupyterNotebook({{"s = \\\"a\\\\tb\\\"\\n", "print(s)"}, "iVBORw0", {"a\\tb\\n"}, 3});
   const auto view = notebookView(text);

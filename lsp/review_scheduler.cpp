@@ -686,13 +686,18 @@ void Server::applyOutcome(Job& job, JobOutcome& outcome) {
   if (!outcome.notInChange.empty()) endMessage = "not reviewed: " + *job.path + " " + outcome.notInChange;
   // The saved file itself left out by the selection (minified, a lock file,
   // vendored, generated, an exclude glob): said as such, not "verdict APPROVE".
+  // Part of it left out by choice (a notebook's outputs) is named after the
+  // verdict, as a workspace review names it.
   if (job.path && outcome.notInChange.empty())
-    for (const auto& s : result.outcome.coverage.filesSkipped)
-      if (s.path == *job.path && !s.partial) {
+    for (const auto& s : result.outcome.coverage.filesSkipped) {
+      if (s.path != *job.path) continue;
+      if (!s.partial) {
         endMessage = "not reviewed: " + reports::skippedFileText(s);
         logMessage(MessageType::Log, "revline: " + reports::skippedFileText(s));
         break;
       }
+      if (!s.overLimit) endMessage += "; left out: " + reports::skippedFileText(s);
+    }
   // Of the working tree: the files left out by choice are named after the verdict
   // (a lock file alone changed: "0 findings, verdict APPROVE; left out: ...").
   if (!job.path)

@@ -399,6 +399,24 @@ TEST_F(Fixture, ANotebooksDiagnosticsSayWhichCellAndLine) {
   EXPECT_EQ(c.stop(), 0);
 }
 
+// A notebook saved after a run: its review's progress ends naming the outputs
+// left out after the verdict, as a workspace review and `revline review` do
+// (it ended "0 findings, verdict APPROVE" with no word of them).
+TEST_F(Fixture, ANotebooksSaveNamesTheOutputsLeftOut) {
+  using revline::testing::base64Image;
+  repo.write("nb.ipynb", revline::testing::jupyterNotebook({{"x = 1"}, base64Image(400, 1), {}, 1}));
+  repo.commitAll("notebook");
+  repo.write("nb.ipynb", revline::testing::jupyterNotebook({{"x = 2"}, base64Image(400, 2), {}, 2}));
+  LspClient c(builtinReviewer());
+  c.initialize(rootUri(), {{"debounce_ms", 0}}, {{"window", {{"workDoneProgress", true}}}});
+  const std::string end = progressEndOfSaving(c, "nb.ipynb");
+  EXPECT_EQ(end.rfind("0 findings, verdict APPROVE; left out: part of nb.ipynb: its outputs, execution counts and "
+                      "metadata (", 0), 0u) << end;
+  EXPECT_NE(end.find("the cells' source is reviewed"), std::string::npos) << end;
+  EXPECT_TRUE(c.notification("textDocument/publishDiagnostics")["params"]["diagnostics"].empty());
+  EXPECT_EQ(c.stop(), 0);
+}
+
 // A folder of the repository becomes a repository of its own (`git init`, a
 // clone into it) after the server saw it, and editors that register no file
 // watchers (Neovim 0.7, revline.el) say nothing: the file was still reviewed in

@@ -1,6 +1,8 @@
 // Boost.Process lives only in this file: it is header-only and slow to compile.
 #include "core/process/process.h"
 
+#include <dirent.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -121,6 +123,30 @@ void readAll(bp::async_pipe& pipe, std::string& sink, std::array<char, 65536>& c
   });
 }
 
+// In the child, between fork and exec: every descriptor past stdin, stdout and
+// stderr is closed by the exec. Boost 1.74 makes its pipes without
+// close-on-exec, so a child started while another thread was starting one kept
+// that one's pipe ends: its output never reached end-of-file until the other
+// child ended (a fast `git rev-parse` waited out a slow `git diff` of another
+// repository). Marked close-on-exec rather than closed: Boost's own pipe for
+// an exec failure is already so marked and must stay open until the exec.
+void closeOnExecPastStdio() {
+#ifdef CLOSE_RANGE_CLOEXEC
+  if (::close_range(3, ~0U, CLOSE_RANGE_CLOEXEC) == 0) return;
+#endif
+  // Older kernels: the descriptors the child has, one by one.
+  DIR* dir = ::opendir("/proc/self/fd");
+  if (!dir) dir = ::opendir("/dev/fd");
+  if (!dir) return;
+  const int own = ::dirfd(dir);
+  while (const struct dirent* entry = ::readdir(dir)) {
+    if (entry->d_name[0] < '0' || entry->d_name[0] > '9') continue;
+    const int fd = std::atoi(entry->d_name);
+    if (fd > 2 && fd != own) ::fcntl(fd, F_SETFD, ::fcntl(fd, F_GETFD) | FD_CLOEXEC);
+  }
+  ::closedir(dir);
+}
+
 }  // namespace
 
 Result run(const std::vector<std::string>& argv, const Options& options) {
@@ -155,14 +181,16 @@ Result run(const std::vector<std::string>& argv, const Options& options) {
   bp::async_pipe in(io), out(io), err(io);
   bp::group group;  // so a timeout also kills what the child started
   bp::child child;
+  // Last: the pipes' ends are on 0, 1 and 2 by then.
+  auto ownDescriptorsOnly = bp::extend::on_exec_setup([](auto&) { closeOnExecPastStdio(); });
   try {
     const std::vector<std::string> args(argv.begin() + 1, argv.end());
     if (options.cwd.empty()) {
       child = bp::child(bp::exe = exe.string(), bp::args = args, env, group, bp::std_in < in, bp::std_out > out,
-                        bp::std_err > err);
+                        bp::std_err > err, ownDescriptorsOnly);
     } else {
       child = bp::child(bp::exe = exe.string(), bp::args = args, env, group, bp::std_in < in, bp::std_out > out,
-                        bp::std_err > err, bp::start_dir = options.cwd.string());
+                        bp::std_err > err, bp::start_dir = options.cwd.string(), ownDescriptorsOnly);
     }
   } catch (const std::system_error& e) {
     throw Error(Error::Kind::StartFailed, "cannot run `" + name + "` (" + exe.string() + "): " + e.what());

@@ -2,6 +2,8 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
@@ -185,6 +187,27 @@ TEST(Process, CancellationKillsTheChildAndItsGroup) {
   });
   EXPECT_THROW(run({"sh", "-c", "sleep 30 & sleep 30; wait"}, options), revline::Cancelled);
   canceller.join();
+}
+
+// A child has stdin, stdout and stderr, and no other descriptor of the caller:
+// Boost's pipes are made without close-on-exec, so a git started while another
+// thread's git was starting held that one's pipes, whose output then never
+// reached end-of-file until the first git ended (a fast lookup in one
+// repository waited out a slow diff in another).
+TEST(Process, AChildKeepsNoDescriptorOfTheCallerButItsOwnStdio) {
+  int leaked[2];
+  ASSERT_EQ(::pipe(leaked), 0);  // as another thread's child's pipe, open at the fork
+  struct stat st {};
+  ASSERT_EQ(::fstat(leaked[0], &st), 0);
+  const std::string pipe = "pipe:[" + std::to_string(st.st_ino) + "]";
+  // The shell's own descriptors, each with what it is ("1 -> pipe:[123]").
+  const auto r = run({"/bin/sh", "-c", "ls -l /proc/$$/fd"});
+  ::close(leaked[0]);
+  ::close(leaked[1]);
+  EXPECT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr(" 0 -> "));
+  EXPECT_THAT(r.out, HasSubstr(" 2 -> "));
+  EXPECT_THAT(r.out, ::testing::Not(HasSubstr(pipe))) << "the caller's pipe leaked into the child:\n" << r.out;
 }
 
 TEST(Process, ACancelledTokenStartsNothing) {

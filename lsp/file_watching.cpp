@@ -77,7 +77,10 @@ void Server::handleDidChangeWatchedFiles(const json& params) {
     switch (classifyWatched(path, userConfig)) {
       case WatchedKind::Config:
       case WatchedKind::UserConfig: configChanged = true; break;
-      case WatchedKind::Repository: rootByDir_.clear(); [[fallthrough]];  // a repository appeared or went
+      case WatchedKind::Repository:  // a repository appeared or went
+        rootByDir_.clear();
+        rootByGit_.clear();
+        [[fallthrough]];
       case WatchedKind::GitState: gitStateChanged.push_back(fs::path(path).parent_path().parent_path()); break;
       case WatchedKind::OtherGitState: anyGitStateChanged = true; break;  // whose work tree: not told by the path
       case WatchedKind::Other: break;

@@ -54,6 +54,9 @@ struct ServerOptions {
   // How often git's state is looked at for a client that registers no file
   // watchers (lsp/git_state_poll.cpp); zero: never. Empty: every second, never with sync.
   std::optional<std::chrono::milliseconds> gitStatePoll;
+  // How long the lookup of a file's repository may take (git on the loop
+  // thread); empty: Server::kRepositoryLookupTimeout. Tests shorten it.
+  std::optional<std::chrono::milliseconds> repositoryLookupTimeout;
 };
 
 // Counters for tests and troubleshooting, returned by the `revline/stats` request.
@@ -76,6 +79,11 @@ struct ServerStats {
 
 class Server : public MessageHandler {
  public:
+  // The lookup of a file's repository runs git on the loop thread: bounded
+  // tighter than a review's git (120 s), and a failure beside a .git that took
+  // git long (a hang, a stalled mount) is asked again only after a while.
+  static constexpr std::chrono::seconds kRepositoryLookupTimeout{10};
+  static constexpr std::chrono::seconds kRetryRepositoryProblem{30};
   Server(Transport& transport, ServerOptions options);
   ~Server() override;
   Server(const Server&) = delete;
@@ -336,8 +344,13 @@ class Server : public MessageHandler {
     std::optional<std::filesystem::path> root;  // none: not in a repository
     std::filesystem::path nearestGit;           // the nearest directory holding a .git when it was looked up
     std::string whyNone;                        // git's reason, when it gave one
+    std::chrono::steady_clock::time_point lookedUp;  // when git was asked
+    bool slow = false;  // no repository, and git took long (or hung) to say so
   };
   std::map<std::filesystem::path, KnownRoot> rootByDir_;
+  // The same, by the directory holding the .git: a folder of a repository seen
+  // before needs no git (each first lookup runs git on the loop thread).
+  std::map<std::filesystem::path, KnownRoot> rootByGit_;
   // Why the last repositoryOf found no repository, as git said it ("git was not
   // found on PATH", "git refuses to read the repository ... safe.directory"): what
   // a review command answers, rather than "not in a git repository".

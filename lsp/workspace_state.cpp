@@ -35,6 +35,14 @@ bool insideGitDirectory(const fs::path& dir) {
   return false;
 }
 
+// `dir` is `root` or below it, compared by path components.
+bool isWithin(const fs::path& dir, const fs::path& root) {
+  auto d = dir.begin();
+  for (auto r = root.begin(); r != root.end(); ++r, ++d)
+    if (d == dir.end() || *d != *r) return false;
+  return true;
+}
+
 std::pair<fs::file_time_type, fs::file_time_type> configStamp(const fs::path& root) {
   auto stamp = [](const fs::path& file) {
     std::error_code ec;
@@ -56,16 +64,38 @@ std::optional<fs::path> Server::repositoryOf(const fs::path& file) {
   // before, or a nested repository's `.git` removed, asks git again (editors that
   // register no file watchers say neither). "Not in a repository" beside a .git
   // git could not use is asked again each time (the user may fix it).
+  // "Not in a repository" beside a .git git could not use is asked again each
+  // time (the user may fix it), unless git took long to say so: git runs on the
+  // loop thread, and one that hung held every request for its timeout each time;
+  // that is asked again after a while.
   const fs::path nearest = nearestGit(dir);
-  if (auto it = rootByDir_.find(dir);
-      it != rootByDir_.end() && it->second.nearestGit == nearest && (it->second.root || nearest.empty())) {
+  const auto now = options_.clock ? options_.clock() : Clock::now();
+  const auto known = [&](const KnownRoot& k) {
+    return k.nearestGit == nearest &&
+           (k.root || nearest.empty() || (k.slow && now - k.lookedUp < kRetryRepositoryProblem));
+  };
+  if (auto it = rootByDir_.find(dir); it != rootByDir_.end() && known(it->second)) {
     whyNoRepository_ = it->second.whyNone;
     return it->second.root;
   }
+  // Another folder of a repository seen before (the same .git): its root, when
+  // the folder is in that root's work tree, and git is not asked again.
+  if (!nearest.empty() && !insideGitDirectory(dir))
+    if (auto it = rootByGit_.find(nearest); it != rootByGit_.end() && known(it->second) &&
+                                            (!it->second.root || isWithin(dir, *it->second.root))) {
+      rootByDir_[dir] = it->second;
+      whyNoRepository_ = it->second.whyNone;
+      return it->second.root;
+    }
   std::optional<fs::path> root;
   whyNoRepository_.clear();
+  const auto asked = Clock::now();
   try {
-    root = canonicalPath(git::findRepositoryRoot(dir));
+    // A shorter timeout than a review's git calls: this one holds the loop.
+    git::GitOptions lookup;
+    lookup.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(
+        options_.repositoryLookupTimeout.value_or(kRepositoryLookupTimeout));
+    root = canonicalPath(git::findRepositoryRoot(dir, lookup));
   } catch (const std::exception& e) {
     logMessage(MessageType::Log, dir.string() + ": " + e.what());
     // git's reason, unless it is the plain one (no .git above): git missing, a refused owner, a bare repository.
@@ -76,7 +106,10 @@ std::optional<fs::path> Server::repositoryOf(const fs::path& file) {
     if (gitAbove(dir) && !insideGitDirectory(dir) && repositoryProblemsShown_.insert(e.what()).second)
       showMessage(MessageType::Warning, std::string("revline: nothing here is reviewed: ") + e.what());
   }
-  rootByDir_[dir] = {root, nearest, whyNoRepository_};
+  const auto lookupTimeout = options_.repositoryLookupTimeout.value_or(kRepositoryLookupTimeout);
+  const bool slow = !root && Clock::now() - asked >= std::min<Clock::duration>(lookupTimeout, std::chrono::seconds(1));
+  rootByDir_[dir] = {root, nearest, whyNoRepository_, now, slow};
+  if (!nearest.empty() && !insideGitDirectory(dir)) rootByGit_[nearest] = rootByDir_[dir];
   return root;
 }
 

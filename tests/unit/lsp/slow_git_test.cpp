@@ -1,0 +1,121 @@
+// The language server with a git that is slow or hangs (a repository on a
+// stalled network mount): the lookup of a file's repository runs git on the
+// loop thread, so it is asked as seldom as it can be and bounded. A trial with
+// a git that slept in `rev-parse` found every request held for git's 120 s, and
+// again for each message in that repository, since a failure beside a .git was
+// never remembered; each new folder of a known repository ran git again.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+
+#include "lsp/protocol.h"
+#include "tests/support/temp_repo.h"
+#include "tests/unit/lsp/lsp_client.h"
+
+namespace revline::lsp {
+namespace {
+
+namespace fs = std::filesystem;
+using revline::testing::TempDir;
+using revline::testing::TempRepo;
+using testing::LspClient;
+using namespace std::chrono_literals;
+
+// A `git` first on PATH that logs each call and, while `hang` exists, sleeps in
+// `rev-parse --show-toplevel` before running the real git.
+struct SlowGit : ::testing::Test {
+  TempRepo repo;
+  TempDir bin;
+  std::string oldPath;
+  std::chrono::steady_clock::time_point now = std::chrono::steady_clock::now();
+
+  void SetUp() override {
+    oldPath = std::getenv("PATH") ? std::getenv("PATH") : "";
+    const std::string realGit = revline::testing::runShell("command -v git", repo.root()).out;
+    std::ofstream(bin.path() / "git") << "#!/bin/sh\n"
+                                      << "echo \"$*\" >> '" << (bin.path() / "calls").string() << "'\n"
+                                      << "case \"$*\" in *'rev-parse --show-toplevel'*)\n"
+                                      << "  [ -e '" << (bin.path() / "hang").string() << "' ] && sleep 60;;\n"
+                                      << "esac\n"
+                                      << "exec " << realGit.substr(0, realGit.find('\n')) << " \"$@\"\n";
+    fs::permissions(bin.path() / "git", fs::perms::owner_all);
+    ::setenv("PATH", (bin.path().string() + ":" + oldPath).c_str(), 1);
+    for (const char* dir : {"a", "b", "c"}) repo.write(std::string(dir) + "/x.py", "x = 1\n");
+    repo.commitAll("base");
+  }
+  void TearDown() override { ::setenv("PATH", oldPath.c_str(), 1); }
+
+  ServerOptions options() {
+    ServerOptions o;
+    o.repositoryLookupTimeout = 300ms;
+    o.clock = [this] { return now; };
+    o.gitStatePoll = std::chrono::milliseconds(0);
+    return o;
+  }
+  std::string uriOf(const std::string& rel) { return uriFromPath((fs::canonical(repo.root()) / rel).string()); }
+  std::string rootUri() { return uriFromPath(fs::canonical(repo.root()).string()); }
+  int lookups() {
+    std::ifstream in(bin.path() / "calls");
+    int n = 0;
+    for (std::string line; std::getline(in, line);) n += line.find("rev-parse --show-toplevel") != std::string::npos;
+    return n;
+  }
+  void open(LspClient& c, const std::string& rel) {
+    c.notify("textDocument/didOpen",
+             {{"textDocument", {{"uri", uriOf(rel)}, {"languageId", "python"}, {"version", 1}, {"text", "x = 1\n"}}}});
+  }
+  json codeActions(LspClient& c, const std::string& rel) {
+    const int id = c.request("textDocument/codeAction",
+                             {{"textDocument", {{"uri", uriOf(rel)}}},
+                              {"range", {{"start", {{"line", 0}, {"character", 0}}}, {"end", {{"line", 0}, {"character", 0}}}}},
+                              {"context", {{"diagnostics", json::array()}}}});
+    return c.reply(id);
+  }
+};
+
+// The files of three folders of one repository: git is asked which repository
+// once, not once per folder.
+TEST_F(SlowGit, AFolderOfARepositorySeenBeforeNeedsNoGit) {
+  LspClient c(options());
+  c.initialize(rootUri());
+  for (const char* rel : {"a/x.py", "b/x.py", "c/x.py"}) {
+    open(c, rel);
+    EXPECT_TRUE(codeActions(c, rel).contains("result")) << rel;
+  }
+  EXPECT_EQ(lookups(), 1);
+  EXPECT_EQ(c.stop(), 0);
+}
+
+// git hangs in the lookup: the server answers after the lookup's timeout, says
+// why nothing is reviewed, and does not ask git again for every message; after a
+// while (the user may have fixed it) it asks again, and the repository is found.
+TEST_F(SlowGit, AHangingLookupIsBoundedAndNotRepeatedForEveryMessage) {
+  std::ofstream(bin.path() / "hang") << "";
+  LspClient c(options());
+  c.initialize(rootUri());
+  open(c, "a/x.py");
+  const std::string warning = c.notification("window/showMessage")["params"]["message"];
+  EXPECT_NE(warning.find("nothing here is reviewed"), std::string::npos) << warning;
+  EXPECT_NE(warning.find("did not finish within 300 ms"), std::string::npos) << warning;
+  for (const char* rel : {"a/x.py", "b/x.py", "c/x.py"}) EXPECT_TRUE(codeActions(c, rel).contains("result")) << rel;
+  c.notify("textDocument/didSave", {{"textDocument", {{"uri", uriOf("a/x.py")}}}});
+  EXPECT_EQ(lookups(), 1) << "a failure that took git long is remembered for a while";
+
+  fs::remove(bin.path() / "hang");
+  now += Server::kRetryRepositoryProblem + 1s;
+  repo.write("b/x.py", "x = 1\ndb_password = \"hunter2secret\"\n");
+  c.notify("textDocument/didSave", {{"textDocument", {{"uri", uriOf("b/x.py")}}}});
+  const json published = c.waitFor([&](const json& m) { return m.value("method", "") == "textDocument/publishDiagnostics" &&
+                                                                m["params"]["uri"] == uriOf("b/x.py") &&
+                                                                !m["params"]["diagnostics"].empty(); },
+                                   "the review's diagnostics once git answers");
+  ASSERT_TRUE(published.is_object());
+  EXPECT_EQ(published["params"]["diagnostics"].size(), 1u) << published.dump();
+  EXPECT_EQ(lookups(), 2);
+  EXPECT_EQ(c.stop(), 0);
+}
+
+}  // namespace
+}  // namespace revline::lsp

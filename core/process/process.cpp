@@ -6,6 +6,9 @@
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 
 #include <boost/asio/buffer.hpp>
 #include <boost/asio/io_context.hpp>
@@ -181,8 +184,18 @@ Result run(const std::vector<std::string>& argv, const Options& options) {
   bp::async_pipe in(io), out(io), err(io);
   bp::group group;  // so a timeout also kills what the child started
   bp::child child;
-  // Last: the pipes' ends are on 0, 1 and 2 by then.
-  auto ownDescriptorsOnly = bp::extend::on_exec_setup([](auto&) { closeOnExecPastStdio(); });
+  // Last: the pipes' ends are on 0, 1 and 2 by then. And the child ends with
+  // revline: an editor that kills its language server (SIGTERM after a shutdown
+  // it waited for) left a hung git running, in a group of its own, for good.
+  // The thread that starts a child waits for it, so the child outlives no thread.
+  const pid_t parent = ::getpid();
+  auto ownDescriptorsOnly = bp::extend::on_exec_setup([parent](auto&) {
+    closeOnExecPastStdio();
+#ifdef __linux__
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(127);  // revline ended before the line above
+#endif
+  });
   try {
     const std::vector<std::string> args(argv.begin() + 1, argv.end());
     if (options.cwd.empty()) {

@@ -2,10 +2,13 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <fstream>
 #include <filesystem>
 #include <thread>
 
@@ -208,6 +211,38 @@ TEST(Process, AChildKeepsNoDescriptorOfTheCallerButItsOwnStdio) {
   EXPECT_THAT(r.out, HasSubstr(" 0 -> "));
   EXPECT_THAT(r.out, HasSubstr(" 2 -> "));
   EXPECT_THAT(r.out, ::testing::Not(HasSubstr(pipe))) << "the caller's pipe leaked into the child:\n" << r.out;
+}
+
+// A child ends with revline: an editor kills its language server (SIGTERM or
+// SIGKILL when shutdown goes unanswered), and a git that hung on a stalled
+// mount, in a process group of its own, ran on for good.
+TEST(Process, AChildEndsWhenRevlineIsKilled) {
+  const std::string marker = "61.4" + std::to_string(::getpid() % 1000);  // a sleep no other test runs
+  auto sleeping = [&] {
+    for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+      std::ifstream cmdline(entry.path() / "cmdline");
+      std::string text((std::istreambuf_iterator<char>(cmdline)), std::istreambuf_iterator<char>());
+      if (text.find(std::string("sleep") + '\0' + marker) != std::string::npos) return true;
+    }
+    return false;
+  };
+  const pid_t revline = ::fork();
+  ASSERT_GE(revline, 0);
+  if (revline == 0) {  // stands in for revline: runs a child that would outlive it
+    try {
+      run({"/bin/sleep", marker});
+    } catch (...) {
+    }
+    ::_exit(0);
+  }
+  for (int i = 0; i < 200 && !sleeping(); ++i) std::this_thread::sleep_for(25ms);
+  ASSERT_TRUE(sleeping()) << "the child never started";
+  ::kill(revline, SIGKILL);
+  ::waitpid(revline, nullptr, 0);
+  bool gone = false;
+  for (int i = 0; i < 200 && !(gone = !sleeping()); ++i) std::this_thread::sleep_for(25ms);
+  EXPECT_TRUE(gone) << "the child outlived revline";
+  if (!gone) revline::testing::runShell("pkill -f 'sleep " + marker + "'", ".");
 }
 
 TEST(Process, ACancelledTokenStartsNothing) {

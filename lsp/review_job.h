@@ -54,7 +54,9 @@ struct Server::Job {
   // Loop thread only: the request waiting for the result, if any.
   std::optional<ReplyOnce> reply;
   std::string requestKey;  // id.dump() of that request
-  std::string progressToken;  // set by the worker when it starts (ProgressReporter is thread-safe)
+  std::string progressToken;  // set by the worker when it starts, under queueMu_ (ProgressReporter is thread-safe)
+  // Loop thread only: the user cancelled it from the editor's progress (window/workDoneProgress/cancel).
+  bool cancelledInEditor = false;
   // Set by the worker when its outcome is posted to the loop, before it leaves
   // running_: a lookup arriving after that (a reopen) is no longer answered by it.
   std::atomic<bool> delivered{false};

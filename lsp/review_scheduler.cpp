@@ -313,9 +313,14 @@ void Server::runJob(const std::shared_ptr<Job>& job) {
   const std::string what = job->path ? *job->path : "working tree of " + job->root.filename().string();
   if (!job->cacheOnly) count(&ServerStats::reviewsStarted);
   if (job->reportProgress && !job->cacheOnly) {
-    job->progressToken = "revline-review-" + std::to_string(++nextProgress_);
+    {
+      std::lock_guard<std::mutex> lock(queueMu_);  // the loop looks it up for a cancel from the editor
+      job->progressToken = "revline-review-" + std::to_string(++nextProgress_);
+    }
+    // Cancellable: the editor's progress shows a cancel button, which stops the
+    // review where it is (no further model request of a long review is paid for).
     progress_.create(job->progressToken, "revline-" + std::to_string(++nextOutgoingId_),
-                     json{{"kind", "begin"}, {"title", "revline review"}, {"message", what}, {"cancellable", false}});
+                     json{{"kind", "begin"}, {"title", "revline review"}, {"message", what}, {"cancellable", true}});
   }
   try {
     if (!job->configError.empty()) {
@@ -638,7 +643,8 @@ void Server::applyOutcome(Job& job, JobOutcome& outcome) {
   if (outcome.kind == Kind::Cancelled) {
     count(&ServerStats::reviewsCancelled);
     return finish(LspError(stoppedCode(job.requestKey), "review cancelled"),
-                  "cancelled" + spentClause(outcome.spentBeforeEnd));
+                  std::string(job.cancelledInEditor ? "cancelled from the editor" : "cancelled") +
+                      spentClause(outcome.spentBeforeEnd));
   }
   if (outcome.kind == Kind::Failed) {
     // A split review that failed partway: what its answered requests found replaces the last review's.
@@ -658,10 +664,11 @@ void Server::applyOutcome(Job& job, JobOutcome& outcome) {
     return finish(LspError(ErrorCode::RequestFailed, unprefixed(told)),
                   "failed: " + reason + spentClause(outcome.spentBeforeEnd));
   }
-  if (job.cancel.cancelled()) {  // a newer save arrived while this result was on its way
+  if (job.cancel.cancelled()) {  // a newer save arrived while this result was on its way (or the editor's cancel)
     count(&ServerStats::reviewsCancelled);
     return finish(LspError(stoppedCode(job.requestKey), "review cancelled"),
-                  "cancelled" + spentClause(outcome.result ? outcome.result->outcome.usage : review::Usage{}));
+                  std::string(job.cancelledInEditor ? "cancelled from the editor" : "cancelled") +
+                      spentClause(outcome.result ? outcome.result->outcome.usage : review::Usage{}));
   }
   const session::ReviewResult& result = *outcome.result;
   for (const auto& w : result.outcome.warnings) logMessage(MessageType::Warning, "revline: " + w);

@@ -165,7 +165,8 @@ bool Server::onNotify(const std::string& method, const json& params) {
   }
   if (!initialized_ || shutdownRequested_) return true;  // dropped, as LSP requires
   try {
-    if (method == "textDocument/didOpen") handleDidOpen(params);
+    if (method == "window/workDoneProgress/cancel") handleProgressCancel(params);
+    else if (method == "textDocument/didOpen") handleDidOpen(params);
     else if (method == "textDocument/didChange") handleDidChange(params);
     else if (method == "textDocument/didSave") handleDidSave(params);
     else if (method == "textDocument/didClose") handleDidClose(params);
@@ -189,6 +190,25 @@ bool Server::onReply(const json& id, const std::optional<json>&, const std::opti
     logMessage(MessageType::Log, "client answered a server request with an error: " + error->dump());
   }
   return true;
+}
+
+// The cancel button of a review's progress: the review stops where it is, as a
+// command's $/cancelRequest stops it. Its findings shown before stay.
+void Server::handleProgressCancel(const json& params) {
+  if (!params.is_object() || !params.contains("token")) return;
+  const json& token = params["token"];
+  if (!token.is_string()) return;  // revline's tokens are strings
+  std::string what;
+  {
+    std::lock_guard<std::mutex> lock(queueMu_);
+    for (const auto& [key, job] : running_)
+      if (job->progressToken == token.get<std::string>() && !job->delivered) {
+        job->cancelledInEditor = true;
+        job->cancel.cancel();
+        what = job->path ? *job->path : job->root.string();
+      }
+  }
+  if (!what.empty()) logMessage(MessageType::Log, "revline: review of " + what + " cancelled from the editor");
 }
 
 void Server::handleCancel(const json& params) {

@@ -130,6 +130,7 @@ class Server : public MessageHandler {
   void handleDidChangeWorkspaceFolders(const json& params);
   void addFolder(const std::string& uri);  // a workspace folder's URI; one that is no local file is skipped
   void handleCancel(const json& params);
+  void handleProgressCancel(const json& params);
   void handleInitialized();
   // lsp/file_watching.cpp
   void handleDidChangeWatchedFiles(const json& params);

@@ -286,6 +286,35 @@ TEST_F(Fixture, ASlowReviewOfOneFileHoldsUpNoOtherFile) {
   EXPECT_EQ(c.stop(), 0);
 }
 
+// A review's progress is cancellable: the editor's cancel button stops it where
+// it is (a model that takes minutes, a long review of many requests), and the
+// findings shown before stay. Before, the progress said `cancellable: false`
+// and only a command's request could be cancelled, not a save's review.
+TEST_F(Fixture, TheProgressCancelButtonStopsTheReview) {
+  Script s;
+  s.close();
+  LspClient c(scripted(s));
+  c.initialize(rootUri(), {{"debounce_ms", 0}}, {{"window", {{"workDoneProgress", true}}}});
+  save(c);
+  c.acceptProgressCreate();
+  const json begin = c.notification("$/progress")["params"];
+  EXPECT_EQ(begin["value"]["kind"], "begin");
+  EXPECT_EQ(begin["value"]["cancellable"], true);
+  ASSERT_TRUE(s.waitForCalls(1));
+  c.notify("window/workDoneProgress/cancel", {{"token", begin["token"]}});
+  const json end = c.progressEnd();
+  EXPECT_EQ(end.value("message", "").rfind("cancelled from the editor", 0), 0u) << end.dump();
+  EXPECT_EQ(s.cancelled, 1) << "the model's call was stopped, not waited for";
+  EXPECT_EQ(c.log("cancelled from the editor").find("review of a.txt"), 0u + std::string("revline: ").size());
+  s.open();
+  save(c);  // the next save reviews as usual
+  c.acceptProgressCreate();
+  const json d = c.notification("textDocument/publishDiagnostics");
+  EXPECT_EQ(d["params"]["diagnostics"].size(), 1u) << d.dump();
+  EXPECT_EQ(c.progressEnd().value("message", "").rfind("1 finding, verdict COMMENT", 0), 0u);
+  EXPECT_EQ(c.stop(), 0);
+}
+
 // A review of the whole repository asked for while a file's review runs waits
 // for it, and saves made after it wait behind it: before, every later save's
 // review started first, and a save every few seconds kept Review Workspace

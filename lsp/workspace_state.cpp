@@ -63,11 +63,9 @@ std::optional<fs::path> Server::repositoryOf(const fs::path& file) {
   // Known while the nearest .git is the one it was: `git init` in a folder seen
   // before, or a nested repository's `.git` removed, asks git again (editors that
   // register no file watchers say neither). "Not in a repository" beside a .git
-  // git could not use is asked again each time (the user may fix it).
-  // "Not in a repository" beside a .git git could not use is asked again each
-  // time (the user may fix it), unless git took long to say so: git runs on the
-  // loop thread, and one that hung held every request for its timeout each time;
-  // that is asked again after a while.
+  // git could not use is asked again each time (the user may fix it), unless git
+  // took long to say so: git runs on the loop thread, and one that hung held
+  // every request for its timeout each time; that is asked again after a while.
   const fs::path nearest = nearestGit(dir);
   const auto now = options_.clock ? options_.clock() : Clock::now();
   const auto known = [&](const KnownRoot& k) {
@@ -90,26 +88,47 @@ std::optional<fs::path> Server::repositoryOf(const fs::path& file) {
   std::optional<fs::path> root;
   whyNoRepository_.clear();
   const auto asked = Clock::now();
+  const auto lookupTimeout = options_.repositoryLookupTimeout.value_or(kRepositoryLookupTimeout);
   try {
     // A shorter timeout than a review's git calls: this one holds the loop.
     git::GitOptions lookup;
-    lookup.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(
-        options_.repositoryLookupTimeout.value_or(kRepositoryLookupTimeout));
+    lookup.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(lookupTimeout);
     root = canonicalPath(git::findRepositoryRoot(dir, lookup));
   } catch (const std::exception& e) {
     logMessage(MessageType::Log, dir.string() + ": " + e.what());
-    // git's reason, unless it is the plain one (no .git above): git missing, a refused owner, a bare repository.
-    if (std::string_view(e.what()).find("is not inside a git repository") == std::string_view::npos) whyNoRepository_ = e.what();
-    // Under a `.git` git cannot use (a named pipe for its config, another
-    // user's repository, a work tree named elsewhere), nothing is reviewed:
-    // the user hears why, once, rather than finding out from the silence.
-    if (gitAbove(dir) && !insideGitDirectory(dir) && repositoryProblemsShown_.insert(e.what()).second)
-      showMessage(MessageType::Warning, std::string("revline: nothing here is reviewed: ") + e.what());
+    // git is slow here (a stalled mount), not refusing: the folder holding the
+    // nearest .git is what git answers but for rare setups (core.worktree), and
+    // the review's own git, on a worker, as long as it takes (cancellable),
+    // says so if not. Else a repository whose git answers in 20 s was never
+    // reviewed, and the loop was held again every 30 s.
+    const bool timedOut = Clock::now() - asked >= lookupTimeout &&
+                          std::string_view(e.what()).find("did not finish within") != std::string_view::npos;
+    if (timedOut && !nearest.empty() && !insideGitDirectory(dir)) {
+      root = canonicalPath(nearest);
+      if (repositoryProblemsShown_.insert("slow lookup " + root->string()).second)
+        showMessage(MessageType::Warning,
+                    "revline: git took longer than " +
+                        std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(lookupTimeout).count()) +
+                        " ms to say which repository " + dir.string() + " is in (a slow or stalled file system?); "
+                        "taken to be " + root->string() + ", the folder holding the nearest .git. Its reviews wait "
+                        "for git as long as it takes (up to 120 s a call), and a review's progress can be cancelled.");
+    } else {
+      // git's reason, unless it is the plain one (no .git above): git missing, a refused owner, a bare repository.
+      if (std::string_view(e.what()).find("is not inside a git repository") == std::string_view::npos) whyNoRepository_ = e.what();
+      // Under a `.git` git cannot use (a named pipe for its config, another
+      // user's repository, a work tree named elsewhere), nothing is reviewed:
+      // the user hears why, once, rather than finding out from the silence.
+      if (gitAbove(dir) && !insideGitDirectory(dir) && repositoryProblemsShown_.insert(e.what()).second)
+        showMessage(MessageType::Warning, std::string("revline: nothing here is reviewed: ") + e.what());
+    }
   }
-  const auto lookupTimeout = options_.repositoryLookupTimeout.value_or(kRepositoryLookupTimeout);
   const bool slow = !root && Clock::now() - asked >= std::min<Clock::duration>(lookupTimeout, std::chrono::seconds(1));
   rootByDir_[dir] = {root, nearest, whyNoRepository_, now, slow};
-  if (!nearest.empty() && !insideGitDirectory(dir)) rootByGit_[nearest] = rootByDir_[dir];
+  // Shared by the .git only when git used that .git (its folder is the root), or
+  // said nothing: past an unusable one (an empty `.git`), git answers the outer
+  // repository, which a `git init` there would change.
+  if (!nearest.empty() && !insideGitDirectory(dir) && (!root || *root == canonicalPath(nearest)))
+    rootByGit_[nearest] = rootByDir_[dir];
   return root;
 }
 

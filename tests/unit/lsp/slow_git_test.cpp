@@ -68,6 +68,12 @@ struct SlowGit : ::testing::Test {
     c.notify("textDocument/didOpen",
              {{"textDocument", {{"uri", uriOf(rel)}, {"languageId", "python"}, {"version", 1}, {"text", "x = 1\n"}}}});
   }
+  // The first diagnostics published for `rel` that hold a finding (null after 10 s without).
+  json findingsOf(LspClient& c, const std::string& rel) {
+    return c.waitFor([&](const json& m) { return m.value("method", "") == "textDocument/publishDiagnostics" &&
+                                                 m["params"]["uri"] == uriOf(rel) && !m["params"]["diagnostics"].empty(); },
+                     "diagnostics with a finding for " + rel);
+  }
   json codeActions(LspClient& c, const std::string& rel) {
     const int id = c.request("textDocument/codeAction",
                              {{"textDocument", {{"uri", uriOf(rel)}}},
@@ -110,10 +116,7 @@ TEST_F(SlowGit, AHangingLookupIsBoundedAndTheRepositoryStillReviewed) {
   fs::remove(bin.path() / "hang");
   repo.write("b/x.py", "x = 1\ndb_password = \"hunter2secret\"\n");
   c.notify("textDocument/didSave", {{"textDocument", {{"uri", uriOf("b/x.py")}}}});
-  const json published = c.waitFor([&](const json& m) { return m.value("method", "") == "textDocument/publishDiagnostics" &&
-                                                                m["params"]["uri"] == uriOf("b/x.py") &&
-                                                                !m["params"]["diagnostics"].empty(); },
-                                   "the review's diagnostics");
+  const json published = findingsOf(c, "b/x.py");
   ASSERT_TRUE(published.is_object());
   EXPECT_EQ(published["params"]["diagnostics"].size(), 1u) << published.dump();
   EXPECT_EQ(c.stop(), 0);
@@ -137,10 +140,7 @@ TEST_F(SlowGit, ASlowFailureIsAskedAgainAfterAWhile) {
   now += Server::kRetryRepositoryProblem + 1s;
   repo.write("b/x.py", "x = 1\ndb_password = \"hunter2secret\"\n");
   c.notify("textDocument/didSave", {{"textDocument", {{"uri", uriOf("b/x.py")}}}});
-  const json published = c.waitFor([&](const json& m) { return m.value("method", "") == "textDocument/publishDiagnostics" &&
-                                                                m["params"]["uri"] == uriOf("b/x.py") &&
-                                                                !m["params"]["diagnostics"].empty(); },
-                                   "the review's diagnostics once git answers");
+  const json published = findingsOf(c, "b/x.py");
   ASSERT_TRUE(published.is_object());
   EXPECT_EQ(lookups(), 2);
   EXPECT_EQ(c.stop(), 0);

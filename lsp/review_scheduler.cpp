@@ -192,6 +192,14 @@ void Server::enqueue(std::shared_ptr<Job> job) {
         it->second->cancel.cancel();
       }
     }
+    // Every worker busy, none with this job's repository: another repository's
+    // slow reviews (a hung git, a model that does not answer) must not hold it
+    // up, so one more worker starts, up to kMaxWorkers. (Three slow saves in one
+    // repository held a fourth repository's review for their whole 40 s.)
+    const Job& added = *job;
+    if (!added.cacheOnly && running_.size() >= workers_.size() && workers_.size() < kMaxWorkers &&
+        std::none_of(running_.begin(), running_.end(), [&](const auto& e) { return e.second->root == added.root; }))
+      workers_.emplace_back([this] { workerLoop(); });
     pending_[job->key] = std::move(job);
     workCv_.notify_all();
   }

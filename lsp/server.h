@@ -418,7 +418,9 @@ class Server : public MessageHandler {
   // file holds up no other); of one file, or beside a workspace review or a
   // recheck of the same repository, one at a time (conflicts()).
   static constexpr int kWorkers = 3;
-  std::vector<std::thread> workers_;
+  // More start when every worker is busy with other repositories' reviews (enqueue).
+  static constexpr std::size_t kMaxWorkers = 8;
+  std::vector<std::thread> workers_;  // grown on the loop thread only; joined when the server ends
   std::thread prober_;
   std::thread gitPoller_;  // started by `initialized` (with watchers, for git directories outside the folders)
 };

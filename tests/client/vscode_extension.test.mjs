@@ -195,6 +195,41 @@ test('settings changes reach the server by didChangeConfiguration, a removed set
   assert.equal(state.collectionsCreated, started, 'no new client was started');
 });
 
+// VS Code shows a language server's progress in the status bar, where it offers
+// no cancel button: while a review runs the status bar item cancels it (and
+// "revline: Cancel Running Reviews" does), through the progress's
+// window/workDoneProgress/cancel. A model that does not answer is given up on.
+test('a running review is cancelled from the status bar item', async () => {
+  const { createServer } = await import('node:http');
+  let asked = 0;
+  let closed = 0;
+  const model = createServer((req) => {  // never answers
+    asked += 1;
+    req.socket.on('close', () => { closed += 1; });
+  });
+  await new Promise((r) => model.listen(0, '127.0.0.1', r));
+  state.settings['revline.extraSettings'] = { provider: 'openai', model: 'slow', base_url: `http://127.0.0.1:${model.address().port}/v1` };
+  state.configListeners.fire({ affectsConfiguration: (section) => section === 'revline' || section === 'revline.extraSettings' });
+  const review = vscode.commands.executeCommand('revline.reviewFile', vscode.Uri.parse(fileUri)).catch(() => {});
+  await waitFor('the model to be asked', () => asked === 1);
+  await waitFor('the spinner', () => state.statusItems[0].text === '$(sync~spin) revline');
+  assert.equal(state.statusItems[0].command, 'revline.cancelReviews');
+  assert.match(state.statusItems[0].tooltip, /Click to cancel\.$/);
+  await vscode.commands.executeCommand(state.statusItems[0].command);
+  await waitFor('the model\'s request to be given up', () => closed === 1, 10000);
+  await review;
+  await waitFor('the status bar to leave the spinner', () => state.statusItems[0].text !== '$(sync~spin) revline');
+  assert.match(state.statusItems[0].tooltip, /last review: cancelled from the editor/);
+  assert.equal(state.statusItems[0].command, 'revline.reviewWorkspace');
+  assert.equal(asked, 1, 'no further request');
+  assert.equal(revlineDiagnostics().length, 1, 'the earlier finding stays');
+  await vscode.commands.executeCommand('revline.cancelReviews');  // none running: said, nothing sent
+  assert.deepEqual(state.messages.at(-1), ['info', 'revline: no review is running.']);
+  await new Promise((r) => model.close(r));
+  state.settings['revline.extraSettings'] = {};
+  state.configListeners.fire({ affectsConfiguration: (section) => section === 'revline' || section === 'revline.extraSettings' });
+});
+
 test('a review command that fails is told once: its own error message, no window/showMessage beside it', async () => {
   // A port nothing listens on: the model's server is not running.
   const { createServer } = await import('node:net');

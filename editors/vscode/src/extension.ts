@@ -21,6 +21,7 @@ import {
   State,
   TransportKind,
   WorkDoneProgress,
+  WorkDoneProgressCancelNotification,
   WorkDoneProgressCreateRequest,
   type ProgressToken,
   type WorkDoneProgressBegin,
@@ -50,6 +51,8 @@ let status: vscode.StatusBarItem;
 let cellDiagnostics: vscode.DiagnosticCollection | undefined; // a notebook's findings on its cells
 const cellsShown = new Map<string, vscode.Uri[]>(); // notebook URI -> cell documents given diagnostics
 const reviewsInProgress = new Map<string, string>(); // progress token -> what is reviewed
+// The running reviews' progress tokens, with their clients: what "Cancel Running Reviews" cancels.
+const cancellable = new Map<string, { client: LanguageClient; token: ProgressToken }>();
 let lastResult: string | undefined;
 
 function serverSettings(folder: vscode.WorkspaceFolder): ServerSettings {
@@ -76,7 +79,10 @@ function updateStatus(): void {
   if (reviewsInProgress.size > 0) {
     const what = [...reviewsInProgress.values()].join(', ');
     status.text = '$(sync~spin) revline';
-    status.tooltip = `revline: reviewing ${what}`;
+    status.tooltip = `revline: reviewing ${what}\nClick to cancel.`;
+    // VS Code shows a language server's progress in the status bar, where it
+    // offers no cancel: the item cancels instead while a review runs.
+    status.command = 'revline.cancelReviews';
   } else {
     const severities: number[] = [];
     for (const [, diagnostics] of vscode.languages.getDiagnostics()) {
@@ -92,6 +98,7 @@ function updateStatus(): void {
     const icon = failed ? '$(alert)' : severities.length === 0 ? '$(check)' : blocking ? '$(error)' : '$(warning)';
     status.text = `${icon} revline: ${severities.length}${failed ? ', last review failed' : ''}`;
     status.tooltip = `revline: ${text}${lastResult !== undefined ? `\nlast review: ${lastResult}` : ''}\nClick to review the workspace.`;
+    status.command = 'revline.reviewWorkspace';
   }
   status.show();
 }
@@ -104,8 +111,10 @@ function watchProgress(client: LanguageClient, token: ProgressToken): void {
     (value: WorkDoneProgressBegin | WorkDoneProgressReport | WorkDoneProgressEnd) => {
       if (value.kind === 'begin') {
         reviewsInProgress.set(key, value.message ?? value.title);
+        if (value.cancellable === true) cancellable.set(key, { client, token });
       } else if (value.kind === 'end') {
         reviewsInProgress.delete(key);
+        cancellable.delete(key);
         if (value.message !== undefined) lastResult = value.message;
         disposable.dispose();
       }
@@ -325,6 +334,22 @@ async function reviewWorkspace(): Promise<void> {
   );
 }
 
+// Stops every running review (a slow model, a long review of many requests):
+// the server gives up the model call in flight and sends no further request;
+// the findings shown stay.
+async function cancelReviews(): Promise<void> {
+  const running = [...cancellable.values()];
+  if (running.length === 0) {
+    void vscode.window.showInformationMessage('revline: no review is running.');
+    return;
+  }
+  await Promise.all(
+    running.map(async ({ client, token }) => {
+      if (client.state === State.Running) await client.sendNotification(WorkDoneProgressCancelNotification.type, { token });
+    }),
+  );
+}
+
 async function clearDiagnostics(): Promise<void> {
   await Promise.all(
     [...clients.entries()].map(async ([, client]) => {
@@ -410,6 +435,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand('revline.reviewFile', reviewFile),
     vscode.commands.registerCommand('revline.reviewWorkspace', reviewWorkspace),
     vscode.commands.registerCommand('revline.clearDiagnostics', clearDiagnostics),
+    vscode.commands.registerCommand('revline.cancelReviews', cancelReviews),
     // Every command the server's code actions carry (its executeCommandProvider list) is registered here.
     vscode.commands.registerCommand(ServerCommands.dismissFinding, dismissalCommand(ServerCommands.dismissFinding, 'Dismiss Finding')),
     vscode.commands.registerCommand(ServerCommands.undismiss, dismissalCommand(ServerCommands.undismiss, 'Restore Dismissed Findings')),

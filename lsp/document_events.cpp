@@ -209,8 +209,7 @@ std::string Server::uriFor(const fs::path& absolutePath) {
 std::string Server::spelledUri(const fs::path& file) const {
   const std::pair<const fs::path, fs::path>* nearest = nullptr;
   for (const auto& entry : folderAsSpelt_) {
-    const fs::path rel = file.lexically_relative(entry.first);
-    if (rel.empty() || *rel.begin() == "..") continue;
+    if (!isWithin(file, entry.first)) continue;
     if (!nearest || entry.first.native().size() > nearest->first.native().size()) nearest = &entry;
   }
   if (!nearest || nearest->first == nearest->second) return uriFromPath(file.string());

@@ -14,6 +14,7 @@
 
 #include "core/git/git_directory.h"
 #include "core/git/git_state_stamp.h"
+#include "lsp/paths.h"
 #include "lsp/server.h"
 
 namespace revline::lsp {
@@ -37,10 +38,8 @@ void Server::noteGitState(const fs::path& root) {
 bool Server::watchedByTheClient(const fs::path& root) const {
   if (!watchFiles_) return false;
   const fs::path gitDir = git::gitDirectory(root).lexically_normal();
-  for (const auto& folder : folders_) {
-    const fs::path rel = gitDir.lexically_relative(folder.lexically_normal());
-    if (!rel.empty() && *rel.begin() != "..") return true;
-  }
+  for (const auto& folder : folders_)
+    if (isWithin(gitDir, folder.lexically_normal())) return true;
   return false;
 }
 

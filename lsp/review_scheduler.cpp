@@ -648,12 +648,12 @@ void Server::applyOutcome(Job& job, JobOutcome& outcome) {
   auto spentClause = [&](const review::Usage& usage) {
     return withSession(reports::usageSentence(usage, job.config.review.prices));
   };
-  if (outcome.kind == Kind::Cancelled) {
+  auto cancelled = [&](const review::Usage& spent) {
     count(&ServerStats::reviewsCancelled);
-    return finish(LspError(stoppedCode(job.requestKey), "review cancelled"),
-                  std::string(job.cancelledInEditor ? "cancelled from the editor" : "cancelled") +
-                      spentClause(outcome.spentBeforeEnd));
-  }
+    finish(LspError(stoppedCode(job.requestKey), "review cancelled"),
+           std::string(job.cancelledInEditor ? "cancelled from the editor" : "cancelled") + spentClause(spent));
+  };
+  if (outcome.kind == Kind::Cancelled) return cancelled(outcome.spentBeforeEnd);
   if (outcome.kind == Kind::Failed) {
     // A split review that failed partway: what its answered requests found replaces the last review's.
     if (outcome.result) publishFindingsOf(*outcome.result);
@@ -672,12 +672,8 @@ void Server::applyOutcome(Job& job, JobOutcome& outcome) {
     return finish(LspError(ErrorCode::RequestFailed, unprefixed(told)),
                   "failed: " + reason + spentClause(outcome.spentBeforeEnd));
   }
-  if (job.cancel.cancelled()) {  // a newer save arrived while this result was on its way (or the editor's cancel)
-    count(&ServerStats::reviewsCancelled);
-    return finish(LspError(stoppedCode(job.requestKey), "review cancelled"),
-                  std::string(job.cancelledInEditor ? "cancelled from the editor" : "cancelled") +
-                      spentClause(outcome.result ? outcome.result->outcome.usage : review::Usage{}));
-  }
+  // A newer save arrived while this result was on its way (or the editor's cancel).
+  if (job.cancel.cancelled()) return cancelled(outcome.result ? outcome.result->outcome.usage : review::Usage{});
   const session::ReviewResult& result = *outcome.result;
   for (const auto& w : result.outcome.warnings) logMessage(MessageType::Warning, "revline: " + w);
   const std::vector<review::PublishedFinding>& findings = result.outcome.findings;

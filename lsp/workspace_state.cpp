@@ -35,14 +35,6 @@ bool insideGitDirectory(const fs::path& dir) {
   return false;
 }
 
-// `dir` is `root` or below it, compared by path components.
-bool isWithin(const fs::path& dir, const fs::path& root) {
-  auto d = dir.begin();
-  for (auto r = root.begin(); r != root.end(); ++r, ++d)
-    if (d == dir.end() || *d != *r) return false;
-  return true;
-}
-
 std::pair<fs::file_time_type, fs::file_time_type> configStamp(const fs::path& root) {
   auto stamp = [](const fs::path& file) {
     std::error_code ec;
@@ -67,6 +59,7 @@ std::optional<fs::path> Server::repositoryOf(const fs::path& file) {
   // took long to say so: git runs on the loop thread, and one that hung held
   // every request for its timeout each time; that is asked again after a while.
   const fs::path nearest = nearestGit(dir);
+  const bool inGitDirectory = insideGitDirectory(dir);
   const auto now = options_.clock ? options_.clock() : Clock::now();
   const auto known = [&](const KnownRoot& k) {
     return k.nearestGit == nearest &&
@@ -78,7 +71,7 @@ std::optional<fs::path> Server::repositoryOf(const fs::path& file) {
   }
   // Another folder of a repository seen before (the same .git): its root, when
   // the folder is in that root's work tree, and git is not asked again.
-  if (!nearest.empty() && !insideGitDirectory(dir))
+  if (!nearest.empty() && !inGitDirectory)
     if (auto it = rootByGit_.find(nearest); it != rootByGit_.end() && known(it->second) &&
                                             (!it->second.root || isWithin(dir, *it->second.root))) {
       rootByDir_[dir] = it->second;
@@ -88,46 +81,48 @@ std::optional<fs::path> Server::repositoryOf(const fs::path& file) {
   std::optional<fs::path> root;
   whyNoRepository_.clear();
   const auto asked = Clock::now();
-  const auto lookupTimeout = options_.repositoryLookupTimeout.value_or(kRepositoryLookupTimeout);
+  // A shorter timeout than a review's git calls: this one holds the loop.
+  git::GitOptions lookup;
+  lookup.timeout = options_.repositoryLookupTimeout.value_or(kRepositoryLookupTimeout);
+  std::string failure;
+  bool timedOut = false;
   try {
-    // A shorter timeout than a review's git calls: this one holds the loop.
-    git::GitOptions lookup;
-    lookup.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(lookupTimeout);
     root = canonicalPath(git::findRepositoryRoot(dir, lookup));
+  } catch (const git::GitTimedOut& e) {
+    failure = e.what();
+    timedOut = true;
   } catch (const std::exception& e) {
-    logMessage(MessageType::Log, dir.string() + ": " + e.what());
+    failure = e.what();
+  }
+  if (!failure.empty()) logMessage(MessageType::Log, dir.string() + ": " + failure);
+  if (timedOut && !nearest.empty() && !inGitDirectory) {
     // git is slow here (a stalled mount), not refusing: the folder holding the
     // nearest .git is what git answers but for rare setups (core.worktree), and
     // the review's own git, on a worker, as long as it takes (cancellable),
     // says so if not. Else a repository whose git answers in 20 s was never
     // reviewed, and the loop was held again every 30 s.
-    const bool timedOut = Clock::now() - asked >= lookupTimeout &&
-                          std::string_view(e.what()).find("did not finish within") != std::string_view::npos;
-    if (timedOut && !nearest.empty() && !insideGitDirectory(dir)) {
-      root = canonicalPath(nearest);
-      if (repositoryProblemsShown_.insert("slow lookup " + root->string()).second)
-        showMessage(MessageType::Warning,
-                    "revline: git took longer than " +
-                        std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(lookupTimeout).count()) +
-                        " ms to say which repository " + dir.string() + " is in (a slow or stalled file system?); "
-                        "taken to be " + root->string() + ", the folder holding the nearest .git. Its reviews wait "
-                        "for git as long as it takes (up to 120 s a call), and a review's progress can be cancelled.");
-    } else {
-      // git's reason, unless it is the plain one (no .git above): git missing, a refused owner, a bare repository.
-      if (std::string_view(e.what()).find("is not inside a git repository") == std::string_view::npos) whyNoRepository_ = e.what();
-      // Under a `.git` git cannot use (a named pipe for its config, another
-      // user's repository, a work tree named elsewhere), nothing is reviewed:
-      // the user hears why, once, rather than finding out from the silence.
-      if (gitAbove(dir) && !insideGitDirectory(dir) && repositoryProblemsShown_.insert(e.what()).second)
-        showMessage(MessageType::Warning, std::string("revline: nothing here is reviewed: ") + e.what());
-    }
+    root = canonicalPath(nearest);
+    if (repositoryProblemsShown_.insert("slow lookup " + root->string()).second)
+      showMessage(MessageType::Warning,
+                  "revline: git took longer than " + std::to_string(lookup.timeout.count()) +
+                      " ms to say which repository " + dir.string() + " is in (a slow or stalled file system?); "
+                      "taken to be " + root->string() + ", the folder holding the nearest .git. Its reviews wait "
+                      "for git as long as it takes (up to 120 s a call), and a review's progress can be cancelled.");
+  } else if (!failure.empty()) {
+    // git's reason, unless it is the plain one (no .git above): git missing, a refused owner, a bare repository.
+    if (failure.find("is not inside a git repository") == std::string::npos) whyNoRepository_ = failure;
+    // Under a `.git` git cannot use (a named pipe for its config, another
+    // user's repository, a work tree named elsewhere), nothing is reviewed:
+    // the user hears why, once, rather than finding out from the silence.
+    if (gitAbove(dir) && !inGitDirectory && repositoryProblemsShown_.insert(failure).second)
+      showMessage(MessageType::Warning, "revline: nothing here is reviewed: " + failure);
   }
-  const bool slow = !root && Clock::now() - asked >= std::min<Clock::duration>(lookupTimeout, std::chrono::seconds(1));
+  const bool slow = !root && Clock::now() - asked >= std::min<Clock::duration>(lookup.timeout, std::chrono::seconds(1));
   rootByDir_[dir] = {root, nearest, whyNoRepository_, now, slow};
   // Shared by the .git only when git used that .git (its folder is the root), or
   // said nothing: past an unusable one (an empty `.git`), git answers the outer
   // repository, which a `git init` there would change.
-  if (!nearest.empty() && !insideGitDirectory(dir) && (!root || *root == canonicalPath(nearest)))
+  if (!nearest.empty() && !inGitDirectory && (!root || *root == canonicalPath(nearest)))
     rootByGit_[nearest] = rootByDir_[dir];
   return root;
 }

@@ -95,6 +95,7 @@ struct Runner {
         throw GitError(std::string(e.what()));
       }
       if (e.kind() == process::Error::Kind::Stalled) throw GitError(std::string("git was stopped: ") + e.what());
+      if (e.kind() == process::Error::Kind::TimedOut) throw GitTimedOut(std::string("running git failed: ") + e.what());
       throw GitError(std::string("running git failed: ") + e.what());
     }
   }

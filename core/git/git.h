@@ -31,6 +31,13 @@ class NoRepositoryError : public GitError {
   using GitError::GitError;
 };
 
+// git did not finish within GitOptions::timeout and was killed: slow or hung
+// (a stalled network mount), not a refusal.
+class GitTimedOut : public GitError {
+ public:
+  using GitError::GitError;
+};
+
 // How git is run. The defaults are what revline uses; tests point PATH at an
 // empty directory (env) or name another program to exercise failures.
 struct GitOptions {

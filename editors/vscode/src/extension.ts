@@ -50,9 +50,9 @@ let traceOutput: vscode.OutputChannel;
 let status: vscode.StatusBarItem;
 let cellDiagnostics: vscode.DiagnosticCollection | undefined; // a notebook's findings on its cells
 const cellsShown = new Map<string, vscode.Uri[]>(); // notebook URI -> cell documents given diagnostics
-const reviewsInProgress = new Map<string, string>(); // progress token -> what is reviewed
-// The running reviews' progress tokens, with their clients: what "Cancel Running Reviews" cancels.
-const cancellable = new Map<string, { client: LanguageClient; token: ProgressToken }>();
+// Running reviews by progress token: what is reviewed, and, when the server lets
+// it be cancelled, the client and token "Cancel Running Reviews" cancels it by.
+const reviewsInProgress = new Map<string, { what: string; client: LanguageClient; token: ProgressToken; cancellable: boolean }>();
 let lastResult: string | undefined;
 
 function serverSettings(folder: vscode.WorkspaceFolder): ServerSettings {
@@ -77,7 +77,7 @@ function folderFor(uri: vscode.Uri | undefined): vscode.WorkspaceFolder | undefi
 
 function updateStatus(): void {
   if (reviewsInProgress.size > 0) {
-    const what = [...reviewsInProgress.values()].join(', ');
+    const what = [...reviewsInProgress.values()].map((r) => r.what).join(', ');
     status.text = '$(sync~spin) revline';
     status.tooltip = `revline: reviewing ${what}\nClick to cancel.`;
     // VS Code shows a language server's progress in the status bar, where it
@@ -110,11 +110,9 @@ function watchProgress(client: LanguageClient, token: ProgressToken): void {
     token,
     (value: WorkDoneProgressBegin | WorkDoneProgressReport | WorkDoneProgressEnd) => {
       if (value.kind === 'begin') {
-        reviewsInProgress.set(key, value.message ?? value.title);
-        if (value.cancellable === true) cancellable.set(key, { client, token });
+        reviewsInProgress.set(key, { what: value.message ?? value.title, client, token, cancellable: value.cancellable === true });
       } else if (value.kind === 'end') {
         reviewsInProgress.delete(key);
-        cancellable.delete(key);
         if (value.message !== undefined) lastResult = value.message;
         disposable.dispose();
       }
@@ -338,7 +336,7 @@ async function reviewWorkspace(): Promise<void> {
 // the server gives up the model call in flight and sends no further request;
 // the findings shown stay.
 async function cancelReviews(): Promise<void> {
-  const running = [...cancellable.values()];
+  const running = [...reviewsInProgress.values()].filter((r) => r.cancellable);
   if (running.length === 0) {
     void vscode.window.showInformationMessage('revline: no review is running.');
     return;

@@ -39,6 +39,10 @@ struct Reply {
 
   static Reply ok(std::string body) { return Reply{200, std::move(body), {}, {}}; }
   static Reply fromFixture(const std::string& name, int status = 200) { return Reply{status, fixture(name), {}, {}}; }
+  // OpenAI's refusal on /chat/completions of a model it serves only through the Responses API.
+  static Reply onlyOnResponses() {
+    return Reply{404, R"({"error":{"message":"This model is only supported in v1/responses and not in v1/chat/completions.","type":"invalid_request_error","param":"model","code":null}})", {}, {}};
+  }
   // An OpenAI chat completion whose answer is `content`, with its usage.
   static Reply openAiAnswer(const std::string& content, int promptTokens = 100, int completionTokens = 10) {
     return ok(nlohmann::json{{"choices", {{{"index", 0},

@@ -261,7 +261,7 @@ TEST(OpenAiPipeline, AReviewByAModelServedOnlyThroughTheResponsesApi) {
   auto message = [](const std::string& text) {
     return json::array({{{"type", "message"}, {"role", "assistant"}, {"content", {{{"type", "output_text"}, {"text", text}}}}}});
   };
-  server.enqueue(Reply{404, R"({"error":{"message":"This model is only supported in v1/responses and not in v1/chat/completions.","type":"invalid_request_error"}})", {}, {}});
+  server.enqueue(Reply::onlyOnResponses());
   server.enqueue(Reply::ok(responses(json::array({{{"type", "reasoning"}, {"id", "rs_1"}, {"summary", json::array()},
                                                    {"encrypted_content", "gAAAAreasoning=="}},
                                                   {{"type", "function_call"}, {"call_id", "call_R1"}, {"name", "read_file"},

@@ -140,7 +140,7 @@ TEST(OpenAi, ToolsAndToolTurnsOnTheWire) {
 // API's wire format, and later providers of the process start there.
 TEST(OpenAi, AModelServedOnlyThroughTheResponsesApiIsSentThere) {
   FakeServer server;
-  server.enqueue(Reply{404, R"({"error":{"message":"This model is only supported in v1/responses and not in v1/chat/completions.","type":"invalid_request_error","param":"model","code":null}})", {}, {}});
+  server.enqueue(Reply::onlyOnResponses());
   server.enqueue(Reply::ok(R"({"id":"resp_1","object":"response","status":"completed","output":[
       {"type":"reasoning","id":"rs_1","summary":[]},
       {"type":"function_call","id":"fc_1","call_id":"call_A","name":"read_file","arguments":"{\"path\":\"src/A.java\"}","status":"completed"}],
@@ -213,7 +213,7 @@ TEST(OpenAi, AModelServedOnlyThroughTheResponsesApiIsSentThere) {
 // names a stored item: "Item with id 'rs_...' not found"), unmodified.
 TEST(OpenAi, AToolRoundOnTheResponsesApiSendsItsReasoningBackInItsPlace) {
   FakeServer server;
-  server.enqueue(Reply{404, R"({"error":{"message":"This model is only supported in v1/responses and not in v1/chat/completions.","type":"invalid_request_error"}})", {}, {}});
+  server.enqueue(Reply::onlyOnResponses());
   server.enqueue(Reply::ok(R"({"status":"completed","output":[
       {"type":"reasoning","id":"rs_1","status":"completed","summary":[{"type":"summary_text","text":"**Reading A**"}],"encrypted_content":"gAAAAone=="},
       {"type":"function_call","id":"fc_1","call_id":"call_A","name":"read_file","arguments":"{\"path\":\"src/A.java\"}"},
@@ -274,7 +274,7 @@ TEST(OpenAi, AToolRoundOnTheResponsesApiSendsItsReasoningBackInItsPlace) {
 // without it; the warning says so, and later providers of the process start so.
 TEST(OpenAi, AResponsesServerThatTakesNoReasoningBackIsAskedWithoutIt) {
   FakeServer server;
-  server.enqueue(Reply{404, R"({"error":{"message":"This model is only supported in v1/responses and not in v1/chat/completions.","type":"invalid_request_error"}})", {}, {}});
+  server.enqueue(Reply::onlyOnResponses());
   server.enqueue(Reply{400, R"({"error":{"message":"Encrypted content is not supported with this model.","type":"invalid_request_error","param":"include","code":"unsupported_parameter"}})", {}, {}});
   server.enqueue(Reply::ok(R"({"status":"completed","output":[{"type":"message","role":"assistant","content":[{"type":"output_text","text":"{\"summary\":\"ok\"}"}]}],
     "usage":{"input_tokens":10,"output_tokens":3}})"));

@@ -9,5 +9,6 @@ constexpr const char* kClearDiagnostics = "revline.clearDiagnostics";
 constexpr const char* kDismissFinding = "revline.dismissFinding";
 constexpr const char* kUndismiss = "revline.undismiss";
 constexpr const char* kShowDismissed = "revline.showDismissed";
+constexpr const char* kCancelReviews = "revline.cancelReviews";
 
 }  // namespace revline::lsp

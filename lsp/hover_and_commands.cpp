@@ -1,5 +1,6 @@
 // Hover on a finding, and workspace/executeCommand: review this file or the
-// workspace now, clear the diagnostics (dismissal commands: dismiss_commands.cpp).
+// workspace now, clear the diagnostics, cancel the reviews (dismissal commands:
+// dismiss_commands.cpp).
 #include "lsp/server.h"
 
 #include "lsp/commands.h"
@@ -102,6 +103,9 @@ void Server::handleExecuteCommand(const json& params, ReplyOnce& reply, const js
       publish(u);
     }
     reply(json(nullptr));
+  } else if (p.command == kCancelReviews) {
+    const std::vector<std::string> stopped = cancelReviewsFromEditor();
+    reply(json{{"cancelled", stopped.size()}, {"reviews", stopped}});
   } else if (p.command == kDismissFinding || p.command == kUndismiss || p.command == kShowDismissed) {
     handleDismissCommand(p.command, p.arguments, reply);
   } else {

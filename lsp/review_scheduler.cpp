@@ -318,7 +318,7 @@ void Server::runJob(const std::shared_ptr<Job>& job) {
     }
     return deliver();
   }
-  const std::string what = job->path ? *job->path : "working tree of " + job->root.filename().string();
+  const std::string what = reviewName(*job);
   if (!job->cacheOnly) count(&ServerStats::reviewsStarted);
   if (job->reportProgress && !job->cacheOnly) {
     {
@@ -650,7 +650,10 @@ void Server::applyOutcome(Job& job, JobOutcome& outcome) {
   };
   auto cancelled = [&](const review::Usage& spent) {
     count(&ServerStats::reviewsCancelled);
-    finish(LspError(stoppedCode(job.requestKey), "review cancelled"),
+    // Stopped by the editor's cancel (its progress's button, revline.cancelReviews): the
+    // command waiting for it was cancelled as the user asked, not superseded by a newer review.
+    finish(job.cancelledInEditor ? LspError(ErrorCode::RequestCancelled, "review cancelled from the editor")
+                                 : LspError(stoppedCode(job.requestKey), "review cancelled"),
            std::string(job.cancelledInEditor ? "cancelled from the editor" : "cancelled") + spentClause(spent));
   };
   if (outcome.kind == Kind::Cancelled) return cancelled(outcome.spentBeforeEnd);

@@ -202,13 +202,52 @@ void Server::handleProgressCancel(const json& params) {
   {
     std::lock_guard<std::mutex> lock(queueMu_);
     for (const auto& [key, job] : running_)
-      if (job->progressToken == token.get<std::string>() && !job->delivered) {
-        job->cancelledInEditor = true;
-        job->cancel.cancel();
-        what = job->path ? *job->path : job->root.string();
-      }
+      if (job->progressToken == token.get<std::string>() && stopFromEditor(*job)) what = reviewName(*job);
   }
   if (!what.empty()) logMessage(MessageType::Log, "revline: review of " + what + " cancelled from the editor");
+}
+
+// Under queueMu_: a running review stops as its progress's cancel button stops it.
+// False when it has delivered its outcome already (too late to stop).
+bool Server::stopFromEditor(Job& job) {
+  if (job.delivered) return false;
+  job.cancelledInEditor = true;
+  job.cancel.cancel();
+  return true;
+}
+
+std::string Server::reviewName(const Job& job) {
+  return job.path ? *job.path : "working tree of " + job.root.filename().string();
+}
+
+// The revline.cancelReviews command: every review that would ask the model,
+// running or waiting for its turn (a save's debounce, a review of the same file
+// before it), stops. For the editors that show no cancel button for a server's
+// progress (Neovim, Emacs, VS Code's status bar). Lookups of a cached review
+// and the rechecks after a commit cost nothing and go on.
+std::vector<std::string> Server::cancelReviewsFromEditor() {
+  std::vector<std::string> stopped;
+  std::vector<std::shared_ptr<Job>> dropped;
+  {
+    std::lock_guard<std::mutex> lock(queueMu_);
+    for (const auto& [key, job] : running_)
+      if (!job->cacheOnly && !job->recheckOnly && stopFromEditor(*job)) stopped.push_back(reviewName(*job));
+    for (auto it = pending_.begin(); it != pending_.end();) {
+      if (it->second->cacheOnly || it->second->recheckOnly) {
+        ++it;
+        continue;
+      }
+      it->second->cancel.cancel();
+      stopped.push_back(reviewName(*it->second));
+      dropped.push_back(std::move(it->second));
+      it = pending_.erase(it);
+    }
+  }
+  // A waiting review never started: no progress to end, only its request to answer.
+  for (auto& job : dropped)
+    if (job->reply) (*job->reply)(LspError(ErrorCode::RequestCancelled, "review cancelled from the editor"));
+  for (const auto& what : stopped) logMessage(MessageType::Log, "revline: review of " + what + " cancelled from the editor");
+  return stopped;
 }
 
 void Server::handleCancel(const json& params) {
@@ -302,7 +341,8 @@ void Server::handleInitialize(const json& params, ReplyOnce& reply) {
       {"codeActionProvider", {{"codeActionKinds", {"quickfix", "source"}}}},
       {"hoverProvider", true},
       {"executeCommandProvider",
-       {{"commands", {kReviewFile, kReviewWorkspace, kClearDiagnostics, kDismissFinding, kUndismiss, kShowDismissed}}}},
+       {{"commands", {kReviewFile, kReviewWorkspace, kClearDiagnostics, kDismissFinding, kUndismiss, kShowDismissed,
+                     kCancelReviews}}}},
       {"workspace", {{"workspaceFolders", {{"supported", true}, {"changeNotifications", true}}}}},
   };
   if (pullDiagnostics_)

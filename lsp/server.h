@@ -131,6 +131,9 @@ class Server : public MessageHandler {
   void addFolder(const std::string& uri);  // a workspace folder's URI; one that is no local file is skipped
   void handleCancel(const json& params);
   void handleProgressCancel(const json& params);
+  std::vector<std::string> cancelReviewsFromEditor();
+  bool stopFromEditor(Job& job);
+  static std::string reviewName(const Job& job);
   void handleInitialized();
   // lsp/file_watching.cpp
   void handleDidChangeWatchedFiles(const json& params);

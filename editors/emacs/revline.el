@@ -40,7 +40,7 @@
 ;; Emacs 28, Debian's elpa-eglot).
 ;;
 ;; Commands for both: `revline-review-file', `revline-review-workspace',
-;; `revline-clear', `revline-send-settings'.
+;; `revline-clear', `revline-cancel-reviews', `revline-send-settings'.
 
 ;;; Code:
 
@@ -159,11 +159,13 @@ reported in the echo area, and kept in `revline-last-result', when it comes."
                          (list :command command :arguments arguments)
                          :success-fn #'revline--report-result
                          :error-fn (lambda (err)
-                                     ;; -32802 (ServerCancelled): a newer review of the file took its place.
-                                     (if (and (listp err) (eql (plist-get err :code) -32802))
-                                         (message "revline: %s: superseded by a newer review" command)
-                                       (message "revline: %s failed: %s" command
-                                                (or (and (listp err) (plist-get err :message)) err))))
+                                     (pcase (and (listp err) (plist-get err :code))
+                                       ;; ServerCancelled: a newer review of the file took its place.
+                                       (-32802 (message "revline: %s: superseded by a newer review" command))
+                                       ;; RequestCancelled: `revline-cancel-reviews' stopped it.
+                                       (-32800 (message "revline: %s: cancelled" command))
+                                       (_ (message "revline: %s failed: %s" command
+                                                   (or (and (listp err) (plist-get err :message)) err)))))
                          :timeout revline-command-timeout
                          :timeout-fn (lambda ()
                                        (message "revline: %s: no answer in %d s" command revline-command-timeout)))
@@ -194,6 +196,38 @@ reported in the echo area, and kept in `revline-last-result', when it comes."
   "Clear revline's diagnostics."
   (interactive)
   (revline--command "revline.clearDiagnostics" []))
+
+(defvar revline--connections)  ; below, with `revline-mode'
+
+;;;###autoload
+(defun revline-cancel-reviews ()
+  "Cancel every running review: the model call in flight is given up.
+Every `revline-mode' server's reviews (or, without one, the buffer's eglot
+server's), running or waiting for their turn.  The diagnostics shown stay;
+the next save reviews as usual.  Emacs shows no cancel button for a server's
+progress: this is it."
+  (interactive)
+  (let* ((servers (or (cl-remove-if-not #'jsonrpc-running-p
+                                        (hash-table-values revline--connections))
+                      (list (revline--server))))
+         (waiting (length servers))
+         (names nil))
+    (dolist (server servers)
+      (jsonrpc-async-request
+       server :workspace/executeCommand (list :command "revline.cancelReviews" :arguments [])
+       :success-fn (lambda (result)
+                     (setq names (append names (append (plist-get result :reviews) nil)))
+                     (when (zerop (cl-decf waiting))
+                       (setq revline-last-result result)
+                       (message (if names
+                                    (format "revline: cancelled %d review%s: %s" (length names)
+                                            (if (eql (length names) 1) "" "s") (string-join names ", "))
+                                  "revline: no review is running"))))
+       :error-fn (lambda (err)
+                   (cl-decf waiting)
+                   (message "revline: revline.cancelReviews failed: %s"
+                            (or (and (listp err) (plist-get err :message)) err)))))
+    nil))
 
 ;;;###autoload
 (defun revline-send-settings ()

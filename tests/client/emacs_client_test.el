@@ -24,7 +24,7 @@
     (load (concat (file-name-sans-extension file) ".elc") nil t)
     (revline-test--log "byte-compiled and loaded %s" file)
     (dolist (f '(revline-eglot-setup revline-review-file revline-review-workspace revline-clear
-                 revline-send-settings))
+                 revline-cancel-reviews revline-send-settings))
       (unless (commandp f) (revline-test--fail "%s is not a command" f)))
     (revline-eglot-setup)
     (revline-eglot-setup) ; idempotent
@@ -79,6 +79,51 @@ The diagnostics published for URI stay as they were."
       (revline-test--log "failed review told once: %s" (car (split-string (car failures) "\n"))))
     (unless (equal before (revline-test--latest-for uri))
       (revline-test--fail "the diagnostics changed after the failure: %S, then %S" before (revline-test--latest-for uri)))
+    (setq revline-settings '(:provider "builtin"))
+    (revline-send-settings)))
+
+(defun revline-test--cancelled-review (server uri)
+  "`revline-cancel-reviews' stops a review whose model never answers.
+The \"model\" on 127.0.0.1 takes revline's request and says nothing; once the
+command has run, revline gives the call up (closes the connection), the
+review's command says it was cancelled, not that it failed, and URI's
+diagnostics stay as they were."
+  (let* ((before (revline-test--latest-for uri))
+         (asked nil) (messages nil)
+         (model (make-network-process
+                 :name "revline-hung-model" :server t :host "127.0.0.1" :service t
+                 :filter #'ignore ; the request is read and never answered
+                 :log (lambda (_server connection _message) (push connection asked))))
+         (record-message (lambda (fmt &rest args)
+                           (when fmt (push (apply #'format-message fmt args) messages)))))
+    (setq revline-settings (list :provider "ollama" :model "none"
+                                 :base_url (format "http://127.0.0.1:%d" (process-contact model :service))))
+    (revline-send-settings)
+    (advice-add 'message :before record-message)
+    (unwind-protect
+        (progn
+          (revline-review-file)
+          (revline-test--wait "the review to ask the model" (lambda () asked))
+          (unless (commandp 'revline-cancel-reviews) (revline-test--fail "revline-cancel-reviews is not a command"))
+          (call-interactively #'revline-cancel-reviews)
+          (revline-test--wait "revline-cancel-reviews to say what it cancelled"
+                              (lambda () (member "revline: cancelled 1 review: src/Order.java" messages)))
+          (revline-test--wait "the review's command to say it was cancelled"
+                              (lambda () (member "revline: revline.reviewFile: cancelled" messages)))
+          (revline-test--wait "revline to give up the model call"
+                              (lambda () (cl-notany (lambda (c) (eq (process-status c) 'open)) asked)))
+          (setq messages nil)
+          (revline-cancel-reviews)
+          (revline-test--wait "a second revline-cancel-reviews to find nothing running"
+                              (lambda () (member "revline: no review is running" messages)))
+          (jsonrpc-request server :revline/stats (make-hash-table)))
+      (advice-remove 'message record-message)
+      (delete-process model))
+    (when (cl-some (lambda (m) (string-match-p "failed" m)) messages)
+      (revline-test--fail "a cancelled review said it failed: %S" messages))
+    (unless (equal before (revline-test--latest-for uri))
+      (revline-test--fail "the diagnostics changed after the cancel: %S, then %S" before (revline-test--latest-for uri)))
+    (revline-test--log "revline-cancel-reviews stopped the review")
     (setq revline-settings '(:provider "builtin"))
     (revline-send-settings)))
 
@@ -200,7 +245,9 @@ The diagnostics published for URI stay as they were."
               (revline-send-settings)
               ;; A review command that fails (the model's server is not running) is told once:
               ;; the command's own message, no window/showMessage beside it.
-              (revline-test--failed-command-told-once server uri))
+              (revline-test--failed-command-told-once server uri)
+              ;; A review whose model never answers is stopped by revline-cancel-reviews.
+              (revline-test--cancelled-review server uri))
             (eglot-shutdown server)
             (revline-test--log "eglot session passed")))
       (revline-test--cleanup repo))))

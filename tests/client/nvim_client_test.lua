@@ -248,6 +248,81 @@ local function run()
   vim.cmd('bwipeout!')
   vim.fn.delete(later, 'rf')
 
+  -- :RevlineCancel stops a review whose model does not answer (Neovim shows no cancel button
+  -- for a server's progress): a server without --sync, a "model" on 127.0.0.1 that takes the
+  -- request and never answers; revline gives up the call at once. (The review's command is
+  -- answered RequestCancelled, which Neovim's client keeps to itself: no error is shown.)
+  local hung = vim.loop.new_tcp()
+  hung:bind('127.0.0.1', 0)
+  local asked, given_up = {}, 0
+  hung:listen(16, function()
+    local conn = vim.loop.new_tcp()
+    hung:accept(conn)
+    table.insert(asked, conn)
+    conn:read_start(function(_, data)
+      if data == nil then -- revline closed the connection: the model call was given up
+        given_up = given_up + 1
+      end
+    end)
+  end)
+  local slow = vim.fn.resolve(vim.fn.tempname() .. '-revline-slow')
+  vim.fn.mkdir(slow, 'p')
+  sh('git init -q && git config user.email test@example.com && git config user.name test'
+    .. ' && git config commit.gpgsign false', slow)
+  vim.fn.writefile({ 'x = 1' }, slow .. '/app.py')
+  sh('git add . && git commit -q -m init', slow)
+  vim.fn.writefile({ 'x = 2' }, slow .. '/app.py')
+  local cmd_before, settings_before = revline.config.cmd, revline.config.settings
+  revline.config.cmd = { binary, 'lsp' }
+  revline.config.settings = { provider = 'ollama', model = 'none', base_url = 'http://127.0.0.1:' .. hung:getsockname().port }
+  vim.cmd('edit ' .. vim.fn.fnameescape(slow .. '/app.py'))
+  local slow_buf = vim.api.nvim_get_current_buf()
+  revline.config.cmd, revline.config.settings = cmd_before, settings_before
+  wait_for('a revline client for the slow repository', function()
+    local c = revline.clients(slow_buf)[1]
+    return c ~= nil and c.initialized
+  end)
+  local cancel_notices = {}
+  local notify_plain = vim.notify
+  vim.notify = function(msg, level, ...)
+    table.insert(cancel_notices, msg)
+    return notify_plain(msg, level, ...)
+  end
+  local slow_review
+  revline.review(slow_buf, function(err)
+    slow_review = err or false
+  end)
+  wait_for('the review to ask the model', function()
+    return #asked > 0
+  end)
+  check(slow_review == nil, 'the review waits for the model')
+  check(vim.fn.exists(':RevlineCancel') == 2, ':RevlineCancel is defined')
+  vim.cmd('RevlineCancel')
+  wait_for(':RevlineCancel to say what it cancelled', function()
+    return vim.tbl_contains(cancel_notices, 'revline: cancelled 1 review: app.py')
+  end)
+  wait_for('revline to give up the model call', function()
+    return given_up == #asked
+  end)
+  -- The server writes in order: once this is answered, the cancelled review's reply was sent.
+  vim.lsp.buf_request_sync(slow_buf, 'revline/stats', vim.empty_dict(), TIMEOUT)
+  check(slow_review == nil, 'no error shown for the cancelled review: ' .. vim.inspect(slow_review))
+  check(#vim.tbl_filter(function(n)
+    return n:find('failed', 1, true) ~= nil
+  end, cancel_notices) == 0, 'no failure said: ' .. vim.inspect(cancel_notices))
+  cancel_notices = {}
+  vim.cmd('RevlineCancel')
+  wait_for('a second :RevlineCancel to find nothing running', function()
+    return vim.tbl_contains(cancel_notices, 'revline: no review is running')
+  end)
+  vim.notify = notify_plain
+  for _, conn in ipairs(asked) do
+    conn:close()
+  end
+  hung:close()
+  vim.cmd('bwipeout!')
+  vim.fn.delete(slow, 'rf')
+
   -- The ready configs load: Neovim 0.11's lsp/revline.lua and the nvim-lspconfig registration
   -- (against a stub of lspconfig's two modules; the real ones are not installed here).
   local config = dofile(plugin .. '/lsp/revline.lua')

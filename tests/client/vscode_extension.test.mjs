@@ -208,26 +208,34 @@ test('a running review is cancelled from the status bar item', async () => {
     req.socket.on('close', () => { closed += 1; });
   });
   await new Promise((r) => model.listen(0, '127.0.0.1', r));
-  state.settings['revline.extraSettings'] = { provider: 'openai', model: 'slow', base_url: `http://127.0.0.1:${model.address().port}/v1` };
-  state.configListeners.fire({ affectsConfiguration: (section) => section === 'revline' || section === 'revline.extraSettings' });
-  const review = vscode.commands.executeCommand('revline.reviewFile', vscode.Uri.parse(fileUri)).catch(() => {});
-  await waitFor('the model to be asked', () => asked === 1);
-  await waitFor('the spinner', () => state.statusItems[0].text === '$(sync~spin) revline');
-  assert.equal(state.statusItems[0].command, 'revline.cancelReviews');
-  assert.match(state.statusItems[0].tooltip, /Click to cancel\.$/);
-  await vscode.commands.executeCommand(state.statusItems[0].command);
-  await waitFor('the model\'s request to be given up', () => closed === 1, 10000);
-  await review;
-  await waitFor('the status bar to leave the spinner', () => state.statusItems[0].text !== '$(sync~spin) revline');
-  assert.match(state.statusItems[0].tooltip, /last review: cancelled from the editor/);
-  assert.equal(state.statusItems[0].command, 'revline.reviewWorkspace');
-  assert.equal(asked, 1, 'no further request');
-  assert.equal(revlineDiagnostics().length, 1, 'the earlier finding stays');
-  await vscode.commands.executeCommand('revline.cancelReviews');  // none running: said, nothing sent
-  assert.deepEqual(state.messages.at(-1), ['info', 'revline: no review is running.']);
-  await new Promise((r) => model.close(r));
-  state.settings['revline.extraSettings'] = {};
-  state.configListeners.fire({ affectsConfiguration: (section) => section === 'revline' || section === 'revline.extraSettings' });
+  try {
+    state.settings['revline.extraSettings'] = { provider: 'openai', model: 'slow', base_url: `http://127.0.0.1:${model.address().port}/v1` };
+    state.configListeners.fire({ affectsConfiguration: (section) => section === 'revline' || section === 'revline.extraSettings' });
+    const before = state.messages.length;
+    const review = vscode.commands.executeCommand('revline.reviewFile', vscode.Uri.parse(fileUri));
+    await waitFor('the model to be asked', () => asked === 1);
+    await waitFor('the spinner', () => state.statusItems[0].text === '$(sync~spin) revline');
+    assert.equal(state.statusItems[0].command, 'revline.cancelReviews');
+    assert.match(state.statusItems[0].tooltip, /Click to cancel\.$/);
+    await vscode.commands.executeCommand(state.statusItems[0].command);
+    await waitFor('the model\'s request to be given up', () => closed === 1, 10000);
+    await review;
+    // The command was cancelled, as asked: nothing failed, nothing was superseded.
+    assert.deepEqual(state.messages.slice(before), [], 'no message for the cancelled command');
+    await waitFor('the status bar to leave the spinner', () => state.statusItems[0].text !== '$(sync~spin) revline');
+    assert.match(state.statusItems[0].tooltip, /last review: cancelled from the editor/);
+    assert.equal(state.statusItems[0].command, 'revline.reviewWorkspace');
+    assert.equal(asked, 1, 'no further request');
+    assert.equal(revlineDiagnostics().length, 1, 'the earlier finding stays');
+    await vscode.commands.executeCommand('revline.cancelReviews');  // none running: said, nothing sent
+    assert.deepEqual(state.messages.at(-1), ['info', 'revline: no review is running.']);
+  } finally {
+    // Closed whatever happened: an open server keeps Node (and this test) running until CTest's timeout.
+    model.closeAllConnections();
+    await new Promise((r) => model.close(r));
+    state.settings['revline.extraSettings'] = {};
+    state.configListeners.fire({ affectsConfiguration: (section) => section === 'revline' || section === 'revline.extraSettings' });
+  }
 });
 
 test('a review command that fails is told once: its own error message, no window/showMessage beside it', async () => {

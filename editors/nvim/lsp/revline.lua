@@ -16,10 +16,17 @@ return {
   on_attach = function(client, bufnr)
     local function exec(command, args)
       client:request('workspace/executeCommand', { command = command, arguments = args }, function(err, result)
-        if err then
+        if err and err.code == -32802 then
+          -- ServerCancelled: a newer review of the same file took its place; its result is what is shown.
+          -- (A review :RevlineCancel stopped is answered RequestCancelled, which Neovim keeps to itself.)
+          vim.notify('revline: ' .. command .. ': superseded by a newer review', vim.log.levels.INFO)
+        elseif err then
           vim.notify('revline: ' .. err.message, vim.log.levels.ERROR)
         elseif type(result) == 'table' and result.findings then
           vim.notify(('revline: %d finding(s)'):format(result.findings))
+        elseif type(result) == 'table' and type(result.reviews) == 'table' then
+          vim.notify(#result.reviews == 0 and 'revline: no review is running'
+            or 'revline: cancelled ' .. table.concat(result.reviews, ', '))
         end
       end, bufnr)
     end
@@ -35,5 +42,8 @@ return {
     vim.api.nvim_buf_create_user_command(bufnr, 'RevlineClear', function()
       exec('revline.clearDiagnostics', {})
     end, { desc = "revline: clear revline's diagnostics" })
+    vim.api.nvim_buf_create_user_command(bufnr, 'RevlineCancel', function()
+      exec('revline.cancelReviews', {})
+    end, { desc = 'revline: cancel the running reviews' })
   end,
 }

@@ -267,6 +267,11 @@ async function runServerCommand(
       void vscode.window.showInformationMessage(`revline: ${title}: superseded by a newer review`);
       return;
     }
+    if (error instanceof ResponseError && error.code === LSPErrorCodes.RequestCancelled) {
+      // Cancelled from the editor (the status bar item, Cancel Running Reviews), as asked: nothing failed.
+      output.appendLine(`${title}: cancelled from the editor`);
+      return;
+    }
     const message = error instanceof Error ? error.message : String(error);
     if (notARepositoryIsFine && message.endsWith(' is not in a git repository')) {
       output.appendLine(`${title}: ${folder.name} left out: ${message}`);

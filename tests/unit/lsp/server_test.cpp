@@ -359,6 +359,40 @@ TEST_F(Fixture, TheProgressCancelButtonStopsTheReview) {
   EXPECT_EQ(c.stop(), 0);
 }
 
+// The revline.cancelReviews command, for editors that show no cancel button on
+// a server's progress (Neovim, Emacs): every review that would ask the model
+// stops, the running one (its model call given up) and the one waiting for its
+// turn, and each command waiting for one is answered RequestCancelled (the
+// user's cancel), not ServerCancelled ("superseded by a newer review").
+TEST_F(Fixture, TheCancelReviewsCommandStopsRunningAndWaitingReviews) {
+  changeAAndB(repo);
+  Script s;
+  LspClient c(holdingA(s));
+  ASSERT_NO_FATAL_FAILURE(startBlockedReview(s, c));  // a.txt's review waits at the gate
+  const int file = c.request("workspace/executeCommand",
+                             {{"command", "revline.reviewFile"}, {"arguments", json::array({{{"uri", uri}}})}});
+  ASSERT_TRUE(s.waitForCalls(2));  // the command's review took the save's place, and waits in turn
+  const int workspace = c.request("workspace/executeCommand", {{"command", "revline.reviewWorkspace"}, {"arguments", json::array()}});
+  c.expectQuiet(300ms);  // waits behind a.txt's review
+  const json cancelled = c.reply(c.request("workspace/executeCommand", {{"command", "revline.cancelReviews"}, {"arguments", json::array()}}));
+  EXPECT_EQ(cancelled["result"]["cancelled"], 2) << cancelled.dump();
+  const std::string name = std::filesystem::canonical(repo.root()).filename().string();
+  EXPECT_EQ(cancelled["result"]["reviews"], json::array({"a.txt", "working tree of " + name})) << cancelled.dump();
+  for (int id : {file, workspace}) {
+    const json r = c.reply(id);
+    EXPECT_EQ(r["error"]["code"], -32800) << r.dump();
+    EXPECT_EQ(r["error"]["message"], "review cancelled from the editor") << r.dump();
+  }
+  EXPECT_EQ(s.cancelled, 2) << "the model's call was stopped, not waited for";
+  EXPECT_EQ(s.calls, 2) << "the waiting workspace review asked the model nothing";
+  const json none = c.reply(c.request("workspace/executeCommand", {{"command", "revline.cancelReviews"}}));
+  EXPECT_EQ(none["result"]["cancelled"], 0) << none.dump();
+  s.open();
+  save(c);  // the next save reviews as usual
+  EXPECT_EQ(c.notification("textDocument/publishDiagnostics")["params"]["diagnostics"].size(), 1u);
+  EXPECT_EQ(c.stop(), 0);
+}
+
 // A review of the whole repository asked for while a file's review runs waits
 // for it, and saves made after it wait behind it: before, every later save's
 // review started first, and a save every few seconds kept Review Workspace

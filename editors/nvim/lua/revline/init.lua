@@ -8,7 +8,8 @@
 --     },
 --   })
 --
--- Commands: :RevlineReview (this file), :RevlineReviewWorkspace, :RevlineClear.
+-- Commands: :RevlineReview (this file), :RevlineReviewWorkspace, :RevlineClear,
+-- :RevlineCancel (the running reviews).
 -- Works with Neovim 0.7 (vim.lsp.start_client + vim.lsp.buf_attach_client) and
 -- with 0.8+ (vim.lsp.start, one client per repository root).
 local M = {}
@@ -234,6 +235,41 @@ function M.clear(on_done)
   M.execute('revline.clearDiagnostics', {}, nil, on_done)
 end
 
+--- Cancels every review running or waiting in every revline server: the model
+--- call in flight is given up and no further request is sent; the diagnostics
+--- shown stay, and the next write reviews as usual. Neovim shows no cancel
+--- button for a server's progress: this is it. `on_done(names)`: the reviews
+--- cancelled (file paths, or "working tree of <folder>").
+function M.cancel(on_done)
+  local clients = M.clients(nil)
+  if #clients == 0 then
+    notify('no revline server is running', vim.log.levels.WARN)
+    return
+  end
+  local names, waiting = {}, #clients
+  for _, client in ipairs(clients) do
+    request(client, 'workspace/executeCommand', { command = 'revline.cancelReviews', arguments = {} }, function(err, result)
+      if err then
+        notify('revline.cancelReviews: ' .. (err.message or vim.inspect(err)), vim.log.levels.ERROR)
+      elseif type(result) == 'table' and type(result.reviews) == 'table' then
+        vim.list_extend(names, result.reviews)
+      end
+      waiting = waiting - 1
+      if waiting > 0 then
+        return
+      end
+      if #names == 0 then
+        notify('no review is running')
+      else
+        notify(string.format('cancelled %d review%s: %s', #names, #names == 1 and '' or 's', table.concat(names, ', ')))
+      end
+      if on_done then
+        on_done(names)
+      end
+    end)
+  end
+end
+
 local islist = vim.islist or vim.tbl_islist
 
 -- `over` merged into `base`: objects key by key; a list or a value replaces
@@ -287,6 +323,9 @@ function M.setup(opts)
   vim.api.nvim_create_user_command('RevlineClear', function()
     M.clear()
   end, { desc = "revline: clear revline's diagnostics" })
+  vim.api.nvim_create_user_command('RevlineCancel', function()
+    M.cancel()
+  end, { desc = 'revline: cancel the running reviews' })
 
   if M.config.autostart then
     local group = vim.api.nvim_create_augroup('revline', { clear = true })

@@ -338,6 +338,16 @@ void Server::runJob(const std::shared_ptr<Job>& job) {
       }
       throw review::ProviderError(review::ProviderError::Kind::Config, job->configError);
     }
+    // A slow git (a stalled network mount, a huge repository) is said in the
+    // progress while it runs ("reviewing a.py: waiting for `git diff` (7 s so
+    // far)"), not one unchanging "reviewing a.py"; the session listens to the
+    // model's waits the same way once the change is read.
+    std::optional<NoticeListening> gitWaits;
+    if (!job->progressToken.empty())
+      gitWaits.emplace(job->cancel, [this, job, what](const std::string& waiting) {
+        progress_.report(job->progressToken,
+                         json{{"kind", "report"}, {"message", "reviewing " + what + (waiting.empty() ? "" : ": " + waiting)}});
+      });
     std::vector<git::LeftOut> leftOut;  // too large, not a regular file: reported, not read
     git::DiffRequest diffRequest = job->diffRequest();
     diffRequest.ignoredSettings = &outcome->ignoredGitSettings;
@@ -386,6 +396,7 @@ void Server::runJob(const std::shared_ptr<Job>& job) {
     }
     outcome->diffFingerprints = fileDiffFingerprints(parsed);
     readShownDiffs(*job, *outcome);
+    gitWaits.reset();
     if (job->cancel.cancelled()) throw Cancelled();
     // The session selects the files (settings and default exclusions) and answers from cache when it can.
     session::ReviewRequest reviewRequest{std::move(parsed), job->root, job->config, {}};

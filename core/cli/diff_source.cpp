@@ -4,6 +4,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <iostream>
+#include <optional>
 
 #include "core/cli/interrupt.h"
 #include "core/config/user_config.h"
@@ -92,6 +94,14 @@ DiffSource readDiff(const ParsedArgs& args, std::istream& in, std::ostream& err,
   request.trustRepositoryConfig = trusted(*source.root);
   request.ignoredSettings = &source.ignoredGitSettings;
   request.notices = &source.notices;
+  // A slow git (a stalled network mount, a huge repository) is said on a
+  // terminal while it runs, one line rewritten in place and cleared when git is
+  // done (nothing on a pipe, like the review's progress).
+  std::optional<NoticeListening> gitWaits;
+  if (&err == &std::cerr && isatty(STDERR_FILENO))
+    gitWaits.emplace(request.cancel, [&err, command](const std::string& waiting) {
+      err << "\r" << (waiting.empty() ? "" : command + ": " + waiting) << "\33[K" << std::flush;
+    });
   source.diff = diff::parse(git::diffText(*source.root, request));
   leaveOutOwnOutput(*source.root, source.diff, err, command);
   return source;

@@ -78,6 +78,7 @@ struct Runner {
     po.env = options.env;
     po.cancel = cancel;
     po.stallCheck = [dir = cwd] { return specialFileGitWaitsOn(dir); };
+    po.what = "`git " + (args.empty() ? std::string() : args.front()) + "`";  // its subcommand: `git diff`
     // git asking for a user name or password (a fetch a partial clone makes, a
     // remote behind HTTP auth) can never be answered: the child has no terminal
     // of its own, and in a terminal it is stopped trying to read it until the

@@ -230,9 +230,23 @@ Result run(const std::vector<std::string>& argv, const Options& options) {
   constexpr auto kCancelPoll = std::chrono::milliseconds(20);
   bool stallChecked = !options.stallCheck;
   std::string stalled;  // why the child would never finish, when the stall check found out
+  auto nextNotice = options.what.empty() ? Clock::time_point::max() : started + options.slowAfter;
+  struct SaidSlow {  // the wait is over however run() ends
+    const CancelToken& cancel;
+    bool said = false;
+    ~SaidSlow() {
+      if (said) cancel.notice("");
+    }
+  } saidSlow{options.cancel};
   while (!io.stopped() && !options.cancel.cancelled()) {
     const auto now = Clock::now();
     if (now >= deadline) break;
+    if (now >= nextNotice) {
+      const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(now - started).count();
+      options.cancel.notice("waiting for " + options.what + " (" + std::to_string(seconds) + " s so far)");
+      saidSlow.said = true;
+      nextNotice = now + options.slowEvery;
+    }
     if (!stallChecked && now >= started + options.stallCheckAfter) {
       stallChecked = true;
       try {

@@ -33,6 +33,13 @@ struct Options {
   // (the child gets EPIPE or SIGPIPE, which is then its exit status): for a
   // caller that needs only the head of a large output.
   std::size_t maxOutput = 0;
+  // When not empty: a child still running `slowAfter` into its run is said to
+  // the token's listener (CancelToken::notice), "waiting for <what> (N s so
+  // far)", again every `slowEvery`, and "" once it ends, so a review held by a
+  // slow git (a stalled network mount) says so instead of nothing.
+  std::string what;
+  std::chrono::milliseconds slowAfter{std::chrono::seconds(2)};
+  std::chrono::milliseconds slowEvery{std::chrono::seconds(5)};
 };
 
 struct Result {

@@ -262,11 +262,8 @@ ReviewResult ReviewService::review(ReviewRequest request, const CancelToken& can
                            sink(p);
                          })
                        : ProgressSink();
-  struct Listening {
-    const CancelToken& cancel;
-    ~Listening() { cancel.listen({}); }
-  } listening{cancel};
-  if (progress) cancel.listen([&progress](const std::string& what) { progress(ReviewProgress{0, 0, {}, what}); });
+  std::optional<NoticeListening> waits;
+  if (progress) waits.emplace(cancel, [&progress](const std::string& what) { progress(ReviewProgress{0, 0, {}, what}); });
   const bool full = request.fullReview;
   const CacheUse use = cacheUseOf(request);
   const std::function<void(ReviewResult)> answeredBeforeFailure = std::move(request.answeredBeforeFailure);

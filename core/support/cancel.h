@@ -40,6 +40,20 @@ class CancelToken {
   std::shared_ptr<State> state_;
 };
 
+// Listens to a token's notices for as long as it lives (CancelToken::listen,
+// then listen({}) however the scope ends).
+class NoticeListening {
+ public:
+  NoticeListening(const CancelToken& token, CancelToken::NoticeListener listener) : token_(token) {
+    token_.listen(std::move(listener));
+  }
+  ~NoticeListening() { token_.listen({}); }
+  NoticeListening(const NoticeListening&) = delete;
+  NoticeListening& operator=(const NoticeListening&) = delete;
+ private:
+  const CancelToken& token_;
+};
+
 // The one way cancellation is reported, end to end: thrown by long-running
 // work (the attempt loop, providers, HTTP calls and their back-off) that
 // noticed its token was cancelled. Never a ProviderError: a cancelled review

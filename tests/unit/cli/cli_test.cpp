@@ -2,6 +2,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <set>
 
 #include "core/support/json.h"
@@ -212,6 +213,31 @@ TEST(Cli, OutsideARepositoryIsAClearError) {
   auto r = runRevline("review", dir.path());
   EXPECT_EQ(r.exitCode, 2);
   EXPECT_NE(r.err.find("not inside a git repository"), std::string::npos) << r.err;
+}
+
+// A slow git (a stalled network mount, a huge repository) is said on a
+// terminal while it runs, one line rewritten in place and cleared once git is
+// done; on a pipe nothing is. Before, `revline review` said nothing for as long
+// as git took (120 s when it hung).
+TEST(Cli, ASlowGitIsSaidOnATerminal) {
+  if (testing::runShell("script -qec true /dev/null").exitCode != 0) GTEST_SKIP() << "no pseudo-terminal here";
+  TempRepo repo;
+  repo.write("a.py", "x = 1\n");
+  repo.commitAll("base");
+  repo.write("a.py", "x = 2\n");
+  testing::TempDir bin;
+  const std::string realGit = testing::runShell("command -v git", repo.root()).out;
+  std::ofstream(bin.path() / "git") << "#!/bin/sh\ncase \"$*\" in *' diff '*) sleep 2.5;; esac\nexec "
+                                    << realGit.substr(0, realGit.find('\n')) << " \"$@\"\n";
+  std::filesystem::permissions(bin.path() / "git", std::filesystem::perms::owner_all);
+  const std::string command = "PATH=" + testing::shellQuote(bin.path().string()) + ":\"$PATH\" " +
+                              testing::shellQuote(REVLINE_BINARY) + " review";
+  const auto r = testing::runShell("script -qec " + testing::shellQuote(command) + " /dev/null", repo.root());
+  EXPECT_EQ(r.exitCode, 0) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("\rrevline review: waiting for `git diff` (2 s so far)\33[K\r\33[K")) << r.out;
+  const auto piped = testing::runShell(command + " 2>&1", repo.root());
+  EXPECT_EQ(piped.exitCode, 0) << piped.out;
+  EXPECT_THAT(piped.out, Not(HasSubstr("waiting for"))) << piped.out;
 }
 
 TEST(Cli, MalformedDiffOnStdinNamesTheLine) {

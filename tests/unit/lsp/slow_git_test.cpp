@@ -24,7 +24,8 @@ using testing::LspClient;
 using namespace std::chrono_literals;
 
 // A `git` first on PATH that logs each call and, in `rev-parse --show-toplevel`,
-// sleeps while `hang` exists, or fails after a second while `fail-slowly` does.
+// sleeps while `hang` exists, or fails after a second while `fail-slowly` does;
+// in `diff`, takes 2.5 s while `slow-diff` exists.
 struct SlowGit : ::testing::Test {
   TempRepo repo;
   TempDir bin;
@@ -40,6 +41,7 @@ struct SlowGit : ::testing::Test {
                                       << "  [ -e '" << (bin.path() / "hang").string() << "' ] && sleep 60\n"
                                       << "  [ -e '" << (bin.path() / "fail-slowly").string()
                                       << "' ] && sleep 1.2 && echo 'fatal: cannot read .git/config' >&2 && exit 128;;\n"
+                                      << "  *' diff '*) [ -e '" << (bin.path() / "slow-diff").string() << "' ] && sleep 2.5;;\n"
                                       << "esac\n"
                                       << "exec " << realGit.substr(0, realGit.find('\n')) << " \"$@\"\n";
     fs::permissions(bin.path() / "git", fs::perms::owner_all);
@@ -143,6 +145,30 @@ TEST_F(SlowGit, ASlowFailureIsAskedAgainAfterAWhile) {
   const json published = findingsOf(c, "b/x.py");
   ASSERT_TRUE(published.is_object());
   EXPECT_EQ(lookups(), 2);
+  EXPECT_EQ(c.stop(), 0);
+}
+
+// A review held by a slow git says so in its progress while git runs, and
+// goes back to the plain message once git is done. Before, the progress said
+// "reviewing b/x.py" and nothing else for as long as git took (120 s when it
+// hung), so a slow mount read as a slow model.
+TEST_F(SlowGit, AReviewWaitingForGitSaysSoInItsProgress) {
+  std::ofstream(bin.path() / "slow-diff") << "";
+  LspClient c(options());
+  c.initialize(rootUri(), json::object(), {{"window", {{"workDoneProgress", true}}}});
+  repo.write("b/x.py", "x = 1\ndb_password = \"hunter2secret\"\n");
+  c.notify("textDocument/didSave", {{"textDocument", {{"uri", uriOf("b/x.py")}}}});
+  c.acceptProgressCreate();
+  std::vector<std::string> reports;
+  for (json m; (m = c.notification("$/progress")).is_object();) {
+    const json& value = m["params"]["value"];
+    if (value["kind"] == "end") break;
+    if (value["kind"] == "report") reports.push_back(value.value("message", ""));
+  }
+  ASSERT_GE(reports.size(), 2u) << ::testing::PrintToString(reports);
+  EXPECT_EQ(reports[0], "reviewing b/x.py: waiting for `git diff` (2 s so far)");
+  EXPECT_EQ(reports[1], "reviewing b/x.py") << "the wait is over";
+  EXPECT_EQ(findingsOf(c, "b/x.py")["params"]["diagnostics"].size(), 1u);
   EXPECT_EQ(c.stop(), 0);
 }
 

@@ -180,6 +180,30 @@ TEST(Process, AStallCheckWithNoCauseLetsASlowChildFinish) {
   EXPECT_EQ(asked, 1);
 }
 
+// A child still running after `slowAfter` is said to the token's listener, again
+// every `slowEvery`, and the wait is over ("") once it ends: a review held by a
+// slow git says so. Nothing is said of a quick child, nor without `what`.
+TEST(Process, ASlowChildIsSaidToTheTokensListener) {
+  Options options;
+  options.what = "`sleep`";
+  options.slowAfter = 100ms;
+  options.slowEvery = 200ms;
+  std::vector<std::string> said;
+  options.cancel.listen([&said](const std::string& what) { said.push_back(what); });
+  EXPECT_EQ(run({"sh", "-c", "sleep 0.45"}, options).exitCode, 0);
+  ASSERT_GE(said.size(), 3u) << ::testing::PrintToString(said);
+  EXPECT_EQ(said.front(), "waiting for `sleep` (0 s so far)");
+  EXPECT_EQ(said[1], "waiting for `sleep` (0 s so far)");
+  EXPECT_EQ(said.back(), "") << "the wait is over";
+  said.clear();
+  EXPECT_EQ(run({"true"}, options).exitCode, 0);
+  EXPECT_TRUE(said.empty()) << ::testing::PrintToString(said);
+  options.what.clear();
+  EXPECT_EQ(run({"sh", "-c", "sleep 0.3"}, options).exitCode, 0);
+  EXPECT_TRUE(said.empty()) << ::testing::PrintToString(said);
+  options.cancel.listen({});
+}
+
 TEST(Process, CancellationKillsTheChildAndItsGroup) {
   // A review that was cancelled (a newer save) must not wait for git: the
   // child, and what it started, are killed, and run() says Cancelled.

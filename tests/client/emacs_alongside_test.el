@@ -88,6 +88,16 @@
             (revline-test--wait "the review's progress end"
                                 (lambda () (and revline-last-progress (string-match-p "verdict" revline-last-progress))))
             (revline-test--log "progress: %s" revline-last-progress)
+            ;; revline-cancel-reviews asks revline-mode's server, not the buffer's eglot server (the stub).
+            (let ((said nil))
+              (cl-letf (((symbol-function 'message)
+                         (lambda (fmt &rest args) (when fmt (push (apply #'format-message fmt args) said)))))
+                (revline-cancel-reviews)
+                (revline-test--wait "revline-cancel-reviews to answer"
+                                    (lambda () (member "revline: no review is running" said))))
+              (when (cl-some (lambda (m) (string-match-p "failed" m)) said)
+                (revline-test--fail "revline-cancel-reviews failed: %S" said)))
+            (revline-test--log "revline-cancel-reviews: revline-mode's server answered")
             ;; Lines typed above the finding: the server moves it and publishes each time,
             ;; all within one Flymake check. Flymake shows it once, where it is now.
             (let ((uri (revline--uri buffer-file-name)))

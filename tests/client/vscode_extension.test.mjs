@@ -197,8 +197,8 @@ test('settings changes reach the server by didChangeConfiguration, a removed set
 
 // VS Code shows a language server's progress in the status bar, where it offers
 // no cancel button: while a review runs the status bar item cancels it (and
-// "revline: Cancel Running Reviews" does), through the progress's
-// window/workDoneProgress/cancel. A model that does not answer is given up on.
+// "revline: Cancel Running Reviews" does), through the server's
+// revline.cancelReviews. A model that does not answer is given up on.
 test('a running review is cancelled from the status bar item', async () => {
   const { createServer } = await import('node:http');
   let asked = 0;
@@ -219,6 +219,8 @@ test('a running review is cancelled from the status bar item', async () => {
     assert.match(state.statusItems[0].tooltip, /Click to cancel\.$/);
     await vscode.commands.executeCommand(state.statusItems[0].command);
     await waitFor('the model\'s request to be given up', () => closed === 1, 10000);
+    const lines = state.output.flatMap((o) => o.lines);
+    assert.ok(lines.includes('cancelled: src/Order.java'), `the output says what was cancelled: ${lines.slice(-5).join(' | ')}`);
     await review;
     // The command was cancelled, as asked: nothing failed, nothing was superseded.
     assert.deepEqual(state.messages.slice(before), [], 'no message for the cancelled command');

@@ -61,8 +61,8 @@ test('status bar summary and command names', () => {
   assert.equal(summarize([2]), '1 finding (1 major)');
   assert.equal(summarize([1, 2, 3, 4]), '4 findings (1 blocker, 1 major)');
   assert.deepEqual(Object.values(ServerCommands).sort(),
-    ['revline.clearDiagnostics', 'revline.dismissFinding', 'revline.reviewFile', 'revline.reviewWorkspace',
-      'revline.showDismissed', 'revline.undismiss']);
+    ['revline.cancelReviews', 'revline.clearDiagnostics', 'revline.dismissFinding', 'revline.reviewFile',
+      'revline.reviewWorkspace', 'revline.showDismissed', 'revline.undismiss']);
 });
 
 // Where the code and the API key go, and which program runs, are the user's to

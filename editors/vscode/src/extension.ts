@@ -21,7 +21,6 @@ import {
   State,
   TransportKind,
   WorkDoneProgress,
-  WorkDoneProgressCancelNotification,
   WorkDoneProgressCreateRequest,
   type ProgressToken,
   type WorkDoneProgressBegin,
@@ -50,9 +49,8 @@ let traceOutput: vscode.OutputChannel;
 let status: vscode.StatusBarItem;
 let cellDiagnostics: vscode.DiagnosticCollection | undefined; // a notebook's findings on its cells
 const cellsShown = new Map<string, vscode.Uri[]>(); // notebook URI -> cell documents given diagnostics
-// Running reviews by progress token: what is reviewed, and, when the server lets
-// it be cancelled, the client and token "Cancel Running Reviews" cancels it by.
-const reviewsInProgress = new Map<string, { what: string; client: LanguageClient; token: ProgressToken; cancellable: boolean }>();
+// Running reviews by progress token: what is reviewed (the status bar's tooltip).
+const reviewsInProgress = new Map<string, { what: string }>();
 let lastResult: string | undefined;
 
 function serverSettings(folder: vscode.WorkspaceFolder): ServerSettings {
@@ -110,7 +108,7 @@ function watchProgress(client: LanguageClient, token: ProgressToken): void {
     token,
     (value: WorkDoneProgressBegin | WorkDoneProgressReport | WorkDoneProgressEnd) => {
       if (value.kind === 'begin') {
-        reviewsInProgress.set(key, { what: value.message ?? value.title, client, token, cancellable: value.cancellable === true });
+        reviewsInProgress.set(key, { what: value.message ?? value.title });
       } else if (value.kind === 'end') {
         reviewsInProgress.delete(key);
         if (value.message !== undefined) lastResult = value.message;
@@ -337,20 +335,31 @@ async function reviewWorkspace(): Promise<void> {
   );
 }
 
-// Stops every running review (a slow model, a long review of many requests):
-// the server gives up the model call in flight and sends no further request;
-// the findings shown stay.
+// Stops every review (a slow model, a long review of many requests), running or
+// waiting for its turn: the server gives up the model call in flight and sends
+// no further request; the findings shown stay. Through the server's
+// revline.cancelReviews, which cancels the waiting ones too (the progress's
+// cancel, window/workDoneProgress/cancel, reaches only a running one).
 async function cancelReviews(): Promise<void> {
-  const running = [...reviewsInProgress.values()].filter((r) => r.cancellable);
-  if (running.length === 0) {
-    void vscode.window.showInformationMessage('revline: no review is running.');
-    return;
-  }
+  const cancelled: string[] = [];
   await Promise.all(
-    running.map(async ({ client, token }) => {
-      if (client.state === State.Running) await client.sendNotification(WorkDoneProgressCancelNotification.type, { token });
+    [...clients.values()].map(async (client) => {
+      if (client.state !== State.Running) return;
+      try {
+        const result: unknown = await client.sendRequest(ExecuteCommandRequest.type, {
+          command: ServerCommands.cancelReviews,
+          arguments: [],
+        });
+        const reviews = (result as { reviews?: unknown } | null)?.reviews;
+        if (Array.isArray(reviews)) cancelled.push(...reviews.map(String));
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        void vscode.window.showErrorMessage(`revline: Cancel Running Reviews failed: ${message}`);
+      }
     }),
   );
+  if (cancelled.length === 0) void vscode.window.showInformationMessage('revline: no review is running.');
+  else output.appendLine(`cancelled: ${cancelled.join(', ')}`);
 }
 
 async function clearDiagnostics(): Promise<void> {

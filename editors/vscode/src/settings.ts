@@ -106,6 +106,7 @@ export const ServerCommands = {
   dismissFinding: 'revline.dismissFinding',
   undismiss: 'revline.undismiss',
   showDismissed: 'revline.showDismissed',
+  cancelReviews: 'revline.cancelReviews',
 } as const;
 
 /** Counts per LSP severity (1 Error … 4 Hint) of a set of diagnostics, for the status bar. */

@@ -208,9 +208,11 @@ void Server::handleProgressCancel(const json& params) {
 }
 
 // Under queueMu_: a running review stops as its progress's cancel button stops it.
-// False when it has delivered its outcome already (too late to stop).
+// False when it has delivered its outcome already (too late to stop), or is
+// stopping already (cancelled before, by the editor or a newer review, and not
+// yet out of running_): a second cancel counts it again otherwise.
 bool Server::stopFromEditor(Job& job) {
-  if (job.delivered) return false;
+  if (job.delivered || job.cancel.cancelled()) return false;
   job.cancelledInEditor = true;
   job.cancel.cancel();
   return true;

@@ -71,11 +71,24 @@ local function run()
   log('attached client ' .. client.id .. ' (' .. client.name .. ')')
 
   -- Edit: add a String comparison with ==, and write.
+  local echoed = {}
+  local echo_before = vim.api.nvim_echo
+  vim.api.nvim_echo = function(chunks, history, opts)
+    table.insert(echoed, chunks[1][1])
+    return echo_before(chunks, history, opts)
+  end
   vim.api.nvim_buf_set_lines(bufnr, 2, 2, false, { '    if (status == "APPROVED") {', '      return true;', '    }' })
   vim.cmd('silent write')
   wait_for('revline diagnostics after :write', function()
     return #revline_diagnostics(bufnr) > 0
   end)
+  -- The review's progress is said in the command line (Neovim shows none by itself): its end,
+  -- what it found and the verdict. Before, a write whose review found nothing said nothing.
+  wait_for('the review\'s end in the command line', function()
+    return vim.tbl_contains(echoed, 'revline: 1 finding, verdict COMMENT')
+  end)
+  vim.api.nvim_echo = echo_before
+  check_eq(revline.last_progress, '1 finding, verdict COMMENT', 'revline.last_progress')
   local diags = revline_diagnostics(bufnr)
   check_eq(#diags, 1, 'number of revline diagnostics')
   local d = diags[1]

@@ -378,6 +378,9 @@ TEST_F(Fixture, TheCancelReviewsCommandStopsRunningAndWaitingReviews) {
   EXPECT_EQ(cancelled["result"]["cancelled"], 2) << cancelled.dump();
   const std::string name = std::filesystem::canonical(repo.root()).filename().string();
   EXPECT_EQ(cancelled["result"]["reviews"], json::array({"a.txt", "working tree of " + name})) << cancelled.dump();
+  // Again at once, while the cancelled review may still be winding down: it is not counted twice.
+  const json again = c.reply(c.request("workspace/executeCommand", {{"command", "revline.cancelReviews"}}));
+  EXPECT_EQ(again["result"]["cancelled"], 0) << again.dump();
   for (int id : {file, workspace}) {
     const json r = c.reply(id);
     EXPECT_EQ(r["error"]["code"], -32800) << r.dump();

@@ -22,6 +22,10 @@ local defaults = {
   capabilities = nil, -- nil: vim.lsp.protocol.make_client_capabilities()
   on_attach = nil, -- function(client, bufnr)
   name = 'revline',
+  -- How a review is going, in the command line (Neovim shows no LSP progress by
+  -- itself): "revline: reviewing a.py", then what it found, the verdict and the
+  -- spend. false: nothing (a statusline or fidget.nvim shows the progress instead).
+  show_progress = true,
 }
 
 M.config = vim.deepcopy(defaults)
@@ -100,6 +104,37 @@ local function as_object(settings)
   return settings
 end
 
+--- The last progress text of a review (its end says findings, verdict and spend), or nil.
+M.last_progress = nil
+
+-- One line in the command line, cut to the room there is (a longer one would
+-- ask the user to press Enter); not kept in :messages.
+local function echo(text)
+  local room = math.max(vim.v.echospace, 10)
+  if vim.fn.strdisplaywidth(text) > room then
+    text = vim.fn.strcharpart(text, 0, room - 1) .. '…'
+  end
+  vim.api.nvim_echo({ { text } }, false, {})
+end
+
+-- $/progress: Neovim's own handler first (it keeps the progress for statuslines:
+-- client.messages, vim.lsp.status()), then the text in the command line.
+local function progress_handler(err, result, ctx, config)
+  local default = vim.lsp.handlers['$/progress']
+  if default ~= nil then
+    default(err, result, ctx, config)
+  end
+  local value = type(result) == 'table' and result.value or nil
+  local text = type(value) == 'table' and (value.message or value.title) or nil
+  if type(text) ~= 'string' then
+    return
+  end
+  M.last_progress = text
+  vim.schedule(function()
+    echo('revline: ' .. text)
+  end)
+end
+
 local function client_config(root)
   local capabilities = M.config.capabilities or vim.lsp.protocol.make_client_capabilities()
   return {
@@ -109,6 +144,7 @@ local function client_config(root)
     workspace_folders = { { uri = vim.uri_from_fname(root), name = vim.fn.fnamemodify(root, ':t') } },
     init_options = as_object(M.config.settings),
     capabilities = capabilities,
+    handlers = M.config.show_progress and { ['$/progress'] = progress_handler } or nil,
     on_attach = M.config.on_attach,
     on_init = function()
       for bufnr, of in pairs(review_after_init) do

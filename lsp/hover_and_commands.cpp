@@ -3,6 +3,8 @@
 // dismiss_commands.cpp).
 #include "lsp/server.h"
 
+#include <algorithm>
+
 #include "lsp/commands.h"
 #include "lsp/paths.h"
 
@@ -105,7 +107,10 @@ void Server::handleExecuteCommand(const json& params, ReplyOnce& reply, const js
     reply(json(nullptr));
   } else if (p.command == kCancelReviews) {
     const std::vector<std::string> stopped = cancelReviewsFromEditor();
-    reply(json{{"cancelled", stopped.size()}, {"reviews", stopped}});
+    std::vector<std::string> named;  // each once: a file's running review and its save waiting behind it
+    for (const auto& what : stopped)
+      if (std::find(named.begin(), named.end(), what) == named.end()) named.push_back(what);
+    reply(json{{"cancelled", stopped.size()}, {"reviews", named}});
   } else if (p.command == kDismissFinding || p.command == kUndismiss || p.command == kShowDismissed) {
     handleDismissCommand(p.command, p.arguments, reply);
   } else {

@@ -6,7 +6,9 @@
 namespace revline::lsp {
 
 json encodeError(const LspError& error) {
-  return json{{"code", static_cast<int>(error.code())}, {"message", error.what()}};
+  json out{{"code", static_cast<int>(error.code())}, {"message", error.what()}};
+  if (!error.data().is_null()) out["data"] = error.data();
+  return out;
 }
 
 namespace {

@@ -31,13 +31,17 @@ enum class ErrorCode : int {
 // Every failure that becomes a JSON-RPC error response.
 class LspError : public std::runtime_error {
  public:
-  LspError(ErrorCode code, const std::string& message) : std::runtime_error(message), code_(code) {}
+  // `data`: the error's optional `data` member (null: none), for a client to tell cases apart.
+  LspError(ErrorCode code, const std::string& message, json data = nullptr)
+      : std::runtime_error(message), code_(code), data_(std::move(data)) {}
   ErrorCode code() const { return code_; }
+  const json& data() const { return data_; }
  private:
   ErrorCode code_;
+  json data_;
 };
 
-// The one place an error becomes wire JSON: {"code": ..., "message": ...}.
+// The one place an error becomes wire JSON: {"code": ..., "message": ..., "data"?: ...}.
 json encodeError(const LspError& error);
 
 // An inbound message, classified.

@@ -663,8 +663,7 @@ void Server::applyOutcome(Job& job, JobOutcome& outcome) {
     count(&ServerStats::reviewsCancelled);
     // Stopped by the editor's cancel (its progress's button, revline.cancelReviews): the
     // command waiting for it was cancelled as the user asked, not superseded by a newer review.
-    finish(job.cancelledInEditor ? LspError(ErrorCode::RequestCancelled, "review cancelled from the editor")
-                                 : LspError(stoppedCode(job.requestKey), "review cancelled"),
+    finish(job.cancelledInEditor ? cancelledFromEditor() : LspError(stoppedCode(job.requestKey), "review cancelled"),
            std::string(job.cancelledInEditor ? "cancelled from the editor" : "cancelled") + spentClause(spent));
   };
   if (outcome.kind == Kind::Cancelled) return cancelled(outcome.spentBeforeEnd);

@@ -218,6 +218,15 @@ bool Server::stopFromEditor(Job& job) {
   return true;
 }
 
+// A command whose review the user cancelled from the editor: ServerCancelled, the
+// server having stopped it, with data saying why (a newer review of the same file
+// takes the place of the other ServerCancelled ones). Not RequestCancelled, which
+// answers the client's own $/cancelRequest: Neovim drops that reply without
+// calling back whoever asked.
+LspError Server::cancelledFromEditor() {
+  return LspError(ErrorCode::ServerCancelled, "review cancelled from the editor", json{{"cancelledFromEditor", true}});
+}
+
 std::string Server::reviewName(const Job& job) {
   return job.path ? *job.path : "working tree of " + job.root.filename().string();
 }
@@ -244,12 +253,13 @@ std::vector<std::string> Server::cancelReviewsFromEditor() {
       dropped.push_back(std::move(it->second));
       it = pending_.erase(it);
     }
+    if (!dropped.empty()) workCv_.notify_all();  // a job only a dropped one held back may run now
   }
   // A waiting review never started: no progress to end, only its request to answer.
   for (auto& job : dropped)
-    if (job->reply) (*job->reply)(LspError(ErrorCode::RequestCancelled, "review cancelled from the editor"));
+    if (job->reply) (*job->reply)(cancelledFromEditor());
   for (const auto& what : stopped) logMessage(MessageType::Log, "revline: review of " + what + " cancelled from the editor");
-  return stopped;
+  return stopped;  // a file's running review and its save waiting behind it: named twice
 }
 
 void Server::handleCancel(const json& params) {

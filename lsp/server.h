@@ -134,6 +134,7 @@ class Server : public MessageHandler {
   std::vector<std::string> cancelReviewsFromEditor();
   bool stopFromEditor(Job& job);
   static std::string reviewName(const Job& job);
+  static LspError cancelledFromEditor();
   void handleInitialized();
   // lsp/file_watching.cpp
   void handleDidChangeWatchedFiles(const json& params);

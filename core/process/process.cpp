@@ -235,7 +235,10 @@ Result run(const std::vector<std::string>& argv, const Options& options) {
     const CancelToken& cancel;
     bool said = false;
     ~SaidSlow() {
-      if (said) cancel.notice("");
+      try {
+        if (said) cancel.notice("");
+      } catch (...) {  // a listener that throws (out of memory) must not end the process from a destructor
+      }
     }
   } saidSlow{options.cancel};
   while (!io.stopped() && !options.cancel.cancelled()) {

@@ -160,10 +160,11 @@ reported in the echo area, and kept in `revline-last-result', when it comes."
                          :success-fn #'revline--report-result
                          :error-fn (lambda (err)
                                      (pcase (and (listp err) (plist-get err :code))
-                                       ;; ServerCancelled: a newer review of the file took its place.
-                                       (-32802 (message "revline: %s: superseded by a newer review" command))
-                                       ;; RequestCancelled: `revline-cancel-reviews' stopped it.
-                                       (-32800 (message "revline: %s: cancelled" command))
+                                       ;; ServerCancelled: `revline-cancel-reviews' stopped it (its data
+                                       ;; says so), or a newer review of the file took its place.
+                                       (-32802 (if (plist-get (plist-get err :data) :cancelledFromEditor)
+                                                   (message "revline: %s: cancelled" command)
+                                                 (message "revline: %s: superseded by a newer review" command)))
                                        (_ (message "revline: %s failed: %s" command
                                                    (or (and (listp err) (plist-get err :message)) err)))))
                          :timeout revline-command-timeout
@@ -211,22 +212,28 @@ progress: this is it."
                                         (hash-table-values revline--connections))
                       (list (revline--server))))
          (waiting (length servers))
-         (names nil))
+         (names nil)
+         ;; Once every server has answered (or failed, or timed out): one summary.
+         (answered (lambda ()
+                     (when (zerop (cl-decf waiting))
+                       (message (if names
+                                    (format "revline: cancelled %d review%s: %s" (length names)
+                                            (if (eql (length names) 1) "" "s") (string-join names ", "))
+                                  "revline: no review is running"))))))
     (dolist (server servers)
       (jsonrpc-async-request
        server :workspace/executeCommand (list :command "revline.cancelReviews" :arguments [])
        :success-fn (lambda (result)
                      (setq names (append names (append (plist-get result :reviews) nil)))
-                     (when (zerop (cl-decf waiting))
-                       (setq revline-last-result result)
-                       (message (if names
-                                    (format "revline: cancelled %d review%s: %s" (length names)
-                                            (if (eql (length names) 1) "" "s") (string-join names ", "))
-                                  "revline: no review is running"))))
+                     (funcall answered))
        :error-fn (lambda (err)
-                   (cl-decf waiting)
                    (message "revline: revline.cancelReviews failed: %s"
-                            (or (and (listp err) (plist-get err :message)) err)))))
+                            (or (and (listp err) (plist-get err :message)) err))
+                   (funcall answered))
+       :timeout revline-command-timeout
+       :timeout-fn (lambda ()
+                     (message "revline: revline.cancelReviews: no answer in %d s" revline-command-timeout)
+                     (funcall answered))))
     nil))
 
 ;;;###autoload

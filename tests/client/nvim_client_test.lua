@@ -263,8 +263,8 @@ local function run()
 
   -- :RevlineCancel stops a review whose model does not answer (Neovim shows no cancel button
   -- for a server's progress): a server without --sync, a "model" on 127.0.0.1 that takes the
-  -- request and never answers; revline gives up the call at once. (The review's command is
-  -- answered RequestCancelled, which Neovim's client keeps to itself: no error is shown.)
+  -- request and never answers; revline gives up the call at once, and the review's command is
+  -- answered ServerCancelled saying so: its caller is called back, and no failure is said.
   local hung = vim.loop.new_tcp()
   hung:bind('127.0.0.1', 0)
   local asked, given_up = {}, 0
@@ -317,9 +317,13 @@ local function run()
   wait_for('revline to give up the model call', function()
     return given_up == #asked
   end)
-  -- The server writes in order: once this is answered, the cancelled review's reply was sent.
-  vim.lsp.buf_request_sync(slow_buf, 'revline/stats', vim.empty_dict(), TIMEOUT)
-  check(slow_review == nil, 'no error shown for the cancelled review: ' .. vim.inspect(slow_review))
+  wait_for('the cancelled review\'s caller to be called back', function()
+    return slow_review ~= nil
+  end)
+  check(slow_review ~= false and slow_review.code == -32802 and slow_review.data.cancelledFromEditor == true,
+    'the review is answered as cancelled from the editor: ' .. vim.inspect(slow_review))
+  check(vim.tbl_contains(cancel_notices, 'revline: revline.reviewFile: cancelled'),
+    'the command says it was cancelled: ' .. vim.inspect(cancel_notices))
   check(#vim.tbl_filter(function(n)
     return n:find('failed', 1, true) ~= nil
   end, cancel_notices) == 0, 'no failure said: ' .. vim.inspect(cancel_notices))

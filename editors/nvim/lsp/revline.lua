@@ -17,9 +17,10 @@ return {
     local function exec(command, args)
       client:request('workspace/executeCommand', { command = command, arguments = args }, function(err, result)
         if err and err.code == -32802 then
-          -- ServerCancelled: a newer review of the same file took its place; its result is what is shown.
-          -- (A review :RevlineCancel stopped is answered RequestCancelled, which Neovim keeps to itself.)
-          vim.notify('revline: ' .. command .. ': superseded by a newer review', vim.log.levels.INFO)
+          -- ServerCancelled: :RevlineCancel stopped it, or a newer review of the same file took its place.
+          local cancelled = type(err.data) == 'table' and err.data.cancelledFromEditor
+          vim.notify('revline: ' .. command .. (cancelled and ': cancelled' or ': superseded by a newer review'),
+            vim.log.levels.INFO)
         elseif err then
           vim.notify('revline: ' .. err.message, vim.log.levels.ERROR)
         elseif type(result) == 'table' and result.findings then

@@ -261,13 +261,13 @@ async function runServerCommand(
     }
   } catch (error) {
     if (error instanceof ResponseError && error.code === LSPErrorCodes.ServerCancelled) {
+      if ((error.data as { cancelledFromEditor?: unknown } | undefined)?.cancelledFromEditor === true) {
+        // Cancelled from the editor (the status bar item, Cancel Running Reviews), as asked: nothing failed.
+        output.appendLine(`${title}: cancelled from the editor`);
+        return;
+      }
       // A newer review of the same file took its place: its result is what is shown.
       void vscode.window.showInformationMessage(`revline: ${title}: superseded by a newer review`);
-      return;
-    }
-    if (error instanceof ResponseError && error.code === LSPErrorCodes.RequestCancelled) {
-      // Cancelled from the editor (the status bar item, Cancel Running Reviews), as asked: nothing failed.
-      output.appendLine(`${title}: cancelled from the editor`);
       return;
     }
     const message = error instanceof Error ? error.message : String(error);

@@ -362,8 +362,9 @@ TEST_F(Fixture, TheProgressCancelButtonStopsTheReview) {
 // The revline.cancelReviews command, for editors that show no cancel button on
 // a server's progress (Neovim, Emacs): every review that would ask the model
 // stops, the running one (its model call given up) and the one waiting for its
-// turn, and each command waiting for one is answered RequestCancelled (the
-// user's cancel), not ServerCancelled ("superseded by a newer review").
+// turn, and each command waiting for one is answered ServerCancelled with data
+// saying it was cancelled from the editor (not "superseded by a newer review";
+// not RequestCancelled, whose reply Neovim drops without calling back).
 TEST_F(Fixture, TheCancelReviewsCommandStopsRunningAndWaitingReviews) {
   changeAAndB(repo);
   Script s;
@@ -383,8 +384,9 @@ TEST_F(Fixture, TheCancelReviewsCommandStopsRunningAndWaitingReviews) {
   EXPECT_EQ(again["result"]["cancelled"], 0) << again.dump();
   for (int id : {file, workspace}) {
     const json r = c.reply(id);
-    EXPECT_EQ(r["error"]["code"], -32800) << r.dump();
+    EXPECT_EQ(r["error"]["code"], -32802) << r.dump();
     EXPECT_EQ(r["error"]["message"], "review cancelled from the editor") << r.dump();
+    EXPECT_EQ(r["error"]["data"], json({{"cancelledFromEditor", true}})) << r.dump();
   }
   EXPECT_EQ(s.cancelled, 2) << "the model's call was stopped, not waited for";
   EXPECT_EQ(s.calls, 2) << "the waiting workspace review asked the model nothing";

@@ -112,7 +112,12 @@ M.last_progress = nil
 local function echo(text)
   local room = math.max(vim.v.echospace, 10)
   if vim.fn.strdisplaywidth(text) > room then
-    text = vim.fn.strcharpart(text, 0, room - 1) .. '…'
+    -- Cut by screen cells, not characters: a wide character takes two.
+    text = vim.fn.strcharpart(text, 0, room - 1)
+    while vim.fn.strdisplaywidth(text) > room - 1 do
+      text = vim.fn.strcharpart(text, 0, vim.fn.strchars(text) - 1)
+    end
+    text = text .. '…'
   end
   vim.api.nvim_echo({ { text } }, false, {})
 end
@@ -231,7 +236,9 @@ function M.execute(command, arguments, bufnr, on_done)
   end
   for _, client in ipairs(clients) do
     request(client, 'workspace/executeCommand', { command = command, arguments = arguments }, function(err, result)
-      if err and err.code == -32802 then
+      if err and err.code == -32802 and type(err.data) == 'table' and err.data.cancelledFromEditor then
+        notify(command .. ': cancelled', vim.log.levels.INFO) -- :RevlineCancel stopped it
+      elseif err and err.code == -32802 then
         -- ServerCancelled: a newer review of the same file took its place; its result is what is shown.
         notify(command .. ': superseded by a newer review', vim.log.levels.INFO)
       elseif err then

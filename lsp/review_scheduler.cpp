@@ -342,12 +342,13 @@ void Server::runJob(const std::shared_ptr<Job>& job) {
     // progress while it runs ("reviewing a.py: waiting for `git diff` (7 s so
     // far)"), not one unchanging "reviewing a.py"; the session listens to the
     // model's waits the same way once the change is read.
+    // What git or a model request waits for, and "" once the wait is over (the plain message again).
+    const auto reportWaiting = [this, job, what](const std::string& waiting) {
+      progress_.report(job->progressToken,
+                       json{{"kind", "report"}, {"message", "reviewing " + what + (waiting.empty() ? "" : ": " + waiting)}});
+    };
     std::optional<NoticeListening> gitWaits;
-    if (!job->progressToken.empty())
-      gitWaits.emplace(job->cancel, [this, job, what](const std::string& waiting) {
-        progress_.report(job->progressToken,
-                         json{{"kind", "report"}, {"message", "reviewing " + what + (waiting.empty() ? "" : ": " + waiting)}});
-      });
+    if (!job->progressToken.empty()) gitWaits.emplace(job->cancel, reportWaiting);
     std::vector<git::LeftOut> leftOut;  // too large, not a regular file: reported, not read
     git::DiffRequest diffRequest = job->diffRequest();
     diffRequest.ignoredSettings = &outcome->ignoredGitSettings;
@@ -418,13 +419,8 @@ void Server::runJob(const std::shared_ptr<Job>& job) {
         // A review split into several requests reports each one done, and any
         // request what it waits for (a retry, a rate limit), so a slow or failing
         // model is not one unchanging "reviewing" (ProgressReporter is thread-safe).
-        reviewRequest.progress = [this, job, what](const session::ReviewProgress& p) {
-          if (p.waiting) {  // and once the wait is over, the plain message again
-            progress_.report(job->progressToken,
-                             json{{"kind", "report"},
-                                  {"message", "reviewing " + what + (p.waiting->empty() ? "" : ": " + *p.waiting)}});
-            return;
-          }
+        reviewRequest.progress = [this, job, what, reportWaiting](const session::ReviewProgress& p) {
+          if (p.waiting) return reportWaiting(*p.waiting);
           if (p.total < 2) return;
           progress_.report(job->progressToken,
                            json{{"kind", "report"}, {"percentage", 100 * p.done / p.total},

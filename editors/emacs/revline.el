@@ -162,7 +162,8 @@ reported in the echo area, and kept in `revline-last-result', when it comes."
                                      (pcase (and (listp err) (plist-get err :code))
                                        ;; ServerCancelled: `revline-cancel-reviews' stopped it (its data
                                        ;; says so), or a newer review of the file took its place.
-                                       (-32802 (if (plist-get (plist-get err :data) :cancelledFromEditor)
+                                       ;; (JSON false reads as :json-false, which is not nil.)
+                                       (-32802 (if (eq (plist-get (plist-get err :data) :cancelledFromEditor) t)
                                                    (message "revline: %s: cancelled" command)
                                                  (message "revline: %s: superseded by a newer review" command)))
                                        (_ (message "revline: %s failed: %s" command

@@ -12,7 +12,7 @@ local TIMEOUT = 30000
 local failed = false
 local here = vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p:h')
 local h = dofile(here .. '/nvim_test_helpers.lua')('nvim-client-test', TIMEOUT)
-local log, fail, check, check_eq, sh, wait_for = h.log, h.fail, h.check, h.check_eq, h.sh, h.wait_for
+local log, fail, check, check_eq, sh, wait_for, spy = h.log, h.fail, h.check, h.check_eq, h.sh, h.wait_for, h.spy
 local revline_diagnostics = h.revline_diagnostics
 
 local function lsp_code(d)
@@ -72,11 +72,9 @@ local function run()
 
   -- Edit: add a String comparison with ==, and write.
   local echoed = {}
-  local echo_before = vim.api.nvim_echo
-  vim.api.nvim_echo = function(chunks, history, opts)
+  local unspy_echo = spy(vim.api, 'nvim_echo', function(chunks)
     table.insert(echoed, chunks[1][1])
-    return echo_before(chunks, history, opts)
-  end
+  end)
   vim.api.nvim_buf_set_lines(bufnr, 2, 2, false, { '    if (status == "APPROVED") {', '      return true;', '    }' })
   vim.cmd('silent write')
   wait_for('revline diagnostics after :write', function()
@@ -87,7 +85,7 @@ local function run()
   wait_for('the review\'s end in the command line', function()
     return vim.tbl_contains(echoed, 'revline: 1 finding, verdict COMMENT')
   end)
-  vim.api.nvim_echo = echo_before
+  unspy_echo()
   check_eq(revline.last_progress, '1 finding, verdict COMMENT', 'revline.last_progress')
   local diags = revline_diagnostics(bufnr)
   check_eq(#diags, 1, 'number of revline diagnostics')
@@ -210,15 +208,12 @@ local function run()
   revline.update_settings({ provider = 'ollama', model = 'none', base_url = 'http://127.0.0.1:' .. closed_port },
     { replace = true })
   local notices, shown = {}, {}
-  local notify_before, show_before = vim.notify, vim.lsp.handlers['window/showMessage']
-  vim.notify = function(msg, level, ...)
+  local unspy_notify = spy(vim, 'notify', function(msg, level)
     table.insert(notices, { msg = msg, level = level })
-    return notify_before(msg, level, ...)
-  end
-  vim.lsp.handlers['window/showMessage'] = function(err, result, ctx, config)
+  end)
+  local unspy_show = spy(vim.lsp.handlers, 'window/showMessage', function(_, result)
     table.insert(shown, result and result.message)
-    return show_before(err, result, ctx, config)
-  end
+  end)
   local review_done
   revline.review(bufnr, function(err)
     review_done = err or false
@@ -228,7 +223,8 @@ local function run()
   end)
   -- The server writes in order: once this request is answered, any message sent before it has been handled.
   vim.lsp.buf_request_sync(bufnr, 'revline/stats', vim.empty_dict(), TIMEOUT)
-  vim.notify, vim.lsp.handlers['window/showMessage'] = notify_before, show_before
+  unspy_notify()
+  unspy_show()
   check(review_done ~= false and review_done.code == -32803, 'the review fails: ' .. vim.inspect(review_done))
   check_eq(#shown, 0, 'window/showMessage beside the failed command (' .. vim.inspect(shown) .. ')')
   local errors = vim.tbl_filter(function(n)
@@ -296,11 +292,9 @@ local function run()
     return c ~= nil and c.initialized
   end)
   local cancel_notices = {}
-  local notify_plain = vim.notify
-  vim.notify = function(msg, level, ...)
+  local unspy_cancel_notify = spy(vim, 'notify', function(msg)
     table.insert(cancel_notices, msg)
-    return notify_plain(msg, level, ...)
-  end
+  end)
   local slow_review
   revline.review(slow_buf, function(err)
     slow_review = err or false
@@ -332,7 +326,7 @@ local function run()
   wait_for('a second :RevlineCancel to find nothing running', function()
     return vim.tbl_contains(cancel_notices, 'revline: no review is running')
   end)
-  vim.notify = notify_plain
+  unspy_cancel_notify()
   for _, conn in ipairs(asked) do
     conn:close()
   end

@@ -1,4 +1,4 @@
--- Shared by the headless Neovim client tests: logging, checks, shell, waiting.
+-- Shared by the headless Neovim client tests: logging, checks, shell, waiting, spying.
 --   local h = dofile(<this file>)('nvim-client-test', 30000)
 return function(name, timeout)
   local h = {}
@@ -30,6 +30,18 @@ return function(name, timeout)
   function h.wait_for(what, predicate)
     if not vim.wait(timeout, predicate, 10) then
       h.fail('timed out after ' .. timeout .. ' ms waiting for ' .. what)
+    end
+  end
+  -- Wraps t[key], a function: `seen` is called with its arguments, then the
+  -- original. Returns a function that puts the original back.
+  function h.spy(t, key, seen)
+    local original = t[key]
+    t[key] = function(...)
+      seen(...)
+      return original(...)
+    end
+    return function()
+      t[key] = original
     end
   end
   function h.revline_diagnostics(bufnr)

@@ -49,8 +49,7 @@ let traceOutput: vscode.OutputChannel;
 let status: vscode.StatusBarItem;
 let cellDiagnostics: vscode.DiagnosticCollection | undefined; // a notebook's findings on its cells
 const cellsShown = new Map<string, vscode.Uri[]>(); // notebook URI -> cell documents given diagnostics
-// Running reviews by progress token: what is reviewed (the status bar's tooltip).
-const reviewsInProgress = new Map<string, { what: string }>();
+const reviewsInProgress = new Map<string, string>(); // progress token -> what is reviewed
 let lastResult: string | undefined;
 
 function serverSettings(folder: vscode.WorkspaceFolder): ServerSettings {
@@ -75,7 +74,7 @@ function folderFor(uri: vscode.Uri | undefined): vscode.WorkspaceFolder | undefi
 
 function updateStatus(): void {
   if (reviewsInProgress.size > 0) {
-    const what = [...reviewsInProgress.values()].map((r) => r.what).join(', ');
+    const what = [...reviewsInProgress.values()].join(', ');
     status.text = '$(sync~spin) revline';
     status.tooltip = `revline: reviewing ${what}\nClick to cancel.`;
     // VS Code shows a language server's progress in the status bar, where it
@@ -108,7 +107,7 @@ function watchProgress(client: LanguageClient, token: ProgressToken): void {
     token,
     (value: WorkDoneProgressBegin | WorkDoneProgressReport | WorkDoneProgressEnd) => {
       if (value.kind === 'begin') {
-        reviewsInProgress.set(key, { what: value.message ?? value.title });
+        reviewsInProgress.set(key, value.message ?? value.title);
       } else if (value.kind === 'end') {
         reviewsInProgress.delete(key);
         if (value.message !== undefined) lastResult = value.message;

@@ -231,7 +231,8 @@ end
 function M.execute(command, arguments, bufnr, on_done)
   local clients = M.clients(bufnr)
   if #clients == 0 then
-    notify('no revline server for this buffer (is it inside a git repository?)', vim.log.levels.WARN)
+    notify(bufnr and 'no revline server for this buffer (is it inside a git repository?)'
+      or 'no revline server is running', vim.log.levels.WARN)
     return
   end
   for _, client in ipairs(clients) do
@@ -284,33 +285,25 @@ end
 --- button for a server's progress: this is it. `on_done(names)`: the reviews
 --- cancelled (file paths, or "working tree of <folder>").
 function M.cancel(on_done)
-  local clients = M.clients(nil)
-  if #clients == 0 then
-    notify('no revline server is running', vim.log.levels.WARN)
-    return
-  end
-  local names, waiting = {}, #clients
-  for _, client in ipairs(clients) do
-    request(client, 'workspace/executeCommand', { command = 'revline.cancelReviews', arguments = {} }, function(err, result)
-      if err then
-        notify('revline.cancelReviews: ' .. (err.message or vim.inspect(err)), vim.log.levels.ERROR)
-      elseif type(result) == 'table' and type(result.reviews) == 'table' then
-        vim.list_extend(names, result.reviews)
-      end
-      waiting = waiting - 1
-      if waiting > 0 then
-        return
-      end
-      if #names == 0 then
-        notify('no review is running')
-      else
-        notify(string.format('cancelled %d review%s: %s', #names, #names == 1 and '' or 's', table.concat(names, ', ')))
-      end
-      if on_done then
-        on_done(names)
-      end
-    end)
-  end
+  -- One answer a server (M.execute says its errors); one notice once all have answered.
+  local names, waiting = {}, #M.clients(nil)
+  M.execute('revline.cancelReviews', {}, nil, function(err, result)
+    if not err and type(result) == 'table' and type(result.reviews) == 'table' then
+      vim.list_extend(names, result.reviews)
+    end
+    waiting = waiting - 1
+    if waiting > 0 then
+      return
+    end
+    if #names == 0 then
+      notify('no review is running')
+    else
+      notify(string.format('cancelled %d review%s: %s', #names, #names == 1 and '' or 's', table.concat(names, ', ')))
+    end
+    if on_done then
+      on_done(names)
+    end
+  end)
 end
 
 local islist = vim.islist or vim.tbl_islist

@@ -229,10 +229,6 @@ bool runnable(const diff::FileDiff& f) {
   return false;
 }
 
-// A submodule's entry (mode 160000): its diff is one line naming a commit, not
-// the code that commit brings in.
-bool isSubmodule(const diff::FileDiff& f) { return f.oldMode == "160000" || f.newMode == "160000"; }
-
 // The commit of "Subproject commit <sha>[-dirty]" on the diff's old or new side.
 std::optional<std::string> submoduleCommit(const diff::FileDiff& f, diff::LineKind side) {
   constexpr std::string_view kPrefix = "Subproject commit ";
@@ -240,6 +236,29 @@ std::optional<std::string> submoduleCommit(const diff::FileDiff& f, diff::LineKi
     for (const auto& l : h.lines)
       if (l.kind == side && l.text.starts_with(kPrefix)) return std::string(l.text.substr(kPrefix.size()));
   return std::nullopt;
+}
+
+bool isCommitId(std::string_view s) {
+  return (s.size() == 40 || s.size() == 64) &&
+         s.find_first_not_of("0123456789abcdef") == std::string_view::npos;
+}
+
+// A submodule at the commit it was, with changes inside its work tree: git
+// writes no index line (the commit did not move), so no mode says it is one;
+// its one hunk does: "-Subproject commit X", "+Subproject commit X-dirty". A
+// file holding that text has an index line (its blob changed).
+bool onlyDirtied(const diff::FileDiff& f) {
+  if (f.oldMode || f.newMode || f.oldBlob || f.newBlob || f.hunks.size() != 1 || f.hunks[0].lines.size() != 2)
+    return false;
+  const auto from = submoduleCommit(f, diff::LineKind::Removed);
+  const auto to = submoduleCommit(f, diff::LineKind::Added);
+  return from && to && isCommitId(*from) && *to == *from + "-dirty";
+}
+
+// A submodule's entry (mode 160000): its diff is one line naming a commit, not
+// the code that commit brings in.
+bool isSubmodule(const diff::FileDiff& f) {
+  return f.oldMode == "160000" || f.newMode == "160000" || onlyDirtied(f);
 }
 
 std::string abbreviated(std::string commit) { return commit.substr(0, 12); }
@@ -252,19 +271,31 @@ std::string shortCommit(std::string commit) {
 }
 
 // Why a submodule's change is not reviewed here, and where it can be; unset for
-// one removed (no code of it is added).
-std::optional<std::string> submoduleNotReviewed(const diff::FileDiff& f) {
+// one removed (no code of it is added). `workTreeSide`: the diff's new side is
+// the work tree, so the commit it shows is the one checked out there (a
+// `git submodule update` would check the index's out again, undoing a move not
+// staged yet).
+std::optional<std::string> submoduleNotReviewed(const diff::FileDiff& f, bool workTreeSide) {
   const auto from = submoduleCommit(f, diff::LineKind::Removed);
   const auto to = submoduleCommit(f, diff::LineKind::Added);
-  if (!to || f.newMode != "160000") return std::nullopt;
   const std::string path = f.path();
+  if (onlyDirtied(f))
+    return "a submodule with uncommitted changes inside it (at commit " + abbreviated(*from) +
+           "): they are its own repository's, not lines of this diff; not reviewed (review them there: cd " + path +
+           " && revline review)";
+  if (!to || f.newMode != "160000") return std::nullopt;
   if (!from || f.oldMode != "160000")
     return "a submodule added at commit " + shortCommit(*to) +
            ": its code is its own repository's, not lines of this diff; not reviewed (review it in " + path + ")";
   const std::string base = abbreviated(*from);
+  const std::string there = workTreeSide ? "there: cd " + path + " && revline review --base " + base +
+                                               " (if " + path + " is empty, git submodule update --init " + path +
+                                               " first)"
+                                         : "there, checked out: git submodule update --init " + path + " && cd " +
+                                               path + " && revline review --base " + base;
   return "a submodule moved from commit " + shortCommit(*from) + " to " + shortCommit(*to) +
-         ": what that brings in is the submodule's history, not lines of this diff; not reviewed (review it "
-         "there, checked out: git submodule update --init " + path + " && cd " + path + " && revline review --base " + base + ")";
+         ": what that brings in is the submodule's history, not lines of this diff; not reviewed (review it " + there +
+         ")";
 }
 
 // Whether a glob names something, rather than taking everything: it holds a
@@ -305,14 +336,15 @@ std::optional<std::string> excludedByItsPath(const std::string& path, const Conf
   return std::nullopt;
 }
 
-Selection selectFiles(diff::Diff diff, const Config& config, const std::map<std::string, std::string>& linguist) {
+Selection selectFiles(diff::Diff diff, const Config& config, const std::map<std::string, std::string>& linguist,
+                      bool newSideIsWorkTree) {
   Selection out;
   std::vector<diff::FileDiff> kept;
   for (auto& f : diff.files) {
     const std::string& path = f.path();
     if (isSubmodule(f)) {
       // Not by choice when it brings code in: the verdict cannot be APPROVE.
-      if (auto why = submoduleNotReviewed(f)) {
+      if (auto why = submoduleNotReviewed(f, newSideIsWorkTree)) {
         review::SkippedFile notSeen{path, std::move(*why), review::changedLines(f)};
         notSeen.overLimit = notSeen.notInDiff = true;
         out.skipped.push_back(std::move(notSeen));

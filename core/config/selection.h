@@ -38,7 +38,10 @@ std::optional<std::string> excludedByItsPath(const std::string& path, const Conf
 // `include` glob is reviewed even when a default exclusion applies to it; an
 // `exclude` glob always wins. `linguist`: the paths the repository's
 // .gitattributes marks linguist-generated or -vendored (git::linguistMarks),
-// left out by default as GitHub's diff collapses them.
-Selection selectFiles(diff::Diff diff, const Config& config, const std::map<std::string, std::string>& linguist = {});
+// left out by default as GitHub's diff collapses them. `newSideIsWorkTree`: the
+// change's new side is the work tree (not --staged's index, not a patch), which
+// decides how a moved submodule is reviewed where it is.
+Selection selectFiles(diff::Diff diff, const Config& config, const std::map<std::string, std::string>& linguist = {},
+                      bool newSideIsWorkTree = true);
 
 }  // namespace revline::config

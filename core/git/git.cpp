@@ -807,7 +807,17 @@ std::string diffText(const fs::path& root, const DiffRequest& request, const Git
     // diff of named paths (the file the editor saved) shows what it names. Asked
     // only when there are some: a save with none makes no extra git call.
     if ((!untracked.empty() || anyLeftOut) && request.paths.empty() && !showsUntrackedFiles(git)) {
+      // Said, with how many: a global setting (some set it for speed) hid a new
+      // file's every line behind "No changes to review".
+      const std::size_t hidden = static_cast<std::size_t>(std::count(untracked.begin(), untracked.end(), '\0')) +
+                                 (anyLeftOut ? request.leftOut->size() - leftBefore : 0);
       if (request.leftOut) request.leftOut->resize(leftBefore);
+      if (request.notices)
+        request.notices->push_back(
+            std::to_string(hidden) + (hidden == 1 ? " untracked file is" : " untracked files are") +
+            " not part of this review: status.showUntrackedFiles is `no` in this repository's or your git config, "
+            "so git status lists none; `git add -N FILE` takes a new file in (or `git -c "
+            "status.showUntrackedFiles=normal status` shows which)");
     } else if (!untracked.empty()) {
       git.checked({"add", "--intent-to-add", "--pathspec-from-file=-", "--pathspec-file-nul"},
                   request.paths.empty() ? collapsedPathspecs(listed, untracked) : untracked);

@@ -56,7 +56,8 @@ PreparedReview prepare(ReviewRequest request) {
   // --staged: the attributes the commit will hold (the index's), not unstaged edits of them.
   const std::map<std::string, std::string> linguist =
       markedByLinguist(request.root, request.diff, request.newSide == ReviewRequest::NewSide::Index);
-  config::Selection selection = config::selectFiles(std::move(request.diff), request.config, linguist);
+  config::Selection selection = config::selectFiles(std::move(request.diff), request.config, linguist,
+                                                         request.newSide == ReviewRequest::NewSide::WorkTree);
   PreparedReview prepared;
   prepared.reviewed = std::move(selection.diff);
   if (request.newSide != ReviewRequest::NewSide::WorkTree && !request.root.empty()) {

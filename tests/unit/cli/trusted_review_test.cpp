@@ -483,8 +483,60 @@ TEST(TrustedReview, ASubmoduleMovedToAnotherCommitIsNotReviewedAndNotApproved) {
   EXPECT_EQ(report["coverage"]["filesSkipped"][0]["path"], "lib");
   const std::string reason = report["coverage"]["filesSkipped"][0]["reason"];
   EXPECT_NE(reason.find("a submodule moved from commit "), std::string::npos) << reason;
-  EXPECT_NE(reason.find("git submodule update --init lib && cd lib && revline review --base "), std::string::npos) << reason;
+  // Moved in its work tree, not staged: reviewed there as it is checked out. A
+  // `git submodule update` first (the hint before) checked the index's commit
+  // out again, undoing the move, and the review there then saw no change.
+  EXPECT_NE(reason.find("review it there: cd lib && revline review --base "), std::string::npos) << reason;
+  EXPECT_EQ(reason.find("git submodule update --init lib &&"), std::string::npos) << reason;
   EXPECT_EQ(report["coverage"]["filesReviewed"], 0);
+  // Staged (`revline review --staged` reviews the index): checked out as the index has it, then reviewed.
+  testing::runShell("git add lib", dir.path() / "main");
+  const auto staged = testing::runRevline("review --staged --format json", dir.path() / "main");
+  ASSERT_EQ(staged.exitCode, 0) << staged.err;
+  const std::string stagedReason = json::parse(staged.out)["coverage"]["filesSkipped"][0]["reason"];
+  EXPECT_NE(stagedReason.find("checked out: git submodule update --init lib && cd lib && revline review --base "),
+            std::string::npos)
+      << stagedReason;
+}
+
+// A submodule at the same commit with uncommitted changes inside it: what a
+// trusted repository's diff shows as "Subproject commit X-dirty", with no index
+// line and so no mode. It counted as a file of two changed lines reviewed and the
+// change was approved, none of the submodule's changes read. Listed as not
+// reviewed, with where to review it; never an approval.
+TEST(TrustedReview, ASubmoduleWithChangesInsideItIsNotReviewedAndNotApproved) {
+  testing::TempDir dir, xdg;
+  const std::string git = "git -c user.name=t -c user.email=t@t.invalid -c protocol.file.allow=always";
+  testing::runShell("git init -q lib && cd lib && printf 'a = 1\\n' > a.py && " + git +
+                        " add -A && " + git + " commit -q -m a && cd .. && git init -q main && cd main && " +
+                        "printf 'x\\n' > x.py && " + git + " submodule add -q ../lib lib && " + git +
+                        " add -A && " + git + " commit -q -m m && printf 'eval(input())\\n' >> lib/a.py",
+                    dir.path());
+  const std::filesystem::path main = dir.path() / "main";
+  const std::string env = "XDG_CONFIG_HOME=" + testing::shellQuote(xdg.path().string()) + " ";
+  const std::string revline = env + testing::shellQuote(REVLINE_BINARY);
+  ASSERT_EQ(testing::runShell(revline + " trust", main).exitCode, 0);  // so git looks into the submodule
+  ASSERT_NE(testing::runShell("git diff", main).out.find("-dirty"), std::string::npos);
+  const auto r = testing::runShell(revline + " review --format json", main);
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  const json report = json::parse(r.out);
+  EXPECT_EQ(report["verdict"], "COMMENT");
+  EXPECT_EQ(report["coverage"]["filesReviewed"], 0);
+  ASSERT_EQ(report["coverage"]["filesSkipped"].size(), 1u) << r.out;
+  EXPECT_EQ(report["coverage"]["filesSkipped"][0]["path"], "lib");
+  const std::string reason = report["coverage"]["filesSkipped"][0]["reason"];
+  EXPECT_NE(reason.find("a submodule with uncommitted changes inside it (at commit "), std::string::npos) << reason;
+  EXPECT_NE(reason.find("review them there: cd lib && revline review)"), std::string::npos) << reason;
+  // A file whose text is that diff line is a file: its diff has an index line.
+  testing::runShell("git checkout -q a.py", main / "lib");
+  const std::string sha = testing::runShell("git rev-parse HEAD", main / "lib").out.substr(0, 40);
+  testing::runShell("printf 'Subproject commit " + sha + "\\n' > f.txt && " + git + " add f.txt && " + git +
+                        " commit -q -m f && printf 'Subproject commit " + sha + "-dirty\\n' > f.txt",
+                    main);
+  const auto file = testing::runShell(revline + " review --format json", main);
+  ASSERT_EQ(file.exitCode, 0) << file.err;
+  EXPECT_EQ(json::parse(file.out)["coverage"]["filesReviewed"], 1) << file.out;
+  EXPECT_EQ(json::parse(file.out)["coverage"]["filesSkipped"].size(), 0u) << file.out;
 }
 
 TEST(TrustedReview, LockAndMinifiedFilesAreSkippedAndListed) {

@@ -20,6 +20,7 @@ namespace revline::git {
 namespace {
 
 namespace fs = std::filesystem;
+using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::Not;
 using testing::TempDir;
@@ -262,9 +263,16 @@ TEST(DiffText, UntrackedFilesFollowStatusShowUntrackedFiles) {
   repo.write("notes.txt", "untracked\n");
   EXPECT_THAT(diff(repo), HasSubstr("b/notes.txt"));
   repo.git("config status.showUntrackedFiles no");
-  const std::string text = diff(repo);
+  std::vector<std::string> notices;
+  DiffRequest whole;
+  whole.notices = &notices;
+  const std::string text = diff(repo, whole);
   EXPECT_THAT(text, Not(HasSubstr("notes.txt")));
   EXPECT_THAT(text, HasSubstr("+more"));
+  // ... and said: a user's global setting hid a new file's every line, silently.
+  EXPECT_THAT(notices, ElementsAre("1 untracked file is not part of this review: status.showUntrackedFiles is `no` in "
+                                   "this repository's or your git config, so git status lists none; `git add -N FILE` "
+                                   "takes a new file in (or `git -c status.showUntrackedFiles=normal status` shows which)"));
   // The file the editor saved is asked for by name: shown.
   DiffRequest named;
   named.paths = {"notes.txt"};

@@ -1,6 +1,7 @@
 #include "core/config/config.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <limits>
 #include <sstream>
@@ -74,9 +75,17 @@ class Reader {
     std::vector<std::string> known;
     const KeySpec* closest = nullptr;
     std::size_t best = 3;  // suggest only near misses (typos), not unrelated names
+    // As spelled, and with case, '_' and '-' set aside: the editor settings'
+    // camelCase (apiKeyEnv, maxToolCalls, baseURL) copied into a file is a near miss too.
+    const auto squashed = [](const std::string& key) {
+      std::string out;
+      for (const char c : key)
+        if (c != '_' && c != '-') out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      return out;
+    };
     for (const auto& k : keys) {
       known.push_back(k.name);
-      const std::size_t d = editDistance(name, k.name);
+      const std::size_t d = std::min(editDistance(name, k.name), editDistance(squashed(name), squashed(k.name)));
       if (d < best) best = d, closest = &k;
     }
     const std::string parent = dotted.substr(0, dotted.size() - name.size());

@@ -30,6 +30,10 @@ std::optional<std::string> environmentVariableName(const std::string& s) {
     ok = ok && ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_');
   }
   if (ok) return std::nullopt;
+  // "$OPENAI_API_KEY", "${OPENAI_API_KEY}": a shell's way to read it; revline reads it itself.
+  std::string bare = s.starts_with("${") && s.ends_with("}") ? s.substr(2, s.size() - 3) : s.starts_with("$") ? s.substr(1) : "";
+  if (!bare.empty() && bare != s && !environmentVariableName(bare))
+    return "the variable's name without the '$' (\"" + bare + "\"): revline reads the variable itself";
   return "the name of an environment variable (letters, digits and '_', like OPENAI_API_KEY) that holds "
          "the API key, not the key itself";
 }

@@ -232,12 +232,79 @@ std::string HttpResponse::header(const std::string& lowerName) const {
   return it == headers.end() ? std::string() : it->second;
 }
 
+namespace {
+
+// Clamped before any conversion: "retry-after: 1e30" must not overflow into a negative wait.
+std::chrono::milliseconds clampedWait(double ms) {
+  return std::chrono::milliseconds(static_cast<std::int64_t>(std::min(ms, static_cast<double>(kMaxRetryAfter.count()))));
+}
+
+// A Go-style duration at the start of `text` ("900ms", "5.289s", "6m0s",
+// "1h2m3s"), in milliseconds; nullopt when none is there.
+std::optional<double> durationMs(std::string_view text) {
+  double total = 0;
+  bool any = false;
+  std::size_t i = 0;
+  while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) {  // "900ms." ends at the full stop
+    const std::size_t start = i;
+    while (i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '.')) ++i;
+    const std::string number(text.substr(start, i - start));
+    char* end = nullptr;
+    const double v = std::strtod(number.c_str(), &end);
+    if (end != number.c_str() + number.size()) return std::nullopt;
+    if (text.substr(i, 2) == "ms") total += v, i += 2;
+    else if (i < text.size() && text[i] == 's') total += v * 1000, ++i;
+    else if (i < text.size() && text[i] == 'm') total += v * 60000, ++i;
+    else if (i < text.size() && text[i] == 'h') total += v * 3600000, ++i;
+    else return std::nullopt;
+    any = true;
+  }
+  return any ? std::optional<double>(total) : std::nullopt;
+}
+
+// When a rate limit a 429 names without retry-after resets: the error's own
+// "Please try again in 5.289s" (OpenAI, Groq, Azure), else the reset header of
+// the limit spent (remaining 0): OpenAI's and Groq's x-ratelimit-reset-tokens
+// / -requests ("6m0s"), Anthropic's anthropic-ratelimit-*-reset (an RFC 3339
+// time). Without it the backoff's second or two ran out every try before the
+// limit reset, and the review failed with "try again later".
+std::optional<std::chrono::milliseconds> rateLimitReset(const HttpResponse& response,
+                                                        std::chrono::system_clock::time_point now) {
+  if (response.body.size() <= 65536) {
+    const std::string said = lower(response.body);
+    if (const auto at = said.find("try again in "); at != std::string::npos)
+      if (auto ms = durationMs(std::string_view(said).substr(at + 13))) return clampedWait(*ms);
+  }
+  std::optional<double> latest;  // the last of the spent limits to reset
+  auto spent = [&](const std::string& remaining) {
+    const std::string v = trim(response.header(remaining));
+    return v == "0";
+  };
+  for (const char* limit : {"requests", "tokens"})
+    if (spent(std::string("x-ratelimit-remaining-") + limit))
+      if (auto ms = durationMs(trim(response.header(std::string("x-ratelimit-reset-") + limit))))
+        latest = std::max(latest.value_or(0), *ms);
+  for (const char* limit : {"requests", "tokens", "input-tokens", "output-tokens"}) {
+    const std::string prefix = std::string("anthropic-ratelimit-") + limit;
+    if (!spent(prefix + "-remaining")) continue;
+    const std::string when = trim(response.header(prefix + "-reset"));
+    std::tm tm{};
+    const char* end = strptime(when.c_str(), "%Y-%m-%dT%H:%M:%S", &tm);
+    if (!end) continue;
+    const std::time_t at = timegm(&tm);
+    if (at == static_cast<std::time_t>(-1)) continue;
+    const double waitMs = std::difftime(at, std::chrono::system_clock::to_time_t(now)) * 1000;
+    latest = std::max(latest.value_or(0), std::max(waitMs, 0.0));
+  }
+  if (latest) return clampedWait(*latest);
+  return std::nullopt;
+}
+
+}  // namespace
+
 std::optional<std::chrono::milliseconds> retryAfter(const HttpResponse& response,
                                                     std::chrono::system_clock::time_point now) {
-  // Clamped before any conversion: "retry-after: 1e30" must not overflow into a negative wait.
-  const auto clamp = [](double ms) {
-    return std::chrono::milliseconds(static_cast<std::int64_t>(std::min(ms, static_cast<double>(kMaxRetryAfter.count()))));
-  };
+  const auto clamp = clampedWait;
   std::string ms = trim(response.header("retry-after-ms"));
   if (!ms.empty()) {
     char* end = nullptr;
@@ -249,19 +316,24 @@ std::optional<std::chrono::milliseconds> retryAfter(const HttpResponse& response
     // Google's APIs (Gemini) send no header: the wait is a google.rpc.RetryInfo
     // in the error body, {"error": {"details": [{"retryDelay": "39s"}]}}, the
     // object alone or wrapped in an array.
-    if (response.body.size() > 65536 || response.body.find("\"retryDelay\"") == std::string::npos) return std::nullopt;
-    nlohmann::json j = parseReplyJson(response.body);
-    if (j.is_array() && !j.empty()) j = j[0];
-    if (!j.is_object() || !j.contains("error") || !j["error"].is_object()) return std::nullopt;
-    const nlohmann::json& details = j["error"].contains("details") ? j["error"]["details"] : nlohmann::json();
-    if (!details.is_array()) return std::nullopt;
-    for (const nlohmann::json& d : details) {
-      if (!d.is_object() || !d.contains("retryDelay") || !d["retryDelay"].is_string()) continue;
-      const std::string delay = trim(d["retryDelay"].get<std::string>());
-      char* end = nullptr;
-      const double v = std::strtod(delay.c_str(), &end);
-      if (end && std::string_view(end) == "s" && end != delay.c_str() && v >= 0) return clamp(v * 1000);
-    }
+    const auto retryDelay = [&]() -> std::optional<std::chrono::milliseconds> {
+      if (response.body.size() > 65536 || response.body.find("\"retryDelay\"") == std::string::npos) return std::nullopt;
+      nlohmann::json j = parseReplyJson(response.body);
+      if (j.is_array() && !j.empty()) j = j[0];
+      if (!j.is_object() || !j.contains("error") || !j["error"].is_object()) return std::nullopt;
+      const nlohmann::json& details = j["error"].contains("details") ? j["error"]["details"] : nlohmann::json();
+      if (!details.is_array()) return std::nullopt;
+      for (const nlohmann::json& d : details) {
+        if (!d.is_object() || !d.contains("retryDelay") || !d["retryDelay"].is_string()) continue;
+        const std::string delay = trim(d["retryDelay"].get<std::string>());
+        char* end = nullptr;
+        const double v = std::strtod(delay.c_str(), &end);
+        if (end && std::string_view(end) == "s" && end != delay.c_str() && v >= 0) return clamp(v * 1000);
+      }
+      return std::nullopt;
+    };
+    if (auto asked = retryDelay()) return asked;
+    if (response.status == 429) return rateLimitReset(response, now);
     return std::nullopt;
   }
   if (std::all_of(ra.begin(), ra.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)) || c == '.'; })) {
@@ -297,6 +369,21 @@ int embeddedErrorStatus(const std::string& body) {
                      : code.is_string() && code.get<std::string>().size() == 3 ? std::atoi(code.get<std::string>().c_str())
                                                                               : 0;
   return status >= 400 && status <= 599 ? status : 0;
+}
+
+std::optional<ChoiceError> errorInAChoice(const std::string& body) {
+  if (body.find("\"error\"") == std::string::npos) return std::nullopt;  // no key or value "error": no parse
+  const nlohmann::json j = parseReplyJson(body);
+  if (!j.is_object() || !j.contains("choices") || !j["choices"].is_array() || j["choices"].size() != 1) return std::nullopt;
+  const nlohmann::json& choice = j["choices"][0];
+  if (!choice.is_object() || choice.value("finish_reason", nlohmann::json()) != "error" || !choice.contains("error") ||
+      !choice["error"].is_object())
+    return std::nullopt;
+  const nlohmann::json& error = choice["error"];
+  const nlohmann::json code = error.contains("code") ? error["code"] : nlohmann::json();
+  const int named = code.is_number_integer() ? code.get<int>() : 0;
+  return ChoiceError{named >= 400 && named <= 599 ? named : 502,
+                     nlohmann::json{{"error", error}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)};
 }
 
 namespace {
@@ -596,7 +683,12 @@ HttpTransport::Attempt HttpTransport::sendOnce(const std::string& path,
     // the real status in the body: {"error": {"code": 502, ...}}. Read as that
     // status: retried as such, and reported as such.
     if (res.status >= 200 && res.status < 300)
-      if (const int embedded = embeddedErrorStatus(attempt.response.body)) attempt.response.status = embedded;
+      if (const int embedded = embeddedErrorStatus(attempt.response.body)) {
+        attempt.response.status = embedded;
+      } else if (auto failed = errorInAChoice(attempt.response.body)) {
+        attempt.response.status = failed->status;
+        attempt.response.body = std::move(failed->body);
+      }
     return attempt;
   }
   attempt.error = error;

@@ -100,6 +100,17 @@ bool retryableStatus(int status, const std::string& body);
 // after the reply had begun; 0 for any other body.
 int embeddedErrorStatus(const std::string& body);
 
+// A reply whose choice failed (OpenRouter, once its upstream had begun:
+// `"choices": [{"finish_reason": "error", "error": {"code": 502, "message":
+// ...}}]`): that status (502 when the error names none) and the error as an
+// error body (`{"error": {...}}`), read then as any error reply; nullopt for any
+// other body.
+struct ChoiceError {
+  int status = 0;
+  std::string body;
+};
+std::optional<ChoiceError> errorInAChoice(const std::string& body);
+
 // `url` as an error may repeat it: no user:password (or token) before the host,
 // no query (`?api-key=...`).
 std::string withoutCredentials(const std::string& url);

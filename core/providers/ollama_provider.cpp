@@ -29,6 +29,7 @@ OllamaProvider::OllamaProvider(RemoteSettings settings)
       }) {
   std::lock_guard<std::mutex> lock(withoutThinkingMu_);
   thinkingOff_ = !withoutThinking_.count(endpoint_.base.str() + '\0' + endpoint_.model);
+  if (noSchemaFormat_.count(endpoint_.base.str())) settings_.structuredOutput = config::StructuredOutput::Prompt;
 }
 
 const char* OllamaProvider::path() const { return kPath; }
@@ -49,6 +50,24 @@ std::string OllamaProvider::notFoundHint(const std::string& message) const {
 }
 
 bool OllamaProvider::adaptToRejection(const HttpResponse& response) {
+  // Ollama before 0.5 reads `format` as a string ("json"): "json: cannot
+  // unmarshal object into Go struct field ChatRequest.format of type string".
+  // The schema stays in the prompt; the review goes on, and says to upgrade.
+  const std::string message = providerErrorMessage(response.body);
+  if (settings_.structuredOutput == config::StructuredOutput::Native && response.status == 400 &&
+      message.find("cannot unmarshal object") != std::string::npos && message.find(".format") != std::string::npos) {
+    settings_.structuredOutput = config::StructuredOutput::Prompt;
+    {
+      std::lock_guard<std::mutex> lock(withoutThinkingMu_);
+      if (noSchemaFormat_.size() >= 256) noSchemaFormat_.clear();  // bounded, as withoutThinking_
+      noSchemaFormat_.insert(endpoint_.base.str());
+    }
+    notes_.push_back("ollama: " + endpoint_.base.str() + " took no JSON schema in `format` (HTTP 400: " +
+                     truncateUtf8(withoutKey(message, endpoint_.apiKey), 200, "...") +
+                     "), as Ollama before 0.5 does, so the schema went in the prompt only and nothing held the "
+                     "answer to it: upgrade Ollama to 0.5 or later (the refused request was not answered)");
+    return true;
+  }
   // "\"qwen2.5-coder:7b\" does not support thinking": a model without thinking
   // refuses even `think: false`, and needs no switch to turn it off.
   if (!thinkingOff_ || response.status != 400 ||

@@ -52,6 +52,9 @@ class OllamaProvider : public RemoteProvider {
   bool thinkingOff_ = true;
   static inline std::mutex withoutThinkingMu_;
   static inline std::set<std::string> withoutThinking_;
+  // Servers (by base URL) that refused a JSON schema in `format`: Ollama before
+  // 0.5 takes only "json" there. Their requests carry the schema in the prompt alone.
+  static inline std::set<std::string> noSchemaFormat_;
 };
 
 }  // namespace revline::providers

@@ -87,8 +87,13 @@ bool OpenAiProvider::adaptToRejection(const HttpResponse& response) {
     return true;
   }
   if (settings_.structuredOutput != config::StructuredOutput::Native) return false;
+  // OpenRouter: 404 "No endpoints found that can handle the requested
+  // parameters" when none of the model's providers takes all the request asks
+  // (json_schema output, most often): the model exists. Without the schema it
+  // may; the tools are the other parameter, said if the resent request fails too.
+  const bool noEndpointForParameters = response.status == 404 && refusesRequestedParameters(response.body);
   // llama.cpp before json_schema support: 500 "response_format type must be one of ...".
-  if (response.status != 400 && response.status != 422 &&
+  if (response.status != 400 && response.status != 422 && !noEndpointForParameters &&
       lastingFailure(response.status, response.body) != LastingFailure::NoSchema)
     return false;
   // "Function calling with a response mime type: 'application/json' is unsupported"
@@ -103,8 +108,12 @@ bool OpenAiProvider::adaptToRejection(const HttpResponse& response) {
   bool refusesSchema = false;
   // Groq: "json mode cannot be combined with tool/function calling"; DeepSeek's
   // reasoner: "deepseek-reasoner does not support Json Output.".
-  for (const char* words : {"response_format", "json_schema", "response mime type", "response_schema", "json mode", "json output"})
+  // vLLM: "The provided JSON schema contains features not supported by
+  // xgrammar."; llama.cpp: "JSON schema conversion failed: ...".
+  for (const char* words : {"response_format", "json_schema", "response mime type", "response_schema", "json mode",
+                            "json output", "json schema"})
     refusesSchema |= lower.find(words) != std::string::npos;
+  refusesSchema |= noEndpointForParameters;
   if (!refusesSchema) return false;
   settings_.structuredOutput = config::StructuredOutput::Prompt;
   {

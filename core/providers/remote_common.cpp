@@ -224,6 +224,11 @@ bool overTokensPerMinute(const std::string& message) {
 
 }  // namespace
 
+bool refusesRequestedParameters(const std::string& body) {
+  const std::string lower = lowered(providerErrorMessage(body));
+  return lower.find("no endpoints found") != std::string::npos && lower.find("parameters") != std::string::npos;
+}
+
 bool overContextWindow(const std::string& code, const std::string& message) {
   if (code == "context_length_exceeded") return true;
   const std::string lower = lowered(message);
@@ -272,6 +277,26 @@ void throwHttpError(const Endpoint& endpoint, const std::string& path, const Htt
   const std::string toolsFix = "; the server or model does not take tool calls: set max_tool_calls to 0 (or "
                                "--max-tool-calls 0) to review without repository tools";
 
+  // A 403 for what the request holds or where it comes from, not for the key
+  // (OpenRouter's moderation and guardrails, OpenAI's unsupported region): a
+  // user told "the key was rejected" rotated a key that works.
+  if (status == 403) {
+    const std::string lower = lowered(message + " " + code);
+    const bool region = lower.find("unsupported_country") != std::string::npos ||
+                        (lower.find("country") != std::string::npos && lower.find("region") != std::string::npos);
+    bool content = false;
+    for (const char* words : {"flagged", "moderation", "guardrail", "content policy", "content management policy"})
+      content |= lower.find(words) != std::string::npos;
+    if (region)
+      throw ProviderError(Kind::BadRequest, p + " refused the request (" + http + " from " + url + "): " + message +
+                                                "; the provider does not serve the country or region the request came "
+                                                "from (not the API key): use another provider or an endpoint that does");
+    if (content)
+      throw ProviderError(Kind::BadRequest,
+                          p + " refused the request (" + http + " from " + url + "): " + message +
+                              "; the provider's moderation or guardrail flagged what the request holds (the diff under "
+                              "review, the prompt), not the API key: review this change with another model or provider");
+  }
   // Gemini answers a bad key with 400 API_KEY_INVALID ("API key not valid").
   const bool keyRejected = status == 400 && (lowered(message).find("api key not valid") != std::string::npos ||
                                              res.body.find("API_KEY_INVALID") != std::string::npos);
@@ -287,6 +312,15 @@ void throwHttpError(const Endpoint& endpoint, const std::string& path, const Htt
     const std::string lower = lowered(message);
     if (lower.find("tool use") != std::string::npos || lower.find("support tool") != std::string::npos)
       throw ProviderError(Kind::BadRequest, p + " rejected the request (" + http + " from " + url + "): " + message + toolsFix);
+    // ... "that can handle the requested parameters": the model exists, no provider
+    // of it takes all the request asks (sent again without the schema already).
+    if (refusesRequestedParameters(res.body))
+      throw ProviderError(Kind::BadRequest,
+                          p + " rejected the request (" + http + " from " + url + "): " + message +
+                              "; no provider of model \"" + endpoint.model +
+                              "\" takes every parameter revline sends: set max_tool_calls to 0 (or --max-tool-calls 0) "
+                              "to review without repository tools, or choose another model (and if your OpenRouter "
+                              "settings require providers to take all parameters, that setting)");
     throw ProviderError(Kind::NotFound, p + ": model \"" + endpoint.model + "\" or endpoint " + url +
                                             " not found (" + http + ": " + message +
                                             "); check model and base_url (--model, --base-url)" + (hint404.empty() ? "" : "; " + hint404));

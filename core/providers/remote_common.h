@@ -73,6 +73,12 @@ std::string lowered(std::string text);
 // and Hugging Face TGI ("`inputs` tokens + `max_new_tokens` must be <= N").
 bool overContextWindow(const std::string& code, const std::string& message);
 
+// OpenRouter's 404 "No endpoints found that can handle the requested
+// parameters": the model exists, but none of its providers takes every
+// parameter of the request (json_schema output, tools, or a setting that
+// requires providers to take them all).
+bool refusesRequestedParameters(const std::string& body);
+
 // Turns a non-2xx response into the ProviderError the user sees. `path` is the
 // endpoint path ("/chat/completions"); `hint404` is appended to a 404 message.
 [[noreturn]] void throwHttpError(const Endpoint& endpoint, const std::string& path, const HttpResponse& response,

@@ -64,6 +64,7 @@ review::ModelResponse RemoteProvider::complete(const review::ModelRequest& reque
     review::ModelResponse response = parseResponse(withoutKeyInStrings(parseJsonBody(endpoint_, path(), res), endpoint_.apiKey));
     response.unanswered = unanswered - 1;
     response.notes = std::exchange(notes_, {});
+    response.schemaOnlyInPrompt = settings_.structuredOutput == config::StructuredOutput::Prompt;
     return response;
   } catch (review::ProviderError& e) {
     e.setUnanswered(e.unanswered() + unanswered);

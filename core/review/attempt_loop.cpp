@@ -25,6 +25,14 @@ constexpr const char* kProseFix =
     "\"prompt\" (the schema goes in the prompt); with Ollama, max_tool_calls 0 (or --max-tool-calls 0) lets its "
     "`format` hold the answer to the schema (it is not sent beside tools)";
 
+// ... and when the prompt was all that held it to the schema (structured_output
+// "prompt"): the fix above is what was done already.
+constexpr const char* kProseInPromptModeFix =
+    "\nThe model answered in prose, though the prompt gave it the schema (structured_output \"prompt\": no server "
+    "held the answer to it): this model does not keep to the answer format; try a larger or instruction-tuned "
+    "model, or, where the server enforces json_schema output (OpenAI, Ollama 0.5 or later with max_tool_calls 0), "
+    "\"structured_output\": \"native\"";
+
 // An answer cut off at the output limit, the last one too: a smaller part of the
 // change per request asks for a shorter answer (a reasoning model's own limit is
 // its server's to raise).
@@ -99,6 +107,7 @@ AttemptResult runAttempts(Provider& provider, ModelRequest request, const Attemp
   bool budgetAnnounced = false;
   contract::ReplyParse last;
   bool wroteToolCallAsText = false;  // the last answer: a tool call the server did not parse
+  bool lastInPromptMode = false;     // the last answer: asked with the schema only in the prompt
   const bool toolsOffered = tools && budget > 0;
   // What the conversation spent, for a ContractFailure (a failure is still paid for).
   auto spent = [&] {
@@ -217,6 +226,7 @@ AttemptResult runAttempts(Provider& provider, ModelRequest request, const Attemp
     request.messages.push_back({Role::Assistant, response.text, {}, {}});
     std::string feedback = contract::feedbackMessage(parse);
     wroteToolCallAsText = textualToolCall(response.text);
+    lastInPromptMode = response.schemaOnlyInPrompt;
     if (wroteToolCallAsText)
       feedback += toolsOffered ? "\n\nYour reply wrote a tool call as text, which is not run. Call tools through the "
                                  "tool-calling interface, or give the final JSON answer now."
@@ -237,7 +247,9 @@ AttemptResult runAttempts(Provider& provider, ModelRequest request, const Attemp
                                  : "\nThe answer was a tool call written as text (<tool_call>, <function=...>), though "
                                    "no tools were offered: this model does not keep to the answer format; try another "
                                    "model") +
-                            (!wroteToolCallAsText && onlyProblemsOf(last, contract::ErrorKind::NoJson) ? kProseFix : "") +
+                            (!wroteToolCallAsText && onlyProblemsOf(last, contract::ErrorKind::NoJson)
+                                 ? (lastInPromptMode ? kProseInPromptModeFix : kProseFix)
+                                 : "") +
                             (onlyProblemsOf(last, contract::ErrorKind::Truncated) ? kCutOffFix : ""),
                         spent());
 }

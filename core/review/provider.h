@@ -142,6 +142,10 @@ struct ModelResponse {
   std::vector<std::string> notes;
   // Fields to send back with this turn when it is part of a later request (Message::echo).
   json turnEcho = nullptr;
+  // The request gave the schema only in its prompt (structured_output "prompt",
+  // set or negotiated): nothing but the model held its answer to it, so an
+  // answer in prose is the model's, not a server's that ignored the schema.
+  bool schemaOnlyInPrompt = false;
 };
 
 // A failure of the provider itself (network, auth, quota, cassette exhausted):

@@ -162,6 +162,11 @@ TEST(ApplyJsonErrors, UnknownKeysSuggestTheNearestAndListTheKnown) {
                                 "max_findings, max_explanation_chars)"));
 
   EXPECT_THAT(errorOf({{"colour", true}}), Not(HasSubstr("did you mean")));
+  // The editor settings' camelCase copied into the file: a near miss too.
+  for (const auto& [camel, snake] : std::vector<std::pair<std::string, std::string>>{
+           {"apiKeyEnv", "api_key_env"}, {"maxToolCalls", "max_tool_calls"}, {"baseURL", "base_url"},
+           {"readTimeoutMs", "read_timeout_ms"}, {"maxInputTokens", "max_input_tokens"}})
+    EXPECT_THAT(errorOf({{camel, 1}}), HasSubstr("(did you mean \"" + snake + "\"?)")) << camel;
 }
 
 TEST(ApplyJsonErrors, WrongTypes) {
@@ -221,6 +226,13 @@ TEST(ApplyJsonErrors, ApiKeysAreRefusedWithoutEchoingThem) {
   EXPECT_THAT(misplaced, HasSubstr("key \"api_key_env\": expected the name of an environment variable"));
   EXPECT_THAT(misplaced, HasSubstr("not the key itself"));
   EXPECT_THAT(misplaced, Not(HasSubstr(secret)));
+
+  // A shell's spelling of the variable: not "not the key itself", but the name without the '$'.
+  for (const char* shell : {"$OPENAI_API_KEY", "${OPENAI_API_KEY}"})
+    EXPECT_THAT(errorOf({{"api_key_env", shell}}),
+                HasSubstr("expected the variable's name without the '$' (\"OPENAI_API_KEY\"): revline reads the "
+                          "variable itself"))
+        << shell;
 }
 
 TEST(ApplyJsonErrors, MalformedGlobs) {

@@ -181,6 +181,31 @@ TEST(UnreadableReply, CountsAsARequestOfUnknownTokens) {
   }
 }
 
+// A 200 carrying an upstream's failure, sent by a gateway at `path`: every try
+// answering so ends as a 502 saying `says`, retried with backoff; one try so,
+// then an answer, is retried once.
+void expectReadAsA502(const std::string& body, const std::string& path, const std::string& says) {
+  testing::SleepRecorder sleeps;
+  {
+    testing::FakeServer server;
+    for (int i = 0; i < 3; ++i) server.enqueue(testing::Reply::ok(body));  // every try answers so
+    OpenAiProvider provider(testing::settingsFor(server.url(path), sleeps));
+    std::string what;
+    EXPECT_EQ(testing::kindOf([&] { provider.complete(testing::sampleRequest(), CancelToken()); }, &what),
+              ProviderError::Kind::Server)
+        << what;
+    EXPECT_NE(what.find("HTTP 502"), std::string::npos) << what;
+    EXPECT_NE(what.find(says), std::string::npos) << what;
+    EXPECT_EQ(server.requestCount(), 3u) << "retried with backoff, as a 502";
+  }
+  testing::FakeServer server;
+  server.enqueue(testing::Reply::ok(body));
+  server.enqueue(testing::Reply::fromFixture("openai_review.json"));
+  OpenAiProvider provider(testing::settingsFor(server.url(path), sleeps));
+  EXPECT_NO_THROW(provider.complete(testing::sampleRequest(), CancelToken()));
+  EXPECT_EQ(server.requestCount(), 2u) << "retried as a 502";
+}
+
 // A gateway's 200 whose body is an upstream's error ({"error": {"code": 502}})
 // is that status: retried, and reported with the gateway's details. Before, it
 // ended the review at once with only "Provider returned error".
@@ -191,27 +216,23 @@ TEST(EmbeddedError, AGatewaysErrorInA200IsItsStatus) {
   EXPECT_EQ(embeddedErrorStatus(R"({"error":{"message":"x","code":"429"}})"), 429);
   EXPECT_EQ(embeddedErrorStatus(R"({"choices":[],"error":{"code":502}})"), 0) << "a reply, not an error object";
   EXPECT_EQ(embeddedErrorStatus(R"({"error":{"code":"invalid_api_key"}})"), 0);
-  testing::SleepRecorder sleeps;
-  {
-    testing::FakeServer server;
-    for (int i = 0; i < 3; ++i) server.enqueue(testing::Reply::ok(upstream));  // every try answers so
-    OpenAiProvider provider(testing::settingsFor(server.url("/v1"), sleeps));
-    try {
-      provider.complete(testing::sampleRequest(), CancelToken());
-      ADD_FAILURE() << "no error";
-    } catch (const ProviderError& e) {
-      const std::string what = e.what();
-      EXPECT_EQ(e.kind(), ProviderError::Kind::Server) << what;
-      EXPECT_NE(what.find("HTTP 502"), std::string::npos) << what;
-      EXPECT_NE(what.find("Provider returned error (upstream timeout)"), std::string::npos) << what;
-    }
-  }
-  testing::FakeServer server;
-  server.enqueue(testing::Reply::ok(upstream));
-  server.enqueue(testing::Reply::fromFixture("openai_review.json"));
-  OpenAiProvider provider(testing::settingsFor(server.url("/v1"), sleeps));
-  EXPECT_NO_THROW(provider.complete(testing::sampleRequest(), CancelToken()));
-  EXPECT_EQ(server.requestCount(), 2u) << "retried as a 502";
+  expectReadAsA502(upstream, "/v1", "Provider returned error (upstream timeout)");
+}
+
+// OpenRouter's other form, once its upstream had begun: a 200 whose one choice
+// failed (finish_reason "error", the error in the choice). It read as an empty
+// answer: retried at once as a broken one, the upstream's words never shown.
+TEST(EmbeddedError, AChoiceThatFailedIsItsStatus) {
+  const std::string failed =
+      R"({"id":"gen-1","object":"chat.completion","provider":"Together","choices":[{"index":0,"message":{"role":"assistant","content":""},"finish_reason":"error","error":{"code":502,"message":"Upstream error from Together: Internal server error"}}]})";
+  const auto read = errorInAChoice(failed);
+  ASSERT_TRUE(read);
+  EXPECT_EQ(read->status, 502);
+  EXPECT_EQ(json::parse(read->body)["error"]["message"], "Upstream error from Together: Internal server error");
+  EXPECT_EQ(errorInAChoice(R"({"choices":[{"finish_reason":"error","error":{"message":"x"}}]})")->status, 502)
+      << "no code: an upstream's failure";
+  EXPECT_FALSE(errorInAChoice(R"({"choices":[{"finish_reason":"stop","message":{"content":"\"error\""}}]})"));
+  expectReadAsA502(failed, "/api/v1", "Upstream error from Together: Internal server error");
 }
 
 TEST(InvalidUtf8, TheReplyIsNamedAndItsBytesEscaped) {

@@ -180,6 +180,34 @@ TEST(Ollama, AnUnfinishedReplyIsNoAnswer) {
 // constrains its answer; a model without thinking refuses even `think: false`
 // on a recent Ollama, and gets the same request without it, from then on.
 // An answer still left in message.thinking is said to be there.
+// Ollama before 0.5 reads `format` as a string and refuses the schema with a
+// Go error that named nothing to do (ollama/ollama#7991). The same request goes
+// again without it (the schema is in the prompt), a note says to upgrade, and
+// the server is asked without it from then on.
+TEST(Ollama, AnOllamaBefore05GetsTheSchemaInThePromptAndIsToldToUpgrade) {
+  FakeServer server;
+  server.enqueue(Reply{400, R"({"error":"json: cannot unmarshal object into Go struct field ChatRequest.format of type string"})", {}, {}});
+  server.enqueue(Reply::fromFixture("ollama_review.json"));
+  server.enqueue(Reply::fromFixture("ollama_review.json"));
+  SleepRecorder sleeps;
+  OllamaProvider provider(settingsFor(server.url(), sleeps));
+  const auto answer = provider.complete(testing::sampleRequest(), CancelToken());
+  EXPECT_EQ(answer.finish, FinishReason::Stop);
+  ASSERT_EQ(server.requestCount(), 2u);
+  EXPECT_TRUE(server.requests()[0].parsed().contains("format"));
+  const json resent = server.requests()[1].parsed();
+  EXPECT_FALSE(resent.contains("format"));
+  EXPECT_NE(resent["messages"][0]["content"].get<std::string>().find(testing::sampleSchema().dump()), std::string::npos)
+      << "the schema is in the prompt";
+  ASSERT_EQ(answer.notes.size(), 1u);
+  EXPECT_NE(answer.notes[0].find("took no JSON schema in `format`"), std::string::npos) << answer.notes[0];
+  EXPECT_NE(answer.notes[0].find("upgrade Ollama to 0.5 or later"), std::string::npos) << answer.notes[0];
+  EXPECT_TRUE(answer.schemaOnlyInPrompt);
+  OllamaProvider later(settingsFor(server.url(), sleeps));
+  later.complete(testing::sampleRequest(), CancelToken());
+  EXPECT_FALSE(server.requests()[2].parsed().contains("format")) << "negotiated once per server";
+}
+
 TEST(Ollama, ThinkingIsTurnedOffForTheAnswerWhereTheModelThinks) {
   FakeServer server;
   server.enqueue(Reply{400, R"({"error":"\"qwen2.5-coder:7b\" does not support thinking"})", {}, {}});

@@ -75,6 +75,7 @@ TEST(OpenAi, PromptModePutsTheSchemaInTheSystemPrompt) {
   EXPECT_FALSE(server.requests()[0].hasHeader("Authorization"));
   // The fenced reply is passed on verbatim; the reply parser finds the JSON.
   EXPECT_NE(response.text.find("```json"), std::string::npos);
+  EXPECT_TRUE(response.schemaOnlyInPrompt) << "an answer in prose then is the model's";
 }
 
 TEST(OpenAi, ToolsAndToolTurnsOnTheWire) {
@@ -343,6 +344,27 @@ TEST(OpenAi, HttpErrorsSayWhatToDo) {
   EXPECT_NE(msg.find("the API key in MY_KEY was rejected"), std::string::npos) << msg;
   EXPECT_NE(msg.find("Incorrect API key provided"), std::string::npos) << msg;
 
+  // A 403 for what the request holds or where it comes from is not the key's:
+  // the user rotated a key that works. Nor "no API key was sent" to a local server.
+  for (const auto& [body, says] : std::vector<std::pair<std::string, std::string>>{
+           {R"({"error":{"message":"openai/gpt-4.1-mini requires moderation on OpenAI. Your input was flagged for "violence". No credits were charged.","code":403,"metadata":{"reasons":["violence"],"flagged_input":"...","provider_name":"OpenAI"}}})",
+            "moderation or guardrail flagged what the request holds"},
+           {R"({"error":{"code":"unsupported_country_region_territory","message":"Country, region, or territory not supported","param":null,"type":"request_forbidden"}})",
+            "does not serve the country or region"}}) {
+    for (const bool withKey : {true, false}) {
+      FakeServer refusing;
+      refusing.enqueue(Reply{403, body, {}, {}});
+      OpenAiProvider p(settingsFor(refusing.url("/v1"), sleeps, withKey ? std::map<std::string, std::string>{{"OPENAI_API_KEY", "sk-good"}}
+                                                                       : std::map<std::string, std::string>{}));
+      std::string said;
+      EXPECT_EQ(kindOf([&] { p.complete(testing::sampleRequest(), CancelToken()); }, &said), Kind::BadRequest) << said;
+      EXPECT_NE(said.find(says), std::string::npos) << said;
+      EXPECT_EQ(said.find("API key was"), std::string::npos) << said;
+      EXPECT_EQ(said.find("was rejected"), std::string::npos) << said;
+      EXPECT_EQ(refusing.requestCount(), 1u) << "not retried";
+    }
+  }
+
   EXPECT_EQ(kindOf([&] { provider.complete(testing::sampleRequest(), CancelToken()); }, &msg), Kind::NotFound);
   EXPECT_NE(msg.find("model \"test-model\""), std::string::npos) << msg;
   EXPECT_NE(msg.find(server.url("/v1/chat/completions")), std::string::npos) << msg;
@@ -590,7 +612,12 @@ TEST(OpenAi, LlamaCppAndGroqRefusalsOfTheSchemaPutItInThePrompt) {
   for (const Reply& refusal :
        {Reply{400, R"({"error":{"message":"deepseek-reasoner does not support Json Output.","type":"invalid_request_error","param":null,"code":"invalid_request_error"}})", {}, {}},
         Reply{500, R"({"error":{"code":500,"message":"response_format type must be one of \"text\" or \"json_object\", but got: json_schema","type":"server_error"}})", {}, {}},
-        Reply{400, R"({"error":{"message":"json mode cannot be combined with tool/function calling","type":"invalid_request_error"}})", {}, {}}}) {
+        Reply{400, R"({"error":{"message":"json mode cannot be combined with tool/function calling","type":"invalid_request_error"}})", {}, {}},
+        // vLLM's xgrammar and llama.cpp's grammar conversion, which said nothing of structured_output.
+        Reply{400, R"({"error":{"message":"The provided JSON schema contains features not supported by xgrammar.","type":"BadRequestError","param":null,"code":400}})", {}, {}},
+        Reply{400, R"({"error":{"code":400,"message":"JSON schema conversion failed:\nUnrecognized schema: {\"description\":\"x\"}","type":"invalid_request_error"}})", {}, {}},
+        // OpenRouter: no provider of the model takes every parameter (the model exists; it was "check model and base_url").
+        Reply{404, R"({"error":{"message":"No endpoints found that can handle the requested parameters. To learn more about provider routing, visit: https://openrouter.ai/docs/provider-routing","code":404}})", {}, {}}}) {
     FakeServer server;
     server.enqueue(refusal);
     server.enqueue(Reply::fromFixture("openai_review.json"));
@@ -605,6 +632,31 @@ TEST(OpenAi, LlamaCppAndGroqRefusalsOfTheSchemaPutItInThePrompt) {
     ASSERT_EQ(answer.notes.size(), 1u);
     EXPECT_NE(answer.notes[0].find("refused json_schema output"), std::string::npos) << answer.notes[0];
   }
+}
+
+// OpenRouter's 404 "No endpoints found that can handle the requested parameters"
+// once the schema is in the prompt too: the tools are left, and the model exists
+// (it was "model ... not found; check model and base_url").
+TEST(OpenAi, NoEndpointForTheParametersNamesWhatToDrop) {
+  FakeServer server;
+  const Reply none{404, R"({"error":{"message":"No endpoints found that can handle the requested parameters.","code":404}})", {}, {}};
+  server.enqueue(none);
+  server.enqueue(none);
+  SleepRecorder sleeps;
+  auto settings = settingsFor(server.url("/api/v1"), sleeps);
+  settings.model = "qwen/qwen3-coder";
+  OpenAiProvider provider(settings);
+  auto request = testing::sampleRequest();
+  request.tools = {testing::readFileSpec()};
+  std::string msg;
+  EXPECT_EQ(kindOf([&] { provider.complete(request, CancelToken()); }, &msg), Kind::BadRequest);
+  EXPECT_EQ(server.requestCount(), 2u);
+  EXPECT_FALSE(server.requests()[1].parsed().contains("response_format")) << "sent again without the schema";
+  EXPECT_NE(msg.find("no provider of model \"qwen/qwen3-coder\" takes every parameter revline sends: set "
+                     "max_tool_calls to 0"),
+            std::string::npos)
+      << msg;
+  EXPECT_EQ(msg.find("check model and base_url"), std::string::npos) << msg;
 }
 
 // A server that refuses json_schema output (OpenAI's own refusal of a schema;

@@ -115,6 +115,41 @@ TEST(RetryAfter, SecondsMillisecondsAndHttpDate) {
   EXPECT_EQ(*retryAfter(r), 2000ms) << "the header wins";
 }
 
+// A 429 without retry-after still says when its limit resets: the error's
+// "Please try again in 5.289s" (OpenAI, Groq, Azure), or the reset header of
+// the limit spent (x-ratelimit-*, anthropic-ratelimit-*). Before, the backoff's
+// second or so was all revline waited, and every try came before the reset.
+TEST(RetryAfter, ARateLimitsResetIsTheWait) {
+  HttpResponse r;
+  r.status = 429;
+  r.body = R"({"error":{"message":"Rate limit reached ... Please try again in 900ms. Visit https://platform.openai.com","code":"rate_limit_exceeded"}})";
+  r.headers = {{"x-ratelimit-remaining-tokens", "0"}, {"x-ratelimit-reset-tokens", "4s"}};
+  EXPECT_EQ(*retryAfter(r), 900ms) << "the error's own words win";
+  r.body = R"({"error":{"message":"Please try again in 5.289s."}})";
+  EXPECT_EQ(*retryAfter(r), 5289ms);
+  r.body = R"({"error":{"message":"Please try again in 1m2.5s."}})";
+  EXPECT_EQ(*retryAfter(r), 62500ms);
+  r.body = R"({"error":{"message":"Rate limit reached"}})";
+  EXPECT_EQ(*retryAfter(r), 4000ms) << "the spent limit's reset";
+  r.headers = {{"x-ratelimit-remaining-requests", "0"}, {"x-ratelimit-reset-requests", "1s"},
+               {"x-ratelimit-remaining-tokens", "0"}, {"x-ratelimit-reset-tokens", "6m0s"}};
+  EXPECT_EQ(*retryAfter(r), 360000ms) << "the last of the spent limits";
+  r.headers = {{"x-ratelimit-remaining-requests", "12"}, {"x-ratelimit-reset-requests", "1s"}};
+  EXPECT_FALSE(retryAfter(r)) << "a limit not spent says nothing of this 429";
+  std::tm tm{};
+  strptime("2026-12-07 10:00:00", "%Y-%m-%d %H:%M:%S", &tm);
+  const auto now = std::chrono::system_clock::from_time_t(timegm(&tm));
+  r.headers = {{"anthropic-ratelimit-input-tokens-remaining", "0"},
+               {"anthropic-ratelimit-input-tokens-reset", "2026-12-07T10:00:05Z"}};
+  EXPECT_EQ(*retryAfter(r, now), 5000ms);
+  r.headers.emplace("retry-after", "2");
+  EXPECT_EQ(*retryAfter(r, now), 2000ms) << "retry-after wins";
+  r.headers = {};
+  r.status = 503;
+  r.body = R"({"error":{"message":"Please try again in 9s."}})";
+  EXPECT_FALSE(retryAfter(r)) << "only a rate limit's words are read";
+}
+
 TEST(RetryPolicy, WhatIsRetried) {
   for (int s : {408, 409, 429, 500, 502, 503, 504, 529}) EXPECT_TRUE(retryableStatus(s, "")) << s;
   for (int s : {200, 400, 401, 403, 404, 413, 422}) EXPECT_FALSE(retryableStatus(s, "")) << s;
@@ -132,6 +167,20 @@ TEST(Transport, HonoursRetryAfterOn429ThenSucceeds) {
   EXPECT_EQ(server.requestCount(), 2u);
   EXPECT_EQ(*sleeps.sleeps, (std::vector<std::chrono::milliseconds>{2000ms}));
   EXPECT_EQ(server.requests()[0].body, server.requests()[1].body) << "the same request is resent";
+}
+
+// A 429 that names no retry-after but says when to try again: waited that long.
+TEST(Transport, A429sTryAgainInIsWaited) {
+  FakeServer server;
+  server.enqueue(Reply::fromFixture("openai_429_rate_limit.json", 429));  // "Please try again in 2s."
+  server.enqueue(Reply{429, R"({"error":{"message":"Rate limit reached"}})", {}, {}}
+                     .header("x-ratelimit-remaining-requests", "0")
+                     .header("x-ratelimit-reset-requests", "3.5s"));
+  server.enqueue(Reply::ok(kOk));
+  SleepRecorder sleeps;
+  OpenAiProvider provider(settingsFor(server.url("/v1"), sleeps));
+  EXPECT_EQ(provider.complete(testing::sampleRequest(), CancelToken()).text, "{}");
+  EXPECT_EQ(*sleeps.sleeps, (std::vector<std::chrono::milliseconds>{2000ms, 3500ms}));
 }
 
 TEST(Transport, ServerErrorThenSuccessUsesBackoff) {

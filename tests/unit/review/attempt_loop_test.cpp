@@ -110,6 +110,31 @@ ContractFailure contractFailure(Provider& model, ToolExecutor* tools, const Atte
   return ContractFailure("");
 }
 
+// An answer in prose names the setting to change: structured_output "prompt"
+// where a server took the schema and held the answer to nothing; but where the
+// schema was only in the prompt already, that advice was what the user had done
+// (a helper followed it, and nothing changed): the model is what to change.
+TEST(AttemptLoop, AnAnswerInProseNamesWhatToChangeAsItWasAsked) {
+  for (const bool inPrompt : {false, true}) {
+    Scripted model([inPrompt](std::size_t) {
+      ModelResponse r = answer("The change looks fine to me.");
+      r.schemaOnlyInPrompt = inPrompt;
+      return r;
+    });
+    const std::string said = contractFailure(model, nullptr, {2, 0, 0}).what();
+    const std::string promptAdvice = "needs \"structured_output\": \"prompt\"";
+    if (inPrompt) {
+      EXPECT_EQ(said.find(promptAdvice), std::string::npos) << said;
+      EXPECT_NE(said.find("the prompt gave it the schema (structured_output \"prompt\": no server held the answer "
+                          "to it): this model does not keep to the answer format"),
+                std::string::npos)
+          << said;
+    } else {
+      EXPECT_NE(said.find(promptAdvice), std::string::npos) << said;
+    }
+  }
+}
+
 // Asks for eight tools in every reply and never answers.
 class ToolsForever : public Provider {
  public:

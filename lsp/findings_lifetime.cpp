@@ -34,30 +34,32 @@ void Server::forgetFile(const std::string& uri) {
 // (a multi-root client keeps one server for all folders): those of its files,
 // and of its repository's, that no folder left holds, except open documents,
 // whose buffers the user still has.
-void Server::forgetRemovedFolders(const std::vector<fs::path>& removed) {
-  if (removed.empty()) return;
-  auto within = [](const fs::path& dir, const fs::path& file) {
-    return file == dir || support::insideRoot(dir, file);
-  };
+std::function<bool(const fs::path& root, const std::string& rel)> Server::leftOnlyIn(
+    const std::vector<fs::path>& removed) {
   std::vector<fs::path> removedRoots, keptRoots;
   for (const auto& f : removed)
     if (auto r = repositoryOf(f)) removedRoots.push_back(*r);
   for (const auto& f : folders_)
     if (auto r = repositoryOf(f)) keptRoots.push_back(*r);
-  std::vector<std::string> gone;
-  for (const auto& entry : files_) {
-    const std::string& uri = entry.first;
-    const FileState& state = entry.second;  // not a structured binding: the lambdas below capture it
-    if (documents_.get(uri)) continue;
-    const fs::path file = state.root / state.path;
-    const auto inFolder = [&](const fs::path& dir) { return within(dir, file); };
-    const auto ofRoot = [&](const fs::path& root) { return root == state.root; };
+  return [removed, removedRoots = std::move(removedRoots), keptRoots = std::move(keptRoots), folders = folders_](
+             const fs::path& root, const std::string& rel) {
+    const fs::path file = root / rel;
+    const auto inFolder = [&](const fs::path& dir) { return file == dir || support::insideRoot(dir, file); };
+    const auto ofRoot = [&](const fs::path& r) { return r == root; };
     const bool wasHeld = std::any_of(removed.begin(), removed.end(), inFolder) ||
                          std::any_of(removedRoots.begin(), removedRoots.end(), ofRoot);
-    const bool stillHeld = std::any_of(folders_.begin(), folders_.end(), inFolder) ||
+    const bool stillHeld = std::any_of(folders.begin(), folders.end(), inFolder) ||
                            std::any_of(keptRoots.begin(), keptRoots.end(), ofRoot);
-    if (wasHeld && !stillHeld) gone.push_back(uri);
-  }
+    return wasHeld && !stillHeld;
+  };
+}
+
+void Server::forgetRemovedFolders(const std::vector<fs::path>& removed) {
+  if (removed.empty()) return;
+  const auto left = leftOnlyIn(removed);
+  std::vector<std::string> gone;
+  for (const auto& [uri, state] : files_)
+    if (!documents_.get(uri) && left(state.root, state.path)) gone.push_back(uri);
   for (const auto& uri : gone) forgetFile(uri);
 }
 

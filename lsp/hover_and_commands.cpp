@@ -7,6 +7,7 @@
 
 #include "lsp/commands.h"
 #include "lsp/paths.h"
+#include "core/support/repo_file.h"
 
 namespace revline::lsp {
 namespace fs = std::filesystem;
@@ -82,14 +83,33 @@ void Server::handleExecuteCommand(const json& params, ReplyOnce& reply, const js
             from.push_back(canonicalPath(pathFromUri(open)));
           } catch (const DecodeError&) {  // untitled:, git: ...
           }
-      for (const auto& f : from)
+      auto addRepositoryOf = [&](const fs::path& f) {
         if (auto r = repositoryOf(f); r && std::find(roots.begin(), roots.end(), *r) == roots.end()) roots.push_back(*r);
+      };
+      for (const auto& f : from) addRepositoryOf(f);
+      // Folders that hold repositories without being one (~/src with a clone in
+      // each directory): the repositories of the open documents inside them, and
+      // of the files showing findings there, the ones the user is working in.
+      if (roots.empty() && !from.empty()) {
+        const auto inside = [&](const fs::path& file) {
+          return std::any_of(from.begin(), from.end(), [&](const fs::path& dir) { return support::insideRoot(dir, file); });
+        };
+        for (const std::string& open : documents_.uris()) try {
+            if (const fs::path file = canonicalPath(pathFromUri(open)); inside(file)) addRepositoryOf(file);
+          } catch (const DecodeError&) {  // untitled:, git: ...
+          }
+        for (const auto& [shown, state] : files_)
+          if (inside(state.root / state.path)) addRepositoryOf(state.root / state.path);
+      }
     }
+    // Its words are the VS Code extension's sign of a folder to leave out of "Review Workspace".
     if (roots.empty() && !uri.empty()) throw LspError(ErrorCode::RequestFailed, notReviewable(pathFromUri(uri)));
     if (roots.empty())
       throw LspError(ErrorCode::RequestFailed,
-                     whyNoRepository_.empty() ? "no workspace folder (or, without one, no open document) is inside a git repository"
-                                              : "nothing here can be reviewed: " + whyNoRepository_);
+                     whyNoRepository_.empty()
+                         ? "no workspace folder is inside a git repository, and no open document is: open a file of a "
+                           "repository (its repository is then reviewed), or the repository's folder as the workspace"
+                         : "nothing here can be reviewed: " + whyNoRepository_);
     // One repository: the reply waits for its review. Several: each runs; the reply comes now.
     if (roots.size() == 1) {
       scheduleWorkspaceReview(roots[0], true, std::move(reply), id);

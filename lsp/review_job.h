@@ -86,6 +86,9 @@ struct Server::JobOutcome {
   // Each file of the change as read: the digest of its diff (lsp/diff_fingerprint.h).
   std::map<std::string, std::string> diffFingerprints;
   std::vector<std::string> goneUris;  // of the job's shownFiles, those that no longer exist
+  // Files the review's findings are on that no longer exist after it (deleted or
+  // renamed away while the model answered): their findings are not shown.
+  std::vector<std::string> goneFilesOfFindings;
   // Of a file's review: the diff now of the job's other shownFiles (of a recheck: all of them; none read: unknown).
   std::optional<diff::Diff> shownChange;
   // Those files as read on disk after it: an open buffer is judged only when it reads as its file.

@@ -499,8 +499,13 @@ void Server::readShownDiffs(const Job& job, JobOutcome& outcome) {
 void Server::readFilesOfFindings(const Job& job, JobOutcome& outcome) {
   for (const auto& pf : outcome.result->outcome.findings) {
     const std::string rel = diff::normalizePath(pf.finding.file);
-    if (outcome.fileLines.count(rel)) continue;
-    if (auto lines = readRepositoryLines(job.root, rel)) outcome.fileLines[rel] = std::move(*lines);
+    if (outcome.fileLines.count(rel) || std::count(outcome.goneFilesOfFindings.begin(), outcome.goneFilesOfFindings.end(), rel))
+      continue;
+    if (auto lines = readRepositoryLines(job.root, rel)) {
+      outcome.fileLines[rel] = std::move(*lines);
+    } else if (std::error_code ec; !fs::exists(fs::symlink_status(job.root / rel, ec))) {
+      outcome.goneFilesOfFindings.push_back(rel);
+    }
   }
 }
 
@@ -533,7 +538,10 @@ void Server::applyOutcome(Job& job, JobOutcome& outcome) {
     shown = outcome.ignoredGitSettings;
     showMessage(MessageType::Warning, "revline: " + git::ignoredSettingsNotice(job.root, shown));
   }
-  const std::set<std::string> gone(outcome.goneUris.begin(), outcome.goneUris.end());
+  std::set<std::string> gone(outcome.goneUris.begin(), outcome.goneUris.end());
+  // A file deleted or renamed away while its review ran: none of its findings is
+  // shown (they were, on a file that no longer exists, until the next review).
+  for (const auto& rel : outcome.goneFilesOfFindings) gone.insert(uriFor(job.root / rel));
   for (const auto& uri : gone) {
     const auto it = files_.find(uri);
     const std::optional<ClearedFile> was =
@@ -619,7 +627,14 @@ void Server::applyOutcome(Job& job, JobOutcome& outcome) {
       for (const auto& [uri, state] : files_)
         if (state.root == job.root) reviewed.emplace(uri, state.path);
     }
+    // A folder removed while the review ran: its closed files get none of it (they
+    // were published, then cleared at once).
+    const auto leftWithRemovedFolder = leftOnlyIn(removedFolders_);
     for (const auto& [uri, rel] : reviewed) {
+      if (!removedFolders_.empty() && !documents_.get(uri) && leftWithRemovedFolder(job.root, rel)) {
+        if (files_.count(uri)) forgetFile(uri);
+        continue;
+      }
       FileState& state = files_[uri];
       state.root = job.root;
       state.path = rel;

@@ -431,13 +431,22 @@ void Server::addFolder(const std::string& uri) {
 
 // ---------------------------------------------------------------- documents
 
-void Server::logMessage(MessageType type, const std::string& text) {
+namespace {
+// A line of the server's log on stderr: "revline lsp: " once (the client's copy
+// often starts "revline: " already, and read "revline lsp: revline: ...").
+void logToStderr(std::string_view text) {
+  if (text.starts_with("revline: ")) text.remove_prefix(9);
   std::cerr << "revline lsp: " << text << "\n";
+}
+}  // namespace
+
+void Server::logMessage(MessageType type, const std::string& text) {
+  logToStderr(text);
   if (initialized_) transport_.notify("window/logMessage", json{{"type", static_cast<int>(type)}, {"message", text}});
 }
 
 void Server::showMessage(MessageType type, const std::string& text) {
-  std::cerr << "revline lsp: " << text << "\n";
+  logToStderr(text);
   transport_.notify("window/showMessage", json{{"type", static_cast<int>(type)}, {"message", text}});
 }
 

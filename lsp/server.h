@@ -217,6 +217,10 @@ class Server : public MessageHandler {
   bool forgetIfGone(const std::string& uri);
   // The same for the closed files of workspace folders removed that no folder left holds.
   void forgetRemovedFolders(const std::vector<std::filesystem::path>& removed);
+  // Whether a file (repository root, relative path) was held only by the folders
+  // `removed`: inside one, or of its repository, and no folder left holds it.
+  std::function<bool(const std::filesystem::path& root, const std::string& rel)> leftOnlyIn(
+      const std::vector<std::filesystem::path>& removed);
   // A cached-review lookup found no review of the current diff: files in its scope
   // whose findings were computed on another diff (`current`, the lookup's) are cleared.
   void dropStaleFindings(const Job& job, const std::map<std::string, std::string>& current);

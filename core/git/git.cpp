@@ -312,12 +312,25 @@ std::string mergeBase(const Runner& git, const std::string& base) {
   if (base.empty()) {
     throw GitError("a base revision is needed to diff against one (for example --base origin/main)");
   }
-  const std::string baseCommit = commitOf(git, base);
-  const auto head = headCommit(git);
-  if (!head) {
-    throw GitError("the repository has no commits yet, so it has no merge base with '" + base +
-                   "'; commit first or review without --base");
+  const auto unborn = [&] {
+    return GitError("the current branch has no commits yet (a new repository, or a branch made with `git checkout "
+                    "--orphan`), so it has no merge base with '" + base + "'; commit first or review without --base");
+  };
+  std::string baseCommit;
+  try {
+    baseCommit = commitOf(git, base);
+  } catch (const GitError&) {
+    // In a new repository `--base HEAD` names no commit, and the advice to fetch it cannot help.
+    bool headUnborn = false;
+    try {
+      headUnborn = !headCommit(git);
+    } catch (const GitError&) {  // HEAD unreadable too: the base's error is the one asked about
+    }
+    if (headUnborn) throw unborn();
+    throw;
   }
+  const auto head = headCommit(git);
+  if (!head) throw unborn();  // an orphan branch: the repository has commits, the branch none
   const process::Result r = git.run({"merge-base", "--end-of-options", baseCommit, *head});
   if (r.exitCode == 1) {
     // A shallow clone (CI's default checkout) cuts history short: the fork point may be past the cut.

@@ -60,7 +60,9 @@ RepoPath resolveInRepository(const fs::path& root, std::string_view relative) {
     return {std::nullopt, skip(Reason::Outside, shown, "the path contains a NUL byte")};
   }
   const fs::path rel(relative);
-  if (rel.is_absolute() || relative.front() == '\\') {
+  // A leading backslash is a name here (git names `\t.py` so), not a Windows
+  // root: the sandbox tells a model's Windows-style path apart before this.
+  if (rel.is_absolute()) {
     return {std::nullopt, skip(Reason::Outside, shown, "an absolute path, outside the repository")};
   }
   int depth = 0;

@@ -599,8 +599,16 @@ TEST(DiffText, RepositoryWithoutCommits) {
 
   DiffRequest base;
   base.mode = DiffRequest::Mode::Base;
-  base.base = "main";
-  EXPECT_THAT(gitErrorOf([&] { diff(repo, base); }), HasSubstr("is not a commit"));
+  base.base = "HEAD";
+  // Said as it is (it was "'HEAD' is not a commit in this repository; ... fetch it").
+  const std::string unborn = "the current branch has no commits yet (a new repository, or a branch made with `git "
+                             "checkout --orphan`), so it has no merge base with ";
+  EXPECT_THAT(gitErrorOf([&] { diff(repo, base); }), HasSubstr(unborn + "'HEAD'"));
+  // An orphan branch in a repository with commits (it said "the repository has no commits yet").
+  repo.commitAll("first");
+  repo.git("checkout -q --orphan fresh");
+  base.base = "HEAD@{1}";
+  EXPECT_THAT(gitErrorOf([&] { diff(repo, base); }), HasSubstr(unborn));
 }
 
 // HEAD names a commit git cannot read (an object file left empty by a full disk

@@ -1276,14 +1276,35 @@ TEST_F(Fixture, AFolderRemovedWhileItsReviewRunsLeavesNoFindings) {
                                    {"initializationOptions", {{"debounce_ms", 0}}},
                                    {"workspaceFolders", {{{"uri", rootUri()}, {"name", "one"}}, two}}}));
   s.close();
-  c.notify("textDocument/didSave", {{"textDocument", {{"uri", otherUri}}}});
+  const int id = c.request("workspace/executeCommand",
+                           {{"command", "revline.reviewFile"}, {"arguments", json::array({{{"uri", otherUri}}})}});
   ASSERT_TRUE(s.waitForCalls(1));  // the model is answering
   c.notify("workspace/didChangeWorkspaceFolders",
            {{"event", {{"added", json::array()}, {"removed", json::array({two})}}}});
   s.open();
-  const json last = c.lastDiagnostics();  // b.txt's, the only file reviewed
-  ASSERT_FALSE(last.is_null()) << "the review's findings were published, then cleared";
-  EXPECT_TRUE(last.empty()) << last.dump();
+  c.reply(id);  // answered once the review's outcome is applied
+  // Not published, then cleared in the same instant (a client showed them for that moment).
+  for (const json& d : c.allOf("textDocument/publishDiagnostics"))
+    EXPECT_TRUE(d["params"]["diagnostics"].empty()) << d.dump();
+  EXPECT_EQ(c.stop(), 0);
+}
+
+// A file deleted (or renamed away) while its review runs, the model answering:
+// none of its findings is shown. They were published on a file that no longer
+// existed, and stayed in the editor's problem list until a later review.
+TEST_F(Fixture, AFileDeletedWhileItsReviewRunsGetsNoFindings) {
+  Script s;
+  LspClient c(scripted(s));
+  s.close();
+  c.initialize(rootUri(), {{"debounce_ms", 0}});
+  const int id = c.request("workspace/executeCommand",
+                           {{"command", "revline.reviewFile"}, {"arguments", json::array({{{"uri", uri}}})}});
+  ASSERT_TRUE(s.waitForCalls(1));  // git read the file; the model is answering
+  repo.remove("a.txt");
+  s.open();
+  c.reply(id);
+  for (const json& d : c.allOf("textDocument/publishDiagnostics"))
+    EXPECT_TRUE(d["params"]["diagnostics"].empty()) << d.dump();
   EXPECT_EQ(c.stop(), 0);
 }
 
@@ -1411,6 +1432,46 @@ TEST_F(Fixture, FoldersOfOtherSpellingsAndSchemesDoNotFailInitialize) {
   const json windows = c.reply(c.request(
       "workspace/executeCommand", {{"command", "revline.reviewWorkspace"}, {"arguments", {"file:///c%3A/Users/u/repo"}}}));
   EXPECT_NE(windows["error"].value("message", "").find("a Windows path"), std::string::npos) << windows.dump();
+  EXPECT_EQ(c.stop(), 0);
+}
+
+// A workspace folder that holds repositories without being one (~/src, a clone
+// in each directory): "Review Workspace" reviews the repositories of the open
+// documents in it. It failed with "no workspace folder (or, without one, no open
+// document) is inside a git repository", the user's open file's reviews shown.
+TEST_F(Fixture, AFolderOfRepositoriesReviewsThoseOfItsOpenDocuments) {
+  revline::testing::TempDir parent;
+  const std::filesystem::path top = std::filesystem::canonical(parent.path());
+  ASSERT_EQ(revline::testing::runShell("git init -q x && cd x && printf 'one\\ntwo\\n' > a.txt && "
+                                       "git -c user.name=t -c user.email=t@t add a.txt && "
+                                       "git -c user.name=t -c user.email=t@t commit -q -m i && "
+                                       "printf 'one changed\\ntwo\\n' > a.txt && mkdir -p ../y",
+                                       top)
+                .exitCode,
+            0);
+  Script s;
+  LspClient c(scripted(s, true));
+  c.reply(c.request("initialize", {{"processId", nullptr}, {"capabilities", json::object()},
+                                   {"workspaceFolders", {{{"uri", uriFromPath(top.string())}, {"name", "src"}}}}}));
+  c.notify("initialized", json::object());
+  const json none = c.reply(c.request("workspace/executeCommand", {{"command", "revline.reviewWorkspace"}}));
+  EXPECT_EQ(none["error"].value("message", ""),
+            "no workspace folder is inside a git repository, and no open document is: open a file of a repository "
+            "(its repository is then reviewed), or the repository's folder as the workspace")
+      << none.dump();
+  const std::string opened = uriFromPath((top / "x" / "a.txt").string());
+  c.notify("textDocument/didOpen", {{"textDocument", {{"uri", opened}, {"languageId", "text"}, {"version", 1},
+                                                     {"text", "one changed\ntwo\n"}}}});
+  const json review = c.reply(c.request("workspace/executeCommand", {{"command", "revline.reviewWorkspace"}}));
+  EXPECT_TRUE(review.contains("result")) << review.dump();
+  const json published = c.notification("textDocument/publishDiagnostics");
+  EXPECT_EQ(published["params"]["uri"], opened);
+  EXPECT_EQ(published["params"]["diagnostics"].size(), 1u) << published.dump();
+  // Named as the argument, the same.
+  const json named = c.reply(c.request("workspace/executeCommand", {{"command", "revline.reviewWorkspace"},
+                                                                    {"arguments", {uriFromPath(top.string())}}}));
+  EXPECT_TRUE(named.contains("result")) << named.dump();
+  c.allOf("textDocument/publishDiagnostics");
   EXPECT_EQ(c.stop(), 0);
 }
 

@@ -43,6 +43,16 @@ TEST(RepoFile, ReadsARegularFileInside) {
   EXPECT_EQ(*read.content, "class A {}\n");
 }
 
+// A name git gives that begins with a backslash is a file at the root, not an
+// absolute path: `\t.py` was "an absolute path, outside the repository", and
+// the builtin reviewer, reading only its diff, flagged what `t.py` was not.
+TEST(RepoFile, ANameBeginningWithABackslashIsAFileInside) {
+  Repo r;
+  r.write("\\t.py", "x = 1\n");
+  EXPECT_EQ(*readRepositoryFile(r.root(), "\\t.py").content, "x = 1\n");
+  EXPECT_EQ(readRepositoryFile(r.root(), "\\missing.py").skipped->reason, Reason::Missing);
+}
+
 // A directory on the resolved path swapped for a symlink to elsewhere after the
 // path was resolved (what a process racing the review does between the check and
 // the open): the read is refused, not led outside. Before, only the file itself

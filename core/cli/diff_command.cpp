@@ -25,7 +25,8 @@ void printSkipped(const std::vector<review::SkippedFile>& skipped, std::ostream&
 
 // What the diff shows is the repository's text: on a terminal, which would
 // obey its control sequences (retitle the window, write the clipboard), they
-// are shown escaped; into a pipe or a file it goes byte for byte.
+// are shown escaped; into a pipe or a file it goes unescaped (its lines end in
+// "\n" on either: the numbered view is the model's, which shows no CR).
 std::string forOutput(const std::string& text, const std::ostream& out) {
   return &out == &std::cout && isatty(STDOUT_FILENO) ? terminalSafe(text) : text;
 }
@@ -45,7 +46,8 @@ int runDiffCommand(const std::vector<std::string>& args, std::istream& in, std::
            "hunk as \"NUMBER : TEXT\" lines (for reference, not valid targets), and only the files the selection\n"
            "sends "
            "(the others are listed on stderr with the reason). On a terminal, control characters in the\n"
-           "repository's text are shown escaped (\\x1b), never obeyed; into a pipe or a file, byte for byte.\n\n"
+           "repository's text are shown escaped (\\x1b), never obeyed; into a pipe or a file, unescaped (lines\n"
+           "end in \\n either way, as the model is shown them; a file's CRLF is not a line's text).\n\n"
            "  --prompt    the whole first request instead: system prompt, intent (--description, and the\n"
            "              commit messages with --base) and diff, redacted as a remote provider receives it;\n"
            "              a change split to fit max_input_tokens shows each of its requests; as `revline\n"

@@ -399,6 +399,18 @@ std::string sizeLimit(std::uintmax_t bytes) {
   return std::to_string(bytes / mib) + " MiB limit (" + std::to_string(bytes) + " bytes)";
 }
 
+// Whether `dir` is a linked work tree (`git worktree add`): its .git is a file
+// naming a git directory under some repository's worktrees/. Adding one as a
+// submodule, which the advice for a nested clone says, would be wrong.
+bool linkedWorkTree(const fs::path& dir) {
+  std::error_code ec;
+  if (!fs::is_regular_file(fs::symlink_status(dir / ".git", ec))) return false;
+  std::ifstream in(dir / ".git");
+  std::string line;
+  std::getline(in, line);
+  return line.starts_with("gitdir: ") && line.find("/worktrees/") != std::string::npos;
+}
+
 // ls-files lists an untracked embedded repository as "dir/". It is another
 // repository, not files of this one, and `git add -N` fails on one without
 // commits, so such entries are left out, and listed (not reviewed, but not
@@ -411,11 +423,16 @@ std::string untrackedFilesOnly(const std::string& list, const fs::path& root, co
   for (const std::string& name : splitAtNul(list)) {
     if (name.empty()) continue;
     if (name.back() == '/') {
+      const std::string dir = name.substr(0, name.size() - 1);
       if (request.leftOut)
-        request.leftOut->push_back({name.substr(0, name.size() - 1),
-                                    "an untracked git repository inside this one: its files are that repository's, "
-                                    "which a commit here would not hold (review it there, or add it as a submodule)",
-                                    false});
+        request.leftOut->push_back(
+            {dir,
+             linkedWorkTree(root / dir)
+                 ? "a linked work tree (git worktree add) inside this one: its files are its own checkout's, which a "
+                   "commit here would not hold (review it there: cd " + dir + " && revline review)"
+                 : "an untracked git repository inside this one: its files are that repository's, which a commit "
+                   "here would not hold (review it there, or add it as a submodule)",
+             false});
       continue;
     }
     // The repository's own git directory, when it sits in the work tree under

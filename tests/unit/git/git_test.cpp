@@ -342,6 +342,16 @@ TEST(DiffText, UntrackedEmbeddedRepositoriesAreSkipped) {
     EXPECT_THAT(l.reason, HasSubstr("an untracked git repository inside this one")) << l.path;
   }
   EXPECT_EQ(listed, (std::set<std::string>{"empty_nested", "nested"}));
+
+  // A linked work tree of this repository inside it: not "add it as a submodule".
+  repo.git("worktree add -q inner");
+  left.clear();
+  diff(repo, request);
+  const auto inner = std::find_if(left.begin(), left.end(), [](const LeftOut& l) { return l.path == "inner"; });
+  ASSERT_NE(inner, left.end());
+  EXPECT_EQ(inner->reason, "a linked work tree (git worktree add) inside this one: its files are its own checkout's, "
+                           "which a commit here would not hold (review it there: cd inner && revline review)");
+  EXPECT_FALSE(inner->partOfTheChange);
 }
 
 TEST(DiffText, LinkedWorktreeUsesItsOwnIndexAndLeavesItAlone) {

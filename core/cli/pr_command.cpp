@@ -296,6 +296,27 @@ fs::path workspaceDir(const fs::path& base, const PullRequestRef& pr) {
   return base / ".revline" / "workspaces" / pr.workspaceName();
 }
 
+// The workspace's directories as they are, or a PrError: `.revline` and
+// `.revline/workspaces` under the current directory must be real directories
+// (or not exist yet), never symlinks. The current directory may be a clone of
+// someone's repository whose tracked `.revline` links elsewhere: the workspace
+// was removed, cloned and written through it, outside the directory.
+void refuseLinkedWorkspace(const fs::path& base, const fs::path& workspace) {
+  for (const fs::path& dir : {base / ".revline", base / ".revline" / "workspaces", workspace}) {
+    std::error_code ec;
+    const fs::file_status status = fs::symlink_status(dir, ec);
+    if (ec || !fs::exists(status)) return;  // what is missing is made below, as a directory
+    if (fs::is_symlink(status))
+      throw PrError(dir.string() + " is a symlink (to " + fs::read_symlink(dir, ec).string() +
+                    "): revline pr keeps its pull-request workspaces in a directory of its own there and does not "
+                    "remove or write through a link; run revline pr from another directory (not a clone whose "
+                    "`.revline` is a link), or remove the link");
+    if (!fs::is_directory(status))
+      throw PrError(dir.string() + " is not a directory: revline pr keeps its pull-request workspaces there; "
+                    "run revline pr from another directory, or move it away");
+  }
+}
+
 int runPrCommand(const std::vector<std::string>& args, std::istream&, std::ostream& out, std::ostream& err) {
   std::vector<OptionSpec> specs = reviewOptionSpecs();
   specs.insert(specs.end(), {{"post"}, {"format", true}, {"fail-on", true}, {"approve"}, {"max-comments", true}, {"help"}});
@@ -346,6 +367,7 @@ int runPrCommand(const std::vector<std::string>& args, std::istream&, std::ostre
 
     // A fresh workspace.
     const fs::path workspace = workspaceDir(fs::current_path(), pr);
+    refuseLinkedWorkspace(fs::current_path(), workspace);
     std::error_code ec;
     fs::remove_all(workspace, ec);
     if (ec) throw PrError("cannot remove the previous workspace " + workspace.string() + ": " + ec.message());
@@ -354,14 +376,21 @@ int runPrCommand(const std::vector<std::string>& args, std::istream&, std::ostre
     // When run inside a repository, the clones must not show up as its untracked
     // files (a later `revline review` would review them as added files).
     const fs::path ignore = workspace.parent_path().parent_path() / ".gitignore";
-    if (!fs::exists(ignore)) std::ofstream(ignore) << "# revline's pull-request workspaces (revline pr)\n*\n";
+    // Not through a link, dangling ones included (written, it would create its target).
+    if (!fs::exists(fs::symlink_status(ignore, ec)))
+      std::ofstream(ignore) << "# revline's pull-request workspaces (revline pr)\n*\n";
 
     gh.check({"repo", "clone", pr.slug(), workspace.string()}, pr, {}, 20min);
     // The configuration of the default branch: a pull request must not be able to
-    // choose its own reviewer, endpoint or policy.
-    // Trusted as the repository owner's choice: the pull request cannot change it.
+    // choose its own reviewer, endpoint or policy. Nor may the repository: whoever
+    // runs `revline pr` on it (a reviewer of another's project, a repository made
+    // for it) is not its owner, and a file naming `api_key_env: GH_TOKEN` and its
+    // own base_url was handed the user's token. Trusted as any repository is:
+    // `revline trust` (of the workspace), or the keys given as flags or in the user config.
+    std::vector<std::string> notices;
     config::Config config =
-        applyReviewFlags(config::loadForRepository(workspace, config::loadUserConfig(), nullptr, true), parsed);
+        applyReviewFlags(config::loadForRepository(workspace, userConfigUnderFlags(parsed), &notices), parsed);
+    for (const auto& n : notices) err << logLine("revline pr: warning: ", n);
     // The pull request's title and body say what it is for (untrusted, like the diff).
     if (!parsed.value("description")) config.review.description = pullRequestIntent(info);
     gh.check({"pr", "checkout", number, "--repo", pr.slug()}, pr, workspace, 10min);

@@ -48,6 +48,13 @@ const char* const kReviewOptionsHelp =
 constexpr std::pair<const char*, const char*> kRoutingFlags[] = {
     {"provider", "provider"}, {"model", "model"}, {"base-url", "base_url"}, {"api-key-env", "api_key_env"}};
 
+config::UserConfig userConfigUnderFlags(const ParsedArgs& args) {
+  config::UserConfig user = config::loadUserConfig();  // read once: the trust list and the layer
+  for (const auto& [flag, key] : kRoutingFlags)
+    if (args.value(flag)) user.setAbove.insert(key);
+  return user;
+}
+
 config::Config applyReviewFlags(config::Config config, const ParsedArgs& args) {
   // A flag that sets a configuration key is checked as the key is in a file (one
   // table says what is valid): `--api-key-env sk-...`, a key where its variable's
@@ -172,9 +179,7 @@ session::ReviewRequest reviewRequestFor(DiffSource source, const ParsedArgs& arg
   const bool ofAChange = base || args.has("stdin");  // a pull request's, in CI most often
   bool untrusted = false;
   const auto configFor = [&](const std::filesystem::path& root) {
-    config::UserConfig user = config::loadUserConfig();  // read once: the trust list and the layer
-    for (const auto& [flag, key] : kRoutingFlags)
-      if (args.value(flag)) user.setAbove.insert(key);
+    const config::UserConfig user = userConfigUnderFlags(args);
     if (config::isTrusted(user, root)) return config::loadForRepository(root, user, &said);
     untrusted = true;
     if (!ofAChange) return config::loadForRepository(root, user, &said);

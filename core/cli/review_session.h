@@ -19,6 +19,10 @@ extern const char* const kReviewOptionsHelp;
 // Flags override the configuration file.
 config::Config applyReviewFlags(config::Config config, const ParsedArgs& args);
 
+// The user's config, with the routing keys the flags set marked as set above it:
+// an untrusted repository's file is not said to be ignored for what flags decide.
+config::UserConfig userConfigUnderFlags(const ParsedArgs& args);
+
 // Progress of a review split into several requests, as one line rewritten in
 // place on `err` ("command: 3 of 12 requests done, 45200 tokens so far"), when
 // `err` is the process's stderr and a terminal; empty (nothing shown) otherwise.

@@ -264,16 +264,21 @@ namespace {
 
 // Keys of an untrusted repository's file that would decide where code and
 // credentials are sent: removed from `object`, and named in the returned list.
-std::vector<std::string> withoutRoutingKeys(json& object, const std::filesystem::path& root) {
+std::vector<std::string> withoutRoutingKeys(json& object, const std::filesystem::path& root, const Config& below) {
   std::vector<std::string> ignored;
   // The model too: on a gateway its name routes the code to a company
   // ("anthropic/...", "openai/..."), and it sets the price of every token.
   for (const char* key : {"base_url", "api_key_env", "model"}) {
     if (object.contains(key)) ignored.push_back(key), object.erase(key);
   }
+  // Nor who reviews: a remote provider routes the code; `replay` with a cassette
+  // the repository holds answers with its author's verdict (APPROVE on the user's
+  // gate), and `builtin` puts the user's model aside. The one chosen below stays.
   if (object.contains("provider") && object["provider"].is_string()) {
     const std::string p = object["provider"].get<std::string>();
-    if (p == "openai" || p == "anthropic" || p == "ollama") {
+    // An unknown name stays, for the error that names the key and the choices.
+    const bool known = p == "builtin" || p == "replay" || isModelProvider(p);
+    if (known && p != below.provider) {
       ignored.push_back("provider (\"" + p + "\")");
       object.erase("provider");
     }
@@ -407,7 +412,7 @@ Config repositoryLayer(const std::filesystem::path& where, const UserConfig& use
     return parsed.contains(key) && parsed[key].is_string() ? std::optional(parsed[key].get<std::string>()) : std::nullopt;
   };
   const std::optional<std::string> fileProvider = named("provider"), fileModel = named("model");
-  std::vector<std::string> ignored = withoutRoutingKeys(parsed, where);
+  std::vector<std::string> ignored = withoutRoutingKeys(parsed, where, below);
   std::erase_if(ignored, [&](const std::string& item) { return user.setAbove.count(item.substr(0, item.find(' '))) > 0; });
   if (!ignored.empty() && notices)
     notices->push_back(untrustedNotice(file, where, "ignored ", ignored, ", ",

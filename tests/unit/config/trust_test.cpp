@@ -249,9 +249,32 @@ TEST(Trust, CassetteInsideTheRepositoryIsAllowed) {
   r.config(R"({"provider": "replay", "cassette": "tests/c.json"})");
   std::vector<std::string> notices;
   const Config c = loadForRepository(r.root(), loadUserConfig(r.userFile()), &notices);
-  EXPECT_EQ(c.provider, "replay");
   EXPECT_EQ(c.cassette, (r.root() / "tests" / "c.json").string()) << "the one under the root, wherever revline runs";
-  EXPECT_TRUE(notices.empty());
+  ASSERT_EQ(notices.size(), 1u);
+  EXPECT_EQ(notices[0].find("cassette"), std::string::npos) << notices[0];  // only the provider is refused (below)
+}
+
+// Nor who reviews: an untrusted file's `replay` with a cassette it holds answered
+// with its author's verdict (APPROVE, exit 0 on the user's gate), and `builtin`
+// put the user's model aside, silently. The provider chosen below stays; one the
+// file names that is the same needs no word; an unknown name is still an error.
+TEST(Trust, AnUntrustedFileDoesNotChooseWhoReviews) {
+  Repo r;
+  r.user(R"({"provider": "openai", "model": "gpt-test"})");
+  for (const char* provider : {"replay", "builtin"}) {
+    r.config(std::string(R"({"provider": ")") + provider + R"(", "cassette": "c.json"})");
+    std::vector<std::string> notices;
+    const Config c = loadForRepository(r.root(), loadUserConfig(r.userFile()), &notices);
+    EXPECT_EQ(c.provider, "openai") << provider;
+    ASSERT_EQ(notices.size(), 1u) << provider;
+    EXPECT_NE(notices[0].find(std::string("ignored provider (\"") + provider + "\")"), std::string::npos) << notices[0];
+  }
+  r.config(R"({"provider": "openai", "max_attempts": 1})");
+  std::vector<std::string> notices;
+  EXPECT_EQ(loadForRepository(r.root(), loadUserConfig(r.userFile()), &notices).review.maxAttempts, 1);
+  EXPECT_TRUE(notices.empty()) << notices[0];
+  r.config(R"({"provider": "opneai"})");
+  EXPECT_THROW(loadForRepository(r.root(), loadUserConfig(r.userFile()), nullptr), ConfigError);
 }
 
 TEST(Trust, InvalidUserConfigIsAClearError) {

@@ -1281,6 +1281,7 @@ TEST_F(Fixture, AFolderRemovedWhileItsReviewRunsLeavesNoFindings) {
   ASSERT_TRUE(s.waitForCalls(1));  // the model is answering
   c.notify("workspace/didChangeWorkspaceFolders",
            {{"event", {{"added", json::array()}, {"removed", json::array({two})}}}});
+  c.reply(c.request("revline/stats", json::object()));  // the loop has taken the removal (messages go in order)
   s.open();
   c.reply(id);  // answered once the review's outcome is applied
   // Not published, then cleared in the same instant (a client showed them for that moment).

@@ -4,6 +4,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "core/diff/git_paths.h"
 #include "core/diff/render.h"
 #include "core/support/utf8.h"
 
@@ -19,6 +20,14 @@ std::string displayPath(const std::string& p) {
   // Bytes that are not UTF-8 would reach the model as U+FFFD, and two names
   // differing only there would read the same: quoted, each byte is itself.
   return plain && validUtf8(p) ? p : quotePath(p);
+}
+
+std::optional<std::string> pathFromDisplay(std::string_view shown) {
+  if (shown.size() < 2 || shown.front() != '"') return std::nullopt;
+  std::size_t consumed = 0;
+  auto name = detail::unquoteC(shown, consumed);
+  if (!name || consumed != shown.size()) return std::nullopt;
+  return name;
 }
 
 namespace {

@@ -3,6 +3,7 @@
 #pragma once
 #include <cstddef>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "core/diff/diff.h"
@@ -40,6 +41,10 @@ std::string annotate(const Diff& diff);
 // C-quoted (quotePath), so no name can break the line structure and each reads
 // as itself. Diff::findFile reads both spellings.
 std::string displayPath(const std::string& path);
+// The name a quoted display path stands for (a model gives back a name as the
+// diff or a tool listed it: "x\nsrc/auth.py" in quotes); nullopt for one that is
+// not a whole C-quoted string.
+std::optional<std::string> pathFromDisplay(std::string_view shown);
 
 // The same, with function context (function_context.h) around the hunks:
 // `context[file][hunk]` lines are printed before the hunk header and after its

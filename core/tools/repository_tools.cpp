@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "core/diff/notebook.h"
+#include "core/diff/render.h"
 #include "core/support/text.h"
 
 namespace revline::tools {
@@ -136,7 +137,7 @@ std::string scan(const Sandbox& sandbox, const std::string* pathGlob, Match matc
         break;
       }
       ++matches;
-      out += rel + ":" + std::to_string(i + 1) + ": " + clip(lines[i], limits.maxLineChars) + "\n";
+      out += diff::displayPath(rel) + ":" + std::to_string(i + 1) + ": " + clip(lines[i], limits.maxLineChars) + "\n";
     }
     if (capped) break;
   }
@@ -275,7 +276,8 @@ Result<std::string> RepositoryTools::glob(const GlobInput& in, const CancelToken
       break;
     }
     ++count;
-    out += rel + "\n";
+    // As the diff names it: a name with a newline read as two paths, one of them another file's.
+    out += diff::displayPath(rel) + "\n";
   }
   if (count == 0) return "No file matches '" + in.pattern + "'.";
   std::string result = "Files matching '" + in.pattern + "' (" + std::to_string(count) + "):\n" + out;

@@ -5,6 +5,7 @@
 #include <functional>
 #include <system_error>
 
+#include "core/diff/render.h"
 #include "core/support/glob.h"
 #include "core/support/repo_file.h"
 
@@ -143,6 +144,14 @@ std::optional<ToolError> Sandbox::checkPattern(std::string_view pattern, std::st
 }
 
 Result<ResolvedPath> Sandbox::resolve(std::string_view path, bool ofTheDiff) const {
+  // A name as the diff and the tools' listings quote it ("x\nsrc/a.py"), given
+  // back: the file it names, unless a file has that very name, quotes and all.
+  if (const auto unquoted = diff::pathFromDisplay(path)) {
+    std::error_code ec;
+    if (!fs::exists(fs::symlink_status(root_ / std::string(path), ec)) && !unquoted->starts_with('"') &&
+        unquoted->find('\0') == std::string::npos)
+      return resolve(*unquoted, ofTheDiff);
+  }
   if (path.find('\0') != std::string_view::npos) {
     return ToolError{"path " + quotePath(path) + " contains a NUL byte; refused"};
   }

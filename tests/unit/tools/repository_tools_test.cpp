@@ -293,6 +293,23 @@ TEST_F(ToolsTest, AFileNamedWithABackslashIsRead) {
   EXPECT_FALSE(escape.ok) << escape.content;
 }
 
+// A name holding a newline is listed as the diff names it, quoted: listed raw,
+// `x<newline>src/Service.java` read as two paths, one of them another file's.
+// Given back quoted, it is the file it names.
+TEST_F(ToolsTest, ANameWithANewlineIsListedQuotedAndReadBack) {
+  write("x\nsrc/Service.java", "the odd one\n");
+  RepositoryTools tools(root);
+  const auto listed = tools.execute({"call_1", "glob", {{"pattern", "**"}}}, CancelToken());
+  ASSERT_TRUE(listed.ok) << listed.content;
+  EXPECT_NE(listed.content.find("\n\"x\\nsrc/Service.java\"\n"), std::string::npos) << listed.content;
+  EXPECT_EQ(listed.content.find("\nx\n"), std::string::npos) << listed.content;
+  const auto found = tools.execute({"call_2", "search_text", {{"query", "the odd one"}}}, CancelToken());
+  EXPECT_NE(found.content.find("\"x\\nsrc/Service.java\":1: the odd one"), std::string::npos) << found.content;
+  const auto read = tools.execute({"call_3", "read_file", {{"path", "\"x\\nsrc/Service.java\""}}}, CancelToken());
+  EXPECT_TRUE(read.ok) << read.content;
+  EXPECT_NE(read.content.find("the odd one"), std::string::npos) << read.content;
+}
+
 // Git's own directory inside the work tree under another name (GitHidden::gitData) is refused as such.
 TEST_F(ToolsTest, GitsOwnDataUnderAnotherNameIsNotRead) {
   write(".cfg/config", "[remote]\n\turl = https://u:ok(@example.com\n");

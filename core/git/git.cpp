@@ -621,6 +621,37 @@ bool environmentSets(const GitOptions& options, const char* name) {
 }
 }  // namespace
 
+namespace {
+// A `.git` file (`gitdir: X`) naming a git directory outside the work tree that
+// does not name it back: a directory handed over (an archive, a shared folder)
+// can name any repository on the user's disk, whose history would be diffed and
+// sent and whose git directory revline would write its caches into. Refused
+// until the directory is trusted (`git init --separate-git-dir` names one so).
+// A linked work tree's git directory names its `.git` back (its `gitdir` file);
+// a submodule's is under the `.git/modules/` of a repository around it.
+void refuseForeignGitDirectory(const fs::path& root, const fs::path& gitDir) {
+  std::error_code ec;
+  const fs::path dotGit = root / ".git";
+  if (!fs::is_regular_file(fs::symlink_status(dotGit, ec))) return;  // a directory: the repository's own
+  const fs::path canonicalRoot = fs::weakly_canonical(root, ec);
+  const fs::path named = fs::weakly_canonical(gitDir, ec);
+  if (ec || support::insideRoot(canonicalRoot, named)) return;
+  std::ifstream back(named / "gitdir");
+  std::string line;
+  if (back && std::getline(back, line) && fs::weakly_canonical(fs::path(line), ec) == fs::weakly_canonical(dotGit, ec))
+    return;
+  for (fs::path p = named; p.has_relative_path(); p = p.parent_path())
+    if (p.filename() == "modules" && p.parent_path().filename() == ".git" &&
+        support::insideRoot(p.parent_path().parent_path(), canonicalRoot))
+      return;
+  throw GitError(dotGit.string() + " names the git directory " + named.string() + ", outside " + root.string() +
+                 ", which does not name it back (no linked work tree's or submodule's): a directory handed over "
+                 "can name any repository on this disk this way, so until you trust it revline reads no other "
+                 "repository's history for it; if it is yours (`git init --separate-git-dir`), run `revline trust " +
+                 root.string() + "`");
+}
+}  // namespace
+
 void anchorRelativeGitEnvironment() {
   for (const char* name : {"GIT_DIR", "GIT_WORK_TREE"}) {
     const char* value = std::getenv(name);
@@ -801,6 +832,8 @@ std::string diffText(const fs::path& root, const DiffRequest& request, const Git
   const process::Result r = git.run(gitPaths);
   const std::vector<std::string> printed = splitLines(r.out);
   if (printed.size() < 4) throw GitError(Runner::failure(gitPaths, r));
+  if (!request.trustRepositoryConfig && !environmentSets(options, "GIT_DIR"))
+    refuseForeignGitDirectory(root, printed[3]);
   std::string against;
   if (request.mode == DiffRequest::Mode::Base) {
     against = mergeBase(git, request.base);

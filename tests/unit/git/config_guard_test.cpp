@@ -367,6 +367,42 @@ TEST_F(Planted, AWorkTreeNamedElsewhereNamesTheConfigThatSaysSo) {
   EXPECT_EQ(fs::canonical(findRepositoryRoot(elsewhere.path(), told)), fs::canonical(elsewhere.path()));
 }
 
+// A directory handed over with a `.git` file naming another repository on the
+// disk (`gitdir: /home/you/private/.git`): that repository's history was diffed
+// against the directory (its code sent as removed lines) and revline's caches
+// written into its git directory. Refused until trusted; a linked work tree, a
+// submodule and a trusted `--separate-git-dir` repository are read as before.
+TEST_F(Planted, AGitFileNamingAnotherRepositorysGitDirectoryIsRefusedUntilTrusted) {
+  TempRepo priv;
+  priv.write("secret_algo.py", "PRIVATE_CODE\n");
+  priv.commitAll("private");
+  TempDir handed;
+  const fs::path dir = fs::canonical(handed.path());
+  std::ofstream(dir / ".git") << "gitdir: " << (fs::canonical(priv.root()) / ".git").string() << "\n";
+  std::ofstream(dir / "x.txt") << "hello\n";
+  DiffRequest request;
+  try {
+    diffText(dir, request, options());
+    ADD_FAILURE() << "the other repository was read";
+  } catch (const GitError& e) {
+    EXPECT_THAT(e.what(), HasSubstr((dir / ".git").string() + " names the git directory " +
+                                    (fs::canonical(priv.root()) / ".git").string() + ", outside " + dir.string()));
+    EXPECT_THAT(e.what(), HasSubstr("run `revline trust " + dir.string() + "`"));
+  }
+  EXPECT_FALSE(fs::exists(fs::canonical(priv.root()) / ".git" / "revline"));
+  request.trustRepositoryConfig = true;
+  EXPECT_THAT(diffText(dir, request, options()), HasSubstr("PRIVATE_CODE"));  // trusted: git's reading, as asked
+
+  // A linked work tree outside its repository names its .git back: read untrusted.
+  repo.write("a.txt", "a\n");
+  repo.commitAll("base");
+  TempDir place;
+  const fs::path linked = fs::canonical(place.path()) / "wt";
+  repo.git("worktree add -q " + linked.string());
+  std::ofstream(linked / "a.txt") << "a\nb\n";
+  EXPECT_THAT(diffText(linked, DiffRequest{}, options()), HasSubstr("+b\n"));
+}
+
 TEST_F(Planted, CommitMessagesRunNoSignatureCheck) {
   repo.write("a.txt", "a\n");
   std::string base = repo.commitAll("base");

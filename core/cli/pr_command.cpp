@@ -4,6 +4,7 @@
 #include "core/cli/pr_command.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cctype>
 #include <fstream>
 #include <optional>
@@ -99,8 +100,11 @@ class Gh {
     options.cwd = cwd;
     options.input = input;
     options.timeout = timeout;
+    // Plain output whatever the CI sets: CLICOLOR_FORCE (or GH_FORCE_TTY) wins over
+    // NO_COLOR in gh, and `gh pr view --json` then printed JSON in colour codes.
     options.env = {{"GH_PROMPT_DISABLED", "1"}, {"GH_NO_UPDATE_NOTIFIER", "1"}, {"NO_COLOR", "1"},
-                   {"GH_SPINNER_DISABLED", "1"}, {"CLICOLOR", "0"}, {"GIT_TERMINAL_PROMPT", "0"}};
+                   {"GH_SPINNER_DISABLED", "1"}, {"CLICOLOR", "0"}, {"CLICOLOR_FORCE", std::nullopt},
+                   {"GH_FORCE_TTY", std::nullopt}, {"GIT_TERMINAL_PROMPT", "0"}};
     try {
       return process::run(argv, options);
     } catch (const process::Error& e) {
@@ -179,10 +183,13 @@ std::string unquotedName(const std::string& name) {
   return name;
 }
 
-// GitHub gives no diff of a pull request over its limits (20,000 lines, 300 files): HTTP 406.
+// GitHub gives no diff of a pull request over its limits (20,000 lines, 300 files):
+// HTTP 406; nor of one it cannot make in time: HTTP 422 "this diff is taking too
+// long to generate" (not_available), every time it is asked.
 bool diffTooLarge(const process::Result& r) {
   const std::string said = r.err + r.out;
-  return contains(said, "HTTP 406") || contains(said, "too_large") || contains(said, "exceeded the maximum");
+  return contains(said, "HTTP 406") || contains(said, "too_large") || contains(said, "exceeded the maximum") ||
+         contains(said, "taking too long to generate") || contains(said, "not_available");
 }
 
 // What revline posted on the pull request before (github_history.h). Reading it
@@ -224,8 +231,14 @@ json submitReview(const Gh& gh, const PullRequestRef& pr, const fs::path& worksp
   const std::vector<std::string> apiArgs{
       "api", pullPath(pr) + "/reviews", "--method", "POST", "--input", "-"};
   process::Result r = gh.run(apiArgs, workspace, 120s, payload.dump());
-  if (r.exitCode != 0 && event != "COMMENT" && contains(r.err + r.out, "your own pull request")) {
-    err << "revline pr: note: GitHub takes no " << event << " review from the author of " << where
+  // Nor an approval from GitHub Actions where the repository does not let it
+  // ("GitHub Actions is not permitted to approve pull requests."): a clean pull
+  // request's job went red, nothing posted.
+  const bool actionsMayNotApprove = event == "APPROVE" && contains(r.err + r.out, "not permitted to approve");
+  if (r.exitCode != 0 && event != "COMMENT" && (contains(r.err + r.out, "your own pull request") || actionsMayNotApprove)) {
+    err << "revline pr: note: GitHub takes no " << event << " review "
+        << (actionsMayNotApprove ? "from GitHub Actions on " + where + " (the repository's Actions settings do not let it approve)"
+                                 : "from the author of " + where)
         << "; posting it as COMMENT (the exit code still says the verdict)\n";
     event = "COMMENT";
     payload["event"] = event;
@@ -234,8 +247,18 @@ json submitReview(const Gh& gh, const PullRequestRef& pr, const fs::path& worksp
   if (r.exitCode != 0) {
     std::string detail = trimmed(r.err);
     if (!trimmed(r.out).empty()) detail += (detail.empty() ? "" : "; ") + std::string("GitHub said: ") + trimmed(r.out);
+    // A token that may read the pull request but not write to it: a workflow run
+    // by `pull_request` from a fork (or Dependabot) gets a read-only GITHUB_TOKEN.
+    const std::string readOnly =
+        contains(detail, "Resource not accessible by integration") || contains(detail, "HTTP 403")
+            ? "; the token may not write to pull requests: give the job `permissions: pull-requests: write`; a "
+              "pull request from a fork (or Dependabot's) gets a read-only token whatever the workflow asks, so "
+              "post from a workflow on `pull_request_target` (it runs the base branch's workflow: never build or run "
+              "the pull request's code there), or keep the report as an artifact and post it from `workflow_run` "
+              "(docs/CI.md)"
+            : "";
     throw PrError("GitHub did not accept the review for " + where + " (`gh api` exited with " + std::to_string(r.exitCode) +
-                  "): " + detail);
+                  "): " + detail + readOnly);
   }
   try {
     return json::parse(r.out);
@@ -351,7 +374,11 @@ int runPrCommand(const std::vector<std::string>& args, std::istream&, std::ostre
   try {
     // gh itself, and a login (every command below talks to the GitHub API).
     gh.check({"--version"}, pr);
-    if (process::Result auth = gh.run({"auth", "status"}); auth.exitCode != 0) {
+    // Of GitHub's host only (GH_HOST's, for GitHub Enterprise): `gh auth status`
+    // fails when any host it knows has a stale token, though this one works.
+    const char* ghHost = std::getenv("GH_HOST");
+    const std::string host = ghHost && *ghHost ? ghHost : "github.com";
+    if (process::Result auth = gh.run({"auth", "status", "--hostname", host}); auth.exitCode != 0) {
       throw PrError("gh is not logged in to GitHub: run `gh auth login` or set GH_TOKEN (`gh auth status`: " +
                     trimmed(auth.err.empty() ? auth.out : auth.err) + ")");
     }
@@ -410,7 +437,8 @@ int runPrCommand(const std::vector<std::string>& args, std::istream&, std::ostre
       for (const auto& name : lines(gh.check({"pr", "diff", number, "--repo", pr.slug(), "--name-only"}, pr, workspace)))
         changed.push_back(unquotedName(name));
     } else if (diffTooLarge(r) && !baseRef.empty()) {
-      err << "revline pr: note: GitHub gives no diff of a pull request this large (" << terminalSafe(trimmed(r.err))
+      err << "revline pr: note: GitHub gives no diff of this pull request (too large, or too slow to make: "
+          << terminalSafe(trimmed(r.err))
           << "); reviewing the checkout's diff against " << baseRef << " instead\n";
       git::DiffRequest local;
       local.mode = git::DiffRequest::Mode::Base;
@@ -528,8 +556,11 @@ int runPrCommand(const std::vector<std::string>& args, std::istream&, std::ostre
         err << "revline pr: posted " << (event == "APPROVE" ? "an " : "a ") << event << " review with " << review.comments.size()
             << (review.comments.size() == 1 ? " inline comment" : " inline comments") << " to " << where
             << (url.empty() ? "" : ": " + url) << "\n";
-        if (review.resolvesEarlierRequest) dismissStandingRequests(gh, pr, workspace, before, headCommit.value_or(""), err);
       }
+      // Whether or not anything was posted now (the latest review says this
+      // already, or nothing survived): a dismissal that failed before (a job
+      // cancelled between its POST and the PUT) left "Changes requested" for good.
+      if (review.resolvesEarlierRequest) dismissStandingRequests(gh, pr, workspace, before, headCommit.value_or(""), err);
     }
     if (const std::string why = reports::failOnNotice(outcome, failOn); !why.empty()) err << "revline pr: " << why << "\n";
     return reports::exitCodeFor(outcome, failOn);

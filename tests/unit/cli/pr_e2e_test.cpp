@@ -71,6 +71,15 @@ class PrEndToEnd : public ::testing::Test {
 
   std::string cassetteArgs() const { return "--provider replay --cassette " + shellQuote((kFixtures / "cassette.json").string()); }
 
+  // A cassette whose model finds nothing and approves.
+  fs::path approvingCassette() const {
+    const fs::path clean = dir_.path() / "clean.json";
+    std::ofstream(clean) << json({{"interactions",
+                                   json::array({{{"reply", R"({"summary":"Fine.","findings":[],"verdict":"APPROVE"})"}}})}})
+                                .dump();
+    return clean;
+  }
+
   // Each gh call: {working directory, arg1, arg2, ...}.
   std::vector<std::vector<std::string>> calls() const {
     std::vector<std::vector<std::string>> out;
@@ -84,7 +93,7 @@ class PrEndToEnd : public ::testing::Test {
     const std::string ws = workspace().string();
     std::vector<std::vector<std::string>> c = {
         {cwd, "--version"},
-        {cwd, "auth", "status"},
+        {cwd, "auth", "status", "--hostname", "github.com"},
         {cwd, "pr", "view", "42", "--repo", "octo-org/payments", "--json",
          "number,title,body,url,state,headRefOid,headRefName,baseRefName"},
         {cwd, "repo", "clone", "octo-org/payments", ws},
@@ -411,10 +420,7 @@ TEST_F(PrEndToEnd, MarkersOfAnotherAccountAreNotRevlines) {
 // kept GitHub's "Changes requested" (a blocked merge under required reviews).
 TEST_F(PrEndToEnd, AnEarlierRequestForChangesIsDismissedOnceItNoLongerApplies) {
   ASSERT_EQ(revline("octo-org/payments 42 --post " + cassetteArgs()).exitCode, 1);
-  const fs::path clean = dir_.path() / "clean.json";
-  std::ofstream(clean) << json({{"interactions",
-                                 json::array({{{"reply", R"({"summary":"Fine.","findings":[],"verdict":"APPROVE"})"}}})}})
-                              .dump();
+  const fs::path clean = approvingCassette();
   const CommandResult r = revline("octo-org/payments 42 --post --provider replay --cassette " + shellQuote(clean.string()));
   EXPECT_EQ(r.exitCode, 0) << r.err;
   EXPECT_EQ(posts(calls()), 2u) << r.err;
@@ -462,12 +468,67 @@ TEST_F(PrEndToEnd, AFindingOnAFileGitHubShowsAsBinaryGoesInTheBody) {
 TEST_F(PrEndToEnd, APullRequestOverGitHubsDiffLimitIsDiffedInTheCheckout) {
   const CommandResult r = revline("octo-org/payments 42 --provider builtin --fail-on MINOR --format github", "FAKE_GH_DIFF=406");
   ASSERT_EQ(r.exitCode, 1) << r.err << r.out;
-  EXPECT_NE(r.err.find("GitHub gives no diff of a pull request this large"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("GitHub gives no diff of this pull request (too large, or too slow to make"), std::string::npos)
+      << r.err;
   EXPECT_NE(r.err.find("reviewing the checkout's diff against origin/main instead"), std::string::npos) << r.err;
   const json payload = json::parse(r.out);
   const json* identity = commentAt(payload, 13);
   ASSERT_NE(identity, nullptr) << payload.dump(2);
   EXPECT_EQ((*identity)["path"], kJavaFile);
+  // Nor one GitHub takes too long to make (422 "not_available", every time it is asked): it exited 2.
+  const CommandResult slow = revline("octo-org/payments 42 --provider builtin --fail-on MINOR --format github", "FAKE_GH_DIFF=422");
+  ASSERT_EQ(slow.exitCode, 1) << slow.err << slow.out;
+  EXPECT_NE(slow.err.find("taking too long to generate"), std::string::npos) << slow.err;
+  EXPECT_NE(commentAt(json::parse(slow.out), 13), nullptr) << slow.out;
+}
+
+// A dismissal that failed (a job cancelled between its POST and the PUT, a token
+// that may not dismiss) was never tried again: the next run, with nothing new to
+// post, said so and left GitHub's "Changes requested" standing for good.
+TEST_F(PrEndToEnd, AFailedDismissalIsTriedAgainByTheNextRun) {
+  ASSERT_EQ(revline("octo-org/payments 42 --post " + cassetteArgs()).exitCode, 1);
+  const fs::path clean = approvingCassette();
+  const std::string provider = " --provider replay --cassette " + shellQuote(clean.string());
+  const CommandResult failed = revline("octo-org/payments 42 --post" + provider, "FAKE_GH_DISMISS=fail");
+  EXPECT_NE(failed.err.find("could not dismiss revline's earlier request for changes (review 1001)"), std::string::npos)
+      << failed.err;
+  const CommandResult again = revline("octo-org/payments 42 --post" + provider);
+  EXPECT_EQ(again.exitCode, 0) << again.err;
+  EXPECT_NE(again.err.find("nothing posted to octo-org/payments#42"), std::string::npos) << again.err;
+  EXPECT_NE(again.err.find("dismissed revline's earlier request for changes (review 1001)"), std::string::npos) << again.err;
+  EXPECT_EQ(json::parse(slurp(log().string() + ".reviews"))[0]["state"], "DISMISSED");
+}
+
+// A repository whose Actions settings do not let GitHub Actions approve: the
+// approval came back 422 and a clean pull request's job went red, nothing posted.
+TEST_F(PrEndToEnd, AnApprovalGitHubActionsMayNotGiveIsPostedAsAComment) {
+  const fs::path clean = approvingCassette();
+  const CommandResult r = revline("octo-org/payments 42 --post --approve --provider replay --cassette " +
+                                      shellQuote(clean.string()),
+                                  "FAKE_GH_API=noapprove");
+  EXPECT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_NE(r.err.find("GitHub takes no APPROVE review from GitHub Actions on octo-org/payments#42"), std::string::npos)
+      << r.err;
+  EXPECT_EQ(json::parse(slurp(log().string() + ".input"))["event"], "COMMENT");
+}
+
+// A read-only token (a pull request from a fork, Dependabot's) got GitHub's words alone.
+TEST_F(PrEndToEnd, AReadOnlyTokenIsToldWhatToChange) {
+  const CommandResult r = revline("octo-org/payments 42 --post " + cassetteArgs(), "FAKE_GH_API=forbidden");
+  EXPECT_EQ(r.exitCode, 2);
+  EXPECT_NE(r.err.find("Resource not accessible by integration"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("the token may not write to pull requests: give the job `permissions: pull-requests: write`"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("pull_request_target"), std::string::npos) << r.err;
+}
+
+// CLICOLOR_FORCE in the CI's environment wins over NO_COLOR in gh: `gh pr view`'s
+// JSON came in colour codes and revline exited 2 ("not JSON").
+TEST_F(PrEndToEnd, AForcedColourInTheEnvironmentDoesNotReachGh) {
+  const CommandResult r = revline("octo-org/payments 42", "CLICOLOR_FORCE=1");
+  EXPECT_NE(r.exitCode, 2) << r.err;
+  EXPECT_EQ(json::parse(r.out)["commit_id"], kHead);
 }
 
 TEST_F(PrEndToEnd, ThePreviousWorkspaceIsRemoved) {

@@ -249,9 +249,9 @@ TEST(LoadForRepository, MissingFileGivesDefaults) {
 
 TEST(LoadForRepository, ReadsTheFile) {
   testing::TempDir dir;
-  std::ofstream(dir.path() / ".revline.json") << R"({"provider": "replay", "cassette": "c.json"})";
+  std::ofstream(dir.path() / ".revline.json") << R"({"max_attempts": 1, "cassette": "c.json"})";
   const Config c = loadForRepository(dir.path());
-  EXPECT_EQ(c.provider, "replay");
+  EXPECT_EQ(c.review.maxAttempts, 1);
   // Under the repository's root, however revline is run (config/trust_test.cpp).
   EXPECT_EQ(c.cassette, (std::filesystem::canonical(dir.path()) / "c.json").string());
 }

@@ -75,31 +75,32 @@ void Server::handleExecuteCommand(const json& params, ReplyOnce& reply, const js
     std::vector<fs::path> roots;
     const std::string uri = argumentUri(p.arguments);
     {
-      std::vector<fs::path> from = uri.empty() ? folders_ : std::vector<fs::path>{canonicalPath(pathFromUri(uri))};
-      // A client without a workspace folder (Sublime with one file, Kate without
-      // a project): the repositories of the open documents.
-      if (from.empty())
-        for (const std::string& open : documents_.uris()) try {
-            from.push_back(canonicalPath(pathFromUri(open)));
-          } catch (const DecodeError&) {  // untitled:, git: ...
-          }
+      // The open documents' files (untitled:, git: ... are none).
+      std::vector<fs::path> openFiles;
+      for (const std::string& open : documents_.uris()) try {
+          openFiles.push_back(canonicalPath(pathFromUri(open)));
+        } catch (const DecodeError&) {
+        }
       auto addRepositoryOf = [&](const fs::path& f) {
         if (auto r = repositoryOf(f); r && std::find(roots.begin(), roots.end(), *r) == roots.end()) roots.push_back(*r);
       };
-      for (const auto& f : from) addRepositoryOf(f);
-      // Folders that hold repositories without being one (~/src with a clone in
-      // each directory): the repositories of the open documents inside them, and
-      // of the files showing findings there, the ones the user is working in.
-      if (roots.empty() && !from.empty()) {
-        const auto inside = [&](const fs::path& file) {
-          return std::any_of(from.begin(), from.end(), [&](const fs::path& dir) { return support::insideRoot(dir, file); });
-        };
-        for (const std::string& open : documents_.uris()) try {
-            if (const fs::path file = canonicalPath(pathFromUri(open)); inside(file)) addRepositoryOf(file);
-          } catch (const DecodeError&) {  // untitled:, git: ...
-          }
+      // A client without a workspace folder (Sublime with one file, Kate without
+      // a project): the repositories of the open documents.
+      const std::vector<fs::path> from = uri.empty() ? folders_ : std::vector<fs::path>{canonicalPath(pathFromUri(uri))};
+      if (from.empty())
+        for (const auto& f : openFiles) addRepositoryOf(f);
+      for (const auto& folder : from) {
+        if (repositoryOf(folder)) {
+          addRepositoryOf(folder);
+          continue;
+        }
+        // A folder that holds repositories without being in one (~/src with a
+        // clone in each directory): the repositories of the open documents in it,
+        // and of its files showing findings, the ones the user is working in.
+        for (const auto& f : openFiles)
+          if (support::insideRoot(folder, f)) addRepositoryOf(f);
         for (const auto& [shown, state] : files_)
-          if (inside(state.root / state.path)) addRepositoryOf(state.root / state.path);
+          if (support::insideRoot(folder, state.root / state.path)) addRepositoryOf(state.root / state.path);
       }
     }
     // Its words are the VS Code extension's sign of a folder to leave out of "Review Workspace".

@@ -250,7 +250,7 @@ json submitReview(const Gh& gh, const PullRequestRef& pr, const fs::path& worksp
     // A token that may read the pull request but not write to it: a workflow run
     // by `pull_request` from a fork (or Dependabot) gets a read-only GITHUB_TOKEN.
     const std::string readOnly =
-        contains(detail, "Resource not accessible by integration") || contains(detail, "HTTP 403")
+        contains(detail, "Resource not accessible by integration")
             ? "; the token may not write to pull requests: give the job `permissions: pull-requests: write`; a "
               "pull request from a fork (or Dependabot's) gets a read-only token whatever the workflow asks, so "
               "post from a workflow on `pull_request_target` (it runs the base branch's workflow: never build or run "
@@ -417,7 +417,15 @@ int runPrCommand(const std::vector<std::string>& args, std::istream&, std::ostre
     std::vector<std::string> notices;
     config::Config config =
         applyReviewFlags(config::loadForRepository(workspace, userConfigUnderFlags(parsed), &notices), parsed);
-    for (const auto& n : notices) err << logLine("revline pr: warning: ", n);
+    // Trusting the workspace covers one pull request's clone, made afresh each run:
+    // the flags are the way.
+    for (const auto& n : notices)
+      err << logLine("revline pr: warning: ",
+                     n + (contains(n, "revline trust")
+                              ? " For revline pr, trusting the workspace covers only pull request #" +
+                                    std::to_string(pr.number) + ": pass the keys as flags (--provider, --model, "
+                                    "--base-url, --api-key-env) or set them in your user config."
+                              : ""));
     // The pull request's title and body say what it is for (untrusted, like the diff).
     if (!parsed.value("description")) config.review.description = pullRequestIntent(info);
     gh.check({"pr", "checkout", number, "--repo", pr.slug()}, pr, workspace, 10min);

@@ -33,7 +33,7 @@ std::filesystem::path workspaceDir(const std::filesystem::path& base, const Pull
 
 // The command (declared in subcommands.h too). The commands it runs, in order:
 //   gh --version
-//   gh auth status
+//   gh auth status --hostname HOST            (GH_HOST, else github.com)
 //   gh pr view N --repo O/R --json number,title,url,state,headRefOid,headRefName,baseRefName
 //   gh repo clone O/R <workspace>
 //   gh pr checkout N --repo O/R                 (in the workspace)

@@ -264,7 +264,7 @@ namespace {
 
 // Keys of an untrusted repository's file that would decide where code and
 // credentials are sent: removed from `object`, and named in the returned list.
-std::vector<std::string> withoutRoutingKeys(json& object, const std::filesystem::path& root, const Config& below) {
+std::vector<std::string> withoutRoutingKeys(json& object, const Config& below) {
   std::vector<std::string> ignored;
   // The model too: on a gateway its name routes the code to a company
   // ("anthropic/...", "openai/..."), and it sets the price of every token.
@@ -283,24 +283,9 @@ std::vector<std::string> withoutRoutingKeys(json& object, const std::filesystem:
       object.erase("provider");
     }
   }
-  if (object.contains("cassette") && object["cassette"].is_string()) {
-    const std::string cassette = object["cassette"].get<std::string>();
-    const std::filesystem::path path(cassette);
-    std::error_code ec;
-    bool inside = false;
-    if (path.is_relative()) {
-      support::RepoPath where = support::resolveInRepository(root, cassette);
-      // A missing relative cassette is inside: the replay provider reports it.
-      inside = where.canonical.has_value() || where.skipped->reason == support::RepoFileSkip::Reason::Missing;
-      // The file checked is the file opened: from the repository's root, not from
-      // wherever revline runs (a subdirectory may hold the same relative path to elsewhere).
-      if (inside) object["cassette"] = where.canonical ? where.canonical->string() : (root / path).string();
-    } else {
-      const auto canonical = std::filesystem::weakly_canonical(path, ec);
-      inside = !ec && support::insideRoot(root, canonical);
-    }
-    if (!inside) ignored.push_back("cassette (outside the repository)"), object.erase("cassette");
-  }
+  // Nor the recorded answers a review replays: a cassette the repository holds is
+  // its author's verdict (where the user chose `replay`, it replaced theirs).
+  if (object.contains("cassette")) ignored.push_back("cassette"), object.erase("cassette");
   return ignored;
 }
 
@@ -412,7 +397,7 @@ Config repositoryLayer(const std::filesystem::path& where, const UserConfig& use
     return parsed.contains(key) && parsed[key].is_string() ? std::optional(parsed[key].get<std::string>()) : std::nullopt;
   };
   const std::optional<std::string> fileProvider = named("provider"), fileModel = named("model");
-  std::vector<std::string> ignored = withoutRoutingKeys(parsed, where, below);
+  std::vector<std::string> ignored = withoutRoutingKeys(parsed, below);
   std::erase_if(ignored, [&](const std::string& item) { return user.setAbove.count(item.substr(0, item.find(' '))) > 0; });
   if (!ignored.empty() && notices)
     notices->push_back(untrustedNotice(file, where, "ignored ", ignored, ", ",

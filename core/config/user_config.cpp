@@ -147,7 +147,7 @@ json userConfigSchema() {
   schema["properties"][kTrustedKey] = {
       {"description",
        "Absolute paths of repository roots the user trusts: their .revline.json may set base_url, api_key_env, "
-       "model, a remote provider and a cassette outside the repository, and raise what a review spends; their own "
+       "model, the provider and a cassette, and raise what a review spends; their own "
        "git config may name programs for git to run (filter drivers, core.fsmonitor). `revline trust [PATH]` adds one."},
       {"type", "array"},
       {"items", {{"type", "string"}, {"minLength", 1}}},

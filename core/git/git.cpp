@@ -493,14 +493,18 @@ std::string collapsedPathspecs(const std::string& listed, const std::string& kep
   return out;
 }
 
-// Whether `git status` would list untracked files: not when status.showUntrackedFiles
-// is "no" (or false). Exit code 1: not set.
-bool showsUntrackedFiles(const Runner& git) {
-  const process::Result r = git.run({"config", "--get", "status.showUntrackedFiles"});
-  if (r.exitCode != 0) return true;
-  std::string v = trimNewline(r.out);
+// Where `git status` is told to list no untracked file (status.showUntrackedFiles
+// "no", or false): the config's scope ("local", "global", ...), nullopt when it
+// lists them. Exit code 1: not set.
+std::optional<std::string> untrackedFilesHiddenBy(const Runner& git) {
+  const process::Result r = git.run({"config", "--show-scope", "--get", "status.showUntrackedFiles"});
+  if (r.exitCode != 0) return std::nullopt;
+  const std::string line = trimNewline(r.out);
+  const auto tab = line.find('\t');
+  std::string v = tab == std::string::npos ? line : line.substr(tab + 1);
   for (char& c : v) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return !(v == "no" || v == "false" || v == "off" || v == "0");
+  if (!(v == "no" || v == "false" || v == "off" || v == "0")) return std::nullopt;
+  return tab == std::string::npos ? std::string() : line.substr(0, tab);
 }
 
 void addPaths(std::vector<std::string>& args, const std::vector<std::string>& paths) {
@@ -622,31 +626,53 @@ bool environmentSets(const GitOptions& options, const char* name) {
 }  // namespace
 
 namespace {
-// A `.git` file (`gitdir: X`) naming a git directory outside the work tree that
-// does not name it back: a directory handed over (an archive, a shared folder)
-// can name any repository on the user's disk, whose history would be diffed and
-// sent and whose git directory revline would write its caches into. Refused
-// until the directory is trusted (`git init --separate-git-dir` names one so).
-// A linked work tree's git directory names its `.git` back (its `gitdir` file);
-// a submodule's is under the `.git/modules/` of a repository around it.
-void refuseForeignGitDirectory(const fs::path& root, const fs::path& gitDir) {
+// The text of a small regular file of a git directory (`gitdir`), or "" for one
+// missing, large or not a regular file (a named pipe would keep revline waiting).
+std::string smallFileText(const fs::path& file) {
+  std::error_code ec;
+  const fs::path canonical = fs::weakly_canonical(file, ec);
+  if (ec) return "";
+  return support::readRegularFile(canonical, file.string(), 4096).content.value_or("");
+}
+
+// The path a git directory's file or config names, from that directory when relative.
+fs::path namedFrom(const fs::path& dir, const std::string& text) {
+  const fs::path named(trimNewline(text));
+  if (named.empty()) return {};
+  std::error_code ec;
+  return fs::weakly_canonical(named.is_relative() ? dir / named : named, ec);
+}
+
+// A `.git` file (`gitdir: X`) or symlink naming git data outside the work tree
+// that does not name the work tree back: a directory handed over (an archive, a
+// shared folder) can name any repository on the user's disk, whose history would
+// be diffed and sent and whose git directory revline would write its caches into
+// (through its git directory, or a `commondir` of one the directory brings).
+// Refused until the directory is trusted (`git init --separate-git-dir` names
+// one so). Accepted: a linked work tree, whose git directory is one of the
+// shared repository's `worktrees/` and names this `.git` back; and a submodule,
+// whose git directory is its own data and whose core.worktree names this work tree.
+void refuseForeignGitDirectory(const Runner& git, const fs::path& root, const fs::path& gitDir) {
   std::error_code ec;
   const fs::path dotGit = root / ".git";
-  if (!fs::is_regular_file(fs::symlink_status(dotGit, ec))) return;  // a directory: the repository's own
+  if (fs::is_directory(fs::symlink_status(dotGit, ec))) return;  // the repository's own
   const fs::path canonicalRoot = fs::weakly_canonical(root, ec);
   const fs::path named = fs::weakly_canonical(gitDir, ec);
-  if (ec || support::insideRoot(canonicalRoot, named)) return;
-  std::ifstream back(named / "gitdir");
-  std::string line;
-  if (back && std::getline(back, line) && fs::weakly_canonical(fs::path(line), ec) == fs::weakly_canonical(dotGit, ec))
+  const process::Result shared = git.run({"rev-parse", "--path-format=absolute", "--git-common-dir"});
+  const fs::path common = shared.exitCode == 0 ? fs::weakly_canonical(trimNewline(shared.out), ec) : named;
+  const auto inside = [&](const fs::path& p) { return support::insideRoot(canonicalRoot, p); };
+  if (inside(named) && inside(common)) return;  // the directory's own data
+  if (common != named && named.parent_path() == common / "worktrees" &&
+      namedFrom(named, smallFileText(named / "gitdir")) == fs::weakly_canonical(dotGit, ec))
     return;
-  for (fs::path p = named; p.has_relative_path(); p = p.parent_path())
-    if (p.filename() == "modules" && p.parent_path().filename() == ".git" &&
-        support::insideRoot(p.parent_path().parent_path(), canonicalRoot))
-      return;
-  throw GitError(dotGit.string() + " names the git directory " + named.string() + ", outside " + root.string() +
-                 ", which does not name it back (no linked work tree's or submodule's): a directory handed over "
-                 "can name any repository on this disk this way, so until you trust it revline reads no other "
+  if (common == named) {
+    const process::Result worktree = git.run({"config", "--file", (named / "config").string(), "--get", "core.worktree"});
+    if (worktree.exitCode == 0 && namedFrom(named, worktree.out) == canonicalRoot) return;
+  }
+  throw GitError(dotGit.string() + " names the git directory " + named.string() +
+                 (common != named ? " (sharing " + common.string() + ")" : "") + ", outside " + root.string() +
+                 ", which does not name it back as a linked work tree's or a submodule's does: a directory handed "
+                 "over can name any repository on this disk this way, so until you trust it revline reads no other "
                  "repository's history for it; if it is yours (`git init --separate-git-dir`), run `revline trust " +
                  root.string() + "`");
 }
@@ -833,7 +859,7 @@ std::string diffText(const fs::path& root, const DiffRequest& request, const Git
   const std::vector<std::string> printed = splitLines(r.out);
   if (printed.size() < 4) throw GitError(Runner::failure(gitPaths, r));
   if (!request.trustRepositoryConfig && !environmentSets(options, "GIT_DIR"))
-    refuseForeignGitDirectory(root, printed[3]);
+    refuseForeignGitDirectory(git, root, printed[3]);
   std::string against;
   if (request.mode == DiffRequest::Mode::Base) {
     against = mergeBase(git, request.base);
@@ -869,17 +895,19 @@ std::string diffText(const fs::path& root, const DiffRequest& request, const Git
     // dotfiles repository whose work tree is $HOME), not even as left out; but a
     // diff of named paths (the file the editor saved) shows what it names. Asked
     // only when there are some: a save with none makes no extra git call.
-    if ((!untracked.empty() || anyLeftOut) && request.paths.empty() && !showsUntrackedFiles(git)) {
-      // Said, with how many: a global setting (some set it for speed) hid a new
-      // file's every line behind "No changes to review".
-      const std::size_t hidden = static_cast<std::size_t>(std::count(untracked.begin(), untracked.end(), '\0')) +
-                                 (anyLeftOut ? request.leftOut->size() - leftBefore : 0);
+    std::optional<std::string> hiddenBy;
+    if ((!untracked.empty() || anyLeftOut) && request.paths.empty() && (hiddenBy = untrackedFilesHiddenBy(git))) {
       if (request.leftOut) request.leftOut->resize(leftBefore);
-      if (request.notices)
+      // Said, with how many, where the user's own config hides them (some set it
+      // for speed): a new file's every line went behind "No changes to review". Not
+      // where the repository's does (a dotfiles repository over $HOME: every file
+      // there, on every review).
+      const std::size_t hidden = static_cast<std::size_t>(std::count(untracked.begin(), untracked.end(), '\0'));
+      if (request.notices && hidden > 0 && *hiddenBy != "local" && *hiddenBy != "worktree")
         request.notices->push_back(
             std::to_string(hidden) + (hidden == 1 ? " untracked file is" : " untracked files are") +
-            " not part of this review: status.showUntrackedFiles is `no` in this repository's or your git config, "
-            "so git status lists none; `git add -N FILE` takes a new file in (or `git -c "
+            " not part of this review: status.showUntrackedFiles is `no` in your " + *hiddenBy +
+            " git config, so git status lists none; `git add -N FILE` takes a new file in (or `git -c "
             "status.showUntrackedFiles=normal status` shows which)");
     } else if (!untracked.empty()) {
       git.checked({"add", "--intent-to-add", "--pathspec-from-file=-", "--pathspec-file-nul"},
@@ -1007,7 +1035,7 @@ std::vector<std::string> allUntracked(const fs::path& root, const GitOptions& op
 }
 
 bool untrackedFilesShown(const fs::path& root, const GitOptions& options) {
-  return showsUntrackedFiles(Runner{options, root, {}, {}, {}});
+  return !untrackedFilesHiddenBy(Runner{options, root, {}, {}, {}});
 }
 
 std::vector<std::string> gitDataInside(const fs::path& root, const GitOptions& options) {

@@ -285,7 +285,8 @@ void throwHttpError(const Endpoint& endpoint, const std::string& path, const Htt
     const bool region = lower.find("unsupported_country") != std::string::npos ||
                         (lower.find("country") != std::string::npos && lower.find("region") != std::string::npos);
     bool content = false;
-    for (const char* words : {"flagged", "moderation", "guardrail", "content policy", "content management policy"})
+    for (const char* words : {"input was flagged", "content was flagged", "prompt was flagged", "moderation", "guardrail",
+                              "content policy", "content management policy"})
       content |= lower.find(words) != std::string::npos;
     if (region)
       throw ProviderError(Kind::BadRequest, p + " refused the request (" + http + " from " + url + "): " + message +

@@ -148,10 +148,13 @@ Result<ResolvedPath> Sandbox::resolve(std::string_view path, bool ofTheDiff) con
   // back: the file it names, unless a file has that very name, quotes and all.
   if (const auto unquoted = diff::pathFromDisplay(path)) {
     std::error_code ec;
-    if (!fs::exists(fs::symlink_status(root_ / std::string(path), ec)) && !unquoted->starts_with('"') &&
-        unquoted->find('\0') == std::string::npos)
-      return resolve(*unquoted, ofTheDiff);
+    if (!fs::exists(fs::symlink_status(root_ / std::string(path), ec)) && unquoted->find('\0') == std::string::npos)
+      return resolveName(*unquoted, ofTheDiff);
   }
+  return resolveName(path, ofTheDiff);
+}
+
+Result<ResolvedPath> Sandbox::resolveName(std::string_view path, bool ofTheDiff) const {
   if (path.find('\0') != std::string_view::npos) {
     return ToolError{"path " + quotePath(path) + " contains a NUL byte; refused"};
   }

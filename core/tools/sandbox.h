@@ -104,7 +104,8 @@ class Sandbox {
 
   // Resolves a repository-relative path to an existing entry inside the root,
   // refusing one git ignores unless `ofTheDiff` (a file of the change under
-  // review, which is never an ignored one: no need to ask git).
+  // review, which is never an ignored one: no need to ask git). A name quoted as
+  // the diff and the tools' listings quote it is the file it names.
   Result<ResolvedPath> resolve(std::string_view path, bool ofTheDiff = false) const;
 
   // Checks that a glob pattern is repository-relative (no absolute path, no `..`, no NUL).
@@ -155,6 +156,8 @@ class Sandbox {
   void changeHolds(std::set<std::string> paths) { changeFiles_ = std::move(paths); }
 
  private:
+  // resolve() of a name as it is, never unquoted.
+  Result<ResolvedPath> resolveName(std::string_view path, bool ofTheDiff) const;
   bool inside(const std::filesystem::path& canonical) const;
   // Why `relative` (a file, or a directory when it ends in '/') is hidden by
   // git (hideWhatGitHides), itself or a directory holding it; null when not.

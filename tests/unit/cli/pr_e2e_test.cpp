@@ -231,6 +231,9 @@ TEST_F(PrEndToEnd, TheDefaultBranchsConfigDoesNotChooseWhereTheCodeAndKeyGo) {
                        "not trusted"),
             std::string::npos)
       << r.err;
+  EXPECT_NE(r.err.find("For revline pr, trusting the workspace covers only pull request #42: pass the keys as flags"),
+            std::string::npos)
+      << r.err;
   // Flags choose, and the file's keys they set are not said to be ignored.
   const CommandResult flagged = revline("octo-org/payments 42 --provider builtin", "FAKE_GH_BASE_CONFIG=" + shellQuote(hostile));
   EXPECT_EQ(flagged.err.find("provider (\"openai\")"), std::string::npos) << flagged.err;

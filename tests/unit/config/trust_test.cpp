@@ -74,27 +74,12 @@ TEST(Trust, UntrustedRepositoryCannotChooseTheEndpointKeyOrProvider) {
   ASSERT_EQ(notices.size(), 1u);
   const std::string file = (r.root() / ".revline.json").string();
   EXPECT_EQ(notices[0], file +
-                            ": ignored base_url, api_key_env, model, provider (\"openai\"), cassette (outside the repository): "
+                            ": ignored base_url, api_key_env, model, provider (\"openai\"), cassette: "
                             "this repository is not trusted, so its configuration may not choose where code and "
                             "credentials are sent. If you trust it, run `revline trust " +
                             r.root().string() + "` (adds it to " + r.userFile().string() +
                             "); or set these keys yourself with command-line flags, in the editor settings, or in " +
                             r.userFile().string() + ".");
-}
-
-// An untrusted repository's relative cassette is the file under its root that was
-// checked, wherever revline runs: before, it was checked from the root and opened
-// from the current directory, where the same relative path could lead outside.
-TEST(Trust, AnUntrustedRelativeCassetteIsTheOneUnderTheRoot) {
-  Repo r;
-  fs::create_directories(r.dir.path() / "replays");
-  std::ofstream(r.dir.path() / "replays" / "c.json") << "{}";
-  r.config(R"({"provider": "replay", "cassette": "replays/c.json"})");
-  Config c = loadForRepository(r.root(), loadUserConfig(r.userFile()), nullptr);
-  EXPECT_EQ(c.cassette, (r.root() / "replays" / "c.json").string());
-  r.config(R"({"provider": "replay", "cassette": "missing/c.json"})");
-  c = loadForRepository(r.root(), loadUserConfig(r.userFile()), nullptr);
-  EXPECT_EQ(c.cassette, (r.root() / "missing" / "c.json").string()) << "never a path from the current directory";
 }
 
 TEST(Trust, TrustedThroughTheUserConfigTheKeysApply) {
@@ -244,20 +229,12 @@ TEST(Trust, TrustedRepositorySetsWhatAReviewSpends) {
   EXPECT_TRUE(c.repositoryTrusted) << "its git config may name programs too (git::DiffRequest)";
 }
 
-TEST(Trust, CassetteInsideTheRepositoryIsAllowed) {
-  Repo r;
-  r.config(R"({"provider": "replay", "cassette": "tests/c.json"})");
-  std::vector<std::string> notices;
-  const Config c = loadForRepository(r.root(), loadUserConfig(r.userFile()), &notices);
-  EXPECT_EQ(c.cassette, (r.root() / "tests" / "c.json").string()) << "the one under the root, wherever revline runs";
-  ASSERT_EQ(notices.size(), 1u);
-  EXPECT_EQ(notices[0].find("cassette"), std::string::npos) << notices[0];  // only the provider is refused (below)
-}
-
 // Nor who reviews: an untrusted file's `replay` with a cassette it holds answered
 // with its author's verdict (APPROVE, exit 0 on the user's gate), and `builtin`
 // put the user's model aside, silently. The provider chosen below stays; one the
 // file names that is the same needs no word; an unknown name is still an error.
+// Nor its cassette, inside the repository or not: where the user chose `replay`,
+// the file's replaced the user's recorded answers with its author's.
 TEST(Trust, AnUntrustedFileDoesNotChooseWhoReviews) {
   Repo r;
   r.user(R"({"provider": "openai", "model": "gpt-test"})");
@@ -275,6 +252,15 @@ TEST(Trust, AnUntrustedFileDoesNotChooseWhoReviews) {
   EXPECT_TRUE(notices.empty()) << notices[0];
   r.config(R"({"provider": "opneai"})");
   EXPECT_THROW(loadForRepository(r.root(), loadUserConfig(r.userFile()), nullptr), ConfigError);
+  r.user(R"({"provider": "replay", "cassette": "/home/user/mine.json"})");
+  r.config(R"({"provider": "replay", "cassette": "author.json"})");
+  std::vector<std::string> said;
+  const Config replayed = loadForRepository(r.root(), loadUserConfig(r.userFile()), &said);
+  EXPECT_EQ(replayed.cassette, "/home/user/mine.json");
+  ASSERT_EQ(said.size(), 1u);
+  EXPECT_NE(said[0].find("ignored cassette: this repository is not trusted"), std::string::npos) << said[0];
+  // Trusted, the file's apply.
+  EXPECT_EQ(loadForRepository(r.root(), loadUserConfig(r.userFile()), nullptr, true).cassette, "author.json");
 }
 
 TEST(Trust, InvalidUserConfigIsAClearError) {

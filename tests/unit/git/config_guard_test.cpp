@@ -6,6 +6,7 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <chrono>
 #include <fstream>
@@ -393,7 +394,42 @@ TEST_F(Planted, AGitFileNamingAnotherRepositorysGitDirectoryIsRefusedUntilTruste
   request.trustRepositoryConfig = true;
   EXPECT_THAT(diffText(dir, request, options()), HasSubstr("PRIVATE_CODE"));  // trusted: git's reading, as asked
 
-  // A linked work tree outside its repository names its .git back: read untrusted.
+  // Nor through a `.git` symlink, nor a git directory the directory brings whose
+  // `commondir` shares the other repository's data (as a worktree's does), nor one
+  // shaped as a submodule's; a `gitdir` back-pointer that is a named pipe keeps
+  // nothing waiting.
+  const fs::path secret = fs::canonical(priv.root()) / ".git";
+  TempDir shapes;
+  const fs::path top = fs::canonical(shapes.path());
+  fs::create_directories(top / "link");
+  fs::create_symlink(secret, top / "link" / ".git");
+  fs::create_directories(top / "pkg" / "a");
+  fs::create_directories(top / "pkg" / "b");
+  std::ofstream(top / "pkg" / "a" / ".git") << "gitdir: ../b\n";
+  std::ofstream(top / "pkg" / "b" / "gitdir") << (top / "pkg" / "a" / ".git").string() << "\n";
+  std::ofstream(top / "pkg" / "b" / "commondir") << secret.string() << "\n";
+  std::ofstream(top / "pkg" / "b" / "HEAD") << "ref: refs/heads/master\n";
+  fs::create_directories(top / "pkg2" / "sub");
+  fs::create_directories(top / "pkg2" / ".git" / "modules" / "x");
+  std::ofstream(top / "pkg2" / "sub" / ".git") << "gitdir: ../.git/modules/x\n";
+  std::ofstream(top / "pkg2" / ".git" / "modules" / "x" / "commondir") << secret.string() << "\n";
+  std::ofstream(top / "pkg2" / ".git" / "modules" / "x" / "HEAD") << "ref: refs/heads/master\n";
+  repo.git("init -q --bare " + (top / "fifo" / "b").string());
+  repo.git("-C " + (top / "fifo" / "b").string() + " config core.bare false");
+  ASSERT_EQ(::mkfifo((top / "fifo" / "b" / "gitdir").c_str(), 0600), 0);
+  fs::create_directories(top / "fifo" / "a");
+  std::ofstream(top / "fifo" / "a" / ".git") << "gitdir: ../b\n";
+  for (const fs::path& dir : {top / "link", top / "pkg" / "a", top / "pkg2" / "sub", top / "fifo" / "a"}) {
+    try {
+      diffText(dir, DiffRequest{}, options());
+      ADD_FAILURE() << dir << ": another repository's history was read";
+    } catch (const GitError& e) {
+      EXPECT_THAT(e.what(), HasSubstr((dir / ".git").string() + " names the git directory ")) << dir;
+    }
+  }
+
+  // A linked work tree outside its repository names its .git back: read untrusted,
+  // with its back-pointer relative too (git 2.48's worktree.useRelativePaths).
   repo.write("a.txt", "a\n");
   repo.commitAll("base");
   TempDir place;
@@ -401,6 +437,21 @@ TEST_F(Planted, AGitFileNamingAnotherRepositorysGitDirectoryIsRefusedUntilTruste
   repo.git("worktree add -q " + linked.string());
   std::ofstream(linked / "a.txt") << "a\nb\n";
   EXPECT_THAT(diffText(linked, DiffRequest{}, options()), HasSubstr("+b\n"));
+  const fs::path backPointer = fs::canonical(repo.root()) / ".git" / "worktrees" / "wt" / "gitdir";
+  std::ofstream(backPointer) << fs::path(linked / ".git").lexically_relative(backPointer.parent_path()).string() << "\n";
+  EXPECT_THAT(diffText(linked, DiffRequest{}, options()), HasSubstr("+b\n"));
+  // A submodule, in the repository and in its linked work tree: its core.worktree names it.
+  TempRepo lib;
+  lib.write("l.txt", "l\n");
+  lib.commitAll("lib");
+  repo.git("-c protocol.file.allow=always submodule add -q " + lib.root().string() + " lib");
+  repo.commitAll("with lib");
+  std::ofstream(repo.root() / "lib" / "l.txt") << "l\nm\n";
+  EXPECT_THAT(diffText(repo.root() / "lib", DiffRequest{}, options()), HasSubstr("+m\n"));
+  repo.git("-C " + linked.string() + " checkout -q --detach " + repo.git("rev-parse HEAD").substr(0, 40));
+  repo.git("-C " + linked.string() + " -c protocol.file.allow=always submodule update -q --init");
+  std::ofstream(linked / "lib" / "l.txt") << "l\nn\n";
+  EXPECT_THAT(diffText(linked / "lib", DiffRequest{}, options()), HasSubstr("+n\n"));
 }
 
 TEST_F(Planted, CommitMessagesRunNoSignatureCheck) {

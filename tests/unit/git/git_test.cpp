@@ -269,10 +269,19 @@ TEST(DiffText, UntrackedFilesFollowStatusShowUntrackedFiles) {
   const std::string text = diff(repo, whole);
   EXPECT_THAT(text, Not(HasSubstr("notes.txt")));
   EXPECT_THAT(text, HasSubstr("+more"));
-  // ... and said: a user's global setting hid a new file's every line, silently.
+  EXPECT_TRUE(notices.empty()) << "the repository's own choice (a dotfiles repository over $HOME) is not said";
+  // The user's global setting (some set it for speed) hid a new file's every line,
+  // silently: said, with how many.
+  repo.git("config --unset status.showUntrackedFiles");
+  TempDir home;
+  std::ofstream(home.path() / "gitconfig") << "[status]\n\tshowUntrackedFiles = no\n";
+  GitOptions global = isolated(repo);
+  global.env["GIT_CONFIG_GLOBAL"] = (home.path() / "gitconfig").string();
+  EXPECT_THAT(diffText(repo.root(), whole, global), Not(HasSubstr("notes.txt")));
   EXPECT_THAT(notices, ElementsAre("1 untracked file is not part of this review: status.showUntrackedFiles is `no` in "
-                                   "this repository's or your git config, so git status lists none; `git add -N FILE` "
-                                   "takes a new file in (or `git -c status.showUntrackedFiles=normal status` shows which)"));
+                                   "your global git config, so git status lists none; `git add -N FILE` takes a new "
+                                   "file in (or `git -c status.showUntrackedFiles=normal status` shows which)"));
+  repo.git("config status.showUntrackedFiles no");
   // The file the editor saved is asked for by name: shown.
   DiffRequest named;
   named.paths = {"notes.txt"};

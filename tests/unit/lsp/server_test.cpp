@@ -1474,6 +1474,22 @@ TEST_F(Fixture, AFolderOfRepositoriesReviewsThoseOfItsOpenDocuments) {
   EXPECT_TRUE(named.contains("result")) << named.dump();
   c.allOf("textDocument/publishDiagnostics");
   EXPECT_EQ(c.stop(), 0);
+
+  // Beside a folder that is a repository (a multi-root workspace): its open documents' too.
+  LspClient both(scripted(s, true));
+  both.reply(both.request("initialize", {{"processId", nullptr}, {"capabilities", json::object()},
+                                         {"workspaceFolders", {{{"uri", rootUri()}, {"name", "repo"}},
+                                                               {{"uri", uriFromPath(top.string())}, {"name", "src"}}}}}));
+  both.notify("initialized", json::object());
+  both.notify("textDocument/didOpen", {{"textDocument", {{"uri", opened}, {"languageId", "text"}, {"version", 1},
+                                                         {"text", "one changed\ntwo\n"}}}});
+  EXPECT_EQ(both.reply(both.request("workspace/executeCommand", {{"command", "revline.reviewWorkspace"}}))["result"],
+            json(nullptr));  // two repositories: each reviewed, the reply at once
+  std::set<std::string> uris;
+  for (const json& d : both.allOf("textDocument/publishDiagnostics", 2s)) uris.insert(d["params"]["uri"]);
+  EXPECT_TRUE(uris.count(opened)) << "the open document under the folder of repositories was reviewed";
+  EXPECT_TRUE(uris.count(uri)) << "and the repository folder's file";
+  EXPECT_EQ(both.stop(), 0);
 }
 
 // Helix and eglot drop diagnostics published for another version than the

@@ -308,6 +308,11 @@ TEST_F(ToolsTest, ANameWithANewlineIsListedQuotedAndReadBack) {
   const auto read = tools.execute({"call_3", "read_file", {{"path", "\"x\\nsrc/Service.java\""}}}, CancelToken());
   EXPECT_TRUE(read.ok) << read.content;
   EXPECT_NE(read.content.find("the odd one"), std::string::npos) << read.content;
+  // A name that begins with a quote, listed quoted, read back.
+  write("\"q\".py", "quoted\n");
+  const auto q = tools.execute({"call_4", "read_file", {{"path", "\"\\\"q\\\".py\""}}}, CancelToken());
+  EXPECT_TRUE(q.ok) << q.content;
+  EXPECT_NE(q.content.find("quoted"), std::string::npos) << q.content;
 }
 
 // Git's own directory inside the work tree under another name (GitHidden::gitData) is refused as such.

@@ -682,13 +682,14 @@ HttpTransport::Attempt HttpTransport::sendOnce(const std::string& path,
     // A gateway (OpenRouter) that had sent 200 before its upstream failed says
     // the real status in the body: {"error": {"code": 502, ...}}. Read as that
     // status: retried as such, and reported as such.
-    if (res.status >= 200 && res.status < 300)
+    if (res.status >= 200 && res.status < 300) {
       if (const int embedded = embeddedErrorStatus(attempt.response.body)) {
         attempt.response.status = embedded;
       } else if (auto failed = errorInAChoice(attempt.response.body)) {
         attempt.response.status = failed->status;
         attempt.response.body = std::move(failed->body);
       }
+    }
     return attempt;
   }
   attempt.error = error;

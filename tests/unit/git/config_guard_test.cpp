@@ -419,12 +419,12 @@ TEST_F(Planted, AGitFileNamingAnotherRepositorysGitDirectoryIsRefusedUntilTruste
   ASSERT_EQ(::mkfifo((top / "fifo" / "b" / "gitdir").c_str(), 0600), 0);
   fs::create_directories(top / "fifo" / "a");
   std::ofstream(top / "fifo" / "a" / ".git") << "gitdir: ../b\n";
-  for (const fs::path& dir : {top / "link", top / "pkg" / "a", top / "pkg2" / "sub", top / "fifo" / "a"}) {
+  for (const fs::path& shape : {top / "link", top / "pkg" / "a", top / "pkg2" / "sub", top / "fifo" / "a"}) {
     try {
-      diffText(dir, DiffRequest{}, options());
-      ADD_FAILURE() << dir << ": another repository's history was read";
+      diffText(shape, DiffRequest{}, options());
+      ADD_FAILURE() << shape << ": another repository's history was read";
     } catch (const GitError& e) {
-      EXPECT_THAT(e.what(), HasSubstr((dir / ".git").string() + " names the git directory ")) << dir;
+      EXPECT_THAT(e.what(), HasSubstr((shape / ".git").string() + " names the git directory ")) << shape;
     }
   }
 

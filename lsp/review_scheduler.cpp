@@ -628,10 +628,11 @@ void Server::applyOutcome(Job& job, JobOutcome& outcome) {
         if (state.root == job.root) reviewed.emplace(uri, state.path);
     }
     // A folder removed while the review ran: its closed files get none of it (they
-    // were published, then cleared at once).
-    const auto leftWithRemovedFolder = leftOnlyIn(removedFolders_);
+    // were published, then cleared at once). Asked only then: it looks up every
+    // folder's repository, and this runs at every review's end.
+    const auto leftWithRemovedFolder = removedFolders_.empty() ? nullptr : leftOnlyIn(removedFolders_);
     for (const auto& [uri, rel] : reviewed) {
-      if (!removedFolders_.empty() && !documents_.get(uri) && leftWithRemovedFolder(job.root, rel)) {
+      if (leftWithRemovedFolder && !documents_.get(uri) && leftWithRemovedFolder(job.root, rel)) {
         if (files_.count(uri)) forgetFile(uri);
         continue;
       }

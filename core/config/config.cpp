@@ -277,7 +277,9 @@ std::vector<std::string> withoutRoutingKeys(json& object, const Config& below) {
   if (object.contains("provider") && object["provider"].is_string()) {
     const std::string p = object["provider"].get<std::string>();
     // An unknown name stays, for the error that names the key and the choices.
-    const bool known = p == "builtin" || p == "replay" || isModelProvider(p);
+    const auto& keys = detail::configKeys();
+    const auto spec = std::find_if(keys.begin(), keys.end(), [](const KeySpec& k) { return k.name == "provider"; });
+    const bool known = std::find(spec->values.begin(), spec->values.end(), p) != spec->values.end();
     if (known && p != below.provider) {
       ignored.push_back("provider (\"" + p + "\")");
       object.erase("provider");

@@ -403,12 +403,8 @@ std::string sizeLimit(std::uintmax_t bytes) {
 // naming a git directory under some repository's worktrees/. Adding one as a
 // submodule, which the advice for a nested clone says, would be wrong.
 bool linkedWorkTree(const fs::path& dir) {
-  std::error_code ec;
-  if (!fs::is_regular_file(fs::symlink_status(dir / ".git", ec))) return false;
-  std::ifstream in(dir / ".git");
-  std::string line;
-  std::getline(in, line);
-  return line.starts_with("gitdir: ") && line.find("/worktrees/") != std::string::npos;
+  const auto target = gitFileTarget(dir / ".git");
+  return target && target->lexically_normal().parent_path().filename() == "worktrees";
 }
 
 // ls-files lists an untracked embedded repository as "dir/". It is another
@@ -652,14 +648,14 @@ fs::path namedFrom(const fs::path& dir, const std::string& text) {
 // one so). Accepted: a linked work tree, whose git directory is one of the
 // shared repository's `worktrees/` and names this `.git` back; and a submodule,
 // whose git directory is its own data and whose core.worktree names this work tree.
-void refuseForeignGitDirectory(const Runner& git, const fs::path& root, const fs::path& gitDir) {
+void refuseForeignGitDirectory(const Runner& git, const fs::path& root, const fs::path& gitDir,
+                               const fs::path& commonDir) {
   std::error_code ec;
   const fs::path dotGit = root / ".git";
   if (fs::is_directory(fs::symlink_status(dotGit, ec))) return;  // the repository's own
   const fs::path canonicalRoot = fs::weakly_canonical(root, ec);
   const fs::path named = fs::weakly_canonical(gitDir, ec);
-  const process::Result shared = git.run({"rev-parse", "--path-format=absolute", "--git-common-dir"});
-  const fs::path common = shared.exitCode == 0 ? fs::weakly_canonical(trimNewline(shared.out), ec) : named;
+  const fs::path common = fs::weakly_canonical(commonDir, ec);
   const auto inside = [&](const fs::path& p) { return support::insideRoot(canonicalRoot, p); };
   if (inside(named) && inside(common)) return;  // the directory's own data
   if (common != named && named.parent_path() == common / "worktrees" &&
@@ -851,20 +847,23 @@ std::string diffText(const fs::path& root, const DiffRequest& request, const Git
 
   // `git rev-parse --git-path` follows linked work trees and GIT_INDEX_FILE.
   // Nothing runs a program of the repository's config before the guard is set.
+  // The common directory too (a linked work tree's shared one), for the guard
+  // against a git directory named from outside: no second git call on a save.
   std::vector<std::string> gitPaths{"rev-parse",  "--git-path", "index",           "--git-path",
-                                    "config",     "--git-path", "config.worktree", "--absolute-git-dir"};
+                                    "config",     "--git-path", "config.worktree", "--absolute-git-dir",
+                                    "--path-format=absolute", "--git-common-dir"};
   // And HEAD from the same process: the server runs this on every save.
   if (request.mode != DiffRequest::Mode::Base) gitPaths.insert(gitPaths.end(), {"-q", "--verify", "HEAD^{commit}"});
   const process::Result r = git.run(gitPaths);
   const std::vector<std::string> printed = splitLines(r.out);
-  if (printed.size() < 4) throw GitError(Runner::failure(gitPaths, r));
+  if (printed.size() < 5) throw GitError(Runner::failure(gitPaths, r));
   if (!request.trustRepositoryConfig && !environmentSets(options, "GIT_DIR"))
-    refuseForeignGitDirectory(git, root, printed[3]);
+    refuseForeignGitDirectory(git, root, printed[3], printed[4]);
   std::string against;
   if (request.mode == DiffRequest::Mode::Base) {
     against = mergeBase(git, request.base);
-  } else if (r.exitCode == 0 && printed.size() > 4) {
-    against = printed[4];
+  } else if (r.exitCode == 0 && printed.size() > 5) {
+    against = printed[5];
   } else {
     throwIfUnreadable(git, "HEAD", "HEAD");  // else HEAD is unborn (no commits yet): the paths were still printed
   }

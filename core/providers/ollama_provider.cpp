@@ -27,7 +27,7 @@ OllamaProvider::OllamaProvider(RemoteSettings settings)
         if (e.base.basePath.ends_with("/api")) e.base.basePath.resize(e.base.basePath.size() - 4);
         return e;
       }) {
-  std::lock_guard<std::mutex> lock(withoutThinkingMu_);
+  std::lock_guard<std::mutex> lock(negotiatedMu_);
   thinkingOff_ = !withoutThinking_.count(endpoint_.base.str() + '\0' + endpoint_.model);
   if (noSchemaFormat_.count(endpoint_.base.str())) settings_.structuredOutput = config::StructuredOutput::Prompt;
 }
@@ -58,7 +58,7 @@ bool OllamaProvider::adaptToRejection(const HttpResponse& response) {
       message.find("cannot unmarshal object") != std::string::npos && message.find(".format") != std::string::npos) {
     settings_.structuredOutput = config::StructuredOutput::Prompt;
     {
-      std::lock_guard<std::mutex> lock(withoutThinkingMu_);
+      std::lock_guard<std::mutex> lock(negotiatedMu_);
       if (noSchemaFormat_.size() >= 256) noSchemaFormat_.clear();  // bounded, as withoutThinking_
       noSchemaFormat_.insert(endpoint_.base.str());
     }
@@ -74,7 +74,7 @@ bool OllamaProvider::adaptToRejection(const HttpResponse& response) {
       providerErrorMessage(response.body).find("does not support thinking") == std::string::npos)
     return false;
   thinkingOff_ = false;
-  std::lock_guard<std::mutex> lock(withoutThinkingMu_);
+  std::lock_guard<std::mutex> lock(negotiatedMu_);
   if (withoutThinking_.size() >= 256) withoutThinking_.clear();  // bounded, as a few models are used in practice
   withoutThinking_.insert(endpoint_.base.str() + '\0' + endpoint_.model);
   return true;

@@ -50,7 +50,7 @@ class OllamaProvider : public RemoteProvider {
   // `think: false` goes with `format` until the model refuses it (a model without
   // thinking, on a recent Ollama); models that refused it, by "<base url>\0<model>".
   bool thinkingOff_ = true;
-  static inline std::mutex withoutThinkingMu_;
+  static inline std::mutex negotiatedMu_;
   static inline std::set<std::string> withoutThinking_;
   // Servers (by base URL) that refused a JSON schema in `format`: Ollama before
   // 0.5 takes only "json" there. Their requests carry the schema in the prompt alone.

@@ -1,6 +1,9 @@
 #include "lsp/lsp_command.h"
 
 #include <csignal>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include "core/cli/commands.h"
 #include "lsp/server.h"
@@ -67,6 +70,15 @@ int runLspCommand(const std::vector<std::string>& args, std::istream&, std::ostr
     }
   }
   std::signal(SIGPIPE, SIG_IGN);  // a client that went away shows as EOF / failed writes (main sets it too)
+#ifdef __GLIBC__
+  // A long-lived server hands what a review freed back to the system. glibc
+  // raises its trim threshold to twice the largest block it mmapped and freed
+  // (a 32 MB diff: 64 MB), and a worker thread's arena is shrunk only from its
+  // top, when the free space there passes that threshold (malloc_trim() does
+  // not shrink it): idle after a large workspace review the server held 40 to
+  // 61 MB, 1 MB of it in use. Fixed at glibc's default, it held 13 to 15 MB.
+  mallopt(M_TRIM_THRESHOLD, 128 * 1024);
+#endif
   StdioTransport transport(0, 1, maxBytes);
   Server server(transport, std::move(options));
   return server.run();

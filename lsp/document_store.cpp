@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "core/support/line_diff.h"
 #include "core/support/repo_file.h"
 #include "core/support/text.h"
 #include "lsp/jsonrpc.h"
@@ -142,16 +143,116 @@ TextDocumentContentChangeEvent Document::asLinesThatDiffer(std::string text) con
   return TextDocumentContentChangeEvent{Range{start, end}, text.substr(prefix, text.size() - suffix - prefix)};
 }
 
-LineEdit Document::apply(const TextDocumentContentChangeEvent& change) {
+std::vector<LineEdit> Document::apply(const TextDocumentContentChangeEvent& change) {
   // The whole text (a client that syncs it whole, Emacs's last resort): the
   // edit of the lines that differ, so the findings on the others move as in a
   // ranged edit rather than all being dropped.
-  if (!change.range) return applyExactly(asLinesThatDiffer(change.text));
   // A range that rewrites some of its lines as they were (Emacs modes announce
   // whole regions: cc-mode a line typed above a finding as the change of
-  // everything from the line before to the end; a formatter replaces a block):
-  // those lines are not edited, so the findings on them move rather than drop.
-  return applyExactly(withoutLinesKept(change));
+  // everything from the line before to the end; a formatter replaces a block;
+  // VS Code's reload of a file git rewrote is a range over all of it): those
+  // lines are not edited, so the findings on them move rather than drop.
+  const TextDocumentContentChangeEvent narrowed = change.range ? withoutLinesKept(change) : asLinesThatDiffer(change.text);
+  std::vector<LineEdit> edits;
+  for (const auto& part : splitAtLinesKept(narrowed)) edits.push_back(applyExactly(part));
+  return edits;
+}
+
+std::vector<TextDocumentContentChangeEvent> Document::splitAtLinesKept(const TextDocumentContentChangeEvent& change) const {
+  // Changed in several places (a reload after `git checkout -m` brought lines at
+  // 5 and at 400): one edit per place, the last first so each one's range still
+  // holds, and the lines between them are kept (before, everything from the
+  // first difference to the last was one edit, and the findings between dropped).
+  // Only from a line's start: a change inside a line is one edit as it is.
+  if (!change.range || change.range->start.character != 0 || change.range->end < change.range->start) return {change};
+  const Position start = change.range->start;
+  Position end = change.range->end;
+  const std::size_t from = offsetOf(start);
+  std::size_t to = offsetOf(end);
+  std::string newText = change.text;
+  // Ending before a line break (lines rewritten, withoutLinesKept): with the
+  // break on both sides, so every line compared is whole and has its break.
+  if (const std::string_view rest = std::string_view(text_).substr(to); rest.starts_with('\n') || rest.starts_with("\r\n")) {
+    const std::string_view lineBreak = rest.substr(0, rest.find('\n') + 1);
+    to += lineBreak.size();
+    newText += lineBreak;
+    end = Position{end.line + 1, 0};
+  }
+  // At the end of a text without a final line break its last line has none:
+  // compared as if both texts had one (so "u0" and "u0\n" are one line kept),
+  // that break is then added or taken away on its own.
+  std::string oldSegment = text_.substr(from, to - from);
+  const bool atEnd = to == text_.size();
+  if (atEnd && (oldSegment.ends_with('\r') || newText.ends_with('\r'))) return {change};  // a lone "\r" last: as given
+  const bool oldLacksBreak = atEnd && !oldSegment.empty() && oldSegment.back() != '\n';
+  const bool newLacksBreak = atEnd && !newText.empty() && newText.back() != '\n';
+  // In the other's spelling, or the text's own where both lack one, so "u0"
+  // kept reads as "u0\r\n" kept.
+  const auto lastBreak = [](std::string_view t) {
+    const std::size_t nl = t.rfind('\n');
+    return nl == std::string_view::npos ? std::string() : nl > 0 && t[nl - 1] == '\r' ? std::string("\r\n") : std::string("\n");
+  };
+  std::string shared = lastBreak(newText);
+  if (shared.empty()) shared = lastBreak(oldSegment);
+  if (shared.empty()) shared = "\n";
+  const std::string oldAddedBreak = !oldLacksBreak ? "" : newLacksBreak ? shared : lastBreak(newText);
+  const std::string newAddedBreak = !newLacksBreak ? "" : oldLacksBreak ? shared : lastBreak(oldSegment);
+  oldSegment += oldAddedBreak;
+  newText += newAddedBreak;
+  // Lines with their breaks, so a line respelt with "\r\n" differs.
+  const auto pieces = [](std::string_view t) {
+    std::vector<std::string_view> out;
+    for (std::size_t at = 0; at < t.size();) {
+      const std::size_t nl = t.find('\n', at);  // none after the last line of a range ending inside a line
+      const std::size_t next = nl == std::string_view::npos ? t.size() : nl + 1;
+      out.push_back(t.substr(at, next - at));
+      at = next;
+    }
+    return out;
+  };
+  const std::vector<std::string_view> before = pieces(oldSegment), after = pieces(newText);
+  constexpr std::size_t kMostLinesCompared = 400;  // beyond it, one edit as before (the search is quadratic in it)
+  const auto runs = differingLines(before, after, kMostLinesCompared);
+  if (!runs) return {change};
+  std::vector<TextDocumentContentChangeEvent> parts;
+  const bool lastLineKept = runs->empty() || runs->back().oldEnd < before.size();
+  if (lastLineKept && oldLacksBreak && !newLacksBreak) {
+    parts.push_back(TextDocumentContentChangeEvent{Range{end, end}, oldAddedBreak});
+  } else if (lastLineKept && !oldLacksBreak && newLacksBreak) {
+    const int last = lineCount() - 1;  // the empty line after the final break
+    parts.push_back(TextDocumentContentChangeEvent{Range{Position{last - 1, utf16Length(line(last - 1))}, end}, ""});
+  }
+  const auto breakOf = [](std::string_view piece) {
+    return piece.ends_with("\r\n") ? std::string_view("\r\n") : piece.ends_with('\n') ? std::string_view("\n") : std::string_view();
+  };
+  for (auto run = runs->rbegin(); run != runs->rend(); ++run) {
+    std::string text;
+    for (std::size_t j = run->newBegin; j < run->newEnd; ++j) text += after[j];
+    Position partStart{start.line + static_cast<int>(run->oldBegin), 0};
+    Position partEnd = end;
+    if (run->oldEnd < before.size()) {
+      partEnd = Position{start.line + static_cast<int>(run->oldEnd), 0};
+      // Lines rewritten (not only inserted or removed) end before their break, as
+      // withoutLinesKept's do: a finding on them is moved onto what replaced them.
+      if (run->oldEnd > run->oldBegin && run->newEnd > run->newBegin && !breakOf(after[run->newEnd - 1]).empty() &&
+          breakOf(before[run->oldEnd - 1]) == breakOf(after[run->newEnd - 1])) {
+        partEnd = Position{partEnd.line - 1, utf16Length(line(partEnd.line - 1))};
+        text.resize(text.size() - breakOf(after[run->newEnd - 1]).size());
+      }
+    } else {  // to the end of the text: the breaks only compared with are not written
+      if (run->oldBegin == before.size() && oldLacksBreak) {  // lines added after a last line without a break
+        partStart = end;
+        text.insert(0, oldAddedBreak);
+      }
+      if (run->newBegin == after.size() && newLacksBreak)  // the last lines gone, and the break before them
+        partStart = Position{partStart.line - 1, utf16Length(line(partStart.line - 1))};
+      else if (newLacksBreak)
+        text.resize(text.size() - newAddedBreak.size());
+    }
+    parts.push_back(TextDocumentContentChangeEvent{Range{partStart, partEnd}, std::move(text)});
+  }
+  if (parts.size() < 2) return {change};
+  return parts;
 }
 
 TextDocumentContentChangeEvent Document::withoutLinesKept(const TextDocumentContentChangeEvent& change) const {
@@ -231,7 +332,8 @@ std::vector<LineEdit> DocumentStore::change(const DidChangeTextDocumentParams& p
   if (it == docs_.end())
     throw LspError(ErrorCode::InvalidParams, "didChange for a document that is not open: " + params.textDocument.uri);
   std::vector<LineEdit> edits;
-  for (const auto& c : params.contentChanges) edits.push_back(it->second.apply(c));
+  for (const auto& c : params.contentChanges)
+    for (const LineEdit& e : it->second.apply(c)) edits.push_back(e);
   it->second.setVersion(params.textDocument.version);
   return edits;
 }

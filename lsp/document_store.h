@@ -52,8 +52,9 @@ class Document {
   // Line text without its line break ("\n" or "\r\n"); empty past the end.
   std::string_view line(int index) const;
   std::size_t offsetOf(const Position& p) const;  // clamped into the text
-  // Applies one change; returns how lines moved.
-  LineEdit apply(const TextDocumentContentChangeEvent& change);
+  // Applies one change; returns how lines moved, as one edit per place it
+  // changed lines (in the order applied: the last place first).
+  std::vector<LineEdit> apply(const TextDocumentContentChangeEvent& change);
   // A whole new text as the ranged change of the lines that differ from this one.
   TextDocumentContentChangeEvent asLinesThatDiffer(std::string text) const;
   void setVersion(int v) { version_ = v; }
@@ -62,6 +63,9 @@ class Document {
   LineEdit applyExactly(const TextDocumentContentChangeEvent& change);  // `change` has a range
   // A ranged change without the whole lines at its start and end that it leaves as they were.
   TextDocumentContentChangeEvent withoutLinesKept(const TextDocumentContentChangeEvent& change) const;
+  // A change from a line's start as the changes of the runs of lines it
+  // changes, the last first, without the lines between them that it keeps.
+  std::vector<TextDocumentContentChangeEvent> splitAtLinesKept(const TextDocumentContentChangeEvent& change) const;
   void index();
   std::string uri_;
   int version_;

@@ -1,6 +1,7 @@
 // The document store: UTF-16 positions, incremental edits, and how lines move.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 
 #include "lsp/document_store.h"
@@ -64,8 +65,8 @@ TEST(Store, UnknownDocumentIsAnError) {
 std::optional<std::pair<int, int>> moved(const std::string& text, int first, int last,
                                          const TextDocumentContentChangeEvent& c) {
   Document d("file:///x", 1, text);
-  LineEdit e = d.apply(c);
-  if (!moveLines(first, last, e)) return std::nullopt;
+  for (const LineEdit& e : d.apply(c))
+    if (!moveLines(first, last, e)) return std::nullopt;
   return std::make_pair(first, last);
 }
 
@@ -129,10 +130,11 @@ TEST(MoveLines, ARangeThatRewritesLinesAsTheyWereMovesThem) {
   const auto typedAbove = change(0, 9, 5, 0, "er {\n    // typed above\n  boolean a() {\n    if (x) {\n  }\n}\n");
   EXPECT_EQ(moved(text, 2, 2, typedAbove), P(3, 3));
   Document d("file:///x", 1, text);
-  const LineEdit edit = d.apply(typedAbove);
+  const std::vector<LineEdit> edits = d.apply(typedAbove);
   EXPECT_EQ(d.text(), "class Order {\n    // typed above\n  boolean a() {\n    if (x) {\n  }\n}\n");
-  EXPECT_EQ(edit.start, (Position{1, 0}));
-  EXPECT_EQ(edit.end, (Position{1, 0}));
+  ASSERT_EQ(edits.size(), 1u);
+  EXPECT_EQ(edits[0].start, (Position{1, 0}));
+  EXPECT_EQ(edits[0].end, (Position{1, 0}));
   // Lines that do change in such a range are still edited: a finding on one is moved onto
   // what replaced it, or dropped with it, as in an exact range.
   EXPECT_EQ(moved(text, 2, 2, change(0, 9, 5, 0, "er {\n  boolean a() {\n  }\n}\n")), std::nullopt);
@@ -168,6 +170,79 @@ TEST(Document, ANarrowedChangeLeavesTheTextTheClientHas) {
     expected.replace(from, to - from, replacement);
     d.apply(change(l1, c1, l2, c2, replacement));
     ASSERT_EQ(d.text(), expected) << "round " << round;
+  }
+}
+
+// A whole new text that differs in several places (an editor's reload after
+// `git checkout -m` brought upstream lines at 5 and at 400; VS Code sends the
+// reload as a range over the whole document): the lines between the places are
+// kept, and their findings move. Before, everything from the first difference
+// to the last was one edit, and every finding between was dropped.
+TEST(MoveLines, AChangeInSeveralPlacesKeepsTheLinesBetween) {
+  const std::string text = "l0\nl1\nl2\nl3\nl4\nl5\nl6\nl7\nl8\nl9\n";
+  const std::string changed = "l0\nX\nnew\nnew\nl2\nl3\nl4\nl5\nl6\nl7\nl9\nY\n";  // l1 rewritten, two added, l8 gone, one appended
+  auto whole = [](std::string t) { return TextDocumentContentChangeEvent{std::nullopt, std::move(t)}; };
+  for (const auto& c : {whole(changed), change(0, 0, 10, 0, changed)}) {
+    EXPECT_EQ(moved(text, 4, 4, c), P(6, 6));
+    EXPECT_EQ(moved(text, 3, 7, c), P(5, 9));
+    EXPECT_EQ(moved(text, 1, 1, c), P(1, 1));  // rewritten: onto what replaced it, as in a ranged edit
+    EXPECT_EQ(moved(text, 8, 8, c), std::nullopt);
+    EXPECT_EQ(moved(text, 9, 9, c), P(10, 10));
+    Document d("file:///x", 1, text);
+    const std::vector<LineEdit> edits = d.apply(c);
+    EXPECT_EQ(d.text(), changed);
+    EXPECT_EQ(edits.size(), 3u);
+  }
+}
+
+// Random edits at random places of a text whose lines all differ: every line
+// no edit touched keeps its finding, on the line that still reads as it did,
+// however the new text arrives (whole, or as a range over all of it), and the
+// text is the client's exactly (with CRLF, blank and repeated lines too).
+TEST(MoveLines, EveryLineNoEditTouchedKeepsItsFinding) {
+  std::mt19937 random(20261207);
+  auto pick = [&](std::size_t n) { return static_cast<std::size_t>(random() % n); };
+  for (int round = 0; round < 2000; ++round) {
+    std::vector<std::string> lines;
+    for (std::size_t i = 0, n = 1 + pick(30); i < n; ++i) lines.push_back("u" + std::to_string(i));
+    std::vector<std::string> after = lines;
+    for (std::size_t edits = pick(6); edits > 0; --edits) {
+      const std::size_t at = pick(after.size() + 1);
+      switch (pick(3)) {
+        case 0: after.insert(after.begin() + static_cast<long>(at), pick(2) ? "new" : ""); break;
+        case 1: if (at < after.size()) after.erase(after.begin() + static_cast<long>(at)); break;
+        default: if (at < after.size()) after[at] = "x"; break;
+      }
+    }
+    const bool crlf = pick(4) == 0, lastBreak = pick(4) != 0;
+    auto join = [&](const std::vector<std::string>& ls) {
+      std::string t;
+      for (std::size_t i = 0; i < ls.size(); ++i) t += ls[i] + (i + 1 < ls.size() || lastBreak ? (crlf ? "\r\n" : "\n") : "");
+      return t;
+    };
+    const std::string text = join(lines), changed = join(after);
+    Document probe("file:///x", 1, text);
+    const int lastLine = probe.lineCount() - 1;
+    const auto events = {TextDocumentContentChangeEvent{std::nullopt, changed},
+                         change(0, 0, lastLine, utf16Length(probe.line(lastLine)), changed)};
+    for (const auto& c : events) {
+      Document d("file:///x", 1, text);
+      const std::vector<LineEdit> edits = d.apply(c);
+      ASSERT_EQ(d.text(), changed) << "round " << round;
+      for (int i = 0; i < static_cast<int>(lines.size()); ++i) {
+        if (std::find(after.begin(), after.end(), lines[i]) == after.end()) continue;  // deleted or rewritten
+        // Without a final line break, the last line kept loses its break when the
+        // lines after it go ("u4\nu5" to "u4"): a new text over all of it reads as
+        // that line rewritten with the lines after it (a client whose range says
+        // which characters went keeps it: EditsBelowOrAfterTheContentDoNothing).
+        if (!lastBreak && lines[i] == after.back()) continue;
+        int first = i, last = i;
+        bool kept = true;
+        for (const LineEdit& e : edits) kept = kept && moveLines(first, last, e);
+        ASSERT_TRUE(kept) << "round " << round << ": the finding on " << lines[i] << " was dropped";
+        EXPECT_EQ(d.line(first), lines[i]) << "round " << round << (c.range ? " ranged" : " whole") << "\n[" << text << "]\n[" << changed << "]" << edits.size() << " " << edits[0].start.line << ":" << edits[0].start.character << "-" << edits[0].end.line << ":" << edits[0].end.character << " nl" << edits[0].insertedNewlines;
+      }
+    }
   }
 }
 

@@ -302,6 +302,54 @@ TEST_F(FindingsLifetime, APullThatMovesTheChangedLineKeepsItsFinding) {
   EXPECT_EQ(c.stop(), 0);
 }
 
+// `git checkout -m` (or a pull with --autostash) that brings upstream lines
+// above and below two changed lines, and the editor's reload as one new text
+// (as a client that sends the whole text does, and as VS Code's range over all
+// of it): both findings stay, moved with their lines. Before, everything from
+// the first line that differed to the last was one edit, and both were dropped
+// until the next save.
+void reloadChangingLinesAboveAndBelow(FindingsLifetime& f, bool ranged) {
+  auto& repo = f.repo;
+  std::string base;
+  for (int i = 0; i < 20; ++i) base += "line " + std::to_string(i) + "\n";
+  repo.write("a.txt", base);
+  repo.commitAll("base");
+  auto withChange = [](std::string text) {
+    for (const std::string n : {"line 3\n", "line 15\n"}) text.replace(text.find(n), n.size() - 1, n.substr(0, n.size() - 1) + " changed");
+    return text;
+  };
+  repo.write("a.txt", withChange(base));
+  LspClient c(FindingsLifetime::options());
+  c.initialize(f.rootUri());
+  f.open(c, "a.txt");
+  f.save(c, "a.txt");
+  ASSERT_EQ(f.published(c, "a.txt").size(), 2u);
+  const std::string upstream = "new first\n" + base.substr(0, base.size() - std::string("line 19\n").size()) + "line 19 upstream\n";
+  repo.write("a.txt", upstream);
+  repo.commitAll("upstream");
+  const std::string reloaded = withChange(upstream);
+  repo.write("a.txt", reloaded);
+  f.indexChanged(c);
+  json change = {{"text", reloaded}};
+  if (ranged) change["range"] = {{"start", {{"line", 0}, {"character", 0}}}, {"end", {{"line", 20}, {"character", 0}}}};
+  c.notify("textDocument/didChange", {{"textDocument", {{"uri", f.uriOf("a.txt")}, {"version", 2}}},
+                                      {"contentChanges", json::array({change})}});
+  c.notify("workspace/didChangeWatchedFiles", {{"changes", {{{"uri", f.uriOf(".git/HEAD")}, {"type", 2}}}}});
+  const json last = c.lastDiagnostics(std::chrono::milliseconds(1000));
+  ASSERT_EQ(last.size(), 2u) << last.dump();
+  EXPECT_EQ(last[0]["range"]["start"]["line"], 4);
+  EXPECT_EQ(last[1]["range"]["start"]["line"], 16);
+  EXPECT_EQ(c.stop(), 0);
+}
+
+TEST_F(FindingsLifetime, AReloadAsOneNewTextThatChangesLinesAboveAndBelowKeepsTheFindingsBetween) {
+  reloadChangingLinesAboveAndBelow(*this, /*ranged=*/false);
+}
+
+TEST_F(FindingsLifetime, AReloadAsARangeOverTheWholeFileThatChangesLinesAboveAndBelowKeepsTheFindingsBetween) {
+  reloadChangingLinesAboveAndBelow(*this, /*ranged=*/true);
+}
+
 // The same pull into a closed file (VS Code's Problems panel lists it): the
 // finding went, though its line is still added, one line down. It moves there.
 // A line the change adds more than once (which one?) still takes it away.

@@ -79,6 +79,9 @@ namespace {
 json sessionUsageJson(const ServerStats& s) {
   json u = reports::usageJson(s.usage, s.cost);
   if (s.cost) u["pricedRequests"] = s.pricedRequests;
+  // Requests made while no price was set cost something too: the total is what it is at least.
+  if (s.pricedRequests < s.usage.requests && u.contains("cost") && !u["cost"]["total"].is_null())
+    u["cost"]["lowerBound"] = true;
   return u;
 }
 }  // namespace

@@ -317,13 +317,20 @@ review::ModelResponse OpenAiProvider::parseResponse(const json& body) const {
     const std::int64_t total = tokenCount(u, "total_tokens", &out.countsUnreadable);
     if (reasoningTokens > 0 && total == out.usage.inputTokens + out.usage.outputTokens + reasoningTokens)
       out.usage.outputTokens += reasoningTokens;
-    if (u.contains("prompt_tokens_details"))
+    if (u.contains("prompt_tokens_details")) {
       out.usage.cachedInputTokens = tokenCount(u["prompt_tokens_details"], "cached_tokens", &out.countsUnreadable);
+      // OpenRouter says what a route that caches (Anthropic's, Gemini's) wrote to the cache, within prompt_tokens.
+      out.usage.cacheWriteTokens = tokenCount(u["prompt_tokens_details"], "cache_write_tokens", &out.countsUnreadable);
+    }
     // DeepSeek says its cache hits in a field of its own.
     if (out.usage.cachedInputTokens == 0)
       out.usage.cachedInputTokens = tokenCount(u, "prompt_cache_hit_tokens", &out.countsUnreadable);
     if (out.usage.cachedInputTokens > out.usage.inputTokens) {  // more cached than sent: not both true
       out.usage.cachedInputTokens = out.usage.inputTokens;
+      out.countsUnreadable = true;
+    }
+    if (out.usage.cacheWriteTokens > out.usage.inputTokens - out.usage.cachedInputTokens) {
+      out.usage.cacheWriteTokens = out.usage.inputTokens - out.usage.cachedInputTokens;
       out.countsUnreadable = true;
     }
   }

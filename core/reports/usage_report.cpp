@@ -68,7 +68,7 @@ json usageJson(const review::Usage& u, const std::optional<review::Cost>& cost) 
     j["cost"] = {{"input", cost->inputUnpriced ? json(nullptr) : json(money(cost->input))},
                  {"output", cost->outputUnpriced ? json(nullptr) : json(money(cost->output))},
                  {"total", money(cost->total())},
-                 {"lowerBound", u.unreportedRequests > 0 || cost->inputUnpriced || cost->outputUnpriced}};
+                 {"lowerBound", cost->lowerBound(u.unreportedRequests > 0)}};
   return j;
 }
 
@@ -80,14 +80,16 @@ std::string usageSentence(const review::Usage& u, const std::optional<review::Co
   // Nothing metered (no model asked, or an offline reviewer such as builtin): nothing to say.
   if (!u.metered()) return "";
   std::string s = count(u.requests, "model request", "model requests");
-  // Requests the provider gave no token counts for: the totals below are low.
+  // Requests the provider gave no token counts for, or not all of them (an Ollama reply
+  // without prompt_eval_count, a count unreadable): the totals below are low.
   // Not one count known: "0 input tokens ... cost at least 0.0000" would read as a figure.
   const bool noneKnown = noTokenCountKnown(u);
   if (u.unreportedRequests > 0)
-    s += " (no token counts for " +
+    s += std::string(" (") + (noneKnown ? "no" : "missing") + " token counts for " +
          (u.unreportedRequests == u.requests ? std::string(u.requests == 1 ? "it" : "them")
                                              : std::to_string(u.unreportedRequests) + " of them") +
-         ": answered without them, or cancelled or given up on in flight" + (noneKnown ? ")" : "; so the figures below are low)");
+         ": answered without " + (noneKnown ? "them" : "some or all of them") +
+         ", or cancelled or given up on in flight" + (noneKnown ? ")" : "; so the figures below are low)");
   if (noneKnown) {
     s += ", tokens unknown";
     if (u.toolCallBudget || u.toolCalls)
@@ -106,10 +108,11 @@ std::string usageSentence(const review::Usage& u, const std::optional<review::Co
     s += ", " + std::to_string(u.toolCalls) + " of " + count(u.toolCallBudget, "tool call", "tool calls");
   if (cost) {
     const std::vector<std::string> shown = formatCosts({cost->total(), cost->input, cost->output});
-    const bool atLeast = u.unreportedRequests > 0 || cost->inputUnpriced || cost->outputUnpriced;
+    const bool atLeast = cost->lowerBound(u.unreportedRequests > 0);
     s += std::string("; cost ") + (atLeast ? "at least " : "") + shown[0] + " " + std::string(pricedAs) + " (input " +
-         (cost->inputUnpriced ? "not priced: set price_per_million_input" : shown[1]) + ", output " +
-         (cost->outputUnpriced ? "not priced: set price_per_million_output" : shown[2]) + ")";
+         (cost->inputUnpriced ? "not priced: set price_per_million_input" : shown[1]) +
+         (cost->cacheWritesAtInputPrice ? ", its cache writes at the input price: set price_per_million_cache_write" : "") +
+         ", output " + (cost->outputUnpriced ? "not priced: set price_per_million_output" : shown[2]) + ")";
   }
   return s;
 }

@@ -149,11 +149,7 @@ AttemptResult runAttempts(Provider& provider, ModelRequest request, const Attemp
     ModelResponse response = provider.complete(request, cancel);
     result.usage += response.usage;
     ++result.usage.requests;
-    // Every answer of a model reads and writes tokens: either count missing means the provider did not
-    // say it (an Ollama reply without prompt_eval_count), and the sum would be taken as exact.
-    if (provider.metered() &&
-        (response.usage.inputTokens == 0 || response.usage.outputTokens == 0 || response.countsUnreadable))
-      ++result.usage.unreportedRequests;
+    if (provider.metered() && response.countsMissing()) ++result.usage.unreportedRequests;
     // Tries given up without an answer before this one: sent, maybe billed, counts unknown.
     result.usage.requests += response.unanswered;
     result.usage.unreportedRequests += response.unanswered;

@@ -20,6 +20,7 @@ std::optional<Cost> costOf(const Usage& usage, const Prices& prices) {
   c.output = static_cast<double>(usage.outputTokens) * prices.output.value_or(0) / 1e6;
   c.inputUnpriced = !prices.input && usage.inputTokens > 0;
   c.outputUnpriced = !prices.output && usage.outputTokens > 0;
+  c.cacheWritesAtInputPrice = !prices.cacheWrite && written > 0 && prices.input;
   return c;
 }
 
@@ -31,6 +32,7 @@ void addCostOf(std::optional<Cost>& total, const Usage& usage, const Prices& pri
   total->output += c->output;
   total->inputUnpriced = total->inputUnpriced || c->inputUnpriced;
   total->outputUnpriced = total->outputUnpriced || c->outputUnpriced;
+  total->cacheWritesAtInputPrice = total->cacheWritesAtInputPrice || c->cacheWritesAtInputPrice;
 }
 
 }  // namespace revline::review

@@ -23,7 +23,13 @@ struct Cost {
   // the total is only what the priced part cost.
   bool inputUnpriced = false;
   bool outputUnpriced = false;
+  // Tokens written to the prompt cache, priced as input for want of
+  // price_per_million_cache_write: providers bill a write at the input price or
+  // more (Anthropic 1.25x or 2x), so the cost is at least what it says.
+  bool cacheWritesAtInputPrice = false;
   double total() const { return input + output; }
+  // The figures are what it cost at least, not exactly (`unreported`: requests answered without token counts).
+  bool lowerBound(bool unreported) const { return unreported || inputUnpriced || outputUnpriced || cacheWritesAtInputPrice; }
 };
 
 // The cost of `usage`, or nullopt when neither the input nor the output price

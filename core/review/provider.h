@@ -146,6 +146,12 @@ struct ModelResponse {
   // set or negotiated): nothing but the model held its answer to it, so an
   // answer in prose is the model's, not a server's that ignored the schema.
   bool schemaOnlyInPrompt = false;
+
+  // Answered without the token counts that every answer has (input and output
+  // both read and written): one missing or unreadable (an Ollama reply without
+  // prompt_eval_count) and the sum would be taken as exact. One rule for the
+  // report and for what a failed or interrupted review says it spent.
+  bool countsMissing() const { return usage.inputTokens == 0 || usage.outputTokens == 0 || countsUnreadable; }
 };
 
 // A failure of the provider itself (network, auth, quota, cassette exhausted):

@@ -32,8 +32,7 @@ class SpendMeteringProvider : public review::DelegatingProvider {
     }
     review::Usage used = response.usage;
     used.requests = 1 + response.unanswered;
-    used.unreportedRequests =
-        (inner_->metered() && used.inputTokens == 0 && used.outputTokens == 0 ? 1 : 0) + response.unanswered;
+    used.unreportedRequests = (inner_->metered() && response.countsMissing() ? 1 : 0) + response.unanswered;
     meter_.add(used);
     return response;
   }

@@ -297,8 +297,8 @@ TEST(TokenBudgetCli, AnInterruptedReviewSaysWhatItSpentAndKeepsWhatWasAnswered) 
   EXPECT_EQ(stopped.exitCode, 143);
   const std::string& err = stopped.err;
   // The third request was sent and cancelled unanswered: counted, and said to leave the figures low.
-  EXPECT_NE(err.find("revline review: spent before the interruption: 3 model requests (no token counts for 1 of "
-                     "them: answered without them, or cancelled or given up on in flight; so the figures below are low), 2000 input "
+  EXPECT_NE(err.find("revline review: spent before the interruption: 3 model requests (missing token counts for 1 of "
+                     "them: answered without some or all of them, or cancelled or given up on in flight; so the figures below are low), 2000 input "
                      "tokens"),
             std::string::npos)
       << err;
@@ -330,7 +330,7 @@ TEST(TokenBudgetCli, CtrlCDuringAReviewSaysWhatItSpentAndExits130) {
   twoAnsweredThenSlow(slow);
   const Interrupted stopped = interruptAtTheThirdRequest(repo, slow, reviewAgainst(slow.url("/v1")), SIGINT);
   EXPECT_EQ(stopped.exitCode, 130) << stopped.err;
-  EXPECT_NE(stopped.err.find("revline review: spent before the interruption: 3 model requests (no token counts for 1"),
+  EXPECT_NE(stopped.err.find("revline review: spent before the interruption: 3 model requests (missing token counts for 1"),
             std::string::npos)
       << stopped.err;
   EXPECT_NE(stopped.err.find("What the answered requests reviewed is kept"), std::string::npos) << stopped.err;

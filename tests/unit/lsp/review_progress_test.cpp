@@ -201,6 +201,8 @@ TEST(ReviewProgress, TheSessionsCostSaysWhatItCovers) {
       << s.sentence();
   const json stats = c.reply(c.request("revline/stats", json::object()))["result"];
   EXPECT_EQ(stats["usage"]["pricedRequests"], 1) << stats.dump();
+  // The total covers the priced requests only: what the session spent is at least that.
+  EXPECT_EQ(stats["usage"]["cost"]["lowerBound"], true) << stats.dump();
   s = reviewWith({{"max_tool_calls", 0}, {"price_per_million_input", 4.0}}, 3);
   EXPECT_NE(s.sentence().find("cost 0.0060 for the 2 of 3 requests made while prices were configured, each at the "
                               "prices of its time"),

@@ -783,6 +783,11 @@ TEST(OpenAi, ReasoningOutputAndTheCountsOfOtherServers) {
                        {{"prompt_tokens", 1000}, {"completion_tokens", 10}, {"total_tokens", 1010},
                         {"completion_tokens_details", {{"reasoning_tokens", 6}}},
                         {"prompt_cache_hit_tokens", 896}, {"prompt_cache_miss_tokens", 104}}));
+  // OpenRouter's usage accounting (its docs' example): writes to the cache under
+  // prompt_tokens_details, within prompt_tokens.
+  server.enqueue(reply({{"content", "{}"}}, "stop",
+                       {{"prompt_tokens", 194}, {"completion_tokens", 2}, {"total_tokens", 196}, {"cost", 0.95},
+                        {"prompt_tokens_details", {{"cached_tokens", 0}, {"cache_write_tokens", 100}, {"audio_tokens", 0}}}}));
   SleepRecorder sleeps;
   OpenAiProvider provider(settingsFor(server.url("/v1"), sleeps));
   const auto inReasoning = provider.complete(testing::sampleRequest(), CancelToken());
@@ -799,6 +804,11 @@ TEST(OpenAi, ReasoningOutputAndTheCountsOfOtherServers) {
   const auto deepseek = provider.complete(testing::sampleRequest(), CancelToken());
   EXPECT_EQ(deepseek.usage.outputTokens, 10) << "reasoning inside completion_tokens is not counted twice";
   EXPECT_EQ(deepseek.usage.cachedInputTokens, 896);
+  const auto openrouter = provider.complete(testing::sampleRequest(), CancelToken());
+  EXPECT_EQ(openrouter.usage.inputTokens, 194);
+  EXPECT_EQ(openrouter.usage.cacheWriteTokens, 100);
+  EXPECT_EQ(openrouter.usage.cachedInputTokens, 0);
+  EXPECT_FALSE(openrouter.countsUnreadable);
 }
 
 // Services whose refusals name the fix too: Groq's per-minute limit, the

@@ -68,6 +68,13 @@ TEST(TextReport, StatesTheCostOnlyWhenPricesAreConfigured) {
   // 200000 uncached * 3 + 600000 * 0.3 + 200000 * 3.75 = 0.6 + 0.18 + 0.75 = 1.53; output 1.5.
   EXPECT_NE(renderText(o).find("; cost 3.0300 at the configured prices (input 1.5300, output 1.5000).\n"), std::string::npos)
       << renderText(o);
+  // No price for cache writes: they are priced as input, which they cost at least (Anthropic bills 1.25x), so
+  // the cost is "at least", and says which price to set. Before, 0.6 + 0.18 + 0.6 + 1.5 = 2.88 read as exact.
+  o.prices = {.input = 3.0, .output = 15.0, .cachedInput = 0.3};
+  EXPECT_NE(renderText(o).find("; cost at least 2.8800 at the configured prices (input 1.3800, its cache writes at the "
+                               "input price: set price_per_million_cache_write, output 1.5000).\n"),
+            std::string::npos)
+      << renderText(o);
   // The parts add up to the total as shown, all at one precision (before: "cost 0.0134 (input 0.0123,
   // output 0.0010)" for 0.0123 + 0.00105, and "input 0.0000" beside "output 0.00007500").
   o.prices = {.input = 1.0, .output = 10.0};
@@ -118,7 +125,7 @@ TEST(TextReport, RequestsWithoutTokenCountsAreSaidAndTheCostIsALowerBound) {
             std::string::npos)
       << renderText(o);
   o.usage = {.inputTokens = 2'000'000, .outputTokens = 100, .requests = 3, .unreportedRequests = 1};
-  EXPECT_NE(renderText(o).find("Usage: 3 model requests (no token counts for 1 of them: answered without them, or "
+  EXPECT_NE(renderText(o).find("Usage: 3 model requests (missing token counts for 1 of them: answered without some or all of them, or "
                                "cancelled or given up on in flight; so the figures below are low), 2000000 input tokens, 100 output "
                                "tokens; cost at least 6.0015"),
             std::string::npos)

@@ -20,8 +20,17 @@ TEST(Cost, EachKindOfInputTokenAtItsPrice) {
   EXPECT_DOUBLE_EQ(c->input, 2 * 3 + 6 * 0.3 + 2 * 3.75);
   EXPECT_DOUBLE_EQ(c->output, 15);
   EXPECT_DOUBLE_EQ(c->total(), 2 * 3 + 6 * 0.3 + 2 * 3.75 + 15);
-  // Unset cache prices: billed at the input price (an upper bound, never an understatement).
-  EXPECT_DOUBLE_EQ(costOf(u, {.input = 3, .output = 15})->input, 10 * 3);
+  EXPECT_FALSE(c->lowerBound(false));
+  // Unset cache prices: billed at the input price. For reads an upper bound;
+  // providers bill a write at the input price or more (Anthropic 1.25x), so
+  // with writes unpriced the cost is at least what it says, and says so.
+  const auto unpriced = costOf(u, {.input = 3, .output = 15});
+  EXPECT_DOUBLE_EQ(unpriced->input, 10 * 3);
+  EXPECT_TRUE(unpriced->cacheWritesAtInputPrice);
+  EXPECT_TRUE(unpriced->lowerBound(false));
+  const auto readsOnly = costOf({.inputTokens = 100, .outputTokens = 1, .cachedInputTokens = 50}, {.input = 3, .output = 15});
+  EXPECT_FALSE(readsOnly->cacheWritesAtInputPrice);
+  EXPECT_FALSE(readsOnly->lowerBound(false));
 }
 
 TEST(Cost, AProviderOvercountingCachedTokensCannotMakeTheRestNegative) {

@@ -600,5 +600,41 @@ TEST(SpendMeter, ACallCancelledWithNothingInFlightCountsNoRequest) {
   }
 }
 
+// What a failed or interrupted review says it spent follows the report's rule:
+// an answer without one of its counts (an Ollama reply without
+// prompt_eval_count), or with one that could not be read, is a request
+// "without token counts", and the cost shown is "at least". Before, only an
+// answer with neither count was, and the spend before a failure was shown as exact.
+TEST(SpendMeter, AnAnswerMissingOneCountIsARequestWithoutCounts) {
+  class Answers : public review::Provider {
+   public:
+    explicit Answers(review::ModelResponse r) : r_(std::move(r)) {}
+    std::string name() const override { return "fake"; }
+    std::string model() const override { return "fake-model"; }
+    bool metered() const override { return true; }
+    review::ModelResponse complete(const review::ModelRequest&, const CancelToken&) override { return r_; }
+
+   private:
+    review::ModelResponse r_;
+  };
+  auto answer = [](std::int64_t in, std::int64_t out, bool unreadable) {
+    review::ModelResponse r;
+    r.usage.inputTokens = in;
+    r.usage.outputTokens = out;
+    r.countsUnreadable = unreadable;
+    return r;
+  };
+  for (const auto& [response, without] : std::vector<std::pair<review::ModelResponse, int>>{
+           {answer(0, 100, false), 1}, {answer(100, 0, false), 1}, {answer(100, 100, true), 1},
+           {answer(0, 0, false), 1}, {answer(100, 100, false), 0}}) {
+    SpendMeter meter;
+    auto provider = meteredBy(meter)(std::make_unique<Answers>(response));
+    provider->complete({}, CancelToken());
+    EXPECT_EQ(meter.total().requests, 1);
+    EXPECT_EQ(meter.total().unreportedRequests, without)
+        << response.usage.inputTokens << " in, " << response.usage.outputTokens << " out";
+  }
+}
+
 }  // namespace
 }  // namespace revline::session

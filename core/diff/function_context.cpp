@@ -156,51 +156,94 @@ std::optional<Definition> cellAround(const std::vector<bool>& source, int first)
 
 }  // namespace
 
+namespace {
+
+// The new file's lines as the rule reads them (1-based: lines[n]), and its cells for a notebook.
+struct NewFile {
+  std::vector<std::string_view> lines;
+  int count = 0;
+  std::optional<std::vector<bool>> cells;
+  bool readable = true;  // false: a notebook not read as cells (JSON lines are no definitions)
+};
+
+NewFile readNewFile(const FileDiff& file, std::string_view newText) {
+  NewFile f;
+  f.lines = splitFile(newText);
+  f.count = static_cast<int>(f.lines.size()) - 1;
+  if (isNotebookPath(file.path())) {
+    f.cells = notebookSourceLines(newText);
+    f.readable = f.cells.has_value();
+  }
+  return f;
+}
+
+// The context of hunk `h`, given the last line already shown (`shownUpTo`, moved
+// past what this hunk shows) and where the next hunk starts.
+HunkContext contextOfHunk(const Hunk& h, int nextStart, int& shownUpTo, const NewFile& f, int maxLines) {
+  HunkContext ctx;
+  const std::vector<std::string_view>& lines = f.lines;
+  const int count = f.count;
+  const int hunkFirst = h.newStart, hunkLast = h.newStart + h.newCount - 1;
+  auto [first, last] = changedSpan(h);
+  first = std::min(first, count);
+  if (first < 1) {
+    shownUpTo = std::max(shownUpTo, hunkLast);
+    return ctx;
+  }
+  std::size_t threshold = SIZE_MAX;
+  for (int n = first; n <= std::min(last, count); ++n)
+    if (!blank(lines[n])) threshold = std::min(threshold, indentOf(lines[n]));
+  // The innermost definition around the change; when the hunk already shows
+  // all of it (a three-line callback), the one around that, and so on.
+  std::optional<Definition> def = f.cells ? cellAround(*f.cells, first) : enclosing(lines, first, last, threshold);
+  while (!f.cells && def && def->start >= hunkFirst && def->end <= hunkLast) {
+    std::optional<Definition> outer = enclosing(lines, def->start, def->end, indentOf(lines[def->start]));
+    if (!outer) break;
+    def = outer;
+  }
+  if (!def) {
+    shownUpTo = std::max(shownUpTo, hunkLast);
+    return ctx;
+  }
+  const int start = def->start, end = def->end;
+  auto take = [&](std::vector<ContextLine>& into, int from, int to) {
+    for (int n = from; n <= to; ++n) into.push_back({n, std::string(lines[n])});
+  };
+  const int beforeFrom = std::max(start, shownUpTo + 1);
+  if (end - start + 1 > maxLines) {
+    if (start >= beforeFrom && start < hunkFirst) take(ctx.before, start, start);  // the signature only
+  } else {
+    take(ctx.before, beforeFrom, hunkFirst - 1);
+    take(ctx.after, hunkLast + 1, std::min(end, nextStart - 1));
+  }
+  shownUpTo = ctx.after.empty() ? hunkLast : ctx.after.back().newLine;
+  return ctx;
+}
+
+}  // namespace
+
 std::vector<HunkContext> functionContext(const FileDiff& file, std::string_view newText, int maxLines) {
   std::vector<HunkContext> out(file.hunks.size());
-  const std::vector<std::string_view> lines = splitFile(newText);
-  const int count = static_cast<int>(lines.size()) - 1;
+  const NewFile f = readNewFile(file, newText);
   for (const Hunk& h : file.hunks)
-    if (!matches(h, lines)) return out;
-  const bool notebook = isNotebookPath(file.path());
-  const std::optional<std::vector<bool>> cells = notebook ? notebookSourceLines(newText) : std::nullopt;
-  if (notebook && !cells) return out;  // not read as cells: JSON lines are no definitions
-
+    if (!matches(h, f.lines)) return out;
+  if (!f.readable) return out;
   int shownUpTo = 0;  // the last line already shown (by a hunk or added context)
   for (std::size_t k = 0; k < file.hunks.size(); ++k) {
-    const Hunk& h = file.hunks[k];
-    const int hunkFirst = h.newStart, hunkLast = h.newStart + h.newCount - 1;
-    const int nextStart = k + 1 < file.hunks.size() ? file.hunks[k + 1].newStart : count + 1;
-    auto [first, last] = changedSpan(h);
-    first = std::min(first, count);
-    if (first < 1) { shownUpTo = std::max(shownUpTo, hunkLast); continue; }
+    const int nextStart = k + 1 < file.hunks.size() ? file.hunks[k + 1].newStart : f.count + 1;
+    out[k] = contextOfHunk(file.hunks[k], nextStart, shownUpTo, f, maxLines);
+  }
+  return out;
+}
 
-    std::size_t threshold = SIZE_MAX;
-    for (int n = first; n <= std::min(last, count); ++n)
-      if (!blank(lines[n])) threshold = std::min(threshold, indentOf(lines[n]));
-    // The innermost definition around the change; when the hunk already shows
-    // all of it (a three-line callback), the one around that, and so on.
-    std::optional<Definition> def = cells ? cellAround(*cells, first) : enclosing(lines, first, last, threshold);
-    while (!cells && def && def->start >= hunkFirst && def->end <= hunkLast) {
-      std::optional<Definition> outer = enclosing(lines, def->start, def->end, indentOf(lines[def->start]));
-      if (!outer) break;
-      def = outer;
-    }
-    if (!def) { shownUpTo = std::max(shownUpTo, hunkLast); continue; }
-    const int start = def->start, end = def->end;
-
-    HunkContext& ctx = out[k];
-    auto take = [&](std::vector<ContextLine>& into, int from, int to) {
-      for (int n = from; n <= to; ++n) into.push_back({n, std::string(lines[n])});
-    };
-    const int beforeFrom = std::max(start, shownUpTo + 1);
-    if (end - start + 1 > maxLines) {
-      if (start >= beforeFrom && start < hunkFirst) take(ctx.before, start, start);  // the signature only
-    } else {
-      take(ctx.before, beforeFrom, hunkFirst - 1);
-      take(ctx.after, hunkLast + 1, std::min(end, nextStart - 1));
-    }
-    shownUpTo = ctx.after.empty() ? hunkLast : ctx.after.back().newLine;
+std::vector<HunkContext> functionContextOfEachAlone(const FileDiff& file, std::string_view newText, int maxLines) {
+  std::vector<HunkContext> out(file.hunks.size());
+  const NewFile f = readNewFile(file, newText);  // once, not once a hunk (a 63,000-line change took 5 s)
+  if (!f.readable) return out;
+  for (std::size_t k = 0; k < file.hunks.size(); ++k) {
+    if (!matches(file.hunks[k], f.lines)) continue;
+    int shownUpTo = 0;
+    out[k] = contextOfHunk(file.hunks[k], f.count + 1, shownUpTo, f, maxLines);
   }
   return out;
 }

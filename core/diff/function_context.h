@@ -36,4 +36,9 @@ struct HunkContext {
 // it, nothing is added.
 std::vector<HunkContext> functionContext(const FileDiff& file, std::string_view newText, int maxLines);
 
+// Each hunk's context as functionContext gives it for the file with that hunk
+// alone (what a request holding only that hunk shows). The file is read once
+// for all of them.
+std::vector<HunkContext> functionContextOfEachAlone(const FileDiff& file, std::string_view newText, int maxLines);
+
 }  // namespace revline::diff

@@ -93,12 +93,8 @@ std::vector<std::optional<diff::HunkContext>> functionContextPerHunk(const diff:
   if (options.context != ContextMode::Function || !files) return out;
   const std::optional<std::string> text = contextSource(file, *files);
   if (!text) return out;
-  diff::FileDiff one = file;
-  for (std::size_t i = 0; i < file.hunks.size(); ++i) {
-    one.hunks = {file.hunks[i]};
-    std::vector<diff::HunkContext> c = diff::functionContext(one, *text, options.functionContextMaxLines);
-    if (!c.empty()) out[i] = std::move(c.front());
-  }
+  std::vector<diff::HunkContext> each = diff::functionContextOfEachAlone(file, *text, options.functionContextMaxLines);
+  for (std::size_t i = 0; i < each.size(); ++i) out[i] = std::move(each[i]);
   return out;
 }
 

@@ -56,7 +56,7 @@ struct IncrementalPlan {
   // Every unit of the change (a hunk, or a file without hunks): its key, and
   // where it is in the whole diff. Filled by plan(), read by store().
   struct Unit {
-    std::string key;
+    std::string key;  // the name of its cache entry: its key's digest (entryName), not the key
     std::size_t file = 0;
     std::ptrdiff_t hunk = -1;  // -1: a file without hunks (binary, mode or rename only)
     bool reused = false;

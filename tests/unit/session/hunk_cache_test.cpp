@@ -793,6 +793,34 @@ review::PublishedFinding publishedAt(const std::string& file, std::int64_t line,
   return {f, id, std::nullopt, std::nullopt};
 }
 
+// A plan holds each unit's entry name, not its key: the key repeats what is
+// common to the review (a range's commit messages) for every hunk, and a 5 MB
+// diff of 300 commits held 238 MB of keys (1 GB at a small budget). The names
+// are the keys' digests as before, so entries written before are still found.
+TEST(HunkCachePlan, HoldsEachUnitsEntryNameNotItsKey) {
+  testing::TempRepo repo;
+  std::string text;
+  for (int i = 0; i < 40; ++i) text += "int f" + std::to_string(i) + "(void) {\n  return " + std::to_string(i) + ";\n}\n\n";
+  repo.write("a.c", text);
+  repo.commitAll("init");
+  for (int i = 0; i < 40; i += 8) {
+    const std::string from = "return " + std::to_string(i) + ";";
+    text.replace(text.find(from), from.size(), "return -" + std::to_string(i) + ";");
+  }
+  repo.write("a.c", text);
+  const diff::Diff whole = diff::parse(git::diffText(repo.root(), {}));
+  ASSERT_EQ(whole.files.at(0).hunks.size(), 5u);
+  HunkCache cache;
+  const review::ReviewOptions options;
+  const HunkReviewContext context{"openai", "m", &options, {std::string(100'000, 'm'), std::string(100'000, 'n')}};
+  const IncrementalPlan plan = cache.plan(repo.root(), whole, context, nullptr, CacheUse::Reuse);
+  ASSERT_EQ(plan.units.size(), 5u);
+  for (const auto& unit : plan.units) EXPECT_LE(unit.key.size(), 64u);
+  review::ReviewOutcome fresh;
+  cache.store(repo.root(), plan, fresh, options.policy);
+  EXPECT_EQ(cache.plan(repo.root(), whole, context, nullptr, CacheUse::Reuse).hunksReused, 5);
+}
+
 // Two hunks that read alike: the same block, outside any definition, changed
 // the same way in two places. Each has its own review: a finding on the first
 // is carried back to the first only, and the second's "nothing" does not

@@ -479,6 +479,19 @@ json parseJsonBody(const Endpoint& endpoint, const std::string& path, const Http
                                             " was streamed (" + cut(res.body, 120) + ") though revline asked for one "
                                             "JSON reply (\"stream\": false); a server or proxy that always streams is "
                                             "not supported: turn streaming off there, or point base_url past it");
+  // A JSON object that ends before it is closed: cut short on the way (the
+  // server, or a proxy in between), not a URL that answers something else.
+  if (j.is_discarded() && first != std::string::npos && res.body[first] == '{') {
+    try {
+      [[maybe_unused]] const json again = json::parse(res.body);  // for where it stopped
+    } catch (const json::parse_error& e) {
+      if (e.byte >= res.body.size())
+        throw ProviderError(Kind::Protocol, endpoint.provider + ": the reply from " + endpoint.base.str() + path +
+                                                " ends before its JSON does (" + std::to_string(res.body.size()) +
+                                                " bytes, ending \"" + cut(res.body.substr(res.body.size() > 60 ? res.body.size() - 60 : 0), 60) +
+                                                "\"): the server, or a proxy in between, cut the reply short");
+    }
+  }
   if (j.is_discarded() || !j.is_object()) {
     throw ProviderError(Kind::Protocol, endpoint.provider + ": the reply from " + endpoint.base.str() + path +
                                             " is not a JSON object (" + cut(res.body, 200) +

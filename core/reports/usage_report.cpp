@@ -122,11 +122,15 @@ std::string spentSentence(const review::ReviewOutcome& outcome) {
   // Why nothing was sent, from what the review covered: the cache held every
   // part, or some, the rest not sendable (a line larger than a request), or none.
   const review::Coverage& c = outcome.coverage;
+  // Too large for a request, or not in the diff to show (a submodule moved, binary content): not the same why.
   const bool tooLarge = std::any_of(c.filesSkipped.begin(), c.filesSkipped.end(),
-                                    [](const review::SkippedFile& f) { return f.overLimit; });
+                                    [](const review::SkippedFile& f) { return f.overLimit && !f.notInDiff; });
+  const bool unseen = std::any_of(c.filesSkipped.begin(), c.filesSkipped.end(),
+                                  [](const review::SkippedFile& f) { return f.unseenPartOfTheChange(); });
   std::string s = "0 model requests: nothing was sent, ";
   if (c.linesReviewed == 0)
     s += tooLarge ? "no part of the change fits a request (see what was not reviewed)"
+         : unseen ? "no part of the change has lines the model could be shown (see what was not reviewed)"
                   : "nothing in the change is to be reviewed";
   else if (!tooLarge) s += "every part of the change was reviewed before (its findings came from the cache)";
   else s += "what was reviewed was reviewed before (its findings came from the cache), and the rest does not fit a request";

@@ -116,7 +116,10 @@ namespace {
 // asked for its answer (a schema the server enforces, or one in the prompt:
 // another request).
 std::string modelAt(const review::Provider& provider, const config::Config& config) {
-  std::string model = config.baseUrl.empty() ? provider.model() : provider.model() + " at " + config.baseUrl;
+  // ".../v1/" is the server ".../v1" is (the providers join paths either way): one cache for both.
+  std::string_view url = config.baseUrl;
+  while (url.ends_with('/')) url.remove_suffix(1);
+  std::string model = url.empty() ? provider.model() : provider.model() + " at " + std::string(url);
   if (config.structuredOutput == config::StructuredOutput::Prompt) model += ", structured output in the prompt";
   return model;
 }

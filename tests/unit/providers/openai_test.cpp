@@ -483,6 +483,23 @@ TEST(OpenAi, AServerWithoutToolsOrThatStreamsSaysWhatToChange) {
   EXPECT_EQ(msg.find("base URL right"), std::string::npos) << msg;
 }
 
+// A reply that ends before its JSON does (its Content-Length true to what was
+// sent: the server or a proxy cut it) is said to be cut short, not blamed on the
+// base URL that answered the requests before it.
+TEST(OpenAi, AReplyCutShortSaysSo) {
+  FakeServer server;
+  server.enqueue(Reply::ok(R"({"id":"x","choices":[{"index":0,"message":{"role":"assistant","content":"{\"summary\": )"));
+  server.enqueue(Reply::ok("<html>Not Found</html>"));
+  SleepRecorder sleeps;
+  OpenAiProvider provider(settingsFor(server.url("/v1"), sleeps));
+  std::string msg;
+  EXPECT_EQ(kindOf([&] { provider.complete(testing::sampleRequest(), CancelToken()); }, &msg), Kind::Protocol);
+  EXPECT_NE(msg.find("ends before its JSON does"), std::string::npos) << msg;
+  EXPECT_EQ(msg.find("base URL right"), std::string::npos) << msg;
+  EXPECT_EQ(kindOf([&] { provider.complete(testing::sampleRequest(), CancelToken()); }, &msg), Kind::Protocol);
+  EXPECT_NE(msg.find("base URL right"), std::string::npos) << "not JSON at all: " << msg;
+}
+
 // A request over the model's context window (OpenAI's own body; a llama.cpp
 // server's words) names the setting that makes revline split the change to fit.
 TEST(OpenAi, ARequestOverTheContextWindowNamesTheTokenBudget) {

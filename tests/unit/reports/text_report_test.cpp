@@ -150,6 +150,15 @@ TEST(TextReport, AReviewThatSentNothingSaysWhy) {
   EXPECT_NE(renderText(o).find(none + "no part of the change fits a request (see what was not reviewed)."),
             std::string::npos)
       << renderText(o);
+  // A submodule moved to another commit (no line of its code in the diff): not a request too small. Before,
+  // "no part of the change fits a request".
+  review::SkippedFile submodule{.path = "lib", .reason = "a submodule moved", .lines = 2, .overLimit = true};
+  submodule.notInDiff = true;
+  o.coverage = {.filesReviewed = 0, .filesTotal = 1, .linesReviewed = 0, .linesTotal = 2, .filesSkipped = {submodule}};
+  EXPECT_NE(renderText(o).find(none + "no part of the change has lines the model could be shown (see what was not "
+                                      "reviewed)."),
+            std::string::npos)
+      << renderText(o);
   o.coverage = {.filesReviewed = 1, .filesTotal = 2, .linesReviewed = 4, .linesTotal = 5, .filesSkipped = {tooLarge}};
   EXPECT_NE(renderText(o).find(none + "what was reviewed was reviewed before (its findings came from the cache), and "
                                       "the rest does not fit a request."),

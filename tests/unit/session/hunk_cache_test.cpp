@@ -211,6 +211,10 @@ TEST_F(Incremental, AnotherSettingOrModelInvalidates) {
   review(elsewhere);
   ASSERT_EQ(log.reviews(), 5u);
   EXPECT_EQ(log.hunksSent(4), 5);
+  // The same server spelt with a trailing slash (a flag beside the config's URL) is the same model: nothing sent.
+  elsewhere.baseUrl = "http://127.0.0.1:9/v1/";
+  review(elsewhere);
+  ASSERT_EQ(log.reviews(), 5u);
   // The schema in the prompt rather than enforced by the server: another request, another answer.
   config::Config inThePrompt;
   inThePrompt.structuredOutput = config::StructuredOutput::Prompt;

@@ -154,7 +154,11 @@ std::vector<LineEdit> Document::apply(const TextDocumentContentChangeEvent& chan
   // lines are not edited, so the findings on them move rather than drop.
   const TextDocumentContentChangeEvent narrowed = change.range ? withoutLinesKept(change) : asLinesThatDiffer(change.text);
   std::vector<LineEdit> edits;
-  for (const auto& part : splitAtLinesKept(narrowed)) edits.push_back(applyExactly(part));
+  // Applied last first, each above the one before: the lines index() found stay
+  // true for the next one's range, so the text is indexed once, at the end (once
+  // a part, 400 places in a 200,000-line file took 0.4 s of the loop).
+  for (const auto& part : splitAtLinesKept(narrowed)) edits.push_back(applyExactly(part, /*reindex=*/false));
+  index();
   return edits;
 }
 
@@ -213,7 +217,8 @@ std::vector<TextDocumentContentChangeEvent> Document::splitAtLinesKept(const Tex
   const std::vector<std::string_view> before = pieces(oldSegment), after = pieces(newText);
   constexpr std::size_t kMostLinesCompared = 400;  // beyond it, one edit as before (the search is quadratic in it)
   const auto runs = differingLines(before, after, kMostLinesCompared);
-  if (!runs) return {change};
+  // No line of it kept (typing on a line): the change as given, whose range says which characters went.
+  if (!runs || (runs->size() == 1 && runs->front() == DifferingLines{0, before.size(), 0, after.size()})) return {change};
   std::vector<TextDocumentContentChangeEvent> parts;
   const bool lastLineKept = runs->empty() || runs->back().oldEnd < before.size();
   if (lastLineKept && oldLacksBreak && !newLacksBreak) {
@@ -251,7 +256,7 @@ std::vector<TextDocumentContentChangeEvent> Document::splitAtLinesKept(const Tex
     }
     parts.push_back(TextDocumentContentChangeEvent{Range{partStart, partEnd}, std::move(text)});
   }
-  if (parts.size() < 2) return {change};
+  if (parts.empty()) return {change};  // the same text: as given
   return parts;
 }
 
@@ -297,7 +302,7 @@ TextDocumentContentChangeEvent Document::withoutLinesKept(const TextDocumentCont
   return TextDocumentContentChangeEvent{Range{start, end}, std::string(after.substr(lead, after.size() - lead - tail))};
 }
 
-LineEdit Document::applyExactly(const TextDocumentContentChangeEvent& change) {
+LineEdit Document::applyExactly(const TextDocumentContentChangeEvent& change, bool reindex) {
   LineEdit edit;
   edit.insertedNewlines = static_cast<int>(std::count(change.text.begin(), change.text.end(), '\n'));
   {
@@ -319,7 +324,7 @@ LineEdit Document::applyExactly(const TextDocumentContentChangeEvent& change) {
     const std::size_t from = offsetOf(s), to = offsetOf(e);
     text_.replace(from, to - from, change.text);
   }
-  index();
+  if (reindex) index();
   return edit;
 }
 

@@ -60,7 +60,9 @@ class Document {
   void setVersion(int v) { version_ = v; }
 
  private:
-  LineEdit applyExactly(const TextDocumentContentChangeEvent& change);  // `change` has a range
+  // `change` has a range. Without `reindex`, lines below the change are left
+  // where they were: only a change above it may follow, then index().
+  LineEdit applyExactly(const TextDocumentContentChangeEvent& change, bool reindex = true);
   // A ranged change without the whole lines at its start and end that it leaves as they were.
   TextDocumentContentChangeEvent withoutLinesKept(const TextDocumentContentChangeEvent& change) const;
   // A change from a line's start as the changes of the runs of lines it

@@ -132,8 +132,12 @@ std::string spentSentence(const review::ReviewOutcome& outcome) {
     s += tooLarge ? "no part of the change fits a request (see what was not reviewed)"
          : unseen ? "no part of the change has lines the model could be shown (see what was not reviewed)"
                   : "nothing in the change is to be reviewed";
-  else if (!tooLarge) s += "every part of the change was reviewed before (its findings came from the cache)";
-  else s += "what was reviewed was reviewed before (its findings came from the cache), and the rest does not fit a request";
+  else if (tooLarge)
+    s += "what was reviewed was reviewed before (its findings came from the cache), and the rest does not fit a request";
+  else if (unseen)
+    s += "what was reviewed was reviewed before (its findings came from the cache), and the rest has no lines the "
+         "model could be shown";
+  else s += "every part of the change was reviewed before (its findings came from the cache)";
   if (outcome.prices.input || outcome.prices.output) s += "; cost 0";
   return s;
 }

@@ -159,6 +159,11 @@ TEST(TextReport, AReviewThatSentNothingSaysWhy) {
                                       "reviewed)."),
             std::string::npos)
       << renderText(o);
+  o.coverage = {.filesReviewed = 1, .filesTotal = 2, .linesReviewed = 4, .linesTotal = 6, .filesSkipped = {submodule}};
+  EXPECT_NE(renderText(o).find(none + "what was reviewed was reviewed before (its findings came from the cache), and "
+                                      "the rest has no lines the model could be shown."),
+            std::string::npos)
+      << renderText(o);
   o.coverage = {.filesReviewed = 1, .filesTotal = 2, .linesReviewed = 4, .linesTotal = 5, .filesSkipped = {tooLarge}};
   EXPECT_NE(renderText(o).find(none + "what was reviewed was reviewed before (its findings came from the cache), and "
                                       "the rest does not fit a request."),

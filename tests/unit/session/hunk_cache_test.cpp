@@ -17,7 +17,10 @@
 #include <nlohmann/json.hpp>
 
 #include "core/git/git.h"
+#include "core/config/state_key.h"
 #include "core/git/git_directory.h"
+#include "core/review/prompt.h"
+#include "core/support/keyed_hash.h"
 #include "core/session/review_service.h"
 #include "tests/support/per_hunk_model.h"
 #include "tests/support/temp_repo.h"
@@ -820,6 +823,27 @@ TEST(HunkCachePlan, HoldsEachUnitsEntryNameNotItsKey) {
   const IncrementalPlan plan = cache.plan(repo.root(), whole, context, nullptr, CacheUse::Reuse);
   ASSERT_EQ(plan.units.size(), 5u);
   for (const auto& unit : plan.units) EXPECT_LE(unit.key.size(), 64u);
+  // The first unit's name, from its key as written before (a change of how keys are made misses every entry).
+  auto field = [](std::string& out, std::string_view name, std::string_view value) {
+    out += std::string(name) + " " + std::to_string(value.size()) + "\n" + std::string(value) + "\n";
+  };
+  std::string key = "revline-hunk-cache 1\n";
+  field(key, "provider", "openai");
+  field(key, "model", "m");
+  field(key, "prompt", std::to_string(review::kPromptVersion));
+  field(key, "settings", review::settingsKey(options));
+  for (const auto& message : context.intent) field(key, "commit", message);
+  const diff::FileDiff& file = whole.files[0];
+  field(key, "file", "a.c");
+  field(key, "status", diff::toString(file.status));
+  field(key, "old", "a.c");
+  field(key, "modes", file.oldMode.value_or("") + " " + file.newMode.value_or(""));
+  const diff::Hunk& first = file.hunks[0];
+  field(key, "section", first.section);
+  for (const auto& l : first.lines)
+    key += std::string(1, l.kind == diff::LineKind::Added ? '+' : l.kind == diff::LineKind::Removed ? '-' : ' ') +
+           std::string(l.text) + "\n";
+  EXPECT_EQ(plan.units[0].key, keyedFingerprint(config::stateKey(), key));
   review::ReviewOutcome fresh;
   cache.store(repo.root(), plan, fresh, options.policy);
   EXPECT_EQ(cache.plan(repo.root(), whole, context, nullptr, CacheUse::Reuse).hunksReused, 5);

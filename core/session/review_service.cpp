@@ -360,8 +360,26 @@ std::optional<ReviewResult> ReviewService::cached(ReviewRequest request) const {
   std::optional<tools::RepositoryTools> files;
   emplaceChangeFiles(files, root, prepared.reviewed);
   auto hit = cache_->get(root, cacheKey(*provider, prepared, config, *files));
-  if (!hit || !onTheChange(*hit, prepared.reviewed)) return std::nullopt;
-  return fromCache(std::move(prepared), std::move(*hit), *provider, config);
+  if (hit && onTheChange(*hit, prepared.reviewed)) return fromCache(std::move(prepared), std::move(*hit), *provider, config);
+  // Not this diff as a whole, but every hunk of it (a `git checkout -m` or a
+  // pull moved them, and the editor reopened the file): what a review would
+  // carry over, no model asked. A hunk not reviewed before: the save reviews it.
+  const std::optional<IncrementalPlan> plan =
+      planIncremental(hunks_, root, prepared, config, *provider, &*files, CacheUse::Reuse);
+  if (!plan || plan->hunksTotal == 0 || plan->hunksReused < plan->hunksTotal || !plan->toReview.files.empty())
+    return std::nullopt;
+  diff::Diff none;
+  none.source = prepared.reviewed.source;
+  ReviewResult result;
+  result.outcome = review::runReview(none, *nullProvider(config), config.review, nullptr, CancelToken(), prepared.inputs);
+  result.outcome = mergeIncremental(*plan, std::move(result.outcome), prepared.reviewed, prepared.inputs,
+                                    config.review.policy);
+  result.fromCache = true;
+  result.hunksReused = plan->hunksReused;
+  result.hunksTotal = plan->hunksTotal;
+  result.evidence = review::approvalEvidence(result.outcome);
+  result.reviewed = std::move(prepared.reviewed);
+  return result;
 }
 
 std::vector<review::ModelRequest> ReviewService::preview(ReviewRequest request, std::vector<std::string>* notSent) const {

@@ -350,6 +350,44 @@ TEST_F(FindingsLifetime, AReloadAsARangeOverTheWholeFileThatChangesLinesAboveAnd
   reloadChangingLinesAboveAndBelow(*this, /*ranged=*/true);
 }
 
+// The same checkout, and the editor's reload as Neovim's :checktime and Emacs's
+// revert-buffer do it: the file closed and opened again. The diff is not one
+// reviewed before (its hunks moved), but every hunk of it was: their findings
+// are shown on their moved lines, and no model is asked. Before, nothing was
+// shown until the next save (which then asked no model either).
+TEST_F(FindingsLifetime, AFileReopenedAfterACheckoutThatMovedItsHunksShowsTheirFindings) {
+  std::string base;
+  for (int i = 0; i < 20; ++i) base += "line " + std::to_string(i) + "\n";
+  repo.write("a.txt", base);
+  repo.commitAll("base");
+  auto withChange = [](std::string text) {
+    for (const std::string n : {"line 3\n", "line 15\n"}) text.replace(text.find(n), n.size() - 1, n.substr(0, n.size() - 1) + " changed");
+    return text;
+  };
+  repo.write("a.txt", withChange(base));
+  int calls = 0;
+  LspClient c(options([&calls] { ++calls; }));
+  c.initialize(rootUri());
+  open(c, "a.txt");
+  save(c, "a.txt");
+  ASSERT_EQ(published(c, "a.txt").size(), 2u);
+  ASSERT_EQ(calls, 1);
+  // A blank line above: git names no other section for the first hunk (a text file's line would be its
+  // "function" in the hunk header, which is part of what the model was shown).
+  const std::string upstream = "\n" + base.substr(0, base.size() - std::string("line 19\n").size()) + "line 19 upstream\n";
+  repo.write("a.txt", upstream);
+  repo.commitAll("upstream");
+  repo.write("a.txt", withChange(upstream));
+  close(c, "a.txt");
+  open(c, "a.txt");
+  const json shown = c.lastDiagnostics(std::chrono::milliseconds(1000));
+  ASSERT_EQ(shown.size(), 2u) << shown.dump();
+  EXPECT_EQ(shown[0]["range"]["start"]["line"], 4);
+  EXPECT_EQ(shown[1]["range"]["start"]["line"], 16);
+  EXPECT_EQ(calls, 1) << "no model asked on opening";
+  EXPECT_EQ(c.stop(), 0);
+}
+
 // The same pull into a closed file (VS Code's Problems panel lists it): the
 // finding went, though its line is still added, one line down. It moves there.
 // A line the change adds more than once (which one?) still takes it away.

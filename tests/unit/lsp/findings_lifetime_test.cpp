@@ -302,6 +302,21 @@ TEST_F(FindingsLifetime, APullThatMovesTheChangedLineKeepsItsFinding) {
   EXPECT_EQ(c.stop(), 0);
 }
 
+// a.txt of twenty lines ("line 0" to "line 19"), committed; its text.
+std::string committedTwentyLines(TempRepo& repo) {
+  std::string base;
+  for (int i = 0; i < 20; ++i) base += "line " + std::to_string(i) + "\n";
+  repo.write("a.txt", base);
+  repo.commitAll("base");
+  return base;
+}
+
+// `text` with "line 3" and "line 15" changed: two hunks, far enough apart for git to show them apart.
+std::string withLines3And15Changed(std::string text) {
+  for (const std::string n : {"line 3\n", "line 15\n"}) text.replace(text.find(n), n.size() - 1, n.substr(0, n.size() - 1) + " changed");
+  return text;
+}
+
 // `git checkout -m` (or a pull with --autostash) that brings upstream lines
 // above and below two changed lines, and the editor's reload as one new text
 // (as a client that sends the whole text does, and as VS Code's range over all
@@ -310,15 +325,8 @@ TEST_F(FindingsLifetime, APullThatMovesTheChangedLineKeepsItsFinding) {
 // until the next save.
 void reloadChangingLinesAboveAndBelow(FindingsLifetime& f, bool ranged) {
   auto& repo = f.repo;
-  std::string base;
-  for (int i = 0; i < 20; ++i) base += "line " + std::to_string(i) + "\n";
-  repo.write("a.txt", base);
-  repo.commitAll("base");
-  auto withChange = [](std::string text) {
-    for (const std::string n : {"line 3\n", "line 15\n"}) text.replace(text.find(n), n.size() - 1, n.substr(0, n.size() - 1) + " changed");
-    return text;
-  };
-  repo.write("a.txt", withChange(base));
+  const std::string base = committedTwentyLines(repo);
+  repo.write("a.txt", withLines3And15Changed(base));
   LspClient c(FindingsLifetime::options());
   c.initialize(f.rootUri());
   f.open(c, "a.txt");
@@ -327,7 +335,7 @@ void reloadChangingLinesAboveAndBelow(FindingsLifetime& f, bool ranged) {
   const std::string upstream = "new first\n" + base.substr(0, base.size() - std::string("line 19\n").size()) + "line 19 upstream\n";
   repo.write("a.txt", upstream);
   repo.commitAll("upstream");
-  const std::string reloaded = withChange(upstream);
+  const std::string reloaded = withLines3And15Changed(upstream);
   repo.write("a.txt", reloaded);
   f.indexChanged(c);
   json change = {{"text", reloaded}};
@@ -356,15 +364,8 @@ TEST_F(FindingsLifetime, AReloadAsARangeOverTheWholeFileThatChangesLinesAboveAnd
 // are shown on their moved lines, and no model is asked. Before, nothing was
 // shown until the next save (which then asked no model either).
 TEST_F(FindingsLifetime, AFileReopenedAfterACheckoutThatMovedItsHunksShowsTheirFindings) {
-  std::string base;
-  for (int i = 0; i < 20; ++i) base += "line " + std::to_string(i) + "\n";
-  repo.write("a.txt", base);
-  repo.commitAll("base");
-  auto withChange = [](std::string text) {
-    for (const std::string n : {"line 3\n", "line 15\n"}) text.replace(text.find(n), n.size() - 1, n.substr(0, n.size() - 1) + " changed");
-    return text;
-  };
-  repo.write("a.txt", withChange(base));
+  const std::string base = committedTwentyLines(repo);
+  repo.write("a.txt", withLines3And15Changed(base));
   int calls = 0;
   LspClient c(options([&calls] { ++calls; }));
   c.initialize(rootUri());
@@ -377,7 +378,7 @@ TEST_F(FindingsLifetime, AFileReopenedAfterACheckoutThatMovedItsHunksShowsTheirF
   const std::string upstream = "\n" + base.substr(0, base.size() - std::string("line 19\n").size()) + "line 19 upstream\n";
   repo.write("a.txt", upstream);
   repo.commitAll("upstream");
-  repo.write("a.txt", withChange(upstream));
+  repo.write("a.txt", withLines3And15Changed(upstream));
   close(c, "a.txt");
   open(c, "a.txt");
   const json shown = c.lastDiagnostics(std::chrono::milliseconds(1000));

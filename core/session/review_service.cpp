@@ -236,11 +236,17 @@ config::Config sendConfigFor(const config::Config& config, bool incremental) {
 
 // The review of a change with no line to show: no provider is built (a missing
 // API key does not fail it), nothing is sent, nothing is found.
-ReviewResult nothingToSend(PreparedReview prepared, const config::Config& config, const CancelToken& cancel) {
-  ReviewResult result;
+// The outcome of a review that sends no request: the configured provider named, nothing found.
+review::ReviewOutcome outcomeWithoutRequest(const PreparedReview& prepared, const config::Config& config,
+                                            const CancelToken& cancel) {
   diff::Diff none;
   none.source = prepared.reviewed.source;
-  result.outcome = review::runReview(none, *nullProvider(config), config.review, nullptr, cancel, prepared.inputs);
+  return review::runReview(none, *nullProvider(config), config.review, nullptr, cancel, prepared.inputs);
+}
+
+ReviewResult nothingToSend(PreparedReview prepared, const config::Config& config, const CancelToken& cancel) {
+  ReviewResult result;
+  result.outcome = outcomeWithoutRequest(prepared, config, cancel);
   if (!prepared.reviewed.files.empty()) {
     result.outcome.coverage = review::coverageOf(prepared.reviewed, prepared.inputs);
     result.outcome.summary =
@@ -368,12 +374,9 @@ std::optional<ReviewResult> ReviewService::cached(ReviewRequest request) const {
       planIncremental(hunks_, root, prepared, config, *provider, &*files, CacheUse::Reuse);
   if (!plan || plan->hunksTotal == 0 || plan->hunksReused < plan->hunksTotal || !plan->toReview.files.empty())
     return std::nullopt;
-  diff::Diff none;
-  none.source = prepared.reviewed.source;
   ReviewResult result;
-  result.outcome = review::runReview(none, *nullProvider(config), config.review, nullptr, CancelToken(), prepared.inputs);
-  result.outcome = mergeIncremental(*plan, std::move(result.outcome), prepared.reviewed, prepared.inputs,
-                                    config.review.policy);
+  result.outcome = mergeIncremental(*plan, outcomeWithoutRequest(prepared, config, CancelToken()), prepared.reviewed,
+                                    prepared.inputs, config.review.policy);
   result.fromCache = true;
   result.hunksReused = plan->hunksReused;
   result.hunksTotal = plan->hunksTotal;

@@ -367,16 +367,30 @@ std::optional<ReviewResult> ReviewService::cached(ReviewRequest request) const {
   emplaceChangeFiles(files, root, prepared.reviewed);
   auto hit = cache_->get(root, cacheKey(*provider, prepared, config, *files));
   if (hit && onTheChange(*hit, prepared.reviewed)) return fromCache(std::move(prepared), std::move(*hit), *provider, config);
-  // Not this diff as a whole, but every hunk of it (a `git checkout -m` or a
-  // pull moved them, and the editor reopened the file): what a review would
-  // carry over, no model asked. A hunk not reviewed before: the save reviews it.
+  // Not this diff as a whole, but hunks of it reviewed before (a `git checkout
+  // -m` or a pull moved them, or changed some, and the editor reopened the
+  // file): what a review would carry over, no model asked. The hunks not
+  // reviewed before are listed as such (not approved); the save reviews them.
   const std::optional<IncrementalPlan> plan =
       planIncremental(hunks_, root, prepared, config, *provider, &*files, CacheUse::Reuse);
-  if (!plan || plan->hunksTotal == 0 || plan->hunksReused < plan->hunksTotal || !plan->toReview.files.empty())
-    return std::nullopt;
+  if (!plan || plan->hunksReused == 0) return std::nullopt;
+  review::ReviewOutcome none = outcomeWithoutRequest(prepared, config, CancelToken());
+  for (const diff::FileDiff& file : plan->toReview.files) {
+    review::SkippedFile entry;
+    entry.path = file.path();
+    entry.reason = "changed since its last review; the next save reviews it";
+    entry.overLimit = true;  // not by choice: not reviewed, so no approval
+    entry.lines = review::changedLines(file);
+    none.coverage.filesSkipped.push_back(std::move(entry));
+  }
   ReviewResult result;
-  result.outcome = mergeIncremental(*plan, outcomeWithoutRequest(prepared, config, CancelToken()), prepared.reviewed,
-                                    prepared.inputs, config.review.policy);
+  result.outcome = mergeIncremental(*plan, std::move(none), prepared.reviewed, prepared.inputs, config.review.policy);
+  if (!plan->toReview.files.empty()) {
+    result.outcome.modelVerdict.reset();  // no model answered this time
+    result.outcome.summary = std::to_string(plan->hunksReused) + " of " + std::to_string(plan->hunksTotal) +
+                             " hunks were reviewed before; these are those reviews' findings (from the per-hunk "
+                             "review cache). The other hunks changed since and are reviewed on the next save.";
+  }
   result.fromCache = true;
   result.hunksReused = plan->hunksReused;
   result.hunksTotal = plan->hunksTotal;

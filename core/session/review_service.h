@@ -138,8 +138,9 @@ class ReviewService {
 
   // The cached review of this request, or nullopt: never calls the model (a
   // reopened file shows its last findings). Without a review of the diff as a
-  // whole, one put together from the per-hunk cache when every hunk is in it
-  // (hunks a checkout -m or a pull moved). A request with nothing left to
+  // whole, one put together from the per-hunk cache when some hunk is in it
+  // (hunks a checkout -m or a pull moved), the others listed as not reviewed
+  // (the save sends them); nullopt when none is. A request with nothing left to
   // review after the selection, or no line to show (renames, mode changes),
   // answers a result without findings, as review() does without a request.
   std::optional<ReviewResult> cached(ReviewRequest request) const;

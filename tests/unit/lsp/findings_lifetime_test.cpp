@@ -41,10 +41,16 @@ class FirstAddedLineProvider : public review::Provider {
   }
   std::string name() const override { return "first-added"; }
   std::string model() const override { return "m1"; }
-  review::ModelResponse complete(const review::ModelRequest&, const CancelToken&) override {
+  review::ModelResponse complete(const review::ModelRequest& request, const CancelToken&) override {
     if (onCall_) onCall_();
+    // As a model would: only on the lines it was shown (an incremental review sends some hunks).
+    json shown = json::array();
+    for (const auto& f : findings_)
+      if (request.messages.front().text.find("\n" + std::to_string(f["line"].get<int>()) + " + ") != std::string::npos ||
+          request.messages.front().text.find(" " + std::to_string(f["line"].get<int>()) + " + ") != std::string::npos)
+        shown.push_back(f);
     review::ModelResponse r;
-    r.text = json{{"summary", "s"}, {"verdict", "COMMENT"}, {"findings", findings_}}.dump();
+    r.text = json{{"summary", "s"}, {"verdict", "COMMENT"}, {"findings", shown}}.dump();
     return r;
   }
 
@@ -358,34 +364,63 @@ TEST_F(FindingsLifetime, AReloadAsARangeOverTheWholeFileThatChangesLinesAboveAnd
   reloadChangingLinesAboveAndBelow(*this, /*ranged=*/true);
 }
 
-// The same checkout, and the editor's reload as Neovim's :checktime and Emacs's
-// revert-buffer do it: the file closed and opened again. The diff is not one
+// a.txt, `base` with lines 3 and 15 changed, opened, saved and reviewed (two
+// findings); then `upstream` committed under the change, the file rewritten as
+// `reopened`, and the editor's reload as Neovim's :checktime and Emacs's
+// revert-buffer do it: the file closed and opened again. What the open shows.
+json reviewedThenReopened(FindingsLifetime& f, LspClient& c, const std::string& base, const std::string& upstream,
+                          const std::string& reopened) {
+  f.repo.write("a.txt", withLines3And15Changed(base));
+  c.initialize(f.rootUri());
+  f.open(c, "a.txt");
+  f.save(c, "a.txt");
+  EXPECT_EQ(f.published(c, "a.txt").size(), 2u);
+  f.repo.write("a.txt", upstream);
+  f.repo.commitAll("upstream");
+  f.repo.write("a.txt", reopened);
+  f.close(c, "a.txt");
+  f.open(c, "a.txt");
+  return c.lastDiagnostics(std::chrono::milliseconds(1000));
+}
+
+// The same checkout, reloaded by closing and opening. The diff is not one
 // reviewed before (its hunks moved), but every hunk of it was: their findings
 // are shown on their moved lines, and no model is asked. Before, nothing was
 // shown until the next save (which then asked no model either).
 TEST_F(FindingsLifetime, AFileReopenedAfterACheckoutThatMovedItsHunksShowsTheirFindings) {
   const std::string base = committedTwentyLines(repo);
-  repo.write("a.txt", withLines3And15Changed(base));
   int calls = 0;
   LspClient c(options([&calls] { ++calls; }));
-  c.initialize(rootUri());
-  open(c, "a.txt");
-  save(c, "a.txt");
-  ASSERT_EQ(published(c, "a.txt").size(), 2u);
-  ASSERT_EQ(calls, 1);
   // A blank line above: git names no other section for the first hunk (a text file's line would be its
   // "function" in the hunk header, which is part of what the model was shown).
   const std::string upstream = "\n" + base.substr(0, base.size() - std::string("line 19\n").size()) + "line 19 upstream\n";
-  repo.write("a.txt", upstream);
-  repo.commitAll("upstream");
-  repo.write("a.txt", withLines3And15Changed(upstream));
-  close(c, "a.txt");
-  open(c, "a.txt");
-  const json shown = c.lastDiagnostics(std::chrono::milliseconds(1000));
+  const json shown = reviewedThenReopened(*this, c, base, upstream, withLines3And15Changed(upstream));
   ASSERT_EQ(shown.size(), 2u) << shown.dump();
   EXPECT_EQ(shown[0]["range"]["start"]["line"], 4);
   EXPECT_EQ(shown[1]["range"]["start"]["line"], 16);
   EXPECT_EQ(calls, 1) << "no model asked on opening";
+  EXPECT_EQ(c.stop(), 0);
+}
+
+// The same reopen after a pull that also changed one of the hunks: the hunk
+// reviewed before shows its finding on its moved line, the changed one none
+// until the save, which sends it alone. Before, nothing was shown until the save.
+TEST_F(FindingsLifetime, AFileReopenedAfterAPullThatChangedOneOfItsHunksShowsTheOthersFindings) {
+  const std::string base = committedTwentyLines(repo);
+  int calls = 0;
+  LspClient c(options([&calls] { ++calls; }));
+  const std::string upstream = "\n" + base;
+  std::string reopened = withLines3And15Changed(upstream);
+  reopened.replace(reopened.find("line 15 changed"), 15, "line 15 changed again");
+  const json shown = reviewedThenReopened(*this, c, base, upstream, reopened);
+  ASSERT_EQ(shown.size(), 1u) << shown.dump();
+  EXPECT_EQ(shown[0]["range"]["start"]["line"], 4);
+  EXPECT_EQ(calls, 1) << "no model asked on opening";
+  save(c, "a.txt");
+  const json saved = published(c, "a.txt");
+  ASSERT_EQ(saved.size(), 2u) << saved.dump();
+  EXPECT_EQ(saved[1]["range"]["start"]["line"], 16);
+  EXPECT_EQ(calls, 2) << "the changed hunk sent, once";
   EXPECT_EQ(c.stop(), 0);
 }
 

@@ -235,6 +235,52 @@ TEST(ReviewService, AFindingFromTheCacheKeepsAFileNameThatIsNotUtf8) {
   EXPECT_EQ(carried.outcome.findings[0].id, fresh.outcome.findings[0].id);
 }
 
+// The server's lookup on opening a file whose diff was not reviewed as a whole,
+// with one hunk reviewed before and one changed since: the first's findings, no
+// model asked; the second listed as not reviewed (part of the file), so the
+// lookup does not approve though no finding is shown.
+TEST(ReviewService, TheOpensLookupShowsTheHunksReviewedBeforeAndNamesTheRestNotReviewed) {
+  testing::TempRepo repo;
+  std::string base;
+  for (int i = 1; i <= 20; ++i) base += "x" + std::to_string(i) + " = " + std::to_string(i) + "\n";
+  repo.write("a.py", base);
+  repo.commitAll("init");
+  auto edited = [&](const std::string& first, const std::string& second) {
+    std::string text = base;
+    text.replace(text.find("x2 = 2\n"), 7, first + "\n");
+    text.replace(text.find("x18 = 18\n"), 9, second + "\n");
+    return text;
+  };
+  repo.write("a.py", edited("x2 = 20", "x18 = 180"));
+  Script s{{{"summary", "ok"}, {"verdict", "APPROVE"}, {"findings", json::array()}}, {}};
+  ReviewCache cache;
+  HunkCache hunks;
+  const ReviewService service(scripted(s), &cache, defaultGitDiff(), &hunks);
+  auto request = [&] { return ReviewRequest{diff::parse(git::diffText(repo.root(), {})), repo.root(), {}, {}}; };
+  ASSERT_EQ(service.review(request()).outcome.verdict, contract::Verdict::Approve);
+  repo.write("a.py", edited("x2 = 20", "x18 = 181"));
+  const auto opened = service.cached(request());
+  ASSERT_TRUE(opened);
+  EXPECT_EQ(s.requests.size(), 1u) << "no model asked";
+  EXPECT_TRUE(opened->fromCache);
+  EXPECT_EQ(opened->hunksReused, 1);
+  EXPECT_EQ(opened->hunksTotal, 2);
+  EXPECT_EQ(opened->outcome.verdict, contract::Verdict::Comment);
+  EXPECT_GT(opened->evidence.partsNotReviewed, 0);
+  const review::Coverage& coverage = opened->outcome.coverage;
+  EXPECT_EQ(coverage.filesReviewed, 1);
+  EXPECT_EQ(coverage.linesReviewed, 2);
+  EXPECT_EQ(coverage.linesTotal, 4);
+  ASSERT_EQ(coverage.filesSkipped.size(), 1u);
+  EXPECT_EQ(coverage.filesSkipped[0].path, "a.py");
+  EXPECT_TRUE(coverage.filesSkipped[0].partial);
+  EXPECT_EQ(coverage.filesSkipped[0].reason, "changed since its last review; the next save reviews it");
+  EXPECT_NE(opened->outcome.summary.find("1 of 2 hunks were reviewed before"), std::string::npos) << opened->outcome.summary;
+  // Nothing of it reviewed before: no lookup result, as before.
+  repo.write("a.py", edited("x2 = 21", "x18 = 181"));
+  EXPECT_FALSE(service.cached(request()));
+}
+
 // The no-false-approval rule holds for a review answered from cache: the
 // model asked for changes, its blocking finding could not be placed.
 TEST(ReviewService, NoFalseApprovalFromTheCacheEither) {

@@ -9,6 +9,7 @@
 #include <mutex>
 #include <optional>
 #include <set>
+#include <shared_mutex>
 #include <thread>
 #include <tuple>
 
@@ -17,6 +18,7 @@
 #include "core/git/git.h"
 #include "core/review/token_estimate.h"
 #include "core/session/chunk_plan.h"
+#include "core/session/spend_meter.h"
 #include "core/support/repo_file.h"
 #include "core/tools/repository_tools.h"
 
@@ -594,6 +596,20 @@ RequestPlan planRequests(const diff::Diff& diff, const review::ReviewInputs& inp
   return out;
 }
 
+// A rate limit that ended a split review (a request refused again when sent
+// alone, `again`): the error says how many went at once, and the setting that
+// lowers it.
+review::ProviderError rateLimitedWithParallelism(const review::ProviderError& e, std::size_t workers, bool again) {
+  std::string message = e.what();
+  if (!message.empty() && message.back() == '.') message.pop_back();
+  review::ProviderError out(e.kind(), message + " (this review sent up to " + std::to_string(workers) +
+                                          " requests at once" +
+                                          (again ? ", then one at a time after the first refusal" : "") +
+                                          "; max_parallel_requests 1 sends one at a time from the start)");
+  out.setUnanswered(e.unanswered());
+  return out;
+}
+
 }  // namespace
 
 std::int64_t inputTokenBudget(const config::Config& config, const review::Provider& provider) {
@@ -676,37 +692,72 @@ review::ReviewOutcome reviewInChunks(const diff::Diff& diff, const review::Revie
   partInputs.wholeChange = &diff;
   // Run: up to max_parallel_requests at once; the first failure stops the rest from starting.
   const std::size_t total = plan.chunks.size();
+  const std::size_t workers = std::min<std::size_t>(total, static_cast<std::size_t>(std::max(1, config.maxParallelRequests)));
   std::vector<review::ReviewOutcome> outcomes(total);
   std::vector<char> answered(total, 0);  // under mu
   std::atomic<std::size_t> next{0};
   std::atomic<bool> failed{false};
   std::exception_ptr failure;
   std::mutex mu;  // failure, progress
+  // A provider that limits the rate (HTTP 429 after the transport's own waits)
+  // refused a request: parallel requests that waited the same time asked again
+  // together and were refused together. From then on one request at a time,
+  // none other in flight (each holds `gate` alone, where before it shared it),
+  // and the refused request is sent once more.
+  std::atomic<bool> rateLimited{false};
+  std::shared_mutex gate;
   ReviewProgress progress{0, static_cast<int>(total), {}};
   if (setup.progress) setup.progress(progress);
+  auto runChunk = [&](std::size_t c, SpendMeter& spent) {
+    std::shared_lock<std::shared_mutex> shared(gate, std::defer_lock);
+    std::unique_lock<std::shared_mutex> alone(gate, std::defer_lock);
+    if (rateLimited) alone.lock();
+    else shared.lock();
+    const diff::Diff part = chunkDiff(split, plan.chunks[c].parts);
+    std::unique_ptr<review::Provider> own = setup.factory(config, part, setup.root);
+    if (setup.wrap) own = setup.wrap(std::move(own));
+    own = meteredBy(spent)(std::move(own));
+    auto tools = toolsFor(setup.root, diff, limits, p.hidden);
+    return review::runReview(part, *own, plan.chunks[c].functionsByFirstLine ? byFirstLine(partOptions) : partOptions,
+                             tools.get(), cancel, partInputs);
+  };
   auto work = [&] {
     for (std::size_t c; !failed && !cancel.cancelled() && (c = next++) < total;) {
-      try {
-        const diff::Diff part = chunkDiff(split, plan.chunks[c].parts);
-        std::unique_ptr<review::Provider> own = setup.factory(config, part, setup.root);
-        if (setup.wrap) own = setup.wrap(std::move(own));
-        auto tools = toolsFor(setup.root, diff, limits, p.hidden);
-        outcomes[c] = review::runReview(part, *own,
-                                        plan.chunks[c].functionsByFirstLine ? byFirstLine(partOptions) : partOptions,
-                                        tools.get(), cancel, partInputs);
-        std::lock_guard<std::mutex> lock(mu);
-        answered[c] = 1;
-        ++progress.done;
-        progress.usage += outcomes[c].usage;
-        if (setup.progress) setup.progress(progress);
-      } catch (...) {
-        std::lock_guard<std::mutex> lock(mu);
-        if (!failure) failure = std::current_exception();
-        failed = true;
+      review::Usage refusedTry;  // what a try the rate limit ended had spent (tool rounds before it)
+      for (bool again = false;; again = true) {
+        SpendMeter spent;
+        try {
+          outcomes[c] = runChunk(c, spent);
+          outcomes[c].usage += refusedTry;
+          std::lock_guard<std::mutex> lock(mu);
+          answered[c] = 1;
+          ++progress.done;
+          progress.usage += outcomes[c].usage;
+          if (setup.progress) setup.progress(progress);
+          break;
+        } catch (const review::ProviderError& e) {
+          if (e.kind() == review::ProviderError::Kind::RateLimited && !again && !failed && !cancel.cancelled() &&
+              workers > 1) {
+            rateLimited = true;
+            refusedTry = spent.total();
+            continue;
+          }
+          std::lock_guard<std::mutex> lock(mu);
+          if (!failure)
+            failure = e.kind() == review::ProviderError::Kind::RateLimited && workers > 1
+                          ? std::make_exception_ptr(rateLimitedWithParallelism(e, workers, again))
+                          : std::current_exception();
+          failed = true;
+          break;
+        } catch (...) {
+          std::lock_guard<std::mutex> lock(mu);
+          if (!failure) failure = std::current_exception();
+          failed = true;
+          break;
+        }
       }
     }
   };
-  const std::size_t workers = std::min<std::size_t>(total, static_cast<std::size_t>(std::max(1, config.maxParallelRequests)));
   std::vector<std::thread> threads;
   for (std::size_t w = 1; w < workers; ++w) threads.emplace_back(work);
   work();
@@ -760,6 +811,10 @@ review::ReviewOutcome reviewInChunks(const diff::Diff& diff, const review::Revie
   out.chunking = chunking;
   if (!p.budgetNote.empty()) out.warnings.push_back(p.budgetNote);
   if (!p.contextNote.empty()) out.warnings.push_back(p.contextNote);
+  if (rateLimited)
+    out.warnings.push_back(provider.name() + " limited the request rate (HTTP 429) while " + std::to_string(workers) +
+                           " requests were sent at once: the rest were sent one at a time (max_parallel_requests 1 does so from the "
+                           "start)");
   const review::ApprovalEvidence evidence = review::approvalEvidence(out);
   out.verdict = review::decideVerdict(out.findings, options.policy, evidence);
   std::string head =

@@ -38,6 +38,10 @@ struct Model {
   std::function<void()> onCall;
   // When set, the raw text of every answer (e.g. prose first, then a report), instead of `answer`.
   std::function<std::string(const review::ModelRequest&)> reply;
+  // When set and true for a call (given how many are in flight with it), the call is refused as a
+  // provider's rate limit does once its transport has given up waiting (HTTP 429).
+  std::function<bool(int inFlight, const review::ModelRequest&)> refuse;
+  int refused = 0;
 };
 
 class RecordingProvider : public review::Provider {
@@ -53,6 +57,12 @@ class RecordingProvider : public review::Provider {
     if (m_.awaitConcurrent > 0)
       m_.changed.wait_for(lock, std::chrono::seconds(5), [&] { return m_.maxInFlight >= m_.awaitConcurrent; });
     if (m_.onCall) m_.onCall();
+    if (m_.refuse && m_.refuse(m_.inFlight, request)) {
+      --m_.inFlight;
+      ++m_.refused;
+      throw review::ProviderError(review::ProviderError::Kind::RateLimited,
+                                  "fake: rate limited (HTTP 429: too many requests); try again later or lower the request rate.");
+    }
     review::ModelResponse r;
     r.text = m_.reply ? m_.reply(request) : m_.answer(request.messages.at(0).text).dump();
     r.usage.inputTokens = 100;
@@ -745,6 +755,56 @@ TEST(ChunkedReview, CancellingStopsTheRequestsNotYetSent) {
   c.maxParallelRequests = 1;
   EXPECT_THROW(ReviewService(factoryFor(m)).review(f.request(c), cancel), Cancelled);
   EXPECT_EQ(m.requests.size(), 1u);
+}
+
+// A provider that allows one request at a time and refuses the others with a
+// rate limit (429), once its transport has waited what it asked: the requests
+// sent in parallel waited the same time and were refused together, and the
+// review failed at the default max_parallel_requests. Now the refused requests
+// are sent again one at a time, and so is the rest; the review says so.
+TEST(ChunkedReview, ARateLimitSendsTheRefusedRequestsAgainOneAtATime) {
+  ManyFiles f(30);
+  Model m;
+  m.awaitConcurrent = 2;  // the first two calls are in flight at once: one is refused
+  m.refuse = [](int inFlight, const review::ModelRequest&) { return inFlight > 1; };
+  config::Config c = budget(8000);
+  c.maxParallelRequests = 2;
+  const ReviewResult r = ReviewService(factoryFor(m)).review(f.request(c));
+  EXPECT_EQ(m.refused, 1) << "sent again when no other request was in flight";
+  const std::size_t sent = m.requests.size() - 1;  // the requests answered
+  EXPECT_GE(sent, 3u);
+  EXPECT_EQ(r.outcome.usage.requests, static_cast<std::int64_t>(sent));
+  EXPECT_EQ(r.outcome.coverage.filesReviewed, 30);
+  EXPECT_TRUE(r.outcome.coverage.filesSkipped.empty());
+  std::string warned;
+  for (const auto& w : r.outcome.warnings) warned += w + "\n";
+  EXPECT_NE(warned.find("limited the request rate (HTTP 429) while 2 requests were sent at once: the rest were sent "
+                        "one at a time"),
+            std::string::npos)
+      << warned;
+}
+
+// Refused again when sent alone: the review fails, and the error names the
+// setting that sends one request at a time.
+TEST(ChunkedReview, ARequestRefusedAgainAloneFailsNamingMaxParallelRequests) {
+  ManyFiles f(30);
+  Model m;
+  m.refuse = [](int, const review::ModelRequest& request) {
+    return filesIn(request.messages.at(0).text).count("src/d1/file1.c") > 0;
+  };
+  config::Config c = budget(8000);
+  c.maxParallelRequests = 3;
+  try {
+    ReviewService(factoryFor(m)).review(f.request(c));
+    FAIL() << "the review did not fail";
+  } catch (const review::ProviderError& e) {
+    EXPECT_EQ(e.kind(), review::ProviderError::Kind::RateLimited);
+    EXPECT_NE(std::string(e.what()).find("(this review sent up to 3 requests at once, then one at a time after the "
+                                         "first refusal; max_parallel_requests 1 sends one at a time from the start)"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(m.refused, 2);
 }
 
 // Tool rounds stay within the budget too: each result is capped so that

@@ -19,7 +19,7 @@ local h = dofile(here .. '/nvim_test_helpers.lua')('nvim-default-test', TIMEOUT)
 local log, check, check_eq, sh, wait_for = h.log, h.check, h.check_eq, h.sh, h.wait_for
 local revline_diagnostics = h.revline_diagnostics
 
-local repo
+local repo, repo2
 local function run()
   local binary = os.getenv('REVLINE_BINARY')
   local plugin = os.getenv('REVLINE_NVIM_PLUGIN')
@@ -164,6 +164,43 @@ local function run()
     vim.lsp.get_client_by_id(id).stop()
     log(name .. ': initializes')
   end
+
+  -- 8. Several files opened before the first server has initialized (`nvim -O a b c`, a
+  --    session restored): one server for the repository, every buffer attached to it.
+  --    Neovim 0.7's client_is_stopped() is true for a client still initializing, so each
+  --    buffer started a server of its own, and each counted its own session totals.
+  repo2 = vim.fn.resolve(vim.fn.tempname() .. '-revline-several')
+  vim.fn.mkdir(repo2, 'p')
+  sh('git init -q && git config user.email t@example.com && git config user.name t && git config commit.gpgsign false', repo2)
+  local several = {}
+  for i = 1, 3 do
+    several[i] = repo2 .. '/f' .. i .. '.py'
+    vim.fn.writefile({ 'X' .. i .. ' = ' .. i }, several[i])
+  end
+  sh('git add . && git commit -q -m init', repo2)
+  for _, f in ipairs(several) do -- one block: no event is handled between the opens
+    vim.cmd('edit ' .. vim.fn.fnameescape(f))
+  end
+  local function servers_of_repo2()
+    local ids = {}
+    for _, c in ipairs(revline.clients()) do
+      if c.config.root_dir == repo2 then
+        ids[#ids + 1] = c.id
+      end
+    end
+    return ids
+  end
+  wait_for('a revline server of the second repository to initialize', function()
+    return #servers_of_repo2() > 0
+  end)
+  vim.wait(1000) -- any other server started would have initialized by now
+  check_eq(#servers_of_repo2(), 1, 'revline servers of one repository whose files were opened at once')
+  local server = servers_of_repo2()[1]
+  for _, f in ipairs(several) do
+    local attached = vim.lsp.buf_get_clients(vim.fn.bufnr(f))
+    check(attached[server] ~= nil, f .. ' attached to the repository\'s server')
+  end
+  log('several files opened at once: one server')
   log('all checks passed')
 end
 
@@ -177,7 +214,9 @@ end
 vim.wait(3000, function()
   return #vim.lsp.get_active_clients() == 0
 end, 20)
-if repo then
-  vim.fn.delete(repo, 'rf')
+for _, dir in ipairs({ repo or false, repo2 or false }) do
+  if dir then
+    vim.fn.delete(dir, 'rf')
+  end
 end
 vim.cmd(ok and 'qall!' or 'cquit 1')

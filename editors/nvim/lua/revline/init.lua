@@ -181,7 +181,10 @@ function M.attach(bufnr)
     return vim.lsp.start(client_config(root), { bufnr = bufnr })
   end
   local id = clients_by_root[root]
-  if id == nil or vim.lsp.get_client_by_id(id) == nil or vim.lsp.client_is_stopped(id) then
+  -- A client still initializing is reused too: 0.7's client_is_stopped() is true
+  -- for it, and files opened at once (`nvim -O a b c`) each started a server.
+  local running = id and vim.lsp.get_client_by_id(id)
+  if running == nil or running.is_stopped() then
     id = vim.lsp.start_client(client_config(root))
     if id == nil then
       notify('could not start ' .. table.concat(M.config.cmd, ' '), vim.log.levels.ERROR)

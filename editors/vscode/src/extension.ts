@@ -49,7 +49,10 @@ let traceOutput: vscode.OutputChannel;
 let status: vscode.StatusBarItem;
 let cellDiagnostics: vscode.DiagnosticCollection | undefined; // a notebook's findings on its cells
 const cellsShown = new Map<string, vscode.Uri[]>(); // notebook URI -> cell documents given diagnostics
-const reviewsInProgress = new Map<string, string>(); // progress token -> what is reviewed
+// Folder URI and progress token -> what is reviewed. Each folder's server numbers
+// its tokens from 1: by token alone, a review ending in one folder took another's entry.
+const reviewsInProgress = new Map<string, string>();
+const progressKey = (folderKey: string, token: ProgressToken): string => `${folderKey}\n${String(token)}`;
 let lastResult: string | undefined;
 
 function serverSettings(folder: vscode.WorkspaceFolder): ServerSettings {
@@ -100,8 +103,8 @@ function updateStatus(): void {
   status.show();
 }
 
-function watchProgress(client: LanguageClient, token: ProgressToken): void {
-  const key = String(token);
+function watchProgress(client: LanguageClient, folderKey: string, token: ProgressToken): void {
+  const key = progressKey(folderKey, token);
   const disposable = client.onProgress(
     WorkDoneProgress.type,
     token,
@@ -186,7 +189,7 @@ async function startClientNow(folder: vscode.WorkspaceFolder): Promise<void> {
   // Follow the review progress in the status bar (this replaces the client's
   // default progress notification for revline's reviews).
   client.onRequest(WorkDoneProgressCreateRequest.type, (params) => {
-    watchProgress(client, params.token);
+    watchProgress(client, key, params.token);
     return null;
   });
   updateStatus();
@@ -199,6 +202,12 @@ async function stopClient(key: string): Promise<void> {
   // Its diagnostics go with it (the client disposes its collection); those shown on cells too.
   cellDiagnostics?.clear();
   cellsShown.clear();
+  // And its reviews: a stopped server ends none of them (the spinner stayed for good,
+  // and the next server's first token is the same).
+  for (const review of [...reviewsInProgress.keys()]) {
+    if (review.startsWith(`${key}\n`)) reviewsInProgress.delete(review);
+  }
+  updateStatus();
   if (client.state === State.Running) {
     try {
       await client.stop(); // 2 s for shutdown + exit

@@ -10,4 +10,10 @@ std::string settingsKey(const ReviewOptions& o) {
          "\ndescription " + o.description;
 }
 
+std::string requestSettingsKey(const ReviewOptions& o) {
+  return "instructions " + o.extraInstructions + "\nmax_tool_calls " + std::to_string(o.maxToolCalls) + "\ncontext " +
+         (o.context == ContextMode::Hunk ? "hunk " : "function ") + std::to_string(o.functionContextMaxLines) +
+         "\ndescription " + o.description;
+}
+
 }  // namespace revline::review

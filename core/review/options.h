@@ -31,7 +31,15 @@ struct ReviewOptions {
 
 // The options that change what a review publishes, as text: part of every
 // review cache key (session/review_cache.h). Kept beside ReviewOptions so a new
-// option is added to it in the same place.
+// option is added to it (and, when it changes what the model is asked, to
+// requestSettingsKey) in the same place.
 std::string settingsKey(const ReviewOptions& options);
+
+// Of those, the ones that change what the model is asked: the per-hunk cache's
+// key (session/hunk_cache.h), whose entries hold a request's findings before the
+// caps of publication (max_findings, max_explanation_chars), and are answers, so
+// how many tries one took (max_attempts) does not matter. Raising max_findings,
+// as the review advises when findings are past it, sends nothing again.
+std::string requestSettingsKey(const ReviewOptions& options);
 
 }  // namespace revline::review

@@ -45,7 +45,7 @@ std::string commonKey(const HunkReviewContext& c) {
   field(k, "provider", c.provider);
   field(k, "model", c.model);
   field(k, "prompt", std::to_string(review::kPromptVersion));
-  field(k, "settings", c.options ? review::settingsKey(*c.options) : std::string());
+  field(k, "settings", c.options ? review::requestSettingsKey(*c.options) : std::string());
   for (const auto& message : c.intent) field(k, "commit", message);
   return k;
 }

@@ -18,7 +18,7 @@
 namespace revline::session {
 
 // What a hunk's review depends on besides the hunk: provider, model, prompt
-// version, review::settingsKey and the intent (commit messages).
+// version, review::requestSettingsKey and the intent (commit messages).
 struct HunkReviewContext {
   std::string provider, model;
   const review::ReviewOptions* options = nullptr;

@@ -230,7 +230,10 @@ std::optional<IncrementalPlan> planIncremental(const HunkCache* hunks, const std
 // is stored with findings a cap cut.
 config::Config sendConfigFor(const config::Config& config, bool incremental) {
   config::Config send = config;
-  if (incremental) send.review.policy.maxFindings = std::numeric_limits<std::size_t>::max();
+  if (incremental) {  // kept per hunk whole: the caps apply to what is published (mergeIncremental)
+    send.review.policy.maxFindings = std::numeric_limits<std::size_t>::max();
+    send.review.policy.maxExplanationChars = std::numeric_limits<std::size_t>::max();
+  }
   return send;
 }
 

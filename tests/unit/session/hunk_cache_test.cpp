@@ -229,6 +229,37 @@ TEST_F(Incremental, AnotherSettingOrModelInvalidates) {
   EXPECT_EQ(log.reviews(), 6u);
 }
 
+// Settings that change what is published, not what the model is asked, send
+// nothing again: the caps (max_findings, which the review's own message says to
+// raise when findings are past it, and max_explanation_chars) apply to the kept
+// findings, and max_attempts counts tries, not answers. Before, each re-sent every hunk.
+TEST_F(Incremental, PublicationCapsAndTriesSendNothingAgain) {
+  const ReviewResult first = review();
+  ASSERT_EQ(first.outcome.findings.size(), 5u);
+  const std::string explanation = first.outcome.findings[0].finding.explanation;
+  ASSERT_GT(explanation.size(), 12u);
+  config::Config capped;
+  capped.review.policy.maxFindings = 2;
+  capped.review.policy.maxExplanationChars = 12;
+  capped.review.maxAttempts = 1;
+  const ReviewResult second = review(capped);
+  EXPECT_EQ(log.reviews(), 1u) << "nothing sent";
+  ASSERT_EQ(second.outcome.findings.size(), 2u);
+  EXPECT_LE(second.outcome.findings[0].finding.explanation.size(), 12u + 3u);  // 12 characters and an ellipsis
+  config::Config raised;
+  raised.review.policy.maxFindings = 50;
+  const ReviewResult third = review(raised);
+  EXPECT_EQ(log.reviews(), 1u) << "nothing sent";
+  ASSERT_EQ(third.outcome.findings.size(), 5u);
+  EXPECT_EQ(third.outcome.findings[0].finding.explanation, explanation);
+  editFirstHunk();
+  const ReviewResult fourth = review(capped);
+  ASSERT_EQ(log.reviews(), 2u);
+  EXPECT_EQ(log.hunksSent(1), 1);
+  EXPECT_EQ(review(raised).outcome.findings.size(), 5u);  // the new hunk's finding kept whole, though two were shown
+  EXPECT_EQ(log.reviews(), 2u);
+}
+
 // A hunk's key holds its enclosing definition: a change elsewhere in the same
 // function (a hunk of its own) sends the hunk again, since the model reads that
 // function with it; hunks in other functions are reused.
@@ -823,7 +854,8 @@ TEST(HunkCachePlan, HoldsEachUnitsEntryNameNotItsKey) {
   const IncrementalPlan plan = cache.plan(repo.root(), whole, context, nullptr, CacheUse::Reuse);
   ASSERT_EQ(plan.units.size(), 5u);
   for (const auto& unit : plan.units) EXPECT_LE(unit.key.size(), 64u);
-  // The first unit's name, from its key as written before (a change of how keys are made misses every entry).
+  // The first unit's name, from its key as written before (a change of how keys are made misses every entry;
+  // made once on purpose when the settings became those that change what is asked, requestSettingsKey).
   auto field = [](std::string& out, std::string_view name, std::string_view value) {
     out += std::string(name) + " " + std::to_string(value.size()) + "\n" + std::string(value) + "\n";
   };
@@ -831,7 +863,7 @@ TEST(HunkCachePlan, HoldsEachUnitsEntryNameNotItsKey) {
   field(key, "provider", "openai");
   field(key, "model", "m");
   field(key, "prompt", std::to_string(review::kPromptVersion));
-  field(key, "settings", review::settingsKey(options));
+  field(key, "settings", review::requestSettingsKey(options));
   for (const auto& message : context.intent) field(key, "commit", message);
   const diff::FileDiff& file = whole.files[0];
   field(key, "file", "a.c");

@@ -596,16 +596,32 @@ RequestPlan planRequests(const diff::Diff& diff, const review::ReviewInputs& inp
   return out;
 }
 
-// A rate limit that ended a split review (a request refused again when sent
-// alone, `again`): the error says how many went at once, and the setting that
-// lowers it.
-review::ProviderError rateLimitedWithParallelism(const review::ProviderError& e, std::size_t workers, bool again) {
+// The error of the request that failed a split review, with what only the
+// review knows: the files the request held when what it held may be why (a 400
+// such as a content filter's or a context window's, a model's refusal: every
+// rerun fails on them again, and naming them says what to leave out), and, for
+// a rate limit, how many requests went at once and the setting that lowers it
+// (`again`: the request was refused again when sent alone). Nullopt: `e` as it is.
+std::optional<review::ProviderError> failureOfRequest(const review::ProviderError& e, const std::vector<std::string>& files,
+                                       std::size_t requests, std::size_t workers, bool again) {
+  using Kind = review::ProviderError::Kind;
   std::string message = e.what();
   if (!message.empty() && message.back() == '.') message.pop_back();
-  review::ProviderError out(e.kind(), message + " (this review sent up to " + std::to_string(workers) +
-                                          " requests at once" +
-                                          (again ? ", then one at a time after the first refusal" : "") +
-                                          "; max_parallel_requests 1 sends one at a time from the start)");
+  if (e.kind() == Kind::RateLimited && workers > 1) {
+    message += " (this review sent up to " + std::to_string(workers) + " requests at once" +
+               (again ? ", then one at a time after the first refusal" : "") +
+               "; max_parallel_requests 1 sends one at a time from the start)";
+  } else if ((e.kind() == Kind::BadRequest || e.kind() == Kind::Refusal) && requests > 1 && !files.empty()) {
+    constexpr std::size_t kNamed = 10;  // which one is the cause is not known: all of a request's, as a rule
+    std::string named;
+    for (std::size_t i = 0; i < files.size() && i < kNamed; ++i)
+      named += (i == 0 ? "" : i + 1 == files.size() ? " and " : ", ") + files[i];
+    if (files.size() > kNamed) named += " and " + std::to_string(files.size() - kNamed) + " more";
+    message += " (the request that failed held " + named + "; the `exclude` setting leaves files out of the review)";
+  } else {
+    return std::nullopt;
+  }
+  review::ProviderError out(e.kind(), message);
   out.setUnanswered(e.unanswered());
   return out;
 }
@@ -742,11 +758,16 @@ review::ReviewOutcome reviewInChunks(const diff::Diff& diff, const review::Revie
             refusedTry = spent.total();
             continue;
           }
+          std::vector<std::string> held;
+          for (const ChunkPart& part : plan.chunks[c].parts) {
+            const std::string path = split.files[part.file].path();
+            if (std::find(held.begin(), held.end(), path) == held.end()) held.push_back(path);
+          }
           std::lock_guard<std::mutex> lock(mu);
-          if (!failure)
-            failure = e.kind() == review::ProviderError::Kind::RateLimited && workers > 1
-                          ? std::make_exception_ptr(rateLimitedWithParallelism(e, workers, again))
-                          : std::current_exception();
+          if (!failure) {
+            const auto told = failureOfRequest(e, held, total, workers, again);
+            failure = told ? std::make_exception_ptr(*told) : std::current_exception();
+          }
           failed = true;
           break;
         } catch (...) {

@@ -42,6 +42,8 @@ struct Model {
   // provider's rate limit does once its transport has given up waiting (HTTP 429).
   std::function<bool(int inFlight, const review::ModelRequest&)> refuse;
   int refused = 0;
+  // When set and true for a call, the call is rejected as a provider's content filter does (HTTP 400).
+  std::function<bool(const review::ModelRequest&)> reject;
 };
 
 class RecordingProvider : public review::Provider {
@@ -57,6 +59,11 @@ class RecordingProvider : public review::Provider {
     if (m_.awaitConcurrent > 0)
       m_.changed.wait_for(lock, std::chrono::seconds(5), [&] { return m_.maxInFlight >= m_.awaitConcurrent; });
     if (m_.onCall) m_.onCall();
+    if (m_.reject && m_.reject(request)) {
+      --m_.inFlight;
+      throw review::ProviderError(review::ProviderError::Kind::BadRequest,
+                                  "fake rejected the request (HTTP 400): content filtered.");
+    }
     if (m_.refuse && m_.refuse(m_.inFlight, request)) {
       --m_.inFlight;
       ++m_.refused;
@@ -805,6 +812,35 @@ TEST(ChunkedReview, ARequestRefusedAgainAloneFailsNamingMaxParallelRequests) {
         << e.what();
   }
   EXPECT_EQ(m.refused, 2);
+}
+
+// A request a provider rejects for what it holds (a content filter's 400) fails
+// every rerun of the review: the error names the files that request held, so
+// the user knows what to leave out. Before, nothing said which they were.
+TEST(ChunkedReview, ARequestRejectedForWhatItHoldsNamesItsFiles) {
+  ManyFiles f(30);
+  Model m;
+  std::set<std::string> held;
+  m.reject = [&held](const review::ModelRequest& request) {
+    const std::set<std::string> files = filesIn(request.messages.at(0).text);
+    if (!files.count("src/d1/file1.c")) return false;
+    held = files;
+    return true;
+  };
+  config::Config c = budget(8000);
+  c.maxParallelRequests = 1;
+  try {
+    ReviewService(factoryFor(m)).review(f.request(c));
+    FAIL() << "the review did not fail";
+  } catch (const review::ProviderError& e) {
+    const std::string what = e.what();
+    EXPECT_EQ(e.kind(), review::ProviderError::Kind::BadRequest);
+    EXPECT_NE(what.find("fake rejected the request (HTTP 400): content filtered (the request that failed held "),
+              std::string::npos) << what;
+    ASSERT_GE(held.size(), 2u);
+    for (const auto& file : held) EXPECT_NE(what.find(file), std::string::npos) << file << " in " << what;
+    EXPECT_NE(what.find("; the `exclude` setting leaves files out of the review)"), std::string::npos) << what;
+  }
 }
 
 // Tool rounds stay within the budget too: each result is capped so that

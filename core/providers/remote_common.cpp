@@ -486,7 +486,7 @@ json parseJsonBody(const Endpoint& endpoint, const std::string& path, const Http
       [[maybe_unused]] const json again = json::parse(res.body);  // for where it stopped
     } catch (const json::parse_error& e) {
       if (e.byte > res.body.size())  // nlohmann says the end of input as one past the last byte
-        throw ProviderError(Kind::Protocol, endpoint.provider + ": the reply from " + endpoint.base.str() + path +
+        throw ReplyCutShort(endpoint.provider + ": the reply from " + endpoint.base.str() + path +
                                                 " ends before its JSON does (" + std::to_string(res.body.size()) +
                                                 " bytes, ending \"" + cut(res.body.substr(res.body.size() > 60 ? res.body.size() - 60 : 0), 60) +
                                                 "\"): the server, or a proxy in between, cut the reply short");

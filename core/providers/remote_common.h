@@ -98,6 +98,14 @@ std::string withoutKey(std::string text, const std::string& apiKey);
 // overflow the stack when copied or printed).
 json toolArguments(const std::string& text);
 
+// A reply whose JSON object ends before it is closed, its HTTP framing whole
+// (the server, or a proxy in between, cut it short): what a body shorter than
+// its Content-Length is, which the transport tries again; the provider does too.
+class ReplyCutShort : public review::ProviderError {
+ public:
+  explicit ReplyCutShort(const std::string& message) : ProviderError(Kind::Protocol, message) {}
+};
+
 json parseJsonBody(const Endpoint& endpoint, const std::string& path, const HttpResponse& response);
 
 using ojson = nlohmann::ordered_json;

@@ -61,7 +61,19 @@ review::ModelResponse RemoteProvider::complete(const review::ModelRequest& reque
     // that are not UTF-8) was still answered, and maybe billed: it counts as a
     // request whose tokens are unknown in what the failure spent.
     ++unanswered;
-    review::ModelResponse response = parseResponse(withoutKeyInStrings(parseJsonBody(endpoint_, path(), res), endpoint_.apiKey));
+    json body;
+    try {
+      body = parseJsonBody(endpoint_, path(), res);
+    } catch (const ReplyCutShort&) {  // tried once more, as the transport tries a body cut below its length
+      cancel.notice(endpoint_.provider + ": the reply was cut short; trying again");
+      res = post();
+      unanswered += res.unanswered;
+      cancel.notice("");
+      if (failed(res)) throwHttpError(endpoint_, path(), res, notFoundHint(providerErrorMessage(res.body)));
+      ++unanswered;
+      body = parseJsonBody(endpoint_, path(), res);
+    }
+    review::ModelResponse response = parseResponse(withoutKeyInStrings(body, endpoint_.apiKey));
     response.unanswered = unanswered - 1;
     response.notes = std::exchange(notes_, {});
     response.schemaOnlyInPrompt = settings_.structuredOutput == config::StructuredOutput::Prompt;

@@ -488,16 +488,36 @@ TEST(OpenAi, AServerWithoutToolsOrThatStreamsSaysWhatToChange) {
 // base URL that answered the requests before it.
 TEST(OpenAi, AReplyCutShortSaysSo) {
   FakeServer server;
-  server.enqueue(Reply::ok(R"({"id":"x","choices":[{"index":0,"message":{"role":"assistant","content":"{\"summary\": )"));
+  const std::string cut = R"({"id":"x","choices":[{"index":0,"message":{"role":"assistant","content":"{\"summary\": )";
+  server.enqueue(Reply::ok(cut));
+  server.enqueue(Reply::ok(cut));
   server.enqueue(Reply::ok("<html>Not Found</html>"));
   SleepRecorder sleeps;
   OpenAiProvider provider(settingsFor(server.url("/v1"), sleeps));
   std::string msg;
   EXPECT_EQ(kindOf([&] { provider.complete(testing::sampleRequest(), CancelToken()); }, &msg), Kind::Protocol);
+  EXPECT_EQ(server.requestCount(), 2u) << "tried once more";
   EXPECT_NE(msg.find("ends before its JSON does"), std::string::npos) << msg;
   EXPECT_EQ(msg.find("base URL right"), std::string::npos) << msg;
   EXPECT_EQ(kindOf([&] { provider.complete(testing::sampleRequest(), CancelToken()); }, &msg), Kind::Protocol);
   EXPECT_NE(msg.find("base URL right"), std::string::npos) << "not JSON at all: " << msg;
+  EXPECT_EQ(server.requestCount(), 3u) << "not tried again";
+}
+
+// Cut short once, as a body shorter than its Content-Length is (which the
+// transport tries again): the next try's answer is the answer, and the cut
+// reply counts as a request whose tokens are unknown. Before, one cut reply
+// failed the review.
+TEST(OpenAi, AReplyCutShortOnceIsTriedAgain) {
+  FakeServer server;
+  server.enqueue(Reply::ok(R"({"id":"x","choices":[{"index":0,"message":{"role":"assistant","content":"{\"summ)"));
+  server.enqueue(Reply::fromFixture("openai_review.json"));
+  SleepRecorder sleeps;
+  OpenAiProvider provider(settingsFor(server.url("/v1"), sleeps));
+  const review::ModelResponse response = provider.complete(testing::sampleRequest(), CancelToken());
+  EXPECT_EQ(server.requestCount(), 2u);
+  EXPECT_FALSE(response.text.empty());
+  EXPECT_EQ(response.unanswered, 1);
 }
 
 // A request over the model's context window (OpenAI's own body; a llama.cpp

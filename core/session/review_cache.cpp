@@ -1,6 +1,7 @@
 #include "core/session/review_cache.h"
 
 #include <algorithm>
+#include <chrono>
 #include <stdexcept>
 
 #include "core/config/state_key.h"
@@ -182,11 +183,16 @@ bool onTheChange(const CachedReview& review, const diff::Diff& change) {
 void pruneCacheDirectory(const fs::path& dir, std::size_t keep) {
   std::error_code ec;
   std::vector<std::pair<fs::file_time_type, fs::path>> entries;
+  // An entry dated ahead of the clock (a clock set back, a .git restored from a
+  // machine ahead) counts as the oldest: as the newest, a few thousand of them
+  // outlived every entry written since, the change's own too, and each run paid
+  // for the whole change again.
+  const fs::file_time_type ahead = fs::file_time_type::clock::now() + std::chrono::minutes(1);
   for (const auto& e : fs::directory_iterator(dir, ec)) {
     if (e.path().extension() != ".json") continue;
     std::error_code tec;
     const auto t = fs::last_write_time(e.path(), tec);
-    if (!tec) entries.emplace_back(t, e.path());
+    if (!tec) entries.emplace_back(t > ahead ? fs::file_time_type::min() : t, e.path());
   }
   if (entries.size() <= keep) return;
   std::sort(entries.begin(), entries.end());

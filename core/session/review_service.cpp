@@ -345,7 +345,7 @@ ReviewResult ReviewService::review(ReviewRequest request, const CancelToken& can
     kept = cache_->put(root, key, CachedReview{result.outcome.findings, result.evidence}) && kept;
   if (!kept)  // silently, every later review would pay for the whole change again
     result.outcome.warnings.push_back("the review could not be kept in " + (git::gitDirectory(root) / "revline").string() +
-                                      " (is it writable?): the next review sends the whole change to the model again");
+                                      " (is it writable?): the next review sends the model again what this one could not keep");
   // Kept, but named with a key of this process alone: no later run can read it. Said once a process.
   static std::atomic<bool> keyWarned{false};
   if (kept && (plan || !key.empty()) && !config::stateKeyKept() && !keyWarned.exchange(true))

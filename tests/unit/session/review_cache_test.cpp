@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <chrono>
 #include <fstream>
+#include <set>
 #include <thread>
 
 #include "core/contract/serialize.h"
@@ -205,6 +207,28 @@ TEST(ReviewCache, DiskKeepsTheNewestEntries) {
   for (const auto& e : fs::directory_iterator(repo.root() / ".git" / "revline" / "cache"))
     files += e.path().extension() == ".json";
   EXPECT_EQ(files, ReviewCache::kDiskEntries);
+}
+
+// Entries dated ahead of the clock (a clock set back, a .git restored from a
+// machine ahead) are pruned first: as the newest they outlived every entry
+// written since, which pruning removed as it wrote them.
+TEST(PruneCacheDirectory, EntriesDatedAheadOfTheClockGoFirst) {
+  testing::TempDir dir;
+  const auto now = fs::file_time_type::clock::now();
+  for (int i = 0; i < 5; ++i) {
+    const fs::path ahead = dir.path() / ("ahead" + std::to_string(i) + ".json");
+    std::ofstream(ahead) << "{}";
+    fs::last_write_time(ahead, now + std::chrono::hours(24));
+  }
+  for (int i = 0; i < 3; ++i) {
+    const fs::path written = dir.path() / ("now" + std::to_string(i) + ".json");
+    std::ofstream(written) << "{}";
+    fs::last_write_time(written, now - std::chrono::seconds(3 - i));
+  }
+  pruneCacheDirectory(dir.path(), 3);
+  std::set<std::string> left;
+  for (const auto& e : fs::directory_iterator(dir.path())) left.insert(e.path().filename().string());
+  EXPECT_EQ(left, (std::set<std::string>{"now0.json", "now1.json", "now2.json"}));
 }
 
 // Soak test: the server's RSS grew by ~5 KB per save without bound, because the

@@ -428,15 +428,22 @@ void Server::runJob(const std::shared_ptr<Job>& job) {
         // A review split into several requests reports each one done, and any
         // request what it waits for (a retry, a rate limit), so a slow or failing
         // model is not one unchanging "reviewing" (ProgressReporter is thread-safe).
-        reviewRequest.progress = [this, job, what, reportWaiting](const session::ReviewProgress& p) {
-          if (p.waiting) return reportWaiting(*p.waiting);
-          if (p.total < 2) return;
+        // A wait is said after the count, and the count comes back when it is over
+        // (the sink is called one call at a time: ReviewService).
+        auto count = std::make_shared<std::optional<session::ReviewProgress>>();
+        reviewRequest.progress = [this, job, what, reportWaiting, count](const session::ReviewProgress& p) {
+          if (p.waiting && !*count) return reportWaiting(*p.waiting);
+          if (!p.waiting) {
+            if (p.total < 2) return;
+            *count = p;
+          }
+          const session::ReviewProgress& c = **count;
+          const std::string waiting = p.waiting && !p.waiting->empty() ? "; " + *p.waiting : "";
           progress_.report(job->progressToken,
-                           json{{"kind", "report"}, {"percentage", 100 * p.done / p.total},
-                                {"message", "reviewing " + what + ": " + std::to_string(p.done) + " of " +
-                                                std::to_string(p.total) + " requests done, " +
-                                                std::to_string(p.usage.inputTokens + p.usage.outputTokens) +
-                                                " tokens so far"}});
+                           json{{"kind", "report"}, {"percentage", 100 * c.done / c.total},
+                                {"message", "reviewing " + what + ": " + std::to_string(c.done) + " of " +
+                                                std::to_string(c.total) + " requests done, " +
+                                                reports::tokensSoFar(c.usage) + waiting}});
         };
       }
       const session::ProviderWrapper meter = session::meteredBy(spent);

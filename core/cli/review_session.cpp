@@ -91,9 +91,8 @@ session::ProgressSink terminalProgress(std::ostream& err, const std::string& com
       return;
     }
     if (p.total < 2) return;  // one request: nothing to count
-    err << "\r" << command << ": " << p.done << " of " << p.total << " requests done, "
-        << p.usage.inputTokens + p.usage.outputTokens << " tokens so far" << (p.done == p.total ? "\n" : "")
-        << std::flush;
+    err << "\r" << command << ": " << p.done << " of " << p.total << " requests done, " << reports::tokensSoFar(p.usage)
+        << (p.done == p.total ? "\n" : "") << std::flush;
   };
 }
 

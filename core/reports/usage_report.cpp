@@ -142,4 +142,10 @@ std::string spentSentence(const review::ReviewOutcome& outcome) {
   return s;
 }
 
+std::string tokensSoFar(const review::Usage& usage) {
+  const std::int64_t tokens = usage.inputTokens + usage.outputTokens;
+  if (usage.unreportedRequests > 0 && tokens == 0) return "tokens unknown so far";
+  return (usage.unreportedRequests > 0 ? "at least " : "") + std::to_string(tokens) + " tokens so far";
+}
+
 }  // namespace revline::reports

@@ -29,6 +29,11 @@ std::string usageSentence(const review::Usage& usage, const review::Prices& pric
 std::string usageSentence(const review::Usage& usage, const std::optional<review::Cost>& cost,
                           std::string_view pricedAs = "at the configured prices");
 
+// A split review's progress count, e.g. "45200 tokens so far": "at least ..."
+// when some answers came without counts, "tokens unknown so far" when none had
+// them (never a confident zero).
+std::string tokensSoFar(const review::Usage& usage);
+
 // The clause a report's "Usage:" line holds for `outcome`: usageSentence, or
 // for a model's review that sent nothing (every part reviewed before) "0 model
 // requests: ...". Empty for an offline reviewer's (builtin, replay).

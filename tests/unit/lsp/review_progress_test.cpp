@@ -155,6 +155,71 @@ TEST(ReviewProgress, WhatARequestWaitsForIsReported) {
   EXPECT_EQ(c.stop(), 0);
 }
 
+// A model whose answers carry no token counts, and whose second request of a
+// review (`calls`, shared by the review's providers) waits for a retry.
+class CountlessProvider : public review::Provider {
+ public:
+  explicit CountlessProvider(std::shared_ptr<std::atomic<int>> calls) : calls_(std::move(calls)) {}
+  std::string name() const override { return "countless"; }
+  std::string model() const override { return "m1"; }
+  bool metered() const override { return true; }
+  review::ModelResponse complete(const review::ModelRequest&, const CancelToken& cancel) override {
+    if (++*calls_ == 2) {
+      cancel.notice("countless: the server answered 500; trying again in 1 s");
+      cancel.notice("");
+    }
+    review::ModelResponse r;
+    r.text = json{{"summary", "ok"}, {"verdict", "APPROVE"}, {"findings", json::array()}}.dump();
+    return r;
+  }
+
+ private:
+  std::shared_ptr<std::atomic<int>> calls_;
+};
+
+// A split review's count while a request waits, and once the wait is over: the
+// count stays (before, the message fell back to a bare "reviewing a.txt" and
+// the percentage went); answers without token counts are "tokens unknown", not
+// "0 tokens so far".
+TEST(ReviewProgress, ASplitReviewKeepsItsCountThroughAWaitAndSaysUnknownTokens) {
+  TempRepo repo;
+  const auto made = fourHundredChangedLines(repo);
+  const std::filesystem::path root = made.first;
+  const std::string uri = made.second;
+  ServerOptions options;
+  options.providerFactory = [calls = std::make_shared<std::atomic<int>>(0)](
+                                const config::Config&, const diff::Diff&, const std::filesystem::path&) {
+    return std::make_unique<CountlessProvider>(calls);
+  };
+  LspClient c(std::move(options));
+  c.initialize(uriFromPath(root.string()),
+               {{"max_input_tokens", 4000}, {"max_tool_calls", 0}, {"max_requests", 100}, {"max_parallel_requests", 1},
+                {"debounce_ms", 0}},
+               {{"window", {{"workDoneProgress", true}}}});
+  const int id = c.request("workspace/executeCommand",
+                           {{"command", "revline.reviewFile"}, {"arguments", json::array({{{"uri", uri}}})}});
+  const json create = c.waitFor([](const json& m) { return m.value("method", "") == "window/workDoneProgress/create"; },
+                                "window/workDoneProgress/create");
+  c.transport().clientSend(json{{"jsonrpc", "2.0"}, {"id", create["id"]}, {"result", nullptr}});
+  std::vector<json> reports;
+  for (json v; (v = c.notification("$/progress")["params"]["value"]).value("kind", "") != "end" && !v.is_null();)
+    reports.push_back(v);
+  const auto waited = std::find_if(reports.begin(), reports.end(), [](const json& v) {
+    return v.value("message", "").find("trying again") != std::string::npos;
+  });
+  ASSERT_NE(waited, reports.end()) << json(reports).dump();
+  const std::string count = (*waited)["message"].get<std::string>();
+  EXPECT_EQ(count.find("reviewing a.txt: 1 of "), 0u) << count;
+  EXPECT_NE(count.find(" requests done, tokens unknown so far; countless: the server answered 500; trying again in 1 s"),
+            std::string::npos) << count;
+  EXPECT_TRUE(waited->contains("percentage")) << waited->dump();
+  ASSERT_NE(waited + 1, reports.end());
+  EXPECT_EQ((waited + 1)->value("message", ""), count.substr(0, count.find("; countless")));
+  EXPECT_EQ(c.reply(id)["result"]["verdict"], "APPROVE");
+  c.notification("textDocument/publishDiagnostics");
+  EXPECT_EQ(c.stop(), 0);
+}
+
 class ApprovingProvider : public review::Provider {
  public:
   std::string name() const override { return "approving"; }

@@ -258,5 +258,17 @@ TEST(TextReport, ControlCharactersFromTheRepositoryOrTheModelAreShownNotObeyed) 
   EXPECT_NE(text.find("Skipped big\\x1b[2J.bin"), std::string::npos) << text;
 }
 
+// A split review's progress count (the CLI's line on a terminal, the server's
+// $/progress): never a confident zero for answers that carried no counts.
+TEST(TokensSoFar, SaysWhatIsKnown) {
+  review::Usage usage;
+  usage.inputTokens = 4000;
+  usage.outputTokens = 200;
+  EXPECT_EQ(tokensSoFar(usage), "4200 tokens so far");
+  usage.unreportedRequests = 1;
+  EXPECT_EQ(tokensSoFar(usage), "at least 4200 tokens so far");
+  EXPECT_EQ(tokensSoFar(review::Usage{.requests = 2, .unreportedRequests = 2}), "tokens unknown so far");
+}
+
 }  // namespace
 }  // namespace revline::reports

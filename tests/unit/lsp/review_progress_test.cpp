@@ -65,6 +65,16 @@ std::pair<std::filesystem::path, std::string> fourHundredChangedLines(TempRepo& 
   return {root, uriFromPath((root / "a.txt").string())};
 }
 
+// "Review this file now" for `uri`, its progress token accepted; the request's id.
+int reviewFileNow(LspClient& c, const std::string& uri) {
+  const int id = c.request("workspace/executeCommand",
+                           {{"command", "revline.reviewFile"}, {"arguments", json::array({{{"uri", uri}}})}});
+  const json create = c.waitFor([](const json& m) { return m.value("method", "") == "window/workDoneProgress/create"; },
+                                "window/workDoneProgress/create");
+  c.transport().clientSend(json{{"jsonrpc", "2.0"}, {"id", create["id"]}, {"result", nullptr}});
+  return id;
+}
+
 TEST(ReviewProgress, ASplitReviewReportsEachRequestDone) {
   TempRepo repo;
   const auto made = fourHundredChangedLines(repo);  // not a structured binding: clang 14 cannot capture one
@@ -80,11 +90,7 @@ TEST(ReviewProgress, ASplitReviewReportsEachRequestDone) {
   c.initialize(uriFromPath(root.string()),
                {{"max_input_tokens", 4000}, {"max_tool_calls", 0}, {"max_requests", 100}, {"debounce_ms", 0}},
                {{"window", {{"workDoneProgress", true}}}});
-  const int id = c.request("workspace/executeCommand",
-                           {{"command", "revline.reviewFile"}, {"arguments", json::array({{{"uri", uri}}})}});
-  const json create = c.waitFor([](const json& m) { return m.value("method", "") == "window/workDoneProgress/create"; },
-                                "window/workDoneProgress/create");
-  c.transport().clientSend(json{{"jsonrpc", "2.0"}, {"id", create["id"]}, {"result", nullptr}});
+  const int id = reviewFileNow(c, uri);
   const auto progress = [&] { return c.notification("$/progress")["params"]["value"]; };
   EXPECT_EQ(progress()["kind"], "begin");
   gate.release();
@@ -136,11 +142,7 @@ TEST(ReviewProgress, WhatARequestWaitsForIsReported) {
   };
   LspClient c(std::move(options));
   c.initialize(uriFromPath(root.string()), {{"debounce_ms", 0}}, {{"window", {{"workDoneProgress", true}}}});
-  const int id = c.request("workspace/executeCommand",
-                           {{"command", "revline.reviewFile"}, {"arguments", json::array({{{"uri", uri}}})}});
-  const json create = c.waitFor([](const json& m) { return m.value("method", "") == "window/workDoneProgress/create"; },
-                                "window/workDoneProgress/create");
-  c.transport().clientSend(json{{"jsonrpc", "2.0"}, {"id", create["id"]}, {"result", nullptr}});
+  const int id = reviewFileNow(c, uri);
   std::vector<std::string> messages;
   for (json v; (v = c.notification("$/progress")["params"]["value"]).value("kind", "") != "end" && !v.is_null();)
     messages.push_back(v.value("message", ""));
@@ -196,11 +198,7 @@ TEST(ReviewProgress, ASplitReviewKeepsItsCountThroughAWaitAndSaysUnknownTokens) 
                {{"max_input_tokens", 4000}, {"max_tool_calls", 0}, {"max_requests", 100}, {"max_parallel_requests", 1},
                 {"debounce_ms", 0}},
                {{"window", {{"workDoneProgress", true}}}});
-  const int id = c.request("workspace/executeCommand",
-                           {{"command", "revline.reviewFile"}, {"arguments", json::array({{{"uri", uri}}})}});
-  const json create = c.waitFor([](const json& m) { return m.value("method", "") == "window/workDoneProgress/create"; },
-                                "window/workDoneProgress/create");
-  c.transport().clientSend(json{{"jsonrpc", "2.0"}, {"id", create["id"]}, {"result", nullptr}});
+  const int id = reviewFileNow(c, uri);
   std::vector<json> reports;
   for (json v; (v = c.notification("$/progress")["params"]["value"]).value("kind", "") != "end" && !v.is_null();)
     reports.push_back(v);
@@ -412,11 +410,7 @@ TEST_F(OneRequestAtATime, TheSessionTotalsAreLiveDuringAReview) {
 TEST_F(OneRequestAtATime, ACancelledReviewSaysWhatItSpent) {
   LspClient c(options());
   c.initialize(uriFromPath(root.string()), settings(), {{"window", {{"workDoneProgress", true}}}});
-  const int id = c.request("workspace/executeCommand",
-                           {{"command", "revline.reviewFile"}, {"arguments", json::array({{{"uri", uri}}})}});
-  const json create = c.waitFor([](const json& m) { return m.value("method", "") == "window/workDoneProgress/create"; },
-                                "window/workDoneProgress/create");
-  c.transport().clientSend(json{{"jsonrpc", "2.0"}, {"id", create["id"]}, {"result", nullptr}});
+  const int id = reviewFileNow(c, uri);
   for (int i = 0; i < 500 && calls.load() < 2; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
   ASSERT_GE(calls.load(), 2) << "the second request never reached the model";
   c.notify("$/cancelRequest", {{"id", id}});

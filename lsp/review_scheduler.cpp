@@ -678,10 +678,12 @@ void Server::applyOutcome(Job& job, JobOutcome& outcome) {
     return;
   }
   // What a review's model calls spent, and the session's total: said at its end, however it ends.
+  // The session's total is said at every end, also of a review that spent nothing (one that
+  // failed before its first request, a builtin review after a model's).
   auto withSession = [&](const std::string& spent) -> std::string {
-    if (spent.empty()) return "";
     std::lock_guard<std::mutex> lock(statsMu_);
     const std::string session = stats_.sentence();  // "" while the session has spent nothing
+    if (spent.empty()) return session.empty() ? "" : "; session: " + session;
     return "; " + spent + (session.empty() ? "" : " (session: " + session + ")");
   };
   auto spentClause = [&](const review::Usage& usage) {
@@ -694,7 +696,15 @@ void Server::applyOutcome(Job& job, JobOutcome& outcome) {
     finish(job.cancelledInEditor ? cancelledFromEditor() : LspError(stoppedCode(job.requestKey), "review cancelled"),
            std::string(job.cancelledInEditor ? "cancelled from the editor" : "cancelled") + spentClause(spent));
   };
-  if (outcome.kind == Kind::Cancelled) return cancelled(outcome.spentBeforeEnd);
+  if (outcome.kind == Kind::Cancelled) {
+    // Stopped by the user (the editor's cancel, a command's $/cancelRequest): what the
+    // answered requests of a split review found was paid for, and is shown as a
+    // failure's is. A review a newer one superseded leaves that to the newer one.
+    const bool byUser = job.cancelledInEditor || (!job.requestKey.empty() &&
+                                                  stoppedCode(job.requestKey) == ErrorCode::RequestCancelled);
+    if (byUser && outcome.result) publishFindingsOf(*outcome.result);
+    return cancelled(outcome.spentBeforeEnd);
+  }
   if (outcome.kind == Kind::Failed) {
     // A split review that failed partway: what its answered requests found replaces the last review's.
     if (outcome.result) publishFindingsOf(*outcome.result);

@@ -792,9 +792,11 @@ review::ReviewOutcome reviewInChunks(const diff::Diff& diff, const review::Revie
     if (e.unplacedBlocking == 0 && !e.changesRequestedNotShown) continue;
     for (const ChunkPart& part : plan.chunks[c].parts) unsettled.push_back(split.files[part.file].path());
   }
-  if (failure) {
+  if (failure || cancel.cancelled()) {
     // What the answered requests found was paid for: the caller may keep it
-    // (the per-hunk cache), so a rerun sends only the rest.
+    // (the per-hunk cache), so a rerun sends only the rest. Cancelled between
+    // two requests too (none in flight to fail): their answers were kept only
+    // when a request was stopped mid-way.
     if (setup.keepAnswered && std::find(answered.begin(), answered.end(), 1) != answered.end()) {
       ChunkPlan reached = plan;
       reached.chunks.clear();
@@ -815,9 +817,9 @@ review::ReviewOutcome reviewInChunks(const diff::Diff& diff, const review::Revie
       addSkipped(split, reached, budget, config.maxRequests, partial.coverage);
       setup.keepAnswered(partial);
     }
-    std::rethrow_exception(failure);
+    if (failure) std::rethrow_exception(failure);
+    throw Cancelled();
   }
-  if (cancel.cancelled()) throw Cancelled();
 
   review::ReviewOutcome out = merge(std::move(outcomes), options);
   out.unsettledFiles = std::move(unsettled);

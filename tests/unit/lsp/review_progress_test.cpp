@@ -157,27 +157,38 @@ TEST(ReviewProgress, WhatARequestWaitsForIsReported) {
   EXPECT_EQ(c.stop(), 0);
 }
 
-// A model whose answers carry no token counts, and whose second request of a
-// review (`calls`, shared by the review's providers) waits for a retry.
-class CountlessProvider : public review::Provider {
+// A metered model whose calls (numbered from 1 over every provider a factory
+// makes, through the shared `calls`) are answered by `answer`.
+class NumberedCalls : public review::Provider {
  public:
-  explicit CountlessProvider(std::shared_ptr<std::atomic<int>> calls) : calls_(std::move(calls)) {}
-  std::string name() const override { return "countless"; }
+  using Answer = std::function<review::ModelResponse(int call, const CancelToken&)>;
+  NumberedCalls(std::shared_ptr<std::atomic<int>> calls, Answer answer) : calls_(std::move(calls)), answer_(std::move(answer)) {}
+  std::string name() const override { return "numbered"; }
   std::string model() const override { return "m1"; }
   bool metered() const override { return true; }
   review::ModelResponse complete(const review::ModelRequest&, const CancelToken& cancel) override {
-    if (++*calls_ == 2) {
-      cancel.notice("countless: the server answered 500; trying again in 1 s");
-      cancel.notice("");
-    }
-    review::ModelResponse r;
-    r.text = json{{"summary", "ok"}, {"verdict", "APPROVE"}, {"findings", json::array()}}.dump();
-    return r;
+    return answer_(++*calls_, cancel);
   }
 
  private:
   std::shared_ptr<std::atomic<int>> calls_;
+  Answer answer_;
 };
+
+ProviderFactory numberedCalls(NumberedCalls::Answer answer) {
+  return [calls = std::make_shared<std::atomic<int>>(0), answer](const config::Config&, const diff::Diff&,
+                                                                  const std::filesystem::path&) {
+    return std::make_unique<NumberedCalls>(calls, answer);
+  };
+}
+
+review::ModelResponse approving(std::int64_t inputTokens = 0, std::int64_t outputTokens = 0) {
+  review::ModelResponse r;
+  r.text = json{{"summary", "ok"}, {"verdict", "APPROVE"}, {"findings", json::array()}}.dump();
+  r.usage.inputTokens = inputTokens;
+  r.usage.outputTokens = outputTokens;
+  return r;
+}
 
 // A split review's count while a request waits, and once the wait is over: the
 // count stays (before, the message fell back to a bare "reviewing a.txt" and
@@ -189,10 +200,14 @@ TEST(ReviewProgress, ASplitReviewKeepsItsCountThroughAWaitAndSaysUnknownTokens) 
   const std::filesystem::path root = made.first;
   const std::string uri = made.second;
   ServerOptions options;
-  options.providerFactory = [calls = std::make_shared<std::atomic<int>>(0)](
-                                const config::Config&, const diff::Diff&, const std::filesystem::path&) {
-    return std::make_unique<CountlessProvider>(calls);
-  };
+  // No token counts in any answer; the second request waits for a retry.
+  options.providerFactory = numberedCalls([](int call, const CancelToken& cancel) {
+    if (call == 2) {
+      cancel.notice("countless: the server answered 500; trying again in 1 s");
+      cancel.notice("");
+    }
+    return approving();
+  });
   LspClient c(std::move(options));
   c.initialize(uriFromPath(root.string()),
                {{"max_input_tokens", 4000}, {"max_tool_calls", 0}, {"max_requests", 100}, {"max_parallel_requests", 1},
@@ -229,6 +244,40 @@ class ApprovingProvider : public review::Provider {
     return r;
   }
 };
+
+// Every review's end says the session's total, also one that failed before it
+// sent anything (before, "failed: REASON" alone, though the session had spent).
+TEST(ReviewProgress, AReviewThatFailedBeforeItsFirstRequestStillSaysTheSessionsTotal) {
+  TempRepo repo;
+  repo.write("a.txt", "start\n");
+  repo.commitAll("init");
+  repo.write("a.txt", "start\nchanged\n");
+  const std::filesystem::path root = std::filesystem::canonical(repo.root());
+  const std::string uri = uriFromPath((root / "a.txt").string());
+  ServerOptions options;
+  // One answer, then the model cannot be reached: the second review sends nothing.
+  options.providerFactory = numberedCalls([](int call, const CancelToken&) {
+    if (call > 1) throw review::ProviderError(review::ProviderError::Kind::Network, "once: could not connect to 127.0.0.1:9");
+    return approving(1000, 10);
+  });
+  LspClient c(std::move(options));
+  c.initialize(uriFromPath(root.string()), {{"debounce_ms", 0}, {"max_tool_calls", 0}},
+               {{"window", {{"workDoneProgress", true}}}});
+  std::vector<std::string> ends;
+  for (const char* text : {"start\nchanged\n", "start\nchanged again\n"}) {
+    repo.write("a.txt", text);
+    const int id = reviewFileNow(c, uri);
+    ends.push_back(c.progressEnd().value("message", ""));
+    c.reply(id);
+  }
+  c.allOf("textDocument/publishDiagnostics");
+  EXPECT_NE(ends[0].find("(session: 1 model request"), std::string::npos) << ends[0];
+  EXPECT_EQ(ends[1].rfind("failed: ", 0), 0u) << ends[1];
+  EXPECT_NE(ends[1].find("is reachable and running; session: 1 model request, 1000 input tokens, 10 output tokens"),
+            std::string::npos)
+      << ends[1];
+  EXPECT_EQ(c.stop(), 0);
+}
 
 // Prices set, changed or removed while the server runs: the session's cost
 // says which requests and prices it covers (before: "cost 0.0409 at the
@@ -338,13 +387,22 @@ TEST(ReviewProgress, APartlyReviewedFileSaysWhatWasNotReviewed) {
 // at once and holds the others at the gate.
 class FirstThenGated : public review::Provider {
  public:
-  FirstThenGated(Gate& gate, std::atomic<int>& calls) : gate_(gate), calls_(calls) {}
+  // `flag`: each answer has a finding on the first added line it was shown.
+  FirstThenGated(Gate& gate, std::atomic<int>& calls, bool flag = false) : gate_(gate), calls_(calls), flag_(flag) {}
   std::string name() const override { return "gated"; }
   std::string model() const override { return "m1"; }
-  review::ModelResponse complete(const review::ModelRequest&, const CancelToken&) override {
+  review::ModelResponse complete(const review::ModelRequest& request, const CancelToken&) override {
     if (calls_++ > 0) gate_.wait();
+    json findings = json::array();
+    const std::string& text = request.messages.at(0).text;
+    if (const auto added = text.find(" + a changed line"); flag_ && added != std::string::npos) {
+      const auto lineStart = text.rfind('\n', added) + 1;
+      findings.push_back({{"file", "a.txt"}, {"line", std::stoi(text.substr(lineStart, added - lineStart))},
+                          {"endLine", nullptr}, {"severity", "MINOR"}, {"category", "STYLE"}, {"title", "Look"},
+                          {"explanation", "Because."}, {"suggestedFix", nullptr}, {"edit", nullptr}, {"confidence", 0.9}});
+    }
     review::ModelResponse r;
-    r.text = json{{"summary", "ok"}, {"verdict", "APPROVE"}, {"findings", json::array()}}.dump();
+    r.text = json{{"summary", "ok"}, {"verdict", findings.empty() ? "APPROVE" : "COMMENT"}, {"findings", findings}}.dump();
     r.usage.inputTokens = 1000;
     r.usage.outputTokens = 10;
     return r;
@@ -353,6 +411,7 @@ class FirstThenGated : public review::Provider {
  private:
   Gate& gate_;
   std::atomic<int>& calls_;
+  bool flag_;
 };
 
 // revline/stats is live during a review of several requests (it showed nothing
@@ -364,6 +423,7 @@ struct OneRequestAtATime : ::testing::Test {
   std::string uri;
   Gate gate;
   std::atomic<int> calls{0};
+  bool flag = false;  // FirstThenGated's
   void SetUp() override {
     const auto made = fourHundredChangedLines(repo);
     root = made.first;
@@ -372,7 +432,7 @@ struct OneRequestAtATime : ::testing::Test {
   ServerOptions options() {
     ServerOptions o;
     o.providerFactory = [this](const config::Config&, const diff::Diff&, const std::filesystem::path&) {
-      return std::make_unique<FirstThenGated>(gate, calls);
+      return std::make_unique<FirstThenGated>(gate, calls, flag);
     };
     return o;
   }
@@ -406,8 +466,11 @@ TEST_F(OneRequestAtATime, TheSessionTotalsAreLiveDuringAReview) {
 }
 
 // A review cancelled after its model answered says at its end what it spent,
-// as a finished one does (before: "cancelled", and revline/stats jumped).
-TEST_F(OneRequestAtATime, ACancelledReviewSaysWhatItSpent) {
+// as a finished one does (before: "cancelled", and revline/stats jumped); and
+// what its answered requests found was paid for, and is shown at once, as a
+// failed review's is (before, nothing until the next save).
+TEST_F(OneRequestAtATime, ACancelledReviewSaysWhatItSpentAndShowsWhatItsAnsweredRequestsFound) {
+  flag = true;
   LspClient c(options());
   c.initialize(uriFromPath(root.string()), settings(), {{"window", {{"workDoneProgress", true}}}});
   const int id = reviewFileNow(c, uri);
@@ -419,16 +482,16 @@ TEST_F(OneRequestAtATime, ACancelledReviewSaysWhatItSpent) {
   c.reply(c.request("revline/stats", json::object()));
   gate.release();
   EXPECT_EQ(c.reply(id)["error"]["code"], -32800);
-  json end;
-  for (json v; end.is_null();)
-    if ((v = c.notification("$/progress")["params"]["value"]).value("kind", "") == "end") end = v;
-  const std::string message = end.value("message", "");
+  const std::string message = c.progressEnd().value("message", "");
   EXPECT_EQ(message.rfind("cancelled; ", 0), 0u) << message;
   EXPECT_NE(message.find(" model requests"), std::string::npos) << message;
   EXPECT_NE(message.find("(session: "), std::string::npos) << message;
+  const json shown = c.notification("textDocument/publishDiagnostics")["params"];
+  EXPECT_EQ(shown["uri"], uri);
+  ASSERT_EQ(shown["diagnostics"].size(), 1u) << shown.dump();
+  EXPECT_EQ(shown["diagnostics"][0]["range"]["start"]["line"], 1);  // the first added line, a.txt's line 2
   EXPECT_EQ(c.stop(), 0);
 }
-
 
 // "Review this file now" stopped by a newer one is answered ServerCancelled, not
 // RequestCancelled: clients drop a RequestCancelled reply without telling the

@@ -18,6 +18,7 @@
 #include <sstream>
 
 #include "core/git/git.h"
+#include "core/session/hunk_cache.h"
 #include "core/review/token_estimate.h"
 #include "tests/support/temp_repo.h"
 
@@ -762,6 +763,30 @@ TEST(ChunkedReview, CancellingStopsTheRequestsNotYetSent) {
   c.maxParallelRequests = 1;
   EXPECT_THROW(ReviewService(factoryFor(m)).review(f.request(c), cancel), Cancelled);
   EXPECT_EQ(m.requests.size(), 1u);
+}
+
+// Cancelled between two requests (the first answered, none in flight): what the
+// answered one reviewed was paid for, and is kept per hunk, as when a request in
+// flight is stopped. Before, it was kept only then, and the rerun paid again.
+TEST(ChunkedReview, CancelledBetweenRequestsKeepsWhatTheAnsweredOnesReviewed) {
+  ManyFiles f(30);
+  Model m;
+  CancelToken cancel;
+  config::Config c = budget(8000);
+  c.maxParallelRequests = 1;
+  HunkCache hunks;
+  const ReviewService service(factoryFor(m), nullptr, defaultGitDiff(), &hunks);
+  ReviewRequest cancelled = f.request(c);
+  cancelled.progress = [&cancel](const ReviewProgress& p) {  // the first request answered: cancel
+    if (p.done == 1) cancel.cancel();
+  };
+  EXPECT_THROW(service.review(std::move(cancelled), cancel), Cancelled);
+  ASSERT_EQ(m.requests.size(), 1u);
+  const ReviewResult rerun = service.review(f.request(c));
+  EXPECT_GT(rerun.hunksReused, 0);
+  for (std::size_t i = 1; i < m.requests.size(); ++i)
+    for (const auto& file : filesIn(m.requests[0].messages.at(0).text))
+      EXPECT_EQ(filesIn(m.requests[i].messages.at(0).text).count(file), 0u) << file << " sent again";
 }
 
 // A provider that allows one request at a time and refuses the others with a

@@ -259,8 +259,10 @@ std::vector<std::string> Server::cancelReviewsFromEditor() {
     if (!dropped.empty()) workCv_.notify_all();  // a job only a dropped one held back may run now
   }
   // A waiting review never started: no progress to end, only its request to answer.
-  for (auto& job : dropped)
+  for (auto& job : dropped) {
+    count(&ServerStats::reviewsCancelled);  // cancelled as the command's answer says, though never started
     if (job->reply) (*job->reply)(cancelledFromEditor());
+  }
   for (const auto& what : stopped) logMessage(MessageType::Log, "revline: review of " + what + " cancelled from the editor");
   return stopped;  // a file's running review and its save waiting behind it: named twice
 }

@@ -375,6 +375,7 @@ TEST_F(Fixture, TheCancelReviewsCommandStopsRunningAndWaitingReviews) {
   ASSERT_TRUE(s.waitForCalls(2));  // the command's review took the save's place, and waits in turn
   const int workspace = c.request("workspace/executeCommand", {{"command", "revline.reviewWorkspace"}, {"arguments", json::array()}});
   c.expectQuiet(300ms);  // waits behind a.txt's review
+  const int cancelledBefore = c.server().stats().reviewsCancelled;  // the save's review the command superseded
   const json cancelled = c.reply(c.request("workspace/executeCommand", {{"command", "revline.cancelReviews"}, {"arguments", json::array()}}));
   EXPECT_EQ(cancelled["result"]["cancelled"], 2) << cancelled.dump();
   const std::string name = std::filesystem::canonical(repo.root()).filename().string();
@@ -390,6 +391,10 @@ TEST_F(Fixture, TheCancelReviewsCommandStopsRunningAndWaitingReviews) {
   }
   EXPECT_EQ(s.cancelled, 2) << "the model's call was stopped, not waited for";
   EXPECT_EQ(s.calls, 2) << "the waiting workspace review asked the model nothing";
+  // revline/stats counts both, as the command's answer does (it counted the running one only).
+  for (int i = 0; i < 500 && c.server().stats().reviewsCancelled < cancelledBefore + 2; ++i)
+    std::this_thread::sleep_for(10ms);
+  EXPECT_EQ(c.reply(c.request("revline/stats", json::object()))["result"]["reviewsCancelled"], cancelledBefore + 2);
   const json none = c.reply(c.request("workspace/executeCommand", {{"command", "revline.cancelReviews"}}));
   EXPECT_EQ(none["result"]["cancelled"], 0) << none.dump();
   s.open();

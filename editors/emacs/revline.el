@@ -103,7 +103,19 @@ For a review: a plist with :findings and :verdict.")
                (cl-defmethod eglot-execute ((server revline-eglot-server) action)
                  (if (and (stringp (plist-get action :command)) (not (plist-get action :edit)))
                      (revline--command (plist-get action :command) (plist-get action :arguments) server)
-                   (cl-call-next-method)))))
+                   (cl-call-next-method))))
+             ;; Eglot before 1.10 (Debian 12's 1.9) takes no server progress: a review
+             ;; showed nothing of how it went, what it found or what it spent.
+             ;; revline says it as `revline-mode' does (`revline-show-progress').
+             (unless (boundp 'eglot-report-progress)
+               (cl-defmethod eglot-client-capabilities ((_server revline-eglot-server))
+                 (append (cl-call-next-method) (list :window (list :workDoneProgress t))))
+               (cl-defmethod eglot-handle-request
+                 ((_server revline-eglot-server) (_method (eql window/workDoneProgress/create)) &rest _params)
+                 nil)
+               (cl-defmethod eglot-handle-notification
+                 ((_server revline-eglot-server) (_method (eql $/progress)) &key value &allow-other-keys)
+                 (revline--progress value))))
           t)))
 
 (with-eval-after-load 'eglot (revline--define-eglot-server))
@@ -357,11 +369,14 @@ At its end: what it found, the verdict, and what it spent."
   "The last progress text of a review (the end says findings, verdict and spend).")
 
 (defun revline--progress (value)
-  "Show the `$/progress' VALUE of a review (begin, report or end)."
+  "Show the `$/progress' VALUE of a review (begin, report or end).
+The end of a failed review is kept, not shown: the failure is told once,
+by the server's message or the command's error."
   (let ((text (or (plist-get value :message) (plist-get value :title))))
     (when (stringp text)
       (setq revline-last-progress text)
-      (when revline-show-progress
+      (when (and revline-show-progress
+                 (not (and (equal (plist-get value :kind) "end") (string-prefix-p "failed: " text))))
         (let ((message-log-max (and (equal (plist-get value :kind) "end") message-log-max)))
           (message "revline: %s" text))))))
 

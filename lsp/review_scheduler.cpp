@@ -467,9 +467,12 @@ void Server::runJob(const std::shared_ptr<Job>& job) {
     outcome->kind = JobOutcome::Kind::Reviewed;
   } catch (const Cancelled&) {
     outcome->kind = JobOutcome::Kind::Cancelled;
+    // What its answered requests found is shown when the user cancelled it: read as a failure's is.
+    if (outcome->result && !job->cacheOnly) readFilesOfFindings(*job, *outcome);
   } catch (const review::ProviderError& e) {
     if (job->cancel.cancelled()) {  // the call failed because the review was cancelled
       outcome->kind = JobOutcome::Kind::Cancelled;
+      if (outcome->result && !job->cacheOnly) readFilesOfFindings(*job, *outcome);
     } else {
       outcome->kind = JobOutcome::Kind::Failed;
       outcome->providerFailure = e.kind() != review::ProviderError::Kind::Config;  // settings that cannot work are not
@@ -696,13 +699,15 @@ void Server::applyOutcome(Job& job, JobOutcome& outcome) {
     finish(job.cancelledInEditor ? cancelledFromEditor() : LspError(stoppedCode(job.requestKey), "review cancelled"),
            std::string(job.cancelledInEditor ? "cancelled from the editor" : "cancelled") + spentClause(spent));
   };
+  // Stopped by the user (the editor's cancel, a command's $/cancelRequest): what the
+  // answered requests of a split review found (or the whole review, done when the
+  // cancel came) was paid for, and is shown as a failure's is. A review a newer one
+  // superseded leaves that to the newer one.
+  const bool cancelledByUser = job.cancel.cancelled() &&
+                               (job.cancelledInEditor || (!job.requestKey.empty() &&
+                                                          stoppedCode(job.requestKey) == ErrorCode::RequestCancelled));
   if (outcome.kind == Kind::Cancelled) {
-    // Stopped by the user (the editor's cancel, a command's $/cancelRequest): what the
-    // answered requests of a split review found was paid for, and is shown as a
-    // failure's is. A review a newer one superseded leaves that to the newer one.
-    const bool byUser = job.cancelledInEditor || (!job.requestKey.empty() &&
-                                                  stoppedCode(job.requestKey) == ErrorCode::RequestCancelled);
-    if (byUser && outcome.result) publishFindingsOf(*outcome.result);
+    if (cancelledByUser && outcome.result) publishFindingsOf(*outcome.result);
     return cancelled(outcome.spentBeforeEnd);
   }
   if (outcome.kind == Kind::Failed) {
@@ -724,7 +729,10 @@ void Server::applyOutcome(Job& job, JobOutcome& outcome) {
                   "failed: " + reason + spentClause(outcome.spentBeforeEnd));
   }
   // A newer save arrived while this result was on its way (or the editor's cancel).
-  if (job.cancel.cancelled()) return cancelled(outcome.result ? outcome.result->outcome.usage : review::Usage{});
+  if (job.cancel.cancelled()) {
+    if (cancelledByUser && outcome.result && !job.cacheOnly) publishFindingsOf(*outcome.result);
+    return cancelled(outcome.result ? outcome.result->outcome.usage : review::Usage{});
+  }
   const session::ReviewResult& result = *outcome.result;
   for (const auto& w : result.outcome.warnings) logMessage(MessageType::Warning, "revline: " + w);
   const std::vector<review::PublishedFinding>& findings = result.outcome.findings;

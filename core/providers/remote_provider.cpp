@@ -40,44 +40,51 @@ review::ModelResponse RemoteProvider::complete(const review::ModelRequest& reque
   };
   const auto failed = [](const HttpResponse& r) { return r.status < 200 || r.status >= 300; };
   int unanswered = 0;  // over every post: tries sent and given up without an answer
+  // "trying again" said while a reply cut short is asked for again; cleared however that ends.
+  struct WaitNotice {
+    const CancelToken& cancel;
+    bool said = false;
+    ~WaitNotice() {
+      if (said) cancel.notice("");
+    }
+  } waiting{cancel};
   try {
-    HttpResponse res = post();
-    unanswered += res.unanswered;
-    // Capability negotiation, not a retry: the rejected call was not answered, so
-    // the caller sees one call (one attempt, the answer's usage only).
-    while (failed(res) && adaptToRejection(res)) {
-      res = post();
+    for (int cutShort = 0;; ++cutShort) {
+      HttpResponse res = post();
       unanswered += res.unanswered;
-    }
-    if (failed(res)) {
-      if (std::optional<review::ModelResponse> answer = answerInRejection(res)) {
-        answer->unanswered = unanswered;
-        for (std::string& note : std::exchange(notes_, {})) answer->notes.push_back(std::move(note));
-        return std::move(*answer);
+      // Capability negotiation, not a retry: the rejected call was not answered, so
+      // the caller sees one call (one attempt, the answer's usage only).
+      while (failed(res) && adaptToRejection(res)) {
+        res = post();
+        unanswered += res.unanswered;
       }
-      throwHttpError(endpoint_, path(), res, notFoundHint(providerErrorMessage(res.body)));
-    }
-    // A success whose body cannot be read (HTML from a proxy, no `choices`, bytes
-    // that are not UTF-8) was still answered, and maybe billed: it counts as a
-    // request whose tokens are unknown in what the failure spent.
-    ++unanswered;
-    json body;
-    try {
-      body = parseJsonBody(endpoint_, path(), res);
-    } catch (const ReplyCutShort&) {  // tried once more, as the transport tries a body cut below its length
-      cancel.notice(endpoint_.provider + ": the reply was cut short; trying again");
-      res = post();
-      unanswered += res.unanswered;
-      cancel.notice("");
-      if (failed(res)) throwHttpError(endpoint_, path(), res, notFoundHint(providerErrorMessage(res.body)));
+      if (failed(res)) {
+        if (std::optional<review::ModelResponse> answer = answerInRejection(res)) {
+          answer->unanswered = unanswered;
+          for (std::string& note : std::exchange(notes_, {})) answer->notes.push_back(std::move(note));
+          return std::move(*answer);
+        }
+        throwHttpError(endpoint_, path(), res, notFoundHint(providerErrorMessage(res.body)));
+      }
+      // A success whose body cannot be read (HTML from a proxy, no `choices`, bytes
+      // that are not UTF-8) was still answered, and maybe billed: it counts as a
+      // request whose tokens are unknown in what the failure spent.
       ++unanswered;
-      body = parseJsonBody(endpoint_, path(), res);
+      json body;
+      try {
+        body = parseJsonBody(endpoint_, path(), res);
+      } catch (const ReplyCutShort&) {  // tried once more, as the transport tries a body cut below its length
+        if (cutShort > 0) throw;
+        cancel.notice(endpoint_.provider + ": the reply was cut short; trying again");
+        waiting.said = true;
+        continue;
+      }
+      review::ModelResponse response = parseResponse(withoutKeyInStrings(body, endpoint_.apiKey));
+      response.unanswered = unanswered - 1;
+      response.notes = std::exchange(notes_, {});
+      response.schemaOnlyInPrompt = settings_.structuredOutput == config::StructuredOutput::Prompt;
+      return response;
     }
-    review::ModelResponse response = parseResponse(withoutKeyInStrings(body, endpoint_.apiKey));
-    response.unanswered = unanswered - 1;
-    response.notes = std::exchange(notes_, {});
-    response.schemaOnlyInPrompt = settings_.structuredOutput == config::StructuredOutput::Prompt;
-    return response;
   } catch (review::ProviderError& e) {
     e.setUnanswered(e.unanswered() + unanswered);
     // A gateway may quote the key it was given ("Received API Key = sk-...", as

@@ -11,7 +11,8 @@ std::string settingsKey(const ReviewOptions& o) {
 }
 
 std::string requestSettingsKey(const ReviewOptions& o) {
-  return "instructions " + o.extraInstructions + "\nmax_tool_calls " + std::to_string(o.maxToolCalls) + "\ncontext " +
+  return "instructions " + o.extraInstructions + "\nmax_tool_calls " + std::to_string(o.maxToolCalls) +
+         "\nmax_attempts " + std::to_string(o.maxAttempts) + "\ncontext " +
          (o.context == ContextMode::Hunk ? "hunk " : "function ") + std::to_string(o.functionContextMaxLines) +
          "\ndescription " + o.description;
 }

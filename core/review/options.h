@@ -35,11 +35,12 @@ struct ReviewOptions {
 // requestSettingsKey) in the same place.
 std::string settingsKey(const ReviewOptions& options);
 
-// Of those, the ones that change what the model is asked: the per-hunk cache's
-// key (session/hunk_cache.h), whose entries hold a request's findings before the
-// caps of publication (max_findings, max_explanation_chars), and are answers, so
-// how many tries one took (max_attempts) does not matter. Raising max_findings,
-// as the review advises when findings are past it, sends nothing again.
+// Of those, the ones that change what the model is asked or answers: the
+// per-hunk cache's key (session/hunk_cache.h), whose entries hold a request's
+// findings before the caps of publication (max_findings, max_explanation_chars),
+// so raising max_findings, as the review advises when findings are past it,
+// sends nothing again. max_attempts stays: it decides whether findings that
+// could not be placed get the grounding feedback round.
 std::string requestSettingsKey(const ReviewOptions& options);
 
 }  // namespace revline::review

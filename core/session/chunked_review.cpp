@@ -597,27 +597,33 @@ RequestPlan planRequests(const diff::Diff& diff, const review::ReviewInputs& inp
 }
 
 // The error of the request that failed a split review, with what only the
-// review knows: the files the request held when what it held may be why (a 400
-// such as a content filter's or a context window's, a model's refusal: every
-// rerun fails on them again, and naming them says what to leave out), and, for
-// a rate limit, how many requests went at once and the setting that lowers it
-// (`again`: the request was refused again when sent alone). Nullopt: `e` as it is.
-std::optional<review::ProviderError> failureOfRequest(const review::ProviderError& e, const std::vector<std::string>& files,
-                                       std::size_t requests, std::size_t workers, bool again) {
+// review knows: the files the request held, when what it held may be why (a
+// 400, such as a content filter's, or a refusal, while other requests of the
+// review were answered: every rerun fails on them again, and naming them says
+// what to leave out); for a rate limit, how many requests went at once and
+// the setting that lowers it, or, refused again when sent alone (`again`),
+// that it was. Nullopt: `e` as it is.
+std::optional<review::ProviderError> failureOfRequest(const review::ProviderError& e,
+                                                      const std::vector<std::string>& files, std::size_t requests,
+                                                      std::size_t workers, bool again, bool othersAnswered) {
   using Kind = review::ProviderError::Kind;
   std::string message = e.what();
   if (!message.empty() && message.back() == '.') message.pop_back();
-  if (e.kind() == Kind::RateLimited && workers > 1) {
-    message += " (this review sent up to " + std::to_string(workers) + " requests at once" +
-               (again ? ", then one at a time after the first refusal" : "") +
-               "; max_parallel_requests 1 sends one at a time from the start)";
-  } else if ((e.kind() == Kind::BadRequest || e.kind() == Kind::Refusal) && requests > 1 && !files.empty()) {
+  if (e.kind() == Kind::RateLimited && again) {
+    message += " (sent again alone after the first refusal, with no other request of the review in flight, and "
+               "refused again: wait for the provider's limit, or raise it)";
+  } else if (e.kind() == Kind::RateLimited && workers > 1) {
+    message += " (this review sent up to " + std::to_string(workers) +
+               " requests at once; max_parallel_requests 1 sends one at a time)";
+  } else if ((e.kind() == Kind::BadRequest || e.kind() == Kind::Refusal) && requests > 1 && othersAnswered &&
+             !files.empty()) {
     constexpr std::size_t kNamed = 10;  // which one is the cause is not known: all of a request's, as a rule
     std::string named;
     for (std::size_t i = 0; i < files.size() && i < kNamed; ++i)
       named += (i == 0 ? "" : i + 1 == files.size() ? " and " : ", ") + files[i];
     if (files.size() > kNamed) named += " and " + std::to_string(files.size() - kNamed) + " more";
-    message += " (the request that failed held " + named + "; the `exclude` setting leaves files out of the review)";
+    message += " (other requests of this review were answered; the one that failed held " + named +
+               ": if what it holds is the cause, the `exclude` setting leaves files out of the review)";
   } else {
     return std::nullopt;
   }
@@ -724,11 +730,17 @@ review::ReviewOutcome reviewInChunks(const diff::Diff& diff, const review::Revie
   std::shared_mutex gate;
   ReviewProgress progress{0, static_cast<int>(total), {}};
   if (setup.progress) setup.progress(progress);
-  auto runChunk = [&](std::size_t c, SpendMeter& spent) {
+  // Nullopt: not sent, the review having failed or been cancelled while this
+  // request waited for the gate (a whole request's time, once one at a time).
+  auto runChunk = [&](std::size_t c, SpendMeter& spent) -> std::optional<review::ReviewOutcome> {
     std::shared_lock<std::shared_mutex> shared(gate, std::defer_lock);
     std::unique_lock<std::shared_mutex> alone(gate, std::defer_lock);
-    if (rateLimited) alone.lock();
-    else shared.lock();
+    if (!rateLimited) shared.lock();
+    if (rateLimited) {  // also when it was set while this one waited for its shared turn
+      if (shared.owns_lock()) shared.unlock();
+      alone.lock();
+    }
+    if (failed || cancel.cancelled()) return std::nullopt;
     const diff::Diff part = chunkDiff(split, plan.chunks[c].parts);
     std::unique_ptr<review::Provider> own = setup.factory(config, part, setup.root);
     if (setup.wrap) own = setup.wrap(std::move(own));
@@ -743,7 +755,9 @@ review::ReviewOutcome reviewInChunks(const diff::Diff& diff, const review::Revie
       for (bool again = false;; again = true) {
         SpendMeter spent;
         try {
-          outcomes[c] = runChunk(c, spent);
+          std::optional<review::ReviewOutcome> outcome = runChunk(c, spent);
+          if (!outcome) break;
+          outcomes[c] = std::move(*outcome);
           outcomes[c].usage += refusedTry;
           std::lock_guard<std::mutex> lock(mu);
           answered[c] = 1;
@@ -752,8 +766,7 @@ review::ReviewOutcome reviewInChunks(const diff::Diff& diff, const review::Revie
           if (setup.progress) setup.progress(progress);
           break;
         } catch (const review::ProviderError& e) {
-          if (e.kind() == review::ProviderError::Kind::RateLimited && !again && !failed && !cancel.cancelled() &&
-              workers > 1) {
+          if (e.kind() == review::ProviderError::Kind::RateLimited && !again && !failed && !cancel.cancelled()) {
             rateLimited = true;
             refusedTry = spent.total();
             continue;
@@ -765,7 +778,8 @@ review::ReviewOutcome reviewInChunks(const diff::Diff& diff, const review::Revie
           }
           std::lock_guard<std::mutex> lock(mu);
           if (!failure) {
-            const auto told = failureOfRequest(e, held, total, workers, again);
+            const bool othersAnswered = std::find(answered.begin(), answered.end(), 1) != answered.end();
+            const auto told = failureOfRequest(e, held, total, workers, again, othersAnswered);
             failure = told ? std::make_exception_ptr(*told) : std::current_exception();
           }
           failed = true;
@@ -835,9 +849,11 @@ review::ReviewOutcome reviewInChunks(const diff::Diff& diff, const review::Revie
   if (!p.budgetNote.empty()) out.warnings.push_back(p.budgetNote);
   if (!p.contextNote.empty()) out.warnings.push_back(p.contextNote);
   if (rateLimited)
-    out.warnings.push_back(provider.name() + " limited the request rate (HTTP 429) while " + std::to_string(workers) +
-                           " requests were sent at once: the rest were sent one at a time (max_parallel_requests 1 does so from the "
-                           "start)");
+    out.warnings.push_back(
+        workers > 1 ? provider.name() + " limited the request rate (HTTP 429) while " + std::to_string(workers) +
+                          " requests were sent at once: the rest were sent one at a time (max_parallel_requests 1 does "
+                          "so from the start)"
+                    : provider.name() + " limited the request rate (HTTP 429): the refused request was sent again");
   const review::ApprovalEvidence evidence = review::approvalEvidence(out);
   out.verdict = review::decideVerdict(out.findings, options.policy, evidence);
   std::string head =

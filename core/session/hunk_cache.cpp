@@ -370,9 +370,9 @@ void fallBackWhereNotReached(IncrementalPlan& plan, const review::ReviewOutcome&
 
 review::ReviewOutcome mergeIncremental(const IncrementalPlan& plan, review::ReviewOutcome fresh,
                                        const diff::Diff& whole, const review::ReviewInputs& inputs,
-                                       const review::PolicyConfig& policy) {
+                                       const review::PolicyConfig& policy, bool toReviewSent) {
   review::ReviewOutcome o = std::move(fresh);
-  const bool sent = !plan.toReview.files.empty();
+  const bool sent = toReviewSent && !plan.toReview.files.empty();
   const review::ApprovalEvidence evidence = review::approvalEvidence(o);
   // Carried over from an earlier review: a `revline: ignore` comment may be newer
   // than it (a line above added since), and the warning is said on every run.
@@ -400,8 +400,13 @@ review::ReviewOutcome mergeIncremental(const IncrementalPlan& plan, review::Revi
   o.verdict = review::decideVerdict(o.findings, policy, evidence);
   if (!sent) {
     o.modelVerdict.reset();  // no model answered this time
-    o.summary = "Every hunk of this change was reviewed before; these are those reviews' findings (from the "
-                "per-hunk review cache).";
+    o.summary = plan.toReview.files.empty()
+                    ? "Every hunk of this change was reviewed before; these are those reviews' findings (from the "
+                      "per-hunk review cache)."
+                    : std::to_string(plan.hunksReused) + " of " + std::to_string(plan.hunksTotal) +
+                          " hunks were reviewed before; these are those reviews' findings (from the per-hunk "
+                          "review cache). The others are not reviewed in their current form; the next save "
+                          "reviews them.";
   } else if (plan.hunksFallenBack > 0) {
     o.summary += std::string(o.summary.find('\n') == std::string::npos ? " " : "\n") + "(" +
                  std::to_string(plan.hunksFallenBack) + " of " + std::to_string(plan.hunksTotal) +

@@ -135,8 +135,10 @@ void fallBackWhereNotReached(IncrementalPlan& plan, const review::ReviewOutcome&
 // provider and model), and the carried findings: the publication filters over
 // both, coverage of `whole`, and the verdict by review::decideVerdict with the
 // fresh review's evidence (reused hunks come only from reviews without any).
+// `toReviewSent` false: `plan.toReview` was not sent (the server's lookup on
+// opening a file), and `fresh` lists it as not reviewed.
 review::ReviewOutcome mergeIncremental(const IncrementalPlan& plan, review::ReviewOutcome fresh,
                                        const diff::Diff& whole, const review::ReviewInputs& inputs,
-                                       const review::PolicyConfig& policy);
+                                       const review::PolicyConfig& policy, bool toReviewSent = true);
 
 }  // namespace revline::session

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <stdexcept>
+#include <tuple>
 
 #include "core/config/state_key.h"
 #include "core/contract/coerce.h"
@@ -182,21 +183,22 @@ bool onTheChange(const CachedReview& review, const diff::Diff& change) {
 
 void pruneCacheDirectory(const fs::path& dir, std::size_t keep) {
   std::error_code ec;
-  std::vector<std::pair<fs::file_time_type, fs::path>> entries;
   // An entry dated ahead of the clock (a clock set back, a .git restored from a
-  // machine ahead) counts as the oldest: as the newest, a few thousand of them
-  // outlived every entry written since, the change's own too, and each run paid
-  // for the whole change again.
+  // machine ahead) counts as older than every other: as the newest, a few
+  // thousand of them outlived every entry written since, the change's own too,
+  // and each run paid for the whole change again. Among themselves they keep
+  // their order (a .git on a server whose clock is ahead dates them all ahead).
+  std::vector<std::tuple<bool, fs::file_time_type, fs::path>> entries;  // (not ahead, time, path): oldest first
   const fs::file_time_type ahead = fs::file_time_type::clock::now() + std::chrono::minutes(1);
   for (const auto& e : fs::directory_iterator(dir, ec)) {
     if (e.path().extension() != ".json") continue;
     std::error_code tec;
     const auto t = fs::last_write_time(e.path(), tec);
-    if (!tec) entries.emplace_back(t > ahead ? fs::file_time_type::min() : t, e.path());
+    if (!tec) entries.emplace_back(t <= ahead, t, e.path());
   }
   if (entries.size() <= keep) return;
   std::sort(entries.begin(), entries.end());
-  for (std::size_t i = 0; i + keep < entries.size(); ++i) fs::remove(entries[i].second, ec);
+  for (std::size_t i = 0; i + keep < entries.size(); ++i) fs::remove(std::get<2>(entries[i]), ec);
 }
 
 void ReviewCache::remember(const std::string& memoryKey, Remembered entry) {

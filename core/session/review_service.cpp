@@ -381,19 +381,14 @@ std::optional<ReviewResult> ReviewService::cached(ReviewRequest request) const {
   for (const diff::FileDiff& file : plan->toReview.files) {
     review::SkippedFile entry;
     entry.path = file.path();
-    entry.reason = "changed since its last review; the next save reviews it";
+    entry.reason = "not reviewed in its current form; the next save reviews it";
     entry.overLimit = true;  // not by choice: not reviewed, so no approval
     entry.lines = review::changedLines(file);
     none.coverage.filesSkipped.push_back(std::move(entry));
   }
   ReviewResult result;
-  result.outcome = mergeIncremental(*plan, std::move(none), prepared.reviewed, prepared.inputs, config.review.policy);
-  if (!plan->toReview.files.empty()) {
-    result.outcome.modelVerdict.reset();  // no model answered this time
-    result.outcome.summary = std::to_string(plan->hunksReused) + " of " + std::to_string(plan->hunksTotal) +
-                             " hunks were reviewed before; these are those reviews' findings (from the per-hunk "
-                             "review cache). The other hunks changed since and are reviewed on the next save.";
-  }
+  result.outcome = mergeIncremental(*plan, std::move(none), prepared.reviewed, prepared.inputs, config.review.policy,
+                                    /*toReviewSent=*/false);
   result.fromCache = true;
   result.hunksReused = plan->hunksReused;
   result.hunksTotal = plan->hunksTotal;

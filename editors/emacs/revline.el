@@ -162,6 +162,9 @@ This replaces other eglot servers for those modes; to keep them, use
     (let ((n (plist-get result :findings)))
       (message "revline: %d finding%s" n (if (eql n 1) "" "s")))))
 
+(defvar revline--failure-told nil
+  "The last failure a command's error told, until its review's progress ends.")
+
 (defun revline--command (command arguments &optional server)
   "Ask SERVER (default: the buffer's) to run COMMAND with ARGUMENTS (a vector).
 Returns at once: a review takes as long as the model, so the result is
@@ -178,8 +181,9 @@ reported in the echo area, and kept in `revline-last-result', when it comes."
                                        (-32802 (if (eq (plist-get (plist-get err :data) :cancelledFromEditor) t)
                                                    (message "revline: %s: cancelled" command)
                                                  (message "revline: %s: superseded by a newer review" command)))
-                                       (_ (message "revline: %s failed: %s" command
-                                                   (or (and (listp err) (plist-get err :message)) err)))))
+                                       (_ (let ((said (or (and (listp err) (plist-get err :message)) err)))
+                                            (setq revline--failure-told (format "%s" said))
+                                            (message "revline: %s failed: %s" command said)))))
                          :timeout revline-command-timeout
                          :timeout-fn (lambda ()
                                        (message "revline: %s: no answer in %d s" command revline-command-timeout)))
@@ -370,13 +374,17 @@ At its end: what it found, the verdict, and what it spent."
 
 (defun revline--progress (value)
   "Show the `$/progress' VALUE of a review (begin, report or end).
-The end of a failed review is kept, not shown: the failure is told once,
-by the server's message or the command's error."
-  (let ((text (or (plist-get value :message) (plist-get value :title))))
+The end of a failed review whose command's error told the failure (the
+server answers the command before it ends the progress) is kept, not shown:
+the failure is told once."
+  (let* ((text (or (plist-get value :message) (plist-get value :title)))
+         (told (and (stringp text) (equal (plist-get value :kind) "end") (string-prefix-p "failed: " text)
+                    revline--failure-told
+                    (string-prefix-p (substring text 8 (min (length text) 48)) revline--failure-told))))
+    (when (equal (plist-get value :kind) "end") (setq revline--failure-told nil))
     (when (stringp text)
       (setq revline-last-progress text)
-      (when (and revline-show-progress
-                 (not (and (equal (plist-get value :kind) "end") (string-prefix-p "failed: " text))))
+      (when (and revline-show-progress (not told))
         (let ((message-log-max (and (equal (plist-get value :kind) "end") message-log-max)))
           (message "revline: %s" text))))))
 

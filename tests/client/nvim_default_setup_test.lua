@@ -193,13 +193,15 @@ local function run()
   wait_for('a revline server of the second repository to initialize', function()
     return #servers_of_repo2() > 0
   end)
-  vim.wait(1000) -- any other server started would have initialized by now
-  check_eq(#servers_of_repo2(), 1, 'revline servers of one repository whose files were opened at once')
   local server = servers_of_repo2()[1]
-  for _, f in ipairs(several) do
-    local attached = vim.lsp.buf_get_clients(vim.fn.bufnr(f))
-    check(attached[server] ~= nil, f .. ' attached to the repository\'s server')
+  for _, f in ipairs(several) do -- each buffer on that one server (on its own one, before)
+    wait_for(f .. ' attached', function()
+      return #revline.clients(vim.fn.bufnr(f)) > 0
+    end)
+    local attached = revline.clients(vim.fn.bufnr(f))
+    check(#attached == 1 and attached[1].id == server, f .. ' attached to the repository\'s one server')
   end
+  check_eq(#servers_of_repo2(), 1, 'revline servers of one repository whose files were opened at once')
   log('several files opened at once: one server')
   log('all checks passed')
 end

@@ -115,8 +115,9 @@ async function slowReviewRunning(slowAsked) {
   return { review };
 }
 
-// Two folders' servers, each with its review's progress token "revline-review-N":
-// the one that ends first took the other's entry with it, and the status bar
+// Two folders' servers, each with its review's progress token "revline-review-N"
+// (here both N = 2: each server's first review was the workspace review of the
+// first test): the one that ends first took the other's entry with it, and the status bar
 // showed no review running (its click reviewed the workspace again, superseding
 // the running review, instead of cancelling it).
 test('a review ending in one folder leaves the spinner while the other folder\'s review runs', async () => {

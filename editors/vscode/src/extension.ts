@@ -202,12 +202,6 @@ async function stopClient(key: string): Promise<void> {
   // Its diagnostics go with it (the client disposes its collection); those shown on cells too.
   cellDiagnostics?.clear();
   cellsShown.clear();
-  // And its reviews: a stopped server ends none of them (the spinner stayed for good,
-  // and the next server's first token is the same).
-  for (const review of [...reviewsInProgress.keys()]) {
-    if (review.startsWith(`${key}\n`)) reviewsInProgress.delete(review);
-  }
-  updateStatus();
   if (client.state === State.Running) {
     try {
       await client.stop(); // 2 s for shutdown + exit
@@ -215,6 +209,12 @@ async function stopClient(key: string): Promise<void> {
       output.appendLine(`revline: stopping the server: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
+  // And its reviews, once it is stopped (one may begin while it stops): a stopped server
+  // ends none of them (the spinner stayed for good, and the next server's first token is the same).
+  for (const review of [...reviewsInProgress.keys()]) {
+    if (review.startsWith(`${key}\n`)) reviewsInProgress.delete(review);
+  }
+  updateStatus();
 }
 
 async function restartAll(): Promise<void> {

@@ -816,9 +816,42 @@ TEST(ChunkedReview, ARateLimitSendsTheRefusedRequestsAgainOneAtATime) {
       << warned;
 }
 
-// Refused again when sent alone: the review fails, and the error names the
-// setting that sends one request at a time.
-TEST(ChunkedReview, ARequestRefusedAgainAloneFailsNamingMaxParallelRequests) {
+// One request at a time (max_parallel_requests 1), one refused: it is sent once
+// more too, as the transport's own tries were used up on a limit that may pass.
+TEST(ChunkedReview, ARateLimitedRequestIsSentOnceMoreWhenSentOneAtATime) {
+  ManyFiles f(30);
+  Model m;
+  m.refuse = [&m](int, const review::ModelRequest&) { return m.requests.size() == 2 && m.refused == 0; };
+  config::Config c = budget(8000);
+  c.maxParallelRequests = 1;
+  const ReviewResult r = ReviewService(factoryFor(m)).review(f.request(c));
+  EXPECT_EQ(m.refused, 1);
+  EXPECT_EQ(r.outcome.coverage.filesReviewed, 30);
+  ASSERT_FALSE(r.outcome.warnings.empty());
+  EXPECT_NE(r.outcome.warnings.back().find("limited the request rate (HTTP 429): the refused request was sent again"),
+            std::string::npos) << r.outcome.warnings.back();
+}
+
+// A request rejected before any other was answered (a setting every request
+// carries, such as an unsupported parameter, fails them all alike): its files
+// are not named as the cause.
+TEST(ChunkedReview, ARejectionBeforeAnyAnswerBlamesNoFile) {
+  ManyFiles f(30);
+  Model m;
+  m.reject = [](const review::ModelRequest&) { return true; };
+  config::Config c = budget(8000);
+  c.maxParallelRequests = 1;
+  try {
+    ReviewService(factoryFor(m)).review(f.request(c));
+    FAIL() << "the review did not fail";
+  } catch (const review::ProviderError& e) {
+    EXPECT_EQ(std::string(e.what()), "fake rejected the request (HTTP 400): content filtered.");
+  }
+}
+
+// Refused again when sent alone: the review fails, and the error says it was
+// alone (before, it advised sending one request at a time, which it was).
+TEST(ChunkedReview, ARequestRefusedAgainAloneFailsSayingSo) {
   ManyFiles f(30);
   Model m;
   m.refuse = [](int, const review::ModelRequest& request) {
@@ -831,8 +864,8 @@ TEST(ChunkedReview, ARequestRefusedAgainAloneFailsNamingMaxParallelRequests) {
     FAIL() << "the review did not fail";
   } catch (const review::ProviderError& e) {
     EXPECT_EQ(e.kind(), review::ProviderError::Kind::RateLimited);
-    EXPECT_NE(std::string(e.what()).find("(this review sent up to 3 requests at once, then one at a time after the "
-                                         "first refusal; max_parallel_requests 1 sends one at a time from the start)"),
+    EXPECT_NE(std::string(e.what()).find("(sent again alone after the first refusal, with no other request of the "
+                                         "review in flight, and refused again: wait for the provider's limit, or raise it)"),
               std::string::npos)
         << e.what();
   }
@@ -846,10 +879,9 @@ TEST(ChunkedReview, ARequestRejectedForWhatItHoldsNamesItsFiles) {
   ManyFiles f(30);
   Model m;
   std::set<std::string> held;
-  m.reject = [&held](const review::ModelRequest& request) {
-    const std::set<std::string> files = filesIn(request.messages.at(0).text);
-    if (!files.count("src/d1/file1.c")) return false;
-    held = files;
+  m.reject = [&held, &m](const review::ModelRequest& request) {  // the third request, two answered before it
+    if (m.requests.size() != 3) return false;
+    held = filesIn(request.messages.at(0).text);
     return true;
   };
   config::Config c = budget(8000);
@@ -860,11 +892,13 @@ TEST(ChunkedReview, ARequestRejectedForWhatItHoldsNamesItsFiles) {
   } catch (const review::ProviderError& e) {
     const std::string what = e.what();
     EXPECT_EQ(e.kind(), review::ProviderError::Kind::BadRequest);
-    EXPECT_NE(what.find("fake rejected the request (HTTP 400): content filtered (the request that failed held "),
+    EXPECT_NE(what.find("fake rejected the request (HTTP 400): content filtered (other requests of this review were "
+                        "answered; the one that failed held "),
               std::string::npos) << what;
     ASSERT_GE(held.size(), 2u);
     for (const auto& file : held) EXPECT_NE(what.find(file), std::string::npos) << file << " in " << what;
-    EXPECT_NE(what.find("; the `exclude` setting leaves files out of the review)"), std::string::npos) << what;
+    EXPECT_NE(what.find(": if what it holds is the cause, the `exclude` setting leaves files out of the review)"),
+              std::string::npos) << what;
   }
 }
 

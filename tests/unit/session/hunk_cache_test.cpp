@@ -227,13 +227,20 @@ TEST_F(Incremental, AnotherSettingOrModelInvalidates) {
   // Back to the first settings, model and server: still cached.
   review();
   EXPECT_EQ(log.reviews(), 6u);
+  // One try: no grounding feedback round for what cannot be placed, so another answer.
+  config::Config oneTry;
+  oneTry.review.maxAttempts = 1;
+  review(oneTry);
+  ASSERT_EQ(log.reviews(), 7u);
+  EXPECT_EQ(log.hunksSent(6), 5);
 }
 
 // Settings that change what is published, not what the model is asked, send
 // nothing again: the caps (max_findings, which the review's own message says to
 // raise when findings are past it, and max_explanation_chars) apply to the kept
-// findings, and max_attempts counts tries, not answers. Before, each re-sent every hunk.
-TEST_F(Incremental, PublicationCapsAndTriesSendNothingAgain) {
+// findings. Before, each re-sent every hunk. (max_attempts does: it decides
+// whether unplaced findings get the grounding feedback round.)
+TEST_F(Incremental, PublicationCapsSendNothingAgain) {
   const ReviewResult first = review();
   ASSERT_EQ(first.outcome.findings.size(), 5u);
   const std::string explanation = first.outcome.findings[0].finding.explanation;
@@ -241,7 +248,6 @@ TEST_F(Incremental, PublicationCapsAndTriesSendNothingAgain) {
   config::Config capped;
   capped.review.policy.maxFindings = 2;
   capped.review.policy.maxExplanationChars = 12;
-  capped.review.maxAttempts = 1;
   const ReviewResult second = review(capped);
   EXPECT_EQ(log.reviews(), 1u) << "nothing sent";
   ASSERT_EQ(second.outcome.findings.size(), 2u);

@@ -229,6 +229,13 @@ TEST(PruneCacheDirectory, EntriesDatedAheadOfTheClockGoFirst) {
   std::set<std::string> left;
   for (const auto& e : fs::directory_iterator(dir.path())) left.insert(e.path().filename().string());
   EXPECT_EQ(left, (std::set<std::string>{"now0.json", "now1.json", "now2.json"}));
+  // All of them ahead (the clock of the server the .git is on): the newest are kept, as always.
+  for (int i = 0; i < 3; ++i)
+    fs::last_write_time(dir.path() / ("now" + std::to_string(i) + ".json"), now + std::chrono::hours(1 + i));
+  pruneCacheDirectory(dir.path(), 2);
+  left.clear();
+  for (const auto& e : fs::directory_iterator(dir.path())) left.insert(e.path().filename().string());
+  EXPECT_EQ(left, (std::set<std::string>{"now1.json", "now2.json"}));
 }
 
 // Soak test: the server's RSS grew by ~5 KB per save without bound, because the

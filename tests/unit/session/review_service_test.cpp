@@ -274,7 +274,7 @@ TEST(ReviewService, TheOpensLookupShowsTheHunksReviewedBeforeAndNamesTheRestNotR
   ASSERT_EQ(coverage.filesSkipped.size(), 1u);
   EXPECT_EQ(coverage.filesSkipped[0].path, "a.py");
   EXPECT_TRUE(coverage.filesSkipped[0].partial);
-  EXPECT_EQ(coverage.filesSkipped[0].reason, "changed since its last review; the next save reviews it");
+  EXPECT_EQ(coverage.filesSkipped[0].reason, "not reviewed in its current form; the next save reviews it");
   EXPECT_NE(opened->outcome.summary.find("1 of 2 hunks were reviewed before"), std::string::npos) << opened->outcome.summary;
   // Nothing of it reviewed before: no lookup result, as before.
   repo.write("a.py", edited("x2 = 21", "x18 = 181"));

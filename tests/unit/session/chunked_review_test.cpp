@@ -125,6 +125,20 @@ config::Config budget(std::int64_t tokens) {
   return c;
 }
 
+// The error a review of ManyFiles(30) under an 8,000-token budget fails with,
+// `parallel` requests at once; a Config error "the review did not fail" when it does not.
+review::ProviderError failureOf(Model& m, int parallel) {
+  ManyFiles f(30);
+  config::Config c = budget(8000);
+  c.maxParallelRequests = parallel;
+  try {
+    ReviewService(factoryFor(m)).review(f.request(c));
+  } catch (const review::ProviderError& e) {
+    return e;
+  }
+  return review::ProviderError(review::ProviderError::Kind::Config, "the review did not fail");
+}
+
 TEST(ChunkedReview, NoRequestIsOverTheBudgetAndTheRequestsCoverEveryFile) {
   ManyFiles f(30);
   Model m;
@@ -836,39 +850,24 @@ TEST(ChunkedReview, ARateLimitedRequestIsSentOnceMoreWhenSentOneAtATime) {
 // carries, such as an unsupported parameter, fails them all alike): its files
 // are not named as the cause.
 TEST(ChunkedReview, ARejectionBeforeAnyAnswerBlamesNoFile) {
-  ManyFiles f(30);
   Model m;
   m.reject = [](const review::ModelRequest&) { return true; };
-  config::Config c = budget(8000);
-  c.maxParallelRequests = 1;
-  try {
-    ReviewService(factoryFor(m)).review(f.request(c));
-    FAIL() << "the review did not fail";
-  } catch (const review::ProviderError& e) {
-    EXPECT_EQ(std::string(e.what()), "fake rejected the request (HTTP 400): content filtered.");
-  }
+  EXPECT_EQ(std::string(failureOf(m, 1).what()), "fake rejected the request (HTTP 400): content filtered.");
 }
 
 // Refused again when sent alone: the review fails, and the error says it was
 // alone (before, it advised sending one request at a time, which it was).
 TEST(ChunkedReview, ARequestRefusedAgainAloneFailsSayingSo) {
-  ManyFiles f(30);
   Model m;
   m.refuse = [](int, const review::ModelRequest& request) {
     return filesIn(request.messages.at(0).text).count("src/d1/file1.c") > 0;
   };
-  config::Config c = budget(8000);
-  c.maxParallelRequests = 3;
-  try {
-    ReviewService(factoryFor(m)).review(f.request(c));
-    FAIL() << "the review did not fail";
-  } catch (const review::ProviderError& e) {
-    EXPECT_EQ(e.kind(), review::ProviderError::Kind::RateLimited);
-    EXPECT_NE(std::string(e.what()).find("(sent again alone after the first refusal, with no other request of the "
-                                         "review in flight, and refused again: wait for the provider's limit, or raise it)"),
-              std::string::npos)
-        << e.what();
-  }
+  const review::ProviderError e = failureOf(m, 3);
+  EXPECT_EQ(e.kind(), review::ProviderError::Kind::RateLimited) << e.what();
+  EXPECT_NE(std::string(e.what()).find("(sent again alone after the first refusal, with no other request of the "
+                                       "review in flight, and refused again: wait for the provider's limit, or raise it)"),
+            std::string::npos)
+      << e.what();
   EXPECT_EQ(m.refused, 2);
 }
 
@@ -876,7 +875,6 @@ TEST(ChunkedReview, ARequestRefusedAgainAloneFailsSayingSo) {
 // every rerun of the review: the error names the files that request held, so
 // the user knows what to leave out. Before, nothing said which they were.
 TEST(ChunkedReview, ARequestRejectedForWhatItHoldsNamesItsFiles) {
-  ManyFiles f(30);
   Model m;
   std::set<std::string> held;
   m.reject = [&held, &m](const review::ModelRequest& request) {  // the third request, two answered before it
@@ -884,22 +882,16 @@ TEST(ChunkedReview, ARequestRejectedForWhatItHoldsNamesItsFiles) {
     held = filesIn(request.messages.at(0).text);
     return true;
   };
-  config::Config c = budget(8000);
-  c.maxParallelRequests = 1;
-  try {
-    ReviewService(factoryFor(m)).review(f.request(c));
-    FAIL() << "the review did not fail";
-  } catch (const review::ProviderError& e) {
-    const std::string what = e.what();
-    EXPECT_EQ(e.kind(), review::ProviderError::Kind::BadRequest);
-    EXPECT_NE(what.find("fake rejected the request (HTTP 400): content filtered (other requests of this review were "
-                        "answered; the one that failed held "),
-              std::string::npos) << what;
-    ASSERT_GE(held.size(), 2u);
-    for (const auto& file : held) EXPECT_NE(what.find(file), std::string::npos) << file << " in " << what;
-    EXPECT_NE(what.find(": if what it holds is the cause, the `exclude` setting leaves files out of the review)"),
-              std::string::npos) << what;
-  }
+  const review::ProviderError e = failureOf(m, 1);
+  const std::string what = e.what();
+  EXPECT_EQ(e.kind(), review::ProviderError::Kind::BadRequest) << what;
+  EXPECT_NE(what.find("fake rejected the request (HTTP 400): content filtered (other requests of this review were "
+                      "answered; the one that failed held "),
+            std::string::npos) << what;
+  ASSERT_GE(held.size(), 2u);
+  for (const auto& file : held) EXPECT_NE(what.find(file), std::string::npos) << file << " in " << what;
+  EXPECT_NE(what.find(": if what it holds is the cause, the `exclude` setting leaves files out of the review)"),
+            std::string::npos) << what;
 }
 
 // Tool rounds stay within the budget too: each result is capped so that

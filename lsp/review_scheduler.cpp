@@ -699,17 +699,17 @@ void Server::applyOutcome(Job& job, JobOutcome& outcome) {
     finish(job.cancelledInEditor ? cancelledFromEditor() : LspError(stoppedCode(job.requestKey), "review cancelled"),
            std::string(job.cancelledInEditor ? "cancelled from the editor" : "cancelled") + spentClause(spent));
   };
-  // Stopped by the user (the editor's cancel, a command's $/cancelRequest): what the
+  // Stopped: by the user (the editor's cancel, a command's $/cancelRequest), what the
   // answered requests of a split review found (or the whole review, done when the
-  // cancel came) was paid for, and is shown as a failure's is. A review a newer one
+  // cancel came) was paid for, and is shown as a failure's is; a review a newer one
   // superseded leaves that to the newer one.
-  const bool cancelledByUser = job.cancel.cancelled() &&
-                               (job.cancelledInEditor || (!job.requestKey.empty() &&
-                                                          stoppedCode(job.requestKey) == ErrorCode::RequestCancelled));
-  if (outcome.kind == Kind::Cancelled) {
-    if (cancelledByUser && outcome.result) publishFindingsOf(*outcome.result);
-    return cancelled(outcome.spentBeforeEnd);
-  }
+  auto stopped = [&](const review::Usage& spent) {
+    const bool byUser = job.cancelledInEditor ||
+                        (!job.requestKey.empty() && stoppedCode(job.requestKey) == ErrorCode::RequestCancelled);
+    if (byUser && outcome.result) publishFindingsOf(*outcome.result);
+    cancelled(spent);
+  };
+  if (outcome.kind == Kind::Cancelled) return stopped(outcome.spentBeforeEnd);
   if (outcome.kind == Kind::Failed) {
     // A split review that failed partway: what its answered requests found replaces the last review's.
     if (outcome.result) publishFindingsOf(*outcome.result);
@@ -729,10 +729,7 @@ void Server::applyOutcome(Job& job, JobOutcome& outcome) {
                   "failed: " + reason + spentClause(outcome.spentBeforeEnd));
   }
   // A newer save arrived while this result was on its way (or the editor's cancel).
-  if (job.cancel.cancelled()) {
-    if (cancelledByUser && outcome.result && !job.cacheOnly) publishFindingsOf(*outcome.result);
-    return cancelled(outcome.result ? outcome.result->outcome.usage : review::Usage{});
-  }
+  if (job.cancel.cancelled()) return stopped(outcome.result ? outcome.result->outcome.usage : review::Usage{});
   const session::ReviewResult& result = *outcome.result;
   for (const auto& w : result.outcome.warnings) logMessage(MessageType::Warning, "revline: " + w);
   const std::vector<review::PublishedFinding>& findings = result.outcome.findings;

@@ -30,9 +30,9 @@ struct ReviewOptions {
 };
 
 // The options that change what a review publishes, as text: part of every
-// review cache key (session/review_cache.h). Kept beside ReviewOptions so a new
-// option is added to it (and, when it changes what the model is asked, to
-// requestSettingsKey) in the same place.
+// review cache key (session/review_cache.h): requestSettingsKey and the caps of
+// publication. Kept beside ReviewOptions so a new option is added to it in the
+// same place (to requestSettingsKey when it changes what the model is asked).
 std::string settingsKey(const ReviewOptions& options);
 
 // Of those, the ones that change what the model is asked or answers: the

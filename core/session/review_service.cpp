@@ -237,8 +237,6 @@ config::Config sendConfigFor(const config::Config& config, bool incremental) {
   return send;
 }
 
-// The review of a change with no line to show: no provider is built (a missing
-// API key does not fail it), nothing is sent, nothing is found.
 // The outcome of a review that sends no request: the configured provider named, nothing found.
 review::ReviewOutcome outcomeWithoutRequest(const PreparedReview& prepared, const config::Config& config,
                                             const CancelToken& cancel) {
@@ -247,6 +245,8 @@ review::ReviewOutcome outcomeWithoutRequest(const PreparedReview& prepared, cons
   return review::runReview(none, *nullProvider(config), config.review, nullptr, cancel, prepared.inputs);
 }
 
+// The review of a change with no line to show: no provider is built (a missing
+// API key does not fail it), nothing is sent, nothing is found.
 ReviewResult nothingToSend(PreparedReview prepared, const config::Config& config, const CancelToken& cancel) {
   ReviewResult result;
   result.outcome = outcomeWithoutRequest(prepared, config, cancel);

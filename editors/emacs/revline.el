@@ -378,9 +378,11 @@ The end of a failed review whose command's error told the failure (the
 server answers the command before it ends the progress) is kept, not shown:
 the failure is told once."
   (let* ((text (or (plist-get value :message) (plist-get value :title)))
-         (told (and (stringp text) (equal (plist-get value :kind) "end") (string-prefix-p "failed: " text)
-                    revline--failure-told
-                    (string-prefix-p (substring text 8 (min (length text) 48)) revline--failure-told))))
+         ;; "failed: REASON; spent ...": told when the command's error began with REASON.
+         (reason (and (stringp text) (equal (plist-get value :kind) "end") (string-prefix-p "failed: " text)
+                      (substring text (length "failed: "))))
+         (told (and reason revline--failure-told
+                    (string-prefix-p (substring reason 0 (min (length reason) 40)) revline--failure-told))))
     (when (equal (plist-get value :kind) "end") (setq revline--failure-told nil))
     (when (stringp text)
       (setq revline-last-progress text)

@@ -212,7 +212,7 @@ async function stopClient(key: string): Promise<void> {
   // And its reviews, once it is stopped (one may begin while it stops): a stopped server
   // ends none of them (the spinner stayed for good, and the next server's first token is the same).
   for (const review of [...reviewsInProgress.keys()]) {
-    if (review.startsWith(`${key}\n`)) reviewsInProgress.delete(review);
+    if (review.startsWith(progressKey(key, ''))) reviewsInProgress.delete(review);
   }
   updateStatus();
 }

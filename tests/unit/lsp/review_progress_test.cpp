@@ -69,9 +69,7 @@ std::pair<std::filesystem::path, std::string> fourHundredChangedLines(TempRepo& 
 int reviewFileNow(LspClient& c, const std::string& uri) {
   const int id = c.request("workspace/executeCommand",
                            {{"command", "revline.reviewFile"}, {"arguments", json::array({{{"uri", uri}}})}});
-  const json create = c.waitFor([](const json& m) { return m.value("method", "") == "window/workDoneProgress/create"; },
-                                "window/workDoneProgress/create");
-  c.transport().clientSend(json{{"jsonrpc", "2.0"}, {"id", create["id"]}, {"result", nullptr}});
+  c.acceptProgressCreate();
   return id;
 }
 
@@ -349,18 +347,9 @@ TEST(ReviewProgress, APartlyReviewedFileSaysWhatWasNotReviewed) {
                {{"max_input_tokens", 4000}, {"max_tool_calls", 0}, {"max_requests", 1}, {"debounce_ms", 0}},
                {{"window", {{"workDoneProgress", true}}}});
   const auto reviewFile = [&] {
-    const int id = c.request("workspace/executeCommand",
-                             {{"command", "revline.reviewFile"}, {"arguments", json::array({{{"uri", uri}}})}});
-    const json create = c.waitFor([](const json& m) { return m.value("method", "") == "window/workDoneProgress/create"; },
-                                  "window/workDoneProgress/create");
-    c.transport().clientSend(json{{"jsonrpc", "2.0"}, {"id", create["id"]}, {"result", nullptr}});
-    json end;
-    for (json v; !(v = c.notification("$/progress")["params"]["value"]).is_null();)
-      if (v.value("kind", "") == "end") {
-        end = v;
-        break;
-      }
-    return std::pair(c.reply(id)["result"], end.value("message", ""));
+    const int id = reviewFileNow(c, uri);
+    const std::string end = c.progressEnd().value("message", "");
+    return std::pair(c.reply(id)["result"], end);
   };
   const auto [result, endMessage] = reviewFile();
   EXPECT_EQ(result["verdict"], "COMMENT") << result.dump();

@@ -208,7 +208,7 @@ session::ReviewRequest reviewRequestFor(DiffSource source, const ParsedArgs& arg
   using NewSide = session::ReviewRequest::NewSide;
   request.newSide = args.has("stdin") ? NewSide::Patch : args.has("staged") ? NewSide::Index : NewSide::WorkTree;
   // With --base, the branch's commits say what the change is for.
-  if (base && source.root) request.commitMessages = git::commitMessages(*source.root, *base);
+  if (base && source.root) request.commits = git::commitsSince(*source.root, *base);
   return request;
 }
 

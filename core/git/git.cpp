@@ -1204,19 +1204,39 @@ std::string blobIdOf(const fs::path& root, const std::string& content, const Git
   return r.exitCode == 0 ? trimNewline(r.out) : std::string();
 }
 
-std::vector<std::string> commitMessages(const fs::path& root, const std::string& base, std::size_t maxCommits,
-                                        const GitOptions& options) {
+std::vector<Commit> commitsSince(const fs::path& root, const std::string& base, std::size_t maxCommits,
+                                 const GitOptions& options) {
   const Runner git{options, root, {}, {}, {}};
   const std::string from = mergeBase(git, base);
-  // NUL after each message: subjects and bodies may hold any other character.
-  const std::string out = git.checked({"log", "--no-color", "--reverse", "--format=%B%x00",
-                                       "--max-count=" + std::to_string(maxCommits), from + "..HEAD"});
-  std::vector<std::string> messages;
-  for (const std::string& m : splitAtNul(out)) {
-    const auto first = m.find_first_not_of(" \t\r\n");
-    if (first != std::string::npos) messages.push_back(m.substr(first, m.find_last_not_of(" \t\r\n") - first + 1));
+  // With -z each commit prints "\x01<id>\0<message>\0", then "\n" and its paths,
+  // each followed by NUL: messages and paths may hold any other character.
+  const std::string out = git.checked({"log", "--no-color", "--reverse", "-z", "--no-renames", "--name-only",
+                                       "--format=%x01%H%x00%B", "--max-count=" + std::to_string(maxCommits),
+                                       from + "..HEAD", "--"});
+  auto isCommitStart = [](std::string_view t) {
+    return (t.size() == 41 || t.size() == 65) && t[0] == '\x01' &&
+           std::all_of(t.begin() + 1, t.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; });
+  };
+  std::vector<Commit> commits;
+  bool messageNext = false;
+  for (std::string& token : splitAtNul(out)) {
+    if (isCommitStart(token)) {
+      commits.emplace_back();
+      messageNext = true;
+    } else if (commits.empty()) {
+      continue;  // not git's shape: nothing before the first commit
+    } else if (messageNext) {
+      const auto first = token.find_first_not_of(" \t\r\n");
+      if (first != std::string::npos)
+        commits.back().message = token.substr(first, token.find_last_not_of(" \t\r\n") - first + 1);
+      messageNext = false;
+    } else {
+      if (!token.empty() && token.front() == '\n') token.erase(0, 1);  // the line between message and paths
+      if (!token.empty()) commits.back().paths.push_back(std::move(token));
+    }
   }
-  return messages;
+  std::erase_if(commits, [](const Commit& c) { return c.message.empty(); });
+  return commits;
 }
 
 FileAtRevision fileAtRevision(const fs::path& root, const std::string& revision, const std::string& path,

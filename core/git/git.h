@@ -200,11 +200,18 @@ std::map<std::string, std::string> workTreeBlobIds(const std::filesystem::path& 
 // The blob id of `content` (`git hash-object --no-filters --stdin`); "" when git fails.
 std::string blobIdOf(const std::filesystem::path& root, const std::string& content, const GitOptions& git = {});
 
-// The subject and body of each commit in `merge-base(base, HEAD)..HEAD`, oldest
-// first, at most `maxCommits` (the newest ones when there are more); bodies are
-// trimmed. What the author says the change is for: untrusted text.
-std::vector<std::string> commitMessages(const std::filesystem::path& root, const std::string& base,
-                                        std::size_t maxCommits = 50, const GitOptions& git = {});
+// A commit under review: its subject and body, trimmed (what the author says
+// the change is for: untrusted text), and the paths it changed, renames as the
+// old and the new path (none for a merge or an empty commit).
+struct Commit {
+  std::string message;
+  std::vector<std::string> paths;
+};
+
+// Each commit in `merge-base(base, HEAD)..HEAD`, oldest first, at most
+// `maxCommits` (the newest ones when there are more).
+std::vector<Commit> commitsSince(const std::filesystem::path& root, const std::string& base,
+                                 std::size_t maxCommits = 50, const GitOptions& git = {});
 
 // A file as the commit `revision` names has it (a pull request's base branch):
 // Absent when that commit has no such path, NotRegular for a link, a directory or

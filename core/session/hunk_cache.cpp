@@ -46,7 +46,16 @@ std::string commonKey(const HunkReviewContext& c) {
   field(k, "model", c.model);
   field(k, "prompt", std::to_string(review::kPromptVersion));
   field(k, "settings", c.options ? review::requestSettingsKey(*c.options) : std::string());
-  for (const auto& message : c.intent) field(k, "commit", message);
+  return k;
+}
+
+// The messages of the commits that changed the file, by its path or its old one.
+std::string intentKey(const diff::FileDiff& f, const std::vector<git::Commit>& commits) {
+  std::string k;
+  for (const auto& c : commits)
+    if (std::any_of(c.paths.begin(), c.paths.end(),
+                    [&](const std::string& p) { return p == f.path() || (f.oldPath && p == *f.oldPath); }))
+      field(k, "commit", c.message);
   return k;
 }
 
@@ -209,7 +218,7 @@ IncrementalPlan HunkCache::plan(const fs::path& root, const diff::Diff& change, 
   const std::string common = commonKey(context);
   for (std::size_t fi = 0; fi < whole.files.size(); ++fi) {
     const diff::FileDiff& f = whole.files[fi];
-    const std::string prefix = common + fileKey(f);
+    const std::string prefix = common + intentKey(f, context.commits) + fileKey(f);
     diff::FileDiff kept = f;
     kept.hunks.clear();
     // `hunk`: the unit's hunk, whose lines a carried finding must be on (null: a file without hunks, which has none).

@@ -13,16 +13,21 @@
 #include <vector>
 
 #include "core/diff/diff.h"
+#include "core/git/git.h"
 #include "core/review/pipeline.h"
 
 namespace revline::session {
 
 // What a hunk's review depends on besides the hunk: provider, model, prompt
-// version, review::requestSettingsKey and the intent (commit messages).
+// version, review::requestSettingsKey and the intent: the messages of the
+// commits under review that changed its file. Not the others: a commit that
+// changed other files says nothing new of this one, and keying every hunk on
+// every message sent the whole branch again after each commit (`revline review
+// --base main`, run again once a commit was added or reworded).
 struct HunkReviewContext {
   std::string provider, model;
   const review::ReviewOptions* options = nullptr;
-  std::vector<std::string> intent;
+  std::vector<git::Commit> commits;
   std::int64_t maxUnitTokens = 0;  // what one request holds of the diff (cutIntoUnits); 0: no budget
 };
 

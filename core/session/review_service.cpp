@@ -81,7 +81,8 @@ PreparedReview prepare(ReviewRequest request) {
     else
       prepared.inputs.filesSkipped.push_back(notReviewed(std::move(left)));
   }
-  prepared.inputs.commitMessages = std::move(request.commitMessages);
+  for (const git::Commit& c : request.commits) prepared.inputs.commitMessages.push_back(c.message);
+  prepared.commits = std::move(request.commits);
   return prepared;
 }
 
@@ -219,7 +220,7 @@ std::optional<IncrementalPlan> planIncremental(const HunkCache* hunks, const std
                    {config, root, noFactory, noWrap, noProgress});
   IncrementalPlan plan = hunks->plan(
       root, prepared.reviewed,
-      {provider.name(), modelAt(provider, config), &config.review, prepared.inputs.commitMessages, capacity}, files,
+      {provider.name(), modelAt(provider, config), &config.review, prepared.commits, capacity}, files,
       use);
   if (!showsALine(plan.toReview)) plan.toReview.files.clear();
   return plan;

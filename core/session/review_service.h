@@ -67,7 +67,7 @@ struct ReviewRequest {
   diff::Diff diff;                           // the change as read (git or a patch), before the selection
   std::filesystem::path root;                // its work tree; empty: no repository (no tools, no file reads)
   config::Config config;                     // the layered configuration, flags applied
-  std::vector<std::string> commitMessages;   // the commits under review, part of the intent (untrusted)
+  std::vector<git::Commit> commits;          // the commits under review, part of the intent (untrusted)
   ProgressSink progress = {};                // told after each request of a review split into several,
                                              // and what any request waits for (a retry, a rate limit)
   // Send the whole change to the model, now: nothing answered from the review
@@ -104,6 +104,10 @@ struct ReviewRequest {
 struct PreparedReview {
   diff::Diff reviewed;          // the files sent to the reviewer
   review::ReviewInputs inputs;  // commit messages, the files left out with reasons
+  // The commits under review with the paths each changed: the model is shown
+  // every message (inputs.commitMessages), a hunk's cache key holds those of the
+  // commits that changed its file (hunk_cache.h).
+  std::vector<git::Commit> commits;
 };
 PreparedReview prepare(ReviewRequest request);
 

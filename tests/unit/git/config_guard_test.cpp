@@ -20,6 +20,7 @@ namespace {
 namespace fs = std::filesystem;
 using namespace std::string_literals;
 using ::testing::ElementsAre;
+using ::testing::Field;
 using ::testing::HasSubstr;
 using ::testing::Not;
 using testing::TempDir;
@@ -470,7 +471,7 @@ TEST_F(Planted, CommitMessagesRunNoSignatureCheck) {
   config("log.showSignature", "true");
   config("gpg.program", (repo.root() / ".git/gpg").string());
 
-  EXPECT_THAT(commitMessages(repo.root(), base, 50, options()), ElementsAre("signed"));
+  EXPECT_THAT(commitsSince(repo.root(), base, 50, options()), ElementsAre(Field(&Commit::message, "signed")));
   EXPECT_FALSE(ran("gpg"));
   repo.git("log -1", /*allowFailure=*/true);  // git's own log does run it: the test can fail
   EXPECT_TRUE(ran("gpg"));

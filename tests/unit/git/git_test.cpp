@@ -23,6 +23,7 @@ namespace fs = std::filesystem;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::Not;
+using ::testing::Pair;
 using testing::TempDir;
 using testing::TempRepo;
 
@@ -581,6 +582,40 @@ TEST(DiffText, BaseModeDiffsAgainstTheMergeBase) {
   EXPECT_THAT(text, HasSubstr("+uncommitted edit\n"));
   // main's later commit is not part of this branch's change, so it must not show as a deletion.
   EXPECT_THAT(text, Not(HasSubstr("main_only.txt")));
+}
+
+// What the branch's commits say, and which files each changed: a hunk's cache
+// key holds the messages of the commits that changed its file (hunk_cache.h).
+TEST(CommitsSince, MessagesOldestFirstWithThePathsEachChanged) {
+  TempRepo repo;
+  commitFeatureBranch(repo, {{"old name.txt", "kept\n"}}, {{"a.txt", "a\n"}});  // "feature" adds a.txt
+  repo.git("mv \"old name.txt\" \"new\tname.txt\"");
+  repo.write("b.txt", "b\n");
+  repo.git("add -A");
+  repo.git("commit -q -m \"Rename it\" -m \"Body line\"");
+  repo.git("commit -q --allow-empty -m \"Nothing changed\"");
+  repo.git("checkout -q -b side main");
+  repo.write("side.txt", "side\n");
+  repo.commitAll("side work");
+  repo.git("checkout -q feature");
+  repo.git("merge -q --no-ff --no-edit side");
+
+  const std::vector<Commit> commits = commitsSince(repo.root(), "main");
+  ASSERT_EQ(commits.size(), 5u);
+  EXPECT_EQ(commits[0].message, "feature");
+  EXPECT_EQ(commits[1].message, "Rename it\n\nBody line");
+  std::map<std::string, std::vector<std::string>> paths;  // the side branch's commits interleave by date
+  for (const Commit& c : commits) paths[c.message.substr(0, c.message.find('\''))] = c.paths;
+  EXPECT_THAT(paths, ElementsAre(Pair("Merge branch ", ElementsAre()),  // a merge lists no path of its own
+                                 Pair("Nothing changed", ElementsAre()),
+                                 // A rename is its old path and its new one, as the path is (-z: no quoting).
+                                 Pair("Rename it\n\nBody line", ElementsAre("b.txt", "new\tname.txt", "old name.txt")),
+                                 Pair("feature", ElementsAre("a.txt")), Pair("side work", ElementsAre("side.txt"))));
+  EXPECT_EQ(commits[4].message.substr(0, 13), "Merge branch ");
+  // At most maxCommits, the newest.
+  const std::vector<Commit> newest = commitsSince(repo.root(), "main", 2);
+  ASSERT_EQ(newest.size(), 2u);
+  EXPECT_EQ(newest[1].message, commits[4].message);
 }
 
 TEST(DiffText, BaseModeErrors) {

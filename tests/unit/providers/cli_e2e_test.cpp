@@ -264,6 +264,49 @@ TEST(CliEndToEnd, ARerunAfterEditingOneHunkSendsOnlyThatHunk) {
   EXPECT_EQ(hunksIn(server.requests()[2]), 5);
 }
 
+// `revline review --base main` run again after a commit: the hunks of the files
+// that commit changed are sent again (their intent now holds its message); the
+// other files' are carried over. Before, every hunk's key held every message of
+// the branch, and each new commit sent the whole branch again.
+TEST(CliEndToEnd, ARerunWithBaseAfterACommitSendsOnlyTheFilesItChanged) {
+  testing::TempRepo repo;
+  repo.write("a.py", testing::fiveFunctions());
+  repo.write("b.py", testing::fiveFunctions());
+  repo.commitAll("init");
+  repo.git("branch -M main");
+  repo.git("checkout -q -b feature");
+  repo.write("a.py", testing::fiveFunctions(testing::allChanged()));
+  repo.write("b.py", testing::fiveFunctions(testing::allChanged()));
+  repo.commitAll("Scale both modules");
+  FakeServer server;
+  server.enqueue(Reply::ok(chatReply(findingOnEachFunction())));
+  const std::string review = "review --base main --provider openai --base-url " + server.url("/v1") +
+                             " --model test --max-tool-calls 0 --format json";
+  auto first = testing::runRevline(review, repo.root());
+  ASSERT_EQ(first.exitCode, 0) << first.out << first.err;
+  ASSERT_EQ(server.requestCount(), 1u);
+  EXPECT_EQ(hunksIn(server.requests()[0]), 10);
+
+  std::vector<std::string> changed = testing::allChanged();
+  changed[0] = "    v5 = x * 20\n    w = v5 + 1\n    v5 = w - 1";
+  repo.write("b.py", testing::fiveFunctions(changed));
+  repo.commitAll("Tune b's first function");
+  server.enqueue(Reply::ok(chatReply(json::array())));
+  auto second = testing::runRevline(review, repo.root());
+  ASSERT_EQ(second.exitCode, 0) << second.out << second.err;
+  ASSERT_EQ(server.requestCount(), 2u);
+  const std::string sent = server.requests()[1].body;
+  EXPECT_EQ(hunksIn(server.requests()[1]), 5);
+  EXPECT_NE(sent.find("File: b.py"), std::string::npos);
+  EXPECT_EQ(sent.find("File: a.py"), std::string::npos);
+  // The model is still told every commit of the branch.
+  EXPECT_NE(sent.find("Scale both modules"), std::string::npos);
+  EXPECT_NE(sent.find("Tune b's first function"), std::string::npos);
+  const json out = json::parse(second.out);
+  EXPECT_EQ(out["findings"].size(), 5u) << second.out;  // a.py's, carried over
+  for (const auto& f : out["findings"]) EXPECT_EQ(f["file"], "a.py");
+}
+
 // Whoever hands a repository over can write its `.git/revline/`: reviews cached
 // there by another user (the author's own run, or entries forged to say a hunk
 // was reviewed and fine) are not the user's, and are never read. The cache is

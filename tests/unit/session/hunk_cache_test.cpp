@@ -856,7 +856,13 @@ TEST(HunkCachePlan, HoldsEachUnitsEntryNameNotItsKey) {
   ASSERT_EQ(whole.files.at(0).hunks.size(), 5u);
   HunkCache cache;
   const review::ReviewOptions options;
-  const HunkReviewContext context{"openai", "m", &options, {std::string(100'000, 'm'), std::string(100'000, 'n')}};
+  // Two commits changed a.c; one changed only another file, and is in no key of a.c's.
+  const HunkReviewContext context{"openai",
+                                  "m",
+                                  &options,
+                                  {{std::string(100'000, 'm'), {"a.c"}},
+                                   {"Only b.c", {"b.c"}},
+                                   {std::string(100'000, 'n'), {"b.c", "a.c"}}}};
   const IncrementalPlan plan = cache.plan(repo.root(), whole, context, nullptr, CacheUse::Reuse);
   ASSERT_EQ(plan.units.size(), 5u);
   for (const auto& unit : plan.units) EXPECT_LE(unit.key.size(), 64u);
@@ -870,7 +876,8 @@ TEST(HunkCachePlan, HoldsEachUnitsEntryNameNotItsKey) {
   field(key, "model", "m");
   field(key, "prompt", std::to_string(review::kPromptVersion));
   field(key, "settings", review::requestSettingsKey(options));
-  for (const auto& message : context.intent) field(key, "commit", message);
+  field(key, "commit", std::string(100'000, 'm'));
+  field(key, "commit", std::string(100'000, 'n'));
   const diff::FileDiff& file = whole.files[0];
   field(key, "file", "a.c");
   field(key, "status", diff::toString(file.status));

@@ -226,18 +226,41 @@ Result<std::string> RepositoryTools::readFile(const ReadFileInput& in) const {
     end = start + maxLines - 1;
     cut = true;
   }
-  std::string out = path.relative + " lines " + std::to_string(start) + "-" + std::to_string(end) + " of " +
-                    std::to_string(total) + ":\n";
+  // Whole lines up to the result cap (a small request budget's share can be a
+  // few hundred bytes), and the header and the note name the lines shown: cut
+  // after them, "lines 1-500" and "start_line=501" sent a model reading on past
+  // lines it never saw.
+  const std::size_t cap = sandbox_.limits().maxResultBytes;
+  constexpr std::size_t kNoteRoom = 160;  // the header's numbers and the note below
+  const std::size_t room = cap > path.relative.size() + kNoteRoom ? cap - path.relative.size() - kNoteRoom : 0;
+  std::string body;
+  std::int64_t last = start - 1;
+  bool lineCut = false;
   for (std::int64_t i = start; i <= end; ++i) {
-    out += std::to_string(i) + ": ";
-    out += lines[static_cast<std::size_t>(i - 1)];
-    out += '\n';
+    std::string line = std::to_string(i) + ": " + std::string(lines[static_cast<std::size_t>(i - 1)]) + '\n';
+    if (body.size() + line.size() > room) {
+      if (i == start) {  // one line longer than a result holds: its start
+        body = line.substr(0, utf8Boundary(line, room)) + '\n';
+        last = i;
+        lineCut = true;
+      }
+      break;
+    }
+    body += line;
+    last = i;
   }
-  if (cut || (!in.endLine && end < total)) {
-    out += "[truncated: " + std::to_string(total - end) + " more lines; call read_file again with start_line=" +
-           std::to_string(end + 1) + "]\n";
-  }
-  return capResult(std::move(out), sandbox_.limits().maxResultBytes);
+  const std::string capText =
+      cap >= 1024 ? std::to_string(cap / 1024) + " KB" : std::to_string(cap) + " bytes";
+  std::string out = path.relative + " lines " + std::to_string(start) + "-" + std::to_string(last) + " of " +
+                    std::to_string(total) + ":\n" + body;
+  if (lineCut) out += "[line " + std::to_string(last) + " is cut: a result holds " + capText + "]\n";
+  const std::string again = "; call read_file again with start_line=" + std::to_string(last + 1) + "]\n";
+  if (last < end)
+    out += "[truncated: lines " + std::to_string(last + 1) + "-" + std::to_string(end) + " not shown, a result holds " +
+           capText + again;
+  else if (last < total && (cut || !in.endLine))
+    out += "[truncated: " + std::to_string(total - last) + " more lines" + again;
+  return capResult(std::move(out), cap);
 }
 
 Result<std::string> RepositoryTools::searchText(const SearchTextInput& in, const CancelToken& cancel) const {

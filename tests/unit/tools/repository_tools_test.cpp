@@ -91,6 +91,44 @@ TEST_F(ToolsTest, ReadFileCapsLinesAndSaysSo) {
             std::string::npos);
 }
 
+// Under the result cap (a small request budget's share) the result ends on the
+// last whole line shown, and its header and note name that line: before, the
+// header said "lines 1-500" and the note "start_line=501" of a result cut at
+// line 289, and a model that read on never saw lines 290 to 500.
+TEST_F(ToolsTest, ReadFileCutByTheResultCapNamesTheLastLineShown) {
+  std::string big;
+  for (int i = 1; i <= 700; ++i) big += "line " + std::to_string(i) + " of a file read through a small cap\n";
+  write("big.txt", big);
+  ToolLimits limits;
+  limits.maxResultBytes = 2048;
+  RepositoryTools tools(root, limits);
+  auto r = tools.execute({"call_1", "read_file", {{"path", "big.txt"}}}, CancelToken());
+  ASSERT_TRUE(r.ok) << r.content;
+  EXPECT_LE(r.content.size(), 2048u);
+  const auto header = r.content.substr(0, r.content.find('\n'));
+  ASSERT_EQ(header.rfind("big.txt lines 1-", 0), 0u) << header;
+  const int last = std::stoi(header.substr(16));
+  EXPECT_GT(last, 20);
+  EXPECT_LT(last, 500);
+  EXPECT_NE(r.content.find("\n" + std::to_string(last) + ": line " + std::to_string(last) + " of a file"), std::string::npos);
+  EXPECT_EQ(r.content.find("\n" + std::to_string(last + 1) + ": "), std::string::npos);
+  EXPECT_NE(r.content.find("[truncated: lines " + std::to_string(last + 1) + "-500 not shown, a result holds 2 KB; "
+                           "call read_file again with start_line=" + std::to_string(last + 1) + "]"),
+            std::string::npos)
+      << r.content;
+  // Read on from there: the next lines, nothing skipped.
+  auto next = tools.execute({"call_2", "read_file", {{"path", "big.txt"}, {"start_line", last + 1}}}, CancelToken());
+  EXPECT_EQ(next.content.rfind("big.txt lines " + std::to_string(last + 1) + "-", 0), 0u) << next.content;
+  // One line longer than a result holds: its start, said.
+  write("wide.txt", std::string(5000, 'w') + "\nshort\n");
+  auto wide = tools.execute({"call_3", "read_file", {{"path", "wide.txt"}}}, CancelToken());
+  EXPECT_LE(wide.content.size(), 2048u);
+  EXPECT_EQ(wide.content.rfind("wide.txt lines 1-1 of 2:\n1: www", 0), 0u) << wide.content;
+  EXPECT_NE(wide.content.find("[line 1 is cut: a result holds 2 KB]"), std::string::npos) << wide.content;
+  EXPECT_NE(wide.content.find("[truncated: lines 2-2 not shown, a result holds 2 KB; call read_file again with start_line=2]"), std::string::npos)
+      << wide.content;
+}
+
 TEST_F(ToolsTest, BadArgumentsBecomeToolErrors) {
   auto missing = call("read_file", json::object());
   EXPECT_FALSE(missing.ok);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <map>
 
 #include "core/contract/feedback.h"
 #include "core/contract/reply_parser.h"
@@ -89,6 +90,26 @@ void checkCancelled(const CancelToken& cancel) {
   if (cancel.cancelled()) throw Cancelled();
 }
 
+// A tool call by its name and arguments (arguments sent as a JSON string read as the object they hold).
+std::string callKey(const ToolCall& call) {
+  json arguments = call.arguments;
+  if (arguments.is_string()) {
+    json parsed = json::parse(arguments.get<std::string>(), nullptr, false);
+    if (!parsed.is_discarded()) arguments = std::move(parsed);
+  }
+  return call.name + '\n' + arguments.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+// Whether the result of the call `id` is in the conversation (or the turn being
+// built) as it was sent: fitConversation may have shortened it since.
+bool stillShown(const ModelRequest& request, const Message& pending, const std::string& id, const std::string& sent) {
+  auto in = [&](const Message& m) {
+    return std::any_of(m.toolResults.begin(), m.toolResults.end(),
+                       [&](const ToolResult& r) { return r.callId == id && r.content == sent; });
+  };
+  return in(pending) || std::any_of(request.messages.begin(), request.messages.end(), in);
+}
+
 }  // namespace
 
 AttemptResult runAttempts(Provider& provider, ModelRequest request, const AttemptOptions& options,
@@ -109,6 +130,11 @@ AttemptResult runAttempts(Provider& provider, ModelRequest request, const Attemp
   bool wroteToolCallAsText = false;  // the last answer: a tool call the server did not parse
   bool lastInPromptMode = false;     // the last answer: asked with the schema only in the prompt
   const bool toolsOffered = tools && budget > 0;
+  // The calls answered in this conversation, by callKey: the call id and the
+  // result as sent. The same call again is pointed at that result instead of
+  // run and sent again (a model that read one file four times had it sent four
+  // times, and each later round re-sent them all). It still counts as a call.
+  std::map<std::string, std::pair<std::string, std::string>> answered;
   // What the conversation spent, for a ContractFailure (a failure is still paid for).
   auto spent = [&] {
     Usage u = result.usage;
@@ -172,10 +198,20 @@ AttemptResult runAttempts(Provider& provider, ModelRequest request, const Attemp
       const int servedBefore = result.toolCalls;
       for (const ToolCall& tc : calls) {
         if (tools && result.toolCalls < budget) {
+          const std::string key = callKey(tc);
+          const auto earlier = answered.find(key);
+          if (earlier != answered.end() && stillShown(request, answers, earlier->second.first, earlier->second.second)) {
+            answers.toolResults.push_back({tc.id, tc.name, true,
+                                           "This is the same " + tc.name + " call as " + earlier->second.first +
+                                               " above: its result is there, unchanged, and is not sent again."});
+            ++result.toolCalls;
+            continue;
+          }
           ToolResult r = tools->execute(tc, cancel);
           r.callId = tc.id;
           r.name = tc.name;
           r.content = delimitToolResult(tc.name, r.content);
+          if (r.ok) answered[key] = {tc.id, r.content};
           answers.toolResults.push_back(std::move(r));
           ++result.toolCalls;
         } else {

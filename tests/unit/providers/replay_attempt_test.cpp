@@ -180,14 +180,16 @@ class CountingTools : public review::ToolExecutor {
   }
 };
 
-json toolCall() {
-  return json{{"toolCalls", json::array({json{{"name", "read_file"}, {"arguments", {{"path", "src/Service.java"}}}}})}};
+// A call to read a file, the nth (each reads another: the same call again is not run, attempt_loop.cpp).
+json toolCall(int n) {
+  return json{{"toolCalls", json::array({json{{"name", "read_file"},
+                                               {"arguments", {{"path", "src/Service" + std::to_string(n) + ".java"}}}}})}};
 }
 
 TEST(AttemptLoop, ToolBudgetEndsExploration) {
   const auto diff = sampleDiff();
   CountingTools tools;
-  auto provider = cassette({toolCall(), toolCall(), toolCall(), reply(report(""))});
+  auto provider = cassette({toolCall(1), toolCall(2), toolCall(3), reply(report(""))});
   review::ReviewOptions options;
   options.maxToolCalls = 2;
   const auto outcome = review::runReview(diff, provider, options, &tools, CancelToken());
@@ -230,7 +232,8 @@ TEST(Prompt, UntrustedTextCannotCloseItsDelimiter) {
 TEST(AttemptLoop, ModelThatNeverStopsCallingToolsEnds) {
   const auto diff = sampleDiff();
   CountingTools tools;
-  std::vector<json> calls(20, toolCall());
+  std::vector<json> calls;
+  for (int n = 0; n < 20; ++n) calls.push_back(toolCall(n));
   auto provider = cassette(calls);
   review::ReviewOptions options;
   options.maxToolCalls = 3;

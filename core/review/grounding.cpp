@@ -1,6 +1,8 @@
 #include "core/review/grounding.h"
 
+#include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <limits>
 #include <map>
 #include <optional>
@@ -8,11 +10,11 @@
 #include <string_view>
 #include <variant>
 #include <vector>
-#include <algorithm>
 
 #include "core/diff/render.h"
 #include "core/review/finding_id.h"
 #include "core/review/redaction.h"
+#include "core/support/terminal_text.h"
 #include "core/support/text.h"
 #include "core/support/utf8.h"
 
@@ -284,6 +286,18 @@ std::optional<std::string> checkEdit(contract::Edit& edit, const contract::Findi
   if (redacted && markers(edit.replacement) > markers(canonical))
     return "edit.replacement keeps a secret's [REDACTED:...] marker (the model was not shown the secret): applying "
            "it would write the marker into the file, so it is not offered";
+  // A character no one sees, written into the file by a quick fix an editor may
+  // apply unshown (a preferred one): a bidi override reorders what the code reads
+  // as, a NUL or an ESC is no text. The lines' own may stay.
+  const std::vector<unsigned> held = invisibleCharacters(canonical);
+  for (const unsigned cp : invisibleCharacters(edit.replacement))
+    if (std::find(held.begin(), held.end(), cp) == held.end()) {
+      char code[16];
+      std::snprintf(code, sizeof code, "U+%04X", cp);
+      return "edit.replacement adds " + std::string(code) +
+             ", a control or invisible character the lines do not hold: applying it would hide it in the file, so "
+             "it is not offered";
+    }
   if (edit.replacement == canonical)
     return "edit.replacement is identical to the current text of " + describeRange(finding.line, finding.lastLine());
   edit.original = canonical;

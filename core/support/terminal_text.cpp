@@ -1,5 +1,6 @@
 #include "core/support/terminal_text.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "core/support/utf8.h"
@@ -65,6 +66,26 @@ std::string terminalSafe(std::string_view text, Newlines newlines) {
     } else {
       out.append(text.substr(i, n));
     }
+    i += n;
+  }
+  return out;
+}
+
+std::vector<unsigned> invisibleCharacters(std::string_view text) {
+  std::vector<unsigned> out;
+  auto add = [&](unsigned cp) {
+    if (std::find(out.begin(), out.end(), cp) == out.end()) out.push_back(cp);
+  };
+  for (std::size_t i = 0; i < text.size();) {
+    const std::size_t n = utf8SequenceAt(text, i);
+    if (n == 0) {
+      ++i;
+      continue;
+    }
+    const unsigned cp = codePoint(text, i, n);
+    if ((cp < 0x20 && cp != '\t' && cp != '\n' && cp != '\r') || cp == 0x7f || invisibleControl(cp) ||
+        (cp >= 0x200b && cp <= 0x200d) || cp == 0x2060 || cp == 0xfeff || (cp >= 0xe0000 && cp <= 0xe007f))
+      add(cp);
     i += n;
   }
   return out;

@@ -10,6 +10,7 @@
 #pragma once
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace revline {
 
@@ -20,6 +21,13 @@ enum class Newlines { Keep, Escape };
 // replaced by its visible escape. With Newlines::Keep, a "\r\n" line end reads
 // as "\n". Anything else, UTF-8 included, is unchanged.
 std::string terminalSafe(std::string_view text, Newlines newlines = Newlines::Keep);
+
+// The code points of `text` that are not seen as what they do: every C0
+// control but tab, newline and carriage return, DEL, C1 controls, bidi and
+// line-separator controls, zero-width characters (U+200B-U+200D, U+2060,
+// U+FEFF) and tag characters (U+E0000-U+E007F), in order, each once. Bytes
+// that are not UTF-8 are none of them.
+std::vector<unsigned> invisibleCharacters(std::string_view text);
 
 // Output as a CI log reads it: a log obeys a line whose first non-blank
 // characters are "::" or "##[" (GitHub Actions' workflow commands: ::error,

@@ -287,6 +287,27 @@ TEST(GroundingEdit, KeptWhenOriginalMatchesExactly) {
   EXPECT_FALSE(p.editDroppedReason);
 }
 
+// A quick fix an editor may apply unshown (the preferred one) wrote what the
+// model put in: a bidi override that makes code read otherwise, a NUL, an ESC.
+// A character the lines already hold may stay; tabs and line breaks are text.
+TEST(GroundingEdit, AReplacementAddingAnInvisibleOrControlCharacterIsNotOffered) {
+  for (const auto& [replacement, code] :
+       std::vector<std::pair<std::string, std::string>>{{"  int a20 = compute(/*\u202e } if (admin) { */);", "U+202E"},
+                                                        {"  int a20 = compute(\x1b]52;c;eA==\x07);", "U+001B"},
+                                                        {std::string("  int a20 = compute(\0);", 23), "U+0000"},
+                                                        {"  int a20 = compute(id\u200b);", "U+200B"},
+                                                        {"  int a20 = compute(id);\xf3\xa0\x80\x81", "U+E0001"}}) {
+    const PublishedFinding p = grounded(withEdit(at("src/PaymentService.java", 20), "  int a20 = compute();", replacement));
+    EXPECT_FALSE(p.finding.edit) << code;
+    EXPECT_EQ(p.editDroppedReason, "edit.replacement adds " + code +
+                                       ", a control or invisible character the lines do not hold: applying it would "
+                                       "hide it in the file, so it is not offered");
+  }
+  const PublishedFinding tabbed =
+      grounded(withEdit(at("src/PaymentService.java", 20), "  int a20 = compute();", "  int a20 =\tcompute(id);\n  f();"));
+  EXPECT_TRUE(tabbed.finding.edit) << tabbed.editDroppedReason.value_or("");
+}
+
 TEST(GroundingEdit, KeptOnContextLines) {
   const PublishedFinding p = grounded(withEdit(at("src/PaymentService.java", 17), "  int a17 = 17;", "  int a17 = 0;"));
   EXPECT_TRUE(p.finding.edit);

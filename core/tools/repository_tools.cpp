@@ -115,8 +115,10 @@ std::string scan(const Sandbox& sandbox, const std::string* pathGlob, Match matc
   bool walkTruncated = false;
   const auto& files = sandbox.files(&walkTruncated);
   std::vector<std::string> candidates;
-  for (const std::string& rel : files)
+  for (const std::string& rel : files) {
+    if (cancel.cancelled()) throw Cancelled("the repository search was cancelled");
     if (!pathGlob || globMatch(*pathGlob, rel)) candidates.push_back(rel);
+  }
   // Files git reads from the index (outside a sparse checkout, skip-worktree): asked of git at once.
   auto fromIndex = sandbox.indexOnlyTexts(candidates, kMaxIndexSearchBytes);
   const std::size_t unreadFromIndex = static_cast<std::size_t>(
@@ -293,6 +295,7 @@ Result<std::string> RepositoryTools::glob(const GlobInput& in, const CancelToken
   std::size_t count = 0;
   bool capped = false;
   for (const auto& rel : files) {
+    if (cancel.cancelled()) throw Cancelled("the repository listing was cancelled");
     if (!globMatch(in.pattern, rel)) continue;
     if (count == cap) {
       capped = true;

@@ -125,10 +125,16 @@ std::optional<std::string> Sandbox::otherRepositoryHolding(const std::string& re
   return std::nullopt;
 }
 
+// Each character of a pattern is work at every path it is matched against.
+constexpr std::size_t kMaxPatternChars = 300;
+
 std::optional<ToolError> Sandbox::checkPattern(std::string_view pattern, std::string_view what) const {
   if (pattern.find('\0') != std::string_view::npos) {
     return ToolError{std::string(what) + " contains a NUL byte"};
   }
+  if (pattern.size() > kMaxPatternChars)
+    return ToolError{std::string(what) + " is longer than " + std::to_string(kMaxPatternChars) +
+                     " characters; use a shorter pattern"};
   if (looksAbsolute(pattern) || (!pattern.empty() && pattern.front() == '~')) {
     return ToolError{std::string(what) + " " + quotePath(pattern) +
                      " is absolute; tools only see the repository: use a pattern relative to its root, " +

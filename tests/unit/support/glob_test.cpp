@@ -73,3 +73,26 @@ TEST(Glob, PathologicalPatternsEndQuickly) {
   for (int i = 0; i < 40; ++i) deep += "**/";
   EXPECT_FALSE(globMatchPath(deep + "z", "a/b/c/d/e/f/g/h/i/j/k/l/m/n/o/p"));
 }
+
+// Many stars still match what they should: trying every split at every star ran
+// out of its step budget and said "no match" (and took a minute over a
+// repository's names); going back only to the last star takes at most the
+// product of the two lengths.
+TEST(Glob, ManyStarsMatchWhatTheyShould) {
+  std::string name(200, 'a');
+  name += 'b';
+  EXPECT_TRUE(globMatchPath("*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*b", name));
+  EXPECT_TRUE(globMatchPath("data/*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*{c,d,b}", "data/" + name));
+  EXPECT_FALSE(globMatchPath("*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*c", name));
+  // The last "a" must be the one before the "c": every earlier split fails first.
+  EXPECT_TRUE(globMatchPath("*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*ac", std::string(200, 'a') + "c"));
+  // Backtracking to the last star finds the later match.
+  EXPECT_TRUE(globMatchPath("*ab*ac", "xabyabzac"));
+  EXPECT_TRUE(globMatchPath("a*[0-9]?z", "abc7xz"));
+  EXPECT_FALSE(globMatchPath("a*[0-9]?z", "abc7z"));
+  EXPECT_TRUE(globMatchPath("*", ""));
+  EXPECT_FALSE(globMatchPath("?*", ""));
+  std::string deep;
+  for (int i = 0; i < 40; ++i) deep += "**/";
+  EXPECT_TRUE(globMatchPath(deep + "p", "a/b/c/d/e/f/g/h/i/j/k/l/m/n/o/p"));
+}

@@ -197,6 +197,12 @@ TEST_F(ToolsTest, SandboxRefusesEscapes) {
   EXPECT_FALSE(globUp.ok);
   auto globAbs = call("search_text", {{"query", "x"}, {"path_glob", "/etc/*"}});
   EXPECT_FALSE(globAbs.ok);
+  // Each character of a pattern is work at every path: a long one is refused.
+  std::string stars;
+  for (int i = 0; i < 151; ++i) stars += "*a";
+  auto long_ = call("glob", {{"pattern", stars}});
+  EXPECT_FALSE(long_.ok);
+  EXPECT_EQ(long_.content, "glob: pattern is longer than 300 characters; use a shorter pattern");
 }
 
 TEST_F(ToolsTest, SandboxRefusesSymlinksPointingOutside) {

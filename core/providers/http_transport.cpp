@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/providers/socket_meter.h"
 #include "core/support/json.h"
 #include "core/support/text.h"
 #include "core/support/version.h"
@@ -27,6 +28,10 @@ using Kind = review::ProviderError::Kind;
 namespace {
 
 constexpr std::size_t kMaxResponseBytes = 32u << 20;  // a model reply is never this large
+// Received before the reply's headers were read whole: an API's are a few KB,
+// and what a fast server sends of its body meanwhile is held back by the
+// receive window until they are read.
+constexpr std::uint64_t kMaxHeaderBytes = 4u << 20;
 
 std::string lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
@@ -453,6 +458,7 @@ struct HttpTransport::Attempt {
   httplib::Error error = httplib::Error::Success;
   bool timedOut = false;
   bool tooLarge = false;
+  bool headersTooLarge = false;  // more than kMaxHeaderBytes came before the headers ended
   bool deadline = false;  // the whole reply took longer than readTimeout
 };
 
@@ -598,6 +604,8 @@ HttpTransport::Attempt HttpTransport::sendOnce(const std::string& path,
   const auto deadline = started + options_.readTimeout;
   std::atomic<bool> pastDeadline{false};
   std::atomic<bool> receiving{false};  // the reply has started: its status and headers came
+  std::atomic<int> socket{-1};  // the connection's, for what it received before the headers ended
+  client.set_socket_options([&](int s) { socket = s; });
   req.response_handler = [&](const httplib::Response&) {
     receiving = true;
     return !cancel.cancelled();
@@ -635,6 +643,15 @@ HttpTransport::Attempt HttpTransport::sendOnce(const std::string& path,
         client.stop();
         return;
       }
+      // cpp-httplib reads headers without a bound: an endless one is stopped here.
+      if (!receiving) {
+        const auto got = bytesReceived(socket);
+        if (got && *got > kMaxHeaderBytes && !receiving) {
+          attempt.headersTooLarge = true;
+          client.stop();
+          return;
+        }
+      }
       cv.wait_for(lock, std::chrono::milliseconds(20));
     }
   });
@@ -650,6 +667,7 @@ HttpTransport::Attempt HttpTransport::sendOnce(const std::string& path,
   cv.notify_all();
   watcher.join();
 
+  if (attempt.headersTooLarge) return attempt;
   if (pastDeadline) {
     // Nothing arrived at all: the ordinary "no reply" timeout (retried);
     // a reply that kept arriving too slowly: the deadline (not retried).
@@ -749,13 +767,20 @@ HttpResponse HttpTransport::postJson(const std::string& path,
       }
     } else {
       // Sent, and the server reached: a reply that never came in time, came cut, or too large.
-      if (attempt.deadline || attempt.tooLarge || attempt.error == httplib::Error::Read) ++unanswered;
+      if (attempt.deadline || attempt.tooLarge || attempt.headersTooLarge || attempt.error == httplib::Error::Read)
+        ++unanswered;
       if (attempt.deadline) {
         // Not retried: the time the user allowed for this reply is spent.
         throw failure(Kind::Timeout, providerName_ + ": the reply from " + url + " did not arrive in full within " +
                                                seconds(options_.readTimeout) +
                                                " (read_timeout_ms bounds the whole reply); the server is too slow or "
                                                "sending it a little at a time: raise read_timeout_ms if the model is just slow");
+      }
+      if (attempt.headersTooLarge) {
+        throw failure(Kind::Protocol, providerName_ + ": the reply from " + url + " sent more than " +
+                                                std::to_string(kMaxHeaderBytes >> 20) +
+                                                " MiB before its headers ended (an API's are a few KB); is the base "
+                                                "URL right?");
       }
       if (attempt.tooLarge) {
         throw failure(Kind::Protocol, providerName_ + ": the reply from " + url + " is larger than " +

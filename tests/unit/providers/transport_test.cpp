@@ -314,6 +314,71 @@ class HangingUp {
   std::thread thread_;
 };
 
+// Reads the request on 127.0.0.1, then writes a status line and `unit` over and
+// over until the client goes away: headers that never end. Counts what it wrote.
+class Flooding {
+ public:
+  explicit Flooding(std::string unit) {
+    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ::bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+    ::listen(fd_, 8);
+    socklen_t len = sizeof addr;
+    ::getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len);
+    port_ = ntohs(addr.sin_port);
+    std::string chunk;
+    while (chunk.size() < 64 * 1024) chunk += unit;
+    thread_ = std::thread([this, chunk] {
+      for (int c; (c = ::accept(fd_, nullptr, nullptr)) >= 0;) {
+        std::string request;
+        char buf[4096];
+        for (ssize_t n; !HangingUp::wholeRequest(request) && (n = ::recv(c, buf, sizeof buf, 0)) > 0;) request.append(buf, n);
+        // The client gone, its side may keep the window shut rather than reset: a write waits 0.2 s at most.
+        const timeval second{0, 200000};
+        ::setsockopt(c, SOL_SOCKET, SO_SNDTIMEO, &second, sizeof second);
+        const std::string status = "HTTP/1.1 200 OK\r\n";
+        (void)::send(c, status.data(), status.size(), MSG_NOSIGNAL);
+        for (ssize_t n; (n = ::send(c, chunk.data(), chunk.size(), MSG_NOSIGNAL)) > 0;) sent += static_cast<std::uint64_t>(n);
+        ::close(c);
+      }
+    });
+  }
+  ~Flooding() {
+    ::shutdown(fd_, SHUT_RDWR);
+    ::close(fd_);
+    thread_.join();
+  }
+  int port() const { return port_; }
+  std::atomic<std::uint64_t> sent{0};
+
+ private:
+  int fd_ = -1, port_ = 0;
+  std::thread thread_;
+};
+
+// cpp-httplib reads a reply's headers without a bound: endless header lines, or
+// one endless line, grew the process by 140 MB a second until read_timeout_ms,
+// then again on each retry. Stopped past 4 MiB, said, and not retried.
+TEST(Transport, HeadersThatNeverEndAreStoppedNotReadIntoMemory) {
+  for (const std::string unit : {"X-A: b\r\n", "X-A: bbbbbbbbbbbbbbbb"}) {  // lines, or one line
+    auto server = std::make_unique<Flooding>(unit);
+    SleepRecorder sleeps;
+    OpenAiProvider provider(settingsFor("http://127.0.0.1:" + std::to_string(server->port()) + "/v1", sleeps));
+    const Caught c = catchProviderError([&] { provider.complete(testing::sampleRequest(), CancelToken()); });
+    ASSERT_TRUE(c.thrown);
+    EXPECT_EQ(c.kind, Kind::Protocol) << c.message;
+    EXPECT_NE(c.message.find("sent more than 4 MiB before its headers ended (an API's are a few KB); is the base URL "
+                             "right?"),
+              std::string::npos)
+        << c.message;
+    EXPECT_TRUE(sleeps.sleeps->empty()) << "not retried";
+    // Before, it read until read_timeout_ms (5 s here): hundreds of MB.
+    EXPECT_LT(server->sent.load(), 64u << 20);
+  }
+}
+
 // A server that is reached and drops the connection is the server's failure
 // (the next save tries again), not "check the base URL and the network".
 TEST(Transport, AConnectionDroppedBeforeTheReplyIsTheServersFailure) {

@@ -259,12 +259,10 @@ TEST(Transport, ConnectionRefusedIsRetriedThenReported) {
   EXPECT_EQ(sleeps.sleeps->size(), 2u);
 }
 
-// Accepts connections on 127.0.0.1, reads what is sent, and closes each without
-// a reply, or (`reply` given) after reading the whole request and writing those
-// bytes as they are: a reply whose end is the connection's close.
-class HangingUp {
+// Accepts connections on 127.0.0.1 and hands each to `serve`, then closes it.
+class RawServer {
  public:
-  explicit HangingUp(std::string reply = "") {
+  explicit RawServer(std::function<void(int)> serve) {
     fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
     sockaddr_in addr{};
     addr.sin_family = AF_INET;
@@ -274,23 +272,16 @@ class HangingUp {
     socklen_t len = sizeof addr;
     ::getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len);
     port_ = ntohs(addr.sin_port);
-    thread_ = std::thread([this, reply] {
+    thread_ = std::thread([this, serve = std::move(serve)] {
       for (int c; (c = ::accept(fd_, nullptr, nullptr)) >= 0;) {
         // Counted before anything is sent: a reply with a Content-Length ends the client's wait before the close.
         ++accepted;
-        char buf[4096];
-        if (reply.empty()) {
-          (void)::recv(c, buf, sizeof buf, 0);
-        } else {
-          std::string request;
-          for (ssize_t n; !wholeRequest(request) && (n = ::recv(c, buf, sizeof buf, 0)) > 0;) request.append(buf, n);
-          (void)::send(c, reply.data(), reply.size(), MSG_NOSIGNAL);
-        }
+        serve(c);
         ::close(c);
       }
     });
   }
-  ~HangingUp() {
+  ~RawServer() {
     ::shutdown(fd_, SHUT_RDWR);
     ::close(fd_);
     thread_.join();
@@ -308,54 +299,56 @@ class HangingUp {
       length = std::stoul(headers.substr(at + 15));
     return request.size() >= end + 4 + length;
   }
+  static void readRequest(int c) {
+    std::string request;
+    char buf[4096];
+    for (ssize_t n; !wholeRequest(request) && (n = ::recv(c, buf, sizeof buf, 0)) > 0;) request.append(buf, n);
+  }
 
  private:
   int fd_ = -1, port_ = 0;
   std::thread thread_;
 };
 
-// Reads the request on 127.0.0.1, then writes a status line and `unit` over and
-// over until the client goes away: headers that never end. Counts what it wrote.
-class Flooding {
+// Closes each connection without a reply, or (`reply` given) after reading the
+// whole request and writing those bytes as they are: a reply whose end is the
+// connection's close.
+class HangingUp : public RawServer {
  public:
-  explicit Flooding(std::string unit) {
-    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    ::bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
-    ::listen(fd_, 8);
-    socklen_t len = sizeof addr;
-    ::getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len);
-    port_ = ntohs(addr.sin_port);
-    std::string chunk;
-    while (chunk.size() < 64 * 1024) chunk += unit;
-    thread_ = std::thread([this, chunk] {
-      for (int c; (c = ::accept(fd_, nullptr, nullptr)) >= 0;) {
-        std::string request;
-        char buf[4096];
-        for (ssize_t n; !HangingUp::wholeRequest(request) && (n = ::recv(c, buf, sizeof buf, 0)) > 0;) request.append(buf, n);
-        // The client gone, its side may keep the window shut rather than reset: a write waits 0.2 s at most.
-        const timeval second{0, 200000};
-        ::setsockopt(c, SOL_SOCKET, SO_SNDTIMEO, &second, sizeof second);
-        const std::string status = "HTTP/1.1 200 OK\r\n";
-        (void)::send(c, status.data(), status.size(), MSG_NOSIGNAL);
-        for (ssize_t n; (n = ::send(c, chunk.data(), chunk.size(), MSG_NOSIGNAL)) > 0;) sent += static_cast<std::uint64_t>(n);
-        ::close(c);
-      }
-    });
-  }
-  ~Flooding() {
-    ::shutdown(fd_, SHUT_RDWR);
-    ::close(fd_);
-    thread_.join();
-  }
-  int port() const { return port_; }
-  std::atomic<std::uint64_t> sent{0};
+  explicit HangingUp(std::string reply = "")
+      : RawServer([reply](int c) {
+          if (reply.empty()) {
+            char buf[4096];
+            (void)::recv(c, buf, sizeof buf, 0);
+          } else {
+            readRequest(c);
+            (void)::send(c, reply.data(), reply.size(), MSG_NOSIGNAL);
+          }
+        }) {}
+};
+
+// Reads the request, then writes a status line and `unit` over and over until
+// the client goes away: headers that never end. `sent` counts what it wrote.
+class Flooding : public RawServer {
+ public:
+  explicit Flooding(const std::string& unit, std::shared_ptr<std::atomic<std::uint64_t>> sent)
+      : RawServer([chunk = repeated(unit), sent](int c) {
+          readRequest(c);
+          // The client gone, its side may keep the window shut rather than reset: a write waits 0.2 s at most.
+          const timeval wait{0, 200000};
+          ::setsockopt(c, SOL_SOCKET, SO_SNDTIMEO, &wait, sizeof wait);
+          const std::string status = "HTTP/1.1 200 OK\r\n";
+          (void)::send(c, status.data(), status.size(), MSG_NOSIGNAL);
+          for (ssize_t n; (n = ::send(c, chunk.data(), chunk.size(), MSG_NOSIGNAL)) > 0;)
+            *sent += static_cast<std::uint64_t>(n);
+        }) {}
 
  private:
-  int fd_ = -1, port_ = 0;
-  std::thread thread_;
+  static std::string repeated(const std::string& unit) {
+    std::string chunk;
+    while (chunk.size() < 64 * 1024) chunk += unit;
+    return chunk;
+  }
 };
 
 // cpp-httplib reads a reply's headers without a bound: endless header lines, or
@@ -363,9 +356,10 @@ class Flooding {
 // then again on each retry. Stopped past 4 MiB, said, and not retried.
 TEST(Transport, HeadersThatNeverEndAreStoppedNotReadIntoMemory) {
   for (const std::string unit : {"X-A: b\r\n", "X-A: bbbbbbbbbbbbbbbb"}) {  // lines, or one line
-    auto server = std::make_unique<Flooding>(unit);
+    auto sent = std::make_shared<std::atomic<std::uint64_t>>(0);
+    Flooding server(unit, sent);
     SleepRecorder sleeps;
-    OpenAiProvider provider(settingsFor("http://127.0.0.1:" + std::to_string(server->port()) + "/v1", sleeps));
+    OpenAiProvider provider(settingsFor("http://127.0.0.1:" + std::to_string(server.port()) + "/v1", sleeps));
     const Caught c = catchProviderError([&] { provider.complete(testing::sampleRequest(), CancelToken()); });
     ASSERT_TRUE(c.thrown);
     EXPECT_EQ(c.kind, Kind::Protocol) << c.message;
@@ -375,7 +369,7 @@ TEST(Transport, HeadersThatNeverEndAreStoppedNotReadIntoMemory) {
         << c.message;
     EXPECT_TRUE(sleeps.sleeps->empty()) << "not retried";
     // Before, it read until read_timeout_ms (5 s here): hundreds of MB.
-    EXPECT_LT(server->sent.load(), 64u << 20);
+    EXPECT_LT(sent->load(), 64u << 20);
   }
 }
 

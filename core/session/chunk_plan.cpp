@@ -388,12 +388,18 @@ int fileRank(const diff::FileDiff& file) {
   static const std::set<std::string> prosePrefixes = {"license", "licence", "copying", "authors", "contributors",
                                                       "changelog", "changes", "history", "news", "notice", "readme"};
   if (name == "cmakelists.txt" || (name.rfind("requirements", 0) == 0 && ext == "txt")) return 1;  // build files
-  if (prose.count(ext)) return 2;
+  // Signatures, certificates and keys are data no one reviews line by line (a
+  // key's body reaches the model redacted anyway): jq's release range sent 34 KB
+  // of `sig/*.asc` in a capped review that left src/*.c unreviewed.
+  static const std::set<std::string> signatures = {"asc", "sig", "gpg", "pgp", "pem", "crt", "cer", "der", "p7s", "pub"};
+  if (prose.count(ext) || signatures.count(ext)) return 2;
   if (dot == std::string::npos)  // LICENSE, AUTHORS, HISTORY; not readme_parser.py
     for (const auto& p : prosePrefixes)
       if (name.rfind(p, 0) == 0) return 2;
-  static const std::set<std::string> config = {"json", "yml", "yaml", "toml", "ini", "cfg", "conf", "xml", "properties",
-                                               "lock", "csv", "svg", "editorconfig", "gitignore", "gitattributes"};
+  // Style sheets rank with configuration: what they change is how a page looks.
+  static const std::set<std::string> config = {"json", "yml",  "yaml", "toml", "ini",  "cfg",  "conf",         "xml",
+                                               "properties",   "lock", "csv",  "svg",  "css",  "scss",         "sass",
+                                               "less", "editorconfig", "gitignore", "gitattributes"};
   if (config.count(ext) || dot == 0) return 1;  // and dotfiles: ".coveragerc" and the like
   return 0;
 }

@@ -299,6 +299,12 @@ TEST(ChunkPlan, FileRanks) {
   EXPECT_EQ(ranked("HISTORY.md"), 2);
   EXPECT_EQ(ranked("po/de.po"), 2);  // message catalogs: translations, not code
   EXPECT_EQ(ranked("locales/app.pot"), 2);
+  // Signatures and certificates are data, style sheets rank with configuration, templates are code.
+  EXPECT_EQ(ranked("sig/jq-1.8.2.tar.gz.asc"), 2);
+  EXPECT_EQ(ranked("certs/server.crt"), 2);
+  EXPECT_EQ(ranked("docs/content/css/style.css"), 1);
+  EXPECT_EQ(ranked("docs/templates/index.html.j2"), 0);
+  EXPECT_EQ(ranked("web/index.html"), 0);
   EXPECT_EQ(ranked("requests/packages/urllib3/connection.py", diff::FileStatus::Deleted), 3);
   EXPECT_EQ(ranked("ext/kr.png", diff::FileStatus::Added, true), 4);
 }

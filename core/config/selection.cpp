@@ -82,6 +82,10 @@ std::optional<std::string> defaultExclusion(const diff::FileDiff& file) {
   const std::string& path = file.path();
   const std::string_view name = baseName(path);
   if (std::find(kLockFiles.begin(), kLockFiles.end(), name) != kLockFiles.end()) return "lock file";
+  // Autotools' scripts, copied into a project as they are (linguist's vendored
+  // list): redis's jemalloc upgrade sent 156 KB of config.guess and config.sub.
+  for (auto script : {"config.guess", "config.sub", "ltmain.sh"})
+    if (name == script) return "vendored build script (autotools' " + std::string(script) + ")";
   if (auto dir = builtDirectory(path)) return dir;
   for (auto suffix : {".min.js", ".min.mjs", ".min.css", "-min.js"})
     if (endsWith(name, suffix)) return "minified file (" + std::string(suffix) + ")";

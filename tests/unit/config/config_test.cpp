@@ -330,5 +330,21 @@ TEST(DefaultExclusion, VendoredDirectoriesAreLeftOut) {
   }
 }
 
+// Autotools' scripts are copied into a project as they are: redis's jemalloc
+// upgrade sent 156 KB of config.guess and config.sub to the model.
+TEST(DefaultExclusion, AutotoolsScriptsAreVendored) {
+  for (const std::string path : {"deps/jemalloc/build-aux/config.guess", "config.sub", "build-aux/ltmain.sh"}) {
+    const diff::Diff d = diff::parse("diff --git a/" + path + " b/" + path + "\n--- a/" + path + "\n+++ b/" + path +
+                                     "\n@@ -1 +1 @@\n-timestamp='2021-01-01'\n+timestamp='2022-01-01'\n");
+    ASSERT_EQ(d.files.size(), 1u);
+    const auto why = defaultExclusion(d.files[0]);
+    ASSERT_TRUE(why.has_value()) << path;
+    EXPECT_THAT(*why, HasSubstr("vendored build script (autotools'")) << path;
+  }
+  const diff::Diff own = diff::parse("diff --git a/configure.ac b/configure.ac\n--- a/configure.ac\n+++ b/configure.ac\n"
+                                     "@@ -1 +1 @@\n-AC_INIT([a])\n+AC_INIT([b])\n");
+  EXPECT_EQ(defaultExclusion(own.files[0]), std::nullopt);
+}
+
 }  // namespace
 }  // namespace revline::config

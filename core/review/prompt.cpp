@@ -93,18 +93,43 @@ std::string userPrompt(const diff::Diff& diff) { return userPrompt(diff, {}); }
 
 namespace {
 
-// The author's description and the commit messages, cut to maxIntentChars on a UTF-8 boundary.
+// The author's description and the commit messages, within maxIntentChars.
+// Too long whole, each commit is its subject line alone, and past that the
+// newest subjects are kept: cut at the end, a branch's newest commits (the
+// ones a reviewer reads the change by) were the ones lost, behind a bot's long
+// bodies. The description is cut last, on a UTF-8 boundary.
 std::string intentText(const PromptInput& input) {
-  std::string text;
-  if (!input.description.empty()) text += "Description:\n" + input.description + "\n";
+  const std::size_t cap = input.maxIntentChars;
+  std::string description = input.description.empty() ? "" : "Description:\n" + input.description + "\n";
+  auto commitsBlock = [&](const std::vector<std::string>& messages, const std::string& note) {
+    if (messages.empty() && note.empty()) return std::string();
+    std::string text = (description.empty() ? "" : "\n") + std::string("Commits (oldest first):\n");
+    for (const auto& message : messages) text += "- " + message + "\n";
+    return text + note;
+  };
+  std::string commits = commitsBlock(input.commitMessages, "");
+  if (description.size() + commits.size() <= cap) return description + commits;
+  const std::string cut = "[cut: the intent was longer than " + std::to_string(cap) + " characters";
+  if (description.size() > cap / 2 && !input.commitMessages.empty())  // room for the commits' subjects too
+    description = description.substr(0, utf8Boundary(description, cap / 2)) + "\n" + cut + "]\n";
   if (!input.commitMessages.empty()) {
-    text += (text.empty() ? "" : "\n") + std::string("Commits (oldest first):\n");
-    for (const auto& message : input.commitMessages) text += "- " + message + "\n";
+    std::vector<std::string> subjects;
+    for (const auto& message : input.commitMessages) subjects.push_back(message.substr(0, message.find('\n')));
+    std::size_t dropped = 0;
+    const std::string firstLines = cut + "; each commit is shown by its first line]\n";
+    while (true) {
+      const std::vector<std::string> kept(subjects.begin() + static_cast<std::ptrdiff_t>(dropped), subjects.end());
+      const std::string note = dropped == 0 ? firstLines
+                                            : cut + "; each commit is shown by its first line, and the " +
+                                                  std::to_string(dropped) + " oldest are left out]\n";
+      commits = commitsBlock(kept, note);
+      if (description.size() + commits.size() <= cap + note.size() || dropped + 1 >= subjects.size()) break;
+      ++dropped;
+    }
   }
-  if (text.size() > input.maxIntentChars) {
-    text = text.substr(0, utf8Boundary(text, input.maxIntentChars)) + "\n[cut: the intent was longer than " +
-           std::to_string(input.maxIntentChars) + " characters]\n";
-  }
+  // The cap, and a note past it at most (a subject or a description alone too long: cut there).
+  std::string text = description + commits;
+  if (text.size() > cap + 160) text = text.substr(0, utf8Boundary(text, cap)) + "\n" + cut + "]\n";
   return text;
 }
 

@@ -345,11 +345,15 @@ TEST(TrustedReview, DescriptionAndCommitMessagesAreDelimitedInTheRequest) {
 // A branch's long history (cobra's last 40 commits: 11 KB) under a local
 // model's budget: the intent takes at most an eighth of the request, cut and
 // said, so the diff still has room (it used to fail: "max_input_tokens 8000 is too small").
+// Cut, each commit is its first line, and past that the oldest go: cut at the
+// end, the newest commits were the ones lost (jq 1.8.1's last behind a bot's bodies).
 TEST(TrustedReview, ALongHistoryIsCutToItsShareOfASmallBudget) {
   PaymentRepo r;
   const auto d = r.diff();
   review::ReviewInputs inputs;
-  for (int i = 0; i < 40; ++i) inputs.commitMessages.push_back("Commit " + std::to_string(i) + ": " + std::string(270, 'x'));
+  for (int i = 0; i < 40; ++i)
+    inputs.commitMessages.push_back("Commit " + std::to_string(i) + ": " + std::string(70, 'x') + "\n\n" +
+                                    std::string(200, 'q'));
   review::ReviewOptions options;
   options.inputTokenBudget = 8000;
   auto provider = cassette({report("", "APPROVE")});
@@ -357,13 +361,32 @@ TEST(TrustedReview, ALongHistoryIsCutToItsShareOfASmallBudget) {
   const std::string prompt = provider.requests()[0].messages[0].text;
   const auto open = prompt.find("<intent>\n"), close = prompt.find("</intent>");
   ASSERT_NE(close, std::string::npos) << prompt;
-  EXPECT_LE(close - open, 3000u + 100u);
-  EXPECT_NE(prompt.find("[cut: the intent was longer than 3000 characters]"), std::string::npos);
-  // Without a budget (the builtin reviewer) the usual 8,000 characters.
+  const std::string intent = prompt.substr(open, close - open);
+  EXPECT_LE(intent.size(), 3000u + 200u);
+  EXPECT_EQ(intent.find("qqq"), std::string::npos) << "bodies go first";
+  EXPECT_NE(intent.find("- Commit 39: xxx"), std::string::npos) << "the newest is kept";
+  EXPECT_EQ(intent.find("- Commit 0: xxx"), std::string::npos) << "the oldest went";
+  EXPECT_NE(intent.find("[cut: the intent was longer than 3000 characters; each commit is shown by its first line, "
+                        "and the "),
+            std::string::npos)
+      << intent;
+  EXPECT_NE(intent.find(" oldest are left out]"), std::string::npos) << intent;
+  // Without a budget (the builtin reviewer) the usual 8,000 characters: every subject fits.
   review::ReviewOptions unbounded;
   auto wide = cassette({report("", "APPROVE")});
   review::runReview(d, wide, unbounded, nullptr, CancelToken(), inputs);
-  EXPECT_NE(wide.requests()[0].messages[0].text.find("[cut: the intent was longer than 8000 characters]"),
+  const std::string all = wide.requests()[0].messages[0].text;
+  EXPECT_NE(all.find("- Commit 0: xxx"), std::string::npos);
+  EXPECT_NE(all.find("- Commit 39: xxx"), std::string::npos);
+  EXPECT_NE(all.find("[cut: the intent was longer than 8000 characters; each commit is shown by its first line]"),
+            std::string::npos);
+  // A description alone too long is cut where the cap is.
+  review::ReviewInputs described;
+  review::ReviewOptions longDescription;
+  longDescription.description = std::string(9000, 'd');
+  auto one = cassette({report("", "APPROVE")});
+  review::runReview(d, one, longDescription, nullptr, CancelToken(), described);
+  EXPECT_NE(one.requests()[0].messages[0].text.find("[cut: the intent was longer than 8000 characters]"),
             std::string::npos);
 }
 

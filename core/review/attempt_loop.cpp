@@ -41,6 +41,18 @@ constexpr const char* kCutOffFix =
     "\nThe answer did not fit the model's output limit: lower max_input_tokens (or --max-input-tokens N) so the "
     "change goes in more, smaller requests, each with a shorter answer";
 
+// An answer longer than revline reads of one (contract::kMaxReplyBytes): cut
+// there, it was not the model's output limit that ended it.
+constexpr const char* kTooLongFix =
+    "\nThe answer is longer than the 1 MiB revline reads of one (a model repeating itself, or a server that is not "
+    "a model's): lower max_input_tokens (or --max-input-tokens N) so each request asks for a shorter answer, or "
+    "check the base URL";
+
+bool cutByRevline(const contract::ReplyParse& parse) {
+  return std::any_of(parse.warnings.begin(), parse.warnings.end(),
+                     [](const std::string& w) { return w.rfind("reply_too_long:", 0) == 0; });
+}
+
 // A reply the provider itself flagged as cut off: a contract failure with the
 // truncation feedback, whatever the text happens to contain.
 contract::ReplyParse truncatedByProvider(const ModelResponse& response) {
@@ -282,7 +294,9 @@ AttemptResult runAttempts(Provider& provider, ModelRequest request, const Attemp
                             (!wroteToolCallAsText && onlyProblemsOf(last, contract::ErrorKind::NoJson)
                                  ? (lastInPromptMode ? kProseInPromptModeFix : kProseFix)
                                  : "") +
-                            (onlyProblemsOf(last, contract::ErrorKind::Truncated) ? kCutOffFix : ""),
+                            (onlyProblemsOf(last, contract::ErrorKind::Truncated)
+                                 ? (cutByRevline(last) ? kTooLongFix : kCutOffFix)
+                                 : ""),
                         spent());
 }
 

@@ -181,6 +181,18 @@ ContractFailure contractFailure(Provider& model, ToolExecutor* tools, const Atte
 // where a server took the schema and held the answer to nothing; but where the
 // schema was only in the prompt already, that advice was what the user had done
 // (a helper followed it, and nothing changed): the model is what to change.
+// An answer past the 1 MiB revline reads of one was cut there: "did not fit the
+// model's output limit" blamed the model for revline's own cut.
+TEST(AttemptLoop, AnAnswerLongerThanRevlineReadsSaysSo) {
+  Scripted model([](std::size_t) {
+    return answer(R"({"summary":")" + std::string(1100000, 's') + R"(","findings":[],"verdict":"APPROVE"})");
+  });
+  const ContractFailure e = contractFailure(model, nullptr, {2, 0, 0});
+  EXPECT_NE(std::string(e.what()).find("The answer is longer than the 1 MiB revline reads of one"), std::string::npos)
+      << e.what();
+  EXPECT_EQ(std::string(e.what()).find("did not fit the model's output limit"), std::string::npos) << e.what();
+}
+
 TEST(AttemptLoop, AnAnswerInProseNamesWhatToChangeAsItWasAsked) {
   for (const bool inPrompt : {false, true}) {
     Scripted model([inPrompt](std::size_t) {

@@ -71,13 +71,18 @@ void appendInline(std::string& out, std::string_view line) {
     }
     if (c == '<') {
       out += "&lt;";
+    } else if (c == '&') {
+      out += "&amp;";  // no entity of the model's: "&#64;name" and "&#35;12" decode to a live mention and reference
+    } else if (c == '-' && i >= 2 && line.substr(i - 2, 2) == "GH" && i + 1 < line.size() &&
+               std::isdigit(static_cast<unsigned char>(line[i + 1])) != 0) {
+      out += '-';
+      out += kZeroWidthSpace;  // "GH-12" links an issue as "#12" does
     } else if (c == '[') {
       // No link or image of the model's making: `![x](https://...?d=what-it-read)` is
       // fetched by GitHub when anyone opens the pull request, and `[docs](...)` is a
       // link posted as the bot. Shown as written; a bare URL stays visible as one.
       out += "\\[";
-    } else if (c == '#' && i + 1 < line.size() && std::isdigit(static_cast<unsigned char>(line[i + 1])) &&
-               (i == 0 || line[i - 1] != '&')) {
+    } else if (c == '#' && i + 1 < line.size() && std::isdigit(static_cast<unsigned char>(line[i + 1]))) {
       // No reference of the model's making: "#12" and "owner/repo#12" link
       // issues, and the review shows up in their timelines.
       out += '#';
@@ -91,6 +96,60 @@ void appendInline(std::string& out, std::string_view line) {
     }
     ++i;
   }
+}
+
+// How far a line's list and quote markers reach ("> ", "- ", "1. ", spaces):
+// what follows them starts a block as a line's start does.
+std::size_t containerPrefix(std::string_view line) {
+  std::size_t i = 0;
+  while (i < line.size()) {
+    const char c = line[i];
+    if (c == ' ' || c == '\t' || c == '>') {
+      ++i;
+    } else if ((c == '-' || c == '*' || c == '+') && i + 1 < line.size() && (line[i + 1] == ' ' || line[i + 1] == '\t')) {
+      i += 2;
+    } else if (std::isdigit(static_cast<unsigned char>(c)) != 0) {
+      std::size_t j = i;
+      while (j < line.size() && std::isdigit(static_cast<unsigned char>(line[j])) != 0) ++j;
+      if (j + 1 < line.size() && (line[j] == '.' || line[j] == ')') && (line[j + 1] == ' ' || line[j + 1] == '\t'))
+        i = j + 2;
+      else
+        break;
+    } else {
+      break;
+    }
+  }
+  return i;
+}
+
+// A line outside fenced blocks: no heading of the model's making, ATX ("### revline:
+// approved", also after "> " or "- ") or setext (a line of "=" or "-" under text).
+void appendProseLine(std::string& out, std::string_view line) {
+  const std::size_t at = containerPrefix(line);
+  const std::string_view rest = line.substr(at);
+  const std::string_view body = rest.substr(0, rest.find_last_not_of(" \t") + 1);
+  const bool underline = !body.empty() && (body.find_first_not_of('=') == std::string_view::npos ||
+                                           body.find_first_not_of('-') == std::string_view::npos);
+  if (!rest.empty() && (rest[0] == '#' || underline)) {
+    out.append(line.substr(0, at));
+    out += '\\';
+    appendInline(out, rest);
+  } else {
+    appendInline(out, line);
+  }
+}
+
+// Line breaks as CommonMark reads them: "\r\n" and a lone "\r" end a line too,
+// so a "\r" inside what revline took for one line (a code span it kept raw)
+// ended a paragraph, and the image after it rendered.
+std::string withLineFeeds(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '\r') out += text[i];
+    else if (i + 1 >= text.size() || text[i + 1] != '\n') out += '\n';
+  }
+  return out;
 }
 
 }  // namespace
@@ -135,7 +194,9 @@ std::string_view unindented(std::string_view line, std::size_t indent) {
 // wrote it, a fence indented under "- note" closed with that list item, and
 // the lines revline kept raw as code rendered (an image GitHub fetched, HTML,
 // mentions).
-std::string markdownProse(std::string_view text, bool atLineStart) {
+std::string markdownProse(std::string_view untrusted, bool atLineStart) {
+  const std::string lines = withLineFeeds(untrusted);
+  const std::string_view text = lines;
   std::string out;
   std::string_view open;            // the model's fence of the block the text is in, if any
   std::size_t openIndent = 0;       // its indentation
@@ -147,7 +208,7 @@ std::string markdownProse(std::string_view text, bool atLineStart) {
   for (std::size_t start = 0; start <= text.size();) {
     const std::size_t nl = text.find('\n', start);
     const std::string_view line = text.substr(start, nl == std::string_view::npos ? std::string_view::npos : nl - start);
-    const std::string_view fence = start > 0 || atLineStart ? fenceOf(line) : std::string_view{};
+    const std::string_view fence = fenceOf(line);
     const bool last = nl == std::string_view::npos;
     if (!open.empty()) {
       if (closes(open, fence, line)) {
@@ -159,20 +220,14 @@ std::string markdownProse(std::string_view text, bool atLineStart) {
         block += '\n';
       }
     } else if (!fence.empty()) {
+      // After other text on its line ("**Suggested fix:** ```python"), on a line of its own.
+      if (start == 0 && !atLineStart) out += '\n';
       open = fence;
       openIndent = static_cast<std::size_t>(fence.data() - line.data());
       language = languageOf(line.substr(openIndent + fence.size()));
       block.clear();
     } else {
-      // No heading of the model's making: "### revline: approved" reads as revline's own.
-      const std::size_t indent = line.find_first_not_of(' ');
-      if (indent != std::string_view::npos && indent <= 3 && line[indent] == '#' && (start > 0 || atLineStart)) {
-        out.append(line.substr(0, indent));
-        out += "\\";
-        appendInline(out, line.substr(indent));
-      } else {
-        appendInline(out, line);
-      }
+      appendProseLine(out, line);
       if (!last) out += '\n';
     }
     if (last) break;

@@ -4,9 +4,11 @@
 // "<!--" hides the rest of the review, no "<details>" folds it away), and a
 // mention "@name" or "@org/team" gets a zero-width space after the "@" (no one
 // is notified: a Java annotation such as @Override is not a user's name), and
-// "[" is escaped (no image GitHub would fetch, no link under other words), and
-// so are a heading's "#" and the "#" of an issue reference ("#12" gets a
-// zero-width space). Code spans are kept as written (GitHub shows them
+// "[" is escaped (no image GitHub would fetch, no link under other words), "&"
+// too (no entity decodes to a mention), and so are a heading's "#" (after list
+// and quote markers too) and a setext underline, and an issue reference ("#12",
+// "GH-12") gets a zero-width space. Line breaks are CommonMark's: a lone "\r"
+// ends a line. A bare URL stays visible as itself. Code spans are kept as written (GitHub shows them
 // literally); a fenced block is written again as revline's own, its fence at
 // the start of a line (so no list or quote the text began decides where it
 // ends) and its language kept only when it is a plain word and not one GitHub
@@ -19,8 +21,9 @@
 namespace revline::reports {
 
 // Untrusted prose (a summary, an explanation, a suggested fix) as markdown.
-// `atLineStart` false: the text follows other text on its first line, where a
-// fence is not one ("**Suggested fix:** ```" opens no block).
+// `atLineStart` false: the text follows other text on its first line; a fence
+// there is put on a line of its own ("**Suggested fix:** ```python" opened no
+// block, and the fix's closing fence opened one that took the rest).
 std::string markdownProse(std::string_view text, bool atLineStart = true);
 
 // Untrusted one-line text (a title): markdownProse with its line breaks as spaces.

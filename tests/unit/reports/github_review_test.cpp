@@ -374,7 +374,7 @@ TEST(GithubReview, ModelTextCannotHideTheReviewOrNotifyAnyone) {
   o.coverage.filesSkipped.push_back({"dist/<!--x`.js", "over the request token budget", 3, true});
   auto inline_ = finding("src/Pay.java", 11, Severity::Major, Category::Security, "Bad\n### revline: approved");
   inline_.explanation = "cc @octocat @acme/security-team\n<details><summary>ok</summary>\n```\nunclosed fence";
-  inline_.suggestedFix = "```\n<!-- hide the footer";
+  inline_.suggestedFix = "see ```\n<!-- hide the footer";
   o.findings.push_back(published(inline_, "aaaa"));
   auto listed = finding("src/Pay.java", 30, Severity::Minor, Category::Style, "Off <!-- diff");
   listed.explanation = "<!--";
@@ -388,7 +388,7 @@ TEST(GithubReview, ModelTextCannotHideTheReviewOrNotifyAnyone) {
   EXPECT_EQ(comment.find("<details>"), std::string::npos) << comment;
   EXPECT_NE(comment.find("Bad ### revline: approved"), std::string::npos) << comment;  // one line, no heading
   EXPECT_NE(comment.find("cc @&#8203;octocat @&#8203;acme/security-team\n&lt;details>"), std::string::npos) << comment;
-  EXPECT_NE(comment.find("```\nunclosed fence\n```\n\n**Suggested fix:** \\`\\`\\`\n&lt;!-- hide the footer"),
+  EXPECT_NE(comment.find("```\nunclosed fence\n```\n\n**Suggested fix:** see \\`\\`\\`\n&lt;!-- hide the footer"),
             std::string::npos)
       << comment;
   const std::string& body = review.body;

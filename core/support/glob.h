@@ -8,6 +8,7 @@
 // A match is of the whole path. Work is bounded: a pathological pattern fails
 // to match rather than spinning.
 #pragma once
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -31,5 +32,24 @@ struct GlobMatch {
   bool directory = false;
 };
 GlobMatch globMatchPrefix(std::string_view pattern, std::string_view path);
+
+// One pattern matched against many paths (a tool call's walk of the
+// repository): its braces expanded once, and one bound on the work of all the
+// matches. Expanded again per path, a pattern whose braces the first expansion
+// left (past its depth) made 64 x 64 matchers a path, and a 254-character
+// pattern ran past 2 minutes over 3,000 names. Past the bound nothing more
+// matches and exhausted() says so. An alternative without '/' is matched
+// against the path's last segment (a file name at any depth).
+class GlobMatcher {
+ public:
+  static constexpr std::int64_t kMaxSteps = 20'000'000;
+  explicit GlobMatcher(std::string_view pattern, std::int64_t maxSteps = kMaxSteps);
+  bool matches(std::string_view path);
+  bool exhausted() const { return steps_ <= 0; }
+
+ private:
+  std::vector<std::string> alternatives_;
+  std::int64_t steps_;
+};
 
 }  // namespace revline

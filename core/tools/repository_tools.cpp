@@ -106,6 +106,12 @@ std::string capResult(std::string text, std::size_t maxBytes) {
 // a sparse checkout's files outside its cone can be most of a monorepo).
 constexpr std::size_t kMaxIndexSearchBytes = 32 * 1024 * 1024;
 
+// A pattern whose matching took more work than a tool call is given.
+std::string tooCostly(const std::string& pattern, const char* what, std::size_t files) {
+  return std::string(what) + " '" + pattern + "' takes too much work to match against the repository's " +
+         std::to_string(files) + " paths; use a simpler pattern (fewer '*' and '{...}')";
+}
+
 // Scans candidate files line by line; `match` decides per line. Stops at the cap.
 // `pathGlob` null: every file (a pointer, not a temporary optional: GCC 12 warns of that one).
 template <class Match>
@@ -115,10 +121,13 @@ std::string scan(const Sandbox& sandbox, const std::string* pathGlob, Match matc
   bool walkTruncated = false;
   const auto& files = sandbox.files(&walkTruncated);
   std::vector<std::string> candidates;
+  std::optional<GlobMatcher> glob;
+  if (pathGlob) glob.emplace(toolGlob(*pathGlob, limits.maxGlobSteps));
   for (const std::string& rel : files) {
     if (cancel.cancelled()) throw Cancelled("the repository search was cancelled");
-    if (!pathGlob || globMatch(*pathGlob, rel)) candidates.push_back(rel);
+    if (!glob || glob->matches(rel)) candidates.push_back(rel);
   }
+  if (glob && glob->exhausted()) return tooCostly(*pathGlob, "path_glob", files.size());
   // Files git reads from the index (outside a sparse checkout, skip-worktree): asked of git at once.
   auto fromIndex = sandbox.indexOnlyTexts(candidates, kMaxIndexSearchBytes);
   const std::size_t unreadFromIndex = static_cast<std::size_t>(
@@ -294,9 +303,13 @@ Result<std::string> RepositoryTools::glob(const GlobInput& in, const CancelToken
   std::string out;
   std::size_t count = 0;
   bool capped = false;
+  GlobMatcher matcher = toolGlob(in.pattern, sandbox_.limits().maxGlobSteps);
   for (const auto& rel : files) {
     if (cancel.cancelled()) throw Cancelled("the repository listing was cancelled");
-    if (!globMatch(in.pattern, rel)) continue;
+    if (!matcher.matches(rel)) {
+      if (matcher.exhausted()) return ToolError{tooCostly(in.pattern, "pattern", files.size())};
+      continue;
+    }
     if (count == cap) {
       capped = true;
       break;

@@ -442,18 +442,9 @@ std::map<std::string, std::optional<std::string>> Sandbox::indexOnlyTexts(const 
 
 // ---------------------------------------------------------------- glob
 
-bool globMatch(std::string_view pattern, std::string_view path) {
-  std::string_view pat = pattern;
-  while (pat.substr(0, 2) == "./") pat.remove_prefix(2);
-  for (const std::string& alt : expandGlobBraces(pat)) {
-    std::string_view subject = path;
-    if (alt.find('/') == std::string::npos) {  // a bare pattern names files at any depth
-      auto slash = path.rfind('/');
-      if (slash != std::string_view::npos) subject = path.substr(slash + 1);
-    }
-    if (globMatchPath(alt, subject)) return true;
-  }
-  return false;
+GlobMatcher toolGlob(std::string_view pattern, std::int64_t maxSteps) {
+  while (pattern.substr(0, 2) == "./") pattern.remove_prefix(2);
+  return GlobMatcher(pattern, maxSteps);
 }
 
 }  // namespace revline::tools

@@ -20,6 +20,7 @@
 
 #include "core/diff/diff.h"
 #include "core/review/provider.h"
+#include "core/support/glob.h"
 
 namespace revline::tools {
 
@@ -28,6 +29,7 @@ struct ToolLimits {
   std::size_t binaryProbeBytes = 8 * 1024;  // a NUL in this prefix marks a binary file
   std::size_t maxMatches = 50;            // search_text, find_usages
   std::size_t maxPaths = 200;             // glob
+  std::int64_t maxGlobSteps = GlobMatcher::kMaxSteps;  // the work of one call's pattern over the walk
   std::size_t maxLinesPerRead = 500;      // read_file
   std::size_t maxLineChars = 400;         // search results show at most this much of a line
   std::size_t maxResultBytes = 64 * 1024; // any one tool result
@@ -188,7 +190,8 @@ class Sandbox {
 };
 
 // The model's glob: the one glob engine (support/glob.h, as the settings use
-// it). A pattern without '/' is matched against the file name only.
-bool globMatch(std::string_view pattern, std::string_view path);
+// it), for one tool call's walk. A pattern without '/' is matched against the
+// file name only; a leading "./" is the root.
+GlobMatcher toolGlob(std::string_view pattern, std::int64_t maxSteps = GlobMatcher::kMaxSteps);
 
 }  // namespace revline::tools

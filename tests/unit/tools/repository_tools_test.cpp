@@ -482,7 +482,33 @@ TEST_F(ToolsTest, ACancelledReviewStopsASearchInsteadOfFailingTheTool) {
   EXPECT_TRUE(tools.execute({"c4", "search_text", {{"query", "ok"}}}, CancelToken()).ok);
 }
 
+// A pattern is expanded once and its matching over the walk is bounded: one
+// whose braces the first expansion left was expanded again for every path
+// (64 x 64 matchers a path; 254 characters ran past 2 minutes over 3,000 names).
+TEST_F(ToolsTest, APatternTooCostlyToMatchIsRefusedNotRunForMinutes) {
+  // 64 alternatives, each a star before 200 characters that almost match every name.
+  const std::string pattern = "data/{a,b,c,d,e,f,g,h}{a,b,c,d,e,f,g,h}*" + std::string(200, 'a') + "b";
+  GlobMatcher bounded(pattern, 2'000'000);
+  std::size_t tried = 0;
+  for (int i = 0; i < 3000 && !bounded.exhausted(); ++i, ++tried)
+    EXPECT_FALSE(bounded.matches("data/" + std::string(240, 'a') + std::to_string(i)));
+  EXPECT_TRUE(bounded.exhausted());
+  EXPECT_LT(tried, 3000u);
+  // Left-over braces are literal, not expanded again.
+  GlobMatcher deep("{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{x,y}");
+  EXPECT_FALSE(deep.matches("aaaaaaaaax"));
+  // The tool says so.
+  for (int i = 0; i < 50; ++i) write("data/aa" + std::string(200, 'a') + std::to_string(i) + ".txt", "x\n");
+  ToolLimits limits;
+  limits.maxGlobSteps = 20'000;
+  RepositoryTools tools(root, limits);
+  auto r = tools.execute({"c1", "glob", {{"pattern", pattern}}}, CancelToken());
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.content.find("takes too much work to match against the repository's"), std::string::npos) << r.content;
+}
+
 TEST_F(ToolsTest, GlobPatterns) {
+  auto globMatch = [](std::string_view pattern, std::string_view path) { return toolGlob(pattern).matches(path); };
   EXPECT_TRUE(globMatch("*.java", "src/util/Helper.java"));
   EXPECT_TRUE(globMatch("src/**/*.java", "src/Service.java"));
   EXPECT_TRUE(globMatch("src/**/*.java", "src/util/Helper.java"));

@@ -102,14 +102,28 @@ void checkCancelled(const CancelToken& cancel) {
   if (cancel.cancelled()) throw Cancelled();
 }
 
-// A tool call by its name and arguments (arguments sent as a JSON string read as the object they hold).
+// A tool call by its name and arguments (arguments sent as a JSON string read
+// as the object they hold), as the model can tell it: "read_file {"path":"a.c"}".
 std::string callKey(const ToolCall& call) {
   json arguments = call.arguments;
   if (arguments.is_string()) {
     json parsed = json::parse(arguments.get<std::string>(), nullptr, false);
     if (!parsed.is_discarded()) arguments = std::move(parsed);
   }
-  return call.name + '\n' + arguments.dump(-1, ' ', false, json::error_handler_t::replace);
+  return call.name + ' ' + arguments.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+// The answer to a call made before whose result is in the conversation: named
+// by the call itself, not its id (Ollama's wire format carries none, and ids a
+// server makes up start again at call_1 in every reply).
+std::string sameCallAnswer(const std::string& key) {
+  return "This is the same call as one above (" + key + "): its result is there, unchanged, and is not sent again.";
+}
+
+// Of such an answer, once that result was shortened to keep the request within the budget.
+std::string sameCallShortenedAnswer(const std::string& key) {
+  return "This is the same call as one above (" + key + "), whose result was shortened since to keep the request "
+         "within max_input_tokens: ask for less of it (read_file's start_line and end_line) if you need it.";
 }
 
 // Whether the result of the call `id` is in the conversation (or the turn being
@@ -147,6 +161,9 @@ AttemptResult runAttempts(Provider& provider, ModelRequest request, const Attemp
   // run and sent again (a model that read one file four times had it sent four
   // times, and each later round re-sent them all). It still counts as a call.
   std::map<std::string, std::pair<std::string, std::string>> answered;
+  // The answers that point at one of them (the pointing call's key): checked
+  // after every fit of the conversation, which shortens the oldest results first.
+  std::vector<std::string> pointers;
   // What the conversation spent, for a ContractFailure (a failure is still paid for).
   auto spent = [&] {
     Usage u = result.usage;
@@ -173,6 +190,13 @@ AttemptResult runAttempts(Provider& provider, ModelRequest request, const Attemp
     int cut = 0;
     try {
       cut = fitConversation(request, options.maxInputTokens);
+      // A result pointed at and shortened by the fit: the pointer says so, not "unchanged".
+      if (cut > 0)
+        for (const std::string& key : pointers)
+          if (!stillShown(request, Message{}, answered[key].first, answered[key].second))
+            for (Message& m : request.messages)
+              for (ToolResult& r : m.toolResults)
+                if (r.content == sameCallAnswer(key)) r.content = sameCallShortenedAnswer(key);
     } catch (const BudgetExceeded& e) {
       throw BudgetExceeded(e.what(), spent());  // the calls before it were paid for
     }
@@ -213,9 +237,8 @@ AttemptResult runAttempts(Provider& provider, ModelRequest request, const Attemp
           const std::string key = callKey(tc);
           const auto earlier = answered.find(key);
           if (earlier != answered.end() && stillShown(request, answers, earlier->second.first, earlier->second.second)) {
-            answers.toolResults.push_back({tc.id, tc.name, true,
-                                           "This is the same " + tc.name + " call as " + earlier->second.first +
-                                               " above: its result is there, unchanged, and is not sent again."});
+            answers.toolResults.push_back({tc.id, tc.name, true, sameCallAnswer(key)});
+            if (std::find(pointers.begin(), pointers.end(), key) == pointers.end()) pointers.push_back(key);
             ++result.toolCalls;
             continue;
           }

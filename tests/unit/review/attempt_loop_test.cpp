@@ -111,10 +111,13 @@ TEST(AttemptLoop, TheSameToolCallAgainIsPointedAtItsResultAbove) {
   const auto& results = model.sent[2].messages;
   std::vector<std::string> said;
   for (const auto& m : results)
-    for (const auto& t : m.toolResults) said.push_back(t.callId + ": " + t.content.substr(0, 60));
+    for (const auto& t : m.toolResults) said.push_back(t.callId + ": " + t.content);
   ASSERT_EQ(said.size(), 4u);
-  EXPECT_EQ(said[1], "c2: This is the same read_file call as c1 above: its result is t");
-  EXPECT_EQ(said[2], "c3: This is the same read_file call as c1 above: its result is t");
+  // Named by the call, not its id: Ollama sends none, and servers' ids start again in every reply.
+  const std::string same =
+      R"(This is the same call as one above (read_file {"path":"a.c"}): its result is there, unchanged, and is not sent again.)";
+  EXPECT_EQ(said[1], "c2: " + same);
+  EXPECT_EQ(said[2], "c3: " + same);
   EXPECT_NE(said[3].find("xxxx"), std::string::npos) << said[3];
 }
 
@@ -132,6 +135,28 @@ TEST(AttemptLoop, TheSameToolCallIsRunAgainWhenItsResultWasShortened) {
   first.messages.push_back({Role::User, "<diff>\n</diff>", {}, {}});
   runAttempts(model, first, {2, 10, 9000}, &tools, CancelToken());
   EXPECT_EQ(tools.ran, (std::vector<std::string>{"a.c", "b.c", "a.c"}));
+}
+
+// A result pointed at, then shortened by the fit of a later call: the pointer
+// says so rather than "unchanged" (the model would look for what is gone).
+TEST(AttemptLoop, APointerAtAResultShortenedSinceSaysSo) {
+  Scripted model([](std::size_t n) {
+    if (n == 1) return reads({{"c1", "read_file", json{{"path", "a.c"}}}});
+    if (n == 2) return reads({{"c2", "read_file", json{{"path", "a.c"}}}, {"c3", "read_file", json{{"path", "b.c"}}}});
+    return answer(R"({"summary":"Fine.","findings":[],"verdict":"APPROVE"})");
+  });
+  CountingReads tools(20000);
+  ModelRequest first;
+  first.messages.push_back({Role::User, "<diff>\n</diff>", {}, {}});
+  runAttempts(model, first, {2, 10, 9000}, &tools, CancelToken());
+  ASSERT_EQ(model.sent.size(), 3u);
+  std::string pointer;
+  for (const auto& m : model.sent[2].messages)
+    for (const auto& t : m.toolResults)
+      if (t.callId == "c2") pointer = t.content;
+  EXPECT_EQ(pointer, R"(This is the same call as one above (read_file {"path":"a.c"}), whose result was shortened since to keep )"
+                     "the request within max_input_tokens: ask for less of it (read_file's start_line and end_line) if you "
+                     "need it.");
 }
 
 TEST(AttemptLoop, WithoutToolsNoCallIsMarkedBudgetSpent) {

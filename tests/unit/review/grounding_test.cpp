@@ -296,7 +296,10 @@ TEST(GroundingEdit, AReplacementAddingAnInvisibleOrControlCharacterIsNotOffered)
                                                         {"  int a20 = compute(\x1b]52;c;eA==\x07);", "U+001B"},
                                                         {std::string("  int a20 = compute(\0);", 23), "U+0000"},
                                                         {"  int a20 = compute(id\u200b);", "U+200B"},
-                                                        {"  int a20 = compute(id);\xf3\xa0\x80\x81", "U+E0001"}}) {
+                                                        {"  int a20 = compute(id);\xf3\xa0\x80\x81", "U+E0001"},
+                                                        {"  int \u3164 = compute(id);", "U+3164"},
+                                                        {"  int a20 = compute(id);\r  evil();", "U+000D"},
+                                                        {"  int a20 = compute(id\ufe0f);", "U+FE0F"}}) {
     const PublishedFinding p = grounded(withEdit(at("src/PaymentService.java", 20), "  int a20 = compute();", replacement));
     EXPECT_FALSE(p.finding.edit) << code;
     EXPECT_EQ(p.editDroppedReason, "edit.replacement adds " + code +

@@ -241,9 +241,12 @@ Result<std::string> RepositoryTools::readFile(const ReadFileInput& in) const {
   // few hundred bytes), and the header and the note name the lines shown: cut
   // after them, "lines 1-500" and "start_line=501" sent a model reading on past
   // lines it never saw.
+  // The header's numbers and the notes below take at most kNoteRoom besides the
+  // path; a line's start is shown however small the cap (the notes may then
+  // take the result past it: they say where to read on).
   const std::size_t cap = sandbox_.limits().maxResultBytes;
-  constexpr std::size_t kNoteRoom = 160;  // the header's numbers and the note below
-  const std::size_t room = cap > path.relative.size() + kNoteRoom ? cap - path.relative.size() - kNoteRoom : 0;
+  constexpr std::size_t kNoteRoom = 320, kLeastShown = 80;
+  const std::size_t room = std::max(kLeastShown, cap > path.relative.size() + kNoteRoom ? cap - path.relative.size() - kNoteRoom : 0);
   std::string body;
   std::int64_t last = start - 1;
   bool lineCut = false;
@@ -271,7 +274,7 @@ Result<std::string> RepositoryTools::readFile(const ReadFileInput& in) const {
            capText + again;
   else if (last < total && (cut || !in.endLine))
     out += "[truncated: " + std::to_string(total - last) + " more lines" + again;
-  return capResult(std::move(out), cap);
+  return out;
 }
 
 Result<std::string> RepositoryTools::searchText(const SearchTextInput& in, const CancelToken& cancel) const {

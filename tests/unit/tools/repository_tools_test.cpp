@@ -127,6 +127,23 @@ TEST_F(ToolsTest, ReadFileCutByTheResultCapNamesTheLastLineShown) {
   EXPECT_NE(wide.content.find("[line 1 is cut: a result holds 2 KB]"), std::string::npos) << wide.content;
   EXPECT_NE(wide.content.find("[truncated: lines 2-2 not shown, a result holds 2 KB; call read_file again with start_line=2]"), std::string::npos)
       << wide.content;
+  // Cut far down a long file, with more after it: both notes, and where to read on (the notes were cut off).
+  std::string lines;
+  for (int i = 1; i <= 300; ++i) lines += (i == 150 ? std::string(70000, 'v') : "line " + std::to_string(i)) + "\n";
+  write("long.txt", lines);
+  auto at150 = tools.execute({"call_4", "read_file", {{"path", "long.txt"}, {"start_line", 150}}}, CancelToken());
+  EXPECT_NE(at150.content.find("[line 150 is cut: a result holds 2 KB]\n[truncated: lines 151-300 not shown, a result "
+                               "holds 2 KB; call read_file again with start_line=151]"),
+            std::string::npos)
+      << at150.content;
+  // A cap a long path leaves no room under: a line's start is still shown.
+  ToolLimits tiny;
+  tiny.maxResultBytes = 512;
+  RepositoryTools small(root, tiny);
+  const std::string deep = std::string(120, 'd') + "/" + std::string(120, 'e') + "/" + std::string(120, 'f') + ".txt";
+  write(deep, "first line of text\nsecond\n");
+  auto shown = small.execute({"call_5", "read_file", {{"path", deep}}}, CancelToken());
+  EXPECT_NE(shown.content.find("\n1: first line of text\n"), std::string::npos) << shown.content;
 }
 
 TEST_F(ToolsTest, BadArgumentsBecomeToolErrors) {

@@ -1208,31 +1208,29 @@ std::vector<Commit> commitsSince(const fs::path& root, const std::string& base, 
                                  const GitOptions& options) {
   const Runner git{options, root, {}, {}, {}};
   const std::string from = mergeBase(git, base);
-  // With -z each commit prints "\x01<id>\0<message>\0", then "\n" and its paths,
-  // each followed by NUL: messages and paths may hold any other character.
+  // With -z each commit prints "\0<id>\0<message>\0", then "\n" and its paths,
+  // each followed by NUL. Split at NULs: an empty field starts a commit (a
+  // path is never empty; a message may be, and comes after the id), so no
+  // path or message can pass for a commit, whatever bytes it holds.
   const std::string out = git.checked({"log", "--no-color", "--reverse", "-z", "--no-renames", "--name-only",
-                                       "--format=%x01%H%x00%B", "--max-count=" + std::to_string(maxCommits),
+                                       "--format=%x00%H%x00%B", "--max-count=" + std::to_string(maxCommits),
                                        from + "..HEAD", "--"});
-  auto isCommitStart = [](std::string_view t) {
-    return (t.size() == 41 || t.size() == 65) && t[0] == '\x01' &&
-           std::all_of(t.begin() + 1, t.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; });
-  };
+  enum class Next { Start, Id, Message, FirstPath, Path } next = Next::Start;
   std::vector<Commit> commits;
-  bool messageNext = false;
-  for (std::string& token : splitAtNul(out)) {
-    if (isCommitStart(token)) {
+  for (std::string& field : splitAtNul(out)) {
+    if (next == Next::Id) {
+      next = Next::Message;
+    } else if (next == Next::Message) {
+      const auto first = field.find_first_not_of(" \t\r\n");
+      if (first != std::string::npos) commits.back().message = field.substr(first, field.find_last_not_of(" \t\r\n") - first + 1);
+      next = Next::FirstPath;
+    } else if (field.empty()) {
       commits.emplace_back();
-      messageNext = true;
-    } else if (commits.empty()) {
-      continue;  // not git's shape: nothing before the first commit
-    } else if (messageNext) {
-      const auto first = token.find_first_not_of(" \t\r\n");
-      if (first != std::string::npos)
-        commits.back().message = token.substr(first, token.find_last_not_of(" \t\r\n") - first + 1);
-      messageNext = false;
-    } else {
-      if (!token.empty() && token.front() == '\n') token.erase(0, 1);  // the line between message and paths
-      if (!token.empty()) commits.back().paths.push_back(std::move(token));
+      next = Next::Id;
+    } else if (next != Next::Start) {
+      if (next == Next::FirstPath && field.front() == '\n') field.erase(0, 1);  // the line between message and paths
+      next = Next::Path;
+      if (!field.empty()) commits.back().paths.push_back(std::move(field));
     }
   }
   std::erase_if(commits, [](const Commit& c) { return c.message.empty(); });

@@ -114,7 +114,11 @@ std::string intentText(const PromptInput& input) {
     description = description.substr(0, utf8Boundary(description, cap / 2)) + "\n" + cut + "]\n";
   if (!input.commitMessages.empty()) {
     std::vector<std::string> subjects;
-    for (const auto& message : input.commitMessages) subjects.push_back(message.substr(0, message.find('\n')));
+    for (const auto& message : input.commitMessages) {
+      std::string subject = message.substr(0, message.find('\n'));
+      if (!subject.empty() && subject.back() == '\r') subject.pop_back();  // a message written with CRLF
+      subjects.push_back(std::move(subject));
+    }
     std::size_t dropped = 0;
     const std::string firstLines = cut + "; each commit is shown by its first line]\n";
     while (true) {

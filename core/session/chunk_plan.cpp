@@ -388,10 +388,11 @@ int fileRank(const diff::FileDiff& file) {
   static const std::set<std::string> prosePrefixes = {"license", "licence", "copying", "authors", "contributors",
                                                       "changelog", "changes", "history", "news", "notice", "readme"};
   if (name == "cmakelists.txt" || (name.rfind("requirements", 0) == 0 && ext == "txt")) return 1;  // build files
-  // Signatures, certificates and keys are data no one reviews line by line (a
-  // key's body reaches the model redacted anyway): jq's release range sent 34 KB
-  // of `sig/*.asc` in a capped review that left src/*.c unreviewed.
-  static const std::set<std::string> signatures = {"asc", "sig", "gpg", "pgp", "pem", "crt", "cer", "der", "p7s", "pub"};
+  // Signatures and certificates are data no one reviews line by line: jq's
+  // release range sent 34 KB of `sig/*.asc` in a capped review that left
+  // src/*.c unreviewed. Not `.pem` or `.key`: a private key committed is a
+  // finding to make first.
+  static const std::set<std::string> signatures = {"asc", "sig", "gpg", "pgp", "crt", "cer", "der", "p7s", "pub"};
   if (prose.count(ext) || signatures.count(ext)) return 2;
   if (dot == std::string::npos)  // LICENSE, AUTHORS, HISTORY; not readme_parser.py
     for (const auto& p : prosePrefixes)

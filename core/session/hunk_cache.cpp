@@ -49,13 +49,25 @@ std::string commonKey(const HunkReviewContext& c) {
   return k;
 }
 
-// The messages of the commits that changed the file, by its path or its old one.
-std::string intentKey(const diff::FileDiff& f, const std::vector<git::Commit>& commits) {
+// Which commits changed each path (their indexes, oldest first): asked once
+// per file of the change, so a branch with a commit of 20,000 files costs a
+// lookup a file, not a scan of every path of every commit.
+std::map<std::string_view, std::vector<std::size_t>> commitsByPath(const std::vector<git::Commit>& commits) {
+  std::map<std::string_view, std::vector<std::size_t>> out;
+  for (std::size_t i = 0; i < commits.size(); ++i)
+    for (const std::string& p : commits[i].paths) out[p].push_back(i);
+  return out;
+}
+
+// The messages of the commits that changed the file, by its path or its old one, oldest first.
+std::string intentKey(const diff::FileDiff& f, const std::vector<git::Commit>& commits,
+                      const std::map<std::string_view, std::vector<std::size_t>>& byPath) {
+  std::set<std::size_t> touching;
+  for (const std::string* p : {&f.path(), f.oldPath ? &*f.oldPath : nullptr})
+    if (p)
+      if (const auto it = byPath.find(*p); it != byPath.end()) touching.insert(it->second.begin(), it->second.end());
   std::string k;
-  for (const auto& c : commits)
-    if (std::any_of(c.paths.begin(), c.paths.end(),
-                    [&](const std::string& p) { return p == f.path() || (f.oldPath && p == *f.oldPath); }))
-      field(k, "commit", c.message);
+  for (const std::size_t i : touching) field(k, "commit", commits[i].message);
   return k;
 }
 
@@ -216,9 +228,10 @@ IncrementalPlan HunkCache::plan(const fs::path& root, const diff::Diff& change, 
   const diff::Diff& whole = plan.cut;
   plan.toReview = whole.withoutFiles();
   const std::string common = commonKey(context);
+  const auto byPath = commitsByPath(context.commits);
   for (std::size_t fi = 0; fi < whole.files.size(); ++fi) {
     const diff::FileDiff& f = whole.files[fi];
-    const std::string prefix = common + intentKey(f, context.commits) + fileKey(f);
+    const std::string prefix = common + intentKey(f, context.commits, byPath) + fileKey(f);
     diff::FileDiff kept = f;
     kept.hunks.clear();
     // `hunk`: the unit's hunk, whose lines a carried finding must be on (null: a file without hunks, which has none).

@@ -594,6 +594,11 @@ TEST(CommitsSince, MessagesOldestFirstWithThePathsEachChanged) {
   repo.git("add -A");
   repo.git("commit -q -m \"Rename it\" -m \"Body line\"");
   repo.git("commit -q --allow-empty -m \"Nothing changed\"");
+  // Paths of any bytes: one that starts with a newline, one shaped like a commit's start.
+  repo.write("\nweird", "w\n");
+  repo.write("\x01" + std::string(40, 'a'), "x\n");
+  repo.git("add -A");
+  repo.git("commit -q -m \"Odd names\"");
   repo.git("checkout -q -b side main");
   repo.write("side.txt", "side\n");
   repo.commitAll("side work");
@@ -601,21 +606,22 @@ TEST(CommitsSince, MessagesOldestFirstWithThePathsEachChanged) {
   repo.git("merge -q --no-ff --no-edit side");
 
   const std::vector<Commit> commits = commitsSince(repo.root(), "main");
-  ASSERT_EQ(commits.size(), 5u);
+  ASSERT_EQ(commits.size(), 6u);
   EXPECT_EQ(commits[0].message, "feature");
   EXPECT_EQ(commits[1].message, "Rename it\n\nBody line");
   std::map<std::string, std::vector<std::string>> paths;  // the side branch's commits interleave by date
   for (const Commit& c : commits) paths[c.message.substr(0, c.message.find('\''))] = c.paths;
   EXPECT_THAT(paths, ElementsAre(Pair("Merge branch ", ElementsAre()),  // a merge lists no path of its own
                                  Pair("Nothing changed", ElementsAre()),
+                                 Pair("Odd names", ElementsAre("\x01" + std::string(40, 'a'), "\nweird")),
                                  // A rename is its old path and its new one, as the path is (-z: no quoting).
                                  Pair("Rename it\n\nBody line", ElementsAre("b.txt", "new\tname.txt", "old name.txt")),
                                  Pair("feature", ElementsAre("a.txt")), Pair("side work", ElementsAre("side.txt"))));
-  EXPECT_EQ(commits[4].message.substr(0, 13), "Merge branch ");
+  EXPECT_EQ(commits[5].message.substr(0, 13), "Merge branch ");
   // At most maxCommits, the newest.
   const std::vector<Commit> newest = commitsSince(repo.root(), "main", 2);
   ASSERT_EQ(newest.size(), 2u);
-  EXPECT_EQ(newest[1].message, commits[4].message);
+  EXPECT_EQ(newest[1].message, commits[5].message);
 }
 
 TEST(DiffText, BaseModeErrors) {

@@ -38,6 +38,15 @@ bool closes(std::string_view open, std::string_view fenceLine, std::string_view 
 
 bool mentionChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; }
 
+// Whether line[i] is inside a word (from the last space or "<") that GitHub
+// would link as a bare URL: one holding "://" or starting "www.".
+bool inBareUrl(std::string_view line, std::size_t i) {
+  std::size_t start = i;
+  while (start > 0 && line[start - 1] != ' ' && line[start - 1] != '\t' && line[start - 1] != '<') --start;
+  const std::string_view word = line.substr(start, i - start);
+  return word.find("://") != std::string_view::npos || word.starts_with("www.") || word.starts_with("WWW.");
+}
+
 // One line outside fenced blocks: code spans kept, the rest escaped. What is
 // kept raw is exactly what CommonMark reads as code: a backslash escape is
 // copied as one (a "\`" opens no code span), and a backtick run with no closer
@@ -49,10 +58,21 @@ void appendInline(std::string& out, std::string_view line) {
     if (c == '\\' && i + 1 < line.size() && asciiPunctuation(line[i + 1])) {
       const char escaped = line[i + 1];
       out += '\\';
+      const bool digitNext = i + 2 < line.size() && std::isdigit(static_cast<unsigned char>(line[i + 2])) != 0;
       if (escaped == '<') out += "&lt;";  // shown the same, never a tag
+      else if (escaped == '&') out += "&amp;";
       else if (escaped == '@') out += "@" + std::string(kZeroWidthSpace);  // GitHub notifies "\@name" too
+      // "\#12" and "GH\-12" render as "#12" and "GH-12", which GitHub links.
+      else if (escaped == '#' && digitNext) out += "#" + std::string(kZeroWidthSpace);
+      else if (escaped == '-' && digitNext && i >= 2 && line.substr(i - 2, 2) == "GH") out += "-" + std::string(kZeroWidthSpace);
       else out += escaped;
       i += 2;
+      continue;
+    }
+    if (c == '`' && inBareUrl(line, i)) {
+      // GitHub's autolink takes a bare URL up to the next space or "<", backticks
+      // and all: a code span revline kept raw from there on rendered.
+      for (std::size_t n = runAt(line, i, '`'); n > 0; --n, ++i) out += "\\`";
       continue;
     }
     if (c == '`') {
@@ -87,8 +107,9 @@ void appendInline(std::string& out, std::string_view line) {
       // issues, and the review shows up in their timelines.
       out += '#';
       out += kZeroWidthSpace;
-    } else if (c == '@' && i + 1 < line.size() && mentionChar(line[i + 1]) &&
-               (i == 0 || !(mentionChar(line[i - 1]) || line[i - 1] == '.' || line[i - 1] == '_' || line[i - 1] == '-'))) {
+    } else if (c == '@' && i + 1 < line.size() && mentionChar(line[i + 1]) && (i == 0 || !mentionChar(line[i - 1]))) {
+      // Only a letter or digit before it makes it no mention (an address: dev@example.com);
+      // after "_a_" (emphasis) or "x-" GitHub's mention pattern still matches.
       out += '@';
       out += kZeroWidthSpace;
     } else {
@@ -106,8 +127,9 @@ std::size_t containerPrefix(std::string_view line) {
     const char c = line[i];
     if (c == ' ' || c == '\t' || c == '>') {
       ++i;
-    } else if ((c == '-' || c == '*' || c == '+') && i + 1 < line.size() && (line[i + 1] == ' ' || line[i + 1] == '\t')) {
-      i += 2;
+    } else if ((c == '-' || c == '*' || c == '+') && i + 1 < line.size() && (line[i + 1] == ' ' || line[i + 1] == '\t') &&
+               line.find_first_not_of(" \t", i + 1) != std::string_view::npos) {
+      i += 2;  // (a marker with nothing after it is no list item under a paragraph: "-  " underlines it)
     } else if (std::isdigit(static_cast<unsigned char>(c)) != 0) {
       std::size_t j = i;
       while (j < line.size() && std::isdigit(static_cast<unsigned char>(line[j])) != 0) ++j;
@@ -130,7 +152,11 @@ void appendProseLine(std::string& out, std::string_view line) {
   const std::string_view body = rest.substr(0, rest.find_last_not_of(" \t") + 1);
   const bool underline = !body.empty() && (body.find_first_not_of('=') == std::string_view::npos ||
                                            body.find_first_not_of('-') == std::string_view::npos);
-  if (!rest.empty() && (rest[0] == '#' || underline)) {
+  // A table's delimiter row ("--|--"): GitHub splits its rows into cells at
+  // every "|", inside a code span too, so a span revline kept raw came apart.
+  const bool delimiterRow = body.find_first_not_of("|-: \t") == std::string_view::npos &&
+                            body.find('|') != std::string_view::npos && body.find('-') != std::string_view::npos;
+  if (!rest.empty() && (rest[0] == '#' || underline || delimiterRow)) {
     out.append(line.substr(0, at));
     out += '\\';
     appendInline(out, rest);

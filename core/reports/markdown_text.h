@@ -7,8 +7,11 @@
 // "[" is escaped (no image GitHub would fetch, no link under other words), "&"
 // too (no entity decodes to a mention), and so are a heading's "#" (after list
 // and quote markers too) and a setext underline, and an issue reference ("#12",
-// "GH-12") gets a zero-width space. Line breaks are CommonMark's: a lone "\r"
-// ends a line. A bare URL stays visible as itself. Code spans are kept as written (GitHub shows them
+// "GH-12", also backslash-escaped) gets a zero-width space, as does a mention
+// after anything but a letter or digit. A table's delimiter row is text (GitHub
+// splits rows at "|", inside code spans too), and a backtick in a bare URL is
+// escaped (GitHub's autolink takes it). Line breaks are CommonMark's: a lone
+// "\r" ends a line. A bare URL stays visible as itself. Code spans are kept as written (GitHub shows them
 // literally); a fenced block is written again as revline's own, its fence at
 // the start of a line (so no list or quote the text began decides where it
 // ends) and its language kept only when it is a plain word and not one GitHub

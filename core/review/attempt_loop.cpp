@@ -123,7 +123,7 @@ std::string sameCallAnswer(const std::string& key) {
 // Of such an answer, once that result was shortened to keep the request within the budget.
 std::string sameCallShortenedAnswer(const std::string& key) {
   return "This is the same call as one above (" + key + "), whose result was shortened since to keep the request "
-         "within max_input_tokens: ask for less of it (read_file's start_line and end_line) if you need it.";
+         "within max_input_tokens: call it again, asking for less, if you need it.";
 }
 
 // Whether the result of the call `id` is in the conversation (or the turn being
@@ -191,12 +191,18 @@ AttemptResult runAttempts(Provider& provider, ModelRequest request, const Attemp
     try {
       cut = fitConversation(request, options.maxInputTokens);
       // A result pointed at and shortened by the fit: the pointer says so, not "unchanged".
+      // (Longer by a few words: fitted again.)
+      bool rewritten = false;
       if (cut > 0)
         for (const std::string& key : pointers)
           if (!stillShown(request, Message{}, answered[key].first, answered[key].second))
             for (Message& m : request.messages)
               for (ToolResult& r : m.toolResults)
-                if (r.content == sameCallAnswer(key)) r.content = sameCallShortenedAnswer(key);
+                if (r.content == sameCallAnswer(key)) {
+                  r.content = sameCallShortenedAnswer(key);
+                  rewritten = true;
+                }
+      if (rewritten) cut += fitConversation(request, options.maxInputTokens);
     } catch (const BudgetExceeded& e) {
       throw BudgetExceeded(e.what(), spent());  // the calls before it were paid for
     }

@@ -42,7 +42,9 @@ GlobMatch globMatchPrefix(std::string_view pattern, std::string_view path);
 // against the path's last segment (a file name at any depth).
 class GlobMatcher {
  public:
-  static constexpr std::int64_t kMaxSteps = 20'000'000;
+  // About as many seconds at most: `**/*.{py,go,rs,java,kt,c,h,cpp}` over the
+  // 100,000 paths a walk holds takes a few hundred million.
+  static constexpr std::int64_t kMaxSteps = 1'000'000'000;
   explicit GlobMatcher(std::string_view pattern, std::int64_t maxSteps = kMaxSteps);
   bool matches(std::string_view path);
   bool exhausted() const { return steps_ <= 0; }

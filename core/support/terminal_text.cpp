@@ -86,8 +86,9 @@ std::vector<unsigned> invisibleCharacters(std::string_view text) {
     const bool loneReturn = cp == '\r' && (i + 1 >= text.size() || text[i + 1] != '\n');  // a line break some tools see
     if ((cp < 0x20 && cp != '\t' && cp != '\n' && cp != '\r') || loneReturn || cp == 0x7f || invisibleControl(cp) ||
         (cp >= 0x200b && cp <= 0x200d) || (cp >= 0x2060 && cp <= 0x2064) || cp == 0xfeff || cp == 0x00ad ||
-        cp == 0x034f || cp == 0x180e || cp == 0x115f || cp == 0x1160 || cp == 0x3164 || cp == 0xffa0 ||
-        (cp >= 0xfe00 && cp <= 0xfe0f) || (cp >= 0xe0000 && cp <= 0xe007f) || (cp >= 0xe0100 && cp <= 0xe01ef))
+        cp == 0x034f || (cp >= 0x180b && cp <= 0x180f) || cp == 0x115f || cp == 0x1160 || cp == 0x17b4 ||
+        cp == 0x17b5 || cp == 0x3164 || cp == 0xffa0 || (cp >= 0x206a && cp <= 0x206f) || (cp >= 0xfff9 && cp <= 0xfffb) ||
+        (cp >= 0xe0000 && cp <= 0xe007f) || (cp >= 0xe0100 && cp <= 0xe01ef))
       add(cp);
     i += n;
   }

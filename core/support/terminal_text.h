@@ -25,11 +25,12 @@ std::string terminalSafe(std::string_view text, Newlines newlines = Newlines::Ke
 // The code points of `text` that are not seen as what they do: every C0
 // control but tab, newline and a carriage return before a newline, DEL, C1
 // controls, bidi and line-separator controls, zero-width and invisible
-// characters (U+200B-U+200D, U+2060-U+2064, U+FEFF, soft hyphen, U+034F,
-// U+180E; the Hangul fillers U+115F, U+1160, U+3164, U+FFA0, which JavaScript
-// takes as identifiers), variation selectors (U+FE00-U+FE0F, U+E0100-U+E01EF)
-// and tag characters (U+E0000-U+E007F), in order, each once. Bytes that are
-// not UTF-8 are none of them.
+// characters (U+200B-U+200D, U+2060-U+2064, U+206A-U+206F, U+FEFF, U+FFF9-
+// U+FFFB, soft hyphen, U+034F, U+180B-U+180F; the Hangul fillers U+115F,
+// U+1160, U+3164, U+FFA0 and Khmer's U+17B4, U+17B5, which JavaScript takes as
+// identifiers), the supplementary variation selectors (U+E0100-U+E01EF: an
+// emoji's U+FE0F is text) and tag characters (U+E0000-U+E007F), in order, each
+// once. Bytes that are not UTF-8 are none of them.
 std::vector<unsigned> invisibleCharacters(std::string_view text);
 
 // Output as a CI log reads it: a log obeys a line whose first non-blank

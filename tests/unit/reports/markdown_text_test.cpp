@@ -89,6 +89,24 @@ TEST(MarkdownText, ALoneCarriageReturnEndsALineAsCommonMarkReadsIt) {
   EXPECT_EQ(markdownProse("a\r\nb"), "a\nb");
 }
 
+// What a review of the change still found rendering (GitHub's extensions, and
+// CommonMark's corners): a table's delimiter row split a code span at its "|";
+// a bare URL took a backtick revline read as a code span's; "-" with spaces
+// after it underlined a heading; "\\#12" and "GH\\-12" render as references;
+// "_a_@name" is a mention after the emphasis.
+TEST(MarkdownText, TablesBareUrlsEmptyItemsAndEscapesRenderNothingOfTheModels) {
+  EXPECT_EQ(markdownProse("a | b\n--|--\n`x | ![i](https://e/p.png)` | c"),
+            "a | b\n\\--|--\n`x | ![i](https://e/p.png)` | c");
+  EXPECT_EQ(markdownProse("| a |\n|:-:|"), "| a |\n\\|:-:|");
+  EXPECT_EQ(markdownProse("Docs: https://example.com/`<img src=x>` and `code`"),
+            "Docs: https://example.com/\\`&lt;img src=x>` and `code\\`");  // what follows is escaped as text
+  EXPECT_EQ(markdownProse("see www.example.com/`@octocat`"), "see www.example.com/\\`@&#8203;octocat\\`");
+  EXPECT_EQ(markdownProse("revline: approved\n-  "), "revline: approved\n\\-  ");
+  EXPECT_EQ(markdownProse("\\#12 and GH\\-12"), "\\#&#8203;12 and GH\\-&#8203;12");
+  EXPECT_EQ(markdownProse("_a_@octocat x-@octocat x.@octocat dev@example.com"),
+            "_a_@&#8203;octocat x-@&#8203;octocat x.@&#8203;octocat dev@example.com");
+}
+
 // A `suggestion` block in the model's prose was a one-click "Commit suggestion"
 // of text no check of an edit saw (a withheld fix's replacement, a command).
 // Blocks that GitHub renders as something else lose their language too.

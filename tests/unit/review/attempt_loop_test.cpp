@@ -155,8 +155,7 @@ TEST(AttemptLoop, APointerAtAResultShortenedSinceSaysSo) {
     for (const auto& t : m.toolResults)
       if (t.callId == "c2") pointer = t.content;
   EXPECT_EQ(pointer, R"(This is the same call as one above (read_file {"path":"a.c"}), whose result was shortened since to keep )"
-                     "the request within max_input_tokens: ask for less of it (read_file's start_line and end_line) if you "
-                     "need it.");
+                     "the request within max_input_tokens: call it again, asking for less, if you need it.");
 }
 
 TEST(AttemptLoop, WithoutToolsNoCallIsMarkedBudgetSpent) {

@@ -299,7 +299,8 @@ TEST(GroundingEdit, AReplacementAddingAnInvisibleOrControlCharacterIsNotOffered)
                                                         {"  int a20 = compute(id);\xf3\xa0\x80\x81", "U+E0001"},
                                                         {"  int \u3164 = compute(id);", "U+3164"},
                                                         {"  int a20 = compute(id);\r  evil();", "U+000D"},
-                                                        {"  int a20 = compute(id\ufe0f);", "U+FE0F"}}) {
+                                                        {"  int \u17b4 = compute(id);", "U+17B4"},
+                                                        {"  int a20 = compute(id\U000e0100);", "U+E0100"}}) {
     const PublishedFinding p = grounded(withEdit(at("src/PaymentService.java", 20), "  int a20 = compute();", replacement));
     EXPECT_FALSE(p.finding.edit) << code;
     EXPECT_EQ(p.editDroppedReason, "edit.replacement adds " + code +
@@ -309,6 +310,10 @@ TEST(GroundingEdit, AReplacementAddingAnInvisibleOrControlCharacterIsNotOffered)
   const PublishedFinding tabbed =
       grounded(withEdit(at("src/PaymentService.java", 20), "  int a20 = compute();", "  int a20 =\tcompute(id);\n  f();"));
   EXPECT_TRUE(tabbed.finding.edit) << tabbed.editDroppedReason.value_or("");
+  // An emoji's variation selector is text ("⚠️" in a message).
+  const PublishedFinding emoji =
+      grounded(withEdit(at("src/PaymentService.java", 20), "  int a20 = compute();", "  int a20 = compute(); // \u26a0\ufe0f"));
+  EXPECT_TRUE(emoji.finding.edit) << emoji.editDroppedReason.value_or("");
 }
 
 TEST(GroundingEdit, KeptOnContextLines) {

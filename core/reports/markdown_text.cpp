@@ -178,10 +178,6 @@ std::string withLineFeeds(std::string_view text) {
   return out;
 }
 
-}  // namespace
-
-namespace {
-
 // The language of a fenced block, kept for its highlighting when it is a plain
 // word; not one GitHub turns into something else: a `suggestion` block is a
 // one-click commit of text no check of an edit's ever saw, and `mermaid`,

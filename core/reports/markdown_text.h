@@ -11,12 +11,13 @@
 // after anything but a letter or digit. A table's delimiter row is text (GitHub
 // splits rows at "|", inside code spans too), and a backtick in a bare URL is
 // escaped (GitHub's autolink takes it). Line breaks are CommonMark's: a lone
-// "\r" ends a line. A bare URL stays visible as itself. Code spans are kept as written (GitHub shows them
-// literally); a fenced block is written again as revline's own, its fence at
-// the start of a line (so no list or quote the text began decides where it
-// ends) and its language kept only when it is a plain word and not one GitHub
-// renders as something else (`suggestion`, `mermaid`, ...); a fence the text
-// leaves open is closed, so what follows is not code.
+// "\r" ends a line. A bare URL stays visible as itself. Code spans are kept as
+// written (GitHub shows them literally); a fenced block is written again as
+// revline's own, its fence at the start of a line (so no list or quote the
+// text began decides where it ends) and its language kept only when it is a
+// plain word and not one GitHub renders as something else (`suggestion`,
+// `mermaid`, ...); a fence the text leaves open is closed, so what follows is
+// not code.
 #pragma once
 #include <string>
 #include <string_view>

@@ -195,7 +195,7 @@ AttemptResult runAttempts(Provider& provider, ModelRequest request, const Attemp
       bool rewritten = false;
       if (cut > 0)
         for (const std::string& key : pointers)
-          if (!stillShown(request, Message{}, answered[key].first, answered[key].second))
+          if (const auto& [id, sent] = answered.at(key); !stillShown(request, Message{}, id, sent))
             for (Message& m : request.messages)
               for (ToolResult& r : m.toolResults)
                 if (r.content == sameCallAnswer(key)) {

@@ -106,7 +106,7 @@ struct Matcher {
   const std::vector<std::string_view>& pattern;
   const std::vector<std::string_view>& path;
   GlobMatch found;
-  int budget = 100000;
+  int budget = 0;
   // (pattern segment, path segment) pairs already tried: `**/**/...` reaches
   // each pair many ways, and each way would try what follows it again.
   std::vector<bool> tried = std::vector<bool>((pattern.size() + 1) * (path.size() + 1), false);
@@ -137,36 +137,47 @@ std::vector<std::string> expandGlobBraces(std::string_view pattern) {
   return out;
 }
 
+namespace {
+
+constexpr int kStepsPerAlternative = 100000;  // one alternative against one path
+
+// One alternative's segments against a path's, within `budget` steps: `found`
+// gains what it matches; returns the steps taken.
+int matchAlternative(const std::vector<std::string_view>& pattern, const std::vector<std::string_view>& path,
+                     GlobMatch& found, int budget) {
+  Matcher m{pattern, path, found};
+  m.budget = budget;
+  m.match(0, 0);
+  found = m.found;
+  return budget - std::max(m.budget, 0);
+}
+
+}  // namespace
+
 GlobMatch globMatchPrefix(std::string_view pattern, std::string_view path) {
   const auto pathParts = pathSegments(path);
   GlobMatch found;
-  for (const std::string& alternative : expandGlobBraces(pattern)) {
-    const auto patternSegments = pathSegments(alternative);
-    Matcher m{patternSegments, pathParts, found};
-    m.match(0, 0);
-    found = m.found;
-  }
+  for (const std::string& alternative : expandGlobBraces(pattern))
+    matchAlternative(pathSegments(alternative), pathParts, found, kStepsPerAlternative);
   return found;
 }
 
 bool globMatchPath(std::string_view pattern, std::string_view path) { return globMatchPrefix(pattern, path).whole; }
 
 GlobMatcher::GlobMatcher(std::string_view pattern, std::int64_t maxSteps)
-    : alternatives_(expandGlobBraces(pattern)), steps_(maxSteps) {}
+    : alternatives_(expandGlobBraces(pattern)), steps_(maxSteps) {
+  for (const std::string& alternative : alternatives_) segments_.push_back(pathSegments(alternative));
+}
 
 bool GlobMatcher::matches(std::string_view path) {
   const auto pathParts = pathSegments(path);
   const std::vector<std::string_view> nameOnly = {pathParts.back()};
-  for (const std::string& alternative : alternatives_) {
+  for (const auto& pattern : segments_) {
     if (steps_ <= 0) return false;
-    const auto patternSegments = pathSegments(alternative);
-    const bool bare = alternative.find('/') == std::string::npos;
-    Matcher m{patternSegments, bare ? nameOnly : pathParts, {}};
-    m.budget = static_cast<int>(std::min<std::int64_t>(m.budget, steps_));
-    const int given = m.budget;
-    m.match(0, 0);
-    steps_ -= given - std::max(m.budget, 0) + 1;
-    if (m.found.whole) return true;
+    GlobMatch found;
+    const int budget = static_cast<int>(std::min<std::int64_t>(kStepsPerAlternative, steps_));
+    steps_ -= matchAlternative(pattern, pattern.size() == 1 ? nameOnly : pathParts, found, budget) + 1;
+    if (found.whole) return true;
   }
   return false;
 }

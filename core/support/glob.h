@@ -46,11 +46,14 @@ class GlobMatcher {
   // 100,000 paths a walk holds takes a few hundred million.
   static constexpr std::int64_t kMaxSteps = 1'000'000'000;
   explicit GlobMatcher(std::string_view pattern, std::int64_t maxSteps = kMaxSteps);
+  GlobMatcher(const GlobMatcher&) = delete;  // segments_ views alternatives_
+  GlobMatcher(GlobMatcher&&) = default;      // (a vector's move keeps its strings where they are)
   bool matches(std::string_view path);
   bool exhausted() const { return steps_ <= 0; }
 
  private:
   std::vector<std::string> alternatives_;
+  std::vector<std::vector<std::string_view>> segments_;  // each alternative's, split once
   std::int64_t steps_;
 };
 

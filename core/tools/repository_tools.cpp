@@ -89,16 +89,18 @@ std::string lowerAscii(std::string_view s) {
 
 bool identChar(unsigned char c) { return std::isalnum(c) || c == '_' || c == '$' || c >= 0x80; }
 
+// A result cap as the notes say it (under 1 KB, a small request budget's share, in bytes: not "0 KB").
+std::string capText(std::size_t maxBytes) {
+  return maxBytes >= 1024 ? std::to_string(maxBytes / 1024) + " KB" : std::to_string(maxBytes) + " bytes";
+}
+
 // Caps a tool result; the cut is said in the text.
 std::string capResult(std::string text, std::size_t maxBytes) {
   if (text.size() <= maxBytes) return text;
   std::size_t cut = text.rfind('\n', maxBytes);
   if (cut == std::string::npos || cut < maxBytes / 2) cut = maxBytes;
   text.resize(cut);
-  // (The cap can be under 1 KB: a small request budget's share, session/chunked_review.cpp.)
-  text += "\n[truncated: the result exceeded " +
-          (maxBytes >= 1024 ? std::to_string(maxBytes / 1024) + " KB" : std::to_string(maxBytes) + " bytes") +
-          "; ask for less]";
+  text += "\n[truncated: the result exceeded " + capText(maxBytes) + "; ask for less]";
   return text;
 }
 
@@ -240,10 +242,9 @@ Result<std::string> RepositoryTools::readFile(const ReadFileInput& in) const {
   // Whole lines up to the result cap (a small request budget's share can be a
   // few hundred bytes), and the header and the note name the lines shown: cut
   // after them, "lines 1-500" and "start_line=501" sent a model reading on past
-  // lines it never saw.
-  // The header's numbers and the notes below take at most kNoteRoom besides the
-  // path; a line's start is shown however small the cap (the notes may then
-  // take the result past it: they say where to read on).
+  // lines it never saw. The header's numbers and the notes take at most
+  // kNoteRoom besides the path; a line's start is shown however small the cap
+  // (the notes may then take the result past it: they say where to read on).
   const std::size_t cap = sandbox_.limits().maxResultBytes;
   constexpr std::size_t kNoteRoom = 320, kLeastShown = 80;
   const std::size_t room = std::max(kLeastShown, cap > path.relative.size() + kNoteRoom ? cap - path.relative.size() - kNoteRoom : 0);
@@ -263,15 +264,13 @@ Result<std::string> RepositoryTools::readFile(const ReadFileInput& in) const {
     body += line;
     last = i;
   }
-  const std::string capText =
-      cap >= 1024 ? std::to_string(cap / 1024) + " KB" : std::to_string(cap) + " bytes";
   std::string out = path.relative + " lines " + std::to_string(start) + "-" + std::to_string(last) + " of " +
                     std::to_string(total) + ":\n" + body;
-  if (lineCut) out += "[line " + std::to_string(last) + " is cut: a result holds " + capText + "]\n";
+  if (lineCut) out += "[line " + std::to_string(last) + " is cut: a result holds " + capText(cap) + "]\n";
   const std::string again = "; call read_file again with start_line=" + std::to_string(last + 1) + "]\n";
   if (last < end)
     out += "[truncated: lines " + std::to_string(last + 1) + "-" + std::to_string(end) + " not shown, a result holds " +
-           capText + again;
+           capText(cap) + again;
   else if (last < total && (cut || !in.endLine))
     out += "[truncated: " + std::to_string(total - last) + " more lines" + again;
   return out;
